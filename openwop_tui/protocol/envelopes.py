@@ -1,0 +1,236 @@
+"""Envelopes as the client sees them, and where to find them in run events.
+
+An AI envelope is not a frame on the stream (protocol.md §0): the engine records an accepted
+envelope as ordinary run events. The reference app's convention, which the embedded demo host
+follows too, is to carry it on ``node.completed``:
+
+* ``payload.outputs.envelope``: the envelope object, whose ``meta.rendering`` is the hint;
+* ``payload.outputs.rendering``: a hint lifted out of the envelope;
+* ``payload.outputs.completion``: the authoritative text of the turn.
+
+Media travel as ``media.image`` / ``media.audio`` / ``media.file`` envelopes whose payload holds
+``url`` or ``base64`` plus ``bytes``, ``mimeType`` (and ``name``, ``durationSeconds``). A host may
+also record them as events of those types; both are accepted.
+
+`extract_envelopes` keeps the source event beside each envelope so the inspector can show both.
+Pure: no I/O, no Textual.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from openwop_tui.protocol.events import RunEvent
+
+#: Display values the client has renderers for (closed enum in the spec, `ai-envelope.md`).
+KNOWN_DISPLAYS = frozenset({"markdown", "code", "card", "image", "audio", "file"})
+
+#: Envelope kinds whose payload is a media reference.
+MEDIA_KINDS = frozenset({"media.image", "media.audio", "media.file"})
+
+_MEDIA_DISPLAY = {"media.image": "image", "media.audio": "audio", "media.file": "file"}
+
+
+@dataclass(frozen=True, slots=True)
+class Rendering:
+    """The ``meta.rendering`` hint. Every field is optional; strings only (others are dropped)."""
+
+    display: str | None = None
+    mime_type: str | None = None
+    lang: str | None = None
+    alt: str | None = None
+    title: str | None = None
+
+    @classmethod
+    def from_json(cls, value: Any) -> Rendering:
+        """Read a hint leniently: wrong-typed fields are dropped, unknown keys ignored."""
+        if not isinstance(value, Mapping):
+            return cls()
+
+        def text(key: str) -> str | None:
+            item = value.get(key)
+            return item if isinstance(item, str) and item else None
+
+        return cls(
+            display=text("display"),
+            mime_type=text("mimeType"),
+            lang=text("lang"),
+            alt=text("alt"),
+            title=text("title"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class MediaRef:
+    """Where a media payload's bytes are: an URL to fetch, or base64 carried inline."""
+
+    url: str | None = None
+    base64: str | None = None
+    bytes: int | None = None
+    """The size the host advertised (required by the schema, but hosts may omit it)."""
+    mime_type: str | None = None
+    name: str | None = None
+    duration_seconds: float | None = None
+
+    @classmethod
+    def from_payload(cls, payload: Any) -> MediaRef | None:
+        """Build a reference from a ``media.*`` payload; ``None`` without url and base64."""
+        if not isinstance(payload, Mapping):
+            return None
+        url = payload.get("url")
+        data = payload.get("base64")
+        if not isinstance(url, str) or not url:
+            url = None
+        if not isinstance(data, str) or not data:
+            data = None
+        if url is None and data is None:
+            return None
+        size = payload.get("bytes")
+        duration = payload.get("durationSeconds")
+        mime = payload.get("mimeType")
+        name = payload.get("name")
+        return cls(
+            url=url,
+            base64=data,
+            bytes=size if isinstance(size, int) and not isinstance(size, bool) else None,
+            mime_type=mime if isinstance(mime, str) and mime else None,
+            name=name if isinstance(name, str) and name else None,
+            duration_seconds=(
+                float(duration)
+                if isinstance(duration, int | float) and not isinstance(duration, bool)
+                else None
+            ),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """One thing to draw, found in a run event.
+
+    ``display`` is what the renderer registry is keyed on: the hint's ``display`` when present,
+    else the family implied by a ``media.*`` kind, else ``None`` (the raw-JSON fallback).
+    """
+
+    kind: str
+    """The envelope ``type`` (``media.image``, ``vendor.acme.card``…), or ``"completion"`` for a
+    hinted ``outputs.completion`` with no envelope object."""
+    payload: Any
+    rendering: Rendering
+    source: RunEvent
+    """The run event this envelope was found in, kept for the inspector."""
+    text: str | None = None
+    """``outputs.completion`` when the event carried one: the text form of the envelope."""
+    media: MediaRef | None = None
+    envelope_id: str | None = None
+    correlation_id: str | None = None
+    node_id: str | None = None
+    document: Any = None
+    """The whole envelope object as the host sent it (``None`` for a lifted hint)."""
+
+    @property
+    def display(self) -> str | None:
+        """The registry key for this envelope."""
+        if self.rendering.display:
+            return self.rendering.display
+        return _MEDIA_DISPLAY.get(self.kind)
+
+    @property
+    def mime_type(self) -> str | None:
+        """The media type, from the payload first, then the hint."""
+        if self.media and self.media.mime_type:
+            return self.media.mime_type
+        return self.rendering.mime_type
+
+    @property
+    def key(self) -> str:
+        """A stable identity for de-duplication: correlation id, envelope id, or event position."""
+        return (
+            self.correlation_id
+            or self.envelope_id
+            or f"{self.source.run_id}:{self.source.sequence}:{self.kind}"
+        )
+
+
+def _envelope_from_object(obj: Mapping[str, Any], event: RunEvent, text: str | None) -> Envelope:
+    kind = obj.get("type")
+    kind = kind if isinstance(kind, str) and kind else "unknown"
+    meta = obj.get("meta")
+    rendering = Rendering.from_json(meta.get("rendering") if isinstance(meta, Mapping) else None)
+    payload = obj.get("payload")
+    media = MediaRef.from_payload(payload) if kind in MEDIA_KINDS else None
+
+    def ident(key: str) -> str | None:
+        value = obj.get(key)
+        return value if isinstance(value, str) and value else None
+
+    return Envelope(
+        kind=kind,
+        payload=payload,
+        rendering=rendering,
+        source=event,
+        text=text,
+        media=media,
+        envelope_id=ident("envelopeId"),
+        correlation_id=ident("correlationId") or event.causation_id,
+        node_id=ident("nodeId") or event.node_id,
+        document=obj,
+    )
+
+
+def extract_envelopes(event: RunEvent) -> list[Envelope]:
+    """Return the envelopes a run event carries, in order (usually zero or one).
+
+    * ``node.completed`` with ``outputs.envelope`` (an object, or a list of them);
+    * ``node.completed`` with only ``outputs.rendering`` + ``outputs.completion``: a lifted hint
+      on the completion text; a plain ``markdown`` (or absent) hint is *not* an envelope, it is
+      the assistant's reply text and belongs to the turn;
+    * ``media.image`` / ``media.audio`` / ``media.file`` events whose payload is the media payload.
+    """
+    if event.type in MEDIA_KINDS:
+        payload = event.payload
+        inner = payload.get("envelope")
+        if isinstance(inner, Mapping):
+            return [_envelope_from_object(inner, event, None)]
+        rendering = Rendering.from_json(payload.get("rendering"))
+        return [
+            Envelope(
+                kind=event.type,
+                payload=dict(payload),
+                rendering=rendering,
+                source=event,
+                media=MediaRef.from_payload(payload),
+                correlation_id=event.causation_id,
+                node_id=event.node_id,
+            )
+        ]
+
+    if event.type != "node.completed":
+        return []
+    outputs = event.payload.get("outputs")
+    if not isinstance(outputs, Mapping):
+        return []
+    completion = outputs.get("completion")
+    text = completion if isinstance(completion, str) else None
+
+    found = outputs.get("envelope")
+    if isinstance(found, Mapping):
+        return [_envelope_from_object(found, event, text)]
+    if isinstance(found, list):
+        return [_envelope_from_object(o, event, None) for o in found if isinstance(o, Mapping)]
+
+    rendering = Rendering.from_json(outputs.get("rendering"))
+    if rendering.display and rendering.display != "markdown" and text is not None:
+        return [
+            Envelope(
+                kind="completion",
+                payload=text,
+                rendering=rendering,
+                source=event,
+                text=text,
+                correlation_id=event.causation_id,
+                node_id=event.node_id,
+            )
+        ]
+    return []

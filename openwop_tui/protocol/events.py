@@ -1,0 +1,154 @@
+"""One `RunEvent` type for every shape a real host sends.
+
+Hosts disagree about the JSON of a run event (protocol.md §10):
+
+* the Python reference host sends ``{eventId, runId, type, payload, timestamp, sequence, nodeId?}``;
+* the TypeScript in-memory host sends ``{seq, runId, type, nodeId?, data?, timestamp}``;
+* the SQLite and Postgres hosts send both spellings at once, with ``null`` for absent fields;
+* in ``messages`` stream mode a frame's ``data:`` may be the *bare* ``outputChunk`` payload
+  (``{nodeId, runId, chunk, isLast}``) with no ``type`` at all (protocol.md §3.4).
+
+v2 hosts also rename event types to kebab case (``agent.tool-called`` for ``agent.toolCalled``).
+`normalize` folds all of that into one frozen `RunEvent` whose ``type`` is always the v1
+spelling, so nothing downstream has to care which host it is talking to.
+
+This module is pure: no I/O, no Textual.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Terminal run events: the stream ends after one of these (protocol.md §3.5).
+TERMINAL_TYPES = frozenset({"run.completed", "run.failed", "run.cancelled"})
+
+#: Event types that carry a piece of assistant text to append (protocol.md §3.6, last paragraph).
+CHUNK_TYPES = frozenset({"output.chunk", "ai.message.chunk", "node.message"})
+
+#: v2 kebab spellings mapped back to the v1 names the rest of the client uses
+#: (`spec/v2/event-codemap.json`; protocol.md §1.3, §3.6).
+_V2_TO_V1: dict[str, str] = {
+    "agent.tool-called": "agent.toolCalled",
+    "agent.tool-returned": "agent.toolReturned",
+    "agent.reasoning-delta": "agent.reasoning.delta",
+    "agent.prompt-resolved": "agent.promptResolved",
+    "agent.invocation-started": "agent.invocation.started",
+    "agent.invocation-completed": "agent.invocation.completed",
+    "run.dead-lettered": "run.dead_lettered",
+    "run.resume-started": "run.resuming",
+    "envelope.retry-attempted": "envelope.retry.attempted",
+    "envelope.retry-exhausted": "envelope.retry.exhausted",
+    "envelope.nl-to-format-engaged": "envelope.nlToFormat.engaged",
+    "envelope.recovery-applied": "envelope.recovery.applied",
+    "model.capability-substituted": "model.capability.substituted",
+    "model.capability-insufficient": "model.capability.insufficient",
+    "orchestrator.decided": "runOrchestrator.decided",
+    "workflow-chain.event": "core.workflowChain.event",
+    "connector.auth-expired": "connector.auth_expired",
+    "replay.diverged-at-refusal": "replay.divergedAtRefusal",
+}
+
+
+def canonical_type(name: str) -> str:
+    """Return the v1 spelling of an event type name; unknown names pass through unchanged."""
+    if name.endswith(".ai.message-chunk"):
+        # The reference app's vendor chunk event (`openwop-app.ai.message-chunk`).
+        return "ai.message.chunk"
+    return _V2_TO_V1.get(name, name)
+
+
+@dataclass(frozen=True, slots=True)
+class RunEvent:
+    """A run event as every layer above the wire sees it.
+
+    ``payload`` is always a dict (``{}`` when the host sent ``null`` or nothing); ``raw`` keeps
+    the JSON exactly as received so the inspector can show what really came over the wire.
+    """
+
+    type: str
+    """The event type, in v1 spelling (see `canonical_type`)."""
+    payload: Mapping[str, Any]
+    sequence: int | None = None
+    """Per-run ordering number; ``None`` when the frame had none (bare chunks without ``id:``)."""
+    run_id: str | None = None
+    node_id: str | None = None
+    event_id: str | None = None
+    timestamp: str | None = None
+    causation_id: str | None = None
+    frame_event: str | None = None
+    """The SSE ``event:`` label the frame came with (a type, a stream mode, or ``batch``)."""
+    raw: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def is_terminal(self) -> bool:
+        """True for ``run.completed``, ``run.failed`` and ``run.cancelled``."""
+        return self.type in TERMINAL_TYPES
+
+
+class EventShapeError(ValueError):
+    """A frame's data is JSON but not anything a host could mean as a run event."""
+
+
+def _int_or_none(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value)
+    return None
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def normalize(doc: Any, *, frame_event: str | None = None, frame_id: str | None = None) -> RunEvent:
+    """Turn one decoded JSON event document into a `RunEvent`.
+
+    ``frame_event`` and ``frame_id`` are the SSE ``event:`` and ``id:`` lines, used when the
+    document itself lacks a type (bare ``messages`` chunks) or a sequence.
+
+    Raises `EventShapeError` for JSON that is not an object, or an object with no type that is
+    not a bare chunk either; callers report it and carry on.
+    """
+    if not isinstance(doc, Mapping):
+        raise EventShapeError(f"expected a JSON object, got {type(doc).__name__}")
+
+    type_name = doc.get("type")
+    if isinstance(type_name, str) and type_name:
+        payload = doc.get("payload")
+        if payload is None:
+            payload = doc.get("data")
+        if not isinstance(payload, Mapping):
+            payload = {} if payload is None else {"value": payload}
+        event_type = canonical_type(type_name)
+    elif "chunk" in doc:
+        # A bare outputChunk payload, as `messages` mode sends it (protocol.md §3.4).
+        payload = doc
+        event_type = "output.chunk"
+    else:
+        label = f" (SSE event {frame_event!r})" if frame_event else ""
+        raise EventShapeError(f"event has no 'type' and is not a bare chunk{label}")
+
+    sequence = _int_or_none(doc.get("sequence"))
+    if sequence is None:
+        sequence = _int_or_none(doc.get("seq"))
+    if sequence is None and frame_id is not None:
+        sequence = _int_or_none(frame_id)
+
+    node_id = _str_or_none(doc.get("nodeId")) or _str_or_none(payload.get("nodeId"))
+    return RunEvent(
+        type=event_type,
+        payload=payload,
+        sequence=sequence,
+        run_id=_str_or_none(doc.get("runId")),
+        node_id=node_id,
+        event_id=_str_or_none(doc.get("eventId")),
+        timestamp=_str_or_none(doc.get("timestamp")),
+        causation_id=_str_or_none(doc.get("causationId")),
+        frame_event=frame_event,
+        raw=doc,
+    )

@@ -1,0 +1,376 @@
+"""The media URL policy and `fetch_asset`: every refusal, redirects, size caps, the Bearer key."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Iterable
+
+import httpx
+import pytest
+
+from openwop_tui.protocol.client import HostClient
+from openwop_tui.protocol.media import MediaPolicy, RefusedURL, fetch_asset, resolve_media_url
+from openwop_tui.renderers.base import Asset
+
+LOCAL = MediaPolicy(base_url="http://127.0.0.1:8765")
+REMOTE = MediaPolicy(base_url="https://api.example.com")
+KEY = "sk-media-key"
+PUBLIC_IP = "93.184.216.34"
+USERINFO = "refused: the URL carries a user name or password"
+SPACES = "refused: the URL contains spaces or control characters"
+
+Handler = Callable[[httpx.Request], httpx.Response]
+
+
+def refused(url: str, policy: MediaPolicy = REMOTE) -> str:
+    with pytest.raises(RefusedURL) as caught:
+        resolve_media_url(url, policy)
+    return caught.value.reason
+
+
+# -- resolve_media_url -----------------------------------------------------------------------------
+
+
+def test_relative_url_resolves_against_the_host() -> None:
+    url = "/v1/host/sample/assets/Pk2Wn8sLx4TqV0bZr7Yc1Md9Ga3Hf6Ju5Ee2Oi8Ut0Q"
+    assert resolve_media_url(url, LOCAL) == "http://127.0.0.1:8765" + url
+    assert resolve_media_url("assets/a.png", MediaPolicy("https://api.example.com/v1/")) == (
+        "https://api.example.com/v1/assets/a.png"
+    )
+
+
+def test_https_allowed_anywhere_public() -> None:
+    url = "https://cdn.example.org/a.png?sig=1"
+    assert resolve_media_url(url, LOCAL) == url
+
+
+def test_fragment_is_dropped() -> None:
+    assert resolve_media_url("https://cdn.example.org/a.png#x", REMOTE) == (
+        "https://cdn.example.org/a.png"
+    )
+
+
+def test_http_only_to_the_configured_host() -> None:
+    assert resolve_media_url("http://127.0.0.1:8765/a.png", LOCAL) == "http://127.0.0.1:8765/a.png"
+    assert "plain http:" in refused("http://cdn.example.org/a.png", LOCAL)
+    assert "plain http:" in refused("http://127.0.0.1:9999/a.png", LOCAL)  # another port
+    # A host reached over https never downgrades its own assets to http.
+    assert "plain http:" in refused("http://api.example.com/a.png", REMOTE)
+
+
+def test_scheme_relative_url_takes_the_host_scheme() -> None:
+    assert resolve_media_url("//cdn.example.org/a.png", REMOTE) == "https://cdn.example.org/a.png"
+    assert "plain http:" in refused("//cdn.example.org/a.png", LOCAL)
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("file:///etc/passwd", "refused: file: URLs are never fetched"),
+        ("FILE:///etc/passwd", "refused: file: URLs are never fetched"),
+        ("data:image/png;base64,AAAA", "refused: data: URLs are never fetched"),
+        ("javascript:alert(1)", "refused: javascript: URLs are never fetched"),
+        ("ftp://example.org/a.png", "refused: ftp: URLs are never fetched"),
+        ("blob:https://example.org/1", "refused: blob: URLs are never fetched"),
+        ("https://user:pw@cdn.example.org/a.png", USERINFO),
+        ("https://token@cdn.example.org/a.png", USERINFO),
+        ("", "refused: the URL is empty"),
+        ("https://cdn.example.org/a b.png", SPACES),
+        ("https://cdn.example.org/\x1b[2J", SPACES),
+        ("https:\\\\evil.example\\a.png", "refused: the URL contains a backslash"),
+        ("https:///a.png", "refused: the URL has no host"),
+        ("https://cdn.example.org:99999/a.png", "refused: the URL's port is not a valid number"),
+    ],
+)
+def test_refusals(url: str, reason: str) -> None:
+    assert refused(url).startswith(reason)
+
+
+@pytest.mark.parametrize(
+    ("url", "kind"),
+    [
+        ("https://127.0.0.1/a.png", "loopback"),
+        ("https://[::1]/a.png", "loopback"),
+        ("https://[::ffff:127.0.0.1]/a.png", "loopback"),
+        ("https://10.1.2.3/a.png", "private"),
+        ("https://192.168.0.10/a.png", "private"),
+        ("https://169.254.169.254/latest/meta-data/", "link-local"),
+        ("https://[fe80::1]/a.png", "link-local"),
+        ("https://0.0.0.0/a.png", "unspecified"),
+        ("https://224.0.0.1/a.png", "multicast"),
+        ("https://240.0.0.1/a.png", "reserved"),
+        ("https://100.64.0.1/a.png", "non-public"),
+    ],
+)
+def test_non_public_ip_literals_refused(url: str, kind: str) -> None:
+    assert f"a {kind} address and not the configured host" in refused(url)
+
+
+def test_localhost_names_refused_unless_configured() -> None:
+    assert "loopback name" in refused("https://localhost/a.png")
+    assert "loopback name" in refused("https://assets.localhost/a.png")
+    local_name = MediaPolicy("http://localhost:8765")
+    assert resolve_media_url("http://localhost:8765/a.png", local_name)
+
+
+def test_the_configured_loopback_host_is_allowed() -> None:
+    assert resolve_media_url("https://127.0.0.1:8765/a.png", MediaPolicy("https://127.0.0.1:8765"))
+    assert resolve_media_url("http://127.0.0.1:8765/a.png", LOCAL)
+
+
+def test_public_ip_literal_allowed() -> None:
+    assert resolve_media_url(f"https://{PUBLIC_IP}/a.png", REMOTE)
+
+
+# -- fetch_asset -----------------------------------------------------------------------------------
+
+
+class Recorder:
+    def __init__(self, handler: Handler) -> None:
+        self.handler = handler
+        self.requests: list[httpx.Request] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        return self.handler(request)
+
+
+def public_resolver(address: str = PUBLIC_IP) -> Callable[[str, int], asyncio.Future[list[str]]]:
+    async def resolve(host: str, port: int) -> list[str]:
+        return [address]
+
+    return resolve  # type: ignore[return-value]
+
+
+async def fetch(
+    url: str,
+    handler: Handler,
+    *,
+    policy: MediaPolicy = LOCAL,
+    advertised: int | None = None,
+    api_key: str | None = KEY,
+    resolver: Callable[[str, int], object] | None = None,
+) -> tuple[Asset, Recorder]:
+    recorder = Recorder(handler)
+    asset = await fetch_asset(
+        url,
+        policy=policy,
+        advertised_bytes=advertised,
+        api_key=api_key,
+        transport=httpx.MockTransport(recorder),
+        resolver=resolver or public_resolver(),  # type: ignore[arg-type]
+    )
+    return asset, recorder
+
+
+def png(request: httpx.Request) -> httpx.Response:
+    return httpx.Response(
+        200, content=b"\x89PNG" + b"0" * 60, headers={"content-type": "image/png"}
+    )
+
+
+def never(request: httpx.Request) -> httpx.Response:
+    raise AssertionError(f"no request should be made, got {request.url}")
+
+
+async def test_fetch_relative_url_from_the_host_with_bearer() -> None:
+    asset, recorder = await fetch("/v1/host/sample/assets/tok", png, advertised=64)
+    assert asset.error is None
+    assert asset.data is not None and asset.data.startswith(b"\x89PNG")
+    assert asset.content_type == "image/png"
+    assert asset.url == "http://127.0.0.1:8765/v1/host/sample/assets/tok"
+    # Same origin as the host: the key may go (assets usually ignore it).
+    assert recorder.requests[0].headers["authorization"] == f"Bearer {KEY}"
+    assert recorder.requests[0].headers["accept-encoding"] == "identity"
+
+
+async def test_bearer_never_sent_cross_origin() -> None:
+    asset, recorder = await fetch("https://cdn.example.org/a.png", png)
+    assert asset.error is None
+    assert "authorization" not in recorder.requests[0].headers
+
+
+async def test_bearer_dropped_when_redirected_to_another_origin() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.host == "127.0.0.1":
+            return httpx.Response(302, headers={"location": "https://cdn.example.org/a.png"})
+        return png(request)
+
+    asset, recorder = await fetch("/v1/assets/x", handler)
+    assert asset.data is not None
+    first, second = recorder.requests
+    assert "authorization" in first.headers
+    assert "authorization" not in second.headers
+
+
+async def test_redirect_to_a_refused_url_is_not_followed() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(302, headers={"location": "http://169.254.169.254/latest/meta-data/"})
+
+    asset, recorder = await fetch("https://cdn.example.org/a.png", handler)
+    assert asset.data is None
+    assert asset.error is not None
+    assert asset.error.startswith("redirected to http://169.254.169.254/latest/meta-data/: refused")
+    assert len(recorder.requests) == 1
+
+
+async def test_redirect_to_a_name_resolving_to_a_private_address() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.host == "cdn.example.org":
+            return httpx.Response(307, headers={"location": "https://intranet.example/x"})
+        raise AssertionError("the private host must not be contacted")
+
+    async def resolver(host: str, port: int) -> list[str]:
+        return ["10.0.0.5"] if host == "intranet.example" else [PUBLIC_IP]
+
+    asset, _ = await fetch("https://cdn.example.org/a.png", handler, resolver=resolver)
+    assert asset.error == (
+        "redirected to https://intranet.example/x: "
+        "refused: intranet.example resolves to 10.0.0.5, a private address"
+    )
+
+
+async def test_relative_redirect_resolves_against_the_current_url() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/a/start":
+            return httpx.Response(301, headers={"location": "next.png"})
+        return png(request)
+
+    asset, recorder = await fetch("https://cdn.example.org/a/start", handler)
+    assert asset.data is not None
+    assert str(recorder.requests[1].url) == "https://cdn.example.org/a/next.png"
+
+
+async def test_too_many_redirects() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(302, headers={"location": "/loop"})
+
+    asset, recorder = await fetch("/loop", handler)
+    assert asset.error == "too many redirects (more than 5)"
+    assert len(recorder.requests) == 6
+
+
+async def test_oversize_by_advertised_bytes_refused_before_download() -> None:
+    asset, recorder = await fetch("/big", never, advertised=48 * 1024 * 1024)
+    assert asset.error == "too large: 48.0 MiB advertised, limit 16.0 MiB"
+    assert recorder.requests == []
+
+
+async def test_oversize_by_content_length() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=b"x" * 5000)
+
+    asset, _ = await fetch("/a", handler, advertised=1024)
+    assert asset.error == "host sent more than the advertised 1024 bytes"
+
+
+class Endless(httpx.AsyncByteStream):
+    """A body with no Content-Length that never ends."""
+
+    def __init__(self) -> None:
+        self.sent = 0
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        while True:
+            self.sent += 1
+            yield b"x" * 1000
+
+
+async def test_oversize_by_actual_stream_is_cut_off() -> None:
+    body = Endless()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, stream=body)
+
+    asset, _ = await fetch("/a", handler, advertised=1024)
+    assert asset.error == "host sent more than the advertised 1024 bytes"
+    assert body.sent <= 3  # stopped reading once past 1024 + slack
+
+    small = MediaPolicy(base_url=LOCAL.base_url, max_bytes=2048)
+    asset, _ = await fetch("/a", lambda r: httpx.Response(200, stream=Endless()), policy=small)
+    assert asset.error == "too large: more than the 2.0 KiB limit"
+
+
+async def test_slightly_more_than_advertised_is_tolerated() -> None:
+    asset, _ = await fetch(
+        "/a", lambda r: httpx.Response(200, content=b"x" * 1100), advertised=1024
+    )
+    assert asset.data is not None and len(asset.data) == 1100
+
+
+async def test_http_404_with_host_error_code() -> None:
+    asset, _ = await fetch("/gone", lambda r: httpx.Response(404, json={"error": "not_found"}))
+    assert asset.error == "HTTP 404 from host (not_found)"
+    assert asset.url == "http://127.0.0.1:8765/gone"
+
+
+async def test_http_error_from_another_server() -> None:
+    asset, _ = await fetch("https://cdn.example.org/a.png", lambda r: httpx.Response(500, text="x"))
+    assert asset.error == "HTTP 500 from cdn.example.org"
+
+
+async def test_timeout_reported() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise httpx.ReadTimeout("slow")
+
+    asset, _ = await fetch("/a", handler)
+    assert asset.error == "timed out after 15 s"
+
+
+class Hanging(httpx.AsyncByteStream):
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        yield b"x"
+        await asyncio.Event().wait()  # never set: a host that stops sending
+        yield b""  # pragma: no cover
+
+
+async def test_overall_timeout_covers_a_stalled_body() -> None:
+    quick = MediaPolicy(base_url=LOCAL.base_url, timeout=0.05)
+    asset, _ = await fetch("/a", lambda r: httpx.Response(200, stream=Hanging()), policy=quick)
+    assert asset.error == "timed out after 0.05 s"
+
+
+async def test_hostname_resolving_to_loopback_refused() -> None:
+    asset, recorder = await fetch(
+        "https://rebind.example/a.png", never, resolver=public_resolver("127.0.0.1")
+    )
+    assert asset.error == "refused: rebind.example resolves to 127.0.0.1, a loopback address"
+    assert recorder.requests == []
+
+
+async def test_unresolvable_name() -> None:
+    async def resolver(host: str, port: int) -> Iterable[str]:
+        raise OSError("Name or service not known")
+
+    asset, _ = await fetch("https://nope.example/a.png", never, resolver=resolver)
+    assert asset.error == "cannot resolve nope.example"
+
+
+async def test_refused_url_never_raises_and_keeps_the_url() -> None:
+    asset, recorder = await fetch("file:///etc/passwd", never)
+    assert asset == Asset(url="file:///etc/passwd", error="refused: file: URLs are never fetched")
+    assert recorder.requests == []
+
+
+async def test_unexpected_errors_become_messages() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise RuntimeError("kaboom")
+
+    asset, _ = await fetch("/a", handler)
+    assert asset.error == "download failed: RuntimeError: kaboom"
+
+
+async def test_connection_refused() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("[Errno 111] Connection refused")
+
+    asset, _ = await fetch("/a", handler)
+    assert asset.error == "connection refused: 127.0.0.1"
+
+
+async def test_host_client_fetch_asset_uses_its_transport_and_key() -> None:
+    recorder = Recorder(png)
+    async with HostClient(LOCAL.base_url, KEY, transport=httpx.MockTransport(recorder)) as client:
+        asset = await client.fetch_asset("/v1/host/sample/assets/tok", 64)
+    assert asset.data is not None
+    assert recorder.requests[0].headers["authorization"] == f"Bearer {KEY}"
