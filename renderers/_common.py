@@ -1,0 +1,278 @@
+"""Helpers shared by the renderers: sizes, durations, media bytes and the degradation block.
+
+Sizes use decimal units everywhere (1 KB = 1,000 bytes, as HTTP and file managers count), with
+the exact byte count in parentheses where it matters: ``184.3 KB (184,320 bytes)``.
+
+`load_media` finds a media envelope's bytes (inline base64 or the fetched `Asset`) and, when there
+are none, the reason. `degraded_block` draws what the client knows about something it cannot show
+here: what it is, why it is not shown, and where to get it. Never a bare ``[image/png]``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import mimetypes
+from collections.abc import Iterable
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from rich import box
+from rich.console import RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from openwop_tui.protocol.envelopes import Envelope, MediaRef
+from openwop_tui.renderers.base import Action, RenderContext, Rendered
+from openwop_tui.sanitize import clean, safe_filename
+
+SAVE = Action("save", "Save")
+OPEN = Action("open", "Open")
+
+#: Base64 grows data by 4/3; this much extra tolerates padding and line breaks.
+_BASE64_SLACK = 1024
+
+#: Extensions for common media types, so a saved name does not depend on /etc/mime.types.
+_EXTENSIONS = {
+    "image/png": ".png",
+    "image/jpeg": ".jpg",
+    "image/gif": ".gif",
+    "image/webp": ".webp",
+    "audio/wav": ".wav",
+    "audio/x-wav": ".wav",
+    "audio/ogg": ".ogg",
+    "audio/mpeg": ".mp3",
+    "audio/flac": ".flac",
+    "application/pdf": ".pdf",
+    "application/json": ".json",
+    "text/plain": ".txt",
+}
+
+
+def human_size(size: int) -> str:
+    """``184.3 KB``: decimal units, one decimal; plain ``70 bytes`` below a kilobyte."""
+    if size < 1000:
+        return f"{size} byte" if size == 1 else f"{size} bytes"
+    value = float(size)
+    for unit in ("KB", "MB", "GB", "TB"):
+        value /= 1000
+        if value < 999.95 or unit == "TB":
+            return f"{value:.1f} {unit}"
+    raise AssertionError("unreachable")
+
+
+def exact_size(size: int) -> str:
+    """``184.3 KB (184,320 bytes)``; just ``70 bytes`` when the short form is already exact."""
+    short = human_size(size)
+    return short if size < 1000 else f"{short} ({size:,} bytes)"
+
+
+def duration(seconds: float) -> str:
+    """``0:03.2``, ``1:02:03.0``: minutes and tenths of seconds, hours only when needed."""
+    whole, tenth = divmod(round(max(seconds, 0.0) * 10), 10)
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}:{minutes:02d}:{secs:02d}.{tenth}"
+    return f"{minutes}:{secs:02d}.{tenth}"
+
+
+def extension(media_type: str | None) -> str:
+    """A file extension (with the dot) for a media type, or ``""``."""
+    if not media_type:
+        return ""
+    base = media_type.split(";", 1)[0].strip().lower()
+    return _EXTENSIONS.get(base) or mimetypes.guess_extension(base, strict=False) or ""
+
+
+def join(*parts: str | None) -> str:
+    """Join the non-empty parts with `` · `` (parts are assumed already clean)."""
+    return " · ".join(part for part in parts if part)
+
+
+@dataclass(frozen=True, slots=True)
+class Media:
+    """A media envelope's bytes, or why there are none, and everything advertised about it.
+
+    All strings are already cleaned for the terminal, except ``data``.
+    """
+
+    family: str
+    data: bytes | None
+    error: str | None
+    """Why there are no bytes (``None`` when ``data`` is set)."""
+    inline: bool
+    """The bytes came (or would have come) from inline base64 rather than a URL."""
+    url: str | None
+    media_type: str | None
+    advertised: int | None
+    name: str | None
+    alt: str | None
+    title: str | None
+    filename: str
+    """A safe name to save the bytes under."""
+
+    @property
+    def size_text(self) -> str | None:
+        """The real size and, when it differs, the advertised one; ``None`` if neither is known."""
+        if self.data is None:
+            return None if self.advertised is None else exact_size(self.advertised)
+        real = exact_size(len(self.data))
+        if self.advertised is None or self.advertised == len(self.data):
+            return real
+        return f"{real}; the host advertised {exact_size(self.advertised)}"
+
+    @property
+    def where(self) -> str:
+        """Where the user can get the thing: here (save it), or the URL."""
+        if self.data is not None:
+            if self.inline:
+                return "inline data — press s to save"
+            return f"{self.url} (downloaded — press s to save)" if self.url else "press s to save"
+        if self.url:
+            absolute = bool(urlsplit(self.url).scheme)
+            return self.url if absolute else f"{self.url} (relative to the host's base URL)"
+        if self.inline:
+            return "inline in the envelope only (not decoded; see the raw envelope)"
+        return "nowhere: the host sent neither a URL nor inline data"
+
+    @property
+    def headline(self) -> str:
+        """One line naming the thing: family, name or title, media type, size."""
+        size = len(self.data) if self.data is not None else self.advertised
+        shown_size = None if size is None else human_size(size)
+        return join(self.family, self.name or self.title, self.media_type, shown_size)
+
+    def facts(self, *extra: tuple[str, str | None]) -> list[tuple[str, str | None]]:
+        """Label/value rows describing the thing, with ``extra`` after the type and size."""
+        return [
+            ("name", self.name),
+            ("title", self.title if self.title != self.name else None),
+            ("type", self.media_type),
+            ("size", self.size_text),
+            *extra,
+            ("alt", self.alt),
+        ]
+
+
+def media_ref(envelope: Envelope) -> MediaRef | None:
+    """The envelope's media reference; for a vendor kind hinted as media, read from its payload."""
+    return envelope.media or MediaRef.from_payload(envelope.payload)
+
+
+def load_media(envelope: Envelope, context: RenderContext, family: str) -> Media:
+    """Find the bytes of a media envelope: inline base64 first, then the fetched asset."""
+    ref = media_ref(envelope)
+    asset = context.asset
+    data: bytes | None = None
+    error: str | None = None
+    url = (asset.url if asset and asset.url else None) or (ref.url if ref else None)
+    inline = ref is not None and ref.base64 is not None
+    if ref is not None and ref.base64 is not None:
+        data, error = _decode_inline(ref.base64, context.max_inline_bytes)
+    elif asset is not None:
+        data, error = asset.data, (None if asset.data is not None else asset.error or "not fetched")
+    elif url is not None:
+        error = "not fetched: the client has not downloaded this asset"
+    else:
+        error = "the envelope carries neither a url nor base64 data"
+
+    media_type = envelope.mime_type or (asset.content_type if asset else None)
+    name = ref.name if ref else None
+    title = envelope.rendering.title
+    fallback = f"{clean(title) if title else family}{extension(media_type)}"
+    return Media(
+        family=family,
+        data=data,
+        error=None if data is not None else clean(error or "unknown"),
+        inline=inline,
+        url=clean(url) if url else None,
+        media_type=clean(media_type) if media_type else None,
+        advertised=ref.bytes if ref else None,
+        name=clean(name) if name else None,
+        alt=clean(envelope.rendering.alt) if envelope.rendering.alt else None,
+        title=clean(title) if title else None,
+        filename=safe_filename(name, fallback),
+    )
+
+
+def _decode_inline(text: str, cap: int) -> tuple[bytes | None, str | None]:
+    # Refuse before decoding: the cap is the host's own promise, and a host that breaks it should
+    # not make the client allocate whatever it sent.
+    if len(text) > (cap + 2) // 3 * 4 + _BASE64_SLACK:
+        approx = len(text) * 3 // 4
+        return None, (
+            f"inline data larger than the host's advertised cap "
+            f"(about {human_size(approx)} > {human_size(cap)})"
+        )
+    compact = "".join(text.split())
+    try:
+        return base64.b64decode(compact + "=" * (-len(compact) % 4), validate=True), None
+    except (binascii.Error, ValueError) as error:
+        return None, f"inline base64 is not valid ({error})"
+
+
+def degraded(
+    media: Media,
+    reason: str,
+    *extra: tuple[str, str | None],
+    duration_seconds: float | None = None,
+) -> Rendered:
+    """The result for media that cannot be shown: the what/why/where block, and ``save`` when
+    the bytes are here anyway."""
+    return Rendered(
+        title=media.headline,
+        body=degraded_block(media.family, media.facts(*extra), reason, media.where),
+        actions=(SAVE,) if media.data is not None else (),
+        data=media.data,
+        degraded=reason,
+        media_type=media.media_type,
+        filename=media.filename,
+        duration_seconds=duration_seconds,
+    )
+
+
+def facts_table(rows: Iterable[tuple[str, str | None]]) -> Table:
+    """A two-column grid of the rows whose value is known (values already clean)."""
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(overflow="fold")  # long URLs fold instead of losing their tail to "…"
+    for label, value in rows:
+        if value:
+            table.add_row(label, Text(value))
+    return table
+
+
+def block(title: str, rows: Iterable[tuple[str, str | None]], border_style: str) -> Panel:
+    """A bordered block of facts under a one-line ``title`` (clean text)."""
+    return Panel(
+        facts_table(rows),
+        title=Text(title),
+        title_align="left",
+        box=box.ROUNDED,
+        border_style=border_style,
+        expand=False,
+    )
+
+
+def degraded_block(
+    family: str, rows: Iterable[tuple[str, str | None]], why: str, where: str | None
+) -> RenderableType:
+    """The bordered "what / why / where" block shown instead of media that cannot be shown."""
+    return block(f"{family} not shown here", [*rows, ("why", why), ("where", where)], "yellow")
+
+
+def text_of(envelope: Envelope, keys: tuple[str, ...]) -> str | None:
+    """The text to draw: ``envelope.text``, a string payload, or the first string under ``keys``."""
+    if envelope.text is not None:
+        return envelope.text
+    payload = envelope.payload
+    if isinstance(payload, str):
+        return payload
+    if isinstance(payload, dict):
+        for key in keys:
+            value = payload.get(key)
+            if isinstance(value, str):
+                return value
+    return None

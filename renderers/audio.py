@@ -1,0 +1,83 @@
+"""The ``audio`` renderer: a player line, or what is known about the sound and why it cannot play.
+
+The renderer never plays anything: it reads the header with soundfile (duration, sample rate,
+channels) and returns ``play`` / ``stop`` / ``save`` actions that the app carries out with
+`openwop_tui.audio.Player`. soundfile (and numpy behind it) is imported on first use, so start-up
+does not pay for it. When the machine has no sound output the envelope is marked degraded with the
+probe's reason verbatim, and everything known about the sound is still shown, with ``save``.
+"""
+
+from __future__ import annotations
+
+from io import BytesIO
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from openwop_tui.protocol.envelopes import Envelope
+from openwop_tui.renderers import register
+from openwop_tui.renderers._common import SAVE, degraded, duration, human_size, join, load_media
+from openwop_tui.renderers.base import Action, RenderContext, Rendered
+from openwop_tui.renderers.markdown import text_instead
+from openwop_tui.sanitize import clean
+
+PLAY = Action("play", "Play")
+STOP = Action("stop", "Stop")
+
+
+def _info(data: bytes) -> tuple[Any, str | None]:
+    """soundfile's header summary of ``data``, or why it cannot be read."""
+    try:
+        import soundfile
+    except (ImportError, OSError) as error:  # libsndfile missing is an OSError from cffi
+        return None, f"soundfile is not usable here ({error})"
+    try:
+        return soundfile.info(BytesIO(data)), None
+    except (RuntimeError, TypeError, ValueError) as error:
+        # LibsndfileError's str() names the BytesIO object by address; its error_string does not.
+        return None, getattr(error, "error_string", None) or str(error)
+
+
+def _channels(count: int) -> str:
+    return {1: "mono", 2: "stereo"}.get(count, f"{count} channels")
+
+
+@register("audio")
+def render_audio(envelope: Envelope, context: RenderContext) -> Rendered:
+    """Draw a player line for a sound, or the what/why/where block."""
+    shown_as_text = text_instead(envelope, context)
+    if shown_as_text is not None:
+        return shown_as_text
+    media = load_media(envelope, context, "audio")
+    advertised = envelope.media.duration_seconds if envelope.media else None
+    said = ("duration", f"{duration(advertised)} (advertised)" if advertised is not None else None)
+    if media.data is None:
+        return degraded(media, media.error or "no audio data", said, duration_seconds=advertised)
+    info, error = _info(media.data)
+    if info is None:
+        reason = f"cannot decode {media.media_type or 'audio'}: {clean(error or 'unknown')}"
+        return degraded(media, reason, said, duration_seconds=advertised)
+
+    seconds = float(info.duration)
+    sound = f"{info.samplerate / 1000:g} kHz {_channels(info.channels)}"
+    encoding = clean(f"{info.format_info}, {info.subtype_info}")
+    if not context.audio.available:
+        reason = clean(context.audio.reason or "audio output is not available")
+        facts = [("duration", duration(seconds)), ("sound", sound), ("encoding", encoding)]
+        return degraded(media, reason, *facts, duration_seconds=seconds)
+
+    line = Text.assemble(
+        ("▶ ", "bold"),
+        join(duration(seconds), media.media_type, human_size(len(media.data)), sound),
+    )
+    body: RenderableType = Group(line, Text(media.alt, style="italic")) if media.alt else line
+    return Rendered(
+        title=join(media.headline, duration(seconds)),
+        body=body,
+        actions=(PLAY, STOP, SAVE),
+        data=media.data,
+        media_type=media.media_type,
+        filename=media.filename,
+        duration_seconds=seconds,
+    )

@@ -1,0 +1,79 @@
+"""The raw-JSON fallback: for an absent or unknown rendering hint, and for any renderer that fails.
+
+The spec makes degrading here a MUST (protocol.md §7), so this renderer never raises: it shows the
+whole envelope as the host sent it (or the payload, for a hint lifted out of ``outputs``), pretty
+and highlighted, under a title that says why it is shown as JSON.
+
+Very long strings (inline base64, mostly) are abbreviated on screen so one image does not fill the
+scrollback with noise; ``data`` keeps the full JSON for copy and save.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.highlighter import JSONHighlighter
+from rich.text import Text
+
+from openwop_tui.protocol.envelopes import KNOWN_DISPLAYS, Envelope
+from openwop_tui.renderers import register
+from openwop_tui.renderers.base import Action, RenderContext, Rendered
+from openwop_tui.sanitize import clean
+
+#: Strings longer than this are cut on screen (with the number of characters left out).
+MAX_STRING = 2000
+_KEEP = 200
+
+_HIGHLIGHT = JSONHighlighter()
+
+
+def _abbreviate(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > MAX_STRING:
+        return f"{value[:_KEEP]}… [{len(value) - _KEEP:,} more characters]"
+    if isinstance(value, dict):
+        return {key: _abbreviate(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_abbreviate(item) for item in value]
+    return value
+
+
+def _dump(value: Any) -> str:
+    # The document came from JSON, but a hand-built envelope might hold anything: this renderer
+    # is the last line of defence, so even a circular structure gets shown, as its repr.
+    try:
+        return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def reason(envelope: Envelope) -> str:
+    """Why ``envelope`` is shown as JSON, for its title."""
+    kind = clean(envelope.kind)
+    display = envelope.display
+    if display is None:
+        return f"no rendering hint · {kind}"
+    if display not in KNOWN_DISPLAYS:
+        return f'unknown display "{clean(display)}" · {kind}, shown as JSON'
+    return f"{clean(display)} · {kind}, shown as JSON"
+
+
+def as_json(envelope: Envelope, why: str | None = None) -> Rendered:
+    """The JSON view of ``envelope`` under the title ``why`` (default: `reason`)."""
+    value = envelope.document if envelope.document is not None else envelope.payload
+    text = Text(clean(_dump(_abbreviate(value))), no_wrap=False, overflow="fold")
+    _HIGHLIGHT.highlight(text)
+    return Rendered(
+        title=why or reason(envelope),
+        body=text,
+        actions=(Action("copy", "Copy JSON"),),
+        data=_dump(value).encode(),
+        media_type="application/json",
+        filename="envelope.json",
+    )
+
+
+@register("json")
+def render_json(envelope: Envelope, context: RenderContext) -> Rendered:
+    """Show ``envelope`` as pretty, highlighted JSON. Never raises."""
+    return as_json(envelope)

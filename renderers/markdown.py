@@ -1,0 +1,58 @@
+"""The ``markdown`` renderer: the envelope's text as Rich Markdown.
+
+The source is cleaned *before* parsing, so an escape sequence cannot hide inside a code span or a
+link. Links are drawn as ``text (url)`` rather than terminal hyperlinks: in a chat with a remote
+model, the user should see where a link goes before following it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rich.markdown import Markdown
+
+from openwop_tui.protocol.envelopes import Envelope
+from openwop_tui.renderers import register
+from openwop_tui.renderers._common import join, media_ref, text_of
+from openwop_tui.renderers.base import RenderContext, Rendered
+from openwop_tui.renderers.json import as_json
+from openwop_tui.sanitize import clean
+
+#: Payload keys that may hold the markdown when the envelope has no text of its own.
+TEXT_KEYS = ("markdown", "text", "content")
+
+
+def markdown(source: str, context: RenderContext) -> Markdown:
+    """A Rich `Markdown` of host text, cleaned first; shared with the card renderer."""
+    return Markdown(clean(source), code_theme=context.code_theme, hyperlinks=False)
+
+
+def text_instead(envelope: Envelope, context: RenderContext) -> Rendered | None:
+    """For a media hint on an envelope with text but no media reference: the text, as the
+    reference app shows it, marked degraded; ``None`` when there is media (or no text)."""
+    source = text_of(envelope, TEXT_KEYS) if media_ref(envelope) is None else None
+    if source is None:
+        return None
+    family = clean(envelope.display or "media")
+    return Rendered(
+        title=join(family, clean(envelope.rendering.title or "")),
+        body=markdown(source, context),
+        degraded=f"{family} hint without a url or base64: shown as text",
+        media_type="text/markdown",
+    )
+
+
+@register("markdown")
+def render_markdown(envelope: Envelope, context: RenderContext) -> Rendered:
+    """Draw the envelope's text as markdown; no text at all falls back to JSON, marked degraded."""
+    source = text_of(envelope, TEXT_KEYS)
+    if source is None:
+        kind = clean(envelope.kind)
+        shown = as_json(envelope, f"markdown without text · {kind}, shown as JSON")
+        return replace(shown, degraded="the markdown hint came with no text to show")
+    title = envelope.rendering.title
+    return Rendered(
+        title=clean(title) if title else "markdown",
+        body=markdown(source, context),
+        media_type="text/markdown",
+    )

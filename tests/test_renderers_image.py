@@ -1,0 +1,216 @@
+"""The ``image`` renderer: half-block pixels, and every way an image can fail to be drawn."""
+
+from __future__ import annotations
+
+import base64
+import io
+import struct
+import zlib
+
+import pytest
+from PIL import Image
+from render_helpers import NASTY, envelope, media, png, shown
+from rich.console import Console
+
+from openwop_tui.renderers import Asset, RenderContext, Rendered, render
+
+URL = "https://api.example.com/v1/host/sample/assets/Zq3v9mJt0XbW"
+
+
+def png_header(width: int, height: int) -> bytes:
+    """A PNG that claims ``width``x``height`` pixels but carries no image data."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = struct.pack(">I", zlib.crc32(kind + data))
+        return struct.pack(">I", len(data)) + kind + data + crc
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", b"") + chunk(b"IEND", b"")
+
+
+def url_image(asset: Asset | None) -> tuple[str, Rendered]:
+    env = media(
+        "image",
+        url=URL,
+        mime="image/png",
+        bytes=184320,
+        rendering={"alt": "Bar chart of Q3 revenue", "title": "Q3 revenue"},
+    )
+    result = render(env, RenderContext(asset=asset))
+    return shown(result), result
+
+
+def test_inline_image_is_drawn_with_a_caption() -> None:
+    data = png(4, 4)
+    env = media("image", data, mime="image/png", rendering={"alt": "A red square"})
+    result = render(env, RenderContext())
+    assert result.degraded is None
+    assert result.data == data
+    assert [a.name for a in result.actions] == ["save", "open"]
+    assert result.filename == "image.png"
+    assert result.title == f"image · image/png · {len(data)} bytes"
+    lines = shown(result).splitlines()
+    assert lines[1] == "▄▄▄▄"  # 4 px wide, 4 px tall: two rows of half-blocks
+    assert lines[2] == "▄▄▄▄"
+    assert lines[3] == "A red square"
+    assert lines[4] == f"4x4 px · image/png · {len(data)} bytes"
+
+
+def test_big_image_is_scaled_to_the_width_and_capped_in_height() -> None:
+    env = media("image", png(800, 600), mime="image/png")
+    text = shown(render(env, RenderContext(width=80, max_inline_bytes=10**7)))
+    rows = [line for line in text.splitlines() if "▄" in line]
+    assert len(rows) == 24  # 600 px scaled into 48 px = 24 rows of half-blocks
+    assert max(len(row.rstrip()) for row in rows) == 64  # aspect ratio kept: 800x600 → 64x48
+    narrow = shown(render(env, RenderContext(width=40, max_inline_bytes=10**7)))
+    assert max(len(line.rstrip()) for line in narrow.splitlines() if "▄" in line) == 40
+
+
+def test_small_images_are_not_enlarged() -> None:
+    text = shown(render(media("image", png(3, 5), mime="image/png"), RenderContext()))
+    assert [line for line in text.splitlines() if "▄" in line] == ["▄▄▄"] * 3  # 5 px → 6 (even)
+
+
+def test_transparency_is_composited_on_black() -> None:
+    data = png(2, 2, mode="RGBA", color=(255, 255, 255, 0))
+    result = render(media("image", data, mime="image/png"), RenderContext())
+    sink = io.StringIO()
+    Console(file=sink, color_system="truecolor", width=80).print(result.body)
+    assert "38;2;0;0;0" in sink.getvalue() and "48;2;0;0;0" in sink.getvalue()
+    assert "255;255;255" not in sink.getvalue()
+
+
+def test_animation_shows_the_first_frame_and_says_how_many() -> None:
+    frames = [Image.new("RGB", (4, 4), color) for color in ("red", "green", "blue")]
+    out = io.BytesIO()
+    frames[0].save(out, format="GIF", save_all=True, append_images=frames[1:], duration=100)
+    result = render(media("image", out.getvalue(), mime="image/gif"), RenderContext())
+    assert result.degraded is None
+    assert "first of 3 frames" in shown(result)
+
+
+def test_fetched_asset_is_drawn() -> None:
+    data = png(6, 2)
+    text, result = url_image(Asset(url=URL, data=data, content_type="image/png"))
+    assert result.degraded is None
+    assert "▄▄▄▄▄▄" in text
+    wide = shown(result, width=200)
+    assert f"{len(data)} bytes; the host advertised 184.3 KB (184,320 bytes)" in wide
+
+
+def test_media_type_is_detected_when_nobody_says() -> None:
+    env = envelope("media.image", {"base64": base64.b64encode(png()).decode()})
+    result = render(env, RenderContext())
+    assert result.media_type == "image/png"
+    assert result.degraded is None
+
+
+def test_images_off() -> None:
+    data = png(640, 480)
+    env = media("image", data, mime="image/png", rendering={"alt": "chart", "title": "Q3"})
+    result = render(env, RenderContext(images="none"))
+    reason = "not drawn: image display is off (--images none)"
+    assert result.degraded == reason
+    assert [a.name for a in result.actions] == ["save"]
+    text = shown(result)
+    assert "image not shown here" in text
+    assert reason in text
+    assert "640x480 px" in text and "chart" in text and "Q3" in text and "image/png" in text
+    assert "inline data — press s to save" in text
+
+
+def test_inline_data_larger_than_the_cap_is_not_decoded() -> None:
+    env = media("image", png(64, 64, color=(1, 2, 3)) + bytes(4000), mime="image/png")
+    result = render(env, RenderContext(max_inline_bytes=1000))
+    assert result.data is None
+    assert result.degraded is not None
+    assert result.degraded.startswith("inline data larger than the host's advertised cap")
+    text = shown(result, width=200)
+    assert "(about 4.2 KB > 1.0 KB)" in text and "inline in the envelope only" in text
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        "refused: file: URLs are never fetched",
+        "HTTP 404 from host",
+        "too large: 40.0 MB > 16.0 MB limit",
+    ],
+)
+def test_asset_that_could_not_be_fetched(error: str) -> None:
+    text, result = url_image(Asset(url=URL, error=error))
+    assert result.degraded == error
+    assert result.actions == ()
+    assert "image not shown here" in text
+    for fact in (error, URL, "Bar chart of Q3 revenue", "Q3 revenue", "184.3 KB (184,320 bytes)"):
+        assert fact in text
+
+
+def test_url_only_is_not_a_bare_media_type() -> None:
+    text, result = url_image(None)
+    assert result.degraded == "not fetched: the client has not downloaded this asset"
+    assert URL in text and "image/png" in text and "Bar chart of Q3 revenue" in text
+
+
+def test_undecodable_image() -> None:
+    result = render(media("image", b"this is not a PNG", mime="image/png"), RenderContext())
+    assert result.degraded == "cannot decode image/png: not a known format"
+    assert result.data == b"this is not a PNG"  # still saveable
+    assert "inline data — press s to save" in shown(result)
+
+
+def test_truncated_image() -> None:
+    result = render(media("image", png(64, 64)[:80], mime="image/png"), RenderContext())
+    assert result.degraded is not None and result.degraded.startswith("cannot decode image/png: ")
+
+
+def test_pixel_bomb_header_is_refused_before_decoding() -> None:
+    result = render(media("image", png_header(100_000, 100_000), mime="image/png"), RenderContext())
+    assert result.degraded is not None
+    assert result.degraded.startswith("not decoded (decompression-bomb guard)")
+    assert "not decoded (decompression-bomb guard)" in shown(result)
+
+
+def test_pixel_guard_uses_the_context_limit() -> None:
+    env = media("image", png_header(10_000, 5_000), mime="image/png")
+    result = render(env, RenderContext())
+    reason = "not decoded (decompression-bomb guard): 50,000,000 pixels > 40,000,000 allowed"
+    assert result.degraded == reason
+    assert "10,000x5,000 px" in shown(result)
+    small = render(
+        media("image", png(20, 20), mime="image/png"), RenderContext(max_image_pixels=100)
+    )
+    assert small.degraded == "not decoded (decompression-bomb guard): 400 pixels > 100 allowed"
+
+
+def test_image_hint_on_plain_text_shows_the_text() -> None:
+    env = envelope("vendor.x", "just *words*", {"display": "image", "title": "T"})
+    result = render(env, RenderContext())
+    assert result.degraded == "image hint without a url or base64: shown as text"
+    assert "just words" in shown(result)
+
+
+def test_vendor_kind_with_a_media_payload_is_drawn() -> None:
+    payload = {
+        "base64": base64.b64encode(png(2, 2)).decode(),
+        "mimeType": "image/png",
+    }
+    result = render(envelope("vendor.acme.chart", payload, {"display": "image"}), RenderContext())
+    assert result.degraded is None and "▄▄" in shown(result)
+
+
+def test_escapes_in_alt_title_url_and_error_are_neutralised() -> None:
+    env = media(
+        "image",
+        url=f"https://e.com/{NASTY}",
+        mime="image/png",
+        rendering={"alt": NASTY, "title": NASTY},
+    )
+    result = render(env, RenderContext(asset=Asset(url=f"https://e.com/{NASTY}", error=NASTY)))
+    assert "\x1b" not in result.title and "\x1b" not in (result.degraded or "")
+    text = shown(result)  # asserts no raw ESC / BEL / 8-bit CSI
+    assert text.count("<U+202E>") >= 4
+    inline = render(
+        media("image", png(), mime="image/png", rendering={"alt": NASTY}), RenderContext()
+    )
+    assert "␛]52;c;ZXZpbA==␇" in shown(inline)
