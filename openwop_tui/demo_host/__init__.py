@@ -1,0 +1,14 @@
+"""The embedded demo host: a real OpenWOP v1 server on loopback that shows every envelope.
+
+The app starts one in-process by default, so a newcomer sees markdown, code, cards, images,
+audio, files and every degraded case with one command. ``openwop-tui demo-host`` runs one in
+the foreground for other clients.
+
+Modules: `host` (`DemoHost`, `serve_forever`), `server` and `routes` (HTTP), `sse` (stream
+modes and frames), `runs` (event logs and workflow threads), `steps`, `workflows`, `chat` and
+`tour` (what runs produce), `media` and `assets` (the bytes behind media URLs).
+"""
+
+from openwop_tui.demo_host.host import DEFAULT_API_KEY, DemoHost, serve_forever
+
+__all__ = ["DEFAULT_API_KEY", "DemoHost", "serve_forever"]

@@ -1,0 +1,126 @@
+"""`DemoHost`: the embedded OpenWOP host as an object the app, the CLI and tests can start.
+
+It binds on loopback (a random free port by default), serves from a daemon thread, and stops
+cleanly: workflows halted, open streams ended, every thread joined.
+"""
+
+from __future__ import annotations
+
+import threading
+from types import TracebackType
+
+from openwop_tui.demo_host.assets import AssetStore
+from openwop_tui.demo_host.identity import Identity
+from openwop_tui.demo_host.runs import RunStore
+from openwop_tui.demo_host.server import DemoHTTPServer
+from openwop_tui.demo_host.workflows import WORKFLOWS
+
+#: The key the demo host accepts unless told otherwise. Not a secret: it only guards loopback.
+DEFAULT_API_KEY = "openwop-tui-demo-key"
+
+
+class DemoHost:
+    """A real OpenWOP v1 HTTP server running in this process.
+
+    ``pace`` multiplies every delay between events (1 feels like a model typing; 0 removes all
+    delays, for tests). ``keepalive`` is the SSE keep-alive interval in seconds.
+    ``deterministic`` makes ids, tokens and timestamps repeatable (snapshot tests only).
+    """
+
+    def __init__(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        api_key: str | None = None,
+        pace: float = 1.0,
+        keepalive: float = 15.0,
+        deterministic: bool = False,
+    ) -> None:
+        if pace < 0:
+            raise ValueError("pace must be >= 0")
+        if keepalive <= 0:
+            raise ValueError("keepalive must be > 0")
+        self._host = host
+        self._port = port
+        self._api_key = DEFAULT_API_KEY if api_key is None else api_key
+        self._pace = pace
+        self._keepalive = keepalive
+        self._deterministic = deterministic
+        self._server: DemoHTTPServer | None = None
+        self._store: RunStore | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        """The base URL, ``http://127.0.0.1:<port>`` (the bound port once started)."""
+        host = f"[{self._host}]" if ":" in self._host else self._host
+        return f"http://{host}:{self._port}"
+
+    @property
+    def api_key(self) -> str:
+        """The Bearer key every ``/v1`` call needs."""
+        return self._api_key
+
+    def start(self) -> None:
+        """Bind and serve in a daemon thread; on return the host accepts connections."""
+        if self._server is not None:
+            raise RuntimeError("the demo host is already running")
+        identity = Identity(deterministic=self._deterministic)
+        assets = AssetStore(identity)
+        store = RunStore(WORKFLOWS, assets, self._pace, identity)
+        # Binding and listen() happen in the constructor, so connections queue from here on.
+        server = DemoHTTPServer(
+            (self._host, self._port), store, assets, self._api_key, self._keepalive
+        )
+        self._port = int(server.server_address[1])
+        store.base_url = self.url
+        self._server, self._store = server, store
+        self._thread = threading.Thread(
+            target=server.serve_forever,
+            kwargs={"poll_interval": 0.1},
+            name="openwop-demo-host",
+            daemon=True,
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop serving, end open streams and workflows, and join every thread. Idempotent."""
+        server, store, thread = self._server, self._store, self._thread
+        if server is None or store is None or thread is None:
+            return
+        self._server = self._store = self._thread = None
+        server.shutdown()  # no new connections
+        store.shutdown()  # workflows stop; waiting SSE and poll handlers wake and return
+        server.abort_connections()  # idle keep-alive connections and stalled downloads
+        server.join_handlers()
+        server.server_close()  # closes the listening socket
+        thread.join()
+
+    def __enter__(self) -> DemoHost:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+def serve_forever(port: int = 0, api_key: str | None = None) -> None:
+    """Run the demo host in the foreground (``openwop-tui demo-host``) until Ctrl-C."""
+    host = DemoHost(port=port, api_key=api_key)
+    host.start()
+    try:
+        print(f"OpenWOP demo host listening on {host.url}")
+        print(f"API key: {host.api_key}")
+        print(f"Try: OPENWOP_BASE_URL={host.url} OPENWOP_API_KEY={host.api_key} openwop-tui")
+        print("Press Ctrl-C to stop.", flush=True)
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        print("\nStopping the demo host.", flush=True)
+    finally:
+        host.stop()

@@ -1,0 +1,293 @@
+"""The HTTP side: routing, Bearer auth, JSON errors, SSE and the asset route.
+
+Standard library only (`http.server`): one thread per connection, so any number of SSE streams
+can be open while other requests are served. HTTP/1.1 with keep-alive for JSON; an SSE response
+closes its connection when the run ends, which is what marks the end of its body.
+
+Nothing is written to stdout or stderr: the TUI owns the terminal. A client that goes away
+mid-response is normal (a closed stream, an abandoned 48 MiB download) and is dropped quietly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import json
+import logging
+import re
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from openwop_tui.demo_host import routes
+from openwop_tui.demo_host.assets import ASSET_PREFIX, AssetStore
+from openwop_tui.demo_host.routes import HttpError, Request
+from openwop_tui.demo_host.runs import RunStore
+
+logger = logging.getLogger(__name__)
+
+#: Requests with a bigger body are refused (413) without reading it.
+MAX_BODY_BYTES = 1024 * 1024
+
+_CLIENT_GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
+_RUN_ID = r"([A-Za-z0-9_.~-]+)"
+#: The authenticated v1 routes: (path pattern, method, route function).
+_RUN_ROUTES: tuple[tuple[re.Pattern[str], str, routes.Route], ...] = (
+    (re.compile(r"^/v1/runs$"), "POST", routes.create),
+    (re.compile(rf"^/v1/runs/{_RUN_ID}$"), "GET", routes.snapshot),
+    (re.compile(rf"^/v1/runs/{_RUN_ID}/events$"), "GET", routes.events),
+    (re.compile(rf"^/v1/runs/{_RUN_ID}/events/poll$"), "GET", routes.poll),
+    (re.compile(rf"^/v1/runs/{_RUN_ID}/cancel$"), "POST", routes.cancel),
+)
+_TOKEN = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+
+
+class DemoHTTPServer(ThreadingHTTPServer):
+    """A threading server that can end every connection it has open, for a prompt stop()."""
+
+    # Handler threads are daemons (an app that forgets stop() must still be able to exit),
+    # which the stdlib mixin then refuses to join; so they are tracked and joined here.
+    daemon_threads = True
+    block_on_close = False
+
+    def __init__(
+        self,
+        address: tuple[str, int],
+        store: RunStore,
+        assets: AssetStore,
+        api_key: str,
+        keepalive: float,
+    ) -> None:
+        self.store, self.assets, self.api_key, self.keepalive = store, assets, api_key, keepalive
+        self._open: set[socket.socket] = set()
+        self._handlers: list[threading.Thread] = []
+        self._open_lock = threading.Lock()
+        super().__init__(address, DemoRequestHandler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        thread = threading.Thread(
+            target=self.process_request_thread,
+            args=(request, client_address),
+            name=f"openwop-demo-conn-{client_address[1]}",
+            daemon=True,
+        )
+        with self._open_lock:
+            if isinstance(request, socket.socket):
+                self._open.add(request)
+            self._handlers = [t for t in self._handlers if t.is_alive()]
+            self._handlers.append(thread)
+        thread.start()
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._open_lock:
+            self._open.discard(request)
+        super().shutdown_request(request)
+
+    def abort_connections(self) -> None:
+        """Shut down every open connection, unblocking handlers waiting on idle keep-alives."""
+        with self._open_lock:
+            sockets = list(self._open)
+        for sock in sockets:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def join_handlers(self, timeout: float = 5.0) -> None:
+        """Wait for every connection thread to finish (after `abort_connections`)."""
+        with self._open_lock:
+            threads = list(self._handlers)
+        for thread in threads:
+            thread.join(timeout)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # The default prints a traceback to stderr, which would scribble over the TUI.
+        logger.debug("demo host request from %s failed", client_address, exc_info=True)
+
+
+class DemoRequestHandler(BaseHTTPRequestHandler):
+    """One connection; one method per route (the route table is `_RUN_ROUTES`)."""
+
+    protocol_version = "HTTP/1.1"
+    server_version = "openwop-tui-demo"
+    timeout = 120  # idle keep-alive connections give up after this long
+    # Headers and body go out in separate writes; with Nagle on, delayed ACKs add ~40 ms to
+    # every keep-alive response on loopback.
+    disable_nagle_algorithm = True
+
+    @property
+    def host(self) -> DemoHTTPServer:
+        """The server, with its run store, assets and key."""
+        server = self.server
+        assert isinstance(server, DemoHTTPServer)
+        return server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Log nothing: the terminal belongs to the TUI."""
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """JSON instead of the stdlib's HTML page (used for malformed requests)."""
+        self.close_connection = True
+        self.send_json(
+            code,
+            {
+                "error": "bad_request" if code < 500 else "internal_error",
+                "message": message or "malformed request",
+            },
+        )
+
+    def do_GET(self) -> None:
+        self._dispatch()
+
+    def do_HEAD(self) -> None:
+        self._dispatch()
+
+    def do_POST(self) -> None:
+        self._dispatch()
+
+    def do_PUT(self) -> None:
+        self._dispatch()
+
+    def do_DELETE(self) -> None:
+        self._dispatch()
+
+    def do_PATCH(self) -> None:
+        self._dispatch()
+
+    # -- plumbing -----------------------------------------------------------------------------
+
+    def _dispatch(self) -> None:
+        self._sent_headers = False
+        try:
+            self._route()
+        except HttpError as error:
+            self._error(error)
+        except _CLIENT_GONE:
+            self.close_connection = True
+        except Exception:  # never let a bug kill the thread noisily; answer 500 if we still can
+            logger.debug(
+                "demo host handler crashed on %s %s", self.command, self.path, exc_info=True
+            )
+            self.close_connection = True
+            if not self._sent_headers:
+                try:
+                    self._error(HttpError(500, "internal_error", "the demo host hit a bug"))
+                except (*_CLIENT_GONE, OSError):
+                    pass
+
+    def begin(self, status: int, headers: dict[str, str]) -> None:
+        """Send the status line and headers; the caller writes the body."""
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self._sent_headers = True
+
+    def send_json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+        """Answer with a JSON body (no body for HEAD); ``headers`` override the defaults."""
+        data = json.dumps(body).encode()
+        self.begin(
+            status,
+            {
+                "Content-Type": "application/json",
+                "Content-Length": str(len(data)),
+                "Cache-Control": "no-store",
+                **(headers or {}),
+            },
+        )
+        if self.command != "HEAD":
+            self.wfile.write(data)
+
+    def _error(self, error: HttpError) -> None:
+        """Answer with the JSON error body ``{error, message, details?}``."""
+        body: dict[str, Any] = {"error": error.code, "message": error.message}
+        if error.details is not None:
+            body["details"] = error.details
+        self.send_json(error.status, body, error.headers)
+
+    def _body(self) -> bytes:
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            self.close_connection = True
+            raise HttpError(411, "length_required", "send the body with a Content-Length")
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            self.close_connection = True
+            raise HttpError(400, "validation_error", "bad Content-Length") from None
+        if length < 0 or length > MAX_BODY_BYTES:
+            self.close_connection = True  # the unread body would desynchronise keep-alive
+            raise HttpError(
+                413, "payload_too_large", f"bodies are limited to {MAX_BODY_BYTES} bytes"
+            )
+        return self.rfile.read(length) if length else b""
+
+    def _authorise(self) -> None:
+        scheme, _, token = self.headers.get("Authorization", "").partition(" ")
+        # compare_digest: the key check must not leak how many characters matched.
+        if scheme.lower() != "bearer" or not hmac.compare_digest(
+            token.strip().encode(), self.host.api_key.encode()
+        ):
+            raise HttpError(
+                401,
+                "unauthorized",
+                "a valid 'Authorization: Bearer <key>' is required",
+                headers={"WWW-Authenticate": 'Bearer realm="openwop-tui-demo"'},
+            )
+
+    def _route(self) -> None:
+        # Read the body first, whatever happens next, so a keep-alive connection stays in sync.
+        body = self._body()
+        url = urlsplit(self.path)
+        path, query = url.path, parse_qs(url.query, keep_blank_values=True)
+        method = self.command
+        if path == "/.well-known/openwop":
+            self._allow(method, "GET", "HEAD")
+            return routes.discovery(self, Request(None, body, query))
+        if path.startswith(ASSET_PREFIX):
+            self._allow(method, "GET", "HEAD")
+            return self._asset(path.removeprefix(ASSET_PREFIX))
+        if not path.startswith("/v1/"):
+            raise HttpError(404, "not_found", f"no route for {path!r}")
+        version = self.headers.get("OpenWOP-Version")
+        if version is not None and version.strip().split(".")[0] != "1":
+            raise HttpError(
+                400,
+                "protocol_version_mismatch",
+                "this host speaks OpenWOP v1 only; drop the OpenWOP-Version header",
+                {"protocolVersions": ["1.0"]},
+            )
+        self._authorise()
+        for pattern, allowed, route in _RUN_ROUTES:
+            match = pattern.match(path)
+            if match:
+                self._allow(method, allowed)
+                run_id = match.group(1) if pattern.groups else None
+                return route(self, Request(run_id, body, query))
+        raise HttpError(404, "not_found", f"no route for {path!r}")
+
+    def _allow(self, method: str, *allowed: str) -> None:
+        if method not in allowed:
+            raise HttpError(
+                405,
+                "method_not_allowed",
+                f"{method} is not allowed here",
+                headers={"Allow": ", ".join(allowed)},
+            )
+
+    def _asset(self, token: str) -> None:
+        asset = self.host.assets.get(token) if _TOKEN.match(token) else None
+        if asset is None:
+            raise HttpError(404, "not_found", "no such asset")
+        self.begin(
+            200,
+            {
+                "Content-Type": asset.content_type,
+                "Content-Length": str(asset.size),
+                "Cache-Control": "private, max-age=300",
+                "X-Content-Type-Options": "nosniff",
+            },
+        )
+        if self.command == "HEAD":
+            return
+        for piece in asset.chunks():
+            self.wfile.write(piece)

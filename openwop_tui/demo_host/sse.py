@@ -1,0 +1,94 @@
+"""Stream modes and SSE frames (protocol.md §3.1, §3.4).
+
+Pure functions: which events a ``?streamMode=`` admits, and the text of one frame.
+
+* ``updates`` (the default): run transitions, terminal node transitions, suspensions, HITL and
+  artifacts; not ``node.started``, not chunks, not reasoning.
+* ``messages``: only ``output.chunk``, sent as ``event: ai.message.chunk`` whose ``data:`` is the
+  bare chunk payload.
+* ``debug``: everything, ``event:`` = the type.
+* A comma mix is the union; each frame's ``event:`` names the mode that admitted it and ``data:``
+  is the full RunEventDoc, so a client dispatches on ``data.type``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+#: The modes this host serves, as ``details.supported`` lists them on a 400.
+SUPPORTED_MODES = ("updates", "messages", "debug")
+
+_UPDATES_EXACT = frozenset(
+    {
+        "node.completed",
+        "node.failed",
+        "node.skipped",
+        "node.cancelled",
+        "node.suspended",
+        "node.resumed",
+        "node.dispatched",
+        "artifact.created",
+    }
+)
+_UPDATES_PREFIXES = ("run.", "interrupt.", "approval.", "clarification.", "conversation.")
+
+
+class StreamModeError(ValueError):
+    """``?streamMode=`` named a mode this host does not serve."""
+
+
+def parse_modes(values: Iterable[str]) -> tuple[str, ...]:
+    """Parse the ``streamMode`` query values (repeats are joined) into distinct modes, in order.
+
+    No value, or only empty ones, means the default ``updates``.
+    """
+    raw = ",".join(values)
+    if not raw.strip():
+        return ("updates",)
+    modes: list[str] = []
+    for part in raw.split(","):
+        mode = part.strip()
+        if mode not in SUPPORTED_MODES:
+            raise StreamModeError(raw)
+        if mode not in modes:
+            modes.append(mode)
+    return tuple(modes)
+
+
+def admits(mode: str, event_type: str) -> bool:
+    """Whether ``mode`` lets an event of this type through."""
+    if mode == "debug":
+        return True
+    if mode == "messages":
+        return event_type == "output.chunk"
+    return event_type in _UPDATES_EXACT or event_type.startswith(_UPDATES_PREFIXES)
+
+
+def admitted(doc: Mapping[str, Any], modes: tuple[str, ...]) -> bool:
+    """Whether any of ``modes`` admits this event."""
+    return any(admits(mode, doc["type"]) for mode in modes)
+
+
+def frame(doc: Mapping[str, Any], modes: tuple[str, ...]) -> str | None:
+    """The SSE frame for one event under ``modes``, or ``None`` if none of them admits it."""
+    event_type: str = doc["type"]
+    data: Any = doc
+    if len(modes) == 1:
+        mode = modes[0]
+        if not admits(mode, event_type):
+            return None
+        label = event_type
+        if mode == "messages":
+            label, data = "ai.message.chunk", doc["payload"]
+    else:
+        # Label with the narrowest admitting mode (fixed order, whatever the query's order),
+        # so `debug,updates` still says `updates` for a run transition.
+        found = [m for m in SUPPORTED_MODES if m in modes and admits(m, event_type)]
+        if not found:
+            return None
+        label = found[0]
+    # ensure_ascii: some line splitters (str.splitlines) break on U+2028 and friends, which
+    # would tear a frame; escaped, every data line is plain ASCII with no separators in it.
+    return f"id: {doc['sequence']}\nevent: {label}\ndata: {json.dumps(data)}\n\n"

@@ -1,0 +1,292 @@
+"""The tour's items: one node per envelope family, plus the media a client must degrade on.
+
+Each item is a function from the run context to steps (see `steps.py`), so ``demo.tour`` and
+``demo.chat`` (when asked for ``image``, ``code``, ``everything``…) emit the very same nodes.
+Node ids double as the item names a chat reply talks about.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable, Iterator
+
+from openwop_tui.demo_host import media
+from openwop_tui.demo_host.steps import (
+    VENDOR,
+    Emit,
+    Pause,
+    Step,
+    WorkflowContext,
+    envelope_node,
+)
+from openwop_tui.demo_host.steps import media_payload as _media
+
+Item = Callable[[WorkflowContext], Iterator[Step]]
+
+FIB_PY = '''\
+"""Fibonacci numbers, two ways."""
+
+from functools import cache
+
+
+@cache
+def fib(n: int) -> int:
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+
+def fib_iter(n: int) -> int:
+    a, b = 0, 1
+    for _ in range(n):
+        a, b = b, a + b
+    return a
+
+
+if __name__ == "__main__":
+    print([fib(i) for i in range(10)])
+'''
+
+
+def code(ctx: WorkflowContext) -> Iterator[Step]:
+    """A code envelope: ``display: code``, python, titled ``fib.py``."""
+    yield from envelope_node(
+        ctx,
+        "code",
+        f"{VENDOR}.snippet",
+        {"path": "fib.py", "lang": "python", "source": FIB_PY},
+        {"display": "code", "lang": "python", "title": "fib.py"},
+        completion=FIB_PY,
+    )
+
+
+def card(ctx: WorkflowContext) -> Iterator[Step]:
+    """A card whose body is markdown, carried in ``outputs.completion``."""
+    body = (
+        "**Deploy succeeded** in `1m 42s`\n\n- 3 services updated\n- 0 errors, 1 warning\n"
+        "- Next window: *Thursday 14:00 UTC*"
+    )
+    yield from envelope_node(
+        ctx,
+        "card",
+        f"{VENDOR}.card",
+        {"headline": "Deploy succeeded", "items": ["3 services updated", "0 errors, 1 warning"]},
+        {"display": "card", "title": "Deployment summary"},
+        completion=body,
+    )
+
+
+def status(ctx: WorkflowContext) -> Iterator[Step]:
+    """A card whose payload is an object and which has no text: drawn as a key/value table."""
+    payload = {
+        "service": "openwop-tui demo host",
+        "healthy": True,
+        "uptimeSeconds": 42,
+        "streams": {"open": 1, "modes": ["updates", "messages", "debug"]},
+        "regions": ["loopback"],
+    }
+    yield from envelope_node(
+        ctx, "status", f"{VENDOR}.status", payload, {"display": "card", "title": "Host status"}
+    )
+
+
+def chart(ctx: WorkflowContext) -> Iterator[Step]:
+    """A PNG by URL; the one item whose URL is absolute, so clients handle both shapes."""
+    data = media.chart_png()
+    url = ctx.store(data, "image/png", absolute=True)
+    yield from envelope_node(
+        ctx,
+        "chart",
+        "media.image",
+        _media(url=url, size=len(data), mime_type="image/png"),
+        {
+            "display": "image",
+            "mimeType": "image/png",
+            "title": "Demo revenue by region",
+            "alt": "Bar chart of demo revenue by region: North 42, South 67, East 55, West 88",
+        },
+    )
+
+
+def badge(ctx: WorkflowContext) -> Iterator[Step]:
+    """A small PNG carried inline as base64 (well under ``maxInlineMediaBytes``)."""
+    data = media.badge_png()
+    encoded = base64.b64encode(data).decode("ascii")
+    yield from envelope_node(
+        ctx,
+        "badge",
+        "media.image",
+        _media(data=encoded, size=len(data), mime_type="image/png"),
+        {
+            "display": "image",
+            "mimeType": "image/png",
+            "title": "Inline image",
+            "alt": "A green badge with a tick and the word 'inline'",
+        },
+    )
+
+
+def speech(ctx: WorkflowContext) -> Iterator[Step]:
+    """A real spoken clip by URL, with its measured duration."""
+    data = media.audio_ogg()
+    url = ctx.store(data, "audio/ogg")
+    yield from envelope_node(
+        ctx,
+        "speech",
+        "media.audio",
+        _media(
+            url=url, size=len(data), mime_type="audio/ogg", duration=media.AUDIO_DURATION_SECONDS
+        ),
+        {
+            "display": "audio",
+            "mimeType": "audio/ogg",
+            "title": "Spoken greeting",
+            "alt": f"A synthetic voice saying: '{media.AUDIO_TRANSCRIPT}'",
+        },
+    )
+
+
+def report(ctx: WorkflowContext) -> Iterator[Step]:
+    """A CSV file by URL with a name, and the ``artifact.created`` that records it."""
+    data = media.report_csv()
+    url = ctx.store(data, "text/csv")
+    name = "tour-report.csv"
+    yield from envelope_node(
+        ctx,
+        "report",
+        "media.file",
+        _media(url=url, size=len(data), mime_type="text/csv", name=name),
+        {
+            "display": "file",
+            "mimeType": "text/csv",
+            "title": name,
+            "alt": "A CSV report listing every envelope family in the tour",
+        },
+    )
+    yield Emit(
+        "artifact.created",
+        {
+            "artifactId": f"art_report_{ctx.run_id}",
+            "artifactType": f"{VENDOR}.report",
+            "nodeId": "report",
+            "version": 1,
+            "summary": f"{name} (CSV, {len(data)} bytes)",
+            "registered": False,
+        },
+        "report",
+        ctx.correlation_id("report"),
+    )
+
+
+def hologram(ctx: WorkflowContext) -> Iterator[Step]:
+    """An unknown ``display`` value: a client falls back to the text in the completion."""
+    text = "If you can read this, the client fell back to text for `display: hologram`."
+    yield from envelope_node(
+        ctx,
+        "hologram",
+        f"{VENDOR}.hologram",
+        {"text": text},
+        {"display": "hologram"},
+        completion=text,
+    )
+
+
+def raw(ctx: WorkflowContext) -> Iterator[Step]:
+    """An envelope with no rendering hint and no text: only raw JSON can show it."""
+    payload = {
+        "latencyMs": {"p50": 12, "p95": 31, "p99": 77},
+        "requests": 1024,
+        "errors": [],
+        "sampledAt": ctx.run_id,
+    }
+    yield from envelope_node(ctx, "raw", f"{VENDOR}.metrics", payload, None)
+
+
+def oversized(ctx: WorkflowContext) -> Iterator[Step]:
+    """A 48 MiB PNG by URL: a client should refuse to fetch it and say why."""
+    token = ctx.assets.put_lazy(media.OVERSIZED_BYTES, "image/png", media.oversized_png_chunks)
+    yield from envelope_node(
+        ctx,
+        "oversized",
+        "media.image",
+        _media(url=ctx.assets.path(token), size=media.OVERSIZED_BYTES, mime_type="image/png"),
+        {
+            "display": "image",
+            "mimeType": "image/png",
+            "title": "Oversized image",
+            "alt": "A 48 MiB picture: far too large to fetch by default",
+        },
+    )
+
+
+def undecodable(ctx: WorkflowContext) -> Iterator[Step]:
+    """Bytes labelled image/png that are not an image: the decoder must fail gracefully."""
+    data = media.undecodable_bytes()
+    url = ctx.store(data, "image/png")
+    yield from envelope_node(
+        ctx,
+        "undecodable",
+        "media.image",
+        _media(url=url, size=len(data), mime_type="image/png"),
+        {
+            "display": "image",
+            "mimeType": "image/png",
+            "title": "Undecodable image",
+            "alt": "A picture whose bytes are not an image at all",
+        },
+    )
+
+
+def missing_audio(ctx: WorkflowContext) -> Iterator[Step]:
+    """An audio clip whose asset the host does not have: fetching it answers 404."""
+    yield from envelope_node(
+        ctx,
+        "missing-audio",
+        "media.audio",
+        _media(url=ctx.missing_asset_url(), size=81234, mime_type="audio/ogg", duration=4.2),
+        {
+            "display": "audio",
+            "mimeType": "audio/ogg",
+            "title": "Missing audio",
+            "alt": "An audio clip the host no longer has",
+        },
+    )
+
+
+def unsafe_url(ctx: WorkflowContext) -> Iterator[Step]:
+    """An image pointing at a local file: a client must refuse the URL, not open it."""
+    yield from envelope_node(
+        ctx,
+        "unsafe-url",
+        "media.image",
+        _media(url="file:///etc/passwd", size=2048, mime_type="image/png"),
+        {
+            "display": "image",
+            "mimeType": "image/png",
+            "title": "Unsafe URL",
+            "alt": "An image whose URL points at a local file; it must not be loaded",
+        },
+    )
+
+
+#: Every tour item after the intro, in tour order: families first, then degradations.
+ITEMS: tuple[Item, ...] = (
+    code,
+    card,
+    status,
+    chart,
+    badge,
+    speech,
+    report,
+    hologram,
+    raw,
+    oversized,
+    undecodable,
+    missing_audio,
+    unsafe_url,
+)
+
+
+def tour(ctx: WorkflowContext, *, gap: float = 0.15) -> Iterator[Step]:
+    """Every item of the tour, with a short pause before each."""
+    for item in ITEMS:
+        yield Pause(gap)
+        yield from item(ctx)

@@ -1,0 +1,62 @@
+"""The workflows this host runs, by id: ``demo.chat``, ``demo.tour`` and ``conformance-noop``.
+
+``demo.chat`` lives in `chat.py` and the tour's items in `tour.py`; this module holds the
+registry and the two small workflows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Mapping
+from types import MappingProxyType
+
+from openwop_tui.demo_host import tour
+from openwop_tui.demo_host.chat import demo_chat
+from openwop_tui.demo_host.runs import Workflow
+from openwop_tui.demo_host.steps import Emit, Pause, Step, WorkflowContext, text_node
+
+#: The tour's opening text, streamed as markdown chunks on the `intro` node.
+INTRO = """\
+# Welcome to the OpenWOP tour
+
+Everything below arrives as **run events** from a real OpenWOP host on your machine, and each
+item is an *envelope* drawn by its own renderer:
+
+- a `code` block and two `card`s (one with a markdown body, one from a plain JSON object)
+- a chart fetched **by URL**, a small picture sent **inline**, and a spoken clip
+- a CSV `file` you can save
+- a `hologram` (a display value nobody knows) and an envelope with **no hint at all**
+
+Then come the things a careful client must *refuse or degrade*: a 48 MiB image, bytes that are
+not an image, audio the host has lost, and a `file://` URL.
+"""
+
+
+def demo_tour(ctx: WorkflowContext) -> Generator[Step, None, None]:
+    """Every envelope family at once, then the media a client must degrade on."""
+    yield from text_node(ctx, "intro", INTRO)
+    yield from tour.tour(ctx)
+    yield Emit(
+        "run.completed",
+        {
+            "outputs": {"nodes": 1 + len(tour.ITEMS), "envelopes": len(tour.ITEMS)},
+            "durationMs": ctx.elapsed_ms(),
+        },
+    )
+
+
+def conformance_noop(ctx: WorkflowContext) -> Generator[Step, None, None]:
+    """One node that does nothing, like the reference hosts' ``conformance-noop``."""
+    yield Emit("node.started", {"nodeId": "noop", "typeId": "core.noop", "attempt": 0}, "noop")
+    yield Pause(0.05)
+    yield Emit("node.completed", {"nodeId": "noop", "outputs": {}, "durationMs": 0}, "noop")
+    yield Emit("run.completed", {"outputs": {}, "durationMs": ctx.elapsed_ms()})
+
+
+#: Workflow id → workflow, in the order the "unknown workflow" error lists them.
+WORKFLOWS: Mapping[str, Workflow] = MappingProxyType(
+    {
+        "demo.chat": demo_chat,
+        "demo.tour": demo_tour,
+        "conformance-noop": conformance_noop,
+    }
+)
