@@ -1,0 +1,137 @@
+"""Command line: ``openwop-tui`` and its subcommands.
+
+* ``openwop-tui``: the chat app, against the embedded demo host unless ``--host`` is given;
+* ``openwop-tui demo-host [--port N]``: the demo host alone;
+* ``openwop-tui render FILE.sse``: print a recorded stream's transcript;
+* ``openwop-tui run WORKFLOW``: run a workflow and print its transcript (exit 0/1/2).
+
+Settings come from flags, then ``OPENWOP_BASE_URL`` / ``OPENWOP_API_KEY``, then the config file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from openwop_tui import __version__
+from openwop_tui.config import IMAGE_MODES, Config, ConfigError, load_config
+
+
+def _connection_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--host",
+        metavar="URL",
+        default=argparse.SUPPRESS,
+        help="base URL of an OpenWOP host (default: the embedded demo host; env OPENWOP_BASE_URL)",
+    )
+    parser.add_argument(
+        "--api-key",
+        metavar="KEY",
+        default=argparse.SUPPRESS,
+        help="Bearer key for the host (env OPENWOP_API_KEY)",
+    )
+    parser.add_argument(
+        "--images",
+        choices=IMAGE_MODES,
+        default=argparse.SUPPRESS,
+        help="how to draw images: auto, halfblock or none",
+    )
+    parser.add_argument(
+        "--no-audio",
+        dest="audio",
+        action="store_false",
+        default=argparse.SUPPRESS,
+        help="never play sound",
+    )
+    parser.add_argument(
+        "--max-asset-bytes",
+        type=int,
+        metavar="N",
+        default=argparse.SUPPRESS,
+        help="largest media download, in bytes (default 16 MiB)",
+    )
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        type=Path,
+        default=argparse.SUPPRESS,
+        help="TOML settings file (default: ~/.config/openwop-tui/config.toml)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for tests and for --help)."""
+    parser = argparse.ArgumentParser(
+        prog="openwop-tui",
+        description="A terminal chat client for OpenWOP hosts. With no arguments it starts its "
+        "own demo host on loopback and opens the chat.",
+    )
+    parser.add_argument("--version", action="version", version=f"openwop-tui {__version__}")
+    _connection_flags(parser)
+    parser.add_argument(
+        "--workflow",
+        metavar="ID",
+        default=argparse.SUPPRESS,
+        help="chat workflow to run per message (default demo.chat)",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    demo = commands.add_parser("demo-host", help="run the embedded demo host alone")
+    demo.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
+
+    render = commands.add_parser("render", help="print the transcript of a recorded .sse file")
+    render.add_argument("file", metavar="FILE.sse", help="recorded stream, or - for stdin")
+    render.add_argument("--images", choices=IMAGE_MODES, default=argparse.SUPPRESS)
+
+    run = commands.add_parser("run", help="run a workflow and print its transcript")
+    run.add_argument("workflow", metavar="WORKFLOW")
+    _connection_flags(run)
+    run.add_argument("--message", metavar="TEXT", help="a user message (inputs.messages)")
+    run.add_argument("--input", metavar="JSON", help="the run's inputs as a JSON object")
+    return parser
+
+
+_SETTINGS = ("host", "api_key", "images", "audio", "max_asset_bytes", "workflow")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``openwop-tui`` script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    flags: dict[str, Any] = {k: v for k, v in vars(args).items() if k in _SETTINGS}
+    try:
+        config = load_config(flags, path=getattr(args, "config", None))
+    except ConfigError as error:
+        parser.exit(2, f"openwop-tui: {error}\n")
+    return dispatch(args, config)
+
+
+def dispatch(args: argparse.Namespace, config: Config) -> int:
+    """Run the chosen command."""
+    if args.command == "demo-host":
+        from openwop_tui.demo_host import serve_forever
+
+        serve_forever(port=args.port)
+        return 0
+    if args.command == "render":
+        from openwop_tui.commands import make_console, render_file
+
+        return render_file(args.file, config, make_console())
+    if args.command == "run":
+        from openwop_tui.commands import make_console, run_workflow
+
+        return run_workflow(
+            args.workflow, config, make_console(), message=args.message, inputs=args.input
+        )
+
+    from openwop_tui.app import ChatApp
+
+    ChatApp(config).run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

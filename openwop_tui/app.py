@@ -1,0 +1,299 @@
+"""The chat app: composition and routing.
+
+The app connects a `Session` (network, no Textual) to the widgets: user input starts a run in
+an exclusive worker, each event is folded by the pure `Transcript` and the changes drawn by the
+`TranscriptView`; envelopes are fetched and rendered off the event loop; envelope buttons are
+carried out here (play through the sound card, save, open). Every failure becomes a line in the
+transcript and a notification, never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import replace
+from pathlib import Path
+from typing import ClassVar
+
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import Footer, Input
+
+from openwop_tui import actions
+from openwop_tui.audio import PlaybackError, Player, probe
+from openwop_tui.config import Config
+from openwop_tui.demo_host import DemoHost
+from openwop_tui.protocol.client import HostClient, HostError
+from openwop_tui.protocol.events import RunEvent
+from openwop_tui.protocol.stream import StreamNotice
+from openwop_tui.renderers import render
+from openwop_tui.renderers.base import AudioSupport, RenderContext
+from openwop_tui.screens.help import HelpScreen
+from openwop_tui.session import RunCreated, Session
+from openwop_tui.themes import THEMES
+from openwop_tui.transcript import Transcript
+from openwop_tui.widgets.envelope_view import EnvelopeView
+from openwop_tui.widgets.events_panel import EventsPanel
+from openwop_tui.widgets.status import StatusLine
+from openwop_tui.widgets.transcript_view import TranscriptView
+
+log = logging.getLogger(__name__)
+
+
+class ChatApp(App[None]):
+    """Chat with an OpenWOP host; every envelope drawn."""
+
+    TITLE = "openwop-tui"
+    CSS_PATH = "app.tcss"
+    AUTO_FOCUS = "#prompt"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel_run", "Cancel run"),
+        Binding("f1", "help", "Help"),
+        Binding("f2", "toggle_events", "Events"),
+        Binding("f3", "toggle_verbose", "Lifecycle"),
+        Binding("ctrl+l", "clear", "Clear", show=False),
+        Binding("ctrl+q", "quit", "Quit"),
+    ]
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        demo_pace: float = 1.0,
+        audio_support: AudioSupport | None = None,
+    ) -> None:
+        super().__init__()
+        self.config = config
+        self.transcript = Transcript()
+        self.session: Session | None = None
+        self.demo_host: DemoHost | None = None
+        self._demo_pace = demo_pace
+        self._audio_support = audio_support
+        self._player: Player | None = None
+        self._client: HostClient | None = None
+        self._base_context = RenderContext(
+            images="halfblock" if config.images != "none" else "none"
+        )
+        for theme in THEMES:
+            self.register_theme(theme)
+        self.theme = config.theme
+
+    # ------------------------------------------------------------ composition
+
+    def compose(self) -> ComposeResult:
+        yield StatusLine(id="status")
+        yield EventsPanel(id="events")
+        yield TranscriptView(id="transcript")
+        yield Input(placeholder="Message the host — Enter to send, F1 for help", id="prompt")
+        yield Footer()
+
+    @property
+    def view(self) -> TranscriptView:
+        return self.query_one(TranscriptView)
+
+    @property
+    def status(self) -> StatusLine:
+        return self.query_one(StatusLine)
+
+    async def on_mount(self) -> None:
+        self.view.on_envelope = self._envelope_mounted
+        self.connect()
+
+    async def on_unmount(self) -> None:
+        if self._player is not None:
+            self._player.stop()
+        if self._client is not None:
+            await self._client.aclose()
+        if self.demo_host is not None:
+            await asyncio.to_thread(self.demo_host.stop)
+
+    # -------------------------------------------------------------- connecting
+
+    @work(exclusive=True, group="connect")
+    async def connect(self) -> None:
+        """Start the demo host if needed, then read the host's discovery document."""
+        status = self.status
+        status.connection = "connecting"
+        if self._audio_support is None:
+            self._audio_support = (
+                await asyncio.to_thread(probe)
+                if self.config.audio
+                else AudioSupport(False, "audio is off (--no-audio)")
+            )
+        self._base_context = replace(self._base_context, audio=self._audio_support)
+        host, api_key = self.config.host, self.config.api_key
+        if host is None:
+            try:
+                self.demo_host = DemoHost(pace=self._demo_pace)
+                await asyncio.to_thread(self.demo_host.start)
+            except OSError as error:
+                await self._notice("error", f"could not start the embedded demo host: {error}")
+                status.connection = "error"
+                return
+            host, api_key = self.demo_host.url, self.demo_host.api_key
+        status.host = host
+        self._client = HostClient(host, api_key)
+        self.session = Session(
+            self._client,
+            workflow_id=self.config.workflow,
+            max_asset_bytes=self.config.max_asset_bytes,
+            stream_modes=self.config.stream_modes,
+        )
+        await self._discover()
+
+    async def _discover(self) -> bool:
+        assert self.session is not None
+        try:
+            discovery = await self.session.connect()
+        except HostError as error:
+            self.status.connection = "disconnected"
+            await self._notice("error", error.message)
+            return False
+        self.status.connection = "connected"
+        self.status.protocol = discovery.protocol_version or "?"
+        self.status.implementation = discovery.implementation_name or ""
+        if self.demo_host is not None and not self.transcript.items:
+            await self._notice(
+                "info",
+                "Connected to the embedded demo host. Try “show me everything”, or ask for an "
+                "image, audio, code, a card, a file or json. F1 lists the keys.",
+            )
+        return True
+
+    # ---------------------------------------------------------------- chatting
+
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        if not text:
+            return
+        if self.session is None:
+            self.notify("Still connecting to the host…", severity="warning")
+            return
+        if self.session.current_run is not None:
+            self.notify("A run is in progress: wait for it, or press Esc to cancel it.")
+            return
+        event.input.value = ""
+        await self.view.apply([self.transcript.add_user(text)])
+        self.view.scroll_end(animate=False)
+        self.run_turn(text)
+
+    @work(exclusive=True, group="run")
+    async def run_turn(self, text: str) -> None:
+        """One user turn: create the run, stream it, fold and draw every event."""
+        session = self.session
+        assert session is not None
+        status = self.status
+        if session.discovery is None and not await self._discover():
+            return
+        panel = self.query_one(EventsPanel)
+        try:
+            async for item in session.send(text):
+                if isinstance(item, RunCreated):
+                    status.run_id = item.handle.run_id
+                    status.run_status = item.handle.status or "running"
+                    status.connection = "streaming"
+                elif isinstance(item, RunEvent):
+                    panel.add_event(item)
+                    await self.view.apply(self.transcript.apply(item))
+                    if self.transcript.status:
+                        status.run_status = self.transcript.status
+                elif isinstance(item, StreamNotice):
+                    panel.add_note(item.message)
+                    if "reconnect" in item.message.lower():
+                        status.connection = "reconnecting"
+                    await self._notice(item.level, item.message)
+        except HostError as error:
+            status.run_status = "error"
+            await self._notice("error", error.message)
+        except Exception as error:  # the user sees a sentence, the log keeps the traceback
+            log.exception("run failed unexpectedly")
+            status.run_status = "error"
+            await self._notice("error", f"unexpected error: {type(error).__name__}: {error}")
+        finally:
+            if status.connection in ("streaming", "reconnecting"):
+                status.connection = "connected"
+
+    async def _notice(self, level: str, text: str) -> None:
+        assert level in ("info", "warning", "error")
+        await self.view.apply([self.transcript.add_notice(level, text)])  # type: ignore[arg-type]
+        if level == "error":
+            self.notify(text, severity="error", timeout=8)
+
+    async def _envelope_mounted(self, view: EnvelopeView) -> None:
+        self.render_envelope(view)
+
+    @work(group="assets")
+    async def render_envelope(self, view: EnvelopeView) -> None:
+        """Fetch the envelope's asset, then run its renderer in a thread and show the result."""
+        session = self.session
+        envelope = view.item.envelope
+        width = max(20, self.view.size.width - 8)
+        base = replace(self._base_context, width=width)
+        context = await session.context_for(envelope, base) if session else base
+        rendered = await asyncio.to_thread(render, envelope, context)
+        if view.is_attached:
+            await view.show(rendered)
+
+    # ----------------------------------------------------------------- actions
+
+    async def on_envelope_view_action_requested(self, event: EnvelopeView.ActionRequested) -> None:
+        rendered = event.view.rendered
+        if rendered is None:
+            return
+        name = event.action.name
+        try:
+            if name == "play":
+                if rendered.data is None:
+                    raise actions.ActionError("the audio bytes are not here")
+                self._player = self._player or Player()
+                duration = await asyncio.to_thread(self._player.play, rendered.data)
+                self.notify(f"playing {duration:.1f} s")
+            elif name == "stop":
+                if self._player is not None:
+                    self._player.stop()
+            elif name in ("save", "open"):
+                if rendered.data is None:
+                    raise actions.ActionError("the bytes are not here to save")
+                path = await asyncio.to_thread(self._save, rendered.data, rendered.filename)
+                message = f"saved to {path}"
+                if name == "open":
+                    message = await asyncio.to_thread(actions.open_path, path)
+                self.notify(message)
+            elif name == "copy":
+                text = event.view.item.envelope.text or ""
+                self.copy_to_clipboard(text)
+                self.notify("copied to the clipboard")
+        except (actions.ActionError, PlaybackError) as error:
+            self.notify(str(error), severity="error", timeout=8)
+
+    def _save(self, data: bytes, name: str | None) -> Path:
+        return actions.save_bytes(data, name, actions.download_dir(self.config.download_dir))
+
+    # ---------------------------------------------------------------- bindings
+
+    async def action_cancel_run(self) -> None:
+        """Ask the host to cancel the running run; drop the stream if the host won't answer."""
+        session = self.session
+        if session is None or session.current_run is None:
+            self.notify("No run to cancel.")
+            return
+        self.status.run_status = "cancelling"
+        try:
+            await session.cancel()
+        except HostError as error:
+            await self._notice("warning", f"the host did not accept the cancel: {error.message}")
+            self.workers.cancel_group(self, "run")
+            self.status.run_status = "cancelled (locally)"
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    def action_toggle_events(self) -> None:
+        self.query_one(EventsPanel).toggle_class("-visible")
+
+    def action_toggle_verbose(self) -> None:
+        self.view.toggle_class("-verbose")
+
+    async def action_clear(self) -> None:
+        await self.view.clear()

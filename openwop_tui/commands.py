@@ -1,0 +1,168 @@
+"""The non-interactive commands: ``render`` a recorded stream, ``run`` a workflow and print it.
+
+Both print with the same renderers as the app, in colour on a terminal and as plain text when
+stdout is not one or ``NO_COLOR`` is set. Every failure is one clear line on stderr and an exit
+code: 0 run completed, 1 run failed or was cancelled, 2 usage or connection error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Iterator, Mapping
+from typing import Any, TextIO
+
+from rich.console import Console
+from rich.text import Text
+
+from openwop_tui.audio import probe
+from openwop_tui.config import Config
+from openwop_tui.demo_host import DemoHost
+from openwop_tui.printer import TranscriptPrinter
+from openwop_tui.protocol.client import HostClient, HostError
+from openwop_tui.protocol.events import RunEvent
+from openwop_tui.protocol.sse import SSEDecoder, events_from_frame
+from openwop_tui.protocol.stream import StreamNotice
+from openwop_tui.renderers.base import AudioSupport, RenderContext
+from openwop_tui.session import RunCreated, Session
+from openwop_tui.transcript import Transcript
+
+EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def make_console(file: TextIO | None = None) -> Console:
+    """A console that is plain when the output is not a terminal or ``NO_COLOR`` is set."""
+    out = file or sys.stdout
+    plain = not out.isatty() or bool(os.environ.get("NO_COLOR"))
+    return Console(
+        file=out,
+        no_color=plain,
+        highlight=False,
+        emoji=False,
+        soft_wrap=False,
+        color_system=None if plain else "auto",
+    )
+
+
+def base_context(config: Config, console: Console, *, audio: AudioSupport) -> RenderContext:
+    """The render context for printing: images only where colours can show them."""
+    images = config.images
+    if images == "auto":
+        images = "halfblock" if console.color_system else "none"
+    return RenderContext(
+        width=console.width, images="none" if images == "none" else "halfblock", audio=audio
+    )
+
+
+def render_file(path: str, config: Config, console: Console) -> int:
+    """Print the transcript of a recorded ``.sse`` file (``-`` for stdin)."""
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+    except OSError as error:
+        print(f"openwop-tui: cannot read {path}: {error.strerror or error}", file=sys.stderr)
+        return EXIT_USAGE
+    audio = AudioSupport(False, "this is a printed transcript; play it in the app")
+    printer = TranscriptPrinter(console, base_context(config, console, audio=audio))
+    return asyncio.run(_render_text(text, printer))
+
+
+async def _render_text(text: str, printer: TranscriptPrinter) -> int:
+    transcript = Transcript()
+    decoder = SSEDecoder()
+    frames = [*decoder.feed(text), *decoder.close()]
+    for frame in frames:
+        result = events_from_frame(frame.event, frame.data, frame.id)
+        for problem in result.problems:
+            await printer.feed([transcript.add_notice("warning", problem)])
+        for event in result.events:
+            await printer.feed(transcript.apply(event))
+    if not frames:
+        await printer.feed([transcript.add_notice("warning", "no SSE frames in the input")])
+    await printer.flush()
+    return EXIT_OK
+
+
+@contextlib.contextmanager
+def _host(config: Config) -> Iterator[tuple[str, str | None]]:
+    """The configured host, or the embedded demo host for as long as the block runs."""
+    if config.host is not None:
+        yield config.host, config.api_key
+        return
+    with DemoHost() as demo:
+        yield demo.url, demo.api_key
+
+
+def run_workflow(
+    workflow: str, config: Config, console: Console, *, message: str | None, inputs: str | None
+) -> int:
+    """Create a run, stream it, print the transcript; the exit code tells how it ended."""
+    try:
+        parsed: Any = json.loads(inputs) if inputs else {}
+    except json.JSONDecodeError as error:
+        print(f"openwop-tui: --input is not valid JSON: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    if not isinstance(parsed, Mapping):
+        print("openwop-tui: --input must be a JSON object", file=sys.stderr)
+        return EXIT_USAGE
+    run_inputs = dict(parsed)
+    if message is not None:
+        run_inputs["messages"] = [{"role": "user", "content": message}]
+    audio = probe() if config.audio else AudioSupport(False, "audio is off (--no-audio)")
+    try:
+        with _host(config) as (url, key):
+            return asyncio.run(_run(workflow, url, key, run_inputs, config, console, audio))
+    except OSError as error:
+        print(f"openwop-tui: could not start the embedded demo host: {error}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+async def _run(
+    workflow: str,
+    url: str,
+    key: str | None,
+    inputs: dict[str, Any],
+    config: Config,
+    console: Console,
+    audio: AudioSupport,
+) -> int:
+    transcript = Transcript()
+    async with HostClient(url, key) as client:
+        session = Session(
+            client,
+            workflow_id=workflow,
+            max_asset_bytes=config.max_asset_bytes,
+            stream_modes=config.stream_modes,
+        )
+        printer = TranscriptPrinter(
+            console, base_context(config, console, audio=audio), session=session
+        )
+        try:
+            discovery = await session.connect()
+            name = discovery.implementation_name or "OpenWOP host"
+            console.print(
+                Text(f"{name} at {url} · protocol {discovery.protocol_version}", style="dim")
+            )
+            async for item in session.start(inputs):
+                if isinstance(item, RunCreated):
+                    console.print(Text(f"run {item.handle.run_id} · {workflow}", style="dim"))
+                elif isinstance(item, RunEvent):
+                    await printer.feed(transcript.apply(item))
+                elif isinstance(item, StreamNotice):
+                    await printer.feed([transcript.add_notice(item.level, item.message)])
+        except HostError as error:
+            await printer.flush()
+            print(f"openwop-tui: {error.message}", file=sys.stderr)
+            return EXIT_USAGE
+        await printer.flush()
+    if transcript.status == "completed":
+        return EXIT_OK
+    if transcript.status is None or transcript.status in ("running", "waiting"):
+        print("openwop-tui: the stream ended before the run did", file=sys.stderr)
+    return EXIT_RUN_FAILED

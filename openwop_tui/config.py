@@ -1,0 +1,113 @@
+"""Typed, strict settings, built once in ``__main__`` and injected.
+
+Sources, later ones winning: defaults, the TOML file (``$XDG_CONFIG_HOME/openwop-tui/config.toml``
+or ``--config``), the environment (``OPENWOP_BASE_URL``, ``OPENWOP_API_KEY``: the names the SDK and
+conformance suite use), then command-line flags. Unknown keys in the file are an error, not a
+silent typo. Nothing is read at import time.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+IMAGE_MODES = ("auto", "halfblock", "none")
+
+
+class ConfigError(ValueError):
+    """The configuration file or a setting is wrong; the message says which and how."""
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Everything the app and the commands can be told."""
+
+    host: str | None = None
+    """Base URL of the OpenWOP host; ``None`` runs the embedded demo host."""
+    api_key: str | None = None
+    """Bearer key for the host. Never shown, logged or exported."""
+    workflow: str = "demo.chat"
+    """The chat workflow: one run per user turn, history in ``inputs.messages``."""
+    images: str = "auto"
+    """``auto`` (half-blocks in a colour terminal), ``halfblock`` or ``none``."""
+    audio: bool = True
+    """Play audio through the sound card when one is there."""
+    max_asset_bytes: int = 16 * 1024 * 1024
+    """Ceiling for any media download, whatever the host advertises."""
+    download_dir: str | None = None
+    """Where saved media go; default ``~/Downloads/openwop-tui`` (or the cwd if unwritable)."""
+    stream_modes: str = "updates,messages"
+    theme: str = "textual-dark"
+
+    def __repr__(self) -> str:  # keep the key out of logs and tracebacks
+        shown = {f.name: getattr(self, f.name) for f in fields(self)}
+        if shown["api_key"]:
+            shown["api_key"] = "***"
+        return f"Config({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
+
+    def merged(self, values: Mapping[str, Any], *, source: str) -> Config:
+        """A copy with ``values`` applied; unknown keys and wrong types raise `ConfigError`."""
+        known = {f.name: f for f in fields(self)}
+        changes: dict[str, Any] = {}
+        for key, value in values.items():
+            name = key.replace("-", "_")
+            if name not in known:
+                raise ConfigError(
+                    f"{source}: unknown setting {key!r}; known: {', '.join(sorted(known))}"
+                )
+            if value is None:
+                continue
+            current = getattr(self, name)
+            expected = type(current) if current is not None else str
+            if name == "max_asset_bytes" and not (
+                isinstance(value, int) and not isinstance(value, bool) and value > 0
+            ):
+                raise ConfigError(f"{source}: max_asset_bytes must be a positive integer")
+            if expected is bool and not isinstance(value, bool):
+                raise ConfigError(f"{source}: {key} must be true or false")
+            if expected is str and not isinstance(value, str):
+                raise ConfigError(f"{source}: {key} must be a string")
+            changes[name] = value
+        config = replace(self, **changes)
+        if config.images not in IMAGE_MODES:
+            raise ConfigError(
+                f"{source}: images must be one of {', '.join(IMAGE_MODES)}, not {config.images!r}"
+            )
+        return config
+
+
+def default_config_path(environ: Mapping[str, str]) -> Path:
+    """The platform's config file location (XDG on Linux and friends)."""
+    base = environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "openwop-tui" / "config.toml"
+
+
+def load_config(
+    flags: Mapping[str, Any],
+    environ: Mapping[str, str] | None = None,
+    path: Path | None = None,
+) -> Config:
+    """Build the configuration from file, environment and flags (in that order of precedence)."""
+    env = os.environ if environ is None else environ
+    config = Config()
+    file_path = path or default_config_path(env)
+    if file_path.is_file():
+        try:
+            data = tomllib.loads(file_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+            raise ConfigError(f"cannot read {file_path}: {error}") from None
+        config = config.merged(data, source=str(file_path))
+    elif path is not None:
+        raise ConfigError(f"config file {path} does not exist")
+    config = config.merged(
+        {
+            "host": env.get("OPENWOP_BASE_URL") or None,
+            "api_key": env.get("OPENWOP_API_KEY") or None,
+        },
+        source="environment",
+    )
+    return config.merged(flags, source="command line")

@@ -1,0 +1,102 @@
+"""Print a transcript without the app: the ``render`` and ``run`` commands.
+
+Items are printed in transcript order, each once it is settled (a reply once final, reasoning once
+``agent.reasoned`` arrived, a tool call once it returned), with the same renderers as the app.
+Envelopes are rendered with their assets fetched through the session when there is one; a
+recorded stream rendered offline has no host, so its URLs are shown, not fetched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from dataclasses import replace
+
+from rich.console import Console, RenderableType
+
+from openwop_tui import present
+from openwop_tui.renderers import render
+from openwop_tui.renderers.base import Asset, RenderContext
+from openwop_tui.session import Session
+from openwop_tui.transcript import (
+    Added,
+    AssistantTurn,
+    Change,
+    EnvelopeItem,
+    Item,
+    Notice,
+    Reasoning,
+    ToolCall,
+    UserTurn,
+)
+
+OFFLINE_REASON = "not fetched: a recorded stream is rendered offline, without its host"
+
+
+def _settled(item: Item) -> bool:
+    if isinstance(item, AssistantTurn):
+        return item.final
+    if isinstance(item, Reasoning | ToolCall):
+        return item.done
+    return True
+
+
+class TranscriptPrinter:
+    """Prints transcript items in order as they settle."""
+
+    def __init__(
+        self,
+        console: Console,
+        context: RenderContext,
+        *,
+        session: Session | None = None,
+        verbose: bool = True,
+    ) -> None:
+        self.console = console
+        self.context = context
+        self.session = session
+        self.verbose = verbose
+        self._pending: list[Item] = []
+
+    async def feed(self, changes: Iterable[Change]) -> None:
+        """Take fold changes; print whatever is ready, in order."""
+        for change in changes:
+            if isinstance(change, Added):
+                self._pending.append(change.item)
+        await self._drain(force=False)
+
+    async def flush(self) -> None:
+        """Print everything still pending, settled or not (the stream ended)."""
+        await self._drain(force=True)
+
+    async def _drain(self, *, force: bool) -> None:
+        while self._pending and (force or _settled(self._pending[0])):
+            item = self._pending.pop(0)
+            renderable = await self._renderable(item)
+            if renderable is not None:
+                self.console.print(renderable)
+                if not isinstance(item, Notice):
+                    self.console.print()
+
+    async def _renderable(self, item: Item) -> RenderableType | None:
+        if isinstance(item, UserTurn):
+            return present.user(item)
+        if isinstance(item, AssistantTurn):
+            return present.assistant(item, self.context.code_theme)
+        if isinstance(item, Reasoning):
+            return present.reasoning(item)
+        if isinstance(item, ToolCall):
+            return present.tool_call(item)
+        if isinstance(item, Notice):
+            return present.notice(item) if self.verbose or not item.verbose else None
+        return await self._envelope(item)
+
+    async def _envelope(self, item: EnvelopeItem) -> RenderableType:
+        envelope = item.envelope
+        context = replace(self.context, width=max(20, self.console.width - 4))
+        if self.session is not None:
+            context = await self.session.context_for(envelope, context)
+        elif envelope.media is not None and envelope.media.url and not envelope.media.base64:
+            context = replace(context, asset=Asset(url=envelope.media.url, error=OFFLINE_REASON))
+        rendered = await asyncio.to_thread(render, envelope, context)
+        return present.envelope(rendered)

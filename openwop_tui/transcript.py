@@ -1,0 +1,482 @@
+"""The transcript fold: run events in, turns and envelopes out.
+
+`Transcript.apply` takes one `RunEvent` at a time and returns what changed, as `Added` and
+`Updated` records, so a view can draw incrementally: a streamed token is an `Updated` with the
+delta, never a re-render of everything before it.
+
+What the fold understands (protocol.md §3.6, §6):
+
+* user turns, added by the client itself (`add_user`);
+* assistant turns assembled from ``output.chunk`` / ``ai.message.chunk`` / ``node.message``
+  deltas and finalised by ``node.completed.outputs.completion`` (authoritative: it replaces the
+  streamed text when the two differ);
+* reasoning: ``agent.reasoning.delta`` deltas, then ``agent.reasoned`` (authoritative);
+* tool calls and their returns, matched on ``callId``;
+* every envelope, in order, de-duplicated on its correlation id (re-emission rule E2);
+* run and node lifecycle, failures, interrupts and anything else worth a line.
+
+Unknown event types are ignored: the fold never raises on what a host sends. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from openwop_tui.protocol.envelopes import Envelope, extract_envelopes
+from openwop_tui.protocol.events import CHUNK_TYPES, RunEvent
+
+Level = Literal["info", "warning", "error"]
+
+
+@dataclass(slots=True, eq=False)
+class UserTurn:
+    """Something the user typed."""
+
+    id: str
+    text: str
+
+
+@dataclass(slots=True, eq=False)
+class AssistantTurn:
+    """A reply, growing while chunks arrive; ``final`` once the node completed."""
+
+    id: str
+    node_id: str | None
+    text: str = ""
+    final: bool = False
+    model: str | None = None
+    finish_reason: str | None = None
+
+
+@dataclass(slots=True, eq=False)
+class Reasoning:
+    """An agent's reasoning, streamed, then replaced by the authoritative ``agent.reasoned``."""
+
+    id: str
+    agent_id: str
+    text: str = ""
+    done: bool = False
+
+
+@dataclass(slots=True, eq=False)
+class ToolCall:
+    """A tool call and, once it returned, its outcome."""
+
+    id: str
+    call_id: str
+    agent_id: str
+    tool_name: str
+    inputs: Any = None
+    outcome: Any = None
+    error: Any = None
+    status: str | None = None
+    done: bool = False
+
+
+@dataclass(slots=True, eq=False)
+class EnvelopeItem:
+    """An envelope to draw through the renderer registry."""
+
+    id: str
+    envelope: Envelope
+
+
+@dataclass(slots=True, eq=False)
+class Notice:
+    """A line about the run: lifecycle, failures, interrupts, stream trouble.
+
+    ``verbose`` notices (node starts, usage figures) are the ones a chat view may hide and an
+    inspector shows.
+    """
+
+    id: str
+    level: Level
+    text: str
+    verbose: bool = False
+    event: RunEvent | None = None
+
+
+Item = UserTurn | AssistantTurn | Reasoning | ToolCall | EnvelopeItem | Notice
+
+
+@dataclass(frozen=True, slots=True)
+class Added:
+    """A new item at the end of the transcript."""
+
+    item: Item
+
+
+@dataclass(frozen=True, slots=True)
+class Updated:
+    """An existing item changed. ``delta`` is the appended text when the change was an append;
+    ``None`` means the item's text was replaced (or it changed otherwise) and must be redrawn."""
+
+    item: Item
+    delta: str | None = None
+
+
+Change = Added | Updated
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _error_of(payload: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """``(code, message)`` from ``payload.error{}``, else from the top level (protocol.md §8.4)."""
+    error = payload.get("error")
+    if isinstance(error, Mapping):
+        return _text(error.get("code")), _text(error.get("message"))
+    if isinstance(error, str):
+        return error, _text(payload.get("message"))
+    return _text(payload.get("code")), _text(payload.get("message"))
+
+
+def _compact(value: Any, limit: int = 160) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=str)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@dataclass
+class Transcript:
+    """The fold's state: the items so far, and the run status it has seen."""
+
+    items: list[Item] = field(default_factory=list)
+    status: str | None = None
+    """The last run status the events told of (``running``, ``completed``, ``failed``…)."""
+    _counter: int = 0
+    _open_turns: dict[str | None, AssistantTurn] = field(default_factory=dict)
+    _reasoning: dict[str, Reasoning] = field(default_factory=dict)
+    _calls: dict[str, ToolCall] = field(default_factory=dict)
+    _seen_envelopes: set[str] = field(default_factory=set)
+
+    # ----------------------------------------------------------------- helpers
+
+    def _next_id(self, prefix: str) -> str:
+        self._counter += 1
+        return f"{prefix}-{self._counter}"
+
+    def _add(self, item: Item) -> Added:
+        self.items.append(item)
+        return Added(item)
+
+    def _notice(
+        self, level: Level, text: str, event: RunEvent | None = None, *, verbose: bool = False
+    ) -> Added:
+        return self._add(Notice(self._next_id("notice"), level, text, verbose, event))
+
+    def _close_turns(self) -> list[Change]:
+        """Mark every open assistant turn final (the run or node ended)."""
+        changes: list[Change] = []
+        for turn in self._open_turns.values():
+            if not turn.final:
+                turn.final = True
+                changes.append(Updated(turn))
+        self._open_turns.clear()
+        return changes
+
+    # -------------------------------------------------------------- public API
+
+    def add_user(self, text: str) -> Added:
+        """Record a user turn (the client knows it before any event does)."""
+        return self._add(UserTurn(self._next_id("user"), text))
+
+    def add_notice(self, level: Level, text: str, *, verbose: bool = False) -> Added:
+        """Record a line that did not come from a run event (stream trouble, client errors)."""
+        return self._notice(level, text, verbose=verbose)
+
+    def apply(self, event: RunEvent) -> list[Change]:
+        """Fold one event in; return what changed (often nothing)."""
+        handler = _HANDLERS.get(event.type)
+        if handler is not None:
+            return handler(self, event)
+        if event.type in CHUNK_TYPES:
+            return self._on_chunk(event)
+        return []
+
+    # ----------------------------------------------------------------- chunks
+
+    def _on_chunk(self, event: RunEvent) -> list[Change]:
+        payload = event.payload
+        delta = payload.get("chunk")
+        if not isinstance(delta, str):
+            delta = payload.get("delta")
+        if not isinstance(delta, str):
+            return []
+        meta = payload.get("meta")
+        meta = meta if isinstance(meta, Mapping) else {}
+        turn = self._open_turns.get(event.node_id)
+        changes: list[Change] = []
+        if turn is None or turn.final:
+            turn = AssistantTurn(self._next_id("assistant"), event.node_id)
+            self._open_turns[event.node_id] = turn
+            changes.append(self._add(turn))
+        turn.model = turn.model or _text(meta.get("model"))
+        turn.finish_reason = _text(meta.get("finishReason")) or turn.finish_reason
+        if delta:
+            turn.text += delta
+            changes.append(Updated(turn, delta))
+        return changes
+
+    # ---------------------------------------------------------------- lifecycle
+
+    def _on_run_started(self, event: RunEvent) -> list[Change]:
+        self.status = "running"
+        workflow = _text(event.payload.get("workflowId"))
+        text = f"run started · {workflow}" if workflow else "run started"
+        return [self._notice("info", text, event, verbose=True)]
+
+    def _on_run_completed(self, event: RunEvent) -> list[Change]:
+        self.status = "completed"
+        duration = event.payload.get("durationMs")
+        suffix = f" in {duration / 1000:.2f} s" if isinstance(duration, int | float) else ""
+        return [*self._close_turns(), self._notice("info", f"run completed{suffix}", event)]
+
+    def _on_run_failed(self, event: RunEvent) -> list[Change]:
+        self.status = "failed"
+        code, message = _error_of(event.payload)
+        detail = ": ".join(part for part in (code, message) if part) or "no reason given"
+        node = _text(event.payload.get("failedNodeId"))
+        where = f" at node {node}" if node else ""
+        return [*self._close_turns(), self._notice("error", f"run failed{where} · {detail}", event)]
+
+    def _on_run_cancelled(self, event: RunEvent) -> list[Change]:
+        self.status = "cancelled"
+        reason = _text(event.payload.get("reason"))
+        text = f"run cancelled · {reason}" if reason else "run cancelled"
+        return [*self._close_turns(), self._notice("warning", text, event)]
+
+    def _on_node_started(self, event: RunEvent) -> list[Change]:
+        node = event.node_id or "?"
+        type_id = _text(event.payload.get("typeId"))
+        text = f"node {node} started" + (f" · {type_id}" if type_id else "")
+        return [self._notice("info", text, event, verbose=True)]
+
+    def _on_node_completed(self, event: RunEvent) -> list[Change]:
+        changes: list[Change] = []
+        outputs = event.payload.get("outputs")
+        outputs = outputs if isinstance(outputs, Mapping) else {}
+        envelopes = extract_envelopes(event)
+        completion = outputs.get("completion")
+        turn = self._open_turns.pop(event.node_id, None)
+
+        if not envelopes and isinstance(completion, str) and completion:
+            if turn is None:
+                turn = AssistantTurn(self._next_id("assistant"), event.node_id)
+                changes.append(self._add(turn))
+            if turn.text != completion:
+                # The completion is authoritative: it replaces whatever the deltas built.
+                turn.text = completion
+            turn.model = turn.model or _text(outputs.get("model"))
+        if turn is not None:
+            turn.final = True
+            changes.append(Updated(turn))
+
+        for envelope in envelopes:
+            changes.extend(self._on_envelope(envelope))
+
+        duration = event.payload.get("durationMs")
+        suffix = f" in {duration} ms" if isinstance(duration, int | float) else ""
+        changes.append(
+            self._notice(
+                "info", f"node {event.node_id or '?'} completed{suffix}", event, verbose=True
+            )
+        )
+        return changes
+
+    def _on_envelope(self, envelope: Envelope) -> list[Change]:
+        if envelope.key in self._seen_envelopes:
+            return []
+        self._seen_envelopes.add(envelope.key)
+        return [self._add(EnvelopeItem(self._next_id("envelope"), envelope))]
+
+    def _on_media(self, event: RunEvent) -> list[Change]:
+        changes: list[Change] = []
+        for envelope in extract_envelopes(event):
+            changes.extend(self._on_envelope(envelope))
+        return changes
+
+    def _on_node_failed(self, event: RunEvent) -> list[Change]:
+        code, message = _error_of(event.payload)
+        detail = ": ".join(part for part in (code, message) if part) or "no reason given"
+        turn = self._open_turns.pop(event.node_id, None)
+        changes: list[Change] = []
+        if turn is not None:
+            turn.final = True
+            changes.append(Updated(turn))
+        changes.append(
+            self._notice("error", f"node {event.node_id or '?'} failed · {detail}", event)
+        )
+        return changes
+
+    def _on_node_suspended(self, event: RunEvent) -> list[Change]:
+        self.status = "waiting"
+        payload = event.payload
+        kind = _text(payload.get("kind")) or "input"
+        config = payload.get("config")
+        config = config if isinstance(config, Mapping) else {}
+        title = _text(config.get("title")) or _text(payload.get("title"))
+        description = _text(config.get("description"))
+        parts = [f"run is waiting for {kind} at node {event.node_id or '?'}"]
+        parts += [part for part in (title, description) if part]
+        return [self._notice("warning", " · ".join(parts), event)]
+
+    def _on_node_resumed(self, event: RunEvent) -> list[Change]:
+        self.status = "running"
+        return [self._notice("info", f"node {event.node_id or '?'} resumed", event)]
+
+    # -------------------------------------------------------------- reasoning
+
+    def _on_reasoning_delta(self, event: RunEvent) -> list[Change]:
+        agent = _text(event.payload.get("agentId")) or "agent"
+        delta = event.payload.get("delta")
+        if not isinstance(delta, str):
+            return []
+        item = self._reasoning.get(agent)
+        changes: list[Change] = []
+        if item is None or item.done:
+            item = Reasoning(self._next_id("reasoning"), agent)
+            self._reasoning[agent] = item
+            changes.append(self._add(item))
+        item.text += delta
+        changes.append(Updated(item, delta))
+        return changes
+
+    def _on_reasoned(self, event: RunEvent) -> list[Change]:
+        agent = _text(event.payload.get("agentId")) or "agent"
+        text = event.payload.get("reasoning")
+        item = self._reasoning.get(agent)
+        changes: list[Change] = []
+        if item is None or item.done:
+            item = Reasoning(self._next_id("reasoning"), agent)
+            changes.append(self._add(item))
+        self._reasoning[agent] = item
+        if isinstance(text, str):
+            item.text = text
+        item.done = True
+        changes.append(Updated(item))
+        return changes
+
+    # ------------------------------------------------------------------ tools
+
+    def _on_tool_called(self, event: RunEvent) -> list[Change]:
+        payload = event.payload
+        call_id = _text(payload.get("callId")) or self._next_id("call")
+        call = ToolCall(
+            id=self._next_id("tool"),
+            call_id=call_id,
+            agent_id=_text(payload.get("agentId")) or "agent",
+            tool_name=_text(payload.get("toolName")) or "tool",
+            inputs=payload.get("inputs"),
+        )
+        self._calls[call_id] = call
+        return [self._add(call)]
+
+    def _on_tool_returned(self, event: RunEvent) -> list[Change]:
+        payload = event.payload
+        call_id = _text(payload.get("callId")) or ""
+        call = self._calls.get(call_id)
+        changes: list[Change] = []
+        if call is None:
+            call = ToolCall(
+                id=self._next_id("tool"),
+                call_id=call_id,
+                agent_id=_text(payload.get("agentId")) or "agent",
+                tool_name=_text(payload.get("toolName")) or "tool",
+            )
+            changes.append(self._add(call))
+        call.outcome = payload.get("outcome")
+        call.error = payload.get("error")
+        call.status = _text(payload.get("status")) or ("error" if call.error else "ok")
+        call.done = True
+        changes.append(Updated(call))
+        return changes
+
+    # ------------------------------------------------------------ other lines
+
+    def _on_handoff(self, event: RunEvent) -> list[Change]:
+        p = event.payload
+        text = (
+            f"{_text(p.get('fromAgentId')) or '?'} handed off to {_text(p.get('toAgentId')) or '?'}"
+        )
+        reason = _text(p.get("reason"))
+        return [self._notice("info", text + (f" · {reason}" if reason else ""), event)]
+
+    def _on_decided(self, event: RunEvent) -> list[Change]:
+        p = event.payload
+        text = f"{_text(p.get('agentId')) or 'agent'} decided {_compact(p.get('decision'))}"
+        confidence = p.get("confidence")
+        if isinstance(confidence, int | float):
+            text += f" · confidence {confidence:.2f}"
+        return [self._notice("info", text, event)]
+
+    def _on_usage(self, event: RunEvent) -> list[Change]:
+        p = event.payload
+        text = (
+            f"usage · {_text(p.get('provider')) or '?'}/{_text(p.get('model')) or '?'} · "
+            f"{p.get('inputTokens', '?')} in, {p.get('outputTokens', '?')} out"
+        )
+        return [self._notice("info", text, event, verbose=True)]
+
+    def _on_artifact(self, event: RunEvent) -> list[Change]:
+        p = event.payload
+        text = (
+            f"artifact {_text(p.get('artifactId')) or '?'} ({_text(p.get('artifactType')) or '?'})"
+        )
+        summary = _text(p.get("summary"))
+        return [self._notice("info", text + (f" · {summary}" if summary else ""), event)]
+
+    def _on_log(self, event: RunEvent) -> list[Change]:
+        p = event.payload
+        level = _text(p.get("level")) or "info"
+        mapped: Level = "error" if level == "error" else "warning" if level == "warn" else "info"
+        text = f"log {level} · {_text(p.get('message')) or _compact(p)}"
+        return [self._notice(mapped, text, event, verbose=mapped == "info")]
+
+    def _on_refusal(self, event: RunEvent) -> list[Change]:
+        p = event.payload
+        text = _text(p.get("refusalText")) or "no refusal text given"
+        return [self._notice("warning", f"the model refused · {text}", event)]
+
+    def _on_truncated(self, event: RunEvent) -> list[Change]:
+        reason = _text(event.payload.get("stopReason")) or "unknown reason"
+        return [self._notice("warning", f"the model's output was truncated · {reason}", event)]
+
+    def _on_retry(self, event: RunEvent) -> list[Change]:
+        p = event.payload
+        text = f"envelope retry {p.get('attempt', '?')} · {_text(p.get('reason')) or '?'}"
+        return [self._notice("warning", text, event, verbose=True)]
+
+
+_HANDLERS = {
+    "run.started": Transcript._on_run_started,
+    "run.completed": Transcript._on_run_completed,
+    "run.failed": Transcript._on_run_failed,
+    "run.cancelled": Transcript._on_run_cancelled,
+    "node.started": Transcript._on_node_started,
+    "node.completed": Transcript._on_node_completed,
+    "node.failed": Transcript._on_node_failed,
+    "node.suspended": Transcript._on_node_suspended,
+    "node.resumed": Transcript._on_node_resumed,
+    "media.image": Transcript._on_media,
+    "media.audio": Transcript._on_media,
+    "media.file": Transcript._on_media,
+    "agent.reasoning.delta": Transcript._on_reasoning_delta,
+    "agent.reasoned": Transcript._on_reasoned,
+    "agent.toolCalled": Transcript._on_tool_called,
+    "agent.toolReturned": Transcript._on_tool_returned,
+    "agent.handoff": Transcript._on_handoff,
+    "agent.decided": Transcript._on_decided,
+    "provider.usage": Transcript._on_usage,
+    "artifact.created": Transcript._on_artifact,
+    "log.appended": Transcript._on_log,
+    "envelope.refusal": Transcript._on_refusal,
+    "envelope.truncated": Transcript._on_truncated,
+    "envelope.retry.attempted": Transcript._on_retry,
+}

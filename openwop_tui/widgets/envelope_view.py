@@ -1,0 +1,89 @@
+"""The live widget for one envelope: its title, the rendered body, and action buttons.
+
+The view mounts at once with a "loading" body; the app fetches the asset and runs the renderer
+off the event loop, then calls `show`. Buttons post `EnvelopeView.ActionRequested` for the app
+to carry out (play, stop, save, open, copy): the view itself does no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import Button, Static
+
+from openwop_tui import present
+from openwop_tui.renderers.base import Action, Rendered
+from openwop_tui.sanitize import safe_text
+from openwop_tui.transcript import EnvelopeItem
+
+
+class EnvelopeView(Vertical):
+    """One envelope in the transcript."""
+
+    DEFAULT_CSS = """
+    EnvelopeView { height: auto; margin: 0 0 1 0; padding: 0 1; border-left: tall $primary; }
+    EnvelopeView.-degraded { border-left: tall $warning; }
+    EnvelopeView > .title { text-style: bold; }
+    EnvelopeView > .body { padding: 0 0 0 1; }
+    EnvelopeView > Horizontal { height: auto; }
+    EnvelopeView Button { min-width: 8; height: 1; border: none; margin: 0 1 0 0; }
+    """
+
+    @dataclass
+    class ActionRequested(Message):
+        """The user pressed one of the envelope's action buttons."""
+
+        view: EnvelopeView
+        action: Action
+
+    def __init__(self, item: EnvelopeItem) -> None:
+        super().__init__()
+        self.item = item
+        self.rendered: Rendered | None = None
+
+    def compose(self) -> ComposeResult:
+        envelope = self.item.envelope
+        kind = envelope.display or "json"
+        yield Static(safe_text(f"{kind} · {envelope.kind}"), classes="title")
+        yield Static(Text("loading…", style="dim italic"), classes="body")
+        yield Horizontal()
+
+    @property
+    def settled(self) -> bool:
+        """True once rendered (an envelope never changes after that)."""
+        return self.rendered is not None
+
+    async def show(self, rendered: Rendered) -> None:
+        """Draw the renderer's result and its action buttons."""
+        self.rendered = rendered
+        title = safe_text(rendered.title)
+        if rendered.degraded:
+            title.append("  (not shown in full)", style="yellow")
+            self.add_class("-degraded")
+        self.query_one(".title", Static).update(title)
+        self.query_one(".body", Static).update(rendered.body)
+        bar = self.query_one(Horizontal)
+        await bar.remove_children()
+        await bar.mount_all(
+            Button(action.label, name=action.name, compact=True) for action in rendered.actions
+        )
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Translate a button into an app-level request."""
+        event.stop()
+        if self.rendered is None:
+            return
+        for action in self.rendered.actions:
+            if action.name == event.button.name:
+                self.post_message(self.ActionRequested(self, action))
+
+    def to_renderable(self) -> RenderableType:
+        """What the history keeps of this envelope."""
+        if self.rendered is None:
+            return Text(f"{self.item.envelope.kind} (not rendered)")
+        return present.envelope(self.rendered)

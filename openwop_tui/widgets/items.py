@@ -1,0 +1,127 @@
+"""Live widgets for transcript items other than envelopes.
+
+Each knows how to redraw itself from its transcript item and how to hand a Rich renderable to
+the line-cached history once it is old (`to_renderable`). Only assistant replies are `Markdown`
+widgets, streamed with `Markdown.get_stream` so a token never re-parses the whole reply.
+"""
+
+from __future__ import annotations
+
+from rich.console import RenderableType
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Label, Markdown, Static
+from textual.widgets.markdown import MarkdownStream
+
+from openwop_tui import present
+from openwop_tui.sanitize import clean
+from openwop_tui.transcript import AssistantTurn, Notice, Reasoning, ToolCall, UserTurn
+
+
+class ItemStatic(Static):
+    """A one-renderable item (user turn, reasoning, tool call, notice)."""
+
+    DEFAULT_CSS = """
+    ItemStatic { margin: 0 0 1 0; padding: 0 1; }
+    ItemStatic.-notice { margin: 0; }
+    ItemStatic.-verbose { display: none; }
+    ItemStatic.-reasoning { color: $text-muted; }
+    """
+
+    def __init__(self, item: UserTurn | Reasoning | ToolCall | Notice) -> None:
+        super().__init__(self._renderable(item))
+        self.item = item
+        if isinstance(item, Notice):
+            self.add_class("-notice")
+            if item.verbose:
+                self.add_class("-verbose")
+        elif isinstance(item, Reasoning):
+            self.add_class("-reasoning")
+
+    @staticmethod
+    def _renderable(item: UserTurn | Reasoning | ToolCall | Notice) -> RenderableType:
+        if isinstance(item, UserTurn):
+            return present.user(item)
+        if isinstance(item, Reasoning):
+            return present.reasoning(item)
+        if isinstance(item, ToolCall):
+            return present.tool_call(item)
+        return present.notice(item)
+
+    @property
+    def settled(self) -> bool:
+        """True once the item will not change any more."""
+        item = self.item
+        if isinstance(item, Reasoning | ToolCall):
+            return item.done
+        return True
+
+    def refresh_item(self) -> None:
+        """Redraw from the item after it changed."""
+        self.update(self._renderable(self.item))
+
+    def to_renderable(self) -> RenderableType:
+        """What the history keeps of this item."""
+        return self._renderable(self.item)
+
+
+class AssistantMessage(Vertical):
+    """A reply that grows token by token."""
+
+    DEFAULT_CSS = """
+    AssistantMessage { height: auto; margin: 0 0 1 0; padding: 0 1; }
+    AssistantMessage > Label { text-style: bold; color: $success; }
+    AssistantMessage > Markdown { margin: 0 0 0 2; padding: 0; }
+    AssistantMessage.-streaming > Label { color: $warning; }
+    """
+
+    def __init__(self, item: AssistantTurn) -> None:
+        super().__init__()
+        self.item = item
+        self._stream: MarkdownStream | None = None
+        self._shown = ""
+        self.add_class("-streaming")
+
+    def compose(self) -> ComposeResult:
+        yield Label(self._label())
+        yield Markdown(clean(self.item.text))
+
+    def _label(self) -> str:
+        model = f" · {clean(self.item.model)}" if self.item.model else ""
+        state = " …" if not self.item.final else ""
+        return f"Assistant{model}{state}"
+
+    @property
+    def settled(self) -> bool:
+        """True once the reply is final."""
+        return self.item.final
+
+    async def append(self, delta: str) -> None:
+        """Stream one delta into the markdown (batched by `MarkdownStream` under load)."""
+        if self._stream is None:
+            self._stream = Markdown.get_stream(self.query_one(Markdown))
+            self.query_one(Label).update(self._label())
+        self._shown += delta
+        await self._stream.write(clean(delta))
+
+    async def finish(self) -> None:
+        """Stop streaming; replace the text if the authoritative completion differs."""
+        if self._stream is not None:
+            await self._stream.stop()
+            self._stream = None
+        if self._shown != self.item.text:
+            self._shown = self.item.text
+            await self.query_one(Markdown).update(clean(self.item.text))
+        if self.item.final:
+            self.remove_class("-streaming")
+        self.query_one(Label).update(self._label())
+
+    def to_renderable(self) -> RenderableType:
+        """What the history keeps of this reply."""
+        return present.assistant(self.item)
+
+
+def is_settled(widget: object) -> bool:
+    """Whether a live transcript widget may move to the history."""
+    return bool(getattr(widget, "settled", True))
+

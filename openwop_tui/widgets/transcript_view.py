@@ -1,0 +1,118 @@
+"""The scrolling transcript: a line-cached history on top, live widgets below.
+
+Fold changes come in through `apply`. New items become live widgets at the bottom; a streamed
+token updates only its own reply. When more than `live_limit` settled widgets are live, the
+oldest are turned into Rich renderables, handed to the `HistoryLog` and removed, so mounting,
+layout and memory stay flat however long the conversation runs. ``anchor()`` keeps the view
+pinned to the bottom until the user scrolls up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+
+from openwop_tui.transcript import (
+    Added,
+    AssistantTurn,
+    Change,
+    EnvelopeItem,
+    Item,
+    Updated,
+)
+from openwop_tui.widgets.envelope_view import EnvelopeView
+from openwop_tui.widgets.history import HistoryLog
+from openwop_tui.widgets.items import AssistantMessage, ItemStatic, is_settled
+
+EnvelopeMounted = Callable[[EnvelopeView], Awaitable[None] | None]
+
+
+class TranscriptView(VerticalScroll):
+    """Everything said in this session, newest at the bottom."""
+
+    DEFAULT_CSS = """
+    TranscriptView { height: 1fr; padding: 0 1; scrollbar-gutter: stable; }
+    TranscriptView.-verbose ItemStatic.-verbose { display: block; }
+    """
+
+    def __init__(self, *, live_limit: int = 40, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.live_limit = live_limit
+        self.history = HistoryLog(id="history")
+        self._widgets: dict[str, Widget] = {}
+        self.on_envelope: EnvelopeMounted | None = None
+        """Called with each new envelope view (the app fetches and renders it)."""
+
+    def compose(self) -> Iterable[Widget]:
+        yield self.history
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    @property
+    def live_count(self) -> int:
+        """Transcript widgets currently mounted (not counting the history)."""
+        return len(self._widgets)
+
+    def widget_for(self, item: Item) -> Widget | None:
+        """The live widget showing ``item``, if it is still live."""
+        return self._widgets.get(item.id)
+
+    async def apply(self, changes: Iterable[Change]) -> None:
+        """Draw a batch of fold changes."""
+        for change in changes:
+            if isinstance(change, Added):
+                await self._add(change.item)
+            elif isinstance(change, Updated):
+                await self._update(change)
+        await self._retire()
+
+    async def _add(self, item: Item) -> None:
+        widget: Widget
+        if isinstance(item, AssistantTurn):
+            widget = AssistantMessage(item)
+        elif isinstance(item, EnvelopeItem):
+            widget = EnvelopeView(item)
+        else:
+            widget = ItemStatic(item)
+        self._widgets[item.id] = widget
+        await self.mount(widget)
+        if isinstance(widget, EnvelopeView) and self.on_envelope is not None:
+            result = self.on_envelope(widget)
+            if result is not None:
+                await result
+
+    async def _update(self, change: Updated) -> None:
+        widget = self._widgets.get(change.item.id)
+        if widget is None:
+            return
+        if isinstance(widget, AssistantMessage):
+            if change.delta is not None:
+                await widget.append(change.delta)
+            else:
+                await widget.finish()
+        elif isinstance(widget, ItemStatic):
+            widget.refresh_item()
+
+    async def _retire(self) -> None:
+        """Move the oldest settled widgets into the line-cached history."""
+        excess = len(self._widgets) - self.live_limit
+        if excess <= 0:
+            return
+        retired: list[Widget] = []
+        for item_id, widget in list(self._widgets.items()):
+            if len(retired) >= excess or not is_settled(widget):
+                break  # keep order: never retire past an item still changing
+            self.history.add(widget.to_renderable())  # type: ignore[attr-defined]
+            del self._widgets[item_id]
+            retired.append(widget)
+        if retired:
+            await self.remove_children(retired)
+
+    async def clear(self) -> None:
+        """Empty the transcript view."""
+        self.history.clear()
+        await self.remove_children(list(self._widgets.values()))
+        self._widgets.clear()

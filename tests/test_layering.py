@@ -1,0 +1,50 @@
+"""The layers stay apart: the protocol core and the fold never import Textual, renderers never
+import the app (design.md Practices 11). Checked in a fresh interpreter, as harlequin does."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+
+def imported_after(module: str) -> set[str]:
+    code = f"import sys, {module}; print('\\n'.join(sorted(sys.modules)))"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    return set(result.stdout.split())
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "openwop_tui.protocol.client",
+        "openwop_tui.protocol.stream",
+        "openwop_tui.protocol.media",
+        "openwop_tui.transcript",
+        "openwop_tui.session",
+    ],
+)
+def test_core_does_not_import_textual(module: str) -> None:
+    modules = imported_after(module)
+    assert not any(name == "textual" or name.startswith("textual.") for name in modules)
+
+
+def test_renderers_do_not_import_the_app() -> None:
+    code = (
+        "import sys, openwop_tui.renderers as r; r.registered(); "
+        "print('\\n'.join(sorted(sys.modules)))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    modules = set(result.stdout.split())
+    assert "openwop_tui.app" not in modules
+    assert not any(name.startswith("textual") for name in modules)
+
+
+def test_audio_libraries_are_imported_lazily() -> None:
+    modules = imported_after("openwop_tui.audio")
+    assert "sounddevice" not in modules
