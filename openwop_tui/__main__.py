@@ -51,7 +51,7 @@ def _connection_flags(parser: argparse.ArgumentParser) -> None:
         type=int,
         metavar="N",
         default=argparse.SUPPRESS,
-        help="largest media download, in bytes (default 16 MiB)",
+        help="largest media download, in bytes (default 16 MB)",
     )
     parser.add_argument(
         "--config",
@@ -85,12 +85,18 @@ def build_parser() -> argparse.ArgumentParser:
     render = commands.add_parser("render", help="print the transcript of a recorded .sse file")
     render.add_argument("file", metavar="FILE.sse", help="recorded stream, or - for stdin")
     render.add_argument("--images", choices=IMAGE_MODES, default=argparse.SUPPRESS)
+    render.add_argument(
+        "--save-media", metavar="DIR", type=Path, help="save inline media bytes into DIR"
+    )
 
     run = commands.add_parser("run", help="run a workflow and print its transcript")
     run.add_argument("workflow", metavar="WORKFLOW")
     _connection_flags(run)
     run.add_argument("--message", metavar="TEXT", help="a user message (inputs.messages)")
     run.add_argument("--input", metavar="JSON", help="the run's inputs as a JSON object")
+    run.add_argument(
+        "--save-media", metavar="DIR", type=Path, help="save every media envelope's bytes into DIR"
+    )
     return parser
 
 
@@ -117,15 +123,14 @@ def dispatch(args: argparse.Namespace, config: Config) -> int:
         serve_forever(port=args.port)
         return 0
     if args.command == "render":
-        from openwop_tui.commands import make_console, render_file
+        from openwop_tui.commands import Output, make_console, render_file
 
-        return render_file(args.file, config, make_console())
+        return render_file(args.file, Output(config, make_console(), args.save_media))
     if args.command == "run":
-        from openwop_tui.commands import make_console, run_workflow
+        from openwop_tui.commands import Output, make_console, run_workflow
 
-        return run_workflow(
-            args.workflow, config, make_console(), message=args.message, inputs=args.input
-        )
+        output = Output(config, make_console(), args.save_media)
+        return run_workflow(args.workflow, output, message=args.message, inputs=args.input)
 
     from openwop_tui.app import ChatApp
 

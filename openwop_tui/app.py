@@ -53,6 +53,8 @@ class ChatApp(App[None]):
         Binding("f2", "toggle_events", "Events"),
         Binding("f3", "toggle_verbose", "Lifecycle"),
         Binding("ctrl+l", "clear", "Clear", show=False),
+        Binding("pageup", "scroll_transcript(-1)", "Page up", show=False),
+        Binding("pagedown", "scroll_transcript(1)", "Page down", show=False),
         Binding("ctrl+q", "quit", "Quit"),
     ]
 
@@ -285,6 +287,13 @@ class ChatApp(App[None]):
             await self._notice("warning", f"the host did not accept the cancel: {error.message}")
             self.workers.cancel_group(self, "run")
             self.status.run_status = "cancelled (locally)"
+
+    def action_scroll_transcript(self, direction: int) -> None:
+        """Page the transcript even while the input has focus."""
+        if direction < 0:
+            self.view.scroll_page_up()
+        else:
+            self.view.scroll_page_down()
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())

@@ -13,6 +13,8 @@ import json
 import os
 import sys
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TextIO
 
 from rich.console import Console
@@ -47,17 +49,38 @@ def make_console(file: TextIO | None = None) -> Console:
     )
 
 
-def base_context(config: Config, console: Console, *, audio: AudioSupport) -> RenderContext:
-    """The render context for printing: images only where colours can show them."""
-    images = config.images
-    if images == "auto":
-        images = "halfblock" if console.color_system else "none"
-    return RenderContext(
-        width=console.width, images="none" if images == "none" else "halfblock", audio=audio
-    )
+@dataclass(frozen=True, slots=True)
+class Output:
+    """Where and how a command prints."""
+
+    config: Config
+    console: Console
+    save_dir: Path | None = None
+    """``--save-media``: where media bytes are written, so a saved path can be shown."""
+
+    def printer(self, *, audio: AudioSupport, session: Session | None = None) -> TranscriptPrinter:
+        """A transcript printer for this output."""
+        return TranscriptPrinter(
+            self.console, self.context(audio), session=session, save_dir=self.save_dir
+        )
+
+    def context(self, audio: AudioSupport) -> RenderContext:
+        """The render context for printing: images only where colours can show them."""
+        images = self.config.images
+        off_reason = "image display is off (--images none)"
+        if images == "auto":
+            images = "halfblock" if self.console.color_system else "none"
+            off_reason = "the output is plain text (not a colour terminal, or NO_COLOR is set)"
+        return RenderContext(
+            width=self.console.width,
+            images="none" if images == "none" else "halfblock",
+            audio=audio,
+            images_off_reason=off_reason,
+            save_hint="saved below" if self.save_dir else "pass --save-media DIR to save it",
+        )
 
 
-def render_file(path: str, config: Config, console: Console) -> int:
+def render_file(path: str, output: Output) -> int:
     """Print the transcript of a recorded ``.sse`` file (``-`` for stdin)."""
     try:
         if path == "-":
@@ -69,8 +92,7 @@ def render_file(path: str, config: Config, console: Console) -> int:
         print(f"openwop-tui: cannot read {path}: {error.strerror or error}", file=sys.stderr)
         return EXIT_USAGE
     audio = AudioSupport(False, "this is a printed transcript; play it in the app")
-    printer = TranscriptPrinter(console, base_context(config, console, audio=audio))
-    return asyncio.run(_render_text(text, printer))
+    return asyncio.run(_render_text(text, output.printer(audio=audio)))
 
 
 async def _render_text(text: str, printer: TranscriptPrinter) -> int:
@@ -99,9 +121,7 @@ def _host(config: Config) -> Iterator[tuple[str, str | None]]:
         yield demo.url, demo.api_key
 
 
-def run_workflow(
-    workflow: str, config: Config, console: Console, *, message: str | None, inputs: str | None
-) -> int:
+def run_workflow(workflow: str, output: Output, *, message: str | None, inputs: str | None) -> int:
     """Create a run, stream it, print the transcript; the exit code tells how it ended."""
     try:
         parsed: Any = json.loads(inputs) if inputs else {}
@@ -114,10 +134,11 @@ def run_workflow(
     run_inputs = dict(parsed)
     if message is not None:
         run_inputs["messages"] = [{"role": "user", "content": message}]
+    config = output.config
     audio = probe() if config.audio else AudioSupport(False, "audio is off (--no-audio)")
     try:
         with _host(config) as (url, key):
-            return asyncio.run(_run(workflow, url, key, run_inputs, config, console, audio))
+            return asyncio.run(_run(workflow, url, key, run_inputs, output, audio))
     except OSError as error:
         print(f"openwop-tui: could not start the embedded demo host: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -128,21 +149,19 @@ async def _run(
     url: str,
     key: str | None,
     inputs: dict[str, Any],
-    config: Config,
-    console: Console,
+    output: Output,
     audio: AudioSupport,
 ) -> int:
     transcript = Transcript()
+    console = output.console
     async with HostClient(url, key) as client:
         session = Session(
             client,
             workflow_id=workflow,
-            max_asset_bytes=config.max_asset_bytes,
-            stream_modes=config.stream_modes,
+            max_asset_bytes=output.config.max_asset_bytes,
+            stream_modes=output.config.stream_modes,
         )
-        printer = TranscriptPrinter(
-            console, base_context(config, console, audio=audio), session=session
-        )
+        printer = output.printer(audio=audio, session=session)
         try:
             discovery = await session.connect()
             name = discovery.implementation_name or "OpenWOP host"

@@ -15,6 +15,8 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+from openwop_tui.protocol.media import DEFAULT_MAX_BYTES
+
 IMAGE_MODES = ("auto", "halfblock", "none")
 
 
@@ -36,7 +38,7 @@ class Config:
     """``auto`` (half-blocks in a colour terminal), ``halfblock`` or ``none``."""
     audio: bool = True
     """Play audio through the sound card when one is there."""
-    max_asset_bytes: int = 16 * 1024 * 1024
+    max_asset_bytes: int = DEFAULT_MAX_BYTES
     """Ceiling for any media download, whatever the host advertises."""
     download_dir: str | None = None
     """Where saved media go; default ``~/Downloads/openwop-tui`` (or the cwd if unwritable)."""

@@ -11,10 +11,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 from dataclasses import replace
+from pathlib import Path
 
-from rich.console import Console, RenderableType
+from rich.console import Console, Group, RenderableType
+from rich.text import Text
 
-from openwop_tui import present
+from openwop_tui import actions, present
 from openwop_tui.renderers import render
 from openwop_tui.renderers.base import Asset, RenderContext
 from openwop_tui.session import Session
@@ -51,11 +53,14 @@ class TranscriptPrinter:
         *,
         session: Session | None = None,
         verbose: bool = True,
+        save_dir: Path | None = None,
     ) -> None:
         self.console = console
         self.context = context
         self.session = session
         self.verbose = verbose
+        self.save_dir = save_dir
+        """Where media bytes that arrived are saved (``--save-media``); ``None`` saves nothing."""
         self._pending: list[Item] = []
 
     async def feed(self, changes: Iterable[Change]) -> None:
@@ -99,4 +104,13 @@ class TranscriptPrinter:
         elif envelope.media is not None and envelope.media.url and not envelope.media.base64:
             context = replace(context, asset=Asset(url=envelope.media.url, error=OFFLINE_REASON))
         rendered = await asyncio.to_thread(render, envelope, context)
-        return present.envelope(rendered)
+        shown = present.envelope(rendered)
+        if self.save_dir is None or rendered.data is None or envelope.media is None:
+            return shown
+        try:
+            path = await asyncio.to_thread(
+                actions.save_bytes, rendered.data, rendered.filename, self.save_dir
+            )
+        except actions.ActionError as error:
+            return Group(shown, Text(f"  not saved: {error}", style="red"))
+        return Group(shown, Text(f"  saved to {path}", style="green"))

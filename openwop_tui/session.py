@@ -20,9 +20,9 @@ from typing import Any
 from openwop_tui.protocol.client import Discovery, HostClient, RunHandle
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.events import CHUNK_TYPES, RunEvent
-from openwop_tui.protocol.media import MediaPolicy, fetch_asset
+from openwop_tui.protocol.media import DEFAULT_MAX_BYTES, Asset
 from openwop_tui.protocol.stream import StreamNotice, subscribe
-from openwop_tui.renderers.base import Asset, RenderContext
+from openwop_tui.renderers.base import RenderContext
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +43,7 @@ class Session:
         client: HostClient,
         *,
         workflow_id: str,
-        max_asset_bytes: int = 16 * 1024 * 1024,
+        max_asset_bytes: int = DEFAULT_MAX_BYTES,
         stream_modes: str = "updates,messages",
     ) -> None:
         self.client = client
@@ -52,7 +52,7 @@ class Session:
         self.history: list[dict[str, str]] = []
         self.current_run: RunHandle | None = None
         self._stream_modes = stream_modes
-        self._policy = MediaPolicy(client.base_url, max_bytes=max_asset_bytes)
+        self._max_asset_bytes = max_asset_bytes
         self._assets: dict[str, Asset] = {}
 
     async def connect(self) -> Discovery:
@@ -114,11 +114,8 @@ class Session:
             return None
         cached = self._assets.get(media.url)
         if cached is None:
-            cached = await fetch_asset(
-                media.url,
-                policy=self._policy,
-                advertised_bytes=media.bytes,
-                api_key=self.client.api_key,
+            cached = await self.client.fetch_asset(
+                media.url, media.bytes, max_bytes=self._max_asset_bytes
             )
             self._assets[media.url] = cached
         return cached

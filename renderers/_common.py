@@ -1,7 +1,6 @@
 """Helpers shared by the renderers: sizes, durations, media bytes and the degradation block.
 
-Sizes use decimal units everywhere (1 KB = 1,000 bytes, as HTTP and file managers count), with
-the exact byte count in parentheses where it matters: ``184.3 KB (184,320 bytes)``.
+Sizes follow `openwop_tui.units` (decimal, exact bytes in parentheses).
 
 `load_media` finds a media envelope's bytes (inline base64 or the fetched `Asset`) and, when there
 are none, the reason. `degraded_block` draws what the client knows about something it cannot show
@@ -26,6 +25,7 @@ from rich.text import Text
 from openwop_tui.protocol.envelopes import Envelope, MediaRef
 from openwop_tui.renderers.base import Action, RenderContext, Rendered
 from openwop_tui.sanitize import clean, safe_filename
+from openwop_tui.units import exact_size, human_size
 
 SAVE = Action("save", "Save")
 OPEN = Action("open", "Open")
@@ -48,24 +48,6 @@ _EXTENSIONS = {
     "application/json": ".json",
     "text/plain": ".txt",
 }
-
-
-def human_size(size: int) -> str:
-    """``184.3 KB``: decimal units, one decimal; plain ``70 bytes`` below a kilobyte."""
-    if size < 1000:
-        return f"{size} byte" if size == 1 else f"{size} bytes"
-    value = float(size)
-    for unit in ("KB", "MB", "GB", "TB"):
-        value /= 1000
-        if value < 999.95 or unit == "TB":
-            return f"{value:.1f} {unit}"
-    raise AssertionError("unreachable")
-
-
-def exact_size(size: int) -> str:
-    """``184.3 KB (184,320 bytes)``; just ``70 bytes`` when the short form is already exact."""
-    short = human_size(size)
-    return short if size < 1000 else f"{short} ({size:,} bytes)"
 
 
 def duration(seconds: float) -> str:
@@ -112,6 +94,8 @@ class Media:
     title: str | None
     filename: str
     """A safe name to save the bytes under."""
+    save_hint: str = "press s to save"
+    """How the user saves bytes that are here (from `RenderContext.save_hint`)."""
 
     @property
     def size_text(self) -> str | None:
@@ -125,11 +109,12 @@ class Media:
 
     @property
     def where(self) -> str:
-        """Where the user can get the thing: here (save it), or the URL."""
+        """Where the user can get the thing: here (``save_hint`` says how), or the URL."""
+        save_hint = self.save_hint
         if self.data is not None:
             if self.inline:
-                return "inline data — press s to save"
-            return f"{self.url} (downloaded — press s to save)" if self.url else "press s to save"
+                return f"inline data — {save_hint}"
+            return f"{self.url} (downloaded — {save_hint})" if self.url else save_hint
         if self.url:
             absolute = bool(urlsplit(self.url).scheme)
             return self.url if absolute else f"{self.url} (relative to the host's base URL)"
@@ -194,6 +179,7 @@ def load_media(envelope: Envelope, context: RenderContext, family: str) -> Media
         alt=clean(envelope.rendering.alt) if envelope.rendering.alt else None,
         title=clean(title) if title else None,
         filename=safe_filename(name, fallback),
+        save_hint=clean(context.save_hint),
     )
 
 

@@ -15,24 +15,11 @@ from typing import Literal, Protocol
 from rich.console import RenderableType
 
 from openwop_tui.protocol.envelopes import Envelope
+from openwop_tui.protocol.media import Asset
+
+__all__ = ["Action", "Asset", "AudioSupport", "ImageMode", "RenderContext", "Rendered", "Renderer"]
 
 ImageMode = Literal["halfblock", "none"]
-
-
-@dataclass(frozen=True, slots=True)
-class Asset:
-    """The outcome of fetching a media envelope's ``url``.
-
-    Exactly one of ``data`` and ``error`` is set. ``error`` is a short human reason
-    ("refused: file: URLs are never fetched", "HTTP 404 from host", "too large: 40.0 MB > 16.0 MB
-    limit"); ``url`` is the absolute URL the client resolved, shown so the user can get the thing
-    some other way.
-    """
-
-    url: str | None
-    data: bytes | None = None
-    error: str | None = None
-    content_type: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +41,10 @@ class RenderContext:
     audio: AudioSupport = field(default_factory=lambda: AudioSupport(False, "audio not probed"))
     asset: Asset | None = None
     """The fetched bytes (or the reason there are none) for an envelope with a ``url``."""
+    images_off_reason: str = "image display is off (--images none)"
+    """Why images are not drawn when ``images`` is ``none`` (shown to the user)."""
+    save_hint: str = "press s to save"
+    """How the user saves bytes that are here but not shown (the app has a key for it)."""
     max_inline_bytes: int = 262144
     """The host's ``maxInlineMediaBytes``: inline base64 larger than this is not decoded."""
     max_image_pixels: int = 40_000_000

@@ -94,7 +94,7 @@ def render_image(envelope: Envelope, context: RenderContext) -> Rendered:
             )
             return degraded(media, reason, ("dimensions", dimensions))
         if context.images == "none":
-            reason = "not drawn: image display is off (--images none)"
+            reason = f"not drawn: {context.images_off_reason}"
             return degraded(media, reason, ("dimensions", dimensions))
         try:
             frames = getattr(image, "n_frames", 1)  # counting GIF frames reads the whole file

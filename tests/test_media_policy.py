@@ -9,8 +9,13 @@ import httpx
 import pytest
 
 from openwop_tui.protocol.client import HostClient
-from openwop_tui.protocol.media import MediaPolicy, RefusedURL, fetch_asset, resolve_media_url
-from openwop_tui.renderers.base import Asset
+from openwop_tui.protocol.media import (
+    Asset,
+    MediaPolicy,
+    RefusedURL,
+    fetch_asset,
+    resolve_media_url,
+)
 
 LOCAL = MediaPolicy(base_url="http://127.0.0.1:8765")
 REMOTE = MediaPolicy(base_url="https://api.example.com")
@@ -252,7 +257,7 @@ async def test_too_many_redirects() -> None:
 
 async def test_oversize_by_advertised_bytes_refused_before_download() -> None:
     asset, recorder = await fetch("/big", never, advertised=48 * 1024 * 1024)
-    assert asset.error == "too large: 48.0 MiB advertised, limit 16.0 MiB"
+    assert asset.error == "too large: 50.3 MB advertised, limit 16.0 MB"
     assert recorder.requests == []
 
 
@@ -288,7 +293,7 @@ async def test_oversize_by_actual_stream_is_cut_off() -> None:
 
     small = MediaPolicy(base_url=LOCAL.base_url, max_bytes=2048)
     asset, _ = await fetch("/a", lambda r: httpx.Response(200, stream=Endless()), policy=small)
-    assert asset.error == "too large: more than the 2.0 KiB limit"
+    assert asset.error == "too large: more than the 2.0 KB limit"
 
 
 async def test_slightly_more_than_advertised_is_tolerated() -> None:

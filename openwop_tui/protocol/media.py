@@ -34,21 +34,38 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 
 import httpx
 
-from openwop_tui.renderers.base import Asset
+from openwop_tui.units import human_size
+
+
+@dataclass(frozen=True, slots=True)
+class Asset:
+    """The outcome of fetching a media envelope's ``url``.
+
+    Exactly one of ``data`` and ``error`` is set. ``error`` is a short human reason
+    ("refused: file: URLs are never fetched", "HTTP 404 from host", "too large: 48.0 MB
+    advertised, limit 16.0 MB"); ``url`` is the absolute URL the client resolved, shown so the
+    user can get the thing some other way.
+    """
+
+    url: str | None
+    data: bytes | None = None
+    error: str | None = None
+    content_type: str | None = None
+
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "MAX_REDIRECTS",
+    "Asset",
     "MediaPolicy",
     "RefusedURL",
     "Resolver",
     "fetch_asset",
-    "format_size",
     "resolve_media_url",
 ]
 
 #: The download ceiling when none is configured.
-DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+DEFAULT_MAX_BYTES = 16_000_000
 #: Redirect hops followed before giving up.
 MAX_REDIRECTS = 5
 #: How far past the advertised ``bytes`` a body may run before it is called a lie.
@@ -86,17 +103,6 @@ class MediaPolicy:
     max_bytes: int = DEFAULT_MAX_BYTES
     timeout: float = 15.0
     """Seconds for the whole download, redirects included."""
-
-
-def format_size(count: int) -> str:
-    """``512 bytes``, ``1.5 KiB``, ``48.0 MiB``."""
-    if count < 1024:
-        return f"{count} bytes"
-    if count < 1024 * 1024:
-        return f"{count / 1024:.1f} KiB"
-    if count < 1024**3:
-        return f"{count / 1024**2:.1f} MiB"
-    return f"{count / 1024**3:.1f} GiB"
 
 
 def _authority(scheme: str, host: str, port: int | None) -> tuple[str, int]:
@@ -266,8 +272,8 @@ async def fetch_asset(
         return Asset(
             url=absolute,
             error=(
-                f"too large: {format_size(advertised_bytes)} advertised, "
-                f"limit {format_size(policy.max_bytes)}"
+                f"too large: {human_size(advertised_bytes)} advertised, "
+                f"limit {human_size(policy.max_bytes)}"
             ),
         )
     timed_out = f"timed out after {policy.timeout:g} s"
@@ -305,7 +311,7 @@ async def _download(
         too_much = f"host sent more than the advertised {advertised} bytes"
     else:
         limit = policy.max_bytes
-        too_much = f"too large: more than the {format_size(policy.max_bytes)} limit"
+        too_much = f"too large: more than the {human_size(policy.max_bytes)} limit"
 
     current = absolute
     async with httpx.AsyncClient(

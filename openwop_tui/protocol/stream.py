@@ -40,7 +40,8 @@ from urllib.parse import quote
 import httpx
 from httpx_sse import aconnect_sse
 
-from openwop_tui.protocol.client import TERMINAL_STATUSES, HostClient, HostError
+from openwop_tui.protocol.client import TERMINAL_STATUSES, HostClient
+from openwop_tui.protocol.errors import HostError
 from openwop_tui.protocol.events import EventShapeError, RunEvent, normalize
 from openwop_tui.protocol.sse import SSEDecoder, SSEFrame, events_from_frame
 

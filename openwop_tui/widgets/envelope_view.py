@@ -8,10 +8,12 @@ to carry out (play, stop, save, open, copy): the view itself does no I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from rich.console import RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Button, Static
@@ -22,17 +24,27 @@ from openwop_tui.sanitize import safe_text
 from openwop_tui.transcript import EnvelopeItem
 
 
-class EnvelopeView(Vertical):
-    """One envelope in the transcript."""
+class EnvelopeView(Vertical, can_focus=True):
+    """One envelope in the transcript. Focus it (Tab) to use its keys: s save, o open, p play,
+    x stop, c copy."""
 
     DEFAULT_CSS = """
     EnvelopeView { height: auto; margin: 0 0 1 0; padding: 0 1; border-left: tall $primary; }
     EnvelopeView.-degraded { border-left: tall $warning; }
+    EnvelopeView:focus { background: $boost; border-left: thick $accent; }
     EnvelopeView > .title { text-style: bold; }
     EnvelopeView > .body { padding: 0 0 0 1; }
     EnvelopeView > Horizontal { height: auto; }
     EnvelopeView Button { min-width: 8; height: 1; border: none; margin: 0 1 0 0; }
     """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "request('save')", "Save"),
+        Binding("o", "request('open')", "Open"),
+        Binding("p", "request('play')", "Play"),
+        Binding("x", "request('stop')", "Stop"),
+        Binding("c", "request('copy')", "Copy"),
+    ]
 
     @dataclass
     class ActionRequested(Message):
@@ -76,11 +88,18 @@ class EnvelopeView(Vertical):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Translate a button into an app-level request."""
         event.stop()
+        if event.button.name:
+            self.action_request(event.button.name)
+
+    def action_request(self, name: str) -> None:
+        """Ask the app to carry out one of this envelope's actions, if it has it."""
         if self.rendered is None:
             return
         for action in self.rendered.actions:
-            if action.name == event.button.name:
+            if action.name == name:
                 self.post_message(self.ActionRequested(self, action))
+                return
+        self.notify(f"nothing to {name} here", severity="warning")
 
     def to_renderable(self) -> RenderableType:
         """What the history keeps of this envelope."""

@@ -84,7 +84,9 @@ class AssistantMessage(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Label(self._label())
-        yield Markdown(clean(self.item.text))
+        # Start empty: the fold has already appended the first delta to the item, and that
+        # delta arrives next as an update; a completion-only reply is drawn by `finish`.
+        yield Markdown("")
 
     def _label(self) -> str:
         model = f" · {clean(self.item.model)}" if self.item.model else ""
@@ -124,4 +126,3 @@ class AssistantMessage(Vertical):
 def is_settled(widget: object) -> bool:
     """Whether a live transcript widget may move to the history."""
     return bool(getattr(widget, "settled", True))
-

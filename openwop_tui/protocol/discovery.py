@@ -1,0 +1,122 @@
+"""Reading a host's discovery document (``GET /.well-known/openwop``) into a `Discovery`.
+
+The document says which protocol versions the host speaks, what it is, which envelope kinds
+its engine accepts and how large inline media may be. Real hosts lay it out in more than one
+way, so `Discovery.from_document` is written against what they send (protocol.md §10), not only
+the spec:
+
+* capability families are read at the document root first, then in the deprecated
+  ``capabilities`` wrapper that the SQLite and Python reference hosts still fill (§1.1, RFC 0073);
+* ``supportedEnvelopes`` is a plain list on v1 hosts and a ``{status, since, kinds}`` record on
+  v2 hosts; ``protocolVersion`` (v1) falls back to ``preferredVersion`` (v2);
+* the protocol major is decided here, once (§1.4): 2 only when the document lists a 2.x version
+  *and* the response's ``OpenWOP-Version`` header says 2, else 1;
+* fields of the wrong type are treated as absent, never as errors: a sloppy document still
+  yields a usable `Discovery` with defaults.
+
+This module only interprets a document; fetching it, and acting on the negotiated major, is
+`openwop_tui.protocol.client.HostClient.discover`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["DEFAULT_MAX_INLINE_MEDIA_BYTES", "DISCOVERY_PATH", "Discovery"]
+
+#: `aiProviders.maxInlineMediaBytes` when a host does not say (protocol.md §1.1, §4.5).
+DEFAULT_MAX_INLINE_MEDIA_BYTES = 262144
+
+#: The discovery path; public and unauthenticated (protocol.md §1).
+DISCOVERY_PATH = "/.well-known/openwop"
+
+
+@dataclass(frozen=True, slots=True)
+class Discovery:
+    """What ``GET /.well-known/openwop`` told us, with the fields a chat client needs lifted out."""
+
+    protocol_version: str | None
+    """``protocolVersion`` (v1), else ``preferredVersion`` (v2)."""
+    protocol_versions: tuple[str, ...]
+    """``protocolVersions`` (present on v2-capable hosts only)."""
+    major: int
+    """The protocol major this client will speak to the host: 1 or 2 (protocol.md §1.4)."""
+    implementation_name: str | None
+    implementation_version: str | None
+    supported_envelopes: tuple[str, ...]
+    """Envelope kinds the engine accepts (v1 list, or the v2 record's ``kinds``)."""
+    max_inline_media_bytes: int
+    """``aiProviders.maxInlineMediaBytes``; 262144 when absent."""
+    model_capabilities: tuple[str, ...]
+    """``modelCapabilities.advertised``."""
+    raw: Mapping[str, Any] = field(repr=False)
+    """The whole document as received."""
+
+    def family(self, name: str) -> Any:
+        """A capability family: at the document root first, else in the legacy ``capabilities``."""
+        return _family(self.raw, name)
+
+    @classmethod
+    def from_document(cls, doc: Mapping[str, Any], *, version_header: str | None) -> Discovery:
+        """Read a discovery document; ``version_header`` is the response's ``OpenWOP-Version``."""
+        versions = tuple(v for v in _list(doc.get("protocolVersions")) if isinstance(v, str))
+        lists_v2 = any(v == "2" or v.startswith("2.") for v in versions)
+        speaks_v2 = (version_header or "").strip().startswith("2")
+        protocol_version = doc.get("protocolVersion")
+        if not isinstance(protocol_version, str):
+            preferred = doc.get("preferredVersion")
+            protocol_version = preferred if isinstance(preferred, str) else None
+
+        implementation = _family(doc, "implementation")
+        impl = implementation if isinstance(implementation, Mapping) else {}
+
+        envelopes = _family(doc, "supportedEnvelopes")
+        if isinstance(envelopes, Mapping):  # a v2 record: {status, since, kinds: [...]}
+            envelopes = envelopes.get("kinds")
+
+        models = _family(doc, "modelCapabilities")
+        advertised = models.get("advertised") if isinstance(models, Mapping) else models
+
+        inline = _facet(doc, "aiProviders", "maxInlineMediaBytes")
+        if not isinstance(inline, int) or isinstance(inline, bool) or inline <= 0:
+            inline = DEFAULT_MAX_INLINE_MEDIA_BYTES
+
+        return cls(
+            protocol_version=protocol_version,
+            protocol_versions=versions,
+            major=2 if lists_v2 and speaks_v2 else 1,
+            implementation_name=_text(impl.get("name")),
+            implementation_version=_text(impl.get("version")),
+            supported_envelopes=tuple(e for e in _list(envelopes) if isinstance(e, str)),
+            max_inline_media_bytes=inline,
+            model_capabilities=tuple(m for m in _list(advertised) if isinstance(m, str)),
+            raw=doc,
+        )
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _family(doc: Mapping[str, Any], name: str) -> Any:
+    # RFC 0073: families MUST be at the root; the wrapper is a legacy mirror real hosts still use.
+    value = doc.get(name)
+    if value is not None:
+        return value
+    wrapper = doc.get("capabilities")
+    return wrapper.get(name) if isinstance(wrapper, Mapping) else None
+
+
+def _facet(doc: Mapping[str, Any], family: str, key: str) -> Any:
+    """A key inside a family, looked for at the root family, then in the wrapper's copy."""
+    wrapper = doc.get("capabilities")
+    for holder in (doc.get(family), wrapper.get(family) if isinstance(wrapper, Mapping) else None):
+        if isinstance(holder, Mapping) and holder.get(key) is not None:
+            return holder.get(key)
+    return None

@@ -1,0 +1,341 @@
+"""`HostError`, and how a failed request to a host becomes one sentence a user can act on.
+
+Every failure of a protocol call surfaces as a `HostError`. Its ``message`` names what went
+wrong and, where there is one, what to do about it ("Set --api-key …", "Is the host running?"),
+instead of repeating an httpx exception or a bare status line. Two translators make those
+sentences:
+
+* `error_for_exception` for failures with no HTTP response: refused connection, failed DNS
+  lookup, TLS handshake, timeouts, unusable URLs. It digs through the exception's cause chain,
+  since httpx wraps the socket error that says which one it was;
+* `error_for_response` for non-2xx responses. It reads the three error-body shapes real hosts
+  send (``{error, message, details?}``, ``{"error": "code"}`` alone, and the older
+  ``{"error": {code, message}}``), quotes anything else as an excerpt, and keys the sentence on
+  status and error code (401 vs 403, ``run_already_active``, ``idempotency_in_flight`` …).
+
+Whatever a host sends back is untrusted: `excerpt` makes it one line and cuts its length before
+it goes into a message, and every message is scrubbed of the API key (a host may echo the
+``Authorization`` header back in an error body). That is why these functions take the key: so
+they can remove it, never to send it anywhere.
+
+Nothing here knows the protocol's paths or versions; `openwop_tui.protocol.client` passes in the
+host's address, timeout and key.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Mapping
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+__all__ = [
+    "BODY_EXCERPT",
+    "HOST_MESSAGE_MAX",
+    "HostError",
+    "error_for_exception",
+    "error_for_response",
+    "excerpt",
+    "host_error",
+]
+
+#: How much of a non-JSON body a message quotes.
+BODY_EXCERPT = 120
+#: How much of a host's error message a HostError repeats.
+HOST_MESSAGE_MAX = 300
+
+#: Phrases resolver errors use (glibc, macOS, Windows) when the socket error itself is not in
+#: the cause chain.
+_DNS_FAILURE_MARKERS = (
+    "name or service not known",
+    "nodename nor servname",
+    "temporary failure in name resolution",
+    "getaddrinfo failed",
+    "no address associated",
+    "name resolution",
+)
+
+
+class HostError(Exception):
+    """A request to the host failed; ``message`` says why in one user-facing sentence.
+
+    ``status`` is the HTTP status (``None`` when no response arrived); ``code`` is the host's
+    ``error`` code, or one of the client's own for failures without a response:
+    ``connection_refused``, ``dns_failure``, ``timeout``, ``tls_error``, ``connection_error``,
+    ``invalid_url``, ``bad_response`` (a 2xx whose body is not what the protocol promises),
+    ``redirect``. ``retry_after`` is the host's ``Retry-After`` in seconds, when it sent one.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        code: str | None = None,
+        retry_after: float | None = None,
+        details: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.code = code
+        self.retry_after = retry_after
+        self.details = details
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __repr__(self) -> str:
+        return f"HostError(status={self.status!r}, code={self.code!r}, message={self.message!r})"
+
+
+def excerpt(text: str, limit: int = HOST_MESSAGE_MAX) -> str:
+    """Make host-supplied text safe for a one-line message: controls made visible, length cut."""
+    out = "".join(
+        ch if ch.isprintable() else ("\\n" if ch == "\n" else f"\\u{ord(ch):04x}") for ch in text
+    )
+    return out if len(out) <= limit else out[: limit - 1] + "…"
+
+
+def host_error(
+    message: str,
+    api_key: str | None,
+    *,
+    status: int | None = None,
+    code: str | None = None,
+    retry_after: float | None = None,
+    details: Any = None,
+) -> HostError:
+    """A `HostError` whose message is guaranteed free of ``api_key``."""
+    return HostError(
+        _scrub(message, api_key),
+        status=status,
+        code=code,
+        retry_after=retry_after,
+        details=details,
+    )
+
+
+def error_for_exception(
+    exc: httpx.HTTPError,
+    *,
+    action: str,
+    base_url: str,
+    origin: str,
+    timeout: float,
+    api_key: str | None,
+) -> HostError:
+    """Translate a network-level failure into a `HostError` with a specific sentence.
+
+    ``action`` completes "when asked to …"; ``origin`` (``scheme://host[:port]``) is how the
+    host is named in the message, ``timeout`` the per-request timeout that may have run out.
+    """
+    chain = _exception_chain(exc)
+    text = " ".join(str(e) for e in chain).lower()
+    host = urlsplit(base_url).hostname or origin
+    if isinstance(exc, httpx.TimeoutException):
+        if isinstance(exc, httpx.ConnectTimeout):
+            message = (
+                f"Cannot reach {origin} — no answer within {timeout:g} s. "
+                "Is the host running and reachable?"
+            )
+        else:
+            message = (
+                f"The host at {origin} did not answer within {timeout:g} s when asked to {action}."
+            )
+        return host_error(message, api_key, code="timeout")
+    if isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
+        return host_error(
+            f"Cannot {action}: the URL is not usable ({excerpt(str(exc))}).",
+            api_key,
+            code="invalid_url",
+        )
+    if isinstance(exc, httpx.ConnectError):
+        if any(isinstance(e, ConnectionRefusedError) for e in chain) or "refused" in text:
+            return host_error(
+                f"Cannot reach {origin} — connection refused. Is the host running?",
+                api_key,
+                code="connection_refused",
+            )
+        if any(isinstance(e, socket.gaierror) for e in chain) or any(
+            marker in text for marker in _DNS_FAILURE_MARKERS
+        ):
+            return host_error(
+                f"Cannot reach {origin} — the name {host!r} does not resolve "
+                "(DNS lookup failed). Check the host URL.",
+                api_key,
+                code="dns_failure",
+            )
+        if "ssl" in text or "certificate" in text or "tls" in text:
+            return host_error(
+                f"Cannot reach {origin} — the TLS handshake failed ({excerpt(str(exc), 160)}).",
+                api_key,
+                code="tls_error",
+            )
+        return host_error(
+            f"Cannot reach {origin} — {excerpt(str(exc), 160) or 'connection failed'}.",
+            api_key,
+            code="connection_error",
+        )
+    detail = excerpt(str(exc), 160)
+    return host_error(
+        f"The connection to {origin} failed while trying to {action} "
+        f"({type(exc).__name__}{': ' + detail if detail else ''}).",
+        api_key,
+        code="connection_error",
+    )
+
+
+def error_for_response(
+    response: httpx.Response,
+    body: bytes,
+    *,
+    action: str,
+    api_key: str | None,
+    subject: str | None = None,
+) -> HostError:
+    """Translate an HTTP error response into a `HostError` with a specific sentence.
+
+    ``action`` completes "when asked to …"; ``subject`` names the workflow or run involved.
+    ``api_key`` is scrubbed from the message, and tells a rejected key (401 with a key) from a
+    missing one. Accepts ``{error, message, details?}``, ``{"error": "code"}`` alone (real
+    hosts), and ``{"error": {code, message}}``; anything else is quoted as a non-JSON body.
+    """
+    status = response.status_code
+    code: str | None = None
+    host_message: str | None = None
+    details: Any = None
+    body_note = ""
+    text = body.decode("utf-8", errors="replace")
+    try:
+        doc: Any = json.loads(text) if text.strip() else None
+    except json.JSONDecodeError:
+        doc = None
+        body_note = f" The response body is not JSON: {excerpt(text, BODY_EXCERPT)!r}."
+    if isinstance(doc, Mapping):
+        error = doc.get("error")
+        if isinstance(error, Mapping):  # {"error": {"code", "message"}} (older hosts)
+            code = _text(error.get("code"))
+            host_message = _text(error.get("message"))
+        else:
+            code = _text(error)
+        host_message = _text(doc.get("message")) or host_message
+        details = doc.get("details")
+    elif doc is not None:
+        body_note = f" The error body is not an object: {excerpt(text, BODY_EXCERPT)!r}."
+
+    says = f" Host says: {excerpt(host_message)}" if host_message else ""
+    says = (says.rstrip(".") + ".") if says else ""
+    says += body_note
+    try:
+        phrase = HTTPStatus(status).phrase.lower()
+    except ValueError:
+        phrase = "error"
+    label = f"{status} {code or phrase}"
+    retry_after = _retry_after(response)
+    wait = f"; retry after {retry_after:g} s" if retry_after is not None else ""
+    what = f" {subject!r}" if subject else ""
+
+    if status == 401:
+        if api_key:
+            message = f"The host rejected the API key ({label}). Set --api-key or OPENWOP_API_KEY."
+        else:
+            message = f"The host needs an API key ({label}). Set --api-key or OPENWOP_API_KEY."
+    elif status == 403:
+        message = (
+            f"The host refused to {action} with this API key ({label}): the key may lack "
+            f"the scope for it.{says} Set --api-key or OPENWOP_API_KEY to a key that has it."
+        )
+    elif status == 404 and code == "workflow_not_found":
+        message = f"The host has no workflow{what} ({label}).{says}"
+    elif status == 404 and code == "run_not_found":
+        message = f"The host does not know run{what} ({label}).{says}"
+    elif status == 404:
+        message = f"Not found: the host could not {action} ({label}).{says}"
+    elif status == 409 and code == "run_already_active":
+        message = (
+            f"A run of this workflow is already active on the host ({label}{wait}). "
+            f"Wait for it to finish or cancel it.{says}"
+        )
+    elif status == 409 and code == "idempotency_key_mismatch":
+        message = (
+            f"The host already received this request's Idempotency-Key with a different "
+            f"body ({label}). Send it again as a new request.{says}"
+        )
+    elif status == 409 and code == "idempotency_in_flight":
+        message = (
+            f"The host is still processing an identical request ({label}{wait}); "
+            f"wait for it instead of sending again.{says}"
+        )
+    elif status == 409 and code == "interrupt_already_resolved":
+        message = f"That question was already answered ({label}).{says}"
+    elif status == 409 and code == "run_terminal":
+        message = f"The run has already finished ({label}).{says}"
+    elif status == 409:
+        message = f"The host refused to {action} because of a conflict ({label}).{says}"
+    elif status == 410:
+        message = f"It is too late to {action} ({label}).{says}"
+    elif status == 422 and code == "capability_required":
+        message = f"The workflow{what} needs a capability this host does not have ({label}).{says}"
+    elif status == 429:
+        message = f"The host is rate limiting requests ({label}{wait}).{says}"
+    elif status == 406 or code == "protocol_version_unsupported":
+        message = f"The host does not speak this protocol version ({label}).{says}"
+    elif status == 426:
+        message = f"The host requires a newer client ({label}).{says}"
+    elif status in (502, 503, 504):
+        message = (
+            f"The host is unavailable ({label}{wait}) when asked to {action}; "
+            f"try again shortly.{says}"
+        )
+    elif status >= 500:
+        message = f"The host failed while trying to {action} ({label}).{says}"
+    elif 300 <= status < 400:
+        location = response.headers.get("location", "")
+        message = (
+            f"The host redirected the request to {action} ({label}) to "
+            f"{excerpt(location, 160)!r}; redirects are not followed. "
+            "Use the final address as the host URL."
+        )
+        code = code or "redirect"
+    elif status >= 400:
+        message = f"The host rejected the request to {action} ({label}).{says}"
+    else:
+        message = f"The host answered {label} when asked to {action}.{says}"
+    return host_error(
+        message, api_key, status=status, code=code, retry_after=retry_after, details=details
+    )
+
+
+def _scrub(text: str, api_key: str | None) -> str:
+    if api_key and api_key in text:
+        text = text.replace(api_key, "[api key]")
+    return text
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    value = response.headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        seconds = float(value.strip())
+    except ValueError:
+        return None  # an HTTP-date; rare for APIs, and the caller's backoff covers it
+    return max(0.0, seconds)
+
+
+def _exception_chain(error: BaseException) -> list[BaseException]:
+    seen: list[BaseException] = []
+    current: BaseException | None = error
+    while current is not None and current not in seen:
+        seen.append(current)
+        current = current.__cause__ or current.__context__
+    return seen

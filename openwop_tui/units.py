@@ -1,0 +1,25 @@
+"""Sizes as people read them, one convention everywhere.
+
+Decimal units (1 KB = 1,000 bytes, as HTTP and file managers count), one decimal, with the exact
+byte count in parentheses where it matters: ``184.3 KB (184,320 bytes)``.
+"""
+
+from __future__ import annotations
+
+
+def human_size(size: int) -> str:
+    """``184.3 KB``; plain ``70 bytes`` below a kilobyte."""
+    if size < 1000:
+        return f"{size} byte" if size == 1 else f"{size} bytes"
+    value = float(size)
+    for unit in ("KB", "MB", "GB"):
+        value /= 1000
+        if value < 999.95:
+            return f"{value:.1f} {unit}"
+    return f"{value / 1000:.1f} TB"
+
+
+def exact_size(size: int) -> str:
+    """``184.3 KB (184,320 bytes)``; just ``70 bytes`` when the short form is already exact."""
+    short = human_size(size)
+    return short if size < 1000 else f"{short} ({size:,} bytes)"
