@@ -62,15 +62,16 @@ class ChatApp(App[None]):
         self,
         config: Config,
         *,
-        demo_pace: float = 1.0,
+        demo_host: DemoHost | None = None,
         audio_support: AudioSupport | None = None,
     ) -> None:
+        """``demo_host`` (not started) replaces the default embedded host when ``config.host``
+        is ``None``; tests pass a fast, deterministic one. ``audio_support`` skips the probe."""
         super().__init__()
         self.config = config
         self.transcript = Transcript()
         self.session: Session | None = None
-        self.demo_host: DemoHost | None = None
-        self._demo_pace = demo_pace
+        self.demo_host = demo_host
         self._audio_support = audio_support
         self._player: Player | None = None
         self._client: HostClient | None = None
@@ -107,7 +108,7 @@ class ChatApp(App[None]):
             self._player.stop()
         if self._client is not None:
             await self._client.aclose()
-        if self.demo_host is not None:
+        if self.demo_host is not None and self.config.host is None:
             await asyncio.to_thread(self.demo_host.stop)
 
     # -------------------------------------------------------------- connecting
@@ -127,14 +128,16 @@ class ChatApp(App[None]):
         host, api_key = self.config.host, self.config.api_key
         if host is None:
             try:
-                self.demo_host = DemoHost(pace=self._demo_pace)
+                self.demo_host = self.demo_host or DemoHost()
                 await asyncio.to_thread(self.demo_host.start)
             except OSError as error:
                 await self._notice("error", f"could not start the embedded demo host: {error}")
                 status.connection = "error"
                 return
             host, api_key = self.demo_host.url, self.demo_host.api_key
-        status.host = host
+            status.host = "embedded demo host"
+        else:
+            status.host = host
         self._client = HostClient(host, api_key)
         self.session = Session(
             self._client,

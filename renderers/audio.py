@@ -2,9 +2,10 @@
 
 The renderer never plays anything: it reads the header with soundfile (duration, sample rate,
 channels) and returns ``play`` / ``stop`` / ``save`` actions that the app carries out with
-`openwop_tui.audio.Player`. soundfile (and numpy behind it) is imported on first use, so start-up
-does not pay for it. When the machine has no sound output the envelope is marked degraded with the
-probe's reason verbatim, and everything known about the sound is still shown, with ``save``.
+`openwop_tui.audio.Player`. soundfile (and numpy behind it) is imported on first use, so
+start-up does not pay for it. When the machine has no sound output the player line is still
+drawn, dimmed, with the probe's reason verbatim and a ``save`` action; the envelope is marked
+degraded.
 """
 
 from __future__ import annotations
@@ -63,16 +64,31 @@ def render_audio(envelope: Envelope, context: RenderContext) -> Rendered:
     seconds = float(info.duration)
     sound = f"{info.samplerate / 1000:g} kHz {_channels(info.channels)}"
     encoding = clean(f"{info.format_info}, {info.subtype_info}")
-    if not context.audio.available:
-        reason = clean(context.audio.reason or "audio output is not available")
-        facts = [("duration", duration(seconds)), ("sound", sound), ("encoding", encoding)]
-        return degraded(media, reason, *facts, duration_seconds=seconds)
-
     line = Text.assemble(
         ("▶ ", "bold"),
         join(duration(seconds), media.media_type, human_size(len(media.data)), sound),
     )
-    body: RenderableType = Group(line, Text(media.alt, style="italic")) if media.alt else line
+    caption = Text(media.alt, style="italic") if media.alt else None
+    if not context.audio.available:
+        # Still a player line, so the user sees the sound is here; it says why it cannot play
+        # and the bytes can be saved and played elsewhere.
+        reason = clean(context.audio.reason or "audio output is not available")
+        line.stylize("dim")
+        why = Text.assemble(("cannot play here: ", "yellow"), (reason, "yellow"))
+        where = Text(f"{media.where} · {encoding}", style="dim")
+        parts = [line, why, *([caption] if caption else []), where]
+        return Rendered(
+            title=join(media.headline, duration(seconds)),
+            body=Group(*parts),
+            actions=(SAVE,),
+            data=media.data,
+            degraded=reason,
+            media_type=media.media_type,
+            filename=media.filename,
+            duration_seconds=seconds,
+        )
+
+    body: RenderableType = Group(line, caption) if caption else line
     return Rendered(
         title=join(media.headline, duration(seconds)),
         body=body,

@@ -42,7 +42,8 @@ def test_no_audio_device_degrades_but_keeps_everything(reason: str) -> None:
     assert [a.name for a in result.actions] == ["save"]
     assert result.duration_seconds == pytest.approx(1.5)
     text = shown(result, width=120)
-    assert "audio not shown here" in text
+    assert "▶ 0:01.5" in text  # still a player line, dimmed, with the reason under it
+    assert f"cannot play here: {reason}" in text
     for fact in (reason, "0:01.5", "16 kHz mono", "audio/wav", "hello", "WAV", "press s to save"):
         assert fact in text
 

@@ -37,17 +37,18 @@ class StatusLine(Static):
     run_id: reactive[str] = reactive("")
 
     def render(self) -> Text:
-        text = Text()
-        text.append("openwop-tui ", style="bold")
-        text.append(clean(self.host) or "no host", style="cyan")
-        if self.implementation:
-            text.append(f" ({clean(self.implementation)})", style="dim")
-        if self.protocol:
-            text.append(f" · protocol {clean(self.protocol)}")
-        text.append(" · ")
+        # Most important first: the line is cut at the right edge on narrow terminals.
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append("● ", style=_STATE_STYLE.get(self.connection, ""))
         text.append(self.connection, style=_STATE_STYLE.get(self.connection, ""))
         text.append(" · run ")
         text.append(self.run_status, style="bold")
         if self.run_id:
             text.append(f" {clean(self.run_id)}", style="dim")
+        text.append(" · ")
+        text.append(clean(self.host) or "no host", style="cyan")
+        if self.implementation:
+            text.append(f" ({clean(self.implementation)})", style="dim")
+        if self.protocol:
+            text.append(f" · protocol {clean(self.protocol)}")
         return text
