@@ -18,6 +18,7 @@ from typing import ClassVar
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.timer import Timer
 from textual.widgets import Footer, Input
 
 from openwop_tui import actions
@@ -33,6 +34,7 @@ from openwop_tui.screens.help import HelpScreen
 from openwop_tui.session import RunCreated, Session
 from openwop_tui.themes import THEMES
 from openwop_tui.transcript import Transcript
+from openwop_tui.units import duration as format_duration
 from openwop_tui.widgets.envelope_view import EnvelopeView
 from openwop_tui.widgets.events_panel import EventsPanel
 from openwop_tui.widgets.status import StatusLine
@@ -74,6 +76,8 @@ class ChatApp(App[None]):
         self.demo_host = demo_host
         self._audio_support = audio_support
         self._player: Player | None = None
+        self._playback_timer: Timer | None = None
+        self._playing_view: EnvelopeView | None = None
         self._client: HostClient | None = None
         self._base_context = RenderContext(
             images="halfblock" if config.images != "none" else "none"
@@ -254,6 +258,7 @@ class ChatApp(App[None]):
                 self._player = self._player or Player()
                 duration = await asyncio.to_thread(self._player.play, rendered.data)
                 self.notify(f"playing {duration:.1f} s")
+                self._follow_playback(event.view)
             elif name == "stop":
                 if self._player is not None:
                     self._player.stop()
@@ -271,6 +276,29 @@ class ChatApp(App[None]):
                 self.notify("copied to the clipboard")
         except (actions.ActionError, PlaybackError) as error:
             self.notify(str(error), severity="error", timeout=8)
+
+    def _follow_playback(self, view: EnvelopeView) -> None:
+        """Show the playing position under the envelope until the sound ends or stops."""
+        if self._playback_timer is not None:
+            self._playback_timer.stop()
+        if self._playing_view is not None and self._playing_view is not view:
+            self._playing_view.show_playback(None)
+        self._playing_view = view
+
+        def tick() -> None:
+            player = self._player
+            if player is None or not player.is_playing or not view.is_attached:
+                view.show_playback(None)
+                if self._playback_timer is not None:
+                    self._playback_timer.stop()
+                return
+            view.show_playback(
+                f"▶ playing {format_duration(player.position)} / "
+                f"{format_duration(player.duration)}  (x stops)"
+            )
+
+        tick()
+        self._playback_timer = self.set_interval(0.25, tick)
 
     def _save(self, data: bytes, name: str | None) -> Path:
         return actions.save_bytes(data, name, actions.download_dir(self.config.download_dir))

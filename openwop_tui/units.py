@@ -1,4 +1,4 @@
-"""Sizes as people read them, one convention everywhere.
+"""Sizes and durations as people read them, one convention everywhere.
 
 Decimal units (1 KB = 1,000 bytes, as HTTP and file managers count), one decimal, with the exact
 byte count in parentheses where it matters: ``184.3 KB (184,320 bytes)``.
@@ -23,3 +23,13 @@ def exact_size(size: int) -> str:
     """``184.3 KB (184,320 bytes)``; just ``70 bytes`` when the short form is already exact."""
     short = human_size(size)
     return short if size < 1000 else f"{short} ({size:,} bytes)"
+
+
+def duration(seconds: float) -> str:
+    """``0:03.2``, ``1:02:03.0``: minutes and tenths of seconds, hours only when needed."""
+    whole, tenth = divmod(round(max(seconds, 0.0) * 10), 10)
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}:{minutes:02d}:{secs:02d}.{tenth}"
+    return f"{minutes}:{secs:02d}.{tenth}"

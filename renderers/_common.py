@@ -50,16 +50,6 @@ _EXTENSIONS = {
 }
 
 
-def duration(seconds: float) -> str:
-    """``0:03.2``, ``1:02:03.0``: minutes and tenths of seconds, hours only when needed."""
-    whole, tenth = divmod(round(max(seconds, 0.0) * 10), 10)
-    hours, rest = divmod(whole, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours}:{minutes:02d}:{secs:02d}.{tenth}"
-    return f"{minutes}:{secs:02d}.{tenth}"
-
-
 def extension(media_type: str | None) -> str:
     """A file extension (with the dot) for a media type, or ``""``."""
     if not media_type:

@@ -18,11 +18,11 @@ from rich.text import Text
 
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers import register
-from openwop_tui.renderers._common import SAVE, degraded, duration, join, load_media
+from openwop_tui.renderers._common import SAVE, degraded, join, load_media
 from openwop_tui.renderers.base import Action, RenderContext, Rendered
 from openwop_tui.renderers.markdown import text_instead
 from openwop_tui.sanitize import clean
-from openwop_tui.units import human_size
+from openwop_tui.units import duration, human_size
 
 PLAY = Action("play", "Play")
 STOP = Action("stop", "Stop")

@@ -35,6 +35,8 @@ class EnvelopeView(Vertical, can_focus=True):
     EnvelopeView > .title { text-style: bold; }
     EnvelopeView > .body { padding: 0 0 0 1; }
     EnvelopeView > Horizontal { height: auto; }
+    EnvelopeView > .playback { color: $accent; padding: 0 0 0 1; display: none; }
+    EnvelopeView > .playback.-active { display: block; }
     EnvelopeView Button { min-width: 8; height: 1; border: none; margin: 0 1 0 0; }
     """
 
@@ -63,6 +65,7 @@ class EnvelopeView(Vertical, can_focus=True):
         kind = envelope.display or "json"
         yield Static(safe_text(f"{kind} · {envelope.kind}"), classes="title")
         yield Static(Text("loading…", style="dim italic"), classes="body")
+        yield Static(classes="playback")
         yield Horizontal()
 
     @property
@@ -84,6 +87,12 @@ class EnvelopeView(Vertical, can_focus=True):
         await bar.mount_all(
             Button(action.label, name=action.name, compact=True) for action in rendered.actions
         )
+
+    def show_playback(self, text: str | None) -> None:
+        """Show where playback is (``None`` hides the line)."""
+        line = self.query_one(".playback", Static)
+        line.set_class(text is not None, "-active")
+        line.update(text or "")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Translate a button into an app-level request."""
