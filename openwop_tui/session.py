@@ -67,9 +67,13 @@ class Session:
 
     async def send(self, text: str) -> AsyncIterator[StreamItem]:
         """Send one user message as a new run and yield what happens until it ends."""
-        self.history.append({"role": "user", "content": text})
-        inputs = {"messages": list(self.history)}
+        user = {"role": "user", "content": text}
+        inputs = {"messages": [*self.history, user]}
         async for item in self.start(inputs):
+            if isinstance(item, RunCreated):
+                # Only a message the host accepted joins the history: a send that failed
+                # (host down, bad key) must not be replayed in the next turn.
+                self.history.append(user)
             yield item
 
     async def start(

@@ -1,0 +1,71 @@
+"""The chat session against the embedded demo host over real loopback HTTP."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from openwop_tui.demo_host import DemoHost
+from openwop_tui.protocol.client import HostClient, HostError
+from openwop_tui.protocol.events import RunEvent
+from openwop_tui.session import RunCreated, Session
+from openwop_tui.transcript import EnvelopeItem, Transcript
+
+
+@pytest.fixture
+def demo() -> Iterator[DemoHost]:
+    with DemoHost(pace=0, deterministic=True) as host:
+        yield host
+
+
+async def test_a_turn_streams_to_the_end_and_joins_the_history(demo: DemoHost) -> None:
+    async with HostClient(demo.url, demo.api_key) as client:
+        session = Session(client, workflow_id="demo.chat")
+        await session.connect()
+        transcript = Transcript()
+        items = [item async for item in session.send("code please")]
+        assert isinstance(items[0], RunCreated)
+        for item in items:
+            if isinstance(item, RunEvent):
+                transcript.apply(item)
+        assert transcript.status == "completed"
+        assert any(
+            isinstance(i, EnvelopeItem) and i.envelope.display == "code" for i in transcript.items
+        )
+        assert [m["role"] for m in session.history] == ["user", "assistant"]
+        assert session.history[0]["content"] == "code please"
+        assert session.current_run is None
+
+        # The next turn carries the history to the host in inputs.messages.
+        second = [item async for item in session.send("and a card")]
+        started = next(i for i in second if isinstance(i, RunEvent) and i.type == "run.started")
+        sent = started.payload["inputs"]["messages"]
+        assert [m["content"] for m in sent[:1]] == ["code please"]
+        assert sent[-1] == {"role": "user", "content": "and a card"}
+
+
+async def test_a_send_the_host_refused_does_not_join_the_history(demo: DemoHost) -> None:
+    async with HostClient(demo.url, demo.api_key) as client:
+        session = Session(client, workflow_id="no.such.workflow")
+        with pytest.raises(HostError) as raised:
+            _ = [item async for item in session.send("hello")]
+        assert "no.such.workflow" in raised.value.message
+        assert session.history == []
+
+
+async def test_assets_are_fetched_once_and_cached(demo: DemoHost) -> None:
+    async with HostClient(demo.url, demo.api_key) as client:
+        session = Session(client, workflow_id="demo.chat")
+        transcript = Transcript()
+        async for item in session.send("image please"):
+            if isinstance(item, RunEvent):
+                transcript.apply(item)
+        [image] = [
+            i.envelope
+            for i in transcript.items
+            if isinstance(i, EnvelopeItem) and i.envelope.display == "image"
+        ]
+        first = await session.asset_for(image)
+        assert first is not None and first.data is not None and first.data[:4] == b"\x89PNG"
+        assert await session.asset_for(image) is first
