@@ -54,6 +54,13 @@ def _connection_flags(parser: argparse.ArgumentParser) -> None:
         help="largest media download, in bytes (default 16 MB)",
     )
     parser.add_argument(
+        "--demo-pace",
+        type=float,
+        metavar="F",
+        default=argparse.SUPPRESS,
+        help="speed of the embedded demo host: 1 types like a model (default), 0 at once",
+    )
+    parser.add_argument(
         "--config",
         metavar="FILE",
         type=Path,
@@ -100,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-_SETTINGS = ("host", "api_key", "images", "audio", "max_asset_bytes", "workflow")
+_SETTINGS = ("host", "api_key", "images", "audio", "max_asset_bytes", "workflow", "demo_pace")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -132,7 +132,7 @@ class ChatApp(App[None]):
         host, api_key = self.config.host, self.config.api_key
         if host is None:
             try:
-                self.demo_host = self.demo_host or DemoHost()
+                self.demo_host = self.demo_host or DemoHost(pace=self.config.demo_pace)
                 await asyncio.to_thread(self.demo_host.start)
             except OSError as error:
                 await self._notice("error", f"could not start the embedded demo host: {error}")

@@ -117,7 +117,7 @@ def _host(config: Config) -> Iterator[tuple[str, str | None]]:
     if config.host is not None:
         yield config.host, config.api_key
         return
-    with DemoHost() as demo:
+    with DemoHost(pace=config.demo_pace) as demo:
         yield demo.url, demo.api_key
 
 

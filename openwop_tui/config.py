@@ -43,6 +43,9 @@ class Config:
     download_dir: str | None = None
     """Where saved media go; default ``~/Downloads/openwop-tui`` (or the cwd if unwritable)."""
     stream_modes: str = "updates,messages"
+    demo_pace: float = 1.0
+    """How fast the embedded demo host streams: 1 types like a model, 0 sends everything at
+    once, 2 is twice as slow."""
     theme: str = "textual-dark"
 
     def __repr__(self) -> str:  # keep the key out of logs and tracebacks
@@ -69,6 +72,10 @@ class Config:
                 isinstance(value, int) and not isinstance(value, bool) and value > 0
             ):
                 raise ConfigError(f"{source}: max_asset_bytes must be a positive integer")
+            if expected is float:
+                if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+                    raise ConfigError(f"{source}: {key} must be a number >= 0")
+                value = float(value)
             if expected is bool and not isinstance(value, bool):
                 raise ConfigError(f"{source}: {key} must be true or false")
             if expected is str and not isinstance(value, str):
