@@ -244,6 +244,12 @@ class ChatApp(App[None]):
         if view.is_attached:
             await view.show(rendered)
 
+    def on_transcript_view_width_changed(self, event: TranscriptView.WidthChanged) -> None:
+        """Images are scaled to the width they were drawn at: draw them again."""
+        for view in self.view.query(EnvelopeView):
+            if view.rendered is not None and view.item.envelope.display == "image":
+                self.render_envelope(view)
+
     # ----------------------------------------------------------------- actions
 
     async def on_envelope_view_action_requested(self, event: EnvelopeView.ActionRequested) -> None:

@@ -325,6 +325,7 @@ class Transcript:
         description = _text(config.get("description"))
         parts = [f"run is waiting for {kind} at node {event.node_id or '?'}"]
         parts += [part for part in (title, description) if part]
+        parts.append("this client cannot answer interrupts yet: resolve it elsewhere or cancel")
         return [self._notice("warning", " · ".join(parts), event)]
 
     def _on_node_resumed(self, event: RunEvent) -> list[Change]:

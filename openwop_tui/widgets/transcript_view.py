@@ -10,8 +10,12 @@ pinned to the bottom until the user scrolls up.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
 
+from textual import events
 from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.timer import Timer
 from textual.widget import Widget
 
 from openwop_tui.transcript import (
@@ -37,8 +41,17 @@ class TranscriptView(VerticalScroll):
     TranscriptView.-verbose ItemStatic.-verbose { display: block; }
     """
 
+    @dataclass
+    class WidthChanged(Message):
+        """The view settled at a new width (sent once a resize has paused): redraw what was
+        drawn for the old width, such as images."""
+
+        width: int
+
     def __init__(self, *, live_limit: int = 40, id: str | None = None) -> None:
         super().__init__(id=id)
+        self._drawn_width = 0
+        self._resize_timer: Timer | None = None
         self.live_limit = live_limit
         self.history = HistoryLog(id="history")
         self._widgets: dict[str, Widget] = {}
@@ -50,6 +63,22 @@ class TranscriptView(VerticalScroll):
 
     def on_mount(self) -> None:
         self.anchor()
+
+    def on_resize(self, event: events.Resize) -> None:
+        width = event.size.width
+        if not self._drawn_width:
+            self._drawn_width = width
+            return
+        if width == self._drawn_width:
+            return
+        # Debounced: dragging a window edge sends many resizes; redraw once it stops.
+        if self._resize_timer is not None:
+            self._resize_timer.stop()
+        self._resize_timer = self.set_timer(0.2, self._announce_width)
+
+    def _announce_width(self) -> None:
+        self._drawn_width = self.size.width
+        self.post_message(self.WidthChanged(self._drawn_width))
 
     @property
     def live_count(self) -> int:
