@@ -297,6 +297,7 @@ class ChatApp(App[None]):
                 view.show_playback(None)
                 if self._playback_timer is not None:
                     self._playback_timer.stop()
+                self._playback_timer = self._playing_view = None
                 return
             view.show_playback(
                 f"▶ playing {format_duration(player.position)} / "
@@ -339,7 +340,7 @@ class ChatApp(App[None]):
         self.query_one(EventsPanel).toggle_class("-visible")
 
     def action_toggle_verbose(self) -> None:
-        self.view.toggle_class("-verbose")
+        self.view.show_verbose = not self.view.show_verbose
 
     async def action_clear(self) -> None:
         await self.view.clear()

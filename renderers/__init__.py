@@ -13,6 +13,7 @@ time a display value is not found among the built-in ones.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from importlib import import_module
 from importlib.metadata import entry_points
@@ -51,6 +52,9 @@ FALLBACK = "json"
 _REGISTRY: dict[str, Renderer] = {}
 _BUILTINS = ("markdown", "code", "card", "image", "audio", "file", "json")
 _state = {"builtins": False, "plugins": False}
+# The app renders in worker threads, so the first lookups can race: loading happens under a
+# lock, and the "loaded" flag is set only once every module has registered itself.
+_loading = threading.RLock()
 
 
 def register(display: str) -> Callable[[Renderer], Renderer]:
@@ -66,21 +70,27 @@ def register(display: str) -> Callable[[Renderer], Renderer]:
 
 
 def _load_builtins() -> None:
-    if not _state["builtins"]:
-        _state["builtins"] = True
-        for name in _BUILTINS:
-            import_module(f"{__name__}.{name}")
+    if _state["builtins"]:
+        return
+    with _loading:
+        if not _state["builtins"]:
+            for name in _BUILTINS:
+                import_module(f"{__name__}.{name}")
+            _state["builtins"] = True
 
 
 def _load_plugins() -> None:
     if _state["plugins"]:
         return
-    _state["plugins"] = True
-    for entry in entry_points(group="openwop_tui.renderers"):
-        try:
-            entry.load()
-        except Exception as error:  # a broken plugin must not break the client
-            log.warning("renderer plugin %s failed to load: %s", entry.name, error)
+    with _loading:
+        if _state["plugins"]:
+            return
+        for entry in entry_points(group="openwop_tui.renderers"):
+            try:
+                entry.load()
+            except Exception as error:  # a broken plugin must not break the client
+                log.warning("renderer plugin %s failed to load: %s", entry.name, error)
+        _state["plugins"] = True
 
 
 def registered() -> list[str]:

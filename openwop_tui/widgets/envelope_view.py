@@ -90,6 +90,8 @@ class EnvelopeView(Vertical, can_focus=True):
 
     def show_playback(self, text: str | None) -> None:
         """Show where playback is (``None`` hides the line)."""
+        if not self.is_attached:
+            return  # cleared or retired while a clip played: nothing left to update
         line = self.query_one(".playback", Static)
         line.set_class(text is not None, "-active")
         line.update(text or "")

@@ -24,6 +24,7 @@ from openwop_tui.transcript import (
     Change,
     EnvelopeItem,
     Item,
+    Notice,
     Updated,
 )
 from openwop_tui.widgets.envelope_view import EnvelopeView
@@ -81,6 +82,16 @@ class TranscriptView(VerticalScroll):
         self.post_message(self.WidthChanged(self._drawn_width))
 
     @property
+    def show_verbose(self) -> bool:
+        """Whether lifecycle lines (verbose notices) are shown, live and in the history."""
+        return self.has_class("-verbose")
+
+    @show_verbose.setter
+    def show_verbose(self, value: bool) -> None:
+        self.set_class(value, "-verbose")
+        self.history.show_verbose = value
+
+    @property
     def live_count(self) -> int:
         """Transcript widgets currently mounted (not counting the history)."""
         return len(self._widgets)
@@ -134,7 +145,12 @@ class TranscriptView(VerticalScroll):
         for item_id, widget in list(self._widgets.items()):
             if len(retired) >= excess or not is_settled(widget):
                 break  # keep order: never retire past an item still changing
-            self.history.add(widget.to_renderable())  # type: ignore[attr-defined]
+            item = getattr(widget, "item", None)
+            self.history.add(
+                widget.to_renderable(),  # type: ignore[attr-defined]
+                verbose=isinstance(item, Notice) and item.verbose,
+                spaced=not isinstance(item, Notice),
+            )
             del self._widgets[item_id]
             retired.append(widget)
         if retired:

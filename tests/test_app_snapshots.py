@@ -1,0 +1,165 @@
+"""SVG snapshots of the chat app on the deterministic embedded demo host (pytest-textual-snapshot).
+
+Update them with ``pytest tests/test_app_snapshots.py --snapshot-update`` after a deliberate
+change to how the app looks, and look at every changed SVG before committing it.
+
+What keeps them byte-stable: the demo host runs at pace 0 with deterministic ids, tokens and
+timestamps; the audio line is fixed by an `AudioSupport` given to the app; the prompt's cursor
+does not blink; the status line names the "embedded demo host", never its port. Two things the
+demo host's deterministic mode leaves to chance are pinned here: the port (media blocks show
+where to get an asset, ``http://127.0.0.1:<port>/…``), by binding the host to `SNAPSHOT_PORT`;
+and the run and node durations, measured on the real clock, by the ``fixed_durations`` fixture.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+import pytest
+from test_app import (
+    builtin_renderers_loaded,  # noqa: F401  (an autouse fixture: it applies here too)
+    connected,
+    envelope_views,
+    notices,
+    run_over,
+    settle,
+)
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from openwop_tui.app import ChatApp
+from openwop_tui.config import Config
+from openwop_tui.demo_host import DemoHost, chat, steps
+from openwop_tui.renderers import AudioSupport
+from openwop_tui.screens.help import HelpScreen
+
+SIZE = (120, 50)
+#: A fixed loopback port for the demo host (below Linux's ephemeral range, 32768-60999).
+SNAPSHOT_PORT = 28817
+Snap = Callable[..., bool]
+RunBefore = Callable[[Pilot[Any]], Awaitable[None]]
+
+
+@pytest.fixture(autouse=True)
+def fixed_durations(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Pin the durations the demo host reports ("run completed in 0.14 s")."""
+    monkeypatch.setattr(steps.WorkflowContext, "elapsed_ms", lambda self: 1234)
+    monkeypatch.setattr(steps, "since", lambda started: 5)
+    monkeypatch.setattr(chat, "since", lambda started: 5)
+    yield
+
+
+@pytest.fixture(autouse=True)
+def free_port() -> None:
+    """Skip, rather than fail, when something else holds `SNAPSHOT_PORT`."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the host does
+        try:
+            probe.bind(("127.0.0.1", SNAPSHOT_PORT))
+        except OSError as error:
+            pytest.skip(f"port {SNAPSHOT_PORT} is busy ({error}); the snapshots show the host URL")
+
+
+def snapshot_app() -> ChatApp:
+    return ChatApp(
+        Config(images="halfblock"),
+        demo_host=DemoHost(port=SNAPSHOT_PORT, pace=0, deterministic=True),
+        audio_support=AudioSupport(False, "no audio device (snapshot)"),
+    )
+
+
+def app_of(pilot: Pilot[Any]) -> ChatApp:
+    app = pilot.app
+    assert isinstance(app, ChatApp)
+    return app
+
+
+async def ready(pilot: Pilot[Any]) -> ChatApp:
+    """Connected, welcome line drawn, cursor steady."""
+    app = app_of(pilot)
+    app.query_one(Input).cursor_blink = False
+    await connected(pilot, app)
+    await settle(pilot, app, lambda: bool(notices(app)), what="the welcome line")
+    return app
+
+
+async def ask(pilot: Pilot[Any], text: str) -> ChatApp:
+    """Send ``text`` and wait until the run is over and every envelope drawn."""
+    app = await ready(pilot)
+    prompt = app.query_one(Input)
+    prompt.value = text
+    await pilot.press("enter")
+    await settle(pilot, app, lambda: run_over(app), what=f"the run for {text!r} ended")
+    await pilot.pause()
+    return app
+
+
+def tour_at(name: str | None) -> RunBefore:
+    """Ask for the tour, then scroll so the envelope whose title (or, without one, kind) is
+    ``name`` is at the top; ``None``: the top of the transcript."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        app = await ask(pilot, "show me everything")
+        view = app.view
+        if name is None:
+            view.scroll_home(animate=False, immediate=True)
+        else:
+            (target,) = [
+                v
+                for v in envelope_views(app)
+                if (v.item.envelope.rendering.title or v.item.envelope.kind) == name
+            ]
+            view.scroll_to_widget(target, animate=False, top=True, immediate=True)
+        await pilot.pause()
+
+    return run_before
+
+
+def test_welcome(snap_compare: Snap) -> None:
+    assert snap_compare(snapshot_app(), terminal_size=SIZE, run_before=ready)
+
+
+def test_tour_top(snap_compare: Snap) -> None:
+    """The user turn, the streamed reply and the code envelope."""
+    assert snap_compare(snapshot_app(), terminal_size=SIZE, run_before=tour_at(None))
+
+
+def test_tour_image_by_url(snap_compare: Snap) -> None:
+    """The chart fetched by URL, drawn in half-blocks, with its caption."""
+    run_before = tour_at("Demo revenue by region")
+    assert snap_compare(snapshot_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_tour_audio_and_file(snap_compare: Snap) -> None:
+    """The audio player line (no device here, so it says why and offers save) and the file."""
+    run_before = tour_at("Spoken greeting")
+    assert snap_compare(snapshot_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_tour_json_fallbacks(snap_compare: Snap) -> None:
+    """An unknown display value and an envelope with no rendering hint, as JSON."""
+    run_before = tour_at("vendor.openwop-tui-demo.hologram")
+    assert snap_compare(snapshot_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_tour_degraded(snap_compare: Snap) -> None:
+    """Too large, undecodable, HTTP 404 and a refused file: URL, each saying why."""
+    assert snap_compare(snapshot_app(), terminal_size=SIZE, run_before=tour_at("Oversized image"))
+
+
+def test_help_screen(snap_compare: Snap) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        app = await ready(pilot)
+        await pilot.press("f1")
+        await settle(pilot, app, lambda: isinstance(app.screen, HelpScreen), what="help")
+
+    assert snap_compare(snapshot_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_failed_run(snap_compare: Snap) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await ask(pilot, "please fail")
+
+    assert snap_compare(snapshot_app(), terminal_size=SIZE, run_before=run_before)
