@@ -37,6 +37,7 @@ from openwop_tui.transcript import Transcript
 from openwop_tui.units import duration as format_duration
 from openwop_tui.widgets.envelope_view import EnvelopeView
 from openwop_tui.widgets.events_panel import EventsPanel
+from openwop_tui.widgets.prompt import PromptInput
 from openwop_tui.widgets.status import StatusLine
 from openwop_tui.widgets.transcript_view import TranscriptView
 
@@ -92,7 +93,7 @@ class ChatApp(App[None]):
         yield StatusLine(id="status")
         yield EventsPanel(id="events")
         yield TranscriptView(id="transcript")
-        yield Input(placeholder="Message the host — Enter to send, F1 for help", id="prompt")
+        yield PromptInput(id="prompt")
         yield Footer()
 
     @property
@@ -183,6 +184,7 @@ class ChatApp(App[None]):
             self.notify("A run is in progress: wait for it, or press Esc to cancel it.")
             return
         event.input.value = ""
+        self.query_one(PromptInput).remember(text)
         await self.view.apply([self.transcript.add_user(text)])
         self.view.scroll_end(animate=False)
         self.run_turn(text)
@@ -196,6 +198,8 @@ class ChatApp(App[None]):
         if session.discovery is None and not await self._discover():
             return
         panel = self.query_one(EventsPanel)
+        prompt = self.query_one(PromptInput)
+        prompt.set_busy(True)
         try:
             async for item in session.send(text):
                 if isinstance(item, RunCreated):
@@ -220,6 +224,7 @@ class ChatApp(App[None]):
             status.run_status = "error"
             await self._notice("error", f"unexpected error: {type(error).__name__}: {error}")
         finally:
+            prompt.set_busy(False)
             if status.connection in ("streaming", "reconnecting"):
                 status.connection = "connected"
 
