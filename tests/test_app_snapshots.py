@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
-from test_app import (
+from app_support import (
     builtin_renderers_loaded,  # noqa: F401  (an autouse fixture: it applies here too)
     connected,
     envelope_views,

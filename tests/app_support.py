@@ -1,0 +1,181 @@
+"""Shared helpers for the `test_app_*` files: `ChatApp` under `App.run_test`, talking to a real
+demo host over loopback HTTP.
+
+Nothing there sleeps for a fixed time to let something happen: every wait is `settle`, a bounded
+loop of ``pilot.pause()`` (and, where the run may finish, ``app.workers.wait_for_complete()``)
+that stops as soon as a condition on the app's state holds and fails with the transcript when it
+never does.
+
+A plain module, not a test file: the tests import it as ``from app_support import ...`` (tests/
+has no ``__init__.py``, so pytest puts tests/ itself on ``sys.path``, as for `render_helpers`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from rich.console import Console
+from textual.app import App
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from openwop_tui.app import ChatApp
+from openwop_tui.config import Config
+from openwop_tui.demo_host import DemoHost
+from openwop_tui.renderers import AudioSupport, registered
+from openwop_tui.transcript import Notice, UserTurn
+from openwop_tui.widgets.envelope_view import EnvelopeView
+
+NO_AUDIO = AudioSupport(False, "no audio device (test)")
+SIZE = (120, 50)
+#: Upper bound for one `wait_for_complete` call: a guard against a hang, not a synchronisation.
+WORKER_WAIT = 15.0
+
+Notes = list[tuple[str, str]]
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def describe(app: ChatApp) -> str:
+    """The transcript and status, for failure messages."""
+    try:
+        lines = [f"status: {app.status.connection} / run {app.status.run_status}"]
+    except Exception as error:  # the app is gone: its widgets with it
+        lines = [f"status: unavailable ({type(error).__name__})"]
+    for item in app.transcript.items:
+        text = getattr(item, "text", "") or getattr(getattr(item, "envelope", None), "kind", "")
+        lines.append(f"  {type(item).__name__}: {str(text)[:100]!r}")
+    return "\n".join(lines)
+
+
+async def settle(
+    pilot: Pilot[Any],
+    app: ChatApp,
+    condition: Callable[[], bool],
+    rounds: int = 200,
+    *,
+    what: str = "",
+    workers: bool = True,
+) -> None:
+    """Let the app work until ``condition()`` holds; fail clearly if it never does.
+
+    ``workers=False`` does not wait for the workers (use it while a run is meant to keep going,
+    as ``wait_for_complete`` would wait for its end).
+    """
+    for _ in range(rounds):
+        if condition():
+            return
+        if not app.is_running:
+            pytest.fail(f"the app stopped while waiting for: {what or condition}\n{describe(app)}")
+        await pilot.pause()
+        if workers:
+            await asyncio.wait_for(app.workers.wait_for_complete(), WORKER_WAIT)
+    if not condition():
+        pytest.fail(f"never happened: {what or condition}\n{describe(app)}")
+
+
+def record_notifications(app: App[Any]) -> Notes:
+    """Collect every ``(severity, message)`` the app (or a widget) notifies from now on."""
+    seen: Notes = []
+    original = app.notify
+
+    def notify(message: str, **kwargs: Any) -> None:
+        seen.append((str(kwargs.get("severity", "information")), str(message)))
+        original(message, **kwargs)
+
+    app.notify = notify  # type: ignore[method-assign]
+    return seen
+
+
+def envelope_views(app: ChatApp) -> list[EnvelopeView]:
+    return list(app.query(EnvelopeView))
+
+
+def all_rendered(app: ChatApp) -> bool:
+    return all(view.rendered is not None for view in envelope_views(app))
+
+
+def run_over(app: ChatApp) -> bool:
+    """No run in progress and every envelope drawn."""
+    session = app.session
+    return (
+        session is not None
+        and session.current_run is None
+        and app.transcript.status is not None
+        and app.transcript.status != "running"
+        and all_rendered(app)
+    )
+
+
+def notices(app: ChatApp, level: str | None = None) -> list[Notice]:
+    return [
+        item
+        for item in app.transcript.items
+        if isinstance(item, Notice) and (level is None or item.level == level)
+    ]
+
+
+def items_of(app: ChatApp, kind: type[Any]) -> list[Any]:
+    return [item for item in app.transcript.items if isinstance(item, kind)]
+
+
+def plain(renderable: Any, width: int = 100) -> str:
+    """What a Rich renderable looks like as text."""
+    console = Console(width=width, record=True, color_system=None, file=io.StringIO())
+    console.print(renderable)
+    return console.export_text()
+
+
+def demo_app(**config: Any) -> ChatApp:
+    """The app on a fast, deterministic embedded demo host."""
+    return ChatApp(
+        Config(**config),
+        demo_host=DemoHost(pace=0, deterministic=True),
+        audio_support=NO_AUDIO,
+    )
+
+
+async def connected(pilot: Pilot[Any], app: ChatApp) -> None:
+    await settle(
+        pilot,
+        app,
+        lambda: app.session is not None and app.session.discovery is not None,
+        what="connected to the host",
+    )
+
+
+async def send(pilot: Pilot[Any], app: ChatApp, text: str) -> None:
+    """Type ``text`` into the prompt and press Enter."""
+    prompt = app.query_one(Input)
+    prompt.focus()
+    prompt.value = text
+    await pilot.press("enter")
+
+
+async def turn(pilot: Pilot[Any], app: ChatApp, text: str) -> None:
+    """Send ``text`` and wait until its run is over and every envelope is drawn."""
+    runs = len(items_of(app, UserTurn))
+    await send(pilot, app, text)
+    await settle(
+        pilot,
+        app,
+        lambda: len(items_of(app, UserTurn)) == runs + 1 and run_over(app),
+        what=f"the run for {text!r} ended",
+    )
+
+
+@pytest.fixture(autouse=True)
+def builtin_renderers_loaded() -> None:
+    """Load the built-in renderers before the app renders anything.
+
+    Works around an app bug (see `test_the_renderer_registry_loads_safely_from_two_threads` in
+    test_app_chat.py): the first renders of a process run in threads, concurrently, and the
+    registry's lazy loading is not thread-safe, so a fresh process could fail its first tour
+    with KeyError. Each `test_app_*` file imports it, which applies it to that file's tests.
+    """
+    registered()

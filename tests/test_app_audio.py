@@ -1,0 +1,239 @@
+"""Audio playback in the chat app: a stub player behind the play and stop keys and the playback
+line (and clearing the transcript mid-playback), then real playback through a null ALSA device
+in a fresh interpreter, when PortAudio is installed.
+
+Every wait is `app_support.settle`, never a fixed sleep.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from ctypes.util import find_library
+from pathlib import Path
+from typing import Any
+
+import pytest
+from app_support import (
+    SIZE,
+    Notes,
+    builtin_renderers_loaded,  # noqa: F401  (an autouse fixture: importing it applies it here)
+    connected,
+    envelope_views,
+    record_notifications,
+    settle,
+    turn,
+)
+from textual.pilot import Pilot
+
+from openwop_tui.app import ChatApp
+from openwop_tui.config import Config
+from openwop_tui.demo_host import DemoHost, media
+from openwop_tui.renderers import AudioSupport
+from openwop_tui.widgets.envelope_view import EnvelopeView
+
+
+class StubPlayer:
+    """Stands in for `openwop_tui.audio.Player`: "plays" until stopped, no sound card."""
+
+    def __init__(self) -> None:
+        self.playing = False
+        self.played: list[bytes] = []
+        self.checks = 0
+        """How often the app asked whether it is playing (its playback timer does, each tick)."""
+
+    @property
+    def is_playing(self) -> bool:
+        self.checks += 1
+        return self.playing
+
+    position = 1.5
+    duration = 5.0
+
+    def play(self, data: bytes) -> float:
+        self.played.append(data)
+        self.playing = True
+        return self.duration
+
+    def stop(self) -> None:
+        self.playing = False
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return True
+
+
+async def playing_app(pilot: Pilot[Any], app: ChatApp, seen: Notes) -> EnvelopeView:
+    """Ask for audio, focus its envelope, press p; return the view once playback started."""
+    await connected(pilot, app)
+    await turn(pilot, app, "audio please")
+    (view,) = envelope_views(app)
+    assert view.rendered is not None
+    assert [a.name for a in view.rendered.actions] == ["play", "stop", "save"]
+    view.focus()
+    await settle(pilot, app, lambda: view.has_focus, what="the envelope focused")
+    await pilot.press("p")
+    await settle(pilot, app, lambda: bool(seen), what="a notification")
+    return view
+
+
+def app_with_stub_player() -> tuple[ChatApp, StubPlayer]:
+    app = ChatApp(
+        Config(),
+        demo_host=DemoHost(pace=0, deterministic=True),
+        audio_support=AudioSupport(True),
+    )
+    player = StubPlayer()
+    app._player = player  # type: ignore[assignment]  # the app reuses a player it already has
+    return app, player
+
+
+async def test_play_shows_the_position_and_x_stops() -> None:
+    app, player = app_with_stub_player()
+    seen = record_notifications(app)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await playing_app(pilot, app, seen)
+        assert seen == [("information", "playing 5.0 s")]
+        assert player.played == [media.audio_ogg()]
+        line = view.query_one(".playback")
+        assert line.has_class("-active")
+        assert "▶ playing" in str(line.render())
+        await pilot.press("x")
+        await settle(pilot, app, lambda: not line.has_class("-active"), what="playback hidden")
+        assert not player.playing
+        assert app.is_running and app._exception is None
+
+
+async def test_clearing_during_playback_does_not_crash() -> None:
+    app, player = app_with_stub_player()
+    seen = record_notifications(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await playing_app(pilot, app, seen)
+        await pilot.press("ctrl+l")
+        await settle(pilot, app, lambda: app.view.live_count == 0, what="the view cleared")
+        # The stub never stops playing, so the playback timer only ends because a tick found
+        # its view gone: that tick is the one that used to crash.
+        await settle(
+            pilot, app, lambda: app._playback_timer is None, what="the playback timer stopped"
+        )
+        assert player.playing
+        assert app.is_running and app._exception is None
+
+
+needs_portaudio = pytest.mark.skipif(
+    find_library("portaudio") is None,
+    reason="libportaudio2 is not installed (Debian package libportaudio2)",
+)
+
+#: Runs in a fresh interpreter: PortAudio reads the ALSA configuration once, when sounddevice is
+#: first imported, so the null device must be configured before anything in the process loads it.
+AUDIO_SCRIPT = """
+import asyncio, json
+
+from openwop_tui.app import ChatApp
+from openwop_tui.config import Config
+from openwop_tui.demo_host import DemoHost
+from openwop_tui.renderers import registered
+from openwop_tui.widgets.envelope_view import EnvelopeView
+from textual.widgets import Input
+
+
+async def main():
+    registered()  # see builtin_renderers_loaded
+    app = ChatApp(Config(), demo_host=DemoHost(pace=0, deterministic=True), audio_support=None)
+    seen = []
+    original = app.notify
+
+    def notify(message, **kwargs):
+        seen.append([kwargs.get("severity", "information"), str(message)])
+        original(message, **kwargs)
+
+    app.notify = notify
+    async with app.run_test(size=(120, 50)) as pilot:
+        async def settle(condition):
+            for _ in range(300):
+                if condition():
+                    return True
+                await pilot.pause()
+                await asyncio.wait_for(app.workers.wait_for_complete(), 15)
+            return condition()
+
+        ok = await settle(lambda: app.session is not None and app.session.discovery is not None)
+        app.query_one(Input).value = "audio please"
+        await pilot.press("enter")
+        views = lambda: list(app.query(EnvelopeView))
+        ok = ok and await settle(
+            lambda: app.transcript.status == "completed" and views()
+            and all(v.rendered for v in views())
+        )
+        view = views()[0]
+        view.focus()
+        await pilot.pause()
+        # The app follows playback with an interval timer; note when each one is stopped, so
+        # the app is not shut down while one still runs (see test_clearing_during_playback...).
+        timers = []
+        set_interval = app.set_interval
+
+        def tracked(*args, **kwargs):
+            timer = set_interval(*args, **kwargs)
+            record = {"stopped": False}
+            stop = timer.stop
+
+            def stopped():
+                record["stopped"] = True
+                stop()
+
+            timer.stop = stopped
+            timers.append(record)
+            return timer
+
+        app.set_interval = tracked
+        await pilot.press("p")
+        ok = ok and await settle(lambda: bool(seen))
+        player = app._player
+        finished = player.wait(30) if player is not None else False
+        ok = ok and await settle(lambda: bool(timers) and all(t["stopped"] for t in timers))
+        result = {
+            "ok": ok,
+            "support": [app._audio_support.available, app._audio_support.reason],
+            "degraded": view.rendered.degraded,
+            "actions": [a.name for a in view.rendered.actions],
+            "seen": seen,
+            "finished": finished,
+            "playback_line": view.query_one(".playback").has_class("-active"),
+        }
+    print(json.dumps(result))
+
+
+asyncio.run(main())
+"""
+
+
+@needs_portaudio
+def test_play_audio_through_a_null_alsa_device(tmp_path: Path) -> None:
+    conf = tmp_path / "asound.conf"
+    conf.write_text("pcm.!default { type null }\n")
+    env = {**os.environ, "ALSA_CONFIG_PATH": str(conf)}
+    env.pop("OPENWOP_TUI_AUDIO", None)
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(AUDIO_SCRIPT)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["ok"], result
+    assert result["support"] == [True, None]
+    assert result["degraded"] is None
+    assert result["actions"][:2] == ["play", "stop"]
+    (severity, message), *_ = result["seen"]
+    assert severity == "information"
+    assert message.startswith("playing ") and message.endswith(" s"), message
+    assert float(message.removeprefix("playing ").removesuffix(" s")) > 0
+    assert result["finished"] is True
+    assert result["playback_line"] is False  # hidden again once the clip ended

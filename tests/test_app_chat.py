@@ -1,0 +1,241 @@
+"""The chat app end to end, over a real demo host: a chat turn with its reply and code envelope,
+the tour that draws every envelope family (or says why it cannot), the history a second turn
+carries, and the renderer-registry race a fresh process's first tour could hit.
+
+Every wait is `app_support.settle`, never a fixed sleep.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+from app_support import (
+    SIZE,
+    builtin_renderers_loaded,  # noqa: F401  (an autouse fixture: importing it applies it here)
+    connected,
+    demo_app,
+    envelope_views,
+    items_of,
+    notices,
+    plain,
+    run_over,
+    settle,
+    turn,
+)
+from textual.widgets import Input, Markdown
+
+from openwop_tui.demo_host import chat, media
+from openwop_tui.transcript import AssistantTurn, EnvelopeItem, Notice, UserTurn
+from openwop_tui.widgets.envelope_view import EnvelopeView
+from openwop_tui.widgets.items import AssistantMessage
+
+# ------------------------------------------------------------------------ chat turns
+
+
+async def test_a_chat_turn_draws_the_reply_once_and_the_code_envelope() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        assert app.status.connection == "connected"
+        assert app.status.host == "embedded demo host"
+        assert app.query_one(Input).has_focus
+        await pilot.press(*"code please", "enter")
+        await settle(pilot, app, lambda: run_over(app), what="the run ended")
+
+        (user,) = items_of(app, UserTurn)
+        assert user.text == "code please"
+        (reply,) = items_of(app, AssistantTurn)
+        assert reply.final
+        assert reply.text == chat.compose_reply("code please", ["code"])
+        # Regression: the first streamed delta used to be drawn twice.
+        message = app.view.widget_for(reply)
+        assert isinstance(message, AssistantMessage)
+        assert message.query_one(Markdown).source == reply.text
+        assert not message.has_class("-streaming")
+
+        (envelope,) = items_of(app, EnvelopeItem)
+        assert envelope.envelope.display == "code"
+        view = app.view.widget_for(envelope)
+        assert isinstance(view, EnvelopeView)
+        assert view.rendered is not None
+        assert view.rendered.degraded is None
+        assert not view.has_class("-degraded")
+        assert "fib.py" in view.rendered.title
+        assert "def fib(n: int) -> int:" in plain(view.rendered.body)
+
+        order = [type(item) for item in app.transcript.items if not getattr(item, "verbose", 0)]
+        assert order == [Notice, UserTurn, AssistantTurn, EnvelopeItem, Notice]
+        assert notices(app)[-1].text.startswith("run completed")
+        assert not notices(app, "error")
+
+        status = app.status
+        assert status.connection == "connected"
+        assert status.run_status == "completed"
+        assert status.run_id == "run_00000000000000000001"
+        line = str(status.render())
+        assert "run completed" in line and "disconnected" not in line
+
+        assert app.session is not None
+        assert app.session.history == [
+            {"role": "user", "content": "code please"},
+            {"role": "assistant", "content": reply.text},
+        ]
+        assert not app.query_one(Input).value  # the prompt was cleared
+
+
+async def test_everything_draws_every_family_and_says_why_when_it_cannot() -> None:
+    app = demo_app(images="halfblock")
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await turn(pilot, app, "show me everything")
+
+        # By title, or by kind for the two JSON fallbacks, which have none.
+        views = {
+            v.item.envelope.rendering.title or v.item.envelope.kind: v for v in envelope_views(app)
+        }
+        assert len(views) == 13 == len(items_of(app, EnvelopeItem))
+
+        def rendered(key: str) -> Any:
+            result = views[key].rendered
+            assert result is not None, key
+            return result
+
+        displays = [view.item.envelope.display for view in envelope_views(app)]
+        assert displays == [
+            "code", "card", "card", "image", "image", "audio", "file", "hologram", None,
+            "image", "image", "audio", "image",
+        ]  # fmt: skip
+
+        shown = [
+            "fib.py", "Deployment summary", "Host status", "Demo revenue by region",
+            "Inline image", "tour-report.csv",
+            "vendor.openwop-tui-demo.hologram", "vendor.openwop-tui-demo.metrics",
+        ]  # fmt: skip
+        for key in shown:
+            assert rendered(key).degraded is None, key
+            assert not views[key].has_class("-degraded"), key
+
+        # The image by URL is drawn in half-block pixels, with its alt text as the caption.
+        chart = views["Demo revenue by region"]
+        assert chart.item.envelope.media is not None
+        assert chart.item.envelope.media.url is not None
+        assert chart.item.envelope.media.base64 is None
+        chart_text = plain(rendered("Demo revenue by region").body)
+        assert chart_text.count("▄") > 100
+        assert "Bar chart of demo revenue by region" in chart_text
+        assert [a.name for a in rendered("Demo revenue by region").actions] == ["save", "open"]
+        assert "▄" in plain(rendered("Inline image").body)
+
+        card_text = plain(rendered("Deployment summary").body)
+        assert "Deploy succeeded" in card_text
+        assert "uptimeSeconds" in plain(rendered("Host status").body)
+        assert rendered("tour-report.csv").data == media.report_csv()
+
+        # JSON fallbacks: an unknown display value, and no rendering hint at all.
+        assert 'unknown display "hologram"' in rendered("vendor.openwop-tui-demo.hologram").title
+        assert "no rendering hint" in rendered("vendor.openwop-tui-demo.metrics").title
+        assert "p95" in plain(rendered("vendor.openwop-tui-demo.metrics").body)
+
+        # Degraded: each with its specific reason, drawn with the warning border.
+        reasons = {
+            "Spoken greeting": "no audio device (test)",
+            "Oversized image": "too large",
+            "Undecodable image": "cannot decode",
+            "Missing audio": "HTTP 404",
+            "Unsafe URL": "refused: file:",
+        }
+        for key, reason in reasons.items():
+            degraded = rendered(key).degraded
+            assert degraded is not None and reason in degraded, (key, degraded)
+            assert views[key].has_class("-degraded"), key
+            assert reason in plain(rendered(key).body), key
+        # The clip that is here keeps its player line and says why it cannot play; the rest
+        # are the "not shown here" block, with where to get them.
+        speech = plain(rendered("Spoken greeting").body)
+        assert "cannot play here: no audio device (test)" in speech
+        assert [a.name for a in rendered("Spoken greeting").actions] == ["save"]
+        for key in ("Oversized image", "Undecodable image", "Missing audio", "Unsafe URL"):
+            assert "not shown here" in plain(rendered(key).body), key
+        assert "http" in plain(rendered("Missing audio").body)
+        assert "file:///etc/passwd" in plain(rendered("Unsafe URL").body)
+        assert app.status.run_status == "completed"
+        assert not notices(app, "error")
+
+
+async def test_a_second_turn_carries_the_history() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await turn(pilot, app, "code please")
+        await turn(pilot, app, "and a card")
+
+        first, second = items_of(app, AssistantTurn)
+        assert second.text == chat.compose_reply("and a card", ["card"])
+        expected = [
+            {"role": "user", "content": "code please"},
+            {"role": "assistant", "content": first.text},
+            {"role": "user", "content": "and a card"},
+        ]
+        assert app.session is not None
+        assert app.session.history == [*expected, {"role": "assistant", "content": second.text}]
+
+        # What the host was sent: the second run.started carries the whole history.
+        started = [n.event for n in notices(app) if n.text.startswith("run started")]
+        assert len(started) == 2 and all(event is not None for event in started)
+        assert started[0].payload["inputs"] == {"messages": expected[:1]}  # type: ignore[union-attr]
+        assert started[1].payload["inputs"] == {"messages": expected}  # type: ignore[union-attr]
+        assert app.status.run_id == "run_00000000000000000002"
+        # Both replies are still drawn, each once.
+        for reply in (first, second):
+            widget = app.view.widget_for(reply)
+            assert isinstance(widget, AssistantMessage)
+            assert widget.query_one(Markdown).source == reply.text
+
+
+# ------------------------------------------------------------- renderer registry
+
+#: In a fresh interpreter: while one thread is loading the built-in renderers, another asks for
+#: one (what happens when the first envelopes of a run are rendered in `asyncio.to_thread`).
+REGISTRY_RACE_SCRIPT = """
+import json, threading
+import openwop_tui.renderers as registry
+
+real_import = registry.import_module
+outcome = {}
+
+def other_thread():
+    try:
+        outcome["other"] = registry.resolve("card").__name__
+    except Exception as error:
+        outcome["other"] = f"{type(error).__name__}: {error}"
+
+threads = []
+
+def import_module(name):
+    if name.endswith(".markdown"):  # the first built-in: the registry is still empty
+        thread = threading.Thread(target=other_thread)
+        thread.start()
+        threads.append(thread)
+    return real_import(name)
+
+registry.import_module = import_module
+outcome["first"] = registry.resolve("image").__name__
+for thread in threads:
+    thread.join(timeout=30)
+print(json.dumps(outcome))
+"""
+
+
+def test_the_renderer_registry_loads_safely_from_two_threads() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", REGISTRY_RACE_SCRIPT],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    outcome = json.loads(done.stdout.strip().splitlines()[-1])
+    assert outcome == {"first": "render_image", "other": "render_card"}

@@ -1,0 +1,166 @@
+"""The chat app when things go wrong: a failed run, a dead host, a rejected API key, an unknown
+workflow, and Escape (cancelling a streaming run, or saying there is none). Each is a sentence in
+the transcript or a notification, never a traceback, and the app keeps running.
+
+Every wait is `app_support.settle`, never a fixed sleep.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from app_support import (
+    NO_AUDIO,
+    SIZE,
+    builtin_renderers_loaded,  # noqa: F401  (an autouse fixture: importing it applies it here)
+    connected,
+    demo_app,
+    items_of,
+    notices,
+    record_notifications,
+    run_over,
+    send,
+    settle,
+    turn,
+)
+from textual.widgets import Input, Markdown
+
+from openwop_tui.app import ChatApp
+from openwop_tui.config import Config
+from openwop_tui.demo_host import DemoHost, chat
+from openwop_tui.transcript import AssistantTurn, Notice, UserTurn
+from openwop_tui.widgets.items import AssistantMessage
+
+
+@pytest.fixture
+def host() -> Iterator[DemoHost]:
+    """A demo host the test starts and stops itself (for apps given ``Config(host=...)``)."""
+    with DemoHost(pace=0, deterministic=True) as running:
+        yield running
+
+
+# ---------------------------------------------------------------------- failed run
+
+
+async def test_a_failed_run_is_a_notice_not_a_traceback() -> None:
+    app = demo_app()
+    seen = record_notifications(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await turn(pilot, app, "please fail")
+
+        (error,) = notices(app, "error")[-1:]
+        assert error.text.startswith("run failed at node explode · demo_failure")
+        assert "node explode failed · demo_failure" in [n.text.split(":")[0] for n in notices(app)]
+        assert app.transcript.status == "failed"
+        assert app.status.run_status == "failed"
+        assert app.status.connection == "connected"
+        assert not [n for n in notices(app) if "unexpected error" in n.text]
+        assert app.is_running and app._exception is None
+        (reply,) = items_of(app, AssistantTurn)
+        assert reply.final and "demo_failure" in reply.text
+        assert seen == []  # a failed run is a transcript line; only client errors pop up
+
+
+# ---------------------------------------------------------------- host problems
+
+
+async def test_a_dead_host_is_explained_and_the_app_keeps_running() -> None:
+    app = ChatApp(Config(host="http://127.0.0.1:9"), audio_support=NO_AUDIO)
+    seen = record_notifications(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, lambda: bool(notices(app, "error")), what="an error notice")
+        (first,) = notices(app, "error")
+        assert "Cannot reach http://127.0.0.1:9" in first.text
+        assert "Is the host running?" in first.text
+        assert app.status.connection == "disconnected"
+        assert app.status.host == "http://127.0.0.1:9"
+
+        await send(pilot, app, "hello?")
+        await settle(pilot, app, lambda: len(notices(app, "error")) == 2, what="a second error")
+        second = notices(app, "error")[-1]
+        assert "Cannot reach http://127.0.0.1:9" in second.text
+        assert [type(item) for item in app.transcript.items] == [Notice, UserTurn, Notice]
+        assert seen == [("error", first.text), ("error", second.text)]
+        assert app.status.connection == "disconnected"
+        assert app.is_running and app._exception is None
+        assert not [n for n in notices(app) if "unexpected error" in n.text]
+        assert app.query_one(Input).value == ""
+
+
+async def test_a_wrong_api_key_is_named(host: DemoHost) -> None:
+    app = ChatApp(Config(host=host.url, api_key="wrong"), audio_support=NO_AUDIO)
+    seen = record_notifications(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)  # discovery is public: the key is only checked on a run
+        assert app.status.connection == "connected"
+        assert app.status.host == host.url
+        await send(pilot, app, "hello")
+        await settle(pilot, app, lambda: bool(notices(app, "error")), what="an error notice")
+        (error,) = notices(app, "error")
+        assert "rejected the API key" in error.text
+        assert "401" in error.text and "OPENWOP_API_KEY" in error.text
+        assert "wrong" not in error.text  # the key itself is never shown
+        assert app.status.run_status == "error"
+        assert app.session is not None and app.session.history == []  # nothing to replay
+        assert seen == [("error", error.text)]
+        assert app.is_running and app._exception is None
+    assert host.url  # the app leaves a host it did not start running; the fixture stops it
+
+
+async def test_an_unknown_workflow_lists_the_available_ones(host: DemoHost) -> None:
+    config = Config(host=host.url, api_key=host.api_key, workflow="nope")
+    app = ChatApp(config, audio_support=NO_AUDIO)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await send(pilot, app, "hello")
+        await settle(pilot, app, lambda: bool(notices(app, "error")), what="an error notice")
+        (error,) = notices(app, "error")
+        assert "workflow 'nope'" in error.text
+        assert "demo.chat" in error.text and "demo.tour" in error.text
+        assert app.status.run_status == "error"
+        assert app.session is not None and app.session.history == []
+
+
+# -------------------------------------------------------------------------- cancel
+
+
+async def test_escape_cancels_a_streaming_run() -> None:
+    app = ChatApp(Config(), demo_host=DemoHost(pace=1, deterministic=True), audio_support=NO_AUDIO)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await send(pilot, app, "something slow")
+
+        def streaming() -> bool:
+            replies = items_of(app, AssistantTurn)
+            return app.status.connection == "streaming" and bool(replies and replies[0].text)
+
+        await settle(pilot, app, streaming, what="the reply streaming", workers=False)
+        await pilot.press("escape")
+        await settle(pilot, app, lambda: run_over(app), what="the run cancelled")
+
+        assert app.transcript.status == "cancelled"
+        assert app.status.run_status == "cancelled"
+        assert app.status.connection == "connected"
+        cancelled = notices(app, "warning")[-1]
+        assert cancelled.text.startswith("run cancelled")
+        (reply,) = items_of(app, AssistantTurn)
+        assert reply.final
+        assert reply.text != chat.compose_reply("something slow", ["slow"])  # cut short
+        # No completion replaced the streamed text: what is drawn is exactly the deltas, once.
+        message = app.view.widget_for(reply)
+        assert isinstance(message, AssistantMessage)
+        assert message.query_one(Markdown).source == reply.text
+        assert app.session is not None and app.session.current_run is None
+        assert app.is_running and app._exception is None
+
+
+async def test_escape_with_no_run_says_so() -> None:
+    app = demo_app()
+    seen = record_notifications(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await pilot.press("escape")
+        await settle(pilot, app, lambda: bool(seen), what="a notification")
+        assert seen == [("information", "No run to cancel.")]

@@ -1,0 +1,150 @@
+"""The chat app's keys and panels: F1 help, the F2 events panel and F3 lifecycle lines, saving a
+file envelope (never clobbering), and the transcript view that stays bounded however long the
+chat gets (its retired lines kept in a history, hidden lifecycle lines staying hidden).
+
+Every wait is `app_support.settle`, never a fixed sleep.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app_support import (
+    SIZE,
+    builtin_renderers_loaded,  # noqa: F401  (an autouse fixture: importing it applies it here)
+    connected,
+    demo_app,
+    envelope_views,
+    notices,
+    record_notifications,
+    settle,
+    turn,
+)
+from textual.app import App, ComposeResult
+from textual.widgets import Markdown
+
+from openwop_tui.demo_host import media
+from openwop_tui.screens.help import HelpScreen
+from openwop_tui.transcript import Transcript
+from openwop_tui.widgets.events_panel import EventsPanel
+from openwop_tui.widgets.items import ItemStatic
+from openwop_tui.widgets.transcript_view import TranscriptView
+
+# ------------------------------------------------------------------------ bindings
+
+
+async def test_function_keys_help_events_and_lifecycle_lines() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+
+        await pilot.press("f1")
+        await settle(pilot, app, lambda: isinstance(app.screen, HelpScreen), what="help shown")
+        assert "Ctrl+L" in app.screen.query_one(Markdown).source
+        await pilot.press("escape")
+        await settle(pilot, app, lambda: not isinstance(app.screen, HelpScreen), what="help gone")
+        assert app.session is not None and app.session.current_run is None
+
+        panel = app.query_one(EventsPanel)
+        assert not panel.display
+        await pilot.press("f2")
+        await settle(pilot, app, lambda: panel.display, what="events panel shown")
+        await turn(pilot, app, "code please")
+        await settle(pilot, app, lambda: len(panel.lines) > 5, what="event lines")
+        lines = [strip.text for strip in panel.lines]
+        assert any("run.started" in line for line in lines)
+        assert any("output.chunk" in line or "ai.message" in line for line in lines)
+        assert any("run.completed" in line for line in lines)
+        await pilot.press("f2")
+        await settle(pilot, app, lambda: not panel.display, what="events panel hidden")
+
+        lifecycle = [n for n in notices(app) if n.verbose]
+        assert lifecycle and any(n.text.startswith("node code completed") for n in lifecycle)
+        widgets = [app.view.widget_for(n) for n in lifecycle]
+        assert all(isinstance(w, ItemStatic) and not w.display for w in widgets)
+        await pilot.press("f3")
+        await settle(pilot, app, lambda: all(w.display for w in widgets), what="lifecycle shown")  # type: ignore[union-attr]
+        await pilot.press("f3")
+        await settle(pilot, app, lambda: not any(w.display for w in widgets), what="hidden")  # type: ignore[union-attr]
+
+
+async def test_saving_the_file_envelope(tmp_path: Path) -> None:
+    app = demo_app(download_dir=str(tmp_path))
+    seen = record_notifications(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await turn(pilot, app, "file please")
+        (view,) = envelope_views(app)
+        assert view.rendered is not None and view.rendered.filename == "tour-report.csv"
+        view.focus()
+        await settle(pilot, app, lambda: view.has_focus, what="the envelope focused")
+        await pilot.press("s")
+        saved = tmp_path / "tour-report.csv"
+        await settle(pilot, app, lambda: bool(seen), what="a notification")
+        assert seen == [("information", f"saved to {saved}")]
+        assert saved.read_bytes() == media.report_csv()
+
+        # Saving again never clobbers the first file.
+        await pilot.press("s")
+        await settle(pilot, app, lambda: len(seen) == 2, what="a second notification")
+        assert (tmp_path / "tour-report-1.csv").read_bytes() == media.report_csv()
+
+        # An action the envelope does not have is refused with a warning.
+        await pilot.press("p")
+        await settle(pilot, app, lambda: len(seen) == 3, what="a third notification")
+        assert seen[-1] == ("warning", "nothing to play here")
+
+
+# ------------------------------------------------------------------ bounded view
+
+
+class ViewHost(App[None]):
+    """Just a transcript view."""
+
+    def compose(self) -> ComposeResult:
+        yield TranscriptView(id="transcript")
+
+
+async def test_the_transcript_view_stays_bounded() -> None:
+    app = ViewHost()
+    transcript = Transcript()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(TranscriptView)
+        for batch in range(30):  # as a fast run would: several changes per event
+            changes = [transcript.add_user(f"message number {batch * 10 + i}") for i in range(10)]
+            await view.apply(changes)
+            assert view.live_count <= view.live_limit
+        await pilot.pause()
+
+        assert view.live_count <= view.live_limit == 40
+        assert view.history.block_count >= 300 - view.live_limit
+        assert view.history.block_count + view.live_count == 300
+        assert len(view.children) == view.live_count + 1  # the live widgets and the history
+        # The oldest items are in the history, the newest still live.
+        assert view.widget_for(transcript.items[0]) is None
+        assert view.widget_for(transcript.items[-1]) is not None
+
+        history = view.history
+        assert history.size.height > 0 and history.virtual_size.height > 0
+        head = "\n".join(history.render_line(y).text for y in range(3))
+        assert "You" in head and "message number 0" in head
+        last = history.render_line(history.size.height - 1)
+        assert last.cell_length == history.size.width
+        assert history.render_line(10**6).text.strip() == ""  # past the end: blank
+
+        await view.clear()
+        assert view.live_count == 0 and view.history.block_count == 0
+
+
+async def test_retired_lifecycle_lines_stay_hidden() -> None:
+    app = ViewHost()
+    transcript = Transcript()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(TranscriptView)
+        await view.apply([transcript.add_notice("info", "node secret started", verbose=True)])
+        for index in range(view.live_limit + 5):
+            await view.apply([transcript.add_user(f"message number {index}")])
+        await pilot.pause()
+        assert view.widget_for(transcript.items[0]) is None  # retired
+        lines = [view.history.render_line(y).text for y in range(view.history.size.height)]
+        assert not any("node secret started" in line for line in lines)
