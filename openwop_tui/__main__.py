@@ -11,6 +11,7 @@ Settings come from flags, then ``OPENWOP_BASE_URL`` / ``OPENWOP_API_KEY``, then 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -37,7 +38,8 @@ def _connection_flags(parser: argparse.ArgumentParser) -> None:
         "--images",
         choices=IMAGE_MODES,
         default=argparse.SUPPRESS,
-        help="how to draw images: auto, halfblock or none",
+        help="how to draw images: auto (ask the terminal), kitty, sixel, halfblock or none; "
+        "printed transcripts use half-blocks",
     )
     parser.add_argument(
         "--no-audio",
@@ -140,8 +142,13 @@ def dispatch(args: argparse.Namespace, config: Config) -> int:
         return run_workflow(args.workflow, output, message=args.message, inputs=args.input)
 
     from openwop_tui.app import ChatApp
+    from openwop_tui.terminal import detect_image_mode
 
-    ChatApp(config).run()
+    # Once, before Textual takes the terminal: after that its input thread owns the answers.
+    support = detect_image_mode(
+        config.images, stdin=sys.stdin, stdout=sys.stdout, environ=os.environ
+    )
+    ChatApp(config, image_support=support).run()
     return 0
 
 

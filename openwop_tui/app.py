@@ -32,6 +32,7 @@ from openwop_tui.renderers import render
 from openwop_tui.renderers.base import AudioSupport, RenderContext
 from openwop_tui.screens.help import HelpScreen
 from openwop_tui.session import RunCreated, Session
+from openwop_tui.terminal import ImageSupport
 from openwop_tui.themes import THEMES
 from openwop_tui.transcript import Transcript
 from openwop_tui.units import duration as format_duration
@@ -67,9 +68,12 @@ class ChatApp(App[None]):
         *,
         demo_host: DemoHost | None = None,
         audio_support: AudioSupport | None = None,
+        image_support: ImageSupport | None = None,
     ) -> None:
         """``demo_host`` (not started) replaces the default embedded host when ``config.host``
-        is ``None``; tests pass a fast, deterministic one. ``audio_support`` skips the probe."""
+        is ``None``; tests pass a fast, deterministic one. ``audio_support`` skips the probe.
+        ``image_support`` is what ``__main__`` detected before the app started; ``None`` (tests)
+        draws images in half-blocks."""
         super().__init__()
         self.config = config
         self.transcript = Transcript()
@@ -80,9 +84,9 @@ class ChatApp(App[None]):
         self._playback_timer: Timer | None = None
         self._playing_view: EnvelopeView | None = None
         self._client: HostClient | None = None
-        self._base_context = RenderContext(
-            images="halfblock" if config.images != "none" else "none"
-        )
+        self._image_support = image_support
+        images = image_support.mode if image_support is not None else config.images
+        self._base_context = RenderContext(images="none" if images == "none" else "halfblock")
         for theme in THEMES:
             self.register_theme(theme)
         self.theme = config.theme
@@ -247,7 +251,7 @@ class ChatApp(App[None]):
         context = await session.context_for(envelope, base) if session else base
         rendered = await asyncio.to_thread(render, envelope, context)
         if view.is_attached:
-            await view.show(rendered)
+            await view.show(rendered, pixels=self._image_support)
 
     def on_transcript_view_width_changed(self, event: TranscriptView.WidthChanged) -> None:
         """Images are scaled to the width they were drawn at: draw them again."""

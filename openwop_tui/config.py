@@ -17,7 +17,7 @@ from typing import Any
 
 from openwop_tui.protocol.media import DEFAULT_MAX_BYTES
 
-IMAGE_MODES = ("auto", "halfblock", "none")
+IMAGE_MODES = ("auto", "kitty", "sixel", "halfblock", "none")
 
 
 class ConfigError(ValueError):
@@ -35,7 +35,8 @@ class Config:
     workflow: str = "demo.chat"
     """The chat workflow: one run per user turn, history in ``inputs.messages``."""
     images: str = "auto"
-    """``auto`` (half-blocks in a colour terminal), ``halfblock`` or ``none``."""
+    """``auto`` (the app asks the terminal: kitty graphics, sixel or half-blocks), ``kitty``,
+    ``sixel``, ``halfblock`` or ``none``. Printed transcripts always use half-blocks."""
     audio: bool = True
     """Play audio through the sound card when one is there."""
     max_asset_bytes: int = DEFAULT_MAX_BYTES

@@ -80,6 +80,11 @@ class Rendered:
     filename: str | None = None
     """A safe file name to save the data under."""
     duration_seconds: float | None = None
+    caption: RenderableType | None = None
+    """For a drawn image: the lines under the pixels (alt text, dimensions), so a view that draws
+    the pixels another way (kitty graphics, sixel) can keep them."""
+    cells: tuple[int, int] | None = None
+    """For a drawn image: the cell box (columns, rows) its half-block pixels take in ``body``."""
 
 
 class Renderer(Protocol):

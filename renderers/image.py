@@ -8,6 +8,8 @@ enlarged, and are capped at `MAX_ROWS` rows so a tall one does not push the chat
 Decoding is guarded: the header is read first and an image with more pixels than
 ``context.max_image_pixels`` is not decoded (the decompression-bomb guard); an animation shows its
 first frame only. Whatever stops an image from being drawn, the user gets the what/why/where block.
+A drawn image also carries its caption and its cell box on their own, so the app can draw the same
+bytes with kitty graphics or sixel in the same space (`openwop_tui.widgets.pixel_image`).
 """
 
 from __future__ import annotations
@@ -107,11 +109,14 @@ def render_image(envelope: Envelope, context: RenderContext) -> Rendered:
             reason = f"cannot decode {media.media_type or 'image'}: {error}"
             return degraded(media, reason, ("dimensions", dimensions))
 
+    caption = _caption(media, dimensions, frames)
     return Rendered(
         title=media.headline,
-        body=Group(pixels, _caption(media, dimensions, frames)),
+        body=Group(pixels, caption),
         actions=(SAVE, OPEN),
         data=media.data,
         media_type=media.media_type,
         filename=media.filename,
+        caption=caption,
+        cells=(size[0], size[1] // 2),
     )

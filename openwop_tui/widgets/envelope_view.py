@@ -2,11 +2,14 @@
 
 The view mounts at once with a "loading" body; the app fetches the asset and runs the renderer
 off the event loop, then calls `show`. Buttons post `EnvelopeView.ActionRequested` for the app
-to carry out (play, stop, save, open, copy): the view itself does no I/O.
+to carry out (play, stop, save, open, copy): the view itself does no I/O. When the terminal speaks
+kitty graphics or sixel, a drawn image is shown as a textual-image picture above its caption
+(`openwop_tui.widgets.pixel_image`) instead of the renderer's half-blocks.
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -21,6 +24,7 @@ from textual.widgets import Button, Static
 from openwop_tui import present
 from openwop_tui.renderers.base import Action, Rendered
 from openwop_tui.sanitize import safe_text
+from openwop_tui.terminal import ImageSupport
 from openwop_tui.transcript import EnvelopeItem
 
 
@@ -34,6 +38,7 @@ class EnvelopeView(Vertical, can_focus=True):
     EnvelopeView:focus { background: $boost; border-left: thick $accent; }
     EnvelopeView > .title { text-style: bold; }
     EnvelopeView > .body { padding: 0 0 0 1; }
+    EnvelopeView > .pixels { margin: 0 0 0 1; }
     EnvelopeView > Horizontal { height: auto; }
     EnvelopeView > .playback { color: $accent; padding: 0 0 0 1; display: none; }
     EnvelopeView > .playback.-active { display: block; }
@@ -73,15 +78,32 @@ class EnvelopeView(Vertical, can_focus=True):
         """True once rendered (an envelope never changes after that)."""
         return self.rendered is not None
 
-    async def show(self, rendered: Rendered) -> None:
-        """Draw the renderer's result and its action buttons."""
+    async def show(self, rendered: Rendered, *, pixels: ImageSupport | None = None) -> None:
+        """Draw the renderer's result and its action buttons.
+
+        With ``pixels`` saying kitty or sixel, a drawn image's pixels are a textual-image
+        picture, its caption text under it; anything else is the renderer's body as it is.
+        """
+        picture = None
+        if pixels is not None and pixels.pixels and rendered.cells is not None:
+            from openwop_tui.widgets import pixel_image  # textual-image only in these modes
+
+            picture = await asyncio.to_thread(pixel_image.prepare, rendered, pixels)
+            if not self.is_attached:
+                return  # cleared or retired while the picture was being prepared
         self.rendered = rendered
         title = safe_text(rendered.title)
         if rendered.degraded:
             title.append("  (not shown in full)", style="yellow")
             self.add_class("-degraded")
         self.query_one(".title", Static).update(title)
-        self.query_one(".body", Static).update(rendered.body)
+        body = self.query_one(".body", Static)
+        await self.query(".pixels").remove()  # drawn for an earlier width
+        if picture is None:
+            body.update(rendered.body)
+        else:
+            await self.mount(pixel_image.picture_widget(*picture), before=body)
+            body.update(rendered.caption or "")
         bar = self.query_one(Horizontal)
         await bar.remove_children()
         await bar.mount_all(
