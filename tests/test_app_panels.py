@@ -7,6 +7,7 @@ Every wait is `app_support.settle`, never a fixed sleep.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 from app_support import (
@@ -20,12 +21,15 @@ from app_support import (
     settle,
     turn,
 )
+from rich.console import Console
 from textual.app import App, ComposeResult
-from textual.widgets import Markdown
+from textual.widgets import Markdown, Static
 
 from openwop_tui.demo_host import media
 from openwop_tui.screens.help import HelpScreen
+from openwop_tui.screens.inspect import InspectScreen
 from openwop_tui.transcript import Transcript
+from openwop_tui.widgets.envelope_view import EnvelopeView
 from openwop_tui.widgets.events_panel import EventsPanel
 from openwop_tui.widgets.items import ItemStatic
 from openwop_tui.widgets.transcript_view import TranscriptView
@@ -148,3 +152,25 @@ async def test_retired_lifecycle_lines_stay_hidden() -> None:
         assert view.widget_for(transcript.items[0]) is None  # retired
         lines = [view.history.render_line(y).text for y in range(view.history.size.height)]
         assert not any("node secret started" in line for line in lines)
+
+
+async def test_i_on_an_envelope_shows_it_beside_its_source_event() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await turn(pilot, app, "json please")
+        hologram = next(
+            view for view in app.query(EnvelopeView) if view.item.envelope.display == "hologram"
+        )
+        hologram.focus()
+        await pilot.press("i")
+        await settle(pilot, app, lambda: isinstance(app.screen, InspectScreen), what="inspector")
+        console = Console(width=200, record=True, file=io.StringIO(), color_system=None)
+        for static in app.screen.query(Static):
+            console.print(static.content)
+        text = console.export_text()
+        assert "vendor.openwop-tui-demo.hologram" in text
+        assert '"type": "node.completed"' in text  # the source event's raw JSON
+        assert "causationId" in text
+        await pilot.press("escape")
+        await settle(pilot, app, lambda: not isinstance(app.screen, InspectScreen), what="closed")

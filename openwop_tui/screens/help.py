@@ -24,7 +24,10 @@ stream into the transcript as they arrive.
 | `F2` | events panel: every run event as it arrives, raw |
 | `F3` | show or hide lifecycle lines (node started, usage…) |
 | `Ctrl+L` | clear the screen (the chat history is kept) |
-| `Tab` / `Shift+Tab` | move between the input and envelope buttons (play, stop, save, open) |
+| `↑` / `↓` | in the input: earlier messages you sent |
+| `Tab` / `Shift+Tab` | move between the input and the envelopes |
+| `s` `o` `p` `x` `c` | on an envelope: save, open, play, stop, copy |
+| `i` | on an envelope: inspect it beside the run event it came in |
 | `PgUp` / `PgDn` | scroll; new output keeps the view at the bottom until you scroll up |
 | `Ctrl+Q` | quit |
 

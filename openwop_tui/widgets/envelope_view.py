@@ -24,6 +24,7 @@ from textual.widgets import Button, Static
 from openwop_tui import present
 from openwop_tui.renderers.base import Action, Rendered
 from openwop_tui.sanitize import safe_text
+from openwop_tui.screens.inspect import InspectScreen
 from openwop_tui.terminal import ImageSupport
 from openwop_tui.transcript import EnvelopeItem
 
@@ -51,6 +52,7 @@ class EnvelopeView(Vertical, can_focus=True):
         Binding("p", "request('play')", "Play"),
         Binding("x", "request('stop')", "Stop"),
         Binding("c", "request('copy')", "Copy"),
+        Binding("i", "inspect", "Inspect"),
     ]
 
     @dataclass
@@ -123,6 +125,10 @@ class EnvelopeView(Vertical, can_focus=True):
         event.stop()
         if event.button.name:
             self.action_request(event.button.name)
+
+    def action_inspect(self) -> None:
+        """Show the envelope beside the run event it came in."""
+        self.app.push_screen(InspectScreen(self.item.envelope, self.rendered))
 
     def action_request(self, name: str) -> None:
         """Ask the app to carry out one of this envelope's actions, if it has it."""

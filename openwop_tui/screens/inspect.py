@@ -1,0 +1,73 @@
+"""The envelope inspector: the envelope as the host sent it, beside the run event it came in.
+
+An envelope is not a frame on the stream (protocol.md §0): the client finds it inside a run
+event. To debug a workflow you want both, so this screen shows the envelope document and the
+source event's raw JSON side by side, plus what the client made of them (the display value the
+renderer registry was keyed on, and why it is not shown in full, if it is not).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar
+
+from rich.console import Group
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from openwop_tui.protocol.envelopes import Envelope
+from openwop_tui.renderers.base import Rendered
+from openwop_tui.sanitize import clean
+
+
+def _json(value: Any) -> Syntax:
+    try:
+        text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return Syntax(clean(text), "json", word_wrap=True, background_color="default")
+
+
+class InspectScreen(ModalScreen[None]):
+    """Envelope and source event, side by side."""
+
+    DEFAULT_CSS = """
+    InspectScreen { align: center middle; }
+    InspectScreen > Horizontal { width: 95%; height: 90%; background: $panel; }
+    InspectScreen VerticalScroll { width: 1fr; border: round $primary; padding: 0 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss", "Close"),
+        Binding("i", "dismiss", "Close", show=False),
+        Binding("q", "dismiss", "Close", show=False),
+    ]
+
+    def __init__(self, envelope: Envelope, rendered: Rendered | None) -> None:
+        super().__init__()
+        self.envelope = envelope
+        self.rendered = rendered
+
+    def compose(self) -> ComposeResult:
+        envelope, event = self.envelope, self.envelope.source
+        summary = Text()
+        summary.append("display ", style="bold")
+        summary.append(f"{clean(envelope.display or 'none')} → renderer ")
+        summary.append(clean(envelope.display or "json"), style="cyan")
+        if self.rendered is not None and self.rendered.degraded:
+            summary.append("\nnot shown in full: ", style="yellow")
+            summary.append(clean(self.rendered.degraded), style="yellow")
+        document = envelope.document if envelope.document is not None else envelope.payload
+        with Horizontal():
+            left = VerticalScroll()
+            left.border_title = f"envelope · {clean(envelope.kind)}"
+            with left:
+                yield Static(Group(summary, Text(), _json(document)))
+            right = VerticalScroll()
+            right.border_title = f"source event · {clean(event.type)} · sequence {event.sequence}"
+            with right:
+                yield Static(_json(event.raw if event.raw is not None else dict(event.payload)))
