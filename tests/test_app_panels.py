@@ -174,3 +174,17 @@ async def test_i_on_an_envelope_shows_it_beside_its_source_event() -> None:
         assert "causationId" in text
         await pilot.press("escape")
         await settle(pilot, app, lambda: not isinstance(app.screen, InspectScreen), what="closed")
+
+
+async def test_shift_tab_reaches_the_newest_envelope_and_arrows_step_between_them() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await turn(pilot, app, "card please")
+        first, newest = list(app.query(EnvelopeView))
+        await pilot.press("shift+tab")
+        await settle(pilot, app, lambda: newest.has_focus, what="the newest envelope focused")
+        await pilot.press("up")
+        await settle(pilot, app, lambda: first.has_focus, what="the previous envelope focused")
+        await pilot.press("down")
+        await settle(pilot, app, lambda: newest.has_focus, what="back to the newest")

@@ -25,7 +25,8 @@ stream into the transcript as they arrive.
 | `F3` | show or hide lifecycle lines (node started, usage…) |
 | `Ctrl+L` | clear the screen (the chat history is kept) |
 | `↑` / `↓` | in the input: earlier messages you sent |
-| `Tab` / `Shift+Tab` | move between the input and the envelopes |
+| `Shift+Tab` / `Tab` | from the input: to the newest / oldest envelope shown |
+| `↑` / `↓` | on an envelope: the previous / next one (`Tab` from the newest returns to the input) |
 | `s` `o` `p` `x` `c` | on an envelope: save, open, play, stop, copy |
 | `i` | on an envelope: inspect it beside the run event it came in |
 | `PgUp` / `PgDn` | scroll; new output keeps the view at the bottom until you scroll up |

@@ -53,6 +53,8 @@ class EnvelopeView(Vertical, can_focus=True):
         Binding("x", "request('stop')", "Stop"),
         Binding("c", "request('copy')", "Copy"),
         Binding("i", "inspect", "Inspect"),
+        Binding("up,k", "step(-1)", "Previous", show=False),
+        Binding("down,j", "step(1)", "Next", show=False),
     ]
 
     @dataclass
@@ -108,9 +110,7 @@ class EnvelopeView(Vertical, can_focus=True):
             body.update(rendered.caption or "")
         bar = self.query_one(Horizontal)
         await bar.remove_children()
-        await bar.mount_all(
-            Button(action.label, name=action.name, compact=True) for action in rendered.actions
-        )
+        await bar.mount_all(_button(action) for action in rendered.actions)
 
     def show_playback(self, text: str | None) -> None:
         """Show where playback is (``None`` hides the line)."""
@@ -125,6 +125,14 @@ class EnvelopeView(Vertical, can_focus=True):
         event.stop()
         if event.button.name:
             self.action_request(event.button.name)
+
+    def action_step(self, direction: int) -> None:
+        """Focus the previous or next envelope, scrolling it into view."""
+        views = list(self.screen.query(EnvelopeView))
+        index = views.index(self) + direction
+        if 0 <= index < len(views):
+            views[index].focus()
+            views[index].scroll_visible(animate=False)
 
     def action_inspect(self) -> None:
         """Show the envelope beside the run event it came in."""
@@ -145,3 +153,11 @@ class EnvelopeView(Vertical, can_focus=True):
         if self.rendered is None:
             return Text(f"{self.item.envelope.kind} (not rendered)")
         return present.envelope(self.rendered)
+
+
+def _button(action: Action) -> Button:
+    # Clickable, but not a Tab stop: the envelope itself takes focus and has a key for each
+    # action, so Tab and Shift+Tab move between envelopes, not between their buttons.
+    button = Button(action.label, name=action.name, compact=True)
+    button.can_focus = False
+    return button

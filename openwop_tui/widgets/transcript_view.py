@@ -34,8 +34,12 @@ from openwop_tui.widgets.items import AssistantMessage, ItemStatic, is_settled
 EnvelopeMounted = Callable[[EnvelopeView], Awaitable[None] | None]
 
 
-class TranscriptView(VerticalScroll):
-    """Everything said in this session, newest at the bottom."""
+class TranscriptView(VerticalScroll, can_focus=False):
+    """Everything said in this session, newest at the bottom.
+
+    Not a Tab stop itself (PageUp/PageDown scroll it from anywhere): Tab goes straight to the
+    envelopes, and Shift+Tab from the input to the newest one.
+    """
 
     DEFAULT_CSS = """
     TranscriptView { height: 1fr; padding: 0 1; scrollbar-gutter: stable; }
