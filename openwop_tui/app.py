@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from textual import work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, InvalidThemeError
 from textual.binding import Binding, BindingType
 from textual.timer import Timer
 from textual.widgets import Footer, Input
@@ -30,6 +30,7 @@ from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.stream import StreamNotice
 from openwop_tui.renderers import render
 from openwop_tui.renderers.base import AudioSupport, RenderContext
+from openwop_tui.sanitize import clean
 from openwop_tui.screens.help import HelpScreen
 from openwop_tui.session import RunCreated, Session
 from openwop_tui.terminal import ImageSupport
@@ -43,6 +44,9 @@ from openwop_tui.widgets.status import StatusLine
 from openwop_tui.widgets.transcript_view import TranscriptView
 
 log = logging.getLogger(__name__)
+
+#: How long after an accepted cancel the app waits for the stream's run.cancelled.
+CANCEL_GRACE_SECONDS = 5.0
 
 
 class ChatApp(App[None]):
@@ -87,9 +91,17 @@ class ChatApp(App[None]):
         self._image_support = image_support
         images = image_support.mode if image_support is not None else config.images
         self._base_context = RenderContext(images="none" if images == "none" else "halfblock")
+        self._busy = False
+        """A turn is between Enter and the end of its run (set before any await, so a second
+        Enter cannot start a second run while the first is still being created)."""
+        self._startup_warning: str | None = None
         for theme in THEMES:
             self.register_theme(theme)
-        self.theme = config.theme
+        try:
+            self.theme = config.theme
+        except InvalidThemeError:
+            names = ", ".join(sorted(self.available_themes))
+            self._startup_warning = f"unknown theme {config.theme!r}; available: {names}"
 
     # ------------------------------------------------------------ composition
 
@@ -110,6 +122,8 @@ class ChatApp(App[None]):
 
     async def on_mount(self) -> None:
         self.view.on_envelope = self._envelope_mounted
+        if self._startup_warning:
+            await self._notice("warning", self._startup_warning)
         self.connect()
 
     async def on_unmount(self) -> None:
@@ -184,9 +198,10 @@ class ChatApp(App[None]):
         if self.session is None:
             self.notify("Still connecting to the host…", severity="warning")
             return
-        if self.session.current_run is not None:
+        if self._busy:
             self.notify("A run is in progress: wait for it, or press Esc to cancel it.")
             return
+        self._busy = True
         event.input.value = ""
         self.query_one(PromptInput).remember(text)
         await self.view.apply([self.transcript.add_user(text)])
@@ -199,12 +214,12 @@ class ChatApp(App[None]):
         session = self.session
         assert session is not None
         status = self.status
-        if session.discovery is None and not await self._discover():
-            return
         panel = self.query_one(EventsPanel)
         prompt = self.query_one(PromptInput)
         prompt.set_busy(True)
         try:
+            if session.discovery is None and not await self._discover():
+                return
             async for item in session.send(text):
                 if isinstance(item, RunCreated):
                     status.run_id = item.handle.run_id
@@ -228,6 +243,9 @@ class ChatApp(App[None]):
             status.run_status = "error"
             await self._notice("error", f"unexpected error: {type(error).__name__}: {error}")
         finally:
+            # Whatever ended the stream, nothing still open will change any more.
+            await self.view.apply(self.transcript.close_open())
+            self._busy = False
             prompt.set_busy(False)
             if status.connection in ("streaming", "reconnecting"):
                 status.connection = "connected"
@@ -236,13 +254,17 @@ class ChatApp(App[None]):
         assert level in ("info", "warning", "error")
         await self.view.apply([self.transcript.add_notice(level, text)])  # type: ignore[arg-type]
         if level == "error":
-            self.notify(text, severity="error", timeout=8)
+            self.notify(clean(text), severity="error", timeout=8, markup=False)
 
     async def _envelope_mounted(self, view: EnvelopeView) -> None:
         self.render_envelope(view)
 
-    @work(group="assets")
-    async def render_envelope(self, view: EnvelopeView) -> None:
+    def render_envelope(self, view: EnvelopeView) -> None:
+        """Draw an envelope in a worker of its own: a newer draw (after a resize) replaces an
+        older one still running, so the last width wins."""
+        self.run_worker(self._render(view), group=f"render-{id(view)}", exclusive=True)
+
+    async def _render(self, view: EnvelopeView) -> None:
         """Fetch the envelope's asset, then run its renderer in a thread and show the result."""
         session = self.session
         envelope = view.item.envelope
@@ -284,13 +306,19 @@ class ChatApp(App[None]):
                 message = f"saved to {path}"
                 if name == "open":
                     message = await asyncio.to_thread(actions.open_path, path)
-                self.notify(message)
+                self.notify(clean(message), markup=False)
             elif name == "copy":
-                text = event.view.item.envelope.text or ""
+                # What the renderer kept is what was shown: code as sent, the full JSON.
+                data = rendered.data
+                text = (
+                    data.decode("utf-8", "replace")
+                    if data is not None
+                    else event.view.item.envelope.text or ""
+                )
                 self.copy_to_clipboard(text)
                 self.notify("copied to the clipboard")
         except (actions.ActionError, PlaybackError) as error:
-            self.notify(str(error), severity="error", timeout=8)
+            self.notify(clean(str(error)), severity="error", timeout=8, markup=False)
 
     def _follow_playback(self, view: EnvelopeView) -> None:
         """Show the playing position under the envelope until the sound ends or stops."""
@@ -328,12 +356,30 @@ class ChatApp(App[None]):
             self.notify("No run to cancel.")
             return
         self.status.run_status = "cancelling"
+        run = session.current_run
         try:
             await session.cancel()
         except HostError as error:
             await self._notice("warning", f"the host did not accept the cancel: {error.message}")
-            self.workers.cancel_group(self, "run")
-            self.status.run_status = "cancelled (locally)"
+            self._stop_listening()
+            return
+
+        async def give_up() -> None:
+            # The host said yes but its stream never said run.cancelled (a dead connection
+            # would otherwise keep the prompt busy for ever).
+            if self.session is not None and self.session.current_run is run:
+                await self._notice(
+                    "warning",
+                    f"the host accepted the cancel, but the run's stream did not end within "
+                    f"{CANCEL_GRACE_SECONDS:g} s: stopped listening",
+                )
+                self._stop_listening()
+
+        self.set_timer(CANCEL_GRACE_SECONDS, give_up)
+
+    def _stop_listening(self) -> None:
+        self.workers.cancel_group(self, "run")
+        self.status.run_status = "cancelled (locally)"
 
     def action_scroll_transcript(self, direction: int) -> None:
         """Page the transcript even while the input has focus."""

@@ -89,6 +89,11 @@ class _Playback:
         return len(self.samples) / self.rate
 
 
+#: Sounds beyond these are refused before decoding (they would not fit any sound card anyway).
+MAX_CHANNELS = 8
+MAX_RATE = 384_000
+
+
 class Player:
     """Plays one sound at a time through the default output device.
 
@@ -184,6 +189,12 @@ class Player:
         try:
             with soundfile.SoundFile(BytesIO(data)) as sound:
                 rate = int(sound.samplerate)
+                channels = int(sound.channels)
+                if not 0 < channels <= MAX_CHANNELS or not 0 < rate <= MAX_RATE:
+                    # A header can claim anything; memory is frames x channels x 2 bytes.
+                    raise PlaybackError(
+                        f"cannot play {channels} channels at {rate} Hz here: save it instead"
+                    )
                 limit = int(self.max_seconds * rate)
                 # Read at most one frame past the limit: the header's frame count can lie.
                 samples = sound.read(frames=limit + 1, dtype="int16", always_2d=True)

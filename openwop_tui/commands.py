@@ -26,9 +26,10 @@ from openwop_tui.demo_host import DemoHost
 from openwop_tui.printer import TranscriptPrinter
 from openwop_tui.protocol.client import HostClient, HostError
 from openwop_tui.protocol.events import RunEvent
-from openwop_tui.protocol.sse import SSEDecoder, events_from_frame
+from openwop_tui.protocol.sse import SSEDecoder, decode_frame
 from openwop_tui.protocol.stream import StreamNotice
 from openwop_tui.renderers.base import AudioSupport, RenderContext
+from openwop_tui.sanitize import clean
 from openwop_tui.session import RunCreated, Session
 from openwop_tui.transcript import Transcript
 
@@ -100,7 +101,7 @@ async def _render_text(text: str, printer: TranscriptPrinter) -> int:
     decoder = SSEDecoder()
     frames = [*decoder.feed(text), *decoder.close()]
     for frame in frames:
-        result = events_from_frame(frame.event, frame.data, frame.id)
+        result = decode_frame(frame)
         for problem in result.problems:
             await printer.feed([transcript.add_notice("warning", problem)])
         for event in result.events:
@@ -154,34 +155,48 @@ async def _run(
 ) -> int:
     transcript = Transcript()
     console = output.console
-    async with HostClient(url, key) as client:
-        session = Session(
-            client,
-            workflow_id=workflow,
-            max_asset_bytes=output.config.max_asset_bytes,
-            stream_modes=output.config.stream_modes,
-        )
-        printer = output.printer(audio=audio, session=session)
-        try:
-            discovery = await session.connect()
-            name = discovery.implementation_name or "OpenWOP host"
-            console.print(
-                Text(f"{name} at {url} · protocol {discovery.protocol_version}", style="dim")
+    try:
+        async with HostClient(url, key) as client:
+            session = Session(
+                client,
+                workflow_id=workflow,
+                max_asset_bytes=output.config.max_asset_bytes,
+                stream_modes=output.config.stream_modes,
             )
-            async for item in session.start(inputs):
-                if isinstance(item, RunCreated):
-                    console.print(Text(f"run {item.handle.run_id} · {workflow}", style="dim"))
-                elif isinstance(item, RunEvent):
-                    await printer.feed(transcript.apply(item))
-                elif isinstance(item, StreamNotice):
-                    await printer.feed([transcript.add_notice(item.level, item.message)])
-        except HostError as error:
-            await printer.flush()
-            print(f"openwop-tui: {error.message}", file=sys.stderr)
-            return EXIT_USAGE
-        await printer.flush()
+            printer = output.printer(audio=audio, session=session)
+            try:
+                await _stream_run(session, inputs, transcript, printer, console, url)
+            finally:
+                await printer.feed(transcript.close_open())
+                await printer.flush()
+    except HostError as error:
+        print(f"openwop-tui: {clean(error.message)}", file=sys.stderr)
+        return EXIT_USAGE
     if transcript.status == "completed":
         return EXIT_OK
     if transcript.status is None or transcript.status in ("running", "waiting"):
         print("openwop-tui: the stream ended before the run did", file=sys.stderr)
     return EXIT_RUN_FAILED
+
+
+async def _stream_run(
+    session: Session,
+    inputs: dict[str, Any],
+    transcript: Transcript,
+    printer: TranscriptPrinter,
+    console: Console,
+    url: str,
+) -> None:
+    """Connect, start the run and print it as it streams (raises `HostError`)."""
+    discovery = await session.connect()
+    name = clean(discovery.implementation_name or "OpenWOP host")
+    version = clean(discovery.protocol_version or "?")
+    console.print(Text(f"{name} at {url} · protocol {version}", style="dim"))
+    async for item in session.start(inputs):
+        if isinstance(item, RunCreated):
+            run_id = clean(item.handle.run_id)
+            console.print(Text(f"run {run_id} · {clean(session.workflow_id)}", style="dim"))
+        elif isinstance(item, RunEvent):
+            await printer.feed(transcript.apply(item))
+        elif isinstance(item, StreamNotice):
+            await printer.feed([transcript.add_notice(item.level, item.message)])

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from openwop_tui.protocol.media import DEFAULT_MAX_BYTES
 
@@ -83,6 +84,13 @@ class Config:
                 raise ConfigError(f"{source}: {key} must be a string")
             changes[name] = value
         config = replace(self, **changes)
+        if "host" in changes:
+            host = urlsplit(config.host or "")
+            if host.scheme not in ("http", "https") or not host.hostname:
+                raise ConfigError(
+                    f"{source}: host must be an http:// or https:// URL such as "
+                    f"http://127.0.0.1:3737, not {config.host!r}"
+                )
         if config.images not in IMAGE_MODES:
             raise ConfigError(
                 f"{source}: images must be one of {', '.join(IMAGE_MODES)}, not {config.images!r}"

@@ -35,7 +35,12 @@ def user(turn: UserTurn) -> RenderableType:
 def assistant(turn: AssistantTurn, code_theme: str = "monokai") -> RenderableType:
     """A reply rendered as markdown (incomplete markdown shows as it stands)."""
     label = "Assistant" + (f" · {clean(turn.model)}" if turn.model else "")
-    body = Markdown(clean(turn.text), code_theme=code_theme) if turn.text else Text("…")
+    # Same rule as the markdown renderer: no terminal hyperlinks from host text, the URL shows.
+    body = (
+        Markdown(clean(turn.text), code_theme=code_theme, hyperlinks=False)
+        if turn.text
+        else Text("…")
+    )
     return Group(heading(label, "bold green"), Padding(body, (0, 0, 0, 2)))
 
 

@@ -101,11 +101,11 @@ class TranscriptPrinter:
         context = replace(self.context, width=max(20, self.console.width - 4))
         if self.session is not None:
             context = await self.session.context_for(envelope, context)
-        elif envelope.media is not None and envelope.media.url and not envelope.media.base64:
-            context = replace(context, asset=Asset(url=envelope.media.url, error=OFFLINE_REASON))
+        elif (ref := envelope.media_ref) is not None and ref.url and not ref.base64:
+            context = replace(context, asset=Asset(url=ref.url, error=OFFLINE_REASON))
         rendered = await asyncio.to_thread(render, envelope, context)
         shown = present.envelope(rendered)
-        if self.save_dir is None or rendered.data is None or envelope.media is None:
+        if self.save_dir is None or rendered.data is None or envelope.media_ref is None:
             return shown
         try:
             path = await asyncio.to_thread(

@@ -13,6 +13,7 @@ the ``run`` command runs it with `asyncio.run`.
 from __future__ import annotations
 
 import uuid
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -23,6 +24,9 @@ from openwop_tui.protocol.events import CHUNK_TYPES, RunEvent
 from openwop_tui.protocol.media import DEFAULT_MAX_BYTES, Asset
 from openwop_tui.protocol.stream import StreamNotice, subscribe
 from openwop_tui.renderers.base import RenderContext
+
+#: How many bytes of fetched media the session keeps for redrawing (least recently used go).
+ASSET_CACHE_BYTES = 64_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +57,8 @@ class Session:
         self.current_run: RunHandle | None = None
         self._stream_modes = stream_modes
         self._max_asset_bytes = max_asset_bytes
-        self._assets: dict[str, Asset] = {}
+        self._assets: OrderedDict[str, Asset] = OrderedDict()
+        self._cached_bytes = 0
 
     async def connect(self) -> Discovery:
         """Read the host's discovery document (raises `HostError` when it cannot)."""
@@ -113,16 +118,25 @@ class Session:
 
     async def asset_for(self, envelope: Envelope) -> Asset | None:
         """Fetch the bytes behind a media envelope's ``url`` (cached); ``None`` if it has none."""
-        media = envelope.media
+        media = envelope.media_ref
         if media is None or media.url is None or media.base64 is not None:
             return None
         cached = self._assets.get(media.url)
-        if cached is None:
-            cached = await self.client.fetch_asset(
-                media.url, media.bytes, max_bytes=self._max_asset_bytes
-            )
-            self._assets[media.url] = cached
-        return cached
+        if cached is not None:
+            self._assets.move_to_end(media.url)
+            return cached
+        asset = await self.client.fetch_asset(
+            media.url, media.bytes, max_bytes=self._max_asset_bytes
+        )
+        if asset.data is not None:
+            # Failures are not kept (a timeout or a 503 may pass); successes are, up to a
+            # byte budget, so redrawing after a resize does not download again.
+            self._assets[media.url] = asset
+            self._cached_bytes += len(asset.data)
+            while self._cached_bytes > ASSET_CACHE_BYTES and len(self._assets) > 1:
+                _, dropped = self._assets.popitem(last=False)
+                self._cached_bytes -= len(dropped.data or b"")
+        return asset
 
     async def context_for(self, envelope: Envelope, base: RenderContext) -> RenderContext:
         """``base`` with the envelope's asset and the host's inline cap filled in."""
@@ -134,7 +148,10 @@ class Session:
 def _collect_reply(event: RunEvent, streamed: list[str], completion: str | None) -> str | None:
     """Track the assistant's reply text for the history: chunks, then the completion."""
     if event.type in CHUNK_TYPES:
+        # The same two spellings the fold reads: `chunk` (output.chunk) and `delta` (node.message).
         chunk = event.payload.get("chunk")
+        if not isinstance(chunk, str):
+            chunk = event.payload.get("delta")
         if isinstance(chunk, str):
             streamed.append(chunk)
     elif event.type == "node.completed":

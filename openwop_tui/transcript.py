@@ -172,14 +172,29 @@ class Transcript:
         return self._add(Notice(self._next_id("notice"), level, text, verbose, event))
 
     def _close_turns(self) -> list[Change]:
-        """Mark every open assistant turn final (the run or node ended)."""
+        """Settle everything still open: replies, reasoning, tool calls (the run ended).
+
+        A tool call that never returned or reasoning that never got its ``agent.reasoned``
+        will not change any more, and the view only moves settled items to its history.
+        """
         changes: list[Change] = []
         for turn in self._open_turns.values():
             if not turn.final:
                 turn.final = True
                 changes.append(Updated(turn))
         self._open_turns.clear()
+        pending: list[Reasoning | ToolCall] = [*self._reasoning.values(), *self._calls.values()]
+        for item in pending:
+            if not item.done:
+                item.done = True
+                changes.append(Updated(item))
+        self._reasoning.clear()
+        self._calls.clear()
         return changes
+
+    def close_open(self) -> list[Change]:
+        """Settle every open item because the stream ended without a terminal event."""
+        return self._close_turns()
 
     # -------------------------------------------------------------- public API
 

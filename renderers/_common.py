@@ -133,7 +133,7 @@ class Media:
 
 def media_ref(envelope: Envelope) -> MediaRef | None:
     """The envelope's media reference; for a vendor kind hinted as media, read from its payload."""
-    return envelope.media or MediaRef.from_payload(envelope.payload)
+    return envelope.media_ref
 
 
 def load_media(envelope: Envelope, context: RenderContext, family: str) -> Media:

@@ -29,7 +29,7 @@ from textual.widgets import Input, Markdown
 from openwop_tui.app import ChatApp
 from openwop_tui.config import Config
 from openwop_tui.demo_host import DemoHost, chat
-from openwop_tui.transcript import AssistantTurn, Notice, UserTurn
+from openwop_tui.transcript import Added, AssistantTurn, Notice, Updated, UserTurn
 from openwop_tui.widgets.items import AssistantMessage
 
 
@@ -164,3 +164,41 @@ async def test_escape_with_no_run_says_so() -> None:
         await pilot.press("escape")
         await settle(pilot, app, lambda: bool(seen), what="a notification")
         assert seen == [("information", "No run to cancel.")]
+
+
+async def test_a_second_enter_while_a_run_is_being_created_is_refused() -> None:
+    app = ChatApp(Config(), demo_host=DemoHost(pace=1, deterministic=True), audio_support=NO_AUDIO)
+    seen = record_notifications(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        prompt = app.query_one(Input)
+        prompt.value = "slow"
+        await pilot.press("enter")
+        prompt.value = "second"
+        await pilot.press("enter")  # no await in between: the first run is not created yet
+        assert any("A run is in progress" in message for _, message in seen)
+        assert [u.text for u in items_of(app, UserTurn)] == ["slow"]
+        await pilot.press("escape")
+        await settle(pilot, app, lambda: run_over(app), what="the slow run cancelled")
+
+
+async def test_host_text_with_markup_characters_is_shown_not_parsed() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        # A model name that would be a Textual/Rich markup error if parsed.
+        turn_item = AssistantTurn("assistant-x", "n", text="hi", final=True, model="gpt[/x]")
+        await app.view.apply([Added(turn_item), Updated(turn_item)])
+        await pilot.pause()
+        assert app.is_running and app._exception is None
+
+
+async def test_an_unknown_theme_is_a_warning_not_a_crash() -> None:
+    app = ChatApp(
+        Config(theme="no-such-theme"),
+        demo_host=DemoHost(pace=0, deterministic=True),
+        audio_support=NO_AUDIO,
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        assert any("unknown theme 'no-such-theme'" in n.text for n in notices(app, "warning"))

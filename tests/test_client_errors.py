@@ -238,7 +238,8 @@ async def test_control_characters_from_host_are_made_visible() -> None:
         with pytest.raises(HostError) as caught:
             await client.get_run("r")
     assert "\x1b" not in caught.value.message
-    assert "\\u001b" in caught.value.message
+    # Shown as `openwop_tui.sanitize.clean` shows it (was the escape `\u001b`).
+    assert "evil ␛]52;c;AAAA␇ text" in caught.value.message
 
 
 @pytest.mark.parametrize("url", ["ftp://example.com", "example.com", "http://h:99999", "http://"])
@@ -246,3 +247,96 @@ def test_invalid_base_url(url: str) -> None:
     with pytest.raises(HostError) as caught:
         HostClient(url)
     assert caught.value.code == "invalid_url"
+
+
+#: Everything a terminal would act on or reorder: ESC (OSC 52, CSI), BEL, C1 CSI, bidi overrides.
+HOSTILE = "\x1b]52;c;ZXZpbA==\x07\x1b[2J\x9b31m\u202eexe.txt\u2066\r\n"
+TERMINAL_ACTIVE = ["\x1b", "\x07", "\x9b", "\u202e", "\u2066", "\r", "\n"]
+
+
+def assert_terminal_safe(message: str) -> None:
+    assert not [ch for ch in TERMINAL_ACTIVE if ch in message], message
+
+
+@pytest.mark.parametrize(
+    "status", [400, 401, 403, 404, 409, 410, 422, 426, 429, 500, 503, 406, 418]
+)
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"error": HOSTILE, "message": HOSTILE},
+        {"error": {"code": HOSTILE, "message": HOSTILE}},
+        {"error": HOSTILE},
+    ],
+    ids=["flat", "nested", "code-only"],
+)
+async def test_host_error_codes_and_messages_are_cleaned(status: int, body: Any) -> None:
+    # Regression: the host's `error` code went into the message verbatim.
+    async with make_client(answer(status, body)) as client:
+        with pytest.raises(HostError) as caught:
+            await client.get_run("r")
+    assert_terminal_safe(caught.value.message)
+    assert caught.value.code == HOSTILE  # the code itself stays verbatim, for the logic
+
+
+async def test_host_error_code_shows_as_sanitize_clean_shows_it() -> None:
+    async with make_client(answer(409, {"error": "x\x1b[2J\x9by\u202e"})) as client:
+        with pytest.raises(HostError) as caught:
+            await client.get_run("r")
+    assert "(409 x␛[2J<U+009B>y<U+202E>)" in caught.value.message
+
+
+async def test_long_host_error_code_is_cut() -> None:
+    async with make_client(answer(400, {"error": "c" * 5000})) as client:
+        with pytest.raises(HostError) as caught:
+            await client.get_run("r")
+    assert "(400 " + "c" * 63 + "…)" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "headers"),
+    [
+        (400, HOSTILE, None),  # not JSON
+        (400, [HOSTILE], None),  # JSON, not an object
+        # Header bytes arrive as Latin-1 (C1 controls) or UTF-8 (here U+202E).
+        (302, "", [(b"location", "https://x.example/\x9b".encode("latin-1"))]),
+        (302, "", [(b"location", "https://x.example/\u202e".encode())]),
+        (201, HOSTILE, None),  # a success whose body is not JSON
+        (201, {"status": HOSTILE}, None),  # no runId
+    ],
+)
+async def test_every_host_text_in_a_message_is_cleaned(
+    status: int, body: Any, headers: list[tuple[bytes, bytes]] | None
+) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if isinstance(body, str):
+            return httpx.Response(status, content=body, headers=headers)
+        return httpx.Response(status, json=body, headers=headers)
+
+    async with make_client(handler) as client:
+        with pytest.raises(HostError) as caught:
+            await client.create_run("w")
+    assert_terminal_safe(caught.value.message)
+
+
+async def test_content_type_of_a_non_json_discovery_answer_is_cleaned() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=b"<html>", headers=[(b"content-type", b"text/\x9bhtml")])
+
+    async with make_client(handler) as client:
+        with pytest.raises(HostError) as caught:
+            await client.discover()
+    assert_terminal_safe(caught.value.message)
+    assert "text/<U+009B>html" in caught.value.message
+
+
+def test_excerpt_matches_sanitize_clean_and_stays_on_one_line() -> None:
+    from openwop_tui.protocol.errors import excerpt
+    from openwop_tui.sanitize import clean
+
+    text = "a\x1b[31mb\x9b\u202ec\x7f"
+    assert excerpt(text) == clean(text)
+    assert excerpt("one\r\ntwo\nthree\tfour\u2028five") == "one␊two␊three␉four<U+2028>five"
+    # A cut never leaves half a marker behind.
+    assert excerpt("a" * 10 + "\u202e", limit=14) == "a" * 10 + "…"
+    assert excerpt("é" * 1000, limit=20) == "é" * 19 + "…"

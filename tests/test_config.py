@@ -51,3 +51,9 @@ def test_missing_explicit_file_is_an_error(tmp_path: Path) -> None:
 
 def test_the_key_never_shows_in_repr() -> None:
     assert "s3cret" not in repr(Config(api_key="s3cret"))
+
+
+@pytest.mark.parametrize("host", ["localhost:8080", "ftp://example.com", "http://"])
+def test_a_host_that_is_not_an_http_url_is_an_error(host: str) -> None:
+    with pytest.raises(ConfigError, match="host must be an http:// or https:// URL"):
+        load_config({"host": host}, {})

@@ -103,8 +103,23 @@ def test_source_event_and_ids_are_kept(rich: dict[str, Envelope]) -> None:
     assert chart.source.sequence == 4
     assert chart.envelope_id == "env_i1"
     assert chart.correlation_id == chart.source.causation_id == "run_01JDX4MEDIA004:chart:0:i1"
-    assert chart.key == "run_01JDX4MEDIA004:chart:0:i1"
+    assert chart.key == "env_i1"  # de-duplication is by envelope id, not correlation id
     assert isinstance(chart.document, dict) and chart.document["type"] == "media.image"
+
+
+def test_list_envelopes_without_ids_keep_distinct_keys() -> None:
+    event = normalize(
+        {
+            "type": "node.completed",
+            "runId": "r",
+            "sequence": 9,
+            "causationId": "shared",
+            "payload": {"nodeId": "n", "outputs": {"envelope": [{"type": "a"}, {"type": "b"}]}},
+        }
+    )
+    first, second = extract_envelopes(event)
+    assert first.correlation_id == second.correlation_id == "shared"
+    assert first.key != second.key
 
 
 def test_lifted_hint_without_envelope_object() -> None:

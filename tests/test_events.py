@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from openwop_tui.protocol.events import RunEvent, canonical_type, normalize
+from openwop_tui.protocol.events import RunEvent, canonical_type, normalize, parse_int
 from openwop_tui.protocol.sse import events_from_frame, parse_sse_text
 
 CAPTURES = Path(__file__).parent / "data" / "captures"
@@ -235,3 +235,45 @@ def test_every_capture_decodes_cleanly_with_increasing_sequences(path: Path) -> 
     assert all(a < b for a, b in pairwise(sequences))  # type: ignore[operator]
     if events and not path.name.startswith("example-messages-only"):
         assert events[-1].is_terminal
+
+
+# -- sequences that are not ASCII integers --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text", ["--3", "-", "+3", "²", "٣", "\uff13", "1_000", "3.0", "", " ", "1" * 5000]
+)
+def test_malformed_sequences_are_no_sequence_never_an_error(text: str) -> None:
+    # Regression: `"--3".lstrip("-")` and `"²".isdigit()` passed the check, then `int()` raised.
+    doc = {"type": "node.started", "sequence": text, "seq": text}
+    assert normalize(doc).sequence is None
+    assert normalize({"type": "node.started"}, frame_id=text).sequence is None
+    assert parse_int(text) is None
+
+
+@pytest.mark.parametrize(("text", "value"), [("7", 7), ("-3", -3), (" 42 ", 42), ("007", 7)])
+def test_ascii_integer_sequences_still_parse(text: str, value: int) -> None:
+    assert normalize({"type": "node.started", "sequence": text}).sequence == value
+    assert normalize({"type": "node.started"}, frame_id=text).sequence == value
+
+
+@pytest.mark.parametrize("frame_id", ["²", "--3", "1" * 5000])
+def test_frames_with_malformed_ids_decode_without_a_sequence(frame_id: str) -> None:
+    chunk = events_from_frame("messages", '{"chunk": "hi"}', frame_id)
+    snapshot = events_from_frame("state.snapshot", '{"runId": "r", "status": "running"}', frame_id)
+    assert chunk.problems == [] and chunk.events[0].sequence is None
+    assert snapshot.problems == [] and snapshot.events[0].sequence is None
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        ('{"type": "x", "sequence": ' + "1" * 5000 + "}", "a number in it has too many digits"),
+        ("[" * 100_000 + "]" * 100_000, "it is nested too deeply"),
+    ],
+)
+def test_json_python_cannot_build_is_a_problem_not_an_exception(data: str, reason: str) -> None:
+    result = events_from_frame("message", data, "5")
+    assert result.events == []
+    assert len(result.problems) == 1 and reason in result.problems[0]
+    assert result.raw == data

@@ -379,3 +379,105 @@ async def test_host_client_fetch_asset_uses_its_transport_and_key() -> None:
         asset = await client.fetch_asset("/v1/host/sample/assets/tok", 64)
     assert asset.data is not None
     assert recorder.requests[0].headers["authorization"] == f"Bearer {KEY}"
+
+
+# -- the address the connection really reached (DNS rebinding) -------------------------------------
+
+
+class FakeNetworkStream:
+    """What httpx's default transport puts in ``response.extensions["network_stream"]``."""
+
+    def __init__(self, server_addr: object) -> None:
+        self.server_addr = server_addr
+
+    def get_extra_info(self, info: str) -> object:
+        return self.server_addr if info == "server_addr" else None
+
+
+def connected_to(peer: str, body: bytes = b"\x89PNG" + b"0" * 60) -> Handler:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            200,
+            content=body,
+            headers={"content-type": "image/png"},
+            extensions={"network_stream": FakeNetworkStream((peer, 443))},
+        )
+
+    return handler
+
+
+@pytest.mark.parametrize(
+    ("peer", "kind"),
+    [
+        ("10.0.0.5", "private"),
+        ("127.0.0.1", "loopback"),
+        ("169.254.169.254", "link-local"),
+        ("::1", "loopback"),
+        ("::ffff:192.168.1.1", "private"),
+        ("240.0.0.1", "reserved"),
+    ],
+)
+async def test_rebinding_name_that_connects_to_a_private_address_is_refused(
+    peer: str, kind: str
+) -> None:
+    # Regression: the DNS check saw a public address; httpx resolved again and got a private one.
+    asset, recorder = await fetch("https://rebind.example/a.png", connected_to(peer))
+    assert asset.data is None
+    assert asset.error == f"refused: rebind.example connected to a {kind} address {peer}"
+    assert len(recorder.requests) == 1
+
+
+async def test_rebinding_after_a_redirect_is_refused_with_the_hop_named() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.host == "cdn.example.org":
+            return httpx.Response(
+                302,
+                headers={"location": "https://rebind.example/x"},
+                extensions={"network_stream": FakeNetworkStream((PUBLIC_IP, 443))},
+            )
+        return connected_to("10.0.0.5")(request)
+
+    asset, _ = await fetch("https://cdn.example.org/a.png", handler)
+    assert asset.error == (
+        "redirected to https://rebind.example/x: "
+        "refused: rebind.example connected to a private address 10.0.0.5"
+    )
+
+
+async def test_public_peer_and_the_configured_local_host_are_fetched() -> None:
+    asset, _ = await fetch("https://cdn.example.org/a.png", connected_to(PUBLIC_IP))
+    assert asset.error is None and asset.data is not None
+    # The configured host may be local: its own loopback peer is expected.
+    asset, _ = await fetch("/v1/host/sample/assets/tok", connected_to("127.0.0.1"))
+    assert asset.error is None and asset.data is not None
+
+
+@pytest.mark.parametrize("stream", [None, object(), FakeNetworkStream(None), FakeNetworkStream(())])
+async def test_without_peer_information_the_dns_check_alone_decides(stream: object) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=b"data", extensions={"network_stream": stream})
+
+    asset, _ = await fetch("https://cdn.example.org/a.png", handler)
+    assert asset.error is None and asset.data == b"data"
+
+
+async def test_non_ascii_digit_content_length_is_not_a_crash() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        # Latin-1 on the wire: the header arrives as "²", which `str.isdigit` accepts.
+        return httpx.Response(200, content=b"data", headers=[(b"content-length", b"\xb2")])
+
+    asset, _ = await fetch("/a", handler)
+    assert asset.error is None and asset.data == b"data"
+
+
+async def test_peer_check_is_skipped_through_a_proxy() -> None:
+    # Through a proxy the peer is the proxy (often on a private address by design).
+    from openwop_tui.protocol.media import _proxied
+
+    url = "https://cdn.example.org/a.png"
+    async with httpx.AsyncClient(proxy="http://10.1.2.3:3128", trust_env=False) as http:
+        assert _proxied(http, url)
+    async with httpx.AsyncClient(trust_env=False) as http:
+        assert not _proxied(http, url)
+    async with httpx.AsyncClient(transport=httpx.MockTransport(png)) as http:
+        assert not _proxied(http, url)

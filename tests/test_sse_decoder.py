@@ -6,7 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from openwop_tui.protocol.sse import SSEDecoder, SSEFrame, parse_sse_text
+from openwop_tui.protocol.sse import (
+    FrameResult,
+    SSEDecoder,
+    SSEFrame,
+    decode_frame,
+    events_from_frame,
+    parse_sse_text,
+)
 
 CAPTURES = Path(__file__).parent / "data" / "captures"
 
@@ -129,3 +136,98 @@ def test_every_capture_decodes_into_frames_with_ids(path: Path) -> None:
     for frame in frames:
         assert frame.id is not None and frame.id.isdigit()
         assert frame.data.startswith("{")
+
+
+# -- linear feeding and the line cap --------------------------------------------------------------
+
+
+def feed_in_pieces(decoder: SSEDecoder, text: str, size: int) -> list[SSEFrame]:
+    frames: list[SSEFrame] = []
+    for i in range(0, len(text), size):
+        frames.extend(decoder.feed(text[i : i + size]))
+    return frames + decoder.close()
+
+
+def test_four_megabyte_line_fed_in_4k_pieces() -> None:
+    # Regression: every feed re-joined and re-scanned the whole pending text (quadratic time).
+    big = "x" * (4 * 1024 * 1024)
+    text = f"id: 1\ndata: {big}\n\nid: 2\ndata: after\n\n"
+    frames = feed_in_pieces(SSEDecoder(), text, 4096)
+    assert [(f.id, len(f.data), f.problem) for f in frames] == [
+        ("1", len(big), None),
+        ("2", 5, None),
+    ]
+    assert frames[0].data == big
+
+
+def test_crlf_split_between_feeds_is_one_line_end_not_two() -> None:
+    decoder = SSEDecoder()
+    assert decoder.feed("data: a\r") == []  # the line has ended; the frame has not
+    assert decoder.feed("\ndata: b\r\n\r") == [SSEFrame(event="message", data="a\nb")]
+    assert decoder.feed("\n") == []  # the LF of the CRLF that ended the frame
+    assert decoder.feed("data: c\r\r") == [SSEFrame(event="message", data="c")]
+    assert decoder.close() == []
+
+
+def test_over_long_data_line_skips_its_frame_and_decoding_resumes() -> None:
+    decoder = SSEDecoder(max_line_chars=100)
+    text = "id: 1\nevent: a\ndata: " + "y" * 500 + "\ndata: more\n\nid: 2\ndata: ok\n\n"
+    frames = feed_in_pieces(decoder, text, 7)
+    assert len(frames) == 2
+    skipped, ok = frames
+    assert skipped.data == "" and skipped.id == "1" and skipped.event == "a"
+    assert skipped.problem == (
+        "frame id 1 (event \"a\"): its 'data' line of 506 chars is longer than the "
+        "100-char limit; the frame was skipped"
+    )
+    assert ok == SSEFrame(event="message", data="ok", id="2")
+    assert decode_frame(skipped) == FrameResult(problems=[skipped.problem])
+
+
+@pytest.mark.parametrize("size", [1, 3, 64, 10_000])
+def test_line_cap_is_the_same_however_the_text_is_split(size: int) -> None:
+    text = "data: " + "z" * 94 + "\n\ndata: " + "z" * 95 + "\r\n\r\ndata: end\n\n"
+    frames = feed_in_pieces(SSEDecoder(max_line_chars=100), text, size)
+    assert [(len(f.data), f.problem is not None) for f in frames] == [
+        (94, False),
+        (0, True),
+        (3, False),
+    ]
+
+
+def test_over_long_unterminated_last_line_is_reported_at_close() -> None:
+    decoder = SSEDecoder(max_line_chars=10)
+    assert decoder.feed("data: " + "q" * 50) == []
+    frames = decoder.close()
+    assert len(frames) == 1 and frames[0].problem is not None
+    assert "'data' line of 56 chars" in frames[0].problem
+
+
+def test_over_long_comment_is_ignored_without_a_problem() -> None:
+    frames = parse_sse_text(":" + "k" * 100 + "\ndata: x\n\n")  # default cap: kept and ignored
+    decoder = SSEDecoder(max_line_chars=10)
+    assert feed_in_pieces(decoder, ":" + "k" * 100 + "\ndata: x\n\n", 4) == frames
+    assert frames == [SSEFrame(event="message", data="x")]
+
+
+def test_huge_retry_value_is_ignored_not_raised() -> None:
+    frames = parse_sse_text("retry: " + "9" * 5000 + "\ndata: x\n\nretry: ²\ndata: y\n\n")
+    assert [(f.data, f.retry) for f in frames] == [("x", None), ("y", None)]
+
+
+def test_stream_turns_a_skipped_frame_into_a_warning_notice() -> None:
+    from openwop_tui.protocol.stream import StreamNotice, _State
+
+    state = _State(run_id="r", modes=None, highest=None)
+    decoder = SSEDecoder(max_line_chars=20)
+    frames = decoder.feed("id: 3\ndata: " + "w" * 30 + "\n\n")
+    items = [item for frame in frames for item in state.accept_frame(frame)]
+    assert len(items) == 1 and isinstance(items[0], StreamNotice)
+    assert items[0].level == "warning"
+    assert items[0].message.startswith('Skipped a malformed frame: frame id 3 (event "message")')
+
+
+def test_problem_sentences_show_a_hostile_id_and_event_cleaned() -> None:
+    frames = parse_sse_text("id: 1\x1b[2J\nevent: e\u202ex\ndata: nope\n\n")
+    problems = events_from_frame(frames[0].event, frames[0].data, frames[0].id).problems
+    assert problems and problems[0].startswith('frame id 1␛[2J (event "e<U+202E>x")')

@@ -193,3 +193,29 @@ def test_user_turns_keep_their_text() -> None:
     transcript = Transcript()
     added = transcript.add_user("hello *there*")
     assert isinstance(added.item, UserTurn) and added.item.text == "hello *there*"
+
+
+def test_the_end_of_a_run_settles_tool_calls_and_reasoning_left_open() -> None:
+    transcript = Transcript()
+    transcript.apply(
+        normalize(
+            {
+                "type": "agent.toolCalled",
+                "sequence": 1,
+                "payload": {"agentId": "a", "toolName": "t", "callId": "c"},
+            }
+        )
+    )
+    transcript.apply(
+        normalize(
+            {
+                "type": "agent.reasoning.delta",
+                "sequence": 2,
+                "payload": {"agentId": "a", "delta": "hmm", "sequence": 0},
+            }
+        )
+    )
+    transcript.apply(normalize({"type": "run.completed", "sequence": 3, "payload": {}}))
+    [call] = of_type(transcript, ToolCall)
+    [reasoning] = of_type(transcript, Reasoning)
+    assert call.done and reasoning.done

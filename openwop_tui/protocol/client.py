@@ -278,7 +278,7 @@ class HostClient:
             return response, None
         try:
             return response, json.loads(text)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
             raise self._error(
                 f"The host answered {response.status_code} when asked to {action}, but the body "
                 f"is not JSON: {excerpt(text, BODY_EXCERPT)!r}.",
@@ -320,7 +320,7 @@ class HostClient:
             raise self.error_for_response(response, response.content, action=action)
         try:
             doc = json.loads(response.text)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
             content_type = response.headers.get("content-type", "no content type")
             raise self._error(
                 f"{self._origin}{DISCOVERY_PATH} did not return a JSON discovery document "

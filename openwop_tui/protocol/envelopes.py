@@ -32,6 +32,9 @@ MEDIA_KINDS = frozenset({"media.image", "media.audio", "media.file"})
 
 _MEDIA_DISPLAY = {"media.image": "image", "media.audio": "audio", "media.file": "file"}
 
+#: Display values whose renderer draws bytes rather than text.
+MEDIA_DISPLAYS = frozenset(_MEDIA_DISPLAY.values())
+
 
 @dataclass(frozen=True, slots=True)
 class Rendering:
@@ -128,6 +131,8 @@ class Envelope:
     node_id: str | None = None
     document: Any = None
     """The whole envelope object as the host sent it (``None`` for a lifted hint)."""
+    index: int = 0
+    """Position among the envelopes of its event (an event may carry a list)."""
 
     @property
     def display(self) -> str | None:
@@ -135,6 +140,16 @@ class Envelope:
         if self.rendering.display:
             return self.rendering.display
         return _MEDIA_DISPLAY.get(self.kind)
+
+    @property
+    def media_ref(self) -> MediaRef | None:
+        """Where the bytes are, for an envelope drawn as media: a ``media.*`` payload, or a
+        vendor kind hinted ``image``/``audio``/``file`` whose payload has ``url`` or ``base64``."""
+        if self.media is not None:
+            return self.media
+        if self.display in MEDIA_DISPLAYS:
+            return MediaRef.from_payload(self.payload)
+        return None
 
     @property
     def mime_type(self) -> str | None:
@@ -145,15 +160,19 @@ class Envelope:
 
     @property
     def key(self) -> str:
-        """A stable identity for de-duplication: correlation id, envelope id, or event position."""
-        return (
-            self.correlation_id
-            or self.envelope_id
-            or f"{self.source.run_id}:{self.source.sequence}:{self.kind}"
-        )
+        """A stable identity for de-duplication: the envelope id, else its place in the run.
+
+        Not the correlation id: every fragment of one emission shares it (protocol.md §4.3), and
+        so do the envelopes of a list that inherit their event's ``causationId``.
+        """
+        if self.envelope_id:
+            return self.envelope_id
+        return f"{self.source.run_id}:{self.source.sequence}:{self.index}"
 
 
-def _envelope_from_object(obj: Mapping[str, Any], event: RunEvent, text: str | None) -> Envelope:
+def _envelope_from_object(
+    obj: Mapping[str, Any], event: RunEvent, text: str | None, index: int = 0
+) -> Envelope:
     kind = obj.get("type")
     kind = kind if isinstance(kind, str) and kind else "unknown"
     meta = obj.get("meta")
@@ -176,6 +195,7 @@ def _envelope_from_object(obj: Mapping[str, Any], event: RunEvent, text: str | N
         correlation_id=ident("correlationId") or event.causation_id,
         node_id=ident("nodeId") or event.node_id,
         document=obj,
+        index=index,
     )
 
 
@@ -218,7 +238,8 @@ def extract_envelopes(event: RunEvent) -> list[Envelope]:
     if isinstance(found, Mapping):
         return [_envelope_from_object(found, event, text)]
     if isinstance(found, list):
-        return [_envelope_from_object(o, event, None) for o in found if isinstance(o, Mapping)]
+        objects = [o for o in found if isinstance(o, Mapping)]
+        return [_envelope_from_object(o, event, None, i) for i, o in enumerate(objects)]
 
     rendering = Rendering.from_json(outputs.get("rendering"))
     if rendering.display and rendering.display != "markdown" and text is not None:

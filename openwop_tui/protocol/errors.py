@@ -13,10 +13,11 @@ sentences:
   ``{"error": {code, message}}``), quotes anything else as an excerpt, and keys the sentence on
   status and error code (401 vs 403, ``run_already_active``, ``idempotency_in_flight`` …).
 
-Whatever a host sends back is untrusted: `excerpt` makes it one line and cuts its length before
-it goes into a message, and every message is scrubbed of the API key (a host may echo the
-``Authorization`` header back in an error body). That is why these functions take the key: so
-they can remove it, never to send it anywhere.
+Whatever a host sends back is untrusted: `excerpt` makes its controls visible (as
+`openwop_tui.sanitize.clean` does), makes it one line and cuts its length before it goes into a
+message (the host's error code and message, a body, a ``Location``), and every message is
+scrubbed of the API key (a host may echo the ``Authorization`` header back in an error body).
+That is why these functions take the key: so they can remove it, never to send it anywhere.
 
 Nothing here knows the protocol's paths or versions; `openwop_tui.protocol.client` passes in the
 host's address, timeout and key.
@@ -25,6 +26,7 @@ host's address, timeout and key.
 from __future__ import annotations
 
 import json
+import re
 import socket
 from collections.abc import Mapping
 from http import HTTPStatus
@@ -32,6 +34,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+
+from openwop_tui.sanitize import clean
 
 __all__ = [
     "BODY_EXCERPT",
@@ -47,6 +51,13 @@ __all__ = [
 BODY_EXCERPT = 120
 #: How much of a host's error message a HostError repeats.
 HOST_MESSAGE_MAX = 300
+#: How much of a host's error code a HostError repeats.
+HOST_CODE_MAX = 64
+
+#: What `excerpt` shows for the two controls `clean` leaves alone, to keep a message on one line.
+_ONE_LINE = {"\n": "\u240a", "\t": "\u2409"}
+#: The start of a ``<U+XXXX>`` marker left dangling by a cut.
+_HALF_MARKER = re.compile(r"<(?:U(?:\+[0-9A-F]{0,5})?)?$")
 
 #: Phrases resolver errors use (glibc, macOS, Windows) when the socket error itself is not in
 #: the cause chain.
@@ -68,6 +79,9 @@ class HostError(Exception):
     ``connection_refused``, ``dns_failure``, ``timeout``, ``tls_error``, ``connection_error``,
     ``invalid_url``, ``bad_response`` (a 2xx whose body is not what the protocol promises),
     ``redirect``. ``retry_after`` is the host's ``Retry-After`` in seconds, when it sent one.
+
+    ``message`` is safe to print: host text in it went through `excerpt`. ``code`` and
+    ``details`` are the host's own, verbatim, for the client's logic: show them cleaned.
     """
 
     def __init__(
@@ -94,11 +108,23 @@ class HostError(Exception):
 
 
 def excerpt(text: str, limit: int = HOST_MESSAGE_MAX) -> str:
-    """Make host-supplied text safe for a one-line message: controls made visible, length cut."""
+    """Make host-supplied text safe for a one-line message: controls made visible, length cut.
+
+    The visible forms are `openwop_tui.sanitize.clean`'s (ESC shows as ``␛``, C1 and bidi
+    controls as ``<U+009B>``, ``<U+202E>``); on top of that the message stays on one line (a line
+    feed shows as ``␊``, a tab as ``␉``) and any other character that is not printable (line and
+    paragraph separators, zero-width and unassigned characters…) shows as ``<U+2028>``.
+    """
+    # `clean` shortens nothing but CRLF (to LF), so 2 * limit + 2 characters of the text always
+    # give more than `limit`: when the text is longer than that, the result below is cut anyway.
+    cleaned = clean(text[: 2 * limit + 2])
     out = "".join(
-        ch if ch.isprintable() else ("\\n" if ch == "\n" else f"\\u{ord(ch):04x}") for ch in text
+        _ONE_LINE.get(ch) or (ch if ch.isprintable() else f"<U+{ord(ch):04X}>") for ch in cleaned
     )
-    return out if len(out) <= limit else out[: limit - 1] + "…"
+    if len(out) <= limit:
+        return out
+    # Cut, without leaving half of a `<U+…>` marker at the end.
+    return _HALF_MARKER.sub("", out[: limit - 1]) + "…"
 
 
 def host_error(
@@ -213,7 +239,7 @@ def error_for_response(
     text = body.decode("utf-8", errors="replace")
     try:
         doc: Any = json.loads(text) if text.strip() else None
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
         doc = None
         body_note = f" The response body is not JSON: {excerpt(text, BODY_EXCERPT)!r}."
     if isinstance(doc, Mapping):
@@ -235,10 +261,10 @@ def error_for_response(
         phrase = HTTPStatus(status).phrase.lower()
     except ValueError:
         phrase = "error"
-    label = f"{status} {code or phrase}"
+    label = f"{status} {excerpt(code, HOST_CODE_MAX) if code else phrase}"
     retry_after = _retry_after(response)
     wait = f"; retry after {retry_after:g} s" if retry_after is not None else ""
-    what = f" {subject!r}" if subject else ""
+    what = f" {excerpt(subject)!r}" if subject else ""
 
     if status == 401:
         if api_key:

@@ -17,6 +17,7 @@ This module is pure: no I/O, no Textual.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -91,13 +92,33 @@ class EventShapeError(ValueError):
     """A frame's data is JSON but not anything a host could mean as a run event."""
 
 
+_SIGNED_INT = re.compile(r"-?[0-9]+")
+_UNSIGNED_INT = re.compile(r"[0-9]+")
+
+
+def parse_int(text: str, *, signed: bool = True) -> int | None:
+    """The integer an ASCII decimal string spells (``"-3"``, ``" 42 "``), or ``None``.
+
+    Never raises: only ASCII digits count (``str.isdigit`` would take ``"²"`` or ``"٣"``), one
+    optional minus sign (not with ``signed=False``), surrounding whitespace ignored; a number
+    with more digits than Python converts (`sys.get_int_max_str_digits`) is ``None`` too.
+    """
+    digits = text.strip()
+    if (_SIGNED_INT if signed else _UNSIGNED_INT).fullmatch(digits) is None:
+        return None
+    try:
+        return int(digits)
+    except ValueError:
+        return None
+
+
 def _int_or_none(value: Any) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value)
+    if isinstance(value, str):
+        return parse_int(value)
     return None
 
 

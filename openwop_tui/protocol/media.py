@@ -11,7 +11,10 @@ client's own policy (design.md, Security posture):
   other scheme are refused, as are URLs carrying a user name or password;
 * loopback, private, link-local and reserved addresses, as IP literals or as names that resolve to
   them, are refused unless they are the configured host itself: a hostile envelope must not make
-  the client probe the user's network or a cloud metadata endpoint;
+  the client probe the user's network or a cloud metadata endpoint. httpx resolves a name again
+  to connect, so a DNS-rebinding name could pass the check; the address the connection really
+  reached is checked too, once the response headers are in and before any body is read (when
+  the transport reports it and no proxy is in between);
 * redirects are followed by hand, at most five, each hop re-checked;
 * the Bearer key goes only to the configured host's origin (asset URLs are normally bearer-less:
   the token in the path is the credential), never to another origin;
@@ -34,6 +37,8 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 
 import httpx
 
+from openwop_tui.protocol.events import parse_int
+from openwop_tui.sanitize import clean
 from openwop_tui.units import human_size
 
 
@@ -249,6 +254,55 @@ async def _check_addresses(url: str, policy: MediaPolicy, resolver: Resolver) ->
     return None
 
 
+def _proxied(http: httpx.AsyncClient, url: str) -> bool:
+    """Whether ``http`` sends requests for ``url`` through a proxy (``HTTPS_PROXY`` and co.).
+
+    Through a proxy the connection's peer is the proxy, often on a private address by design,
+    so the peer check cannot say anything about the asset's host. httpx has no public way to
+    ask; if its private one is gone, the answer is "no proxy" (strict: the check still runs).
+    """
+    pick = getattr(http, "_transport_for_url", None)
+    default = getattr(http, "_transport", None)
+    if pick is None or default is None:
+        return False
+    try:
+        return pick(httpx.URL(url)) is not default
+    except Exception:
+        return False
+
+
+def _check_peer(
+    response: httpx.Response, url: str, policy: MediaPolicy, *, proxied: bool
+) -> str | None:
+    """Refuse a response whose connection reached a non-public address for another host.
+
+    Uses the address the socket is connected to (``network_stream`` → ``server_addr``, as
+    httpx's default transport reports it). Without that information (a mock or custom
+    transport) or through a proxy, nothing more can be known: the DNS check has to do.
+    """
+    if proxied or _is_configured_host(url, policy):
+        return None
+    stream = response.extensions.get("network_stream")
+    get_extra_info = getattr(stream, "get_extra_info", None)
+    if not callable(get_extra_info):
+        return None
+    try:
+        server_addr = get_extra_info("server_addr")
+    except Exception:
+        return None
+    if not isinstance(server_addr, tuple | list) or not server_addr:
+        return None
+    peer = str(server_addr[0])
+    address = _ip_literal(peer.split("%", 1)[0])
+    if address is None:
+        return None
+    kind = _non_public(address)
+    if kind is None:
+        return None
+    host = urlsplit(url).hostname or "the server"
+    return f"refused: {host} connected to a {kind} address {peer}"
+
+
 async def fetch_asset(
     url: str,
     *,
@@ -327,6 +381,12 @@ async def _download(
             if api_key and _same_origin(current, policy):
                 headers["Authorization"] = f"Bearer {api_key}"
             async with http.stream("GET", current, headers=headers) as response:
+                # httpx resolved the name again to connect: a rebinding name can pass the check
+                # above and still reach a private address. Look at where it really went.
+                refusal = _check_peer(response, current, policy, proxied=_proxied(http, current))
+                if refusal is not None:
+                    prefix = "" if hop == 0 else f"redirected to {current}: "
+                    return Asset(url=absolute, error=prefix + refusal)
                 status = response.status_code
                 if status in _REDIRECT_STATUSES:
                     location = response.headers.get("location")
@@ -335,7 +395,7 @@ async def _download(
                     try:
                         current = resolve_media_url(urljoin(current, location), policy)
                     except RefusedURL as refused:
-                        where = refused.url or location
+                        where = clean(refused.url or location)
                         return Asset(url=absolute, error=f"redirected to {where}: {refused.reason}")
                     continue
                 if not 200 <= status < 300:
@@ -343,8 +403,8 @@ async def _download(
                 content_type = response.headers.get("content-type")
                 if content_type:
                     content_type = content_type.partition(";")[0].strip().lower() or None
-                declared = response.headers.get("content-length", "")
-                if declared.isdigit() and int(declared) > limit:
+                declared = parse_int(response.headers.get("content-length", ""), signed=False)
+                if declared is not None and declared > limit:
                     return Asset(url=absolute, error=too_much, content_type=content_type)
                 body = bytearray()
                 async for chunk in response.aiter_bytes():

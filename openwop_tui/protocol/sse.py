@@ -6,8 +6,11 @@ Two layers, both pure (sans-IO, in the manner of httpx-sse's ``_decoders.py`` an
   as it arrives (split anywhere, even inside a ``\\r\\n``) and it returns the frames completed so
   far. Lines end in ``\\r\\n``, ``\\r`` or ``\\n``; ``:`` lines are comments (keep-alives);
   ``data:`` lines join with ``\\n``; an ``id:`` containing NUL is ignored; ``retry:`` takes
-  digits only. `SSEDecoder.close` flushes a last frame the host did not end with a blank line
-  (the spec would drop it; a client that loses a terminal event that way is worse off).
+  digits only. A line longer than ``max_line_chars`` (default 16 MiB) is skipped without being
+  buffered, and its frame comes out with ``problem`` set (`decode_frame` reports it); decoding
+  resumes at the next line. `SSEDecoder.close` flushes a last frame the host did not end with a
+  blank line (the spec would drop it; a client that loses a terminal event that way is worse
+  off).
 * `events_from_frame` turns one frame's ``data:`` into `RunEvent`\\ s: a single RunEventDoc, a
   ``batch`` array of them, or the bare ``outputChunk`` payload of ``messages`` mode
   (protocol.md §3.1, §3.4, §3.5). It never raises: what cannot be understood becomes a
@@ -23,16 +26,20 @@ still tracked, as `SSEDecoder.last_event_id`.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from openwop_tui.protocol.events import EventShapeError, RunEvent, normalize
+from openwop_tui.protocol.events import EventShapeError, RunEvent, normalize, parse_int
+from openwop_tui.sanitize import clean
 
 __all__ = [
+    "MAX_LINE_CHARS",
     "FrameResult",
     "SSEDecoder",
     "SSEFrame",
+    "decode_frame",
     "events_from_frame",
     "parse_sse_text",
     "snapshot_event",
@@ -40,6 +47,14 @@ __all__ = [
 
 #: How much of a bad frame's text a problem sentence quotes (the full text is in `FrameResult.raw`).
 EXCERPT_CHARS = 80
+#: The longest SSE line `SSEDecoder` keeps by default, in characters (16 MiB of ASCII).
+MAX_LINE_CHARS = 16 * 1024 * 1024
+
+#: One line end: CRLF, a lone CR or a lone LF (WHATWG "end-of-line").
+_LINE_END = re.compile(r"\r\n?|\n")
+#: The fields the decoder acts on; an over-long line of any other kind is ignored, as it would be.
+_FIELDS = frozenset({"event", "data", "id", "retry"})
+_FIELD_NAME_CHARS = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,20 +63,45 @@ class SSEFrame:
 
     ``event`` is ``"message"`` when the frame had no ``event:`` line (the WHATWG default).
     ``retry`` is set only on the frame whose block carried a valid ``retry:`` line.
+    ``problem`` is set (and ``data`` empty) on a frame the decoder had to cut short.
     """
 
     event: str
     data: str
     id: str | None = None
     retry: int | None = None
+    problem: str | None = None
+    """Set when the frame could not be read whole (a line over the decoder's limit): a sentence
+    naming the frame and what was dropped. Its ``data`` is then empty; `decode_frame` reports
+    the problem instead of decoding."""
 
 
 class SSEDecoder:
-    """Incremental WHATWG event-stream decoder: `feed` text, get frames; `close` at EOF."""
+    """Incremental WHATWG event-stream decoder: `feed` text, get frames; `close` at EOF.
 
-    def __init__(self) -> None:
-        self._pending = ""
-        """Text after the last complete line."""
+    `feed` is linear in the text fed: only the new text is scanned for line ends, and the
+    unterminated tail is kept as a list of pieces, joined once when its line ends. A line longer
+    than ``max_line_chars`` is not buffered: it is skipped up to its line end. If it was an
+    ``event``, ``data``, ``id`` or ``retry`` line, the frame it belonged to comes out as an
+    `SSEFrame` with ``problem`` set and no data (the rest of the frame means nothing without
+    it); a long comment or unknown field is ignored, as it would be anyway. Decoding carries on
+    at the next line.
+    """
+
+    def __init__(self, *, max_line_chars: int = MAX_LINE_CHARS) -> None:
+        if max_line_chars < 1:
+            raise ValueError("max_line_chars must be at least 1")
+        self.max_line_chars = max_line_chars
+        """The longest line kept, in characters; longer lines are dropped with a problem."""
+        self._tail: list[str] = []
+        """Pieces of the line not ended yet (joined only when it ends)."""
+        self._tail_chars = 0
+        self._skipping: int | None = None
+        """Characters of an over-long line skipped so far (``None``: not skipping one)."""
+        self._skipped_field = ""
+        """The field name of the over-long line being skipped, for the problem sentence."""
+        self._after_cr = False
+        """The last text fed ended in CR: a LF starting the next text ends no further line."""
         self._started = False
         """Whether the first character has been seen (a leading BOM is dropped)."""
         self._event: str | None = None
@@ -69,6 +109,8 @@ class SSEDecoder:
         self._id: str | None = None
         self._retry: int | None = None
         self._seen_field = False
+        self._problem: str | None = None
+        """Why the frame being read must be reported instead of dispatched."""
         self.last_event_id: str | None = None
         """The stream's last event id (persists across frames, as the spec's buffer does)."""
         self.retry: int | None = None
@@ -82,49 +124,87 @@ class SSEDecoder:
             self._started = True
             if text.startswith("\ufeff"):
                 text = text[1:]
-        buffer = self._pending + text
-        frames: list[SSEFrame] = []
         start = 0
-        length = len(buffer)
-        # Positions of the next CR and LF, searched again only once passed: re-searching every
-        # line would rescan the rest of the chunk per line (quadratic on LF-only streams).
-        cr = buffer.find("\r")
-        lf = buffer.find("\n")
-        while True:
-            if cr != -1 and cr < start:
-                cr = buffer.find("\r", start)
-            if lf != -1 and lf < start:
-                lf = buffer.find("\n", start)
-            if cr == -1 and lf == -1:
-                break
-            if cr != -1 and (lf == -1 or cr < lf):
-                if cr == length - 1:
-                    # A lone trailing CR may be the first half of CRLF: wait for more text.
-                    break
-                end, next_start = cr, (cr + 2 if buffer[cr + 1] == "\n" else cr + 1)
-            else:
-                end, next_start = lf, lf + 1
-            frame = self._line(buffer[start:end])
+        if self._after_cr:
+            # The CR that ended the last text already ended its line: this LF is its other half.
+            self._after_cr = False
+            if text.startswith("\n"):
+                start = 1
+        frames: list[SSEFrame] = []
+        for match in _LINE_END.finditer(text, start):
+            frame = self._end_line(text, start, match.start())
             if frame is not None:
                 frames.append(frame)
-            start = next_start
-        self._pending = buffer[start:]
+            start = match.end()
+        if start < len(text):
+            self._extend(text, start, len(text))
+        elif text.endswith("\r"):
+            self._after_cr = True
         return frames
 
     def close(self) -> list[SSEFrame]:
         """Signal end of stream; return a last frame that had no closing blank line, if any."""
         frames: list[SSEFrame] = []
-        if self._pending:
-            # A trailing lone CR (held back in `feed`) is a line end; anything else is a last line.
-            line = self._pending[:-1] if self._pending.endswith("\r") else self._pending
-            self._pending = ""
-            frame = self._line(line)
+        if self._tail or self._skipping is not None:
+            frame = self._end_line("", 0, 0)  # the unterminated last line
             if frame is not None:
                 frames.append(frame)
         frame = self._line("")
         if frame is not None:
             frames.append(frame)
+        self._after_cr = False
         return frames
+
+    def _extend(self, text: str, start: int, end: int) -> None:
+        """Keep ``text[start:end]`` (no line end in it) as part of the unterminated line."""
+        if self._skipping is not None:
+            self._skipping += end - start
+            return
+        if self._tail_chars + (end - start) > self.max_line_chars:
+            self._begin_skipping(text, start, end)
+            return
+        self._tail.append(text[start:end])
+        self._tail_chars += end - start
+
+    def _begin_skipping(self, text: str, start: int, end: int) -> None:
+        head = ""
+        for piece in [*self._tail, text[start : start + _FIELD_NAME_CHARS + 1]]:
+            head += piece[: _FIELD_NAME_CHARS + 1 - len(head)]
+            if len(head) > _FIELD_NAME_CHARS:
+                break
+        name, colon, _ = head.partition(":")
+        self._skipped_field = name if colon else head  # no colon: the whole line is the name
+        self._skipping = self._tail_chars + (end - start)
+        self._tail, self._tail_chars = [], 0
+
+    def _end_line(self, text: str, start: int, end: int) -> SSEFrame | None:
+        """The line made of the kept tail and ``text[start:end]`` has ended: interpret it."""
+        if self._skipping is None and self._tail_chars + (end - start) > self.max_line_chars:
+            self._begin_skipping(text, start, end)
+        elif self._skipping is not None:
+            self._skipping += end - start
+        if self._skipping is not None:
+            length, name = self._skipping, self._skipped_field
+            self._skipping, self._skipped_field = None, ""
+            self._too_long(name, length)
+            return None
+        if self._tail:
+            self._tail.append(text[start:end])
+            line = "".join(self._tail)
+            self._tail, self._tail_chars = [], 0
+        else:
+            line = text[start:end]
+        return self._line(line)
+
+    def _too_long(self, name: str, length: int) -> None:
+        if name not in _FIELDS:
+            return  # a comment or an unknown field: ignored however long (the spec ignores them)
+        if self._problem is None:
+            self._problem = (
+                f"its {name!r} line of {length} chars is longer than the "
+                f"{self.max_line_chars}-char limit; the frame was skipped"
+            )
+        self._seen_field = True
 
     def _line(self, line: str) -> SSEFrame | None:
         if not line:
@@ -137,18 +217,19 @@ class SSEDecoder:
         if name == "event":
             self._event = value
         elif name == "data":
-            self._data.append(value)
+            if self._problem is None:  # the frame is dropped anyway: do not hoard its data
+                self._data.append(value)
         elif name == "id":
             if "\0" in value:
                 return None  # the spec ignores such ids entirely
             self._id = value
             self.last_event_id = value
         elif name == "retry":
-            if value.isascii() and value.isdigit():
-                self._retry = int(value)
-                self.retry = self._retry
-            else:
+            milliseconds = parse_int(value, signed=False)
+            if milliseconds is None:
                 return None
+            self._retry = milliseconds
+            self.retry = milliseconds
         else:
             return None  # unknown field: ignored
         self._seen_field = True
@@ -157,14 +238,18 @@ class SSEDecoder:
     def _dispatch(self) -> SSEFrame | None:
         if not self._seen_field:
             return None
+        event = self._event or "message"
+        problem = self._problem
         frame = SSEFrame(
-            event=self._event or "message",
-            data="\n".join(self._data),
+            event=event,
+            data="\n".join(self._data) if problem is None else "",
             id=self._id,
             retry=self._retry,
+            problem=None if problem is None else f"{_describe(event, self._id)}: {problem}",
         )
         self._event, self._data, self._id, self._retry = None, [], None, None
         self._seen_field = False
+        self._problem = None
         return frame
 
 
@@ -185,8 +270,9 @@ class FrameResult:
 
 
 def _describe(event: str, frame_id: str | None) -> str:
-    where = f"frame id {frame_id}" if frame_id is not None else "frame without id"
-    return f'{where} (event "{event}")'
+    # The id and event are the host's: shown as `clean` shows them (an ESC in them is `␛`).
+    where = f"frame id {clean(frame_id)}" if frame_id is not None else "frame without id"
+    return f'{where} (event "{clean(event)}")'
 
 
 def _excerpt(data: str) -> str:
@@ -212,7 +298,7 @@ def snapshot_event(
 ) -> RunEvent:
     """A ``state.snapshot`` event from a ``values``-mode frame whose data is a bare RunSnapshot."""
     run_id = doc.get("runId")
-    sequence = int(frame_id) if frame_id is not None and frame_id.isdigit() else None
+    sequence = parse_int(frame_id) if frame_id is not None else None
     return RunEvent(
         type="state.snapshot",
         payload=doc,
@@ -242,6 +328,16 @@ def events_from_frame(event: str, data: str, id: str | None = None) -> FrameResu
             f"{where}: data is not valid JSON: {error.msg} at char {error.pos}; {_excerpt(data)}"
         )
         return FrameResult(problems=[problem], raw=data)
+    except (ValueError, RecursionError) as error:
+        # Valid JSON Python will not build: an integer over `sys.get_int_max_str_digits()`
+        # digits (ValueError), or arrays/objects nested deeper than the recursion limit.
+        reason = (
+            "it is nested too deeply"
+            if isinstance(error, RecursionError)
+            else f"a number in it has too many digits: {error}"
+        )
+        problem = f"{where}: data cannot be decoded ({reason}); {_excerpt(data)}"
+        return FrameResult(problems=[problem], raw=data)
 
     if isinstance(doc, list):
         events: list[RunEvent] = []
@@ -267,3 +363,10 @@ def events_from_frame(event: str, data: str, id: str | None = None) -> FrameResu
         return FrameResult(events=[normalize(doc, frame_event=event, frame_id=id)])
     except EventShapeError as error:
         return FrameResult(problems=[f"{where}: {error}; {_excerpt(data)}"], raw=data)
+
+
+def decode_frame(frame: SSEFrame) -> FrameResult:
+    """`events_from_frame` for a decoded `SSEFrame`, reporting a frame the decoder cut short."""
+    if frame.problem is not None:
+        return FrameResult(problems=[frame.problem])
+    return events_from_frame(frame.event, frame.data, frame.id)

@@ -43,7 +43,7 @@ from httpx_sse import aconnect_sse
 from openwop_tui.protocol.client import TERMINAL_STATUSES, HostClient
 from openwop_tui.protocol.errors import HostError
 from openwop_tui.protocol.events import EventShapeError, RunEvent, normalize
-from openwop_tui.protocol.sse import SSEDecoder, SSEFrame, events_from_frame
+from openwop_tui.protocol.sse import SSEDecoder, SSEFrame, decode_frame
 
 __all__ = [
     "KNOWN_MODES",
@@ -159,7 +159,7 @@ class _State:
     def accept_frame(self, frame: SSEFrame) -> list[StreamItem]:
         if frame.retry is not None:
             self.retry_ms = frame.retry
-        result = events_from_frame(frame.event, frame.data, frame.id)
+        result = decode_frame(frame)
         items: list[StreamItem] = [
             StreamNotice("warning", f"Skipped a malformed frame: {problem}", result.raw)
             for problem in result.problems
@@ -387,6 +387,8 @@ def _events_of_json(state: _State, body: str) -> list[StreamItem]:
         doc = json.loads(body) if body.strip() else {"events": []}
     except json.JSONDecodeError as error:
         return [StreamNotice("warning", f"The events answer is not JSON ({error.msg}).", body)]
+    except (ValueError, RecursionError) as error:  # valid JSON that Python will not build
+        return [StreamNotice("warning", f"The events answer cannot be read ({error}).", body)]
     events = doc.get("events") if isinstance(doc, Mapping) else doc
     if not isinstance(events, list):
         return [StreamNotice("warning", "The events answer has no 'events' list.", body)]

@@ -17,6 +17,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -64,10 +65,12 @@ class InspectScreen(ModalScreen[None]):
         document = envelope.document if envelope.document is not None else envelope.payload
         with Horizontal():
             left = VerticalScroll()
-            left.border_title = f"envelope · {clean(envelope.kind)}"
+            left.border_title = Content(f"envelope · {clean(envelope.kind)}")
             with left:
                 yield Static(Group(summary, Text(), _json(document)))
             right = VerticalScroll()
-            right.border_title = f"source event · {clean(event.type)} · sequence {event.sequence}"
+            right.border_title = Content(
+                f"source event · {clean(event.type)} · sequence {event.sequence}"
+            )
             with right:
                 yield Static(_json(event.raw if event.raw is not None else dict(event.payload)))

@@ -8,6 +8,7 @@ widgets, streamed with `Markdown.get_stream` so a token never re-parses the whol
 from __future__ import annotations
 
 from rich.console import RenderableType
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Label, Markdown, Static
@@ -83,10 +84,10 @@ class AssistantMessage(Vertical):
         self.add_class("-streaming")
 
     def compose(self) -> ComposeResult:
-        yield Label(self._label())
+        yield Label(Text(self._label()))
         # Start empty: the fold has already appended the first delta to the item, and that
         # delta arrives next as an update; a completion-only reply is drawn by `finish`.
-        yield Markdown("")
+        yield Markdown("", open_links=False)
 
     def _label(self) -> str:
         model = f" · {clean(self.item.model)}" if self.item.model else ""
@@ -102,7 +103,7 @@ class AssistantMessage(Vertical):
         """Stream one delta into the markdown (batched by `MarkdownStream` under load)."""
         if self._stream is None:
             self._stream = Markdown.get_stream(self.query_one(Markdown))
-            self.query_one(Label).update(self._label())
+            self.query_one(Label).update(Text(self._label()))
         self._shown += delta
         await self._stream.write(clean(delta))
 
@@ -116,7 +117,7 @@ class AssistantMessage(Vertical):
             await self.query_one(Markdown).update(clean(self.item.text))
         if self.item.final:
             self.remove_class("-streaming")
-        self.query_one(Label).update(self._label())
+        self.query_one(Label).update(Text(self._label()))
 
     def to_renderable(self) -> RenderableType:
         """What the history keeps of this reply."""

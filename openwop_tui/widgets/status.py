@@ -42,7 +42,7 @@ class StatusLine(Static):
         text.append("● ", style=_STATE_STYLE.get(self.connection, ""))
         text.append(self.connection, style=_STATE_STYLE.get(self.connection, ""))
         text.append(" · run ")
-        text.append(self.run_status, style="bold")
+        text.append(clean(self.run_status), style="bold")
         if self.run_id:
             text.append(f" {clean(self.run_id)}", style="dim")
         text.append(" · ")
