@@ -155,6 +155,8 @@ class Transcript:
     _reasoning: dict[str, Reasoning] = field(default_factory=dict)
     _calls: dict[str, ToolCall] = field(default_factory=dict)
     _seen_envelopes: set[str] = field(default_factory=set)
+    _emissions: dict[str, EnvelopeItem] = field(default_factory=dict)
+    """Streamed emissions still incomplete, by correlation id."""
 
     # ----------------------------------------------------------------- helpers
 
@@ -309,7 +311,18 @@ class Transcript:
         if envelope.key in self._seen_envelopes:
             return []
         self._seen_envelopes.add(envelope.key)
-        return [self._add(EnvelopeItem(self._next_id("envelope"), envelope))]
+        emission = envelope.correlation_id if envelope.partial is not None else None
+        if emission is not None and emission in self._emissions:
+            # A later fragment of a streamed emission (rule E1): it replaces the one drawn.
+            item = self._emissions[emission]
+            item.envelope = envelope
+            if not envelope.partial:
+                del self._emissions[emission]
+            return [Updated(item)]
+        item = EnvelopeItem(self._next_id("envelope"), envelope)
+        if emission is not None and envelope.partial:
+            self._emissions[emission] = item
+        return [self._add(item)]
 
     def _on_media(self, event: RunEvent) -> list[Change]:
         changes: list[Change] = []

@@ -219,3 +219,36 @@ def test_the_end_of_a_run_settles_tool_calls_and_reasoning_left_open() -> None:
     [call] = of_type(transcript, ToolCall)
     [reasoning] = of_type(transcript, Reasoning)
     assert call.done and reasoning.done
+
+
+def test_fragments_of_a_streamed_envelope_replace_each_other() -> None:
+    def fragment(seq: int, text: str, partial: bool) -> RunEvent:
+        envelope = {
+            "type": "vendor.x.note",
+            "envelopeId": f"e{seq}",
+            "correlationId": "emission-1",
+            "payload": text,
+            "meta": {"rendering": {"display": "card", "title": "Note"}},
+            "partial": {"isPartial": partial, "index": seq, "total": -1},
+        }
+        return normalize(
+            {
+                "type": "node.completed",
+                "sequence": seq,
+                "nodeId": "n",
+                "payload": {"nodeId": "n", "outputs": {"envelope": envelope}},
+            }
+        )
+
+    transcript = Transcript()
+    first = transcript.apply(fragment(1, "Hel", True))
+    second = transcript.apply(fragment(2, "Hello", True))
+    last = transcript.apply(fragment(3, "Hello, world", False))
+    [item] = of_type(transcript, EnvelopeItem)
+    assert item.envelope.payload == "Hello, world" and item.envelope.partial is False
+    assert any(isinstance(c, Added) and c.item is item for c in first)
+    assert any(isinstance(c, Updated) and c.item is item for c in second)
+    assert any(isinstance(c, Updated) and c.item is item for c in last)
+    # A new emission with the same correlation id after completion is a new item.
+    transcript.apply(fragment(4, "Again", True))
+    assert len(of_type(transcript, EnvelopeItem)) == 2

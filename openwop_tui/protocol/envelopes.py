@@ -142,6 +142,16 @@ class Envelope:
         return _MEDIA_DISPLAY.get(self.kind)
 
     @property
+    def partial(self) -> bool | None:
+        """``True`` for a fragment of a streamed emission, ``False`` for the one that completes
+        it, ``None`` for an envelope sent whole (protocol.md §4.3, rule E1)."""
+        document = self.document
+        marker = document.get("partial") if isinstance(document, Mapping) else None
+        if not isinstance(marker, Mapping):
+            return None
+        return bool(marker.get("isPartial", False))
+
+    @property
     def media_ref(self) -> MediaRef | None:
         """Where the bytes are, for an envelope drawn as media: a ``media.*`` payload, or a
         vendor kind hinted ``image``/``audio``/``file`` whose payload has ``url`` or ``base64``."""

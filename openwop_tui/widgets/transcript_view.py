@@ -139,6 +139,11 @@ class TranscriptView(VerticalScroll, can_focus=False):
                 await widget.finish()
         elif isinstance(widget, ItemStatic):
             widget.refresh_item()
+        elif isinstance(widget, EnvelopeView) and self.on_envelope is not None:
+            # A later fragment of a streamed envelope: draw it again.
+            result = self.on_envelope(widget)
+            if result is not None:
+                await result
 
     async def _retire(self) -> None:
         """Move the oldest settled widgets into the line-cached history."""
