@@ -272,6 +272,10 @@ class ChatApp(App[None]):
         base = replace(self._base_context, width=width)
         context = await session.context_for(envelope, base) if session else base
         rendered = await asyncio.to_thread(render, envelope, context)
+        if envelope.partial:
+            # Rule E1: a fragment may be drawn, but nothing may be done with it until the
+            # emission is complete.
+            rendered = replace(rendered, actions=())
         if view.is_attached:
             await view.show(rendered, pixels=self._image_support)
 

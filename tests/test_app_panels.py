@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 from app_support import (
     SIZE,
@@ -26,6 +27,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import Markdown, Static
 
 from openwop_tui.demo_host import media
+from openwop_tui.protocol.events import normalize
 from openwop_tui.screens.help import HelpScreen
 from openwop_tui.screens.inspect import InspectScreen
 from openwop_tui.transcript import Transcript
@@ -188,3 +190,39 @@ async def test_shift_tab_reaches_the_newest_envelope_and_arrows_step_between_the
         await settle(pilot, app, lambda: first.has_focus, what="the previous envelope focused")
         await pilot.press("down")
         await settle(pilot, app, lambda: newest.has_focus, what="back to the newest")
+
+
+async def test_a_fragment_of_a_streamed_envelope_has_no_actions_until_complete() -> None:
+    def fragment(seq: int, partial: bool) -> list[Any]:
+        envelope = {
+            "type": "vendor.x.snippet",
+            "envelopeId": f"e{seq}",
+            "correlationId": "emission-1",
+            "payload": {"source": "print('hi')\n"},
+            "meta": {"rendering": {"display": "code", "lang": "python"}},
+            "partial": {"isPartial": partial, "index": seq, "total": -1},
+        }
+        event = normalize(
+            {
+                "type": "node.completed",
+                "sequence": seq,
+                "nodeId": "n",
+                "payload": {"nodeId": "n", "outputs": {"envelope": envelope}},
+            }
+        )
+        return app.transcript.apply(event)
+
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await app.view.apply(fragment(1, True))
+        (view,) = list(app.query(EnvelopeView))
+        await settle(pilot, app, lambda: view.rendered is not None, what="fragment drawn")
+        assert view.rendered is not None and view.rendered.actions == ()
+        await app.view.apply(fragment(2, False))
+        await settle(
+            pilot,
+            app,
+            lambda: view.rendered is not None and view.rendered.actions != (),
+            what="complete envelope drawn with its actions",
+        )
