@@ -161,7 +161,12 @@ class ChatApp(App[None]):
             status.host = "embedded demo host"
         else:
             status.host = host
-        self._client = HostClient(host, api_key)
+        try:
+            self._client = HostClient(host, api_key)
+        except HostError as error:  # a URL the client cannot use, e.g. a port that is not one
+            status.connection = "error"
+            await self._notice("error", error.message)
+            return
         self.session = Session(
             self._client,
             workflow_id=self.config.workflow,

@@ -202,3 +202,11 @@ async def test_an_unknown_theme_is_a_warning_not_a_crash() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot, app)
         assert any("unknown theme 'no-such-theme'" in n.text for n in notices(app, "warning"))
+
+
+async def test_a_host_url_the_client_cannot_use_is_a_notice() -> None:
+    app = ChatApp(Config(host="http://127.0.0.1:notaport"), audio_support=NO_AUDIO)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, lambda: bool(notices(app, "error")), what="an error notice")
+        assert "is not a valid http:// or https:// address" in notices(app, "error")[0].text
+        assert app.is_running and app._exception is None
