@@ -1,0 +1,1 @@
+"""Benchmarks: commands that print figures measured against a baseline in the same run."""
