@@ -58,11 +58,18 @@ def reason(envelope: Envelope) -> str:
     return f"{clean(display)} · {kind}, shown as JSON"
 
 
+def json_text(value: Any) -> Text:
+    """Any host JSON as pretty, highlighted, cleaned text, long strings abbreviated (also used by
+    the envelope inspector)."""
+    text = Text(clean(_dump(_abbreviate(value))), no_wrap=False, overflow="fold")
+    _HIGHLIGHT.highlight(text)
+    return text
+
+
 def as_json(envelope: Envelope, why: str | None = None) -> Rendered:
     """The JSON view of ``envelope`` under the title ``why`` (default: `reason`)."""
     value = envelope.document if envelope.document is not None else envelope.payload
-    text = Text(clean(_dump(_abbreviate(value))), no_wrap=False, overflow="fold")
-    _HIGHLIGHT.highlight(text)
+    text = json_text(value)
     return Rendered(
         title=why or reason(envelope),
         body=text,

@@ -8,11 +8,9 @@ renderer registry was keyed on, and why it is not shown in full, if it is not).
 
 from __future__ import annotations
 
-import json
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.console import Group
-from rich.syntax import Syntax
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -23,15 +21,8 @@ from textual.widgets import Static
 
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import Rendered
+from openwop_tui.renderers.json import json_text
 from openwop_tui.sanitize import clean
-
-
-def _json(value: Any) -> Syntax:
-    try:
-        text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return Syntax(clean(text), "json", word_wrap=True, background_color="default")
 
 
 class InspectScreen(ModalScreen[None]):
@@ -67,10 +58,10 @@ class InspectScreen(ModalScreen[None]):
             left = VerticalScroll()
             left.border_title = Content(f"envelope · {clean(envelope.kind)}")
             with left:
-                yield Static(Group(summary, Text(), _json(document)))
+                yield Static(Group(summary, Text(), json_text(document)))
             right = VerticalScroll()
             right.border_title = Content(
                 f"source event · {clean(event.type)} · sequence {event.sequence}"
             )
             with right:
-                yield Static(_json(event.raw if event.raw is not None else dict(event.payload)))
+                yield Static(json_text(event.raw if event.raw is not None else dict(event.payload)))
