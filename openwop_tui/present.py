@@ -7,7 +7,6 @@ line-cached history keeps them for turns that scrolled far enough up to stop bei
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -15,6 +14,7 @@ from rich.markdown import Markdown
 from rich.padding import Padding
 from rich.text import Text
 
+from openwop_tui import units
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.sanitize import clean, safe_text
 from openwop_tui.transcript import AssistantTurn, Notice, Reasoning, ToolCall, UserTurn
@@ -53,12 +53,8 @@ def reasoning(item: Reasoning) -> RenderableType:
 
 
 def compact_json(value: Any, limit: int = 200) -> str:
-    """One line of JSON for a summary, shortened with an ellipsis."""
-    try:
-        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return clean(text if len(text) <= limit else text[: limit - 1] + "…")
+    """One line of JSON, shortened and cleaned for the terminal."""
+    return clean(units.compact_json(value, limit))
 
 
 def tool_call(call: ToolCall) -> RenderableType:

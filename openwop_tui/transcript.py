@@ -20,7 +20,6 @@ Unknown event types are ignored: the fold never raises on what a host sends. Pur
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +39,7 @@ from openwop_tui.items import (
 )
 from openwop_tui.protocol.envelopes import Envelope, extract_envelopes
 from openwop_tui.protocol.events import CHUNK_TYPES, RunEvent
+from openwop_tui.units import compact_json
 
 # The item types are re-exported: `from openwop_tui.transcript import Notice` reads naturally.
 __all__ = [
@@ -70,14 +70,6 @@ def _error_of(payload: Mapping[str, Any]) -> tuple[str | None, str | None]:
     if isinstance(error, str):
         return error, _text(payload.get("message"))
     return _text(payload.get("code")), _text(payload.get("message"))
-
-
-def _compact(value: Any, limit: int = 160) -> str:
-    try:
-        text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=str)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 @dataclass
@@ -376,7 +368,9 @@ class Transcript:
 
     def _on_decided(self, event: RunEvent) -> list[Change]:
         p = event.payload
-        text = f"{_text(p.get('agentId')) or 'agent'} decided {_compact(p.get('decision'))}"
+        text = (
+            f"{_text(p.get('agentId')) or 'agent'} decided {compact_json(p.get('decision'), 160)}"
+        )
         confidence = p.get("confidence")
         if isinstance(confidence, int | float):
             text += f" · confidence {confidence:.2f}"
@@ -402,7 +396,7 @@ class Transcript:
         p = event.payload
         level = _text(p.get("level")) or "info"
         mapped: Level = "error" if level == "error" else "warning" if level == "warn" else "info"
-        text = f"log {level} · {_text(p.get('message')) or _compact(p)}"
+        text = f"log {level} · {_text(p.get('message')) or compact_json(p, 160)}"
         return [self._notice(mapped, text, event, verbose=mapped == "info")]
 
     def _on_refusal(self, event: RunEvent) -> list[Change]:

@@ -1,10 +1,13 @@
-"""Sizes and durations as people read them, one convention everywhere.
+"""Sizes, durations and one-line JSON as people read them, one convention everywhere.
 
 Decimal units (1 KB = 1,000 bytes, as HTTP and file managers count), one decimal, with the exact
 byte count in parentheses where it matters: ``184.3 KB (184,320 bytes)``.
 """
 
 from __future__ import annotations
+
+import json
+from typing import Any
 
 
 def human_size(size: int) -> str:
@@ -33,3 +36,15 @@ def duration(seconds: float) -> str:
     if hours:
         return f"{hours}:{minutes:02d}:{secs:02d}.{tenth}"
     return f"{minutes}:{secs:02d}.{tenth}"
+
+
+def compact_json(value: Any, limit: int = 200) -> str:
+    """One line of JSON for a summary line, cut with an ellipsis past ``limit`` characters.
+
+    Not cleaned for the terminal: callers that draw it pass it through `sanitize.clean`.
+    """
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=str)
+    except (TypeError, ValueError):  # a hand-built value may hold anything, even a cycle
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

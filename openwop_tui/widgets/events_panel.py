@@ -6,13 +6,12 @@ node and a compact payload. Hidden until toggled.
 
 from __future__ import annotations
 
-import json
-
 from rich.text import Text
 from textual.widgets import RichLog
 
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.sanitize import clean
+from openwop_tui.units import compact_json
 
 
 class EventsPanel(RichLog):
@@ -36,13 +35,7 @@ class EventsPanel(RichLog):
         if event.node_id:
             line.append(f" [{clean(event.node_id)}]", style="cyan")
         if event.payload:
-            try:
-                body = json.dumps(event.payload, ensure_ascii=False, default=str)
-            except (TypeError, ValueError):
-                body = repr(event.payload)
-            if len(body) > 300:
-                body = body[:299] + "…"
-            line.append(" " + clean(body), style="dim")
+            line.append(" " + clean(compact_json(dict(event.payload), 300)), style="dim")
         self.write(line)
 
     def add_note(self, text: str, style: str = "yellow") -> None:
