@@ -13,7 +13,7 @@ import asyncio
 import logging
 from dataclasses import replace
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
 from textual.app import App, ComposeResult, InvalidThemeError
@@ -24,7 +24,6 @@ from textual.widgets import Footer, Input
 from openwop_tui import actions
 from openwop_tui.audio import PlaybackError, Player, probe
 from openwop_tui.config import Config
-from openwop_tui.demo_host import DemoHost
 from openwop_tui.protocol.client import HostClient, HostError
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.stream import StreamNotice
@@ -42,6 +41,9 @@ from openwop_tui.widgets.events_panel import EventsPanel
 from openwop_tui.widgets.prompt import PromptInput
 from openwop_tui.widgets.status import StatusLine
 from openwop_tui.widgets.transcript_view import TranscriptView
+
+if TYPE_CHECKING:
+    from openwop_tui.demo_host import DemoHost
 
 log = logging.getLogger(__name__)
 
@@ -151,6 +153,10 @@ class ChatApp(App[None]):
         host, api_key = self.config.host, self.config.api_key
         if host is None:
             try:
+                # Imported here: against a real host the demo host (and Pillow's drawing code
+                # behind it) is never needed, so start-up does not pay for it.
+                from openwop_tui.demo_host import DemoHost
+
                 self.demo_host = self.demo_host or DemoHost(pace=self.config.demo_pace)
                 await asyncio.to_thread(self.demo_host.start)
             except OSError as error:

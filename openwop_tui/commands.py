@@ -22,7 +22,6 @@ from rich.text import Text
 
 from openwop_tui.audio import probe
 from openwop_tui.config import Config
-from openwop_tui.demo_host import DemoHost
 from openwop_tui.printer import TranscriptPrinter
 from openwop_tui.protocol.client import HostClient, HostError
 from openwop_tui.protocol.events import RunEvent
@@ -118,6 +117,8 @@ def _host(config: Config) -> Iterator[tuple[str, str | None]]:
     if config.host is not None:
         yield config.host, config.api_key
         return
+    from openwop_tui.demo_host import DemoHost  # only needed without --host
+
     with DemoHost(pace=config.demo_pace) as demo:
         yield demo.url, demo.api_key
 
