@@ -34,7 +34,7 @@ from openwop_tui.screens.help import HelpScreen
 from openwop_tui.session import RunCreated, Session
 from openwop_tui.terminal import ImageSupport
 from openwop_tui.themes import THEMES
-from openwop_tui.transcript import Transcript
+from openwop_tui.transcript import Level, Transcript
 from openwop_tui.units import duration as format_duration
 from openwop_tui.widgets.envelope_view import EnvelopeView
 from openwop_tui.widgets.events_panel import EventsPanel
@@ -261,9 +261,8 @@ class ChatApp(App[None]):
             if status.connection in ("streaming", "reconnecting"):
                 status.connection = "connected"
 
-    async def _notice(self, level: str, text: str) -> None:
-        assert level in ("info", "warning", "error")
-        await self.view.apply([self.transcript.add_notice(level, text)])  # type: ignore[arg-type]
+    async def _notice(self, level: Level, text: str) -> None:
+        await self.view.apply([self.transcript.add_notice(level, text)])
         if level == "error":
             self.notify(clean(text), severity="error", timeout=8, markup=False)
 
