@@ -19,8 +19,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from openwop_tui.protocol.client import Discovery, HostClient, RunHandle
-from openwop_tui.protocol.envelopes import Envelope
-from openwop_tui.protocol.events import CHUNK_TYPES, RunEvent
+from openwop_tui.protocol.envelopes import Envelope, reply_completion
+from openwop_tui.protocol.events import RunEvent, chunk_text
 from openwop_tui.protocol.media import DEFAULT_MAX_BYTES, Asset
 from openwop_tui.protocol.stream import StreamNotice, subscribe
 from openwop_tui.renderers.base import RenderContext
@@ -146,18 +146,9 @@ class Session:
 
 
 def _collect_reply(event: RunEvent, streamed: list[str], completion: str | None) -> str | None:
-    """Track the assistant's reply text for the history: chunks, then the completion."""
-    if event.type in CHUNK_TYPES:
-        # The same two spellings the fold reads: `chunk` (output.chunk) and `delta` (node.message).
-        chunk = event.payload.get("chunk")
-        if not isinstance(chunk, str):
-            chunk = event.payload.get("delta")
-        if isinstance(chunk, str):
-            streamed.append(chunk)
-    elif event.type == "node.completed":
-        outputs = event.payload.get("outputs")
-        if isinstance(outputs, Mapping) and "envelope" not in outputs:
-            text = outputs.get("completion")
-            if isinstance(text, str) and text:
-                return text
-    return completion
+    """Track the assistant's reply text for the history by the fold's own rules: chunks, then
+    the completion that replaces them."""
+    chunk = chunk_text(event)
+    if chunk is not None:
+        streamed.append(chunk)
+    return reply_completion(event) or completion

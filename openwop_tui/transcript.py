@@ -37,8 +37,8 @@ from openwop_tui.items import (
     Updated,
     UserTurn,
 )
-from openwop_tui.protocol.envelopes import Envelope, extract_envelopes
-from openwop_tui.protocol.events import CHUNK_TYPES, RunEvent
+from openwop_tui.protocol.envelopes import Envelope, extract_envelopes, reply_completion
+from openwop_tui.protocol.events import CHUNK_TYPES, RunEvent, chunk_text
 from openwop_tui.units import compact_json
 
 # The item types are re-exported: `from openwop_tui.transcript import Notice` reads naturally.
@@ -150,10 +150,8 @@ class Transcript:
 
     def _on_chunk(self, event: RunEvent) -> list[Change]:
         payload = event.payload
-        delta = payload.get("chunk")
-        if not isinstance(delta, str):
-            delta = payload.get("delta")
-        if not isinstance(delta, str):
+        delta = chunk_text(event)
+        if delta is None:
             return []
         meta = payload.get("meta")
         meta = meta if isinstance(meta, Mapping) else {}
@@ -209,10 +207,10 @@ class Transcript:
         outputs = event.payload.get("outputs")
         outputs = outputs if isinstance(outputs, Mapping) else {}
         envelopes = extract_envelopes(event)
-        completion = outputs.get("completion")
+        completion = reply_completion(event, envelopes)
         turn = self._open_turns.pop(event.node_id, None)
 
-        if not envelopes and isinstance(completion, str) and completion:
+        if completion is not None:
             if turn is None:
                 turn = AssistantTurn(self._next_id("assistant"), event.node_id)
                 changes.append(self._add(turn))

@@ -209,6 +209,22 @@ def _envelope_from_object(
     )
 
 
+def reply_completion(event: RunEvent, envelopes: list[Envelope] | None = None) -> str | None:
+    """The reply text a ``node.completed`` finalises: ``outputs.completion`` when the event
+    carries no envelope (with one, the completion is that envelope's text form).
+
+    ``envelopes`` may pass `extract_envelopes` already computed for the event.
+    """
+    if event.type != "node.completed":
+        return None
+    outputs = event.payload.get("outputs")
+    completion = outputs.get("completion") if isinstance(outputs, Mapping) else None
+    if not isinstance(completion, str) or not completion:
+        return None
+    found = extract_envelopes(event) if envelopes is None else envelopes
+    return None if found else completion
+
+
 def extract_envelopes(event: RunEvent) -> list[Envelope]:
     """Return the envelopes a run event carries, in order (usually zero or one).
 

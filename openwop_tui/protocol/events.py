@@ -52,6 +52,18 @@ _V2_TO_V1: dict[str, str] = {
 }
 
 
+def chunk_text(event: RunEvent) -> str | None:
+    """The text a chunk event appends to a reply: ``chunk`` (``output.chunk``, bare ``messages``
+    chunks) or ``delta`` (``node.message``); ``None`` for other events."""
+    if event.type not in CHUNK_TYPES:
+        return None
+    for key in ("chunk", "delta"):
+        value = event.payload.get(key)
+        if isinstance(value, str):
+            return value
+    return None
+
+
 def canonical_type(name: str) -> str:
     """Return the v1 spelling of an event type name; unknown names pass through unchanged."""
     if name.endswith(".ai.message-chunk"):
