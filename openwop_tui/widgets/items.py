@@ -80,7 +80,9 @@ class AssistantMessage(Vertical):
         super().__init__()
         self.item = item
         self._stream: MarkdownStream | None = None
-        self._shown = ""
+        self._shown: list[str] = []
+        """The deltas drawn so far, joined only when the reply ends (appending to one string
+        would copy the whole reply on every token)."""
         self.add_class("-streaming")
 
     def compose(self) -> ComposeResult:
@@ -104,7 +106,7 @@ class AssistantMessage(Vertical):
         if self._stream is None:
             self._stream = Markdown.get_stream(self.query_one(Markdown))
             self.query_one(Label).update(Text(self._label()))
-        self._shown += delta
+        self._shown.append(delta)
         await self._stream.write(clean(delta))
 
     async def finish(self) -> None:
@@ -112,8 +114,8 @@ class AssistantMessage(Vertical):
         if self._stream is not None:
             await self._stream.stop()
             self._stream = None
-        if self._shown != self.item.text:
-            self._shown = self.item.text
+        if "".join(self._shown) != self.item.text:
+            self._shown = [self.item.text]
             await self.query_one(Markdown).update(clean(self.item.text))
         if self.item.final:
             self.remove_class("-streaming")
