@@ -11,14 +11,24 @@ Settings come from flags, then ``OPENWOP_BASE_URL`` / ``OPENWOP_API_KEY``, then 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from openwop_tui import __version__
 from openwop_tui.config import IMAGE_MODES, Config, ConfigError, load_config
+from openwop_tui.logs import setup_logging
+from openwop_tui.redact import RedactingWriter, Redactor
+
+log = logging.getLogger(__name__)
+
+#: Exit codes shared by every command (``--help`` and the README list them).
+EXIT_INTERRUPTED = 130
+EXIT_INTERNAL = 70
 
 
 def _connection_flags(parser: argparse.ArgumentParser) -> None:
@@ -113,7 +123,11 @@ _SETTINGS = ("host", "api_key", "images", "audio", "max_asset_bytes", "workflow"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``openwop-tui`` script."""
+    """Entry point of the ``openwop-tui`` script.
+
+    Whatever goes wrong, the user gets one sentence and an exit code, never a traceback: the
+    details go to the log file, with the API key and URL credentials masked there too.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     flags: dict[str, Any] = {k: v for k, v in vars(args).items() if k in _SETTINGS}
@@ -121,10 +135,36 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = load_config(flags, path=getattr(args, "config", None))
     except ConfigError as error:
         parser.exit(2, f"openwop-tui: {error}\n")
-    return dispatch(args, config)
+    redactor = Redactor([config.api_key])
+    log_file = setup_logging(redactor)
+    try:
+        with _redacted_output(redactor):
+            return dispatch(args, config, log_file=log_file)
+    except KeyboardInterrupt:
+        print("openwop-tui: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as error:
+        log.error("unexpected error in %s", args.command or "the app", exc_info=error)
+        where = f"; details are in {log_file}" if log_file else ""
+        print(
+            f"openwop-tui: stopped by an unexpected {type(error).__name__}{where}", file=sys.stderr
+        )
+        return EXIT_INTERNAL
 
 
-def dispatch(args: argparse.Namespace, config: Config) -> int:
+@contextlib.contextmanager
+def _redacted_output(redactor: Redactor) -> Iterator[None]:
+    """Mask secrets in everything the commands print, whichever code path prints it."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout = RedactingWriter(saved[0], redactor)
+    sys.stderr = RedactingWriter(saved[1], redactor)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def dispatch(args: argparse.Namespace, config: Config, *, log_file: Path | None = None) -> int:
     """Run the chosen command."""
     if args.command == "demo-host":
         from openwop_tui.demo_host import serve_forever
@@ -148,8 +188,9 @@ def dispatch(args: argparse.Namespace, config: Config) -> int:
     support = detect_image_mode(
         config.images, stdin=sys.stdin, stdout=sys.stdout, environ=os.environ
     )
-    ChatApp(config, image_support=support).run()
-    return 0
+    app = ChatApp(config, image_support=support, log_file=log_file)
+    app.run()
+    return app.return_code or 0
 
 
 if __name__ == "__main__":

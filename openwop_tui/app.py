@@ -15,9 +15,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult, InvalidThemeError
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.timer import Timer
 from textual.widgets import Footer, Input
 
@@ -27,6 +29,7 @@ from openwop_tui.config import Config
 from openwop_tui.protocol.client import HostClient, HostError
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.stream import StreamNotice
+from openwop_tui.redact import Redactor, display_url
 from openwop_tui.renderers import render
 from openwop_tui.renderers.base import AudioSupport, RenderContext
 from openwop_tui.sanitize import clean
@@ -75,13 +78,18 @@ class ChatApp(App[None]):
         demo_host: DemoHost | None = None,
         audio_support: AudioSupport | None = None,
         image_support: ImageSupport | None = None,
+        log_file: Path | None = None,
     ) -> None:
         """``demo_host`` (not started) replaces the default embedded host when ``config.host``
         is ``None``; tests pass a fast, deterministic one. ``audio_support`` skips the probe.
         ``image_support`` is what ``__main__`` detected before the app started; ``None`` (tests)
-        draws images in half-blocks."""
+        draws images in half-blocks. ``log_file`` is where details of an unexpected error went,
+        named in the one sentence the user gets instead of a traceback."""
         super().__init__()
         self.config = config
+        self.log_file = log_file
+        self._redact = Redactor([config.api_key])
+        """Masks the key (and the demo host's, once started) in every notice and notification."""
         self.transcript = Transcript()
         self.session: Session | None = None
         self.demo_host = demo_host
@@ -164,9 +172,10 @@ class ChatApp(App[None]):
                 status.connection = "error"
                 return
             host, api_key = self.demo_host.url, self.demo_host.api_key
+            self._redact = self._redact.with_secrets(api_key)
             status.host = "embedded demo host"
         else:
-            status.host = host
+            status.host = display_url(host)
         try:
             self._client = HostClient(host, api_key)
         except HostError as error:  # a URL the client cannot use, e.g. a port that is not one
@@ -262,9 +271,49 @@ class ChatApp(App[None]):
                 status.connection = "connected"
 
     async def _notice(self, level: Level, text: str) -> None:
+        text = self._redact(clean(text))
         await self.view.apply([self.transcript.add_notice(level, text)])
         if level == "error":
-            self.notify(clean(text), severity="error", timeout=8, markup=False)
+            self.notify(text, severity="error", timeout=8, markup=False)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification is cleaned and has its secrets masked, whoever raised it."""
+        super().notify(
+            self._redact(clean(message)),
+            title=self._redact(clean(title)),
+            severity=severity,
+            timeout=timeout,
+            markup=markup,
+        )
+
+    def _handle_exception(self, error: Exception) -> None:
+        """Textual calls this for an exception that escaped a handler, a worker or a render.
+
+        Its default prints a traceback with local variables when the app exits, and the API
+        key is among them. The widget whose handler failed has stopped processing messages, so
+        the app cannot carry on safely: it exits with one sentence naming the log file, where
+        the details are (secrets masked). Pilot still re-raises the error in tests.
+        """
+        log.error("unexpected error in the app", exc_info=error)
+        self._return_code = 1
+        if self._exception is None:
+            self._exception = error
+            self._exception_event.set()
+        where = f" Details are in {self.log_file}." if self.log_file else ""
+        self.panic(
+            Text(
+                f"openwop-tui stopped after an unexpected error ({type(error).__name__}).{where}",
+                style="bold red",
+            )
+        )
 
     async def _envelope_mounted(self, view: EnvelopeView) -> None:
         self.render_envelope(view)
