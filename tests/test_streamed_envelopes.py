@@ -14,14 +14,22 @@ The recorded streams are built here, event by event, and go through the real com
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 from typing import Any
 
 import pytest
+from app_support import SIZE, connected, demo_app, plain, settle
 
 from openwop_tui.__main__ import main
+from openwop_tui.app import ChatApp
 from openwop_tui.printer import INCOMPLETE
+from openwop_tui.protocol.envelopes import Envelope
+from openwop_tui.protocol.events import normalize
+from openwop_tui.renderers.base import Rendered
+from openwop_tui.transcript import Change, EnvelopeItem
+from openwop_tui.widgets.envelope_view import FRAGMENT, EnvelopeView
 
 # ------------------------------------------------------------------------------- stream building
 
@@ -190,3 +198,145 @@ def test_run_against_the_demo_host_prints_the_streamed_code_block_once_complete(
     last_line = STREAMED_PY.rstrip().splitlines()[-1]
     order(out, "stream.py", last_line.strip())
     assert INCOMPLETE.strip() not in out
+
+
+# ------------------------------------------------------------------------------------- the app
+
+#: A live region small enough that a few notices push the first fragment into the history.
+LIVE_LIMIT = 2
+
+
+def fold(app: ChatApp, stream: Stream) -> list[Change]:
+    """Fold every event of ``stream`` into the app's transcript; the changes, to draw."""
+    return [change for doc in stream.events for change in app.transcript.apply(normalize(doc))]
+
+
+def notices(app: ChatApp, count: int) -> list[Change]:
+    return [app.transcript.add_notice("info", f"filler {n}") for n in range(count)]
+
+
+def history_text(app: ChatApp) -> str:
+    """Every line the history draws, as text."""
+    history = app.view.history
+    return "\n".join(history.render_line(y).text for y in range(history.size.height))
+
+
+def the_envelope(app: ChatApp) -> EnvelopeItem:
+    (item,) = [item for item in app.transcript.items if isinstance(item, EnvelopeItem)]
+    return item
+
+
+async def first_fragment_in_history(pilot: Any, app: ChatApp) -> EnvelopeItem:
+    """Draw a first fragment, then enough notices after it to retire it into the history."""
+    app.view.live_limit = LIVE_LIMIT
+    await app.view.apply(fold(app, Stream().fragment("em", 0, "first_fragment = 1", partial=True)))
+    item = the_envelope(app)
+    view = app.view.widget_for(item)
+    assert isinstance(view, EnvelopeView)
+    await settle(pilot, app, lambda: view.rendered is not None, what="the fragment drawn")
+    await app.view.apply(notices(app, LIVE_LIMIT + 1))
+    await settle(pilot, app, lambda: app.view.history.holds(item.id), what="fragment retired")
+    await settle(pilot, app, lambda: "first_fragment" in history_text(app), what="drawn there")
+    assert FRAGMENT in history_text(app)
+    return item
+
+
+async def test_app_redraws_a_fragment_in_the_history_when_its_emission_completes() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        item = await first_fragment_in_history(pilot, app)
+        assert app.view.widget_for(item) is None
+        await app.view.apply(
+            fold(app, Stream().fragment("em", 1, "final_version = 2", partial=False))
+        )
+        await settle(
+            pilot, app, lambda: "final_version = 2" in history_text(app), what="final drawn"
+        )
+        text = history_text(app)
+        assert "first_fragment" not in text and FRAGMENT not in text
+        assert text.count("final_version = 2") == 1  # replaced in place, not appended
+
+
+async def test_app_history_ends_on_the_last_of_several_later_fragments() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await first_fragment_in_history(pilot, app)
+        later = (
+            Stream()
+            .fragment("em", 1, "second_fragment = 2", partial=True)
+            .fragment("em", 2, "third_fragment = 3", partial=True)
+        )
+        await app.view.apply(fold(app, later))
+        await settle(pilot, app, lambda: "third_fragment" in history_text(app), what="drawn")
+        text = history_text(app)
+        assert "first_fragment" not in text and "second_fragment" not in text
+        assert FRAGMENT in text  # still not complete
+
+
+async def test_app_live_fragment_retires_only_once_its_latest_version_is_drawn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The completing fragment and the items that push it out arrive in one batch, and its
+    # drawing is still under way (held here by a gate): the view must not hand the history the
+    # first fragment's drawing meanwhile, which the final one could then never replace.
+    app = demo_app()
+    gate = asyncio.Event()
+    original = app._rendered
+
+    async def gated(envelope: Envelope) -> Rendered:
+        if not envelope.partial:
+            await gate.wait()
+        return await original(envelope)
+
+    monkeypatch.setattr(app, "_rendered", gated)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        app.view.live_limit = LIVE_LIMIT
+        await app.view.apply(
+            fold(app, Stream().fragment("em", 0, "first_fragment = 1", partial=True))
+        )
+        item = the_envelope(app)
+        view = app.view.widget_for(item)
+        assert isinstance(view, EnvelopeView)
+        await settle(pilot, app, lambda: view.rendered is not None, what="the fragment drawn")
+        final = Stream().fragment("em", 1, "final_version = 2", partial=False)
+        await app.view.apply([*fold(app, final), *notices(app, LIVE_LIMIT + 1)])
+        await pilot.pause()
+        assert not view.settled and app.view.widget_for(item) is view
+        assert not app.view.history.holds(item.id)
+        gate.set()
+        await settle(pilot, app, lambda: view.settled, what="the final version drawn live")
+        assert "final_version = 2" in plain(view.to_renderable())
+        assert view.rendered is not None and view.rendered.actions != ()
+        await app.view.apply(notices(app, 1))  # the next change retires it
+        await settle(pilot, app, lambda: app.view.history.holds(item.id), what="retired")
+        await settle(pilot, app, lambda: "final_version" in history_text(app), what="drawn")
+        assert "first_fragment" not in history_text(app)
+
+
+async def test_app_live_fragment_is_redrawn_with_the_final_version() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await app.view.apply(
+            fold(app, Stream().fragment("em", 0, "first_fragment = 1", partial=True))
+        )
+        item = the_envelope(app)
+        view = app.view.widget_for(item)
+        assert isinstance(view, EnvelopeView)
+        await settle(pilot, app, lambda: view.rendered is not None, what="the fragment drawn")
+        shown = plain(view.to_renderable())
+        assert "first_fragment" in shown and FRAGMENT in shown
+        await app.view.apply(
+            fold(app, Stream().fragment("em", 1, "final_version = 2", partial=False))
+        )
+        await settle(
+            pilot,
+            app,
+            lambda: "final_version" in plain(view.to_renderable()),
+            what="the final version drawn",
+        )
+        shown = plain(view.to_renderable())
+        assert "first_fragment" not in shown and FRAGMENT not in shown
