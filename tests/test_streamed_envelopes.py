@@ -15,6 +15,7 @@ The recorded streams are built here, event by event, and go through the real com
 from __future__ import annotations
 
 import asyncio
+import base64
 import io
 import json
 from typing import Any
@@ -187,6 +188,28 @@ def test_render_keeps_transcript_order_for_interleaved_emissions(
     assert "alpha_first" not in out and "beta_first" not in out
 
 
+def test_render_saves_no_bytes_of_an_emission_that_never_completed(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Rule E1: nothing is done with a fragment; saving its bytes would be doing something.
+    data = base64.b64encode(b"family,count\nhalf,1\n").decode()
+    envelope = {
+        "type": "media.file",
+        "envelopeId": "env_file_0",
+        "correlationId": "em",
+        "payload": {"base64": data, "bytes": 20, "mimeType": "text/csv", "name": "half.csv"},
+        "meta": {"rendering": {"display": "file", "mimeType": "text/csv"}},
+        "partial": {"isPartial": True, "index": 0, "total": 2},
+    }
+    stream = Stream().event("node.completed", {"nodeId": "n", "outputs": {"envelope": envelope}})
+    folder = tmp_path / "media"
+    monkeypatch.setattr("sys.stdin", io.StringIO(stream.sse()))
+    assert main(["render", "-", "--save-media", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "half.csv" in out and INCOMPLETE.strip() in out
+    assert not folder.exists() or not any(folder.iterdir())
+
+
 def test_run_against_the_demo_host_prints_the_streamed_code_block_once_complete(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -340,3 +363,25 @@ async def test_app_live_fragment_is_redrawn_with_the_final_version() -> None:
         )
         shown = plain(view.to_renderable())
         assert "first_fragment" not in shown and FRAGMENT not in shown
+
+
+async def test_app_history_redraws_any_item_updated_after_it_moved_there() -> None:
+    # Not only envelopes: a tool call that returns again (same callId) after it was retired.
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        app.view.live_limit = LIVE_LIMIT
+        call = {"agentId": "a", "toolName": "lookup", "callId": "c1"}
+        tool = (
+            Stream()
+            .event("agent.toolCalled", {**call, "inputs": {}})
+            .event("agent.toolReturned", {**call, "outcome": "first_outcome", "status": "ok"})
+        )
+        await app.view.apply([*fold(app, tool), *notices(app, LIVE_LIMIT + 1)])
+        await settle(pilot, app, lambda: "first_outcome" in history_text(app), what="retired")
+        again = Stream().event(
+            "agent.toolReturned", {**call, "outcome": "second_outcome", "status": "ok"}
+        )
+        await app.view.apply(fold(app, again))
+        await settle(pilot, app, lambda: "second_outcome" in history_text(app), what="redrawn")
+        assert "first_outcome" not in history_text(app)
