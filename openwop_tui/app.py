@@ -27,11 +27,12 @@ from openwop_tui import actions
 from openwop_tui.audio import PlaybackError, Player, probe
 from openwop_tui.config import Config
 from openwop_tui.protocol.client import HostClient, HostError
+from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.stream import StreamNotice
 from openwop_tui.redact import Redactor, display_url
 from openwop_tui.renderers import render
-from openwop_tui.renderers.base import AudioSupport, RenderContext
+from openwop_tui.renderers.base import AudioSupport, RenderContext, Rendered
 from openwop_tui.sanitize import clean
 from openwop_tui.screens.help import HelpScreen
 from openwop_tui.session import RunCreated, Session
@@ -39,7 +40,7 @@ from openwop_tui.terminal import ImageSupport
 from openwop_tui.themes import THEMES
 from openwop_tui.transcript import Level, Transcript
 from openwop_tui.units import duration as format_duration
-from openwop_tui.widgets.envelope_view import EnvelopeView
+from openwop_tui.widgets.envelope_view import FRAGMENT, EnvelopeView
 from openwop_tui.widgets.events_panel import EventsPanel
 from openwop_tui.widgets.prompt import PromptInput
 from openwop_tui.widgets.status import StatusLine
@@ -132,6 +133,7 @@ class ChatApp(App[None]):
 
     async def on_mount(self) -> None:
         self.view.on_envelope = self._envelope_mounted
+        self.view.render_envelope = self._rendered
         if self._startup_warning:
             await self._notice("warning", self._startup_warning)
         self.connect()
@@ -324,9 +326,15 @@ class ChatApp(App[None]):
         self.run_worker(self._render(view), group=f"render-{id(view)}", exclusive=True)
 
     async def _render(self, view: EnvelopeView) -> None:
-        """Fetch the envelope's asset, then run its renderer in a thread and show the result."""
-        session = self.session
+        """Render the view's envelope and show the result."""
         envelope = view.item.envelope
+        rendered = await self._rendered(envelope)
+        if view.is_attached:
+            await view.show(rendered, pixels=self._image_support, envelope=envelope)
+
+    async def _rendered(self, envelope: Envelope) -> Rendered:
+        """Fetch the envelope's asset, then run its renderer in a thread."""
+        session = self.session
         width = max(20, self.view.size.width - 8)
         base = replace(self._base_context, width=width)
         context = await session.context_for(envelope, base) if session else base
@@ -334,9 +342,8 @@ class ChatApp(App[None]):
         if envelope.partial:
             # Rule E1: a fragment may be drawn, but nothing may be done with it until the
             # emission is complete.
-            rendered = replace(rendered, actions=())
-        if view.is_attached:
-            await view.show(rendered, pixels=self._image_support)
+            rendered = replace(rendered, actions=(), title=f"{rendered.title} · {FRAGMENT}")
+        return rendered
 
     def on_transcript_view_width_changed(self, event: TranscriptView.WidthChanged) -> None:
         """Images are scaled to the width they were drawn at: draw them again."""

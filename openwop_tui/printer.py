@@ -1,7 +1,8 @@
 """Print a transcript without the app: the ``render`` and ``run`` commands.
 
 Items are printed in transcript order, each once it is settled (a reply once final, reasoning once
-``agent.reasoned`` arrived, a tool call once it returned), with the same renderers as the app.
+``agent.reasoned`` arrived, a tool call once it returned, a streamed envelope once its emission
+completed), with the same renderers as the app.
 Envelopes are rendered with their assets fetched through the session when there is one; a
 recorded stream rendered offline has no host, so its URLs are shown, not fetched.
 """
@@ -33,6 +34,7 @@ from openwop_tui.transcript import (
 )
 
 OFFLINE_REASON = "not fetched: a recorded stream is rendered offline, without its host"
+INCOMPLETE = "  the emission never completed: this is the last fragment that arrived"
 
 
 def _settled(item: Item) -> bool:
@@ -40,7 +42,16 @@ def _settled(item: Item) -> bool:
         return item.final
     if isinstance(item, Reasoning | ToolCall):
         return item.done
+    if isinstance(item, EnvelopeItem):
+        # A fragment of a streamed emission (rule E1) is replaced in place by the next one the
+        # fold sees: wait for the one that completes it, or for the end of the stream.
+        return not item.envelope.partial
     return True
+
+
+def _incomplete(item: Item) -> bool:
+    """An envelope printed while still a fragment: the stream ended before its emission did."""
+    return isinstance(item, EnvelopeItem) and bool(item.envelope.partial)
 
 
 class TranscriptPrinter:
@@ -80,6 +91,8 @@ class TranscriptPrinter:
             renderable = await self._renderable(item)
             if renderable is not None:
                 self.console.print(renderable)
+                if _incomplete(item):
+                    self.console.print(Text(INCOMPLETE, style="yellow"))
                 if not isinstance(item, Notice):
                     self.console.print()
 
@@ -105,7 +118,13 @@ class TranscriptPrinter:
             context = replace(context, asset=Asset(url=ref.url, error=OFFLINE_REASON))
         rendered = await asyncio.to_thread(render, envelope, context)
         shown = present.envelope(rendered)
-        if self.save_dir is None or rendered.data is None or envelope.media_ref is None:
+        # A fragment's bytes are not the emission's (rule E1: nothing is done with a fragment).
+        if (
+            self.save_dir is None
+            or envelope.partial
+            or rendered.data is None
+            or envelope.media_ref is None
+        ):
             return shown
         try:
             path = await asyncio.to_thread(

@@ -14,6 +14,7 @@ from typing import Any
 
 from openwop_tui.demo_host import tour
 from openwop_tui.demo_host.steps import Emit, Pause, Step, WorkflowContext, since, text_node
+from openwop_tui.demo_host.streamed import streamed
 
 AGENT = "agent:demo"
 
@@ -38,6 +39,11 @@ _KEYWORDS: dict[str, tuple[str, str, tuple[tour.Item, ...]]] = {
         "**JSON oddities**: an unknown display value and an envelope with no hint",
         (tour.hologram, tour.raw),
     ),
+    "stream": (
+        r"stream\w*",
+        "**a streamed envelope**: code arriving in three fragments",
+        (streamed,),
+    ),
     "everything": (r"everything|tour|all", "**everything**: the whole tour", tour.ITEMS),
     "fail": (r"fail\w*", "**a failure**: a node that breaks on purpose", ()),
     "slow": (r"slow\w*", "**a slow answer**, to try cancelling", ()),
@@ -50,6 +56,7 @@ HELP_LIST = """\
 - `card`: a card with a markdown body, and one drawn from a JSON object
 - `file`: a CSV report you can save
 - `json`: an unknown display value and an envelope with no rendering hint
+- `stream`: a code block that arrives in three fragments of one emission
 - `everything`: the full tour, including media a client must refuse or degrade
 - `fail`: a node that fails on purpose, to see error handling
 - `slow`: a long answer streamed slowly, to try cancelling

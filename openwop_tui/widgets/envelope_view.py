@@ -2,7 +2,9 @@
 
 The view mounts at once with a "loading" body; the app fetches the asset and runs the renderer
 off the event loop, then calls `show`. Buttons post `EnvelopeView.ActionRequested` for the app
-to carry out (play, stop, save, open, copy): the view itself does no I/O. When the terminal speaks
+to carry out (play, stop, save, open, copy): the view itself does no I/O. A streamed envelope
+(protocol.md §4.3) is drawn again for each later fragment; the view is settled only once what it
+shows is the item's current envelope. When the terminal speaks
 kitty graphics or sixel, a drawn image is shown as a textual-image picture above its caption
 (`openwop_tui.widgets.pixel_image`) instead of the renderer's half-blocks.
 """
@@ -22,11 +24,15 @@ from textual.message import Message
 from textual.widgets import Button, Static
 
 from openwop_tui import present
+from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import Action, Rendered
 from openwop_tui.sanitize import safe_text
 from openwop_tui.screens.inspect import InspectScreen
 from openwop_tui.terminal import ImageSupport
 from openwop_tui.transcript import EnvelopeItem
+
+FRAGMENT = "a fragment: the emission is not complete"
+"""Said in the title of a streamed envelope drawn before its completing fragment arrived."""
 
 
 class EnvelopeView(Vertical, can_focus=True):
@@ -68,6 +74,8 @@ class EnvelopeView(Vertical, can_focus=True):
         super().__init__()
         self.item = item
         self.rendered: Rendered | None = None
+        self._drawn: Envelope | None = None
+        """The envelope `rendered` was drawn from (the item's may since be a later fragment)."""
 
     def compose(self) -> ComposeResult:
         envelope = self.item.envelope
@@ -79,15 +87,25 @@ class EnvelopeView(Vertical, can_focus=True):
 
     @property
     def settled(self) -> bool:
-        """True once rendered (an envelope never changes after that)."""
-        return self.rendered is not None
+        """True once the item's current envelope is drawn: a later fragment of a streamed
+        envelope unsettles the view until it is drawn too, so the history never keeps an older
+        fragment's drawing."""
+        return self.rendered is not None and self._drawn is self.item.envelope
 
-    async def show(self, rendered: Rendered, *, pixels: ImageSupport | None = None) -> None:
+    async def show(
+        self,
+        rendered: Rendered,
+        *,
+        pixels: ImageSupport | None = None,
+        envelope: Envelope | None = None,
+    ) -> None:
         """Draw the renderer's result and its action buttons.
 
+        ``envelope`` is the one ``rendered`` was drawn from (default: the item's current one).
         With ``pixels`` saying kitty or sixel, a drawn image's pixels are a textual-image
         picture, its caption text under it; anything else is the renderer's body as it is.
         """
+        drawn = envelope or self.item.envelope
         picture = None
         if pixels is not None and pixels.pixels and rendered.cells is not None:
             from openwop_tui.widgets import pixel_image  # textual-image only in these modes
@@ -96,10 +114,11 @@ class EnvelopeView(Vertical, can_focus=True):
             if not self.is_attached:
                 return  # cleared or retired while the picture was being prepared
         self.rendered = rendered
+        self._drawn = drawn
         title = safe_text(rendered.title)
         if rendered.degraded:
             title.append("  (not shown in full)", style="yellow")
-            self.add_class("-degraded")
+        self.set_class(bool(rendered.degraded), "-degraded")  # a later fragment may be whole
         self.query_one(".title", Static).update(title)
         body = self.query_one(".body", Static)
         await self.query(".pixels").remove()  # drawn for an earlier width

@@ -7,6 +7,10 @@ and the widget draws only the lines Textual asks for (the visible ones) through 
 
 Verbose items (lifecycle lines) are kept too, and shown only while `show_verbose` is on, as the
 live widgets are; toggling re-lays out from the cache without rendering anything again.
+
+An item may still change after it arrived here (a later fragment of a streamed envelope,
+protocol.md §4.3): blocks added with a ``key`` can be `replace`d, which renders that block alone
+again.
 """
 
 from __future__ import annotations
@@ -43,6 +47,8 @@ class HistoryLog(Widget):
         self._offsets: list[int] = []
         """First line of each laid-out block, for bisecting from a line to its block."""
         self._height = 0
+        self._keys: dict[str, int] = {}
+        """Block index of each keyed item (the transcript item's id)."""
 
     @property
     def block_count(self) -> int:
@@ -61,20 +67,48 @@ class HistoryLog(Widget):
             self._relayout()
 
     def add(
-        self, renderable: RenderableType, *, verbose: bool = False, spaced: bool = True
+        self,
+        renderable: RenderableType,
+        *,
+        verbose: bool = False,
+        spaced: bool = True,
+        key: str | None = None,
     ) -> None:
         """Append an item; only this item is rendered, the rest stay cached.
 
-        ``spaced`` puts a blank line after it, as the live widgets have a bottom margin.
+        ``spaced`` puts a blank line after it, as the live widgets have a bottom margin; ``key``
+        names it for `replace`.
         """
+        if key is not None:
+            self._keys[key] = len(self._blocks)
         self._blocks.append((renderable, verbose, spaced))
         if self._width and (self._show_verbose or not verbose):
             self._lay_out(len(self._blocks) - 1)
         self.refresh(layout=True)
 
+    def holds(self, key: str) -> bool:
+        """Whether the item named ``key`` is here."""
+        return key in self._keys
+
+    def replace(self, key: str, renderable: RenderableType) -> bool:
+        """Draw the item named ``key`` anew from ``renderable``, in its place.
+
+        Only that block is rendered again (its height may change, so the offsets after it are
+        recomputed from the cache). ``False`` when no such item is here (the view was cleared).
+        """
+        index = self._keys.get(key)
+        if index is None:
+            return False
+        _, verbose, spaced = self._blocks[index]
+        self._blocks[index] = (renderable, verbose, spaced)
+        self._strips.pop(index, None)
+        self._relayout()
+        return True
+
     def clear(self) -> None:
         """Forget everything."""
         self._blocks.clear()
+        self._keys.clear()
         self._strips.clear()
         self._relayout()
 

@@ -5,6 +5,10 @@ token updates only its own reply. When more than `live_limit` settled widgets ar
 oldest are turned into Rich renderables, handed to the `HistoryLog` and removed, so mounting,
 layout and memory stay flat however long the conversation runs. ``anchor()`` keeps the view
 pinned to the bottom until the user scrolls up.
+
+An item can still change once it is in the history: a streamed envelope's completing fragment
+(protocol.md §4.3, rule E1) may arrive after many other items pushed the first fragment out of
+the live region. Such an update is drawn again and replaces the item's lines in the history.
 """
 
 from __future__ import annotations
@@ -12,12 +16,16 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
+from rich.console import RenderableType
 from textual import events
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.timer import Timer
 from textual.widget import Widget
 
+from openwop_tui import present
+from openwop_tui.protocol.envelopes import Envelope
+from openwop_tui.renderers.base import Rendered
 from openwop_tui.transcript import (
     Added,
     AssistantTurn,
@@ -32,6 +40,7 @@ from openwop_tui.widgets.history import HistoryLog
 from openwop_tui.widgets.items import AssistantMessage, ItemStatic, is_settled
 
 EnvelopeMounted = Callable[[EnvelopeView], Awaitable[None] | None]
+EnvelopeRenderer = Callable[[Envelope], Awaitable[Rendered]]
 
 
 class TranscriptView(VerticalScroll, can_focus=False):
@@ -62,6 +71,9 @@ class TranscriptView(VerticalScroll, can_focus=False):
         self._widgets: dict[str, Widget] = {}
         self.on_envelope: EnvelopeMounted | None = None
         """Called with each new envelope view (the app fetches and renders it)."""
+        self.render_envelope: EnvelopeRenderer | None = None
+        """Renders an envelope that changed after it moved to the history (the app fetches its
+        asset and runs its renderer); without one such a change is not drawn."""
 
     def compose(self) -> Iterable[Widget]:
         yield self.history
@@ -131,6 +143,8 @@ class TranscriptView(VerticalScroll, can_focus=False):
     async def _update(self, change: Updated) -> None:
         widget = self._widgets.get(change.item.id)
         if widget is None:
+            if self.history.holds(change.item.id):
+                self._redraw_retired(change.item)
             return
         if isinstance(widget, AssistantMessage):
             if change.delta is not None:
@@ -159,14 +173,41 @@ class TranscriptView(VerticalScroll, can_focus=False):
                 widget.to_renderable(),  # type: ignore[attr-defined]
                 verbose=isinstance(item, Notice) and item.verbose,
                 spaced=not isinstance(item, Notice),
+                key=item_id,
             )
             del self._widgets[item_id]
             retired.append(widget)
         if retired:
             await self.remove_children(retired)
 
+    def _redraw_retired(self, item: Item) -> None:
+        """Draw an item that changed after it moved to the history, in its place there."""
+        if not isinstance(item, EnvelopeItem):
+            self.history.replace(item.id, _renderable(item))
+        elif self.render_envelope is not None:
+            # Off the event loop (the asset may be fetched); a newer fragment's draw replaces
+            # one still running, so the history ends on the last fragment the fold saw.
+            self.run_worker(
+                self._redraw_envelope(item, self.render_envelope),
+                group=f"history-{item.id}",
+                exclusive=True,
+            )
+
+    async def _redraw_envelope(self, item: EnvelopeItem, render: EnvelopeRenderer) -> None:
+        rendered = await render(item.envelope)
+        self.history.replace(item.id, present.envelope(rendered))
+
     async def clear(self) -> None:
         """Empty the transcript view."""
+        self.workers.cancel_node(self)  # redraws of items about to be forgotten
         self.history.clear()
         await self.remove_children(list(self._widgets.values()))
         self._widgets.clear()
+
+
+def _renderable(item: Item) -> RenderableType:
+    """What the history draws for an item other than an envelope (as its live widget would)."""
+    if isinstance(item, AssistantTurn):
+        return AssistantMessage(item).to_renderable()
+    assert not isinstance(item, EnvelopeItem)
+    return ItemStatic(item).to_renderable()
