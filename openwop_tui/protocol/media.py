@@ -97,6 +97,8 @@ _NUMERIC_LABEL = re.compile(r"0x[0-9a-f]*|[0-9]+")
 #: How much of an error body is read to find the host's ``error`` code.
 _ERROR_BODY_MAX = 4096
 
+#: How httpx 0.28 words a Location header it cannot parse.
+_BAD_LOCATION = "Invalid URL in location header"
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _SCHEME_REASONS = {
@@ -258,7 +260,7 @@ def resolve_media_url(url: object, policy: MediaPolicy) -> str:
     `RefusedURL` like every other refusal, never another exception.
     """
     if not isinstance(url, str):
-        raise RefusedURL(f"refused: the URL is not text (it is a {type(url).__name__})")
+        raise RefusedURL(f"refused: the URL is not text ({type(url).__name__})")
     if len(url) > MAX_URL_CHARS:
         raise RefusedURL(
             f"refused: the URL is too long ({len(url)} characters, limit {MAX_URL_CHARS})"
@@ -560,7 +562,18 @@ async def _download(
             else:
                 http = routed
                 requests = [routed.build_request("GET", current, headers=headers)]
-            response = await _send_first(http, requests)
+            try:
+                response = await _send_first(http, requests)
+            except httpx.RemoteProtocolError as error:
+                # httpx parses a redirect's Location even when it follows none, and a
+                # Location it cannot parse fails the whole send: that is a refused redirect.
+                if not str(error).startswith(_BAD_LOCATION):
+                    raise
+                detail = _detail(error).removeprefix(_BAD_LOCATION).strip(" :.")
+                return Asset(
+                    url=absolute,
+                    error=f"{prefix}refused: the redirect's Location is malformed ({detail})",
+                )
             try:
                 refusal = _check_peer(response, current, policy, proxied=proxied)
                 if refusal is not None:
