@@ -7,6 +7,8 @@ from collections.abc import AsyncIterator, Callable, Iterable
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from openwop_tui.protocol.client import HostClient
 from openwop_tui.protocol.media import (
@@ -221,7 +223,8 @@ async def test_redirect_to_a_refused_url_is_not_followed() -> None:
 
 async def test_redirect_to_a_name_resolving_to_a_private_address() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
-        if request.url.host == "cdn.example.org":
+        # Pinned: the URL names the checked address, the Host header the name.
+        if request.headers["host"] == "cdn.example.org":
             return httpx.Response(307, headers={"location": "https://intranet.example/x"})
         raise AssertionError("the private host must not be contacted")
 
@@ -243,7 +246,8 @@ async def test_relative_redirect_resolves_against_the_current_url() -> None:
 
     asset, recorder = await fetch("https://cdn.example.org/a/start", handler)
     assert asset.data is not None
-    assert str(recorder.requests[1].url) == "https://cdn.example.org/a/next.png"
+    second = recorder.requests[1]
+    assert (second.headers["host"], second.url.path) == ("cdn.example.org", "/a/next.png")
 
 
 async def test_too_many_redirects() -> None:
@@ -429,7 +433,7 @@ async def test_rebinding_name_that_connects_to_a_private_address_is_refused(
 
 async def test_rebinding_after_a_redirect_is_refused_with_the_hop_named() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
-        if request.url.host == "cdn.example.org":
+        if request.headers["host"] == "cdn.example.org":
             return httpx.Response(
                 302,
                 headers={"location": "https://rebind.example/x"},
@@ -481,3 +485,150 @@ async def test_peer_check_is_skipped_through_a_proxy() -> None:
         assert not _proxied(http, url)
     async with httpx.AsyncClient(transport=httpx.MockTransport(png)) as http:
         assert not _proxied(http, url)
+
+
+# -- malformed URLs: every value is an answer, never an exception ----------------------------------
+
+MALFORMED = "refused: the URL is malformed"
+BAD_PORT = "refused: the URL's port is not a valid number"
+NUMERIC = "is a numeric host name but not a standard IP address"
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("https://[x]/a.png", MALFORMED),
+        ("https://[::1/a.png", MALFORMED),
+        ("https://a]b/a.png", MALFORMED),
+        ("https://[fe80::1%25eth0]/a.png", "refused"),
+        ("http://127.0.0.1:notaport/", BAD_PORT),
+        ("https://cdn.example.org:notaport/", BAD_PORT),
+        ("https://cdn.example.org:99999/", BAD_PORT),
+        ("https://cdn.example.org:0/", BAD_PORT),
+        ("https://%zz/", "refused: %zz is not a valid host name"),
+        ("https://ex%41mple.com/", "is not a valid host name"),
+        ("https://a..b/", "is not a valid host name"),
+        ("https://-a.example/", "is not a valid host name"),
+        ("https://" + "a" * 64 + ".example/", "has a label longer than 63 characters"),
+        ("https://" + ("a" * 60 + ".") * 5 + "example/", "longer than 253 characters"),
+        ("https://☃.example/a.png", MALFORMED),  # IDNA 2008 refuses the snowman
+        ("https://a\u00ad.example/a.png", SPACES),  # soft hyphen: invisible, not printable
+        ("https://cdn.example.org/\x00a.png", SPACES),
+        ("https://cdn.example.org/\u202ea.png", SPACES),
+        ("https://2130706433/a.png", NUMERIC),  # 127.0.0.1 to the C resolver
+        ("https://127.1/a.png", NUMERIC),
+        ("https://0x7f.0.0.1/a.png", NUMERIC),
+        ("https://cdn.example.org/" + "a" * 100_000, "refused: the URL is too long"),
+    ],
+    ids=lambda value: ascii(value)[:40],  # not 100 KB of test name
+)
+async def test_malformed_urls_are_refused_not_raised(url: str, reason: str) -> None:
+    assert reason in refused(url)
+    asset, recorder = await fetch(url, never)
+    assert asset.data is None and asset.error is not None and reason in asset.error
+    assert recorder.requests == []
+
+
+@pytest.mark.parametrize("value", [None, 42, b"https://cdn.example.org/a.png", ["x"], {"u": 1}])
+async def test_a_url_that_is_not_text_is_refused(value: object) -> None:
+    kind = type(value).__name__
+    assert refused(value) == f"refused: the URL is not text ({kind})"  # type: ignore[arg-type]
+    asset, _ = await fetch(value, never)  # type: ignore[arg-type]
+    assert asset == Asset(url=None, error=f"refused: the URL is not text ({kind})")
+
+
+async def test_an_overlong_url_is_not_echoed_back() -> None:
+    asset, _ = await fetch("https://cdn.example.org/" + "a" * 100_000, never)
+    assert asset.url is None
+    assert asset.error == "refused: the URL is too long (100024 characters, limit 8192)"
+
+
+@pytest.mark.parametrize(
+    ("location", "reason"),
+    [
+        (
+            "https://[x]/a.png",
+            "refused: the redirect's Location is malformed (Invalid IPv6 address",
+        ),
+        (
+            "https://cdn.example.org:x/",
+            "refused: the redirect's Location is malformed (Invalid port",
+        ),
+        ("https://%zz/", "redirected to https://%zz/: refused: %zz is not a valid host name"),
+        ("https://cdn.example.org:99999/", "redirected to https://cdn.example.org:99999/: refused"),
+    ],
+)
+async def test_a_malformed_redirect_is_refused(location: str, reason: str) -> None:
+    asset, recorder = await fetch(
+        "https://cdn.example.org/a.png",
+        lambda r: httpx.Response(302, headers={"location": location}),
+    )
+    assert asset.error is not None and asset.error.startswith(reason)
+    assert len(recorder.requests) == 1
+
+
+@pytest.mark.parametrize("advertised", ["64", -5, True, 1.5, None])
+async def test_an_odd_advertised_size_counts_as_not_advertised(advertised: object) -> None:
+    asset, _ = await fetch("/a", png, advertised=advertised)  # type: ignore[arg-type]
+    assert asset.data is not None
+
+
+async def test_a_resolver_that_breaks_is_a_resolution_failure() -> None:
+    async def resolver(host: str, port: int) -> list[str]:
+        raise RuntimeError("broken")
+
+    asset, _ = await fetch("https://cdn.example.org/a.png", never, resolver=resolver)
+    assert asset.error == "cannot resolve cdn.example.org"
+
+    async def odd(host: str, port: int) -> list[object]:
+        return [None]
+
+    asset, _ = await fetch("https://cdn.example.org/a.png", never, resolver=odd)
+    assert asset.error == (
+        "refused: cdn.example.org resolves to 'None', which is not an IP address"
+    )
+
+
+# -- property: whatever the text, an absolute URL or a RefusedURL; an Asset from fetch_asset -------
+
+_URL_CHARS = st.characters(codec="utf-8") | st.sampled_from(list(":/?#[]@%.-_~!$&'()*+,;=\\ "))
+_URLISH = st.builds(
+    "".join,
+    st.lists(
+        st.sampled_from(["https://", "http://", "//", "/", "[", "]", ":", "@", "%", "xn--", "."])
+        | st.sampled_from(["cdn.example.org", "127.0.0.1", "::1", "0x7f", "8765", "localhost"])
+        | st.text(_URL_CHARS, max_size=8),
+        max_size=12,
+    ),
+)
+_ANY_URL = st.text() | _URLISH | st.none() | st.integers() | st.binary()
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
+@given(url=_ANY_URL, base=st.sampled_from([LOCAL, REMOTE]))
+def test_resolve_media_url_only_answers_or_refuses(url: object, base: MediaPolicy) -> None:
+    try:
+        absolute = resolve_media_url(url, base)
+    except RefusedURL as refusal:
+        assert refusal.reason.startswith(("refused: ", "cannot "))
+    else:
+        assert absolute.startswith(("http://", "https://"))
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(url=_ANY_URL, location=_URLISH)
+def test_fetch_asset_only_returns_assets(url: object, location: str) -> None:
+    # Every reachable server redirects once to arbitrary text, then serves bytes.
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/served"):
+            return httpx.Response(200, content=b"data")
+        return httpx.Response(302, headers=[(b"location", location.encode("utf-8"))])
+
+    async def run() -> Asset:
+        asset, _ = await fetch(url, handler, policy=REMOTE)  # type: ignore[arg-type]
+        return asset
+
+    asset = asyncio.run(run())
+    assert isinstance(asset, Asset)
+    assert (asset.data is None) != (asset.error is None)
+    assert asset.url is None or isinstance(asset.url, str)

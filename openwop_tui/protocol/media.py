@@ -11,10 +11,17 @@ client's own policy (design.md, Security posture):
   other scheme are refused, as are URLs carrying a user name or password;
 * loopback, private, link-local and reserved addresses, as IP literals or as names that resolve to
   them, are refused unless they are the configured host itself: a hostile envelope must not make
-  the client probe the user's network or a cloud metadata endpoint. httpx resolves a name again
-  to connect, so a DNS-rebinding name could pass the check; the address the connection really
-  reached is checked too, once the response headers are in and before any body is read (when
-  the transport reports it and no proxy is in between);
+  the client probe the user's network or a cloud metadata endpoint. A name is resolved once per
+  hop, every answer is checked, and the connection goes to a checked address (the URL's host
+  replaced by it; the name kept for the ``Host`` header, TLS SNI and the certificate check), so
+  a DNS-rebinding name cannot answer "public" to the check and "private" to the connection. The
+  address the socket really reached is looked at too, before any body is read. Two exceptions
+  connect by name: the configured host (the user chose it; every API request reaches it by name
+  anyway), and requests through a proxy (``HTTPS_PROXY`` and co.), where the proxy resolves and
+  the client cannot pin: there the check of this machine's DNS answer is all there is;
+* every value is an answer, never an exception: not text, longer than `MAX_URL_CHARS`, brackets
+  that hold no IPv6 address, a port that is no number or out of range, a host that is no DNS
+  name (``%zz``, a label over 63 characters, failed IDNA) or a numeric one (``2130706433``);
 * redirects are followed by hand, at most five, each hop re-checked;
 * the Bearer key goes only to the configured host's origin (asset URLs are normally bearer-less:
   the token in the path is the credential), never to another origin;
@@ -30,9 +37,11 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import json
+import re
 import socket
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 import httpx
@@ -61,6 +70,7 @@ class Asset:
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "MAX_REDIRECTS",
+    "MAX_URL_CHARS",
     "Asset",
     "MediaPolicy",
     "RefusedURL",
@@ -75,9 +85,20 @@ DEFAULT_MAX_BYTES = 16_000_000
 MAX_REDIRECTS = 5
 #: How far past the advertised ``bytes`` a body may run before it is called a lie.
 SLACK_BYTES = 1024
+#: Longer URLs are refused unread (servers commonly stop at 8 KB request lines too).
+MAX_URL_CHARS = 8192
+#: Checked addresses of one name tried in turn when the connection to one is refused.
+_MAX_ADDRESSES = 8
+_MAX_NAME = 253
+_MAX_LABEL = 63
+_LABEL = re.compile(r"[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?")
+#: A last label the C resolver reads as part of an IPv4 address (``127.1``, ``0x7f.1``).
+_NUMERIC_LABEL = re.compile(r"0x[0-9a-f]*|[0-9]+")
 #: How much of an error body is read to find the host's ``error`` code.
 _ERROR_BODY_MAX = 4096
 
+#: How httpx 0.28 words a Location header it cannot parse.
+_BAD_LOCATION = "Invalid URL in location header"
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _SCHEME_REASONS = {
@@ -110,14 +131,91 @@ class MediaPolicy:
     """Seconds for the whole download, redirects included."""
 
 
-def _authority(scheme: str, host: str, port: int | None) -> tuple[str, int]:
-    return host.lower().rstrip("."), port if port is not None else _DEFAULT_PORTS.get(scheme, 0)
+@dataclass(frozen=True, slots=True)
+class _Target:
+    """Where a URL goes, as httpx will read it: the parse every decision here is made on."""
+
+    scheme: str
+    host: str
+    """ASCII (IDNA-encoded) host name or bare IP literal, lower case; what is resolved."""
+    port: int
+    netloc: str
+    """``host[:port]`` as httpx writes it in the ``Host`` header (IPv6 in brackets)."""
+
+    @property
+    def key(self) -> str:
+        """The host for comparisons: ``example.org.`` and ``example.org`` are one host."""
+        return self.host.rstrip(".")
 
 
-def _base_parts(policy: MediaPolicy) -> tuple[str, tuple[str, int]]:
-    base = urlsplit(policy.base_url)
-    scheme = base.scheme.lower()
-    return scheme, _authority(scheme, base.hostname or "", base.port)
+def _detail(error: BaseException) -> str:
+    """A parser's complaint, short and safe to show (it may quote the hostile URL)."""
+    text = clean(str(error)) or type(error).__name__
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def _target(url: str) -> _Target:
+    """Parse ``url`` the way httpx will connect to it, or raise `RefusedURL` saying why.
+
+    httpx is lenient about host names (it passes ``%zz`` or a 64-letter label through to the
+    resolver, which then fails in its own way), so the name is held to DNS syntax here: labels
+    of letters, digits, ``-`` and ``_``, at most 63 each and 253 in all. A name whose last label
+    is a number (``2130706433``, ``127.1``, ``0x7f.1``) is refused: the C resolver reads those
+    as IPv4 addresses, a second syntax for the address checks to miss.
+    """
+    try:
+        parsed = httpx.URL(url)
+        host = parsed.raw_host.decode("ascii").lower()
+        netloc = parsed.netloc.decode("ascii")
+    except (httpx.InvalidURL, ValueError) as error:  # UnicodeError is a ValueError
+        raise RefusedURL(f"refused: the URL is malformed ({_detail(error)})", url=url) from None
+    scheme = parsed.scheme.lower()
+    port = parsed.port if parsed.port is not None else _DEFAULT_PORTS.get(scheme, 0)
+    if not 0 < port <= 65535:
+        raise RefusedURL("refused: the URL's port is not a valid number", url=url)
+    target = _Target(scheme=scheme, host=host, port=port, netloc=netloc)
+    if _ip_literal(host) is None:
+        _check_host_name(target.key, url)
+    return target
+
+
+def _check_host_name(name: str, url: str) -> None:
+    shown = clean(name[:80])
+    if not name:
+        raise RefusedURL("refused: the URL has no host", url=url)
+    if len(name) > _MAX_NAME:
+        raise RefusedURL(f"refused: the host name is longer than {_MAX_NAME} characters", url=url)
+    for label in name.split("."):
+        if len(label) > _MAX_LABEL:
+            raise RefusedURL(
+                f"refused: the host name {shown} has a label longer than {_MAX_LABEL} characters",
+                url=url,
+            )
+        if not _LABEL.fullmatch(label):
+            raise RefusedURL(f"refused: {shown} is not a valid host name", url=url)
+    if _NUMERIC_LABEL.fullmatch(name.rsplit(".", 1)[-1]):
+        raise RefusedURL(
+            f"refused: {shown} is a numeric host name but not a standard IP address", url=url
+        )
+
+
+def _key(url: str) -> tuple[str, str, int] | None:
+    """``(scheme, host, port)`` of ``url`` for origin comparisons; ``None`` when unparsable."""
+    try:
+        target = _target(url)
+    except RefusedURL:
+        return None
+    return target.scheme, target.key, target.port
+
+
+def _is_configured_host(url: str, policy: MediaPolicy) -> bool:
+    here, base = _key(url), _key(policy.base_url)
+    return here is not None and base is not None and here[1:] == base[1:]
+
+
+def _same_origin(url: str, policy: MediaPolicy) -> bool:
+    here = _key(url)
+    return here is not None and here == _key(policy.base_url)
 
 
 def _non_public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
@@ -148,28 +246,36 @@ def _ip_literal(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | No
         return None
 
 
-def _is_configured_host(url: str, policy: MediaPolicy) -> bool:
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    return _authority(scheme, parts.hostname or "", parts.port) == _base_parts(policy)[1]
+def _shown(url: object) -> str | None:
+    """The caller's ``url`` as `Asset.url`, when it is text of a showable length."""
+    return url if isinstance(url, str) and len(url) <= MAX_URL_CHARS else None
 
 
-def _same_origin(url: str, policy: MediaPolicy) -> bool:
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    base_scheme, base_authority = _base_parts(policy)
-    return (scheme, _authority(scheme, parts.hostname or "", parts.port)) == (
-        base_scheme,
-        base_authority,
-    )
-
-
-def resolve_media_url(url: str, policy: MediaPolicy) -> str:
+def resolve_media_url(url: object, policy: MediaPolicy) -> str:
     """Return the absolute URL to fetch for a media ``url``, or raise `RefusedURL` saying why.
 
     Pure: no DNS. Names other than the configured host are checked by `fetch_asset`, which
-    resolves them.
+    resolves them. Any value is accepted: not text, too long, or malformed (an IPv6 literal
+    that is not one, a port that is not a number, a host name that is not one) is a
+    `RefusedURL` like every other refusal, never another exception.
     """
+    if not isinstance(url, str):
+        raise RefusedURL(f"refused: the URL is not text ({type(url).__name__})")
+    if len(url) > MAX_URL_CHARS:
+        raise RefusedURL(
+            f"refused: the URL is too long ({len(url)} characters, limit {MAX_URL_CHARS})"
+        )
+    try:
+        return _resolve(url, policy)
+    except RefusedURL:
+        raise
+    except ValueError as error:  # urlsplit and urljoin on brackets that hold no address
+        raise RefusedURL(
+            f"refused: the URL is malformed ({_detail(error)})", url=url.strip()
+        ) from None
+
+
+def _resolve(url: str, policy: MediaPolicy) -> str:
     text = url.strip()
     if not text:
         raise RefusedURL("refused: the URL is empty")
@@ -189,34 +295,36 @@ def resolve_media_url(url: str, policy: MediaPolicy) -> str:
         reason = _SCHEME_REASONS.get(
             scheme, f"refused: {scheme}: URLs are never fetched (only https:, or http: to the host)"
         )
-        raise RefusedURL(reason, url=text)
+        raise RefusedURL(clean(reason), url=text)
     if parts.username is not None or parts.password is not None or "@" in parts.netloc:
         raise RefusedURL("refused: the URL carries a user name or password", url=text)
-    host = parts.hostname
-    if not host:
+    if not parts.hostname:
         raise RefusedURL("refused: the URL has no host", url=text)
     try:
-        port = parts.port
+        parts.port  # noqa: B018 - the property raises on a port out of range or not a number
     except ValueError:
         raise RefusedURL("refused: the URL's port is not a valid number", url=text) from None
+    # From here on, httpx's reading of the URL decides: it is the one the connection uses.
+    target = _target(text)
+    host = clean(parts.hostname)
 
-    base_scheme, base_authority = _base_parts(policy)
-    configured = _authority(scheme, host, port) == base_authority
-    if scheme == "http" and not (configured and base_scheme == "http"):
+    configured = _is_configured_host(text, policy)
+    base = _key(policy.base_url)
+    if scheme == "http" and not (configured and base is not None and base[0] == "http"):
         raise RefusedURL(
             f"refused: plain http: is only fetched from the configured host; {host} needs https:",
             url=text,
         )
     if configured:
         return text
-    address = _ip_literal(host)
+    address = _ip_literal(target.host)
     if address is not None:
         kind = _non_public(address)
         if kind is not None:
             raise RefusedURL(
                 f"refused: {host} is a {kind} address and not the configured host", url=text
             )
-    elif host.lower().rstrip(".") == "localhost" or host.lower().rstrip(".").endswith(".localhost"):
+    elif target.key == "localhost" or target.key.endswith(".localhost"):
         raise RefusedURL(
             f"refused: {host} is a loopback name and not the configured host", url=text
         )
@@ -229,29 +337,71 @@ async def _system_resolver(host: str, port: int) -> list[str]:
     return [str(info[4][0]) for info in infos]
 
 
-async def _check_addresses(url: str, policy: MediaPolicy, resolver: Resolver) -> str | None:
-    """Resolve a URL's host name (not an IP literal, not the configured host); refuse local ones."""
+async def _check_addresses(url: str, policy: MediaPolicy, resolver: Resolver) -> tuple[str, ...]:
+    """Resolve a URL's host name once, refuse local answers, return the addresses to connect to.
+
+    Every answer is checked (a name with one public and one private address is refused: the
+    connection could use either). The result is the checked addresses, in the resolver's order,
+    without duplicates, IPv4-mapped IPv6 written as IPv4; `_download` connects to these and
+    never resolves the name again. ``()`` means "request the URL as it stands": the configured
+    host (trusted, reached by name like every other request to it) and IP literals (checked
+    by `resolve_media_url`, nothing to resolve). Raises `RefusedURL`.
+    """
     if _is_configured_host(url, policy):
-        return None
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if _ip_literal(host) is not None:
-        return None  # already checked by resolve_media_url
-    port = parts.port or _DEFAULT_PORTS.get(parts.scheme.lower(), 443)
+        return ()
+    target = _target(url)
+    if _ip_literal(target.host) is not None:
+        return ()
+    host = clean(target.host)
     try:
-        addresses = list(await resolver(host, port))
-    except (OSError, UnicodeError):
-        return f"cannot resolve {host}"
-    if not addresses:
-        return f"cannot resolve {host}: no addresses"
-    for item in addresses:
-        address = _ip_literal(item.split("%", 1)[0])
+        answers = list(await resolver(target.host, target.port))
+    except Exception:  # OSError, UnicodeError, or whatever a custom resolver raises
+        raise RefusedURL(f"cannot resolve {host}") from None
+    if not answers:
+        raise RefusedURL(f"cannot resolve {host}: no addresses")
+    checked: dict[str, None] = {}
+    for item in answers:
+        shown = clean(str(item))[:64]
+        address = _ip_literal(item.split("%", 1)[0]) if isinstance(item, str) else None
         if address is None:
-            return f"refused: {host} resolves to {item!r}, which is not an IP address"
+            raise RefusedURL(f"refused: {host} resolves to {shown!r}, which is not an IP address")
         kind = _non_public(address)
         if kind is not None:
-            return f"refused: {host} resolves to {item}, a {kind} address"
-    return None
+            raise RefusedURL(f"refused: {host} resolves to {shown}, a {kind} address")
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+            address = address.ipv4_mapped
+        checked[str(address)] = None
+    return tuple(checked)[:_MAX_ADDRESSES]
+
+
+def _pinned(
+    http: httpx.AsyncClient, url: str, address: str, headers: dict[str, str]
+) -> httpx.Request:
+    """A request for ``url`` that connects to ``address`` and still speaks to the name.
+
+    The URL's host becomes the address (so nothing resolves the name again); the ``Host``
+    header carries the name, and TLS sends it as SNI and verifies the certificate against
+    it (httpcore's ``sni_hostname`` extension). ``Connection: close``: httpcore pools
+    connections by URL origin, here the address, so a later request for another name on the
+    same address must not reuse a TLS session whose certificate was checked for this one.
+    """
+    target = _target(url)
+    return http.build_request(
+        "GET",
+        httpx.URL(url).copy_with(host=address),
+        headers={**headers, "Host": target.netloc, "Connection": "close"},
+        extensions={"sni_hostname": target.host},
+    )
+
+
+async def _send_first(http: httpx.AsyncClient, requests: list[httpx.Request]) -> httpx.Response:
+    """Send the first request that connects: the next checked address only when one refuses."""
+    for request in requests[:-1]:
+        try:
+            return await http.send(request, stream=True)
+        except httpx.ConnectError:
+            continue  # nothing was sent; the name has other checked addresses
+    return await http.send(requests[-1], stream=True)
 
 
 def _proxied(http: httpx.AsyncClient, url: str) -> bool:
@@ -276,9 +426,10 @@ def _check_peer(
 ) -> str | None:
     """Refuse a response whose connection reached a non-public address for another host.
 
-    Uses the address the socket is connected to (``network_stream`` → ``server_addr``, as
-    httpx's default transport reports it). Without that information (a mock or custom
-    transport) or through a proxy, nothing more can be known: the DNS check has to do.
+    A second look after pinning (a custom transport may resolve on its own): uses the address
+    the socket is connected to (``network_stream`` → ``server_addr``, as httpx's default
+    transport reports it). Without that information (a mock transport) or through a proxy,
+    nothing more can be known.
     """
     if proxied or _is_configured_host(url, policy):
         return None
@@ -299,12 +450,12 @@ def _check_peer(
     kind = _non_public(address)
     if kind is None:
         return None
-    host = urlsplit(url).hostname or "the server"
+    host = clean(urlsplit(url).hostname or "the server")
     return f"refused: {host} connected to a {kind} address {peer}"
 
 
 async def fetch_asset(
-    url: str,
+    url: object,
     *,
     policy: MediaPolicy,
     advertised_bytes: int | None,
@@ -314,19 +465,33 @@ async def fetch_asset(
 ) -> Asset:
     """Download a media URL under ``policy``. Never raises: failures are ``Asset(error=…)``.
 
+    ``url`` may be any value (the envelope is the host's word): see `resolve_media_url`.
     ``advertised_bytes`` is the envelope's ``bytes``: larger than the ceiling is refused before
-    any request; a body longer than it (plus `SLACK_BYTES`) is cut off and refused.
-    ``resolver`` (default: the event loop's ``getaddrinfo``) resolves names for the address check.
+    any request; a body longer than it (plus `SLACK_BYTES`) is cut off and refused; anything
+    but a non-negative integer counts as not advertised.
+    ``resolver`` (default: the event loop's ``getaddrinfo``) resolves names, once per hop: the
+    connection goes to the addresses it answered and the policy checked.
     """
     try:
         absolute = resolve_media_url(url, policy)
     except RefusedURL as refused:
-        return Asset(url=refused.url or url, error=refused.reason)
-    if advertised_bytes is not None and advertised_bytes > policy.max_bytes:
+        return Asset(
+            url=refused.url if refused.url is not None else _shown(url), error=refused.reason
+        )
+    except Exception as error:  # the contract is "never raises", even on a bug in the policy
+        return Asset(url=_shown(url), error=f"refused: the URL cannot be read ({_detail(error)})")
+    advertised = (
+        advertised_bytes
+        if isinstance(advertised_bytes, int)
+        and not isinstance(advertised_bytes, bool)
+        and advertised_bytes >= 0
+        else None
+    )
+    if advertised is not None and advertised > policy.max_bytes:
         return Asset(
             url=absolute,
             error=(
-                f"too large: {human_size(advertised_bytes)} advertised, "
+                f"too large: {human_size(advertised)} advertised, "
                 f"limit {human_size(policy.max_bytes)}"
             ),
         )
@@ -334,18 +499,13 @@ async def fetch_asset(
     try:
         async with asyncio.timeout(policy.timeout):
             return await _download(
-                absolute,
-                policy,
-                advertised_bytes,
-                api_key,
-                transport,
-                resolver or _system_resolver,
+                absolute, policy, advertised, api_key, transport, resolver or _system_resolver
             )
     except (TimeoutError, httpx.TimeoutException):
         return Asset(url=absolute, error=timed_out)
     except httpx.ConnectError as error:
         reason = "connection refused" if "refused" in str(error).lower() else "cannot connect"
-        return Asset(url=absolute, error=f"{reason}: {urlsplit(absolute).hostname}")
+        return Asset(url=absolute, error=f"{reason}: {clean(urlsplit(absolute).hostname or '')}")
     except httpx.HTTPError as error:
         return Asset(url=absolute, error=f"download failed: {type(error).__name__}")
     except Exception as error:  # the contract is "never raises": report, do not crash the view
@@ -368,24 +528,55 @@ async def _download(
         too_much = f"too large: more than the {human_size(policy.max_bytes)} limit"
 
     current = absolute
-    async with httpx.AsyncClient(
-        transport=transport, timeout=policy.timeout, follow_redirects=False
-    ) as http:
+    # Two clients: `routed` honours the environment's proxy settings (requests by name: the
+    # configured host, IP literals, anything behind a proxy); `direct` ignores them, so a
+    # pinned request to a checked address goes straight there and nowhere else. httpx applies
+    # environment proxies only when it builds the transport itself, so without an injected
+    # transport each builds its own, sharing one TLS context (building one costs the most).
+    if transport is not None:
+        settings: dict[str, Any] = {"transport": transport}
+    else:
+        settings = {"verify": httpx.create_ssl_context()}
+    settings.update(timeout=policy.timeout, follow_redirects=False)
+    async with (
+        httpx.AsyncClient(**settings) as routed,
+        httpx.AsyncClient(**settings, trust_env=False) as direct,
+    ):
         for hop in range(MAX_REDIRECTS + 1):
-            refusal = await _check_addresses(current, policy, resolver)
-            if refusal is not None:
-                prefix = "" if hop == 0 else f"redirected to {current}: "
-                return Asset(url=absolute, error=prefix + refusal)
+            prefix = "" if hop == 0 else f"redirected to {clean(current)}: "
             # Identity encoding: the cap then counts what the host sent, with no zip bomb inside.
             headers = {"Accept": "*/*", "Accept-Encoding": "identity"}
             if api_key and _same_origin(current, policy):
                 headers["Authorization"] = f"Bearer {api_key}"
-            async with http.stream("GET", current, headers=headers) as response:
-                # httpx resolved the name again to connect: a rebinding name can pass the check
-                # above and still reach a private address. Look at where it really went.
-                refusal = _check_peer(response, current, policy, proxied=_proxied(http, current))
+            try:
+                addresses = await _check_addresses(current, policy, resolver)
+            except RefusedURL as refused:
+                return Asset(url=absolute, error=prefix + refused.reason)
+            # Through a proxy the proxy resolves and connects: the client cannot pin, and the
+            # name must reach the proxy (its allow-lists and NO_PROXY speak names). What is
+            # left is the DNS check above, made with this machine's resolver.
+            proxied = _proxied(routed, current)
+            if addresses and not proxied:
+                http = direct
+                requests = [_pinned(direct, current, address, headers) for address in addresses]
+            else:
+                http = routed
+                requests = [routed.build_request("GET", current, headers=headers)]
+            try:
+                response = await _send_first(http, requests)
+            except httpx.RemoteProtocolError as error:
+                # httpx parses a redirect's Location even when it follows none, and a
+                # Location it cannot parse fails the whole send: that is a refused redirect.
+                if not str(error).startswith(_BAD_LOCATION):
+                    raise
+                detail = _detail(error).removeprefix(_BAD_LOCATION).strip(" :.")
+                return Asset(
+                    url=absolute,
+                    error=f"{prefix}refused: the redirect's Location is malformed ({detail})",
+                )
+            try:
+                refusal = _check_peer(response, current, policy, proxied=proxied)
                 if refusal is not None:
-                    prefix = "" if hop == 0 else f"redirected to {current}: "
                     return Asset(url=absolute, error=prefix + refusal)
                 status = response.status_code
                 if status in _REDIRECT_STATUSES:
@@ -393,9 +584,9 @@ async def _download(
                     if not location:
                         return Asset(url=absolute, error=f"HTTP {status} without a Location")
                     try:
-                        current = resolve_media_url(urljoin(current, location), policy)
+                        current = resolve_media_url(_join(current, location), policy)
                     except RefusedURL as refused:
-                        where = clean(refused.url or location)
+                        where = clean(refused.url or location)[:200]
                         return Asset(url=absolute, error=f"redirected to {where}: {refused.reason}")
                     continue
                 if not 200 <= status < 300:
@@ -412,7 +603,19 @@ async def _download(
                     if len(body) > limit:
                         return Asset(url=absolute, error=too_much, content_type=content_type)
                 return Asset(url=absolute, data=bytes(body), content_type=content_type)
+            finally:
+                await response.aclose()
     return Asset(url=absolute, error=f"too many redirects (more than {MAX_REDIRECTS})")
+
+
+def _join(current: str, location: str) -> str:
+    """``location`` against the URL that sent it; a Location that cannot be joined is refused."""
+    try:
+        return urljoin(current, location)
+    except ValueError as error:
+        raise RefusedURL(
+            f"refused: the URL is malformed ({_detail(error)})", url=location
+        ) from None
 
 
 async def _http_error(response: httpx.Response, url: str, policy: MediaPolicy) -> str:
