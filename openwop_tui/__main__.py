@@ -147,7 +147,27 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--save-media", metavar="DIR", type=Path, help="save every media envelope's bytes into DIR"
     )
+    run.add_argument(
+        "--idle-timeout",
+        type=_seconds,
+        metavar="S",
+        default=300.0,
+        help="when the run's stream brings nothing at all (not even a keep-alive) for S "
+        "seconds, say so and check the run: one waiting for a human is left to wait, any other "
+        "is resumed (default 300; 0: never). Ctrl-C cancels the run on the host and exits 130",
+    )
     return parser
+
+
+def _seconds(text: str) -> float:
+    """A number of seconds, 0 or more (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} must be 0 or more seconds")
+    return value
 
 
 _SETTINGS = ("host", "api_key", "images", "audio", "max_asset_bytes", "workflow", "demo_pace")
@@ -191,7 +211,13 @@ def dispatch(args: argparse.Namespace, config: Config) -> int:
         from openwop_tui.commands import Output, make_console, run_workflow
 
         output = Output(config, make_console(), args.save_media)
-        return run_workflow(args.workflow, output, message=args.message, inputs=args.input)
+        return run_workflow(
+            args.workflow,
+            output,
+            message=args.message,
+            inputs=args.input,
+            idle_timeout=args.idle_timeout,
+        )
 
     from openwop_tui.app import ChatApp
     from openwop_tui.terminal import detect_image_mode

@@ -151,3 +151,24 @@ def test_fault_values_are_checked() -> None:
         DemoHost(drop_every=-1)
     with pytest.raises(ValueError, match="error status"):
         DemoHost(status=200)
+
+
+def test_run_idle_timeout_flag_reports_a_silent_stream(capsys: pytest.CaptureFixture[str]) -> None:
+    from openwop_tui.__main__ import main
+
+    with DemoHost(pace=0, keepalive=0, stall_ms=400) as host:
+        flags = ["--host", host.url, "--api-key", host.api_key, "--no-audio"]
+        code = main(["run", "demo.chat", "--message", MESSAGE, *flags, "--idle-timeout", "0.05"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "has been silent for 0.05 s" in out
+    assert "Coming right up" in out
+
+
+@pytest.mark.parametrize("value", ["-1", "soon", "nan"])
+def test_run_idle_timeout_must_be_seconds(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from openwop_tui.__main__ import build_parser
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["run", "demo.chat", "--idle-timeout", value])
+    assert "--idle-timeout" in capsys.readouterr().err
