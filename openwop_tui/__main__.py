@@ -98,8 +98,49 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    demo = commands.add_parser("demo-host", help="run the embedded demo host alone")
+    demo = commands.add_parser(
+        "demo-host",
+        help="run the embedded demo host alone",
+        description="Run the embedded demo host in the foreground. The fault flags make its "
+        "event streams misbehave, to see how a client recovers; 0 turns each off.",
+    )
     demo.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
+    demo.add_argument(
+        "--keepalive",
+        type=float,
+        metavar="S",
+        default=15.0,
+        help="seconds of silence before a keep-alive comment on an event stream (default 15; "
+        "0: never, so --stall-ms leaves a stream silent)",
+    )
+    demo.add_argument(
+        "--drop-every",
+        type=int,
+        metavar="N",
+        default=0,
+        help="end each event-stream connection after N events, cutting the next frame in half",
+    )
+    demo.add_argument(
+        "--garbage-every",
+        type=int,
+        metavar="M",
+        default=0,
+        help="send a malformed (not JSON) frame after every M events",
+    )
+    demo.add_argument(
+        "--stall-ms",
+        type=int,
+        metavar="S",
+        default=0,
+        help="pause S milliseconds before each event frame",
+    )
+    demo.add_argument(
+        "--status",
+        type=int,
+        metavar="CODE",
+        help="answer the first events request of each run with this HTTP status (e.g. 503, "
+        "sent with Retry-After: 1, or 500), then serve normally",
+    )
 
     render = commands.add_parser("render", help="print the transcript of a recorded .sse file")
     render.add_argument("file", metavar="FILE.sse", help="recorded stream, or - for stdin")
@@ -116,7 +157,27 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--save-media", metavar="DIR", type=Path, help="save every media envelope's bytes into DIR"
     )
+    run.add_argument(
+        "--idle-timeout",
+        type=_seconds,
+        metavar="S",
+        default=300.0,
+        help="when the run's stream brings nothing at all (not even a keep-alive) for S "
+        "seconds, say so and check the run: one waiting for a human is left to wait, any other "
+        "is resumed (default 300; 0: never). Ctrl-C cancels the run on the host and exits 130",
+    )
     return parser
+
+
+def _seconds(text: str) -> float:
+    """A number of seconds, 0 or more (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} must be 0 or more seconds")
+    return value
 
 
 _SETTINGS = ("host", "api_key", "images", "audio", "max_asset_bytes", "workflow", "demo_pace")
@@ -169,7 +230,18 @@ def dispatch(args: argparse.Namespace, config: Config, *, log_file: Path | None 
     if args.command == "demo-host":
         from openwop_tui.demo_host import serve_forever
 
-        serve_forever(port=args.port)
+        try:
+            serve_forever(
+                port=args.port,
+                keepalive=args.keepalive,
+                drop_every=args.drop_every,
+                garbage_every=args.garbage_every,
+                stall_ms=args.stall_ms,
+                status=args.status,
+            )
+        except ValueError as error:  # a fault flag out of range
+            print(f"openwop-tui: {error}", file=sys.stderr)
+            return 2
         return 0
     if args.command == "render":
         from openwop_tui.commands import Output, make_console, render_file
@@ -179,7 +251,13 @@ def dispatch(args: argparse.Namespace, config: Config, *, log_file: Path | None 
         from openwop_tui.commands import Output, make_console, run_workflow
 
         output = Output(config, make_console(), args.save_media)
-        return run_workflow(args.workflow, output, message=args.message, inputs=args.input)
+        return run_workflow(
+            args.workflow,
+            output,
+            message=args.message,
+            inputs=args.input,
+            idle_timeout=args.idle_timeout,
+        )
 
     from openwop_tui.app import ChatApp
     from openwop_tui.terminal import detect_image_mode

@@ -35,6 +35,7 @@ from openwop_tui.renderers import render
 from openwop_tui.renderers.base import AudioSupport, RenderContext, Rendered
 from openwop_tui.sanitize import clean
 from openwop_tui.screens.help import HelpScreen
+from openwop_tui.screens.quit import QuitChoice, QuitScreen
 from openwop_tui.session import RunCreated, Session
 from openwop_tui.terminal import ImageSupport
 from openwop_tui.themes import THEMES
@@ -450,6 +451,45 @@ class ChatApp(App[None]):
     def _stop_listening(self) -> None:
         self.workers.cancel_group(self, "run")
         self.status.run_status = "cancelled (locally)"
+
+    async def action_quit(self) -> None:
+        """Quit; with a run in flight, first ask whether to cancel it or leave it running.
+
+        Every way to quit (Ctrl+Q, the command palette) comes here."""
+        session = self.session
+        run = session.current_run if session is not None else None
+        if run is None:
+            self.exit()
+            return
+        if isinstance(self.screen, QuitScreen):
+            return  # already asking
+        self.push_screen(QuitScreen(run.run_id), self._quit_with)
+
+    async def _quit_with(self, choice: QuitChoice | None) -> None:
+        session = self.session
+        run = session.current_run if session is not None else None
+        if choice == "stay" or choice is None:
+            return
+        if run is None or session is None:  # the run ended while the dialog was open
+            self.exit()
+            return
+        shown = clean(run.run_id)
+        if choice == "leave":
+            self.exit(message=f"openwop-tui: left run {shown} running on the host")
+            return
+        self.status.run_status = "cancelling"
+        try:
+            await asyncio.wait_for(session.cancel(), CANCEL_GRACE_SECONDS)
+        except HostError as error:
+            self.exit(message=f"openwop-tui: could not cancel run {shown}: {clean(error.message)}")
+            return
+        except TimeoutError:
+            self.exit(
+                message=f"openwop-tui: the host did not answer the cancel of run {shown} within "
+                f"{CANCEL_GRACE_SECONDS:g} s: it may still be running"
+            )
+            return
+        self.exit(message=f"openwop-tui: cancelled run {shown} on the host")
 
     def action_scroll_transcript(self, direction: int) -> None:
         """Page the transcript even while the input has focus."""

@@ -2,7 +2,11 @@
 
 Both print with the same renderers as the app, in colour on a terminal and as plain text when
 stdout is not one or ``NO_COLOR`` is set. Every failure is one clear line on stderr and an exit
-code: 0 run completed, 1 run failed or was cancelled, 2 usage or connection error.
+code: 0 run completed, 1 run failed or was cancelled, 2 usage or connection error, 130 Ctrl-C.
+
+Ctrl-C during ``run`` stops the stream and cancels the run on the host (waiting at most
+`CANCEL_WAIT_SECONDS`), prints one line saying which run was cancelled or why it could not be,
+and exits 130; a second Ctrl-C exits 130 at once, without waiting for anything.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import asyncio
 import contextlib
 import json
 import os
+import signal
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -33,6 +38,12 @@ from openwop_tui.session import RunCreated, Session
 from openwop_tui.transcript import Transcript
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE = 0, 1, 2
+#: The exit status after Ctrl-C: 128 + SIGINT, as a shell reports a command it interrupted.
+EXIT_INTERRUPTED = 130
+#: How long the cancel sent after Ctrl-C may take before the command stops waiting for it.
+CANCEL_WAIT_SECONDS = 5.0
+#: ``run --idle-timeout`` by default: how long a run's stream may bring no bytes at all.
+DEFAULT_IDLE_TIMEOUT = 300.0
 
 
 def make_console(file: TextIO | None = None) -> Console:
@@ -123,8 +134,64 @@ def _host(config: Config) -> Iterator[tuple[str, str | None]]:
         yield demo.url, demo.api_key
 
 
-def run_workflow(workflow: str, output: Output, *, message: str | None, inputs: str | None) -> int:
-    """Create a run, stream it, print the transcript; the exit code tells how it ended."""
+class _Interrupts:
+    """Ctrl-C while ``run`` streams: the first stops the stream (the run is then cancelled on
+    the host), a second exits at once."""
+
+    def __init__(self) -> None:
+        self.pressed = False
+        self.reported = False
+        """Whether the one line about the interrupt has been printed."""
+        self.task: asyncio.Future[None] | None = None
+
+    def __call__(self) -> None:
+        if self.pressed:
+            # The user insists: no cancel, no cleanup, no waiting on anything.
+            with contextlib.suppress(OSError, ValueError):
+                sys.stdout.flush()
+            os._exit(EXIT_INTERRUPTED)
+        self.pressed = True
+        if self.task is not None:
+            self.task.cancel()
+
+    def report(self, line: str) -> int:
+        """Print the one line (once) and give the exit status."""
+        if not self.reported:
+            self.reported = True
+            print(f"openwop-tui: {line}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+@contextlib.contextmanager
+def _sigint_to(handler: _Interrupts) -> Iterator[None]:
+    """Route SIGINT to ``handler`` on the running loop for as long as the block runs."""
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGINT, handler)
+    except (NotImplementedError, RuntimeError, ValueError):
+        # No loop signal handlers here (Windows, or not the main thread): the default
+        # KeyboardInterrupt still reaches run_workflow, which reports it.
+        yield
+        return
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+
+
+def run_workflow(
+    workflow: str,
+    output: Output,
+    *,
+    message: str | None,
+    inputs: str | None,
+    idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
+) -> int:
+    """Create a run, stream it, print the transcript; the exit code tells how it ended.
+
+    ``idle_timeout``: seconds the stream may bring no bytes before the run is checked
+    (`subscribe`); ``None`` or 0: wait as long as the host keeps the stream open.
+    """
     try:
         parsed: Any = json.loads(inputs) if inputs else {}
     except json.JSONDecodeError as error:
@@ -138,12 +205,20 @@ def run_workflow(workflow: str, output: Output, *, message: str | None, inputs: 
         run_inputs["messages"] = [{"role": "user", "content": message}]
     config = output.config
     audio = probe() if config.audio else AudioSupport(False, "audio is off (--no-audio)")
+    interrupts = _Interrupts()
     try:
         with _host(config) as (url, key):
-            return asyncio.run(_run(workflow, url, key, run_inputs, output, audio))
+            return asyncio.run(
+                _run(
+                    workflow, url, key, run_inputs, output, audio, interrupts, idle_timeout or None
+                )
+            )
     except OSError as error:
         print(f"openwop-tui: could not start the embedded demo host: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:
+        # Ctrl-C while no run was streaming (starting up, or stopping the embedded host).
+        return interrupts.report("interrupted")
 
 
 async def _run(
@@ -153,9 +228,12 @@ async def _run(
     inputs: dict[str, Any],
     output: Output,
     audio: AudioSupport,
+    interrupts: _Interrupts,
+    idle_timeout: float | None,
 ) -> int:
     transcript = Transcript()
     console = output.console
+    started = _Started()
     try:
         async with HostClient(url, key) as client:
             session = Session(
@@ -163,13 +241,24 @@ async def _run(
                 workflow_id=workflow,
                 max_asset_bytes=output.config.max_asset_bytes,
                 stream_modes=output.config.stream_modes,
+                idle_timeout=idle_timeout,
             )
             printer = output.printer(audio=audio, session=session)
-            try:
-                await _stream_run(session, inputs, transcript, printer, console, url)
-            finally:
-                await printer.feed(transcript.close_open())
-                await printer.flush()
+            streaming = asyncio.ensure_future(
+                _stream_run(session, inputs, transcript, printer, console, url, started)
+            )
+            interrupts.task = streaming
+            with _sigint_to(interrupts):
+                try:
+                    await streaming
+                except asyncio.CancelledError:
+                    if not interrupts.pressed:
+                        raise
+                finally:
+                    await printer.feed(transcript.close_open())
+                    await printer.flush()
+                if interrupts.pressed:
+                    return interrupts.report(await _cancel_interrupted(client, started.run_id))
     except HostError as error:
         print(f"openwop-tui: {clean(error.message)}", file=sys.stderr)
         return EXIT_USAGE
@@ -180,6 +269,35 @@ async def _run(
     return EXIT_RUN_FAILED
 
 
+@dataclass(slots=True)
+class _Started:
+    """The run the host created, once it said so (what Ctrl-C cancels)."""
+
+    run_id: str | None = None
+
+
+async def _cancel_interrupted(client: HostClient, run_id: str | None) -> str:
+    """Cancel the interrupted run on the host (bounded wait); the line that says how it went."""
+    if run_id is None:
+        return "interrupted before the host confirmed a run; nothing was cancelled"
+    shown = clean(run_id)
+    try:
+        await asyncio.wait_for(
+            client.cancel_run(run_id, reason="interrupted (Ctrl-C) in openwop-tui run"),
+            CANCEL_WAIT_SECONDS,
+        )
+    except TimeoutError:
+        return (
+            f"interrupted; the host did not answer the cancel of run {shown} within "
+            f"{CANCEL_WAIT_SECONDS:g} s: it may still be running"
+        )
+    except HostError as error:
+        if error.status == 409:
+            return f"interrupted; run {shown} had already ended on the host"
+        return f"interrupted; could not cancel run {shown} on the host: {clean(error.message)}"
+    return f"interrupted; cancelled run {shown} on the host"
+
+
 async def _stream_run(
     session: Session,
     inputs: dict[str, Any],
@@ -187,6 +305,7 @@ async def _stream_run(
     printer: TranscriptPrinter,
     console: Console,
     url: str,
+    started: _Started,
 ) -> None:
     """Connect, start the run and print it as it streams (raises `HostError`)."""
     discovery = await session.connect()
@@ -195,8 +314,10 @@ async def _stream_run(
     console.print(Text(f"{name} at {url} · protocol {version}", style="dim"))
     async for item in session.start(inputs):
         if isinstance(item, RunCreated):
+            started.run_id = item.handle.run_id
             run_id = clean(item.handle.run_id)
             console.print(Text(f"run {run_id} · {clean(session.workflow_id)}", style="dim"))
+            console.file.flush()  # a reader of a pipe (or a test) learns the run id now
         elif isinstance(item, RunEvent):
             await printer.feed(transcript.apply(item))
         elif isinstance(item, StreamNotice):

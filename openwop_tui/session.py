@@ -49,13 +49,17 @@ class Session:
         workflow_id: str,
         max_asset_bytes: int = DEFAULT_MAX_BYTES,
         stream_modes: str = "updates,messages",
+        idle_timeout: float | None = None,
     ) -> None:
+        """``idle_timeout``: seconds a run's stream may bring no bytes before the run is
+        checked (`subscribe`); ``None``: wait as long as the host keeps the stream open."""
         self.client = client
         self.workflow_id = workflow_id
         self.discovery: Discovery | None = None
         self.history: list[dict[str, str]] = []
         self.current_run: RunHandle | None = None
         self._stream_modes = stream_modes
+        self._idle_timeout = idle_timeout
         self._max_asset_bytes = max_asset_bytes
         self._assets: OrderedDict[str, Asset] = OrderedDict()
         self._cached_bytes = 0
@@ -97,7 +101,11 @@ class Session:
         completion: str | None = None
         try:
             async for item in subscribe(
-                self.client, handle.run_id, modes=self._stream_modes, last_event_id=last_event_id
+                self.client,
+                handle.run_id,
+                modes=self._stream_modes,
+                last_event_id=last_event_id,
+                idle_timeout=self._idle_timeout,
             ):
                 if isinstance(item, RunEvent):
                     completion = _collect_reply(item, streamed, completion)

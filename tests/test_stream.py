@@ -282,15 +282,47 @@ async def test_unsupported_updates_falls_back_to_host_default_then_gives_up() ->
     assert [r.url.params.get("streamMode") for r in host.requests] == ["updates", None]
 
 
-async def test_empty_body_close_uses_snapshot_and_synthesizes_terminal() -> None:
-    # The Python host answers `messages` on a chunkless run with an empty 200 (captured).
+async def test_empty_body_close_resumes_then_polls_for_the_missed_events() -> None:
+    # The Python host answers `messages` on a chunkless run with an empty 200 (captured): the
+    # run's events, its end included, are still owed, and the poll endpoint gives them back.
     assert (CAPTURES / "python-host-noop-messages.sse").read_text() == ""
     snapshot = {"runId": RUN, "status": "completed", "outputs": {"answer": 42}}
-    host = Host({EVENTS: [sse("")], SNAPSHOT: [json_answer(200, snapshot)]})
+    poll_body = {"events": [ev(0, "run.started"), ev(1, "run.completed")], "isTerminal": True}
+    host = Host(
+        {
+            EVENTS: [sse(""), sse("")],
+            SNAPSHOT: [json_answer(200, snapshot)],
+            POLL: [json_answer(200, poll_body)],
+        }
+    )
+    items, sleeps = await run(host, modes="messages")
+    [notice] = notices(items)
+    assert notice.message == (
+        "The event stream closed before the run's end; the host says the run is completed. "
+        "Reading the events missed after sequence the start."
+    )
+    assert [(e.type, e.raw.get("synthesized")) for e in events(items)] == [
+        ("run.started", None),
+        ("run.completed", None),
+    ]
+    assert host.to(POLL)[0].url.params["afterSequence"] == "-1"
+    assert sleeps.calls == []  # the host is up and the run is over: no backoff
+
+
+async def test_snapshot_ends_the_run_only_when_the_host_cannot_give_events_back() -> None:
+    snapshot = {"runId": RUN, "status": "completed", "outputs": {"answer": 42}}
+    host = Host(
+        {
+            EVENTS: [sse(""), sse("")],
+            SNAPSHOT: [json_answer(200, snapshot)],
+            POLL: [json_answer(404, {"error": "not_found", "message": "no such route"})],
+        }
+    )
     items, _ = await run(host, modes="messages")
-    notice, closing = items
-    assert isinstance(notice, StreamNotice)
-    assert notice.message == "The event stream closed early; run status: completed."
+    _, warning, closing = items
+    assert isinstance(warning, StreamNotice) and warning.level == "warning"
+    assert "did not give back the events after sequence the start" in warning.message
+    assert "How many events are missing is unknown" in warning.message
     assert isinstance(closing, RunEvent)
     assert closing.type == "run.completed" and closing.is_terminal
     assert closing.payload == {"outputs": {"answer": 42}}
@@ -301,12 +333,17 @@ async def test_empty_body_close_uses_snapshot_and_synthesizes_terminal() -> None
 async def test_early_close_on_failed_run_carries_the_error() -> None:
     snapshot = {"runId": RUN, "status": "failed", "error": {"code": "boom", "message": "it broke"}}
     host = Host(
-        {EVENTS: [sse(frame(ev(0, "run.started"), id=0))], SNAPSHOT: [json_answer(200, snapshot)]}
+        {
+            EVENTS: [sse(frame(ev(0, "run.started"), id=0)), sse("")],
+            SNAPSHOT: [json_answer(200, snapshot)],
+            POLL: [json_answer(200, {"events": [], "lastSequence": 3, "isTerminal": True})],
+        }
     )
     items, _ = await run(host)
     closing = events(items)[-1]
     assert closing.type == "run.failed"
     assert closing.payload["error"]["code"] == "boom"
+    assert "Up to 3 events (sequences 1 to 3) are missing." in notices(items)[-1].message
 
 
 async def test_early_close_on_running_run_reconnects() -> None:

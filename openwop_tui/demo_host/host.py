@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import threading
 from types import TracebackType
+from typing import Any
 
 from openwop_tui.demo_host.assets import AssetStore
+from openwop_tui.demo_host.faults import Faults
 from openwop_tui.demo_host.identity import Identity
 from openwop_tui.demo_host.runs import RunStore
 from openwop_tui.demo_host.server import DemoHTTPServer
@@ -23,8 +25,10 @@ class DemoHost:
     """A real OpenWOP v1 HTTP server running in this process.
 
     ``pace`` multiplies every delay between events (1 feels like a model typing; 0 removes all
-    delays, for tests). ``keepalive`` is the SSE keep-alive interval in seconds.
+    delays, for tests). ``keepalive`` is the SSE keep-alive interval in seconds (0: none).
     ``deterministic`` makes ids, tokens and timestamps repeatable (snapshot tests only).
+    ``drop_every``, ``garbage_every``, ``stall_ms`` and ``status`` inject faults into the event
+    streams (see `openwop_tui.demo_host.faults`); all off by default.
     """
 
     def __init__(
@@ -36,11 +40,17 @@ class DemoHost:
         pace: float = 1.0,
         keepalive: float = 15.0,
         deterministic: bool = False,
+        drop_every: int = 0,
+        garbage_every: int = 0,
+        stall_ms: int = 0,
+        status: int | None = None,
     ) -> None:
         if pace < 0:
             raise ValueError("pace must be >= 0")
-        if keepalive <= 0:
-            raise ValueError("keepalive must be > 0")
+        if keepalive < 0:
+            raise ValueError("keepalive must be >= 0 (0: no keep-alives)")
+        self.faults = Faults(drop_every, garbage_every, stall_ms, status)
+        """The faults this host injects into its event streams."""
         self._host = host
         self._port = port
         self._api_key = DEFAULT_API_KEY if api_key is None else api_key
@@ -71,7 +81,12 @@ class DemoHost:
         store = RunStore(WORKFLOWS, assets, self._pace, identity)
         # Binding and listen() happen in the constructor, so connections queue from here on.
         server = DemoHTTPServer(
-            (self._host, self._port), store, assets, self._api_key, self._keepalive
+            (self._host, self._port),
+            store,
+            assets,
+            self._api_key,
+            self._keepalive or None,
+            self.faults,
         )
         self._port = int(server.server_address[1])
         store.base_url = self.url
@@ -110,13 +125,17 @@ class DemoHost:
         self.stop()
 
 
-def serve_forever(port: int = 0, api_key: str | None = None) -> None:
-    """Run the demo host in the foreground (``openwop-tui demo-host``) until Ctrl-C."""
-    host = DemoHost(port=port, api_key=api_key)
+def serve_forever(port: int = 0, api_key: str | None = None, **options: Any) -> None:
+    """Run the demo host in the foreground (``openwop-tui demo-host``) until Ctrl-C.
+
+    ``options`` are `DemoHost` keywords (``keepalive`` and the faults)."""
+    host = DemoHost(port=port, api_key=api_key, **options)
     host.start()
     try:
         print(f"OpenWOP demo host listening on {host.url}")
         print(f"API key: {host.api_key}")
+        if host.faults.active:
+            print(f"Injected faults: {host.faults.describe()}")
         print(f"Try: OPENWOP_BASE_URL={host.url} OPENWOP_API_KEY={host.api_key} openwop-tui")
         print("Press Ctrl-C to stop.", flush=True)
         threading.Event().wait()

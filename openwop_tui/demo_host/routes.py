@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from openwop_tui.demo_host.discovery import discovery_document
+from openwop_tui.demo_host.faults import GARBAGE_FRAME
 from openwop_tui.demo_host.runs import TERMINAL_STATUS, IdempotencyMismatch, Run
 from openwop_tui.demo_host.sse import (
     SUPPORTED_MODES,
@@ -156,6 +157,12 @@ def events(h: DemoRequestHandler, req: Request) -> None:
             f"stream mode '{error}' is not supported",
             {"supported": list(SUPPORTED_MODES)},
         ) from None
+    injected = h.host.faults.take_status(run.run_id)
+    if injected is not None:
+        status, code, headers = injected
+        raise HttpError(
+            status, code, f"fault injection: --status {status} on the first request", None, headers
+        )
     after = _last_event_id(h.headers.get("Last-Event-ID"))
     if "text/event-stream" not in h.headers.get("Accept", ""):
         batch = run.wait_after(after, 0)
@@ -178,21 +185,53 @@ def _stream(h: DemoRequestHandler, run: Run, modes: tuple[str, ...], after: int)
     )
     h.wfile.write(b"retry: 2000\n\n")
     keepalive = h.host.keepalive
+    faults = h.host.faults
+    sent = 0  # event frames this connection has sent whole (the faults count them)
     last_write = time.monotonic()
     while True:
         batch = run.wait_after(after, keepalive)
         frames = [text for doc in batch.events if (text := frame(doc, modes)) is not None]
         if batch.events:
             after = batch.events[-1]["sequence"]
-        if frames:
+        if frames and not faults.active:
             h.wfile.write("".join(frames).encode())
             last_write = time.monotonic()
-        elif not batch.done and time.monotonic() - last_write >= keepalive:
+        for text in frames if faults.active else ():
+            if faults.stall_ms and _stall(h, run, faults.stall_ms / 1000, keepalive):
+                return
+            if faults.drop_every and sent == faults.drop_every:
+                # Half a frame, then the connection ends: a disconnect inside a frame.
+                h.wfile.write(text[: len(text) // 2].encode())
+                return
+            h.wfile.write(text.encode())
+            sent += 1
+            if faults.garbage_every and sent % faults.garbage_every == 0:
+                h.wfile.write(GARBAGE_FRAME.encode())
+            last_write = time.monotonic()
+        if (
+            not frames
+            and not batch.done
+            and keepalive is not None
+            and time.monotonic() - last_write >= keepalive
+        ):
             # Silence on the wire (nothing new, or nothing this mode admits): prove we're alive.
             h.wfile.write(b": keepalive\n\n")
             last_write = time.monotonic()
         if batch.done:
             return
+
+
+def _stall(h: DemoRequestHandler, run: Run, seconds: float, keepalive: float | None) -> bool:
+    """Hold the next frame back ``seconds`` (a fault), still sending keep-alives if they are
+    on; True when the host shuts down meanwhile."""
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0:
+        with run.cond:
+            if run.cond.wait_for(lambda: run.closed, min(left, keepalive or left)):
+                return True
+        if keepalive is not None and end - time.monotonic() > 0:
+            h.wfile.write(b": keepalive\n\n")
+    return False
 
 
 def _number(req: Request, name: str, default: float) -> float:

@@ -136,8 +136,9 @@ class Run:
         self.stop.set()
         return True
 
-    def wait_after(self, after: int, timeout: float) -> Batch:
-        """Events with sequence > ``after``, waiting up to ``timeout`` s for at least one."""
+    def wait_after(self, after: int, timeout: float | None) -> Batch:
+        """Events with sequence > ``after``, waiting up to ``timeout`` s (``None``: no limit) for
+        at least one."""
         with self.cond:
             self.cond.wait_for(
                 lambda: len(self.events) > after + 1 or self.terminal or self.closed, timeout

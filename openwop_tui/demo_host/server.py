@@ -23,6 +23,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from openwop_tui.demo_host import routes
 from openwop_tui.demo_host.assets import ASSET_PREFIX, AssetStore
+from openwop_tui.demo_host.faults import Faults
 from openwop_tui.demo_host.routes import HttpError, Request
 from openwop_tui.demo_host.runs import RunStore
 
@@ -58,9 +59,13 @@ class DemoHTTPServer(ThreadingHTTPServer):
         store: RunStore,
         assets: AssetStore,
         api_key: str,
-        keepalive: float,
+        keepalive: float | None,
+        faults: Faults | None = None,
     ) -> None:
-        self.store, self.assets, self.api_key, self.keepalive = store, assets, api_key, keepalive
+        self.store, self.assets, self.api_key = store, assets, api_key
+        self.keepalive = keepalive
+        """Seconds of silence before a keep-alive comment; ``None``: never send one."""
+        self.faults = faults or Faults()
         self._open: set[socket.socket] = set()
         self._handlers: list[threading.Thread] = []
         self._open_lock = threading.Lock()

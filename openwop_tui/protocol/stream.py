@@ -13,12 +13,24 @@ an unterminated last frame, and captures and live streams should decode the same
   after a short capped backoff that honours ``retry:`` and ``Retry-After``, with an info notice
   each time (protocol.md §3.3). ``max_reconnects`` failures in a row without a new event and the
   last `HostError` is raised.
+* A frame cut short by a disconnect (the connection ends, cleanly or not, before the frame's
+  blank line) is not malformed: it is discarded silently, as the SSE spec discards an
+  unterminated event at EOF, and read again after the resume. An unterminated last frame that
+  decodes whole is kept (a host that forgot the last blank line still ends its run).
 * ``400 unsupported_stream_mode``: retry with the supported subset of the requested modes
   (``details.supported``), else ``updates``, else no ``streamMode`` at all, with a warning notice.
-* A clean close without a terminal event (the Python host answers ``messages`` on a run without
-  chunks with an empty 200, protocol.md §10): ask for the snapshot; a terminal status becomes a
-  synthesized terminal event (``raw["synthesized"] is True``) so the UI can end the run; otherwise
-  reconnect.
+* A close without a terminal event: ask for the snapshot. While the run goes on, reconnect. Once
+  the host says the run is over, the events sent while the client was away are still owed: it
+  resumes with ``Last-Event-ID`` at once, and keeps resuming while that brings new events. When a
+  resume brings nothing, ``…/events/poll`` after the highest sequence is asked (the Python host
+  answers ``messages`` on a run without chunks with an empty 200, protocol.md §10, and sends no
+  terminal event in that mode). Only when the host cannot give the events back does the run end
+  from the snapshot: a synthesized terminal event (``raw["synthesized"] is True``) after a warning
+  that says so, and how many events are missing when the host tells its last sequence.
+* ``idle_timeout``: a stream that brings no bytes at all (keep-alive comments count as life) for
+  that long gets a notice, then the run is checked. A run waiting for a human is left to wait (the
+  Python host sends no keep-alives while a run is suspended); any other run is resumed with
+  ``Last-Event-ID``, counted as a reconnect attempt.
 * A JSON answer instead of an event stream (content negotiation, protocol.md §3.1): its
   ``events`` are used, then ``…/events/poll`` is polled until the run is terminal.
 * The subscription ends after ``run.completed``, ``run.failed`` or ``run.cancelled``.
@@ -31,6 +43,7 @@ No Textual here; the app runs `subscribe` in a worker and cancels the worker to 
 from __future__ import annotations
 
 import asyncio
+import codecs
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -156,10 +169,15 @@ class _State:
                 return [event, closing]
         return [event]
 
-    def accept_frame(self, frame: SSEFrame) -> list[StreamItem]:
+    def accept_frame(self, frame: SSEFrame, *, cut: bool = False) -> list[StreamItem]:
+        """Events and warnings of one frame. ``cut``: the connection ended inside this frame,
+        so what cannot be read is the cut, not the host's fault: it is dropped without a word
+        (the resume sends the frame again)."""
+        result = decode_frame(frame)
+        if cut and result.problems:
+            return []
         if frame.retry is not None:
             self.retry_ms = frame.retry
-        result = decode_frame(frame)
         items: list[StreamItem] = [
             StreamNotice("warning", f"Skipped a malformed frame: {problem}", result.raw)
             for problem in result.problems
@@ -190,17 +208,88 @@ class _State:
 class _Outcome:
     """How one connection ended."""
 
-    kind: Literal["terminal", "closed", "retry", "fallback", "json"] = "closed"
+    kind: Literal["terminal", "closed", "retry", "fallback", "json", "idle"] = "closed"
     error: HostError | None = None
     body: str = ""
+    snapshot: Mapping[str, Any] | None = None
+    """``idle``: the run's snapshot read when the stream fell silent."""
 
 
 def _query(modes: str | None) -> str:
     return f"?streamMode={quote(modes, safe=',')}" if modes else ""
 
 
+def _status_of(snapshot: Mapping[str, Any]) -> str | None:
+    status = snapshot.get("status", snapshot.get("runStatus"))
+    return status if isinstance(status, str) else None
+
+
+def waiting_for_human(status: str | None) -> bool:
+    """Whether a run status means the run waits for a person (approval, input, a pause).
+
+    Hosts spell these differently (``waiting-approval``, ``waiting-input``, ``suspended``,
+    ``paused``…; protocol.md §2.3), so any status naming a wait, a suspension or a pause counts.
+    """
+    lowered = (status or "").lower()
+    return any(word in lowered for word in _WAITING_WORDS)
+
+
+#: Words of a run status that mean "waiting for a human" (see `waiting_for_human`).
+_WAITING_WORDS = ("wait", "suspend", "pause", "interrupt", "approval", "input")
+
+
+async def _next_chunk(chunks: AsyncIterator[bytes]) -> bytes | None:
+    return await anext(chunks, None)
+
+
+class _Silence:
+    """What to do when an open stream brings no bytes for ``idle_timeout`` seconds."""
+
+    def __init__(self, client: HostClient, state: _State, idle_timeout: float) -> None:
+        self.client, self.state, self.idle_timeout = client, state, idle_timeout
+        self.told = False
+        """Whether this silent stretch was already reported (any byte starts a new one)."""
+
+    async def check(self, outcome: _Outcome) -> tuple[list[StreamItem], bool]:
+        """Notices to give, and whether to keep waiting on this connection."""
+        items: list[StreamItem] = []
+        seconds = f"{self.idle_timeout:g}"
+        if not self.told:
+            items.append(
+                StreamNotice(
+                    "info",
+                    f"The event stream of run {self.state.run_id!r} has been silent for "
+                    f"{seconds} s; checking the run.",
+                )
+            )
+        try:
+            snapshot = await self.client.get_run(self.state.run_id)
+        except HostError as error:
+            if error.status in _FATAL_STATUSES:
+                raise
+            outcome.kind, outcome.error = "retry", error
+            return items, False
+        status = _status_of(snapshot)
+        if waiting_for_human(status):
+            if not self.told:
+                items.append(
+                    StreamNotice(
+                        "info",
+                        f"The run is waiting for a human (status: {status}); still listening.",
+                    )
+                )
+            self.told = True
+            return items, True
+        outcome.kind, outcome.snapshot = "idle", snapshot
+        return items, False
+
+
 async def _connect_once(
-    client: HostClient, state: _State, outcome: _Outcome, read_timeout: float | None
+    client: HostClient,
+    state: _State,
+    outcome: _Outcome,
+    read_timeout: float | None,
+    idle_timeout: float | None,
 ) -> AsyncIterator[StreamItem]:
     """One SSE connection: yield what it brings and record in ``outcome`` how it ended."""
     url = client.events_url(state.run_id) + _query(state.modes)
@@ -211,6 +300,7 @@ async def _connect_once(
     # (the Python host sends no keep-alives), exactly as a browser EventSource would wait.
     timeout = httpx.Timeout(client.timeout, read=read_timeout)
     action = f"stream the events of run {state.run_id!r}"
+    reading: asyncio.Task[bytes | None] | None = None
     try:
         async with aconnect_sse(client.http, "GET", url, headers=headers, timeout=timeout) as sse:
             response = sse.response
@@ -232,21 +322,49 @@ async def _connect_once(
                 outcome.kind, outcome.body = "json", body.decode("utf-8", errors="replace")
                 return
             decoder = SSEDecoder()
-            async for text in response.aiter_text():
-                for frame in decoder.feed(text):
+            # Bytes, not text: silence is measured in bytes (a keep-alive comment is life), and
+            # SSE is UTF-8 whatever the headers say (WHATWG), decoded across chunk boundaries.
+            text = codecs.getincrementaldecoder("utf-8")(errors="replace")
+            chunks = response.aiter_bytes()
+            silence = _Silence(client, state, idle_timeout) if idle_timeout else None
+            while True:
+                # The read runs as a task so a silent spell can be looked into without
+                # cancelling it: httpcore closes a response whose read was cancelled.
+                reading = reading or asyncio.ensure_future(_next_chunk(chunks))
+                done, _ = await asyncio.wait({reading}, timeout=idle_timeout or None)
+                if not done:
+                    assert silence is not None
+                    notices, keep_waiting = await silence.check(outcome)
+                    for item in notices:
+                        yield item
+                    if keep_waiting:
+                        continue
+                    return
+                chunk, reading = reading.result(), None
+                if chunk is None:
+                    break
+                if silence is not None:
+                    silence.told = False
+                for frame in decoder.feed(text.decode(chunk)):
                     for item in state.accept_frame(frame):
                         yield item
                     if state.terminal:
                         outcome.kind = "terminal"
                         return
-            for frame in decoder.close():
-                for item in state.accept_frame(frame):
+            # The host closed the stream before the run's end: a last frame without its blank
+            # line may have been cut in two by the disconnect.
+            for frame in decoder.feed(text.decode(b"", final=True)) + decoder.close():
+                for item in state.accept_frame(frame, cut=True):
                     yield item
             outcome.kind = "terminal" if state.terminal else "closed"
     except httpx.UnsupportedProtocol as exc:
         raise client.error_for_exception(exc, action=action) from None
     except httpx.TransportError as exc:
+        # What the decoder holds of an unfinished frame is dropped with it: no notice.
         outcome.kind, outcome.error = "retry", client.error_for_exception(exc, action=action)
+    finally:
+        if reading is not None and not reading.done():
+            reading.cancel()
 
 
 def _fallback_modes(current: str | None, error: HostError) -> str | None:
@@ -292,21 +410,27 @@ async def subscribe(
     sleep: Sleep = asyncio.sleep,
     read_timeout: float | None = None,
     poll_timeout: float = 30.0,
+    idle_timeout: float | None = None,
 ) -> AsyncIterator[StreamItem]:
     """Yield a run's events (and notices about the stream) until the run ends.
 
     ``last_event_id`` resumes after that sequence. ``sleep`` is how the backoff waits (tests pass
-    a recorder). ``read_timeout`` bounds silence on an open stream (``None``: wait as long as the
-    host keeps it open). Raises `HostError` when the host cannot be reached after
-    ``max_reconnects`` attempts, or answers 401/403/404 or another error retrying cannot fix.
+    a recorder). ``read_timeout`` bounds silence on an open stream at the transport (``None``:
+    wait as long as the host keeps it open). ``idle_timeout`` (seconds; ``None`` or 0: never)
+    is how long a stream may bring no bytes before the run is checked: a run waiting for a human
+    is left to wait, any other is resumed. Raises `HostError` when the host cannot be reached
+    after ``max_reconnects`` attempts, or answers 401/403/404 or another error retrying cannot
+    fix.
     """
     state = _State(run_id=run_id, modes=modes or None, highest=last_event_id)
     failures = 0
+    ended: Mapping[str, Any] | None = None
+    """The run's snapshot once the host said the run is over (it cannot change after that)."""
     while True:
         outcome = _Outcome()
         state.new_events = 0
         reason = ""
-        async for item in _connect_once(client, state, outcome, read_timeout):
+        async for item in _connect_once(client, state, outcome, read_timeout, idle_timeout):
             yield item
         if state.new_events:
             failures = 0
@@ -342,24 +466,41 @@ async def subscribe(
             return
 
         error = outcome.error
-        if outcome.kind == "closed":
-            try:
-                snapshot = await client.get_run(run_id)
-            except HostError as snapshot_error:
-                if snapshot_error.status in _FATAL_STATUSES:
-                    raise
-                error = snapshot_error
-            else:
-                status = snapshot.get("status")
-                closing = synthesize_terminal(run_id, snapshot)
-                if closing is not None:
-                    yield StreamNotice(
-                        "info", f"The event stream closed early; run status: {status}."
-                    )
-                    yield closing
+        if outcome.kind in ("closed", "idle"):
+            snapshot = ended or outcome.snapshot
+            if snapshot is None:
+                try:
+                    snapshot = await client.get_run(run_id)
+                except HostError as snapshot_error:
+                    if snapshot_error.status in _FATAL_STATUSES:
+                        raise
+                    error = snapshot_error
+            if snapshot is not None:
+                status = _status_of(snapshot)
+                if synthesize_terminal(run_id, snapshot) is not None:
+                    if ended is None or state.new_events:
+                        # The run ended while this client was away, or the last resume still
+                        # brought events: what the host sent meanwhile is owed before the end.
+                        first = ended is None
+                        ended = snapshot
+                        if first:
+                            after = state.highest if state.highest is not None else "the start"
+                            yield StreamNotice(
+                                "info",
+                                f"The event stream closed before the run's end; the host says "
+                                f"the run is {status}. Reading the events missed after "
+                                f"sequence {after}.",
+                            )
+                        continue
+                    async for item in _recover(client, state, snapshot):
+                        yield item
                     return
                 error = None
-                reason = f"The event stream closed while the run is {status or 'still going'}."
+                silent = f"was silent for {idle_timeout:g} s" if outcome.kind == "idle" else ""
+                reason = (
+                    f"The event stream {silent or 'closed'} while the run is "
+                    f"{status or 'still going'}."
+                )
 
         failures += 1
         if failures > max_reconnects:
@@ -379,6 +520,80 @@ async def subscribe(
             f"(attempt {failures} of {max_reconnects}).",
         )
         await sleep(delay)
+
+
+#: Keys under which hosts tell the highest sequence in a run's log (the spec's poll answer says
+#: ``lastSequence``, the Python host's ``lastEventSeq``).
+_LAST_SEQUENCE_KEYS = ("lastSequence", "lastEventSeq", "lastEventSequence")
+
+
+def _host_last_sequence(*docs: Mapping[str, Any] | None) -> int | None:
+    """The highest sequence in the run's log, as the first document that tells it says."""
+    for doc in docs:
+        if doc is None:
+            continue
+        for key in _LAST_SEQUENCE_KEYS:
+            value = doc.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value
+        count = doc.get("eventCount")
+        if isinstance(count, int) and not isinstance(count, bool):
+            return count - 1
+    return None
+
+
+def _missing(highest: int | None, last: int | None) -> str:
+    """How many events the client lacks, as far as the host's last sequence tells."""
+    if last is None:
+        return "How many events are missing is unknown (the host does not say)."
+    have = highest if highest is not None else -1
+    if last <= have:
+        return "No events are missing but the run's end event."
+    count = last - have
+    span = f"sequence {last}" if count == 1 else f"sequences {have + 1} to {last}"
+    # Some of them may be events the chosen stream modes would have left out anyway.
+    if count == 1:
+        return f"Up to 1 event ({span}) is missing."
+    return f"Up to {count} events ({span}) are missing."
+
+
+#: How long the recovery poll may wait on the host; the run is over, so it should not wait.
+RECOVERY_POLL_TIMEOUT = 1.0
+
+
+async def _recover(
+    client: HostClient, state: _State, snapshot: Mapping[str, Any]
+) -> AsyncIterator[StreamItem]:
+    """The run is over and a resume brought nothing: poll for what was missed, else end from
+    the snapshot and say what could not be got back."""
+    why = ""
+    doc: Mapping[str, Any] | None = None
+    try:
+        doc = await client.poll_events(state.run_id, state.highest, timeout=RECOVERY_POLL_TIMEOUT)
+    except HostError as error:
+        if error.status in (401, 403):
+            raise
+        why = error.message
+    if doc is not None:
+        events = doc.get("events")
+        if isinstance(events, list):
+            for item in state.accept_documents(events, "poll answer"):
+                yield item
+            if state.terminal:
+                return
+            why = "its poll answer has no end event"
+        else:
+            why = "its poll answer has no 'events' list"
+    closing = synthesize_terminal(state.run_id, snapshot)
+    assert closing is not None  # only called with a terminal snapshot
+    after = state.highest if state.highest is not None else "the start"
+    missing = _missing(state.highest, _host_last_sequence(doc, snapshot))
+    yield StreamNotice(
+        "warning",
+        f"The host did not give back the events after sequence {after} ({why.rstrip('.')}); "
+        f"ending the run from its snapshot (status: {closing.raw['status']}). {missing}",
+    )
+    yield closing
 
 
 def _events_of_json(state: _State, body: str) -> list[StreamItem]:
