@@ -134,6 +134,10 @@ def host_value(
         return "[value could not be read]"
 
 
+def _more(count: int, one: str, many: str) -> str:
+    return f"[{count:,} more {one if count == 1 else many} not shown]"
+
+
 def _copy(
     value: Any,
     secrets: tuple[str, ...],
@@ -164,7 +168,7 @@ def _copy(
         if isinstance(target, dict):
             for key, item in source.items():
                 if budget <= 0:
-                    target["…"] = f"[{len(source) - len(target):,} more entries not shown]"
+                    target["…"] = _more(len(source) - len(target), "entry", "entries")
                     break
                 budget -= 1
                 name = host_text(key if isinstance(key, str) else str(key), secrets)
@@ -175,7 +179,7 @@ def _copy(
         else:
             for item in source:
                 if budget <= 0:
-                    target.append(f"[{len(source) - len(target):,} more items not shown]")
+                    target.append(_more(len(source) - len(target), "item", "items"))
                     break
                 budget -= 1
                 copied, pending = start(item, depth)
