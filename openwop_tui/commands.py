@@ -30,6 +30,7 @@ from openwop_tui.config import Config
 from openwop_tui.printer import TranscriptPrinter
 from openwop_tui.protocol.client import HostClient, HostError
 from openwop_tui.protocol.events import RunEvent
+from openwop_tui.protocol.hostdata import secrets_of
 from openwop_tui.protocol.sse import SSEDecoder, decode_frame
 from openwop_tui.protocol.stream import StreamNotice
 from openwop_tui.renderers.base import AudioSupport, RenderContext
@@ -103,15 +104,24 @@ def render_file(path: str, output: Output) -> int:
         print(f"openwop-tui: cannot read {path}: {error.strerror or error}", file=sys.stderr)
         return EXIT_USAGE
     audio = AudioSupport(False, "this is a printed transcript; play it in the app")
-    return asyncio.run(_render_text(text, output.printer(audio=audio)))
+    # A recording may hold the key a host echoed back: mask the configured one, if any.
+    secrets = secrets_of(output.config.api_key)
+    return asyncio.run(_render_text(text, output.printer(audio=audio), secrets=secrets))
 
 
-async def _render_text(text: str, printer: TranscriptPrinter) -> int:
-    transcript = Transcript()
+async def _render_text(
+    text: str,
+    printer: TranscriptPrinter,
+    *,
+    secrets: tuple[str, ...] = (),
+    transcript: Transcript | None = None,
+) -> int:
+    """Decode ``text`` (SSE), fold it into ``transcript`` (a new one by default) and print it."""
+    transcript = Transcript() if transcript is None else transcript
     decoder = SSEDecoder()
     frames = [*decoder.feed(text), *decoder.close()]
     for frame in frames:
-        result = decode_frame(frame)
+        result = decode_frame(frame, secrets=secrets)
         for problem in result.problems:
             await printer.feed([transcript.add_notice("warning", problem)])
         for event in result.events:

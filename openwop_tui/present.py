@@ -10,13 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Group, RenderableType
-from rich.markdown import Markdown
 from rich.padding import Padding
 from rich.text import Text
 
 from openwop_tui import units
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.sanitize import clean, safe_text
+from openwop_tui.sanitize_markdown import SafeMarkdown
 from openwop_tui.transcript import AssistantTurn, Notice, Reasoning, ToolCall, UserTurn
 
 NOTICE_STYLE = {"info": ("•", "dim"), "warning": ("⚠", "yellow"), "error": ("✖", "bold red")}
@@ -35,11 +35,10 @@ def user(turn: UserTurn) -> RenderableType:
 def assistant(turn: AssistantTurn, code_theme: str = "monokai") -> RenderableType:
     """A reply rendered as markdown (incomplete markdown shows as it stands)."""
     label = "Assistant" + (f" · {clean(turn.model)}" if turn.model else "")
-    # Same rule as the markdown renderer: no terminal hyperlinks from host text, the URL shows.
+    # Same rule as the markdown renderer: no terminal hyperlinks from host text, the URL shows;
+    # cleaned before and after parsing (character references decode to controls).
     body = (
-        Markdown(clean(turn.text), code_theme=code_theme, hyperlinks=False)
-        if turn.text
-        else Text("…")
+        SafeMarkdown(turn.text, code_theme=code_theme, hyperlinks=False) if turn.text else Text("…")
     )
     return Group(heading(label, "bold green"), Padding(body, (0, 0, 0, 2)))
 

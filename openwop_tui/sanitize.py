@@ -16,8 +16,20 @@ reads (the "Trojan Source" trick), so a file name can show one extension and be 
 * ``\\r\\n`` becomes ``\\n``: Windows line ends are harmless and common, and showing ``␍`` on
   every line would bury the characters that matter.
 
+`clean_label` is stricter, for names and titles (a media name, an envelope title or alt text):
+on top of `clean` it makes *invisible* characters visible, since in a name they hide what the
+name really is (``invoice\u200b.pdf`` is not ``invoice.pdf``): zero-width space, joiners and
+non-joiner (U+200B-U+200D), word joiner and invisible operators (U+2060-U+2064), BOM/ZWNBSP
+(U+FEFF), Mongolian vowel separator (U+180E), soft hyphen (U+00AD), combining grapheme joiner
+(U+034F), Hangul fillers (U+115F, U+1160, U+3164, U+FFA0), tag characters (U+E0000-U+E007F) and
+the variation selectors except U+FE0E/U+FE0F. Those two stay: they pick text or emoji style
+(``❤️`` is U+2764 U+FE0F) and hide nothing; the others have no use in a name and can smuggle
+hidden data after a visible character. Bidi marks and isolates are already made visible by
+`clean`.
+
 `safe_text` wraps the result in a Rich `Text` (never parsed as markup); `safe_filename` makes a
-name safe to save a file under. Every function here is pure.
+name safe to save a file under (it drops the same invisible characters). Every function here is
+pure.
 """
 
 from __future__ import annotations
@@ -26,9 +38,16 @@ import re
 
 from rich.text import Text
 
-__all__ = ["clean", "safe_filename", "safe_text"]
+__all__ = ["clean", "clean_label", "safe_filename", "safe_text"]
 
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+
+#: Characters that draw nothing; `clean_label` shows them, `safe_filename` drops them.
+_INVISIBLE = (
+    "\u00ad\u034f\u115f\u1160\u180e\u200b-\u200d\u2060-\u2064\u3164"
+    "\ufe00-\ufe0d\ufeff\uffa0\U000e0000-\U000e007f\U000e0100-\U000e01ef"
+)
+_INVISIBLE_RE = re.compile(f"[{_INVISIBLE}]")
 
 #: Everything `clean` rewrites. ``\r\n`` comes first so it wins over a lone ``\r``.
 _UNSAFE = re.compile(f"\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}\ud800-\udfff]")
@@ -63,6 +82,14 @@ def clean(text: str) -> str:
     return _UNSAFE.sub(_substitute, text)
 
 
+def clean_label(text: str) -> str:
+    """`clean`, and invisible characters shown as ``<U+200B>``: for names and titles.
+
+    Idempotent, like `clean`: the markers it writes are plain ASCII.
+    """
+    return _INVISIBLE_RE.sub(_substitute, clean(text))
+
+
 def safe_text(text: str, style: str = "") -> Text:
     """A Rich `Text` of the cleaned ``text``: literal, never interpreted as console markup."""
     return Text(clean(text), style=style)
@@ -70,7 +97,7 @@ def safe_text(text: str, style: str = "") -> Text:
 
 #: Characters never kept in a saved file name: path separators, characters Windows refuses,
 #: and everything `clean` would rewrite.
-_FILENAME_UNSAFE = re.compile(f'[/\\\\:*?"<>|\x00-\x1f\x7f-\x9f{_BIDI}\ud800-\udfff]')
+_FILENAME_UNSAFE = re.compile(f'[/\\\\:*?"<>|\x00-\x1f\x7f-\x9f{_BIDI}{_INVISIBLE}\ud800-\udfff]')
 _MAX_FILENAME_BYTES = 200  # below the 255-byte limit of common file systems, with room to spare
 _MAX_SUFFIX = 16
 
@@ -78,9 +105,10 @@ _MAX_SUFFIX = 16
 def safe_filename(name: str | None, fallback: str) -> str:
     """A file name derived from a host-supplied ``name``, safe to create in a directory.
 
-    Path separators, controls and bidi characters become ``_``; leading dots (hidden files,
-    ``..``) and surrounding spaces are stripped; the result is capped at 200 UTF-8 bytes, keeping
-    the extension. An empty result uses ``fallback`` (itself made safe), then ``"download"``.
+    Path separators, controls, bidi and invisible characters become ``_``; leading dots (hidden
+    files, ``..``) and surrounding spaces are stripped; the result is capped at 200 UTF-8 bytes,
+    keeping the extension. An empty result uses ``fallback`` (itself made safe), then
+    ``"download"``.
     """
     for candidate in (name, fallback, "download"):
         if not candidate:

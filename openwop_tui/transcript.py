@@ -15,7 +15,9 @@ What the fold understands (protocol.md §3.6, §6):
 * every envelope, in order, de-duplicated on its correlation id (re-emission rule E2);
 * run and node lifecycle, failures, interrupts and anything else worth a line.
 
-Unknown event types are ignored: the fold never raises on what a host sends. Pure: no I/O.
+Unknown event types are ignored, and the fold never raises on what a host sends: an event a
+handler fails on becomes an error `Notice` naming its type and quoting its JSON (escaped, cut),
+and the run goes on (`Transcript.apply`). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from openwop_tui.items import (
 )
 from openwop_tui.protocol.envelopes import Envelope, extract_envelopes, reply_completion
 from openwop_tui.protocol.events import CHUNK_TYPES, RunEvent, chunk_text
+from openwop_tui.sanitize import clean
 from openwop_tui.units import compact_json
 
 # The item types are re-exported: `from openwop_tui.transcript import Notice` reads naturally.
@@ -56,6 +59,26 @@ __all__ = [
     "Updated",
     "UserTurn",
 ]
+
+
+#: How much of an unreadable event's JSON its error notice quotes.
+UNREADABLE_EXCERPT = 300
+
+
+def _unreadable(event: RunEvent, error: Exception) -> str:
+    """The sentence for an event a handler failed on: its type, what failed, its JSON."""
+    try:
+        kind = clean(str(event.type))[:80]
+        shown = compact_json(event.raw if event.raw is not None else event.payload, 10_000)
+        # Cleaned first, then cut: the excerpt shows every control as its visible form.
+        excerpt = clean(shown)[:UNREADABLE_EXCERPT]
+        more = "…" if len(shown) > UNREADABLE_EXCERPT else ""
+    except Exception:  # the event itself is broken beyond showing
+        kind, excerpt, more = "?", "(cannot be shown)", ""
+    # The exception's type only: its message may quote host text, and says nothing to a user.
+    return (
+        f"could not read a {kind} event ({type(error).__name__}); the run goes on · {excerpt}{more}"
+    )
 
 
 def _text(value: Any) -> str | None:
@@ -138,13 +161,20 @@ class Transcript:
         return self._notice(level, text, verbose=verbose)
 
     def apply(self, event: RunEvent) -> list[Change]:
-        """Fold one event in; return what changed (often nothing)."""
-        handler = _HANDLERS.get(event.type)
-        if handler is not None:
-            return handler(self, event)
-        if event.type in CHUNK_TYPES:
-            return self._on_chunk(event)
-        return []
+        """Fold one event in; return what changed (often nothing). Never raises.
+
+        A handler that fails (a hand-built event of an unexpected shape, a bug) turns the event
+        into an error `Notice` with its type and raw JSON, and the fold goes on.
+        """
+        try:
+            handler = _HANDLERS.get(event.type)
+            if handler is not None:
+                return handler(self, event)
+            if event.type in CHUNK_TYPES:
+                return self._on_chunk(event)
+            return []
+        except Exception as error:
+            return [self._notice("error", _unreadable(event, error), event)]
 
     # ----------------------------------------------------------------- chunks
 

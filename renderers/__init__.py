@@ -3,7 +3,10 @@
 `register` fills the registry (registering a key twice fails loudly at import time); `resolve`
 returns the renderer for a display value, or the raw-JSON fallback for an absent or unknown one;
 `render` resolves and calls, and never raises: a renderer that fails shows the envelope as JSON
-with the error, so nothing is lost.
+with the reason, so nothing is lost; if even the JSON view fails, a plain text block says so.
+Failures are logged with their traceback at WARNING on this module's logger, which carries a
+`logging.NullHandler`: the record reaches a log file the application configured, and never
+falls through to Python's last-resort handler, which would print it on the user's terminal.
 
 Third-party renderers can be added through the ``openwop_tui.renderers`` entry-point group: each
 entry point names a module that calls `register` when imported. They are loaded lazily, the first
@@ -18,6 +21,8 @@ from collections.abc import Callable
 from importlib import import_module
 from importlib.metadata import entry_points
 
+from rich.text import Text
+
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import (
     Action,
@@ -28,6 +33,7 @@ from openwop_tui.renderers.base import (
     Rendered,
     Renderer,
 )
+from openwop_tui.sanitize import clean
 
 __all__ = [
     "FALLBACK",
@@ -45,6 +51,9 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+# With no handler anywhere, logging prints WARNING records (and tracebacks) to stderr, which is
+# the user's terminal. A NullHandler here stops that and still lets records propagate to a file.
+log.addHandler(logging.NullHandler())
 
 #: The registry key of the raw-JSON fallback.
 FALLBACK = "json"
@@ -111,16 +120,35 @@ def resolve(display: str | None) -> Renderer:
 
 def render(envelope: Envelope, context: RenderContext) -> Rendered:
     """Draw ``envelope`` with the renderer its display value selects. Never raises."""
-    renderer = resolve(envelope.display)
     try:
+        renderer = resolve(envelope.display)
         return renderer(envelope, context)
     except Exception as error:  # the last line of defence: show the JSON and the reason
-        log.exception("renderer for %r failed", envelope.display)
+        log.warning("renderer for %r failed", _shown(envelope.display), exc_info=True)
+        reason = f"the {_shown(envelope.display)} renderer failed: {_error_text(error)}"
+    try:
         fallback = _REGISTRY[FALLBACK](envelope, context)
-        reason = f"the {envelope.display} renderer failed: {type(error).__name__}: {error}"
         return Rendered(
-            title=fallback.title,
-            body=fallback.body,
-            degraded=reason,
-            data=fallback.data,
+            title=fallback.title, body=fallback.body, degraded=reason, data=fallback.data
         )
+    except Exception:
+        log.warning("the JSON fallback failed too", exc_info=True)
+        return Rendered(
+            title="envelope not shown",
+            body=Text(f"This envelope cannot be shown: {reason}, and its JSON view failed too."),
+            degraded=reason,
+        )
+
+
+def _error_text(error: Exception) -> str:
+    """``Type: message``, the message cleaned and cut (it may quote host text)."""
+    try:
+        message = clean(str(error))[:200]
+    except Exception:  # a broken __str__
+        message = ""
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__
+
+
+def _shown(display: object) -> str:
+    """A display value for a message: cleaned, short (it is the host's)."""
+    return clean(str(display))[:80] if display is not None else "JSON"

@@ -12,9 +12,9 @@ from __future__ import annotations
 import base64
 import binascii
 import mimetypes
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from rich import box
 from rich.console import RenderableType
@@ -29,6 +29,9 @@ from openwop_tui.units import exact_size, human_size
 
 SAVE = Action("save", "Save")
 OPEN = Action("open", "Open")
+
+#: An URL scheme, as RFC 3986 spells it (what `urlsplit` would find, without its exceptions).
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 #: Base64 grows data by 4/3; this much extra tolerates padding and line breaks.
 _BASE64_SLACK = 1024
@@ -106,7 +109,8 @@ class Media:
                 return f"inline data — {save_hint}"
             return f"{self.url} (downloaded — {save_hint})" if self.url else save_hint
         if self.url:
-            absolute = bool(urlsplit(self.url).scheme)
+            # Not `urlsplit`: it raises on a malformed host (``https://[x]/a.png``).
+            absolute = _SCHEME.match(self.url) is not None
             return self.url if absolute else f"{self.url} (relative to the host's base URL)"
         if self.inline:
             return "inline in the envelope only (not decoded; see the raw envelope)"

@@ -5,7 +5,10 @@ whole envelope as the host sent it (or the payload, for a hint lifted out of ``o
 and highlighted, under a title that says why it is shown as JSON.
 
 Very long strings (inline base64, mostly) are abbreviated on screen so one image does not fill the
-scrollback with noise; ``data`` keeps the full JSON for copy and save.
+scrollback with noise; ``data`` keeps the full JSON for copy and save. What is drawn is bounded:
+nesting past `MAX_SHOWN_DEPTH` levels and values past `MAX_SHOWN_ITEMS` are replaced by a marker
+(`openwop_tui.protocol.hostdata.host_value` does the walk, without recursion), so a document
+nested hundreds deep or millions wide costs a bounded amount of drawing.
 """
 
 from __future__ import annotations
@@ -17,34 +20,36 @@ from rich.highlighter import JSONHighlighter
 from rich.text import Text
 
 from openwop_tui.protocol.envelopes import KNOWN_DISPLAYS, Envelope
+from openwop_tui.protocol.hostdata import host_value
 from openwop_tui.renderers import register
 from openwop_tui.renderers.base import Action, RenderContext, Rendered
 from openwop_tui.sanitize import clean
 
 #: Strings longer than this are cut on screen (with the number of characters left out).
 MAX_STRING = 2000
-_KEEP = 200
+#: Deepest nesting drawn (each level indents two columns: 24 levels is half a narrow terminal).
+MAX_SHOWN_DEPTH = 24
+#: Most values drawn from one document.
+MAX_SHOWN_ITEMS = 20_000
 
 _HIGHLIGHT = JSONHighlighter()
 
 
 def _abbreviate(value: Any) -> Any:
-    if isinstance(value, str) and len(value) > MAX_STRING:
-        return f"{value[:_KEEP]}… [{len(value) - _KEEP:,} more characters]"
-    if isinstance(value, dict):
-        return {key: _abbreviate(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_abbreviate(item) for item in value]
-    return value
+    """A bounded, cleaned copy to draw: long strings cut, depth and size capped."""
+    return host_value(
+        value, max_depth=MAX_SHOWN_DEPTH, max_items=MAX_SHOWN_ITEMS, max_string=MAX_STRING
+    )
 
 
 def _dump(value: Any) -> str:
     # The document came from JSON, but a hand-built envelope might hold anything: this renderer
-    # is the last line of defence, so even a circular structure gets shown, as its repr.
+    # is the last line of defence, so a circular or very deep structure is dumped from its
+    # bounded copy (which `host_value` always produces) instead.
     try:
         return json.dumps(value, indent=2, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        return repr(value)
+    except (TypeError, ValueError, RecursionError):
+        return json.dumps(host_value(value), indent=2, ensure_ascii=False)
 
 
 def reason(envelope: Envelope) -> str:
@@ -74,7 +79,7 @@ def as_json(envelope: Envelope, why: str | None = None) -> Rendered:
         title=why or reason(envelope),
         body=text,
         actions=(Action("copy", "Copy JSON"),),
-        data=_dump(value).encode(),
+        data=_dump(value).encode(errors="replace"),  # a hand-built lone surrogate, say
         media_type="application/json",
         filename="envelope.json",
     )

@@ -1,7 +1,10 @@
 """The ``markdown`` renderer: the envelope's text as Rich Markdown.
 
 The source is cleaned *before* parsing, so an escape sequence cannot hide inside a code span or a
-link. Links are drawn as ``text (url)`` rather than terminal hyperlinks: in a chat with a remote
+link, and the parsed tokens are cleaned *after* it (`openwop_tui.sanitize_markdown.SafeMarkdown`),
+so a character reference (``&#x202e;``, ``&rlm;``) cannot decode into a bidi control.
+
+Links are drawn as ``text (url)`` rather than terminal hyperlinks: in a chat with a remote
 model, the user should see where a link goes before following it.
 """
 
@@ -9,22 +12,22 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from rich.markdown import Markdown
-
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers import register
 from openwop_tui.renderers._common import join, media_ref, text_of
 from openwop_tui.renderers.base import RenderContext, Rendered
 from openwop_tui.renderers.json import as_json
 from openwop_tui.sanitize import clean
+from openwop_tui.sanitize_markdown import SafeMarkdown
 
 #: Payload keys that may hold the markdown when the envelope has no text of its own.
 TEXT_KEYS = ("markdown", "text", "content")
 
 
-def markdown(source: str, context: RenderContext) -> Markdown:
-    """A Rich `Markdown` of host text, cleaned first; shared with the card renderer."""
-    return Markdown(clean(source), code_theme=context.code_theme, hyperlinks=False)
+def markdown(source: str, context: RenderContext) -> SafeMarkdown:
+    """A Rich `Markdown` of host text, cleaned before and after parsing; shared with the card
+    renderer."""
+    return SafeMarkdown(source, code_theme=context.code_theme, hyperlinks=False)
 
 
 def text_instead(envelope: Envelope, context: RenderContext) -> Rendered | None:

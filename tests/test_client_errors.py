@@ -13,6 +13,7 @@ import pytest
 from client_support import KEY, answer, make_client, raising
 
 from openwop_tui.protocol.client import HostClient, HostError
+from openwop_tui.sanitize import clean
 
 
 async def test_connection_refused_on_a_real_closed_port() -> None:
@@ -276,7 +277,8 @@ async def test_host_error_codes_and_messages_are_cleaned(status: int, body: Any)
         with pytest.raises(HostError) as caught:
             await client.get_run("r")
     assert_terminal_safe(caught.value.message)
-    assert caught.value.code == HOSTILE  # the code itself stays verbatim, for the logic
+    # The code is cleaned where the body is decoded (hostdata): only printable text leaves it.
+    assert caught.value.code == clean(HOSTILE)
 
 
 async def test_host_error_code_shows_as_sanitize_clean_shows_it() -> None:

@@ -11,7 +11,10 @@ written against what real hosts send (protocol.md §10), not only the spec:
 * the Python host's create response has no ``eventsUrl``; it is built from the run id, and an
   ``eventsUrl`` on another origin is ignored so the Bearer key cannot follow it;
 * the API key is only ever put in an ``Authorization`` header: never logged, never sent to
-  discovery or to an asset URL, and redirects are never followed.
+  discovery or to an asset URL, and redirects are never followed;
+* every JSON answer is passed through `openwop_tui.protocol.hostdata.host_value` as it is
+  decoded (strings cleaned, the API key masked, numbers clamped, depth bounded): what the
+  client's methods return is safe to show.
 
 The rest of the protocol layer is split by concern, and this module wires it together:
 
@@ -52,6 +55,7 @@ from openwop_tui.protocol.errors import (
     excerpt,
     host_error,
 )
+from openwop_tui.protocol.hostdata import host_value, secrets_of
 from openwop_tui.protocol.media import DEFAULT_MAX_BYTES, Asset, MediaPolicy, fetch_asset
 
 __all__ = [
@@ -165,6 +169,12 @@ class HostClient:
         return self._api_key
 
     @property
+    def secrets(self) -> tuple[str, ...]:
+        """What to mask in host data (the API key, if set): pass it to
+        `openwop_tui.protocol.hostdata.host_value` and `normalize` wherever host JSON enters."""
+        return secrets_of(self._api_key)
+
+    @property
     def discovery(self) -> Discovery | None:
         """The last discovery result, if `discover` was called."""
         return self._discovery
@@ -252,7 +262,8 @@ class HostClient:
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> tuple[httpx.Response, Any]:
-        """Send one request; return the response and its decoded JSON (``None`` when empty)."""
+        """Send one request; return the response and its decoded JSON (``None`` when empty),
+        cleaned by `host_value`."""
         headers = self.request_headers(auth=auth)
         if extra_headers:
             headers.update(extra_headers)
@@ -277,11 +288,12 @@ class HostClient:
         if not text.strip():
             return response, None
         try:
-            return response, json.loads(text)
+            return response, host_value(json.loads(text), self.secrets)
         except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
+            shown = excerpt(text, BODY_EXCERPT, secrets=self.secrets)
             raise self._error(
                 f"The host answered {response.status_code} when asked to {action}, but the body "
-                f"is not JSON: {excerpt(text, BODY_EXCERPT)!r}.",
+                f"is not JSON: {shown!r}.",
                 status=response.status_code,
                 code="bad_response",
             ) from None
@@ -319,7 +331,7 @@ class HostClient:
         if not 200 <= response.status_code < 300:
             raise self.error_for_response(response, response.content, action=action)
         try:
-            doc = json.loads(response.text)
+            doc = host_value(json.loads(response.text), self.secrets)
         except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
             content_type = response.headers.get("content-type", "no content type")
             raise self._error(

@@ -13,16 +13,22 @@ Media travel as ``media.image`` / ``media.audio`` / ``media.file`` envelopes who
 also record them as events of those types; both are accepted.
 
 `extract_envelopes` keeps the source event beside each envelope so the inspector can show both.
+It never raises: an event it cannot read yields one ``unreadable`` envelope that shows the
+payload as JSON. The event's host data is already clean (`normalize`); names and titles (a
+media ``name``, the hint's ``title`` and ``alt``) also go through
+`openwop_tui.sanitize.clean_label`, so zero-width and other invisible characters show.
 Pure: no I/O, no Textual.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from openwop_tui.protocol.events import RunEvent
+from openwop_tui.sanitize import clean_label
 
 #: Display values the client has renderers for (closed enum in the spec, `ai-envelope.md`).
 KNOWN_DISPLAYS = frozenset({"markdown", "code", "card", "image", "audio", "file"})
@@ -56,12 +62,13 @@ class Rendering:
             item = value.get(key)
             return item if isinstance(item, str) and item else None
 
+        alt, title = text("alt"), text("title")
         return cls(
             display=text("display"),
             mime_type=text("mimeType"),
             lang=text("lang"),
-            alt=text("alt"),
-            title=text("title"),
+            alt=clean_label(alt) if alt else None,
+            title=clean_label(title) if title else None,
         )
 
 
@@ -99,13 +106,20 @@ class MediaRef:
             base64=data,
             bytes=size if isinstance(size, int) and not isinstance(size, bool) else None,
             mime_type=mime if isinstance(mime, str) and mime else None,
-            name=name if isinstance(name, str) and name else None,
-            duration_seconds=(
-                float(duration)
-                if isinstance(duration, int | float) and not isinstance(duration, bool)
-                else None
-            ),
+            name=clean_label(name) if isinstance(name, str) and name else None,
+            duration_seconds=_seconds(duration),
         )
+
+
+def _seconds(value: Any) -> float | None:
+    """A finite, non-negative duration, or ``None`` (a hand-built huge int would overflow)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    try:
+        seconds = float(value)
+    except OverflowError:
+        return None
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,14 +240,32 @@ def reply_completion(event: RunEvent, envelopes: list[Envelope] | None = None) -
 
 
 def extract_envelopes(event: RunEvent) -> list[Envelope]:
-    """Return the envelopes a run event carries, in order (usually zero or one).
+    """Return the envelopes a run event carries, in order (usually zero or one). Never raises.
 
     * ``node.completed`` with ``outputs.envelope`` (an object, or a list of them);
     * ``node.completed`` with only ``outputs.rendering`` + ``outputs.completion``: a lifted hint
       on the completion text; a plain ``markdown`` (or absent) hint is *not* an envelope, it is
       the assistant's reply text and belongs to the turn;
     * ``media.image`` / ``media.audio`` / ``media.file`` events whose payload is the media payload.
+
+    An event that cannot be read (a hand-built payload of the wrong shape) gives one envelope of
+    kind ``unreadable`` with no hint: the JSON renderer shows its payload.
     """
+    try:
+        return _extract(event)
+    except Exception:  # the fold must go on; what the host sent stays visible as JSON
+        return [
+            Envelope(
+                kind="unreadable",
+                payload=event.payload,
+                rendering=Rendering(),
+                source=event,
+                node_id=event.node_id,
+            )
+        ]
+
+
+def _extract(event: RunEvent) -> list[Envelope]:
     if event.type in MEDIA_KINDS:
         payload = event.payload
         inner = payload.get("envelope")

@@ -35,6 +35,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from openwop_tui.protocol.hostdata import host_value, mask, secrets_of
 from openwop_tui.sanitize import clean
 
 __all__ = [
@@ -81,7 +82,8 @@ class HostError(Exception):
     ``redirect``. ``retry_after`` is the host's ``Retry-After`` in seconds, when it sent one.
 
     ``message`` is safe to print: host text in it went through `excerpt`. ``code`` and
-    ``details`` are the host's own, verbatim, for the client's logic: show them cleaned.
+    ``details`` are the host's own, decoded through `openwop_tui.protocol.hostdata.host_value`
+    (cleaned, the API key masked), so they are safe to show too; ``code`` is not cut.
     """
 
     def __init__(
@@ -107,8 +109,11 @@ class HostError(Exception):
         return f"HostError(status={self.status!r}, code={self.code!r}, message={self.message!r})"
 
 
-def excerpt(text: str, limit: int = HOST_MESSAGE_MAX) -> str:
+def excerpt(text: str, limit: int = HOST_MESSAGE_MAX, *, secrets: tuple[str, ...] = ()) -> str:
     """Make host-supplied text safe for a one-line message: controls made visible, length cut.
+
+    ``secrets`` are masked *before* the cut: a cut through a key would leave a piece of it that
+    a later scrub of the whole message cannot recognise.
 
     The visible forms are `openwop_tui.sanitize.clean`'s (ESC shows as ``␛``, C1 and bidi
     controls as ``<U+009B>``, ``<U+202E>``); on top of that the message stays on one line (a line
@@ -117,6 +122,10 @@ def excerpt(text: str, limit: int = HOST_MESSAGE_MAX) -> str:
     """
     # `clean` shortens nothing but CRLF (to LF), so 2 * limit + 2 characters of the text always
     # give more than `limit`: when the text is longer than that, the result below is cut anyway.
+    if secrets:
+        # The window is wider than the cut by the longest secret, so a key that straddles the
+        # cut is seen whole (or as a prefix at the window's end, which `mask` also catches).
+        text = mask(text[: 2 * limit + 2 + max(map(len, secrets))], secrets)
     cleaned = clean(text[: 2 * limit + 2])
     out = "".join(
         _ONE_LINE.get(ch) or (ch if ch.isprintable() else f"<U+{ord(ch):04X}>") for ch in cleaned
@@ -161,6 +170,8 @@ def error_for_exception(
     host is named in the message, ``timeout`` the per-request timeout that may have run out.
     """
     chain = _exception_chain(exc)
+    secrets = secrets_of(api_key)
+    said = excerpt(str(exc), 160, secrets=secrets)  # an exception may quote a URL or a header
     text = " ".join(str(e) for e in chain).lower()
     host = urlsplit(base_url).hostname or origin
     if isinstance(exc, httpx.TimeoutException):
@@ -176,7 +187,7 @@ def error_for_exception(
         return host_error(message, api_key, code="timeout")
     if isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
         return host_error(
-            f"Cannot {action}: the URL is not usable ({excerpt(str(exc))}).",
+            f"Cannot {action}: the URL is not usable ({excerpt(str(exc), secrets=secrets)}).",
             api_key,
             code="invalid_url",
         )
@@ -198,16 +209,16 @@ def error_for_exception(
             )
         if "ssl" in text or "certificate" in text or "tls" in text:
             return host_error(
-                f"Cannot reach {origin} — the TLS handshake failed ({excerpt(str(exc), 160)}).",
+                f"Cannot reach {origin} — the TLS handshake failed ({said}).",
                 api_key,
                 code="tls_error",
             )
         return host_error(
-            f"Cannot reach {origin} — {excerpt(str(exc), 160) or 'connection failed'}.",
+            f"Cannot reach {origin} — {said or 'connection failed'}.",
             api_key,
             code="connection_error",
         )
-    detail = excerpt(str(exc), 160)
+    detail = said
     return host_error(
         f"The connection to {origin} failed while trying to {action} "
         f"({type(exc).__name__}{': ' + detail if detail else ''}).",
@@ -236,12 +247,16 @@ def error_for_response(
     host_message: str | None = None
     details: Any = None
     body_note = ""
+    secrets = secrets_of(api_key)
     text = body.decode("utf-8", errors="replace")
     try:
-        doc: Any = json.loads(text) if text.strip() else None
+        # Cleaned and masked as it is decoded: code, message and details hold no raw host text.
+        doc: Any = host_value(json.loads(text), secrets) if text.strip() else None
     except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
         doc = None
-        body_note = f" The response body is not JSON: {excerpt(text, BODY_EXCERPT)!r}."
+        body_note = (
+            f" The response body is not JSON: {excerpt(text, BODY_EXCERPT, secrets=secrets)!r}."
+        )
     if isinstance(doc, Mapping):
         error = doc.get("error")
         if isinstance(error, Mapping):  # {"error": {"code", "message"}} (older hosts)
@@ -252,7 +267,8 @@ def error_for_response(
         host_message = _text(doc.get("message")) or host_message
         details = doc.get("details")
     elif doc is not None:
-        body_note = f" The error body is not an object: {excerpt(text, BODY_EXCERPT)!r}."
+        shown = excerpt(text, BODY_EXCERPT, secrets=secrets)
+        body_note = f" The error body is not an object: {shown!r}."
 
     says = f" Host says: {excerpt(host_message)}" if host_message else ""
     says = (says.rstrip(".") + ".") if says else ""
@@ -324,7 +340,7 @@ def error_for_response(
         location = response.headers.get("location", "")
         message = (
             f"The host redirected the request to {action} ({label}) to "
-            f"{excerpt(location, 160)!r}; redirects are not followed. "
+            f"{excerpt(location, 160, secrets=secrets)!r}; redirects are not followed. "
             "Use the final address as the host URL."
         )
         code = code or "redirect"
@@ -338,9 +354,8 @@ def error_for_response(
 
 
 def _scrub(text: str, api_key: str | None) -> str:
-    if api_key and api_key in text:
-        text = text.replace(api_key, "[api key]")
-    return text
+    # `mask` also catches a key's prefix left at the end of the text by a cut.
+    return mask(text, secrets_of(api_key))
 
 
 def _text(value: Any) -> str | None:

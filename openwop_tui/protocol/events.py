@@ -12,15 +12,22 @@ v2 hosts also rename event types to kebab case (``agent.tool-called`` for ``agen
 `normalize` folds all of that into one frozen `RunEvent` whose ``type`` is always the v1
 spelling, so nothing downstream has to care which host it is talking to.
 
+Host data is cleaned here, where it enters: `normalize` passes the document through
+`openwop_tui.protocol.hostdata.host_value`, so a `RunEvent`'s ``payload``, ``raw`` and string
+fields are already safe to print (terminal controls visible, the API key masked, numbers
+clamped, depth bounded). Only ``wire`` keeps the frame's text exactly as received.
+
 This module is pure: no I/O, no Textual.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from openwop_tui.protocol.hostdata import host_text, host_value
 
 #: Terminal run events: the stream ends after one of these (protocol.md §3.5).
 TERMINAL_TYPES = frozenset({"run.completed", "run.failed", "run.cancelled"})
@@ -76,8 +83,10 @@ def canonical_type(name: str) -> str:
 class RunEvent:
     """A run event as every layer above the wire sees it.
 
-    ``payload`` is always a dict (``{}`` when the host sent ``null`` or nothing); ``raw`` keeps
-    the JSON exactly as received so the inspector can show what really came over the wire.
+    ``payload`` is always a dict (``{}`` when the host sent ``null`` or nothing); ``raw`` is the
+    whole document, cleaned like the payload (see `openwop_tui.protocol.hostdata`), so the
+    inspector can show every field the host sent. ``wire`` is the frame's ``data:`` text exactly
+    as received, for an event log: it is raw host text and must never be displayed.
     """
 
     type: str
@@ -93,6 +102,8 @@ class RunEvent:
     frame_event: str | None = None
     """The SSE ``event:`` label the frame came with (a type, a stream mode, or ``batch``)."""
     raw: Any = field(default=None, compare=False, repr=False)
+    wire: str | None = field(default=None, compare=False, repr=False)
+    """The frame's data as received (uncleaned, unmasked): for storage only, never shown."""
 
     @property
     def is_terminal(self) -> bool:
@@ -138,17 +149,29 @@ def _str_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def normalize(doc: Any, *, frame_event: str | None = None, frame_id: str | None = None) -> RunEvent:
-    """Turn one decoded JSON event document into a `RunEvent`.
+def normalize(
+    doc: Any,
+    *,
+    frame_event: str | None = None,
+    frame_id: str | None = None,
+    secrets: Iterable[str] = (),
+    wire: str | None = None,
+) -> RunEvent:
+    """Turn one decoded JSON event document into a `RunEvent` of cleaned host data.
 
     ``frame_event`` and ``frame_id`` are the SSE ``event:`` and ``id:`` lines, used when the
-    document itself lacks a type (bare ``messages`` chunks) or a sequence.
+    document itself lacks a type (bare ``messages`` chunks) or a sequence. ``secrets`` (the API
+    key) are masked wherever they occur; ``wire`` is kept as `RunEvent.wire`.
 
     Raises `EventShapeError` for JSON that is not an object, or an object with no type that is
     not a bare chunk either; callers report it and carry on.
     """
     if not isinstance(doc, Mapping):
         raise EventShapeError(f"expected a JSON object, got {type(doc).__name__}")
+    secrets = tuple(secrets)
+    doc = host_value(doc, secrets)
+    if frame_event is not None:
+        frame_event = host_text(frame_event, secrets)
 
     type_name = doc.get("type")
     if isinstance(type_name, str) and type_name:
@@ -184,4 +207,5 @@ def normalize(doc: Any, *, frame_event: str | None = None, frame_id: str | None 
         causation_id=_str_or_none(doc.get("causationId")),
         frame_event=frame_event,
         raw=doc,
+        wire=wire,
     )

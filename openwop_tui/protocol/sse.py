@@ -14,7 +14,9 @@ Two layers, both pure (sans-IO, in the manner of httpx-sse's ``_decoders.py`` an
 * `events_from_frame` turns one frame's ``data:`` into `RunEvent`\\ s: a single RunEventDoc, a
   ``batch`` array of them, or the bare ``outputChunk`` payload of ``messages`` mode
   (protocol.md §3.1, §3.4, §3.5). It never raises: what cannot be understood becomes a
-  specific problem sentence, and the frame's full text is kept in `FrameResult.raw`.
+  specific problem sentence, and the frame's text is kept in `FrameResult.raw` (cleaned, the
+  API key masked, cut at `RAW_CHARS`). Events come out of `normalize`, so their host data is
+  cleaned too; the frame's exact text is on each event's ``wire``, for storage only.
 
 Unlike the WHATWG dispatch rule (and httpx-sse), `SSEFrame.id` is the ``id:`` line *of this
 frame* and ``None`` when the frame had none. Carrying the previous id forward would give a
@@ -27,12 +29,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from openwop_tui.protocol.events import EventShapeError, RunEvent, normalize, parse_int
-from openwop_tui.sanitize import clean
+from openwop_tui.protocol.hostdata import host_text, host_value, mask
 
 __all__ = [
     "MAX_LINE_CHARS",
@@ -47,6 +49,8 @@ __all__ = [
 
 #: How much of a bad frame's text a problem sentence quotes (the full text is in `FrameResult.raw`).
 EXCERPT_CHARS = 80
+#: How much of a bad frame's text `FrameResult.raw` keeps (it is shown in notices and panels).
+RAW_CHARS = 4000
 #: The longest SSE line `SSEDecoder` keeps by default, in characters (16 MiB of ASCII).
 MAX_LINE_CHARS = 16 * 1024 * 1024
 
@@ -266,19 +270,31 @@ class FrameResult:
     events: list[RunEvent] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     raw: str | None = None
-    """The frame's complete ``data:`` text when there are problems, so nothing is lost."""
+    """The frame's ``data:`` text when there are problems: cleaned, the API key masked, and cut
+    at `RAW_CHARS` characters (with a note of the full length), so it is safe to show."""
 
 
-def _describe(event: str, frame_id: str | None) -> str:
+def _describe(event: str, frame_id: str | None, secrets: tuple[str, ...] = ()) -> str:
     # The id and event are the host's: shown as `clean` shows them (an ESC in them is `␛`).
-    where = f"frame id {clean(frame_id)}" if frame_id is not None else "frame without id"
-    return f'{where} (event "{clean(event)}")'
+    shown_id = host_text(frame_id[:200], secrets) if frame_id is not None else None
+    where = f"frame id {shown_id}" if shown_id is not None else "frame without id"
+    return f'{where} (event "{host_text(event[:200], secrets)}")'
 
 
-def _excerpt(data: str) -> str:
-    cut = data[:EXCERPT_CHARS]
+def _excerpt(data: str, secrets: tuple[str, ...] = ()) -> str:
+    # Mask before cutting: a cut through the key would leave a prefix the mask cannot see whole.
+    # `repr` shows every control, bidi and invisible character as an escape; `clean` makes sure.
+    cut = mask(data[: EXCERPT_CHARS + 200], secrets)[:EXCERPT_CHARS]
     more = f" ({len(data)} chars in all)" if len(data) > EXCERPT_CHARS else ""
-    return f"first {EXCERPT_CHARS} chars: {cut!r}{more}"
+    return f"first {EXCERPT_CHARS} chars: {host_text(repr(cut), secrets)}{more}"
+
+
+def safe_raw(data: str, secrets: Iterable[str] = ()) -> str:
+    """A frame's (or body's) text made safe to keep on a notice: masked, cleaned, cut."""
+    head = host_text(data[: RAW_CHARS + 200], tuple(secrets))
+    if len(data) <= RAW_CHARS and len(head) <= RAW_CHARS:
+        return head
+    return f"{head[:RAW_CHARS]}… ({len(data)} chars in all)"
 
 
 def _json_kind(value: Any) -> str:
@@ -294,23 +310,36 @@ def _json_kind(value: Any) -> str:
 
 
 def snapshot_event(
-    doc: Mapping[str, Any], *, frame_event: str | None = None, frame_id: str | None = None
+    doc: Mapping[str, Any],
+    *,
+    frame_event: str | None = None,
+    frame_id: str | None = None,
+    secrets: Iterable[str] = (),
+    wire: str | None = None,
 ) -> RunEvent:
-    """A ``state.snapshot`` event from a ``values``-mode frame whose data is a bare RunSnapshot."""
-    run_id = doc.get("runId")
+    """A ``state.snapshot`` event from a ``values``-mode frame whose data is a bare RunSnapshot
+    (its host data cleaned, as `normalize` does)."""
+    secrets = tuple(secrets)
+    cleaned = host_value(doc, secrets)
+    run_id = cleaned.get("runId")
     sequence = parse_int(frame_id) if frame_id is not None else None
     return RunEvent(
         type="state.snapshot",
-        payload=doc,
+        payload=cleaned,
         sequence=sequence,
         run_id=run_id if isinstance(run_id, str) and run_id else None,
-        frame_event=frame_event,
-        raw=doc,
+        frame_event=None if frame_event is None else host_text(frame_event, secrets),
+        raw=cleaned,
+        wire=wire,
     )
 
 
-def events_from_frame(event: str, data: str, id: str | None = None) -> FrameResult:
+def events_from_frame(
+    event: str, data: str, id: str | None = None, *, secrets: Iterable[str] = ()
+) -> FrameResult:
     """Decode one frame's data into run events; report what cannot be decoded, never raise.
+
+    ``secrets`` (the API key) are masked in the events and in every problem sentence.
 
     * a JSON object: one RunEventDoc (any of the three host shapes), or a bare ``outputChunk``
       (``messages`` mode), or, for ``event: state.snapshot``, a bare RunSnapshot;
@@ -320,14 +349,16 @@ def events_from_frame(event: str, data: str, id: str | None = None) -> FrameResu
     """
     if not data.strip():
         return FrameResult()
-    where = _describe(event, id)
+    secrets = tuple(secrets)
+    where = _describe(event, id, secrets)
     try:
         doc = json.loads(data)
     except json.JSONDecodeError as error:
         problem = (
-            f"{where}: data is not valid JSON: {error.msg} at char {error.pos}; {_excerpt(data)}"
+            f"{where}: data is not valid JSON: {error.msg} at char {error.pos}; "
+            f"{_excerpt(data, secrets)}"
         )
-        return FrameResult(problems=[problem], raw=data)
+        return FrameResult(problems=[problem], raw=safe_raw(data, secrets))
     except (ValueError, RecursionError) as error:
         # Valid JSON Python will not build: an integer over `sys.get_int_max_str_digits()`
         # digits (ValueError), or arrays/objects nested deeper than the recursion limit.
@@ -336,37 +367,45 @@ def events_from_frame(event: str, data: str, id: str | None = None) -> FrameResu
             if isinstance(error, RecursionError)
             else f"a number in it has too many digits: {error}"
         )
-        problem = f"{where}: data cannot be decoded ({reason}); {_excerpt(data)}"
-        return FrameResult(problems=[problem], raw=data)
+        problem = f"{where}: data cannot be decoded ({reason}); {_excerpt(data, secrets)}"
+        return FrameResult(problems=[problem], raw=safe_raw(data, secrets))
 
     if isinstance(doc, list):
         events: list[RunEvent] = []
         problems: list[str] = []
         for index, element in enumerate(doc):
             try:
-                events.append(normalize(element, frame_event=event))
+                events.append(normalize(element, frame_event=event, secrets=secrets, wire=data))
             except EventShapeError as error:
+                shown = json.dumps(host_value(element, secrets))
                 problems.append(
                     f"{where}: batch element {index + 1} of {len(doc)} is not a run event "
-                    f"({error}); {_excerpt(json.dumps(element))}"
+                    f"({error}); {_excerpt(shown, secrets)}"
                 )
-        return FrameResult(events=events, problems=problems, raw=data if problems else None)
+        raw = safe_raw(data, secrets) if problems else None
+        return FrameResult(events=events, problems=problems, raw=raw)
 
     if not isinstance(doc, Mapping):
-        problem = f"{where}: data is {_json_kind(doc)}, not an event object; {_excerpt(data)}"
-        return FrameResult(problems=[problem], raw=data)
+        problem = (
+            f"{where}: data is {_json_kind(doc)}, not an event object; {_excerpt(data, secrets)}"
+        )
+        return FrameResult(problems=[problem], raw=safe_raw(data, secrets))
 
     if event == "state.snapshot" and not isinstance(doc.get("type"), str):
-        return FrameResult(events=[snapshot_event(doc, frame_event=event, frame_id=id)])
+        snapshot = snapshot_event(doc, frame_event=event, frame_id=id, secrets=secrets, wire=data)
+        return FrameResult(events=[snapshot])
 
     try:
-        return FrameResult(events=[normalize(doc, frame_event=event, frame_id=id)])
+        found = normalize(doc, frame_event=event, frame_id=id, secrets=secrets, wire=data)
+        return FrameResult(events=[found])
     except EventShapeError as error:
-        return FrameResult(problems=[f"{where}: {error}; {_excerpt(data)}"], raw=data)
+        return FrameResult(
+            problems=[f"{where}: {error}; {_excerpt(data, secrets)}"], raw=safe_raw(data, secrets)
+        )
 
 
-def decode_frame(frame: SSEFrame) -> FrameResult:
+def decode_frame(frame: SSEFrame, *, secrets: Iterable[str] = ()) -> FrameResult:
     """`events_from_frame` for a decoded `SSEFrame`, reporting a frame the decoder cut short."""
     if frame.problem is not None:
         return FrameResult(problems=[frame.problem])
-    return events_from_frame(frame.event, frame.data, frame.id)
+    return events_from_frame(frame.event, frame.data, frame.id, secrets=secrets)

@@ -56,7 +56,9 @@ from httpx_sse import aconnect_sse
 from openwop_tui.protocol.client import TERMINAL_STATUSES, HostClient
 from openwop_tui.protocol.errors import HostError
 from openwop_tui.protocol.events import EventShapeError, RunEvent, normalize
-from openwop_tui.protocol.sse import SSEDecoder, SSEFrame, decode_frame
+from openwop_tui.protocol.hostdata import host_value
+from openwop_tui.protocol.sse import SSEDecoder, SSEFrame, decode_frame, safe_raw
+from openwop_tui.sanitize import clean
 
 __all__ = [
     "KNOWN_MODES",
@@ -98,7 +100,14 @@ class StreamNotice:
     level: Literal["info", "warning", "error"]
     message: str
     raw: str | None = None
-    """The frame text a warning is about, kept whole."""
+    """The frame text a warning is about: cleaned (and, where it is made, the API key masked
+    and the text cut), so it is safe to show."""
+
+    def __post_init__(self) -> None:
+        # Belt and braces for notices built anywhere: what a notice holds is always printable.
+        object.__setattr__(self, "message", clean(self.message))
+        if self.raw is not None:
+            object.__setattr__(self, "raw", clean(self.raw))
 
 
 StreamItem: TypeAlias = RunEvent | StreamNotice
@@ -148,6 +157,8 @@ class _State:
     terminal: bool = False
     new_events: int = 0
     """Events passed on since the last reset (one connection, or one poll)."""
+    secrets: tuple[str, ...] = ()
+    """What to mask in host data (the client's API key)."""
 
     def accept(self, event: RunEvent) -> list[StreamItem]:
         """Drop duplicates, track the highest sequence, spot the end of the run."""
@@ -173,7 +184,7 @@ class _State:
         """Events and warnings of one frame. ``cut``: the connection ended inside this frame,
         so what cannot be read is the cut, not the host's fault: it is dropped without a word
         (the resume sends the frame again)."""
-        result = decode_frame(frame)
+        result = decode_frame(frame, secrets=self.secrets)
         if cut and result.problems:
             return []
         if frame.retry is not None:
@@ -191,9 +202,9 @@ class _State:
         items: list[StreamItem] = []
         for index, doc in enumerate(documents):
             try:
-                event = normalize(doc)
+                event = normalize(doc, secrets=self.secrets)
             except EventShapeError as error:
-                text = json.dumps(doc)
+                text = safe_raw(json.dumps(host_value(doc, self.secrets)), self.secrets)
                 items.append(
                     StreamNotice(
                         "warning", f"Skipped event {index + 1} of the {where}: {error}", text
@@ -422,7 +433,9 @@ async def subscribe(
     after ``max_reconnects`` attempts, or answers 401/403/404 or another error retrying cannot
     fix.
     """
-    state = _State(run_id=run_id, modes=modes or None, highest=last_event_id)
+    state = _State(
+        run_id=run_id, modes=modes or None, highest=last_event_id, secrets=client.secrets
+    )
     failures = 0
     ended: Mapping[str, Any] | None = None
     """The run's snapshot once the host said the run is over (it cannot change after that)."""
@@ -601,12 +614,15 @@ def _events_of_json(state: _State, body: str) -> list[StreamItem]:
     try:
         doc = json.loads(body) if body.strip() else {"events": []}
     except json.JSONDecodeError as error:
-        return [StreamNotice("warning", f"The events answer is not JSON ({error.msg}).", body)]
+        raw = safe_raw(body, state.secrets)
+        return [StreamNotice("warning", f"The events answer is not JSON ({error.msg}).", raw)]
     except (ValueError, RecursionError) as error:  # valid JSON that Python will not build
-        return [StreamNotice("warning", f"The events answer cannot be read ({error}).", body)]
+        raw = safe_raw(body, state.secrets)
+        return [StreamNotice("warning", f"The events answer cannot be read ({error}).", raw)]
     events = doc.get("events") if isinstance(doc, Mapping) else doc
     if not isinstance(events, list):
-        return [StreamNotice("warning", "The events answer has no 'events' list.", body)]
+        raw = safe_raw(body, state.secrets)
+        return [StreamNotice("warning", "The events answer has no 'events' list.", raw)]
     return state.accept_documents(events, "events answer")
 
 

@@ -16,6 +16,7 @@ from textual.widgets.markdown import MarkdownStream
 
 from openwop_tui import present
 from openwop_tui.sanitize import clean
+from openwop_tui.sanitize_markdown import markdown_parser
 from openwop_tui.transcript import AssistantTurn, Notice, Reasoning, ToolCall, UserTurn
 
 
@@ -89,7 +90,9 @@ class AssistantMessage(Vertical):
         yield Label(Text(self._label()))
         # Start empty: the fold has already appended the first delta to the item, and that
         # delta arrives next as an update; a completion-only reply is drawn by `finish`.
-        yield Markdown("", open_links=False)
+        # The parser cleans its tokens: `clean` on each delta cannot see a character reference
+        # (`&#x202e;`) that markdown decodes into a bidi control.
+        yield Markdown("", open_links=False, parser_factory=markdown_parser)
 
     def _label(self) -> str:
         model = f" · {clean(self.item.model)}" if self.item.model else ""

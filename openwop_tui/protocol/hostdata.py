@@ -1,0 +1,189 @@
+"""The one boundary host JSON crosses: any decoded value in, a bounded, cleaned copy out.
+
+Everything a host sends (run events, HTTP answers, error bodies, discovery) passes through
+`host_value` where it enters the program, so code above this layer never sees a raw host string
+and a new field cannot be forgotten. What comes out is made only of ``dict``, ``list``, ``str``,
+``int``, ``float``, ``bool`` and ``None``, and:
+
+* every string and every key went through `openwop_tui.sanitize.clean` (terminal controls, C1,
+  bidi controls and lone surrogates made visible);
+* every secret (the API key) is replaced by `MASK` wherever it occurs, and a secret's prefix of
+  `MIN_PREFIX` or more characters at the end of a string is masked too, because a host that cuts
+  an echoed header or body ends it mid-key;
+* numbers cannot break arithmetic or formatting downstream: integers are clamped to
+  ``±(2**63 - 1)`` (a 500-digit ``durationMs`` would make ``duration / 1000`` raise
+  ``OverflowError``; the clamp keeps the sign and "very large" meaning), and ``NaN``/``Infinity``
+  become ``None`` (they have no JSON meaning, and NaN makes every comparison false);
+* nesting is bounded: containers deeper than ``max_depth`` are replaced by the string
+  `TOO_DEEP`, and the walk is an explicit stack, so no depth of input can exhaust recursion;
+* size is bounded: after ``max_items`` values in all, the rest of a container is replaced by
+  one marker, so a cyclic hand-built value or a pathological document costs linear work.
+
+Long strings are kept whole (a reply or inline base64 can be megabytes); ``max_string`` cuts
+them for callers that only draw (the JSON renderer). `host_value` never raises. Pure: no I/O,
+no Rich, no Textual.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from openwop_tui.sanitize import clean
+
+__all__ = [
+    "INT_MAX",
+    "MASK",
+    "MAX_DEPTH",
+    "MAX_ITEMS",
+    "MIN_PREFIX",
+    "TOO_DEEP",
+    "host_text",
+    "host_value",
+    "mask",
+    "secrets_of",
+]
+
+#: What a secret is replaced by.
+MASK = "[api key]"
+#: The shortest secret prefix masked at the end of a string. Shorter ones are too likely to be
+#: ordinary text ("sk-" alone), and four characters of a key tell an attacker little.
+MIN_PREFIX = 4
+#: Largest integer magnitude kept (int64): formatting, float conversion and comparison all work.
+INT_MAX = 2**63 - 1
+#: Deepest nesting kept. Real events are a handful of levels deep; 48 leaves ample room.
+MAX_DEPTH = 48
+#: Most values (containers and scalars) kept in one document.
+MAX_ITEMS = 1_000_000
+#: What replaces a container nested deeper than ``max_depth``.
+TOO_DEEP = "[nested too deeply: not shown]"
+
+#: Characters a cut may leave after a key prefix ("Bearer sk-abc…", "sk-abc...").
+_CUT_TAIL = " \t\n.…\"')]}>,;"
+
+
+def secrets_of(*values: str | None) -> tuple[str, ...]:
+    """The secrets worth masking among ``values``: set, and at least `MIN_PREFIX` long.
+
+    A shorter "secret" cannot be told from ordinary text (masking ``"ab"`` would mangle every
+    word holding it); it is not masked.
+    """
+    return tuple(v for v in values if v and len(v) >= MIN_PREFIX)
+
+
+def mask(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with every secret, and a secret's prefix at the end, replaced by `MASK`."""
+    for secret in secrets:
+        if len(secret) < MIN_PREFIX:
+            continue
+        if secret in text:
+            text = text.replace(secret, MASK)
+        text = _mask_cut(text, secret)
+    return text
+
+
+def _mask_cut(text: str, secret: str) -> str:
+    """Mask a prefix of ``secret`` that ends ``text`` (before trailing cut marks)."""
+    end = len(text.rstrip(_CUT_TAIL))
+    # Only the last len(secret) - 1 characters can hold a proper prefix: search just there.
+    start = max(0, end - len(secret) + 1)
+    head = secret[:MIN_PREFIX]
+    index = text.find(head, start, end)
+    while index != -1:
+        if secret.startswith(text[index:end]):
+            return text[:index] + MASK + text[end:]
+        index = text.find(head, index + 1, end)
+    return text
+
+
+def host_text(text: str, secrets: Iterable[str] = ()) -> str:
+    """One host string made safe: secrets masked (on the raw text), then `clean`."""
+    return clean(mask(text, secrets)) if secrets else clean(text)
+
+
+def _scalar(value: Any, secrets: tuple[str, ...], max_string: int | None) -> Any:
+    """A non-container value made safe; anything that is not JSON becomes a short string."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        if max_string is not None and len(value) > max_string:
+            keep = max(max_string // 10, 1)
+            value = f"{value[:keep]}… [{len(value) - keep:,} more characters]"
+        return host_text(value, secrets)
+    if isinstance(value, int):
+        return max(-INT_MAX, min(INT_MAX, value))
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    # Not JSON (a hand-built value): name its type, never call its repr (it may be anything).
+    return f"[{clean(type(value).__name__)} value]"
+
+
+def host_value(
+    value: Any,
+    secrets: Iterable[str] = (),
+    *,
+    max_depth: int = MAX_DEPTH,
+    max_items: int = MAX_ITEMS,
+    max_string: int | None = None,
+) -> Any:
+    """A bounded, cleaned copy of decoded host JSON (see the module docstring). Never raises."""
+    try:
+        return _copy(value, secrets_of(*secrets), max_depth, max_items, max_string)
+    except Exception:  # MemoryError aside, nothing above can raise; this is a guarantee anyway
+        return "[value could not be read]"
+
+
+def _more(count: int, one: str, many: str) -> str:
+    return f"[{count:,} more {one if count == 1 else many} not shown]"
+
+
+def _copy(
+    value: Any,
+    secrets: tuple[str, ...],
+    max_depth: int,
+    max_items: int,
+    max_string: int | None,
+) -> Any:
+    budget = max_items
+
+    def start(item: Any, depth: int) -> tuple[Any, Any]:
+        """(the copy to store, the pending work for a container or None)."""
+        if isinstance(item, Mapping):
+            if depth >= max_depth:
+                return TOO_DEEP, None
+            out_dict: dict[str, Any] = {}
+            return out_dict, (item, out_dict, depth + 1)
+        if isinstance(item, list | tuple):
+            if depth >= max_depth:
+                return TOO_DEEP, None
+            out_list: list[Any] = []
+            return out_list, (item, out_list, depth + 1)
+        return _scalar(item, secrets, max_string), None
+
+    root, work = start(value, 0)
+    stack = [work] if work is not None else []
+    while stack:
+        source, target, depth = stack.pop()
+        if isinstance(target, dict):
+            for key, item in source.items():
+                if budget <= 0:
+                    target["…"] = _more(len(source) - len(target), "entry", "entries")
+                    break
+                budget -= 1
+                name = host_text(key if isinstance(key, str) else str(key), secrets)
+                copied, pending = start(item, depth)
+                target[name] = copied
+                if pending is not None:
+                    stack.append(pending)
+        else:
+            for item in source:
+                if budget <= 0:
+                    target.append(_more(len(source) - len(target), "item", "items"))
+                    break
+                budget -= 1
+                copied, pending = start(item, depth)
+                target.append(copied)
+                if pending is not None:
+                    stack.append(pending)
+    return root
