@@ -18,39 +18,27 @@ from collections.abc import Iterable
 from typing import TextIO
 from urllib.parse import urlsplit, urlunsplit
 
+from openwop_tui.protocol.hostdata import MASK, mask, secrets_of
+
 __all__ = ["MASK", "RedactingWriter", "Redactor", "display_url"]
-
-MASK = "[hidden]"
-"""What a secret is replaced with."""
-
-#: Shorter "secrets" are not masked: masking every ``ab`` in a transcript would destroy it, and a
-#: key that short protects nothing anyway.
-MIN_SECRET_CHARS = 4
-#: A cut excerpt can end in the middle of the key; a tail at least this long is masked too.
-MIN_PREFIX_CHARS = 6
 
 #: ``scheme://user:password@`` in any text (error messages quote URLs).
 _URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]{0,20}://)[^/\s@?#]+@")
 #: ``Authorization: Bearer <token>`` echoed back by a host or a proxy.
 _BEARER = re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=\-]{4,}")
-#: What may follow a cut excerpt: an ellipsis and spaces.
-_TRAILER = re.compile(r"(\s*(?:…|\.\.\.)?\s*)$")
 
 
 class Redactor:
     """Masks the given secrets, URL credentials and Bearer tokens in any text.
 
     >>> Redactor(["sk-live-123456"])("key sk-live-123456 in https://bob:pw@h/x")
-    'key [hidden] in https://[hidden]@h/x'
+    'key [api key] in https://[api key]@h/x'
     """
 
     def __init__(self, secrets: Iterable[str | None] = ()) -> None:
-        unique = {s for s in secrets if s and len(s) >= MIN_SECRET_CHARS}
+        unique = set(secrets_of(*secrets))
         self.secrets: tuple[str, ...] = tuple(sorted(unique, key=len, reverse=True))
         """The secrets masked, longest first (so a key containing another is masked whole)."""
-        self._pattern = (
-            re.compile("|".join(re.escape(s) for s in self.secrets)) if self.secrets else None
-        )
 
     def with_secrets(self, *more: str | None) -> Redactor:
         """A redactor that also masks ``more`` (e.g. the demo host's key once it is known)."""
@@ -58,22 +46,12 @@ class Redactor:
 
     def __call__(self, text: str) -> str:
         """``text`` with every secret, URL credential and Bearer token replaced by `MASK`."""
-        if self._pattern is not None:
-            text = self._pattern.sub(MASK, text)
-            text = self._mask_cut_tail(text)
+        if self.secrets:
+            text = mask(text, self.secrets)
         if "@" in text:
             text = _URL_USERINFO.sub(lambda m: f"{m.group(1)}{MASK}@", text)
         if "earer" in text or "EARER" in text:
             text = _BEARER.sub(lambda m: f"{m.group(1)}{MASK}", text)
-        return text
-
-    def _mask_cut_tail(self, text: str) -> str:
-        trailer = _TRAILER.search(text)
-        end = trailer.start() if trailer else len(text)
-        for secret in self.secrets:
-            for size in range(min(len(secret) - 1, end), MIN_PREFIX_CHARS - 1, -1):
-                if text.startswith(secret[:size], end - size):
-                    return f"{text[: end - size]}{MASK}{text[end:]}"
         return text
 
 

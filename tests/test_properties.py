@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from hostile import (
+    API_KEY,
     DISPLAYS,
     as_frame,
     envelopes,
@@ -79,7 +80,7 @@ def test_decoding_and_folding_never_raise_and_items_are_clean(
     text = "".join(as_frame(doc, ascii_only) for doc in docs)
     decoder = SSEDecoder()
     for frame in [*decoder.feed(text), *decoder.close()]:
-        result = decode_frame(frame)
+        result = decode_frame(frame, secrets=(API_KEY,))
         for event in result.events:
             transcript.apply(event)
     transcript.close_open()

@@ -47,9 +47,12 @@ __all__ = [
 
 #: What a secret is replaced by.
 MASK = "[api key]"
-#: The shortest secret prefix masked at the end of a string. Shorter ones are too likely to be
-#: ordinary text ("sk-" alone), and four characters of a key tell an attacker little.
+#: The shortest secret masked at all: a shorter "secret" cannot be told from ordinary text.
 MIN_PREFIX = 4
+#: The shortest prefix of a secret masked where a cut excerpt ends in it. Longer than
+#: `MIN_PREFIX`, and only at a word start: dev keys are word-like (``openwop-inmem-dev-key``),
+#: and "the door is open" must not lose its last word.
+MIN_CUT_PREFIX = 6
 #: Largest integer magnitude kept (int64): formatting, float conversion and comparison all work.
 INT_MAX = 2**63 - 1
 #: Deepest nesting kept. Real events are a handful of levels deep; 48 leaves ample room.
@@ -88,10 +91,11 @@ def _mask_cut(text: str, secret: str) -> str:
     end = len(text.rstrip(_CUT_TAIL))
     # Only the last len(secret) - 1 characters can hold a proper prefix: search just there.
     start = max(0, end - len(secret) + 1)
-    head = secret[:MIN_PREFIX]
+    head = secret[:MIN_CUT_PREFIX]
     index = text.find(head, start, end)
     while index != -1:
-        if secret.startswith(text[index:end]):
+        at_word_start = index == 0 or not text[index - 1].isalnum()
+        if at_word_start and secret.startswith(text[index:end]):
             return text[:index] + MASK + text[end:]
         index = text.find(head, index + 1, end)
     return text
