@@ -109,7 +109,7 @@ def test_every_renderer_draws_any_envelope(
     }
     sink = io.StringIO()
     console = Console(file=sink, width=60, color_system=None, highlight=False)
-    for envelope in extract_envelopes(normalize(doc)):
+    for envelope in extract_envelopes(normalize(doc, secrets=(API_KEY,))):
         rendered = render(envelope, _CONTEXT)
         console.print(rendered.title)
         console.print(rendered.body)
