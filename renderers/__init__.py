@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from importlib import import_module
 from importlib.metadata import entry_points
 
@@ -33,6 +34,7 @@ from openwop_tui.renderers.base import (
     Rendered,
     Renderer,
 )
+from openwop_tui.renderers.guard import Guarded
 from openwop_tui.sanitize import clean
 
 __all__ = [
@@ -119,10 +121,16 @@ def resolve(display: str | None) -> Renderer:
 
 
 def render(envelope: Envelope, context: RenderContext) -> Rendered:
-    """Draw ``envelope`` with the renderer its display value selects. Never raises."""
+    """Draw ``envelope`` with the renderer its display value selects. Never raises, and what it
+    returns cannot raise when drawn either (`Guarded`)."""
     try:
         renderer = resolve(envelope.display)
-        return renderer(envelope, context)
+        rendered = renderer(envelope, context)
+        return replace(
+            rendered,
+            body=Guarded(rendered.body, rendered.title),
+            caption=None if rendered.caption is None else Guarded(rendered.caption, "caption"),
+        )
     except Exception as error:  # the last line of defence: show the JSON and the reason
         log.warning("renderer for %r failed", _shown(envelope.display), exc_info=True)
         reason = f"the {_shown(envelope.display)} renderer failed: {_error_text(error)}"
