@@ -20,6 +20,7 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.text import Text
 
+from openwop_tui import actions
 from openwop_tui.audio import probe
 from openwop_tui.config import Config
 from openwop_tui.printer import TranscriptPrinter
@@ -61,7 +62,11 @@ class Output:
     def printer(self, *, audio: AudioSupport, session: Session | None = None) -> TranscriptPrinter:
         """A transcript printer for this output."""
         return TranscriptPrinter(
-            self.console, self.context(audio), session=session, save_dir=self.save_dir
+            self.console,
+            self.context(audio),
+            session=session,
+            save_dir=self.save_dir,
+            overflow_dir=self.save_dir or actions.download_dir(self.config.download_dir),
         )
 
     def context(self, audio: AudioSupport) -> RenderContext:
@@ -92,11 +97,11 @@ def render_file(path: str, output: Output) -> int:
         print(f"openwop-tui: cannot read {path}: {error.strerror or error}", file=sys.stderr)
         return EXIT_USAGE
     audio = AudioSupport(False, "this is a printed transcript; play it in the app")
-    return asyncio.run(_render_text(text, output.printer(audio=audio)))
+    transcript = Transcript(limits=output.config.limits)
+    return asyncio.run(_render_text(text, output.printer(audio=audio), transcript))
 
 
-async def _render_text(text: str, printer: TranscriptPrinter) -> int:
-    transcript = Transcript()
+async def _render_text(text: str, printer: TranscriptPrinter, transcript: Transcript) -> int:
     decoder = SSEDecoder()
     frames = [*decoder.feed(text), *decoder.close()]
     for frame in frames:
@@ -154,7 +159,7 @@ async def _run(
     output: Output,
     audio: AudioSupport,
 ) -> int:
-    transcript = Transcript()
+    transcript = Transcript(limits=output.config.limits)
     console = output.console
     try:
         async with HostClient(url, key) as client:
