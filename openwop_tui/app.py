@@ -23,7 +23,7 @@ from textual.notifications import SeverityLevel
 from textual.timer import Timer
 from textual.widgets import Footer, Input
 
-from openwop_tui import actions
+from openwop_tui import actions, overflow
 from openwop_tui.audio import PlaybackError, Player, probe
 from openwop_tui.config import Config
 from openwop_tui.protocol.client import HostClient, HostError
@@ -39,7 +39,7 @@ from openwop_tui.screens.quit import QuitChoice, QuitScreen
 from openwop_tui.session import RunCreated, Session
 from openwop_tui.terminal import ImageSupport
 from openwop_tui.themes import THEMES
-from openwop_tui.transcript import Level, Transcript
+from openwop_tui.transcript import Change, Level, Transcript
 from openwop_tui.units import duration as format_duration
 from openwop_tui.widgets.envelope_view import FRAGMENT, EnvelopeView
 from openwop_tui.widgets.events_panel import EventsPanel
@@ -92,7 +92,7 @@ class ChatApp(App[None]):
         self.log_file = log_file
         self._redact = Redactor([config.api_key])
         """Masks the key (and the demo host's, once started) in every notice and notification."""
-        self.transcript = Transcript()
+        self.transcript = Transcript(limits=config.limits)
         self.session: Session | None = None
         self.demo_host = demo_host
         self._audio_support = audio_support
@@ -119,7 +119,7 @@ class ChatApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status")
-        yield EventsPanel(id="events")
+        yield EventsPanel(id="events", max_events=self.config.max_events_shown)
         yield TranscriptView(id="transcript")
         yield PromptInput(id="prompt")
         yield Footer()
@@ -250,7 +250,9 @@ class ChatApp(App[None]):
                     status.connection = "streaming"
                 elif isinstance(item, RunEvent):
                     panel.add_event(item)
-                    await self.view.apply(self.transcript.apply(item))
+                    changes = self.transcript.apply(item)
+                    await self._keep_overflow(changes)
+                    await self.view.apply(changes)
                     if self.transcript.status:
                         status.run_status = self.transcript.status
                 elif isinstance(item, StreamNotice):
@@ -267,11 +269,26 @@ class ChatApp(App[None]):
             await self._notice("error", f"unexpected error: {type(error).__name__}: {error}")
         finally:
             # Whatever ended the stream, nothing still open will change any more.
-            await self.view.apply(self.transcript.close_open())
+            closed = self.transcript.close_open()
+            await self._keep_overflow(closed)
+            await self.view.apply(closed)
             self._busy = False
             prompt.set_busy(False)
             if status.connection in ("streaming", "reconnecting"):
                 status.connection = "connected"
+
+    async def _keep_overflow(self, changes: list[Change]) -> None:
+        """Write the full text of items that were cut and just became final, before they are
+        drawn, so their marker shows where it went (`openwop_tui.overflow`)."""
+        for change in changes:
+            item = change.item
+            if not overflow.needs_saving(item):
+                continue
+            try:
+                folder = actions.download_dir(self.config.download_dir)
+                await asyncio.to_thread(overflow.save, item, folder)
+            except actions.ActionError as error:
+                await self._notice("error", f"the cut part of {item.id} was not saved: {error}")
 
     async def _notice(self, level: Level, text: str) -> None:
         text = self._redact(clean(text))

@@ -26,8 +26,10 @@ from io import BytesIO
 from typing import Any
 
 from openwop_tui.renderers.base import AudioSupport
+from openwop_tui.units import duration as format_duration
+from openwop_tui.units import human_size
 
-__all__ = ["ENV_SWITCH", "PlaybackError", "Player", "probe"]
+__all__ = ["ENV_SWITCH", "MAX_DECODED_BYTES", "PlaybackError", "Player", "probe"]
 
 #: The environment variable that turns audio off (``off``, ``0``, ``false``, ``no``).
 ENV_SWITCH = "OPENWOP_TUI_AUDIO"
@@ -93,15 +95,26 @@ class _Playback:
 MAX_CHANNELS = 8
 MAX_RATE = 384_000
 
+#: The most memory one decoded sound may take (int16 frames x channels x 2 bytes): 128 MiB is
+#: about 11 minutes of 48 kHz stereo, hours of speech. A compressed file is small whatever it
+#: decodes to (a 2 MB FLAC of silence can hold GiBs), so the bound is on decoded bytes.
+MAX_DECODED_BYTES = 128 * 1024 * 1024
+
+_SAMPLE_BYTES = 2  # int16, what the player decodes to
+
 
 class Player:
     """Plays one sound at a time through the default output device.
 
-    ``max_seconds`` bounds what is decoded into memory (a sound is held whole, as int16).
+    A sound is held whole, as int16: ``max_decoded_bytes`` bounds that memory and ``max_seconds``
+    its length, both checked against the file's header before anything is decoded.
     """
 
-    def __init__(self, *, max_seconds: float = 600.0) -> None:
+    def __init__(
+        self, *, max_seconds: float = 600.0, max_decoded_bytes: int = MAX_DECODED_BYTES
+    ) -> None:
         self.max_seconds = max_seconds
+        self.max_decoded_bytes = max_decoded_bytes
         self._lock = threading.Lock()
         self._current: _Playback | None = None
 
@@ -195,8 +208,10 @@ class Player:
                     raise PlaybackError(
                         f"cannot play {channels} channels at {rate} Hz here: save it instead"
                     )
-                limit = int(self.max_seconds * rate)
-                # Read at most one frame past the limit: the header's frame count can lie.
+                limit = self._frame_budget(sound, rate, channels)
+                # Read at most one frame past the limit: soundfile never reads more frames
+                # than the header claims, and the claim was checked, so this allocation is
+                # bounded by the budget whatever the file holds.
                 samples = sound.read(frames=limit + 1, dtype="int16", always_2d=True)
         except (RuntimeError, TypeError, ValueError) as error:
             reason = getattr(error, "error_string", None) or str(error)
@@ -208,3 +223,26 @@ class Player:
         if len(samples) == 0:
             raise PlaybackError("cannot play: the sound is empty")
         return samples, rate
+
+    def _frame_budget(self, sound: Any, rate: int, channels: int) -> int:
+        """How many frames may be decoded; refuse, before decoding, a sound past the budget.
+
+        The header's frame count is what soundfile will decode (it reads no further), so a
+        claim past the budget is refused with what the clip is and what it would take.
+        """
+        frame_bytes = channels * _SAMPLE_BYTES
+        by_bytes = self.max_decoded_bytes // frame_bytes
+        by_seconds = int(self.max_seconds * rate)
+        claimed = int(sound.frames)
+        if claimed > by_bytes:
+            seconds = claimed / rate
+            kind = " ".join(
+                str(part) for part in (sound.format, sound.subtype) if isinstance(part, str)
+            )
+            raise PlaybackError(
+                f"too big to play here: {kind or 'audio'}, {channels} channel"
+                f"{'s' if channels != 1 else ''} at {rate:,} Hz for {format_duration(seconds)} "
+                f"would take {human_size(claimed * frame_bytes)} decoded, over the "
+                f"{human_size(self.max_decoded_bytes)} allowed: save it instead"
+            )
+        return min(by_seconds, by_bytes)

@@ -25,6 +25,7 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.text import Text
 
+from openwop_tui import actions
 from openwop_tui.audio import probe
 from openwop_tui.config import Config
 from openwop_tui.printer import TranscriptPrinter
@@ -73,7 +74,11 @@ class Output:
     def printer(self, *, audio: AudioSupport, session: Session | None = None) -> TranscriptPrinter:
         """A transcript printer for this output."""
         return TranscriptPrinter(
-            self.console, self.context(audio), session=session, save_dir=self.save_dir
+            self.console,
+            self.context(audio),
+            session=session,
+            save_dir=self.save_dir,
+            overflow_dir=self.save_dir or actions.download_dir(self.config.download_dir),
         )
 
     def context(self, audio: AudioSupport) -> RenderContext:
@@ -106,7 +111,10 @@ def render_file(path: str, output: Output) -> int:
     audio = AudioSupport(False, "this is a printed transcript; play it in the app")
     # A recording may hold the key a host echoed back: mask the configured one, if any.
     secrets = secrets_of(output.config.api_key)
-    return asyncio.run(_render_text(text, output.printer(audio=audio), secrets=secrets))
+    transcript = Transcript(limits=output.config.limits)
+    return asyncio.run(
+        _render_text(text, output.printer(audio=audio), secrets=secrets, transcript=transcript)
+    )
 
 
 async def _render_text(
@@ -241,7 +249,7 @@ async def _run(
     interrupts: _Interrupts,
     idle_timeout: float | None,
 ) -> int:
-    transcript = Transcript()
+    transcript = Transcript(limits=output.config.limits)
     console = output.console
     started = _Started()
     try:

@@ -16,9 +16,22 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from openwop_tui.items import EVENTS_SHOWN, REASONING_BYTES, REPLY_BYTES, TOOL_BYTES, Limits
 from openwop_tui.protocol.media import DEFAULT_MAX_BYTES
 
 IMAGE_MODES = ("auto", "kitty", "sixel", "halfblock", "none")
+
+
+#: Settings that must be whole numbers above zero (sizes and counts).
+_POSITIVE_INTS = frozenset(
+    {
+        "max_asset_bytes",
+        "max_reply_bytes",
+        "max_reasoning_bytes",
+        "max_tool_bytes",
+        "max_events_shown",
+    }
+)
 
 
 class ConfigError(ValueError):
@@ -49,6 +62,25 @@ class Config:
     """How fast the embedded demo host streams: 1 types like a model, 0 sends everything at
     once, 2 is twice as slow."""
     theme: str = "textual-dark"
+    max_reply_bytes: int = REPLY_BYTES
+    """Text drawn per reply (1 MiB); the rest is kept, saved to the download folder once the
+    reply is complete, and the reply says it was cut, by how much and where it went."""
+    max_reasoning_bytes: int = REASONING_BYTES
+    """Text drawn per reasoning block (256 KiB), cut the same way."""
+    max_tool_bytes: int = TOOL_BYTES
+    """JSON of a tool call's inputs or outcome (64 KiB) beyond which the call says it was cut."""
+    max_events_shown: int = EVENTS_SHOWN
+    """Lines the events panel keeps (2,000); it counts the older ones it let go."""
+
+    @property
+    def limits(self) -> Limits:
+        """The caps the transcript fold applies."""
+        return Limits(
+            reply_bytes=self.max_reply_bytes,
+            reasoning_bytes=self.max_reasoning_bytes,
+            tool_bytes=self.max_tool_bytes,
+            events_shown=self.max_events_shown,
+        )
 
     def __repr__(self) -> str:  # keep the key out of logs and tracebacks
         shown = {f.name: getattr(self, f.name) for f in fields(self)}
@@ -70,10 +102,10 @@ class Config:
                 continue
             current = getattr(self, name)
             expected = type(current) if current is not None else str
-            if name == "max_asset_bytes" and not (
+            if name in _POSITIVE_INTS and not (
                 isinstance(value, int) and not isinstance(value, bool) and value > 0
             ):
-                raise ConfigError(f"{source}: max_asset_bytes must be a positive integer")
+                raise ConfigError(f"{source}: {name} must be a positive integer")
             if expected is float:
                 if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
                     raise ConfigError(f"{source}: {key} must be a number >= 0")

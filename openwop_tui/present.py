@@ -21,6 +21,29 @@ from openwop_tui.transcript import AssistantTurn, Notice, Reasoning, ToolCall, U
 
 NOTICE_STYLE = {"info": ("•", "dim"), "warning": ("⚠", "yellow"), "error": ("✖", "bold red")}
 
+#: Characters of reasoning drawn while it streams: the aside shows its newest lines, so a token
+#: costs a redraw of this much, not of everything thought so far. All of it shows once done.
+REASONING_TAIL = 2_000
+
+
+def cut_marker(what: str, limit: int, cut_bytes: int, saved_to: str | None) -> Text:
+    """The line a cut item carries: ``reply cut at 1.0 MB: 48.9 MB more not shown · saved to P``.
+
+    Before the item is final (nothing saved yet) it says the rest is kept and will be saved.
+    """
+    text = f"{what} cut at {units.human_size(limit)}: {units.human_size(cut_bytes)} more not shown"
+    text += f" · saved to {saved_to}" if saved_to else " · kept, saved when complete"
+    return Text(clean(text), style="yellow")
+
+
+def reply_marker(turn: AssistantTurn | Reasoning) -> Text | None:
+    """The cut marker of a reply or reasoning block, or ``None`` when nothing was cut."""
+    body = turn.body
+    if not body.cut:
+        return None
+    what = "reply" if isinstance(turn, AssistantTurn) else "reasoning"
+    return cut_marker(what, body.limit, body.cut_bytes, turn.saved_to)
+
 
 def heading(label: str, style: str) -> Text:
     """The one-line header above a turn."""
@@ -40,14 +63,24 @@ def assistant(turn: AssistantTurn, code_theme: str = "monokai") -> RenderableTyp
     body = (
         SafeMarkdown(turn.text, code_theme=code_theme, hyperlinks=False) if turn.text else Text("…")
     )
-    return Group(heading(label, "bold green"), Padding(body, (0, 0, 0, 2)))
+    marker = reply_marker(turn)
+    parts: list[RenderableType] = [body] if marker is None else [body, marker]
+    return Group(heading(label, "bold green"), Padding(Group(*parts), (0, 0, 0, 2)))
 
 
 def reasoning(item: Reasoning) -> RenderableType:
-    """Reasoning, dimmed, so it reads as an aside."""
+    """Reasoning, dimmed, so it reads as an aside; only its newest lines while it streams."""
     state = "thought" if item.done else "thinking…"
     text = Text.assemble((f"{clean(item.agent_id)} {state} ", "dim bold"))
-    text.append_text(safe_text(item.text, "dim italic"))
+    if item.done or item.body.shown_bytes <= REASONING_TAIL:
+        shown = item.text
+    else:
+        shown = "…" + item.body.tail(REASONING_TAIL)
+    text.append_text(safe_text(shown, "dim italic"))
+    marker = reply_marker(item)
+    if marker is not None:
+        text.append("\n")
+        text.append_text(marker)
     return text
 
 
@@ -56,20 +89,34 @@ def compact_json(value: Any, limit: int = 200) -> str:
     return clean(units.compact_json(value, limit))
 
 
+def _preview(serialised: str, value: Any, limit: int) -> str:
+    """One line of a tool value: from the fold's capped JSON when it made one (so a redraw never
+    serialises a huge value again), else from the value itself."""
+    if not serialised:
+        return compact_json(value, limit)
+    cut = serialised if len(serialised) <= limit else serialised[: limit - 1] + "…"
+    return clean(cut)
+
+
 def tool_call(call: ToolCall) -> RenderableType:
-    """A tool call line, with its outcome once it returned."""
+    """A tool call line, with its outcome once it returned, and a cut marker if JSON was cut."""
     text = Text.assemble(("⚙ ", "magenta"), (clean(call.tool_name), "bold magenta"))
     if call.inputs is not None:
-        text.append(f"({compact_json(call.inputs, 120)})", style="magenta")
+        text.append(f"({_preview(call.inputs_json, call.inputs, 120)})", style="magenta")
     if not call.done:
         text.append(" … running", style="dim")
     elif call.error is not None:
-        text.append(f" ✖ {compact_json(call.error)}", style="red")
+        text.append(f" ✖ {_preview(call.outcome_json, call.error, 200)}", style="red")
     else:
         status = call.status or "ok"
         text.append(f" → {status}", style="green" if status == "ok" else "yellow")
         if call.outcome is not None:
-            text.append(f" {compact_json(call.outcome)}", style="dim")
+            text.append(f" {_preview(call.outcome_json, call.outcome, 200)}", style="dim")
+    for what, cut in (("tool inputs", call.inputs_cut), ("tool result", call.outcome_cut)):
+        if cut:
+            saved = call.saved_to if call.done else None
+            text.append("\n")
+            text.append_text(cut_marker(what, call.json_limit, cut, saved))
     return text
 
 

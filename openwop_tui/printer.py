@@ -17,7 +17,7 @@ from pathlib import Path
 from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
-from openwop_tui import actions, present
+from openwop_tui import actions, overflow, present
 from openwop_tui.renderers import render
 from openwop_tui.renderers.base import Asset, RenderContext
 from openwop_tui.session import Session
@@ -65,6 +65,7 @@ class TranscriptPrinter:
         session: Session | None = None,
         verbose: bool = True,
         save_dir: Path | None = None,
+        overflow_dir: Path | None = None,
     ) -> None:
         self.console = console
         self.context = context
@@ -72,6 +73,9 @@ class TranscriptPrinter:
         self.verbose = verbose
         self.save_dir = save_dir
         """Where media bytes that arrived are saved (``--save-media``); ``None`` saves nothing."""
+        self.overflow_dir = overflow_dir or save_dir or actions.download_dir(None)
+        """Where the full text of a cut reply, reasoning block or tool call is written: the
+        ``--save-media`` folder when given, else the download folder (the app's too)."""
         self._pending: list[Item] = []
 
     async def feed(self, changes: Iterable[Change]) -> None:
@@ -88,13 +92,27 @@ class TranscriptPrinter:
     async def _drain(self, *, force: bool) -> None:
         while self._pending and (force or _settled(self._pending[0])):
             item = self._pending.pop(0)
+            unsaved = await self._keep_overflow(item)
             renderable = await self._renderable(item)
+            if unsaved is not None and renderable is not None:
+                renderable = Group(renderable, unsaved)
             if renderable is not None:
                 self.console.print(renderable)
                 if _incomplete(item):
                     self.console.print(Text(INCOMPLETE, style="yellow"))
                 if not isinstance(item, Notice):
                     self.console.print()
+
+    async def _keep_overflow(self, item: Item) -> Text | None:
+        """Write a cut item's full text before it is printed, so its marker shows the path;
+        return the line saying why it could not be written, if it could not."""
+        if not overflow.needs_saving(item):
+            return None
+        try:
+            await asyncio.to_thread(overflow.save, item, self.overflow_dir)
+        except actions.ActionError as error:
+            return Text(f"  the cut part was not saved: {error}", style="red")
+        return None
 
     async def _renderable(self, item: Item) -> RenderableType | None:
         if isinstance(item, UserTurn):

@@ -22,6 +22,7 @@ and the run goes on (`Transcript.apply`). Pure: no I/O.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,8 +34,10 @@ from openwop_tui.items import (
     EnvelopeItem,
     Item,
     Level,
+    Limits,
     Notice,
     Reasoning,
+    TextBuffer,
     ToolCall,
     Updated,
     UserTurn,
@@ -52,6 +55,7 @@ __all__ = [
     "EnvelopeItem",
     "Item",
     "Level",
+    "Limits",
     "Notice",
     "Reasoning",
     "ToolCall",
@@ -100,6 +104,8 @@ class Transcript:
     """The fold's state: the items so far, and the run status it has seen."""
 
     items: list[Item] = field(default_factory=list)
+    limits: Limits = field(default_factory=Limits)
+    """How much of a reply, reasoning block or tool call is drawn (the rest is kept)."""
     status: str | None = None
     """The last run status the events told of (``running``, ``completed``, ``failed``…)."""
     _counter: int = 0
@@ -188,15 +194,22 @@ class Transcript:
         turn = self._open_turns.get(event.node_id)
         changes: list[Change] = []
         if turn is None or turn.final:
-            turn = AssistantTurn(self._next_id("assistant"), event.node_id)
+            turn = self._new_turn(event.node_id)
             self._open_turns[event.node_id] = turn
             changes.append(self._add(turn))
         turn.model = turn.model or _text(meta.get("model"))
         turn.finish_reason = _text(meta.get("finishReason")) or turn.finish_reason
         if delta:
-            turn.text += delta
-            changes.append(Updated(turn, delta))
+            # O(delta): the buffer keeps parts. Past the limit nothing more is drawn, but the
+            # (empty) delta still tells the view that the "cut" count grew.
+            changes.append(Updated(turn, turn.body.append(delta)))
         return changes
+
+    def _new_turn(self, node_id: str | None) -> AssistantTurn:
+        return AssistantTurn(self._next_id("assistant"), node_id, limit=self.limits.reply_bytes)
+
+    def _new_reasoning(self, agent: str) -> Reasoning:
+        return Reasoning(self._next_id("reasoning"), agent, limit=self.limits.reasoning_bytes)
 
     # ---------------------------------------------------------------- lifecycle
 
@@ -242,10 +255,11 @@ class Transcript:
 
         if completion is not None:
             if turn is None:
-                turn = AssistantTurn(self._next_id("assistant"), event.node_id)
+                turn = self._new_turn(event.node_id)
                 changes.append(self._add(turn))
-            if turn.text != completion:
-                # The completion is authoritative: it replaces whatever the deltas built.
+            if turn.full_text != completion:
+                # The completion is authoritative: it replaces whatever the deltas built, and
+                # is capped the same way.
                 turn.text = completion
             turn.model = turn.model or _text(outputs.get("model"))
         if turn is not None:
@@ -327,11 +341,10 @@ class Transcript:
         item = self._reasoning.get(agent)
         changes: list[Change] = []
         if item is None or item.done:
-            item = Reasoning(self._next_id("reasoning"), agent)
+            item = self._new_reasoning(agent)
             self._reasoning[agent] = item
             changes.append(self._add(item))
-        item.text += delta
-        changes.append(Updated(item, delta))
+        changes.append(Updated(item, item.body.append(delta)))
         return changes
 
     def _on_reasoned(self, event: RunEvent) -> list[Change]:
@@ -340,10 +353,10 @@ class Transcript:
         item = self._reasoning.get(agent)
         changes: list[Change] = []
         if item is None or item.done:
-            item = Reasoning(self._next_id("reasoning"), agent)
+            item = self._new_reasoning(agent)
             changes.append(self._add(item))
         self._reasoning[agent] = item
-        if isinstance(text, str):
+        if isinstance(text, str) and text != item.full_text:
             item.text = text
         item.done = True
         changes.append(Updated(item))
@@ -360,7 +373,10 @@ class Transcript:
             agent_id=_text(payload.get("agentId")) or "agent",
             tool_name=_text(payload.get("toolName")) or "tool",
             inputs=payload.get("inputs"),
+            json_limit=self.limits.tool_bytes,
         )
+        if call.inputs is not None:
+            call.inputs_json, call.inputs_cut = self._json_shown(call.inputs)
         self._calls[call_id] = call
         return [self._add(call)]
 
@@ -375,14 +391,30 @@ class Transcript:
                 call_id=call_id,
                 agent_id=_text(payload.get("agentId")) or "agent",
                 tool_name=_text(payload.get("toolName")) or "tool",
+                json_limit=self.limits.tool_bytes,
             )
             changes.append(self._add(call))
         call.outcome = payload.get("outcome")
         call.error = payload.get("error")
         call.status = _text(payload.get("status")) or ("error" if call.error else "ok")
+        result = call.error if call.error is not None else call.outcome
+        if result is not None:
+            call.outcome_json, call.outcome_cut = self._json_shown(result)
         call.done = True
         changes.append(Updated(call))
         return changes
+
+    def _json_shown(self, value: Any) -> tuple[str, int]:
+        """A tool value as compact JSON cut at the tool limit, and how many bytes were cut.
+
+        Serialised once here, so drawing the call (every refresh) never walks a huge value.
+        """
+        try:
+            text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=str)
+        except (TypeError, ValueError, RecursionError):  # a cycle, or nesting too deep
+            text = repr(value)
+        buffer = TextBuffer(text, self.limits.tool_bytes)
+        return buffer.shown, buffer.cut_bytes
 
     # ------------------------------------------------------------ other lines
 

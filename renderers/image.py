@@ -7,14 +7,21 @@ enlarged, and are capped at `MAX_ROWS` rows so a tall one does not push the chat
 
 Decoding is guarded: the header is read first and an image with more pixels than
 ``context.max_image_pixels`` is not decoded (the decompression-bomb guard); an animation shows its
-first frame only. Whatever stops an image from being drawn, the user gets the what/why/where block.
+first frame only. Decoding is also budgeted process-wide (renderers run in worker threads): at
+most `MAX_CONCURRENT_DECODES` images decode at once, within `DECODE_PIXEL_BUDGET` pixels in
+flight, so a dozen small files that each decode to a huge bitmap are taken one or two at a time.
+Whatever stops an image from being drawn, the user gets the what/why/where block.
 A drawn image also carries its caption and its cell box on their own, so the app can draw the same
 bytes with kitty graphics or sixel in the same space (`openwop_tui.widgets.pixel_image`).
 """
 
 from __future__ import annotations
 
+import threading
 import warnings
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import replace
 from io import BytesIO
 
@@ -31,6 +38,74 @@ from openwop_tui.renderers.markdown import text_instead
 
 #: The tallest an image is drawn, in terminal rows (two pixels each).
 MAX_ROWS = 24
+
+#: Images decoding at once, in the whole process.
+MAX_CONCURRENT_DECODES = 2
+
+#: Pixels (width x height as decoded) of all images decoding at once: about 200 MB as RGBA.
+#: One image past it still decodes, alone (its own ceiling is ``context.max_image_pixels``).
+DECODE_PIXEL_BUDGET = 48_000_000
+
+
+class DecodeBudget:
+    """Admits image decodes while they fit: a count of decodes and a total of pixels in flight.
+
+    A decode waits (in its worker thread) until both fit; one that is over the pixel budget on
+    its own is admitted once nothing else is decoding, so it is never starved.
+    """
+
+    def __init__(
+        self,
+        max_concurrent: int = MAX_CONCURRENT_DECODES,
+        max_pixels: int = DECODE_PIXEL_BUDGET,
+    ) -> None:
+        self.max_concurrent = max(1, max_concurrent)
+        self.max_pixels = max_pixels
+        self.active = 0
+        """Decodes admitted and not finished."""
+        self.pixels = 0
+        """Pixels of the decodes admitted and not finished."""
+        self._changed = threading.Condition()
+
+    def fits(self, pixels: int) -> bool:
+        """Whether a decode of ``pixels`` may start now (the caller holds no lock: a snapshot)."""
+        if self.active >= self.max_concurrent:
+            return False
+        return self.active == 0 or self.pixels + pixels <= self.max_pixels
+
+    @contextmanager
+    def admit(self, pixels: int) -> Iterator[None]:
+        """Hold a place for a decode of ``pixels`` for the ``with`` block, waiting for one."""
+        with self._changed:
+            self._changed.wait_for(lambda: self.fits(pixels))
+            self.active += 1
+            self.pixels += pixels
+        try:
+            yield
+        finally:
+            with self._changed:
+                self.active -= 1
+                self.pixels -= pixels
+                self._changed.notify_all()
+
+
+#: The process-wide budget every image decode goes through.
+DECODES = DecodeBudget()
+
+#: The threads decodes run on. Not the caller's: glibc gives each thread a malloc arena of its
+#: own and keeps a freed bitmap's memory there, so twelve decodes taken one at a time across
+#: twelve worker threads still held twelve bitmaps (1.7 GB measured); on two threads they hold
+#: at most two.
+_DECODER = ThreadPoolExecutor(MAX_CONCURRENT_DECODES, thread_name_prefix="image-decode")
+
+
+def _decode(image: Image.Image, size: tuple[int, int]) -> tuple[Pixels, int]:
+    """Decode the first frame and scale it to ``size``; also count the frames."""
+    frames = getattr(image, "n_frames", 1)  # counting GIF frames reads the whole file
+    image.seek(0)
+    image.load()
+    return _pixels(image, size), frames
+
 
 #: Modes Pillow resizes directly; anything else (palette, CMYK, 16-bit…) is converted first.
 _RESIZABLE = frozenset({"RGB", "RGBA", "L", "LA"})
@@ -99,12 +174,11 @@ def render_image(envelope: Envelope, context: RenderContext) -> Rendered:
             reason = f"not drawn: {context.images_off_reason}"
             return degraded(media, reason, ("dimensions", dimensions))
         try:
-            frames = getattr(image, "n_frames", 1)  # counting GIF frames reads the whole file
-            image.seek(0)
             size = _fit(width, height, context.width)
             image.draft(None, size)  # JPEG can decode at a fraction of full size: much faster
-            image.load()
-            pixels = _pixels(image, size)
+            decoded_w, decoded_h = image.size  # what draft left to decode
+            with DECODES.admit(decoded_w * decoded_h):
+                pixels, frames = _DECODER.submit(_decode, image, size).result()
         except (OSError, ValueError, SyntaxError, EOFError) as error:
             reason = f"cannot decode {media.media_type or 'image'}: {error}"
             return degraded(media, reason, ("dimensions", dimensions))

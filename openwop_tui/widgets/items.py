@@ -7,9 +7,12 @@ widgets, streamed with `Markdown.get_stream` so a token never re-parses the whol
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.containers import Vertical
 from textual.widgets import Label, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
@@ -67,6 +70,60 @@ class ItemStatic(Static):
         return self._renderable(self.item)
 
 
+class StreamedMarkdown(Markdown):
+    """Textual's `Markdown`, re-reading only the source it still has to re-parse.
+
+    Textual's ``append`` concatenates the whole source and splits all of it into lines on every
+    append, to find the last block it parsed: a reply of n lines costs O(n) per token. Here,
+    once an append has landed, the lines before that last block (finished widgets) move to a
+    list of parts that ``append`` never sees, so each append costs the delta plus the block
+    still open. ``source`` still answers the whole text, joined when it is read.
+    """
+
+    def __init__(self, markdown: str = "", **kwargs: Any) -> None:
+        super().__init__(markdown, **kwargs)
+        self._done_parts: list[str] = []
+        """Source of the blocks already drawn, no longer handed to Textual's append."""
+        self._appending = False
+
+    @property
+    def source(self) -> str:
+        """The whole markdown source (inside `append`, only the part still open)."""
+        tail = self._markdown or ""
+        if self._appending or not self._done_parts:
+            return tail
+        return "".join(self._done_parts) + tail
+
+    def update(self, markdown: str) -> AwaitComplete:
+        """Replace the whole document (as `Markdown.update`)."""
+        self._done_parts.clear()
+        return super().update(markdown)
+
+    def append(self, markdown: str) -> AwaitComplete:
+        """Append like `Markdown.append`, then set aside the source of blocks already drawn."""
+        # Textual reads ``self.source`` synchronously here, before its coroutine starts.
+        self._appending = True
+        try:
+            appended = super().append(markdown)
+        finally:
+            self._appending = False
+
+        async def then() -> None:
+            await appended
+            self._set_aside_parsed()
+
+        return AwaitComplete(then())
+
+    def _set_aside_parsed(self) -> None:
+        done = self._last_parsed_line
+        if done > 0:
+            # The same line splitting Textual uses, so the block boundary lines up.
+            lines = self._markdown.splitlines(keepends=True)
+            self._done_parts.append("".join(lines[:done]))
+            self._markdown = "".join(lines[done:])
+            self._last_parsed_line = 0
+
+
 class AssistantMessage(Vertical):
     """A reply that grows token by token."""
 
@@ -75,6 +132,8 @@ class AssistantMessage(Vertical):
     AssistantMessage > Label { text-style: bold; color: $success; }
     AssistantMessage > Markdown { margin: 0 0 0 2; padding: 0; }
     AssistantMessage.-streaming > Label { color: $warning; }
+    AssistantMessage > .-cut { margin: 0 0 0 2; display: none; }
+    AssistantMessage.-cut > .-cut { display: block; }
     """
 
     def __init__(self, item: AssistantTurn) -> None:
@@ -84,6 +143,7 @@ class AssistantMessage(Vertical):
         self._shown: list[str] = []
         """The deltas drawn so far, joined only when the reply ends (appending to one string
         would copy the whole reply on every token)."""
+        self._marker = ""
         self.add_class("-streaming")
 
     def compose(self) -> ComposeResult:
@@ -92,7 +152,8 @@ class AssistantMessage(Vertical):
         # delta arrives next as an update; a completion-only reply is drawn by `finish`.
         # The parser cleans its tokens: `clean` on each delta cannot see a character reference
         # (`&#x202e;`) that markdown decodes into a bidi control.
-        yield Markdown("", open_links=False, parser_factory=markdown_parser)
+        yield StreamedMarkdown("", open_links=False, parser_factory=markdown_parser)
+        yield Static("", classes="-cut")
 
     def _label(self) -> str:
         model = f" · {clean(self.item.model)}" if self.item.model else ""
@@ -104,8 +165,24 @@ class AssistantMessage(Vertical):
         """True once the reply is final."""
         return self.item.final
 
+    def show_cut(self) -> None:
+        """Show (or refresh) the line saying the reply was cut, by how much and where it went."""
+        marker = present.reply_marker(self.item)
+        # Redrawn only when the words change (the count has one decimal), not on every token.
+        if marker is not None and marker.plain != self._marker:
+            self._marker = marker.plain
+            self.add_class("-cut")
+            self.query_one(".-cut", Static).update(marker)
+
     async def append(self, delta: str) -> None:
-        """Stream one delta into the markdown (batched by `MarkdownStream` under load)."""
+        """Stream one delta into the markdown (batched by `MarkdownStream` under load).
+
+        Past the reply's limit the fold sends an empty delta: nothing is drawn but the count.
+        """
+        if self.item.body.cut:
+            self.show_cut()
+        if not delta:
+            return
         if self._stream is None:
             self._stream = Markdown.get_stream(self.query_one(Markdown))
             self.query_one(Label).update(Text(self._label()))
@@ -123,6 +200,8 @@ class AssistantMessage(Vertical):
         if self.item.final:
             self.remove_class("-streaming")
         self.query_one(Label).update(Text(self._label()))
+        self.set_class(self.item.body.cut, "-cut")
+        self.show_cut()
 
     def to_renderable(self) -> RenderableType:
         """What the history keeps of this reply."""
