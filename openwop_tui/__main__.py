@@ -29,6 +29,16 @@ log = logging.getLogger(__name__)
 #: Exit codes shared by every command (``--help`` and the README list them).
 EXIT_INTERRUPTED = 130
 EXIT_INTERNAL = 70
+EXIT_CODES_HELP = """exit codes:
+  0    the run completed (run), or the command did its work
+  1    the run failed or was cancelled
+  2    a usage error, or the host could not be reached or refused the request
+  70   an unexpected error: one line names the log file holding the details
+  130  interrupted by Ctrl-C (run: the run was cancelled on the host first)
+
+Details of any error go to a log file (platform state folder, e.g.
+~/.local/state/openwop-tui/log/openwop-tui.log), with the API key and URL
+credentials masked."""
 
 
 def _connection_flags(parser: argparse.ArgumentParser) -> None:
@@ -87,6 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="openwop-tui",
         description="A terminal chat client for OpenWOP hosts. With no arguments it starts its "
         "own demo host on loopback and opens the chat.",
+        epilog=EXIT_CODES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"openwop-tui {__version__}")
     _connection_flags(parser)
@@ -142,14 +154,20 @@ def build_parser() -> argparse.ArgumentParser:
         "sent with Retry-After: 1, or 500), then serve normally",
     )
 
-    render = commands.add_parser("render", help="print the transcript of a recorded .sse file")
+    codes: dict[str, Any] = {
+        "epilog": EXIT_CODES_HELP,
+        "formatter_class": argparse.RawDescriptionHelpFormatter,
+    }
+    render = commands.add_parser(
+        "render", help="print the transcript of a recorded .sse file", **codes
+    )
     render.add_argument("file", metavar="FILE.sse", help="recorded stream, or - for stdin")
     render.add_argument("--images", choices=IMAGE_MODES, default=argparse.SUPPRESS)
     render.add_argument(
         "--save-media", metavar="DIR", type=Path, help="save inline media bytes into DIR"
     )
 
-    run = commands.add_parser("run", help="run a workflow and print its transcript")
+    run = commands.add_parser("run", help="run a workflow and print its transcript", **codes)
     run.add_argument("workflow", metavar="WORKFLOW")
     _connection_flags(run)
     run.add_argument("--message", metavar="TEXT", help="a user message (inputs.messages)")
