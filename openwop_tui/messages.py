@@ -1,0 +1,67 @@
+"""App-wide messages: what happened, posted by widgets and workers, handled by the app.
+
+Each is a dataclass named in the past tense (design.md Practices 4): a widget says what the user
+did or what it needs (`ActionRequested`, `EnvelopeRenderRequested`) and never calls back into the
+app; the app and tests wait on these messages instead of polling state. Widget-local messages stay
+nested in their widget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.message import Message
+
+__all__ = [
+    "ActionRequested",
+    "EnvelopeRenderRequested",
+    "MessageSubmitted",
+    "RunEnded",
+    "RunStarted",
+    "TranscriptLeft",
+]
+
+
+@dataclass
+class MessageSubmitted(Message):
+    """The user sent a message from the input (possibly several lines)."""
+
+    text: str
+
+
+@dataclass
+class ActionRequested(Message):
+    """The user asked for an action on a transcript item: ``save``, ``open``, ``play``,
+    ``stop``, ``copy``, ``copy-code``, ``inspect``…"""
+
+    item_id: str
+    action: str
+
+
+@dataclass
+class EnvelopeRenderRequested(Message):
+    """The transcript needs an envelope drawn at ``width`` cells (first show, a resize, a later
+    fragment, a theme change). The app fetches its asset and renders it off the event loop."""
+
+    item_id: str
+    width: int
+
+
+@dataclass
+class TranscriptLeft(Message):
+    """The user left the transcript (Esc): focus goes back to the input."""
+
+
+@dataclass
+class RunStarted(Message):
+    """The host accepted a run."""
+
+    run_id: str
+
+
+@dataclass
+class RunEnded(Message):
+    """A run's stream ended; ``status`` is the last status the fold saw (``None``: unknown)."""
+
+    run_id: str | None
+    status: str | None
