@@ -13,7 +13,7 @@ from PIL import Image
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.demo_host.media import OVERSIZED_BYTES
 
-WORKFLOWS_MESSAGE = "available: demo.chat, demo.tour, conformance-noop"
+WORKFLOWS_MESSAGE = "available: demo.chat, demo.tour, conformance-noop, bench.events"
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,5 @@
-"""The workflows this host runs, by id: ``demo.chat``, ``demo.tour`` and ``conformance-noop``.
+"""The workflows this host runs, by id: ``demo.chat``, ``demo.tour``, ``conformance-noop`` and
+``bench.events``.
 
 ``demo.chat`` lives in `chat.py` and the tour's items in `tour.py`; this module holds the
 registry and the two small workflows.
@@ -52,11 +53,23 @@ def conformance_noop(ctx: WorkflowContext) -> Generator[Step, None, None]:
     yield Emit("run.completed", {"outputs": {}, "durationMs": ctx.elapsed_ms()})
 
 
+def bench_events(ctx: WorkflowContext) -> Generator[Step, None, None]:
+    """``inputs.count`` small chunk events (default 20,000) at once: the ingest benchmark's
+    stream (``python -m benchmarks``), also a quick way to see the client under load."""
+    count = ctx.inputs.get("count", 20_000)
+    count = count if isinstance(count, int) and 0 < count <= 1_000_000 else 20_000
+    for n in range(count):
+        yield Emit("output.chunk", {"nodeId": "bench", "chunk": f"w{n % 100} "}, "bench")
+    yield Emit("node.completed", {"nodeId": "bench", "outputs": {}, "durationMs": 0}, "bench")
+    yield Emit("run.completed", {"outputs": {}, "durationMs": ctx.elapsed_ms()})
+
+
 #: Workflow id → workflow, in the order the "unknown workflow" error lists them.
 WORKFLOWS: Mapping[str, Workflow] = MappingProxyType(
     {
         "demo.chat": demo_chat,
         "demo.tour": demo_tour,
         "conformance-noop": conformance_noop,
+        "bench.events": bench_events,
     }
 )

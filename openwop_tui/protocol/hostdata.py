@@ -78,7 +78,9 @@ def secrets_of(*values: str | None) -> tuple[str, ...]:
 def mask(text: str, secrets: Iterable[str]) -> str:
     """``text`` with every secret, and a secret's prefix at the end, replaced by `MASK`."""
     for secret in secrets:
-        if len(secret) < MIN_PREFIX:
+        # Every masked form (the whole key, a cut prefix) starts with these characters: one
+        # substring test in C spares almost every string the rest.
+        if len(secret) < MIN_PREFIX or secret[:MIN_PREFIX] not in text:
             continue
         if secret in text:
             text = text.replace(secret, MASK)
@@ -103,7 +105,27 @@ def _mask_cut(text: str, secret: str) -> str:
 
 def host_text(text: str, secrets: Iterable[str] = ()) -> str:
     """One host string made safe: secrets masked (on the raw text), then `clean`."""
-    return clean(mask(text, secrets)) if secrets else clean(text)
+    if secrets:
+        text = mask(text, secrets)
+    # Printable ASCII (most ids, types, timestamps and words) has nothing to clean.
+    if text.isascii() and text.isprintable():
+        return text
+    return clean(text)
+
+
+#: Cleaned keys: documents repeat the same few dozen, so each is cleaned once.
+_KEYS: dict[tuple[str, tuple[str, ...]], str] = {}
+_KEYS_MAX = 4096
+
+
+def _host_key(key: object, secrets: tuple[str, ...]) -> str:
+    text = key if isinstance(key, str) else str(key)
+    cached = _KEYS.get((text, secrets))
+    if cached is None:
+        cached = host_text(text, secrets)
+        if len(_KEYS) < _KEYS_MAX and len(text) <= 64:
+            _KEYS[(text, secrets)] = cached
+    return cached
 
 
 def _scalar(value: Any, secrets: tuple[str, ...], max_string: int | None) -> Any:
@@ -153,7 +175,14 @@ def _copy(
 
     def start(item: Any, depth: int) -> tuple[Any, Any]:
         """(the copy to store, the pending work for a container or None)."""
-        if isinstance(item, Mapping):
+        kind = type(item)
+        # Exact types first: json.loads makes only these, and isinstance against the Mapping
+        # ABC is the slowest check on the ingest path.
+        if kind is str and max_string is None:
+            return host_text(item, secrets), None
+        if kind is int:
+            return max(-INT_MAX, min(INT_MAX, item)), None
+        if kind is dict or isinstance(item, Mapping):
             if depth >= max_depth:
                 return TOO_DEEP, None
             out_dict: dict[str, Any] = {}
@@ -175,7 +204,7 @@ def _copy(
                     target["…"] = _more(len(source) - len(target), "entry", "entries")
                     break
                 budget -= 1
-                name = host_text(key if isinstance(key, str) else str(key), secrets)
+                name = _host_key(key, secrets)
                 copied, pending = start(item, depth)
                 target[name] = copied
                 if pending is not None:
