@@ -10,6 +10,8 @@ import uuid
 import httpx
 from client_support import BASE, CAPTURES, KEY, answer, make_client
 
+from openwop_tui.protocol.client import HostClient
+
 
 async def test_create_run_python_host_without_events_url() -> None:
     capture = json.loads((CAPTURES / "python-host-multi-node.create.json").read_text())
@@ -94,3 +96,33 @@ async def test_get_cancel_resolve_and_poll_paths() -> None:
     assert poll.url.params["afterSequence"] == poll.url.params["lastSequence"] == "4"
     assert poll.url.params["timeout"] == "5"
     assert all(r.headers["authorization"] == f"Bearer {KEY}" for r in seen)
+
+
+async def test_url_credentials_never_replace_the_bearer_key() -> None:
+    """httpx makes a Basic header from ``user:password@`` in a URL, which would silently replace
+    the key (a 401 with the right key): with a key, the URL's credentials are dropped."""
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(201, json={"runId": "r1", "status": "running"})
+
+    transport = httpx.MockTransport(handler)
+    async with HostClient("http://bob:hunter2@host.test:3737/", KEY, transport=transport) as client:
+        await client.create_run("wf")
+    (request,) = seen
+    assert request.headers["authorization"] == f"Bearer {KEY}"
+    assert "hunter2" not in str(request.url)
+
+
+async def test_url_credentials_stay_without_a_key() -> None:
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(201, json={"runId": "r1", "status": "running"})
+
+    transport = httpx.MockTransport(handler)
+    async with HostClient("http://bob:hunter2@host.test/", None, transport=transport) as client:
+        await client.create_run("wf")
+    assert seen[0].headers["authorization"].startswith("Basic ")

@@ -106,11 +106,16 @@ class HostClient:
                 f"The host URL {excerpt(base_url)!r} is not a valid http:// or https:// address.",
                 code="invalid_url",
             )
-        self._base = base_url.strip().rstrip("/")
         # Shown in messages: scheme and host[:port] only, never a user:password@ part.
         port = f":{port_number}" if port_number else ""
         host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
         self._origin = f"{parts.scheme}://{host}{port}"
+        self._base = base_url.strip().rstrip("/")
+        if api_key and (parts.username is not None or parts.password is not None):
+            # httpx turns URL credentials into a Basic Authorization header that replaces the
+            # Bearer key: with a key, the key wins and the URL's user:password is dropped.
+            # Without one, they stay, for a host behind a Basic-auth proxy.
+            self._base = (self._origin + parts.path).rstrip("/")
         self._api_key = api_key or None
         self._timeout = timeout
         self._transport = transport
