@@ -150,7 +150,8 @@ class Palette:
     def from_theme(cls, theme: Theme) -> Palette:
         """The palette of a Textual theme (its generated colour system), every foreground role
         legible on the background."""
-        from textual.color import Color  # here, not at import: renderers never import Textual
+        # Here, not at import: renderers (which use palettes) never import Textual.
+        from textual.color import Color, ColorParseError
 
         colours = theme.to_color_system().generate()
         fallback_background = "#121212" if theme.dark else "#EFEFEF"
@@ -159,7 +160,14 @@ class Palette:
             value = colours.get(name)
             if value is None or value.startswith("auto"):
                 return fallback
-            parsed = Color.parse(value)
+            try:
+                parsed = Color.parse(value)
+            except ColorParseError:
+                return fallback
+            if parsed.ansi is not None:
+                # "ansi_blue" is whatever the terminal makes of it, unknown here: Rich styles
+                # get the fallback, which is at least legible on a background of its kind.
+                return fallback
             if parsed.a >= 1:
                 return parsed.hex6
             # A variable with alpha ("#FFFFFF 60%") is what it looks like over the background.
