@@ -27,7 +27,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from rich.color import Color as RichColor
-from rich.color import ColorType
+from rich.color import ColorParseError, ColorType
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.default_styles import DEFAULT_STYLES
 from rich.measure import Measurement
@@ -256,9 +256,13 @@ class Palette:
         background (monokai's would be a dark slab on a light theme)."""
         return _syntax_theme(self.code_theme, self.surface)
 
-    def rich_theme(self) -> RichTheme:
-        """Rich's named styles (``markdown.*``, ``json.*``, ``repr.*``, …) in this palette."""
-        return _rich_theme(self)
+    def rich_theme(self, *, colour_names: bool = True) -> RichTheme:
+        """Rich's named styles (``markdown.*``, ``json.*``, ``repr.*``, …) in this palette.
+
+        With ``colour_names``, the styles Rich names after colours (``"cyan"``, ``"red"``) are
+        mapped too, so a plugin renderer that writes one still follows the theme; the tests
+        turn it off to catch a built-in renderer that writes one."""
+        return _rich_theme(self, colour_names)
 
 
 _BY_THEME: dict[str, Palette] = {}
@@ -368,10 +372,22 @@ def _recolour(style: Style, palette: Palette, ansi: dict[int, str]) -> Style:
     )
 
 
+def _is_colour(name: str) -> bool:
+    try:
+        RichColor.parse(name)
+    except ColorParseError:
+        return False
+    return True
+
+
 @cache
-def _rich_theme(palette: Palette) -> RichTheme:
+def _rich_theme(palette: Palette, colour_names: bool) -> RichTheme:
     ansi = _ansi_map(palette)
-    styles = {name: _recolour(style, palette, ansi) for name, style in DEFAULT_STYLES.items()}
+    styles = {
+        name: _recolour(style, palette, ansi)
+        for name, style in DEFAULT_STYLES.items()
+        if colour_names or not _is_colour(name)
+    }
     styles["markdown.code"] = Style(bold=True, color=_colour_of(palette.accent))
     styles["markdown.code_block"] = Style(color=_colour_of(palette.text), bgcolor=palette.surface)
     return RichTheme(styles, inherit=True)
@@ -388,15 +404,17 @@ class Themed:
     up after it is popped.
     """
 
-    def __init__(self, inner: RenderableType, palette: Palette) -> None:
+    def __init__(
+        self, inner: RenderableType, palette: Palette, *, colour_names: bool = True
+    ) -> None:
         self.inner = inner
-        self.palette = palette
+        self.theme = palette.rich_theme(colour_names=colour_names)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        with _THEME_LOCK, console.use_theme(self.palette.rich_theme()):
+        with _THEME_LOCK, console.use_theme(self.theme):
             segments = list(console.render(self.inner, options))
         yield from segments
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        with _THEME_LOCK, console.use_theme(self.palette.rich_theme()):
+        with _THEME_LOCK, console.use_theme(self.theme):
             return Measurement.get(console, options, self.inner)

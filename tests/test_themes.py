@@ -25,9 +25,9 @@ from rich.text import Text
 from textual.theme import BUILTIN_THEMES
 
 from openwop_tui import state
-from openwop_tui.palette import HIGH_CONTRAST_MIN, MIN_CONTRAST, Palette, contrast
+from openwop_tui.palette import HIGH_CONTRAST_MIN, MIN_CONTRAST, Palette, Themed, contrast
 from openwop_tui.protocol.envelopes import Envelope
-from openwop_tui.renderers import Asset, AudioSupport, RenderContext, render
+from openwop_tui.renderers import Asset, AudioSupport, RenderContext, render, resolve
 from openwop_tui.themes import DARK, DEFAULT, HIGH_CONTRAST, LIGHT, THEMES
 from openwop_tui.widgets.events_panel import EventsPanel
 
@@ -152,7 +152,10 @@ def test_renderers_draw_only_in_the_palette(
 ) -> None:
     """A colour written into a renderer (``border_style="cyan"``, ``"#FF0000"``) fails here:
     every colour drawn is the palette's, or the palette's code theme's (pixels excepted)."""
-    rendered = render(shown, context)
+    # The renderer's own output, not `render`'s: that maps Rich's colour-named styles ("cyan")
+    # onto the palette too (for plugins), which would hide a built-in renderer writing one.
+    rendered = resolve(shown.display)(shown, context)
+    body = Themed(rendered.body, UNIQUE, colour_names=False)
     # Code is drawn by Pygments' style (on the palette's surface), line numbers blended from it.
     reference = Syntax("x = 1\n", "python", theme=UNIQUE.syntax_theme(), line_numbers=True)
     allowed = {
@@ -161,11 +164,17 @@ def test_renderers_draw_only_in_the_palette(
         *(colour for _text, colour in drawn_colours(reference)),
     }
     # The title is plain text: a view draws it in its own style (Text, so nothing highlights it).
-    drawn = [*drawn_colours(rendered.body), *drawn_colours(Text(rendered.title))]
+    drawn = [*drawn_colours(body), *drawn_colours(Text(rendered.title))]
     if rendered.cells is not None:  # image pixels have the image's own colours
         drawn = [(text, colour) for text, colour in drawn if text.strip("▄▀ ") != ""]
     stray = {colour: text for text, colour in drawn if colour not in allowed}
     assert not stray, f"{what}: colours not from the palette: {stray}"
+
+
+def test_a_colour_named_style_still_follows_the_theme() -> None:
+    """A plugin renderer's ``style="cyan"`` is drawn in a palette colour, not the terminal's."""
+    body = Themed(Text("x", style="cyan"), UNIQUE)
+    assert {colour for _text, colour in drawn_colours(body)} <= UNIQUE.colours()
 
 
 def test_the_json_view_is_coloured_by_the_palette() -> None:
