@@ -20,12 +20,14 @@ from textual import work
 from textual.app import App, ComposeResult, InvalidThemeError
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
+from textual.theme import Theme
 from textual.timer import Timer
 from textual.widgets import Footer, Input
 
-from openwop_tui import actions, overflow
+from openwop_tui import actions, overflow, state
 from openwop_tui.audio import PlaybackError, Player, probe
 from openwop_tui.config import Config
+from openwop_tui.palette import Palette
 from openwop_tui.protocol.client import HostClient, HostError
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.events import RunEvent
@@ -38,6 +40,7 @@ from openwop_tui.screens.help import HelpScreen
 from openwop_tui.screens.quit import QuitChoice, QuitScreen
 from openwop_tui.session import RunCreated, Session
 from openwop_tui.terminal import ImageSupport
+from openwop_tui.themes import DEFAULT as DEFAULT_THEME
 from openwop_tui.themes import THEMES
 from openwop_tui.transcript import Change, Level, Transcript
 from openwop_tui.units import duration as format_duration
@@ -109,11 +112,17 @@ class ChatApp(App[None]):
         self._startup_warning: str | None = None
         for theme in THEMES:
             self.register_theme(theme)
+        # The config file wins; else the theme last chosen in the app; else the default. A
+        # remembered theme that no longer exists (a plugin theme gone) is quietly dropped.
+        wanted = config.theme or state.remembered_theme() or DEFAULT_THEME
         try:
-            self.theme = config.theme
+            self.theme = wanted
         except InvalidThemeError:
-            names = ", ".join(sorted(self.available_themes))
-            self._startup_warning = f"unknown theme {config.theme!r}; available: {names}"
+            self.theme = DEFAULT_THEME
+            if config.theme:
+                names = ", ".join(sorted(self.available_themes))
+                self._startup_warning = f"unknown theme {config.theme!r}; available: {names}"
+        self._base_context = replace(self._base_context, palette=self.palette)
 
     # ------------------------------------------------------------ composition
 
@@ -132,7 +141,22 @@ class ChatApp(App[None]):
     def status(self) -> StatusLine:
         return self.query_one(StatusLine)
 
+    @property
+    def palette(self) -> Palette:
+        """The colours of the active theme, for everything drawn as a Rich renderable."""
+        return Palette.of(self.current_theme)
+
+    def _theme_changed(self, theme: Theme) -> None:
+        """A theme was chosen (the palette's theme picker, or code): redraw in it, and keep it
+        for the next start."""
+        self._base_context = replace(self._base_context, palette=Palette.of(theme))
+        for view in self.view.query(EnvelopeView):
+            if view.rendered is not None:
+                self.render_envelope(view)
+        state.remember_theme(theme.name)
+
     async def on_mount(self) -> None:
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.view.on_envelope = self._envelope_mounted
         self.view.render_envelope = self._rendered
         if self._startup_warning:

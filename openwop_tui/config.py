@@ -61,7 +61,8 @@ class Config:
     demo_pace: float = 1.0
     """How fast the embedded demo host streams: 1 types like a model, 0 sends everything at
     once, 2 is twice as slow."""
-    theme: str = "textual-dark"
+    theme: str | None = None
+    """A Textual theme name; ``None``: the theme last chosen in the app, else ``openwop-dark``."""
     max_reply_bytes: int = REPLY_BYTES
     """Text drawn per reply (1 MiB); the rest is kept, saved to the download folder once the
     reply is complete, and the reply says it was cut, by how much and where it went."""

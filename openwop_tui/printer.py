@@ -99,7 +99,7 @@ class TranscriptPrinter:
             if renderable is not None:
                 self.console.print(renderable)
                 if _incomplete(item):
-                    self.console.print(Text(INCOMPLETE, style="yellow"))
+                    self.console.print(Text(INCOMPLETE, style=self.context.palette.warning))
                 if not isinstance(item, Notice):
                     self.console.print()
 
@@ -111,7 +111,7 @@ class TranscriptPrinter:
         try:
             await asyncio.to_thread(overflow.save, item, self.overflow_dir)
         except actions.ActionError as error:
-            return Text(f"  the cut part was not saved: {error}", style="red")
+            return Text(f"  the cut part was not saved: {error}", style=self.context.palette.error)
         return None
 
     async def _renderable(self, item: Item) -> RenderableType | None:
@@ -149,5 +149,5 @@ class TranscriptPrinter:
                 actions.save_bytes, rendered.data, rendered.filename, self.save_dir
             )
         except actions.ActionError as error:
-            return Group(shown, Text(f"  not saved: {error}", style="red"))
-        return Group(shown, Text(f"  saved to {path}", style="green"))
+            return Group(shown, Text(f"  not saved: {error}", style=context.palette.error))
+        return Group(shown, Text(f"  saved to {path}", style=context.palette.success))

@@ -4,6 +4,8 @@
 returns the renderer for a display value, or the raw-JSON fallback for an absent or unknown one;
 `render` resolves and calls, and never raises: a renderer that fails shows the envelope as JSON
 with the reason, so nothing is lost; if even the JSON view fails, a plain text block says so.
+What `render` returns is drawn in ``context.palette``: Rich's own named styles (markdown, JSON)
+are mapped onto it (`openwop_tui.palette.Themed`), and renderers take every colour from it.
 Failures are logged with their traceback at WARNING on this module's logger, which carries a
 `logging.NullHandler`: the record reaches a log file the application configured, and never
 falls through to Python's last-resort handler, which would print it on the user's terminal.
@@ -24,6 +26,7 @@ from importlib.metadata import entry_points
 
 from rich.text import Text
 
+from openwop_tui.palette import Themed
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import (
     Action,
@@ -126,24 +129,30 @@ def render(envelope: Envelope, context: RenderContext) -> Rendered:
     try:
         renderer = resolve(envelope.display)
         rendered = renderer(envelope, context)
+        palette = context.palette
         return replace(
             rendered,
-            body=Guarded(rendered.body, rendered.title),
-            caption=None if rendered.caption is None else Guarded(rendered.caption, "caption"),
+            body=Guarded(Themed(rendered.body, palette), rendered.title, palette.error),
+            caption=None
+            if rendered.caption is None
+            else Guarded(Themed(rendered.caption, palette), "caption", palette.error),
         )
     except Exception as error:  # the last line of defence: show the JSON and the reason
         log.warning("renderer for %r failed", _shown(envelope.display), exc_info=True)
         reason = f"the {_shown(envelope.display)} renderer failed: {_error_text(error)}"
     try:
         fallback = _REGISTRY[FALLBACK](envelope, context)
-        return Rendered(
-            title=fallback.title, body=fallback.body, degraded=reason, data=fallback.data
-        )
+        palette = context.palette
+        body = Guarded(Themed(fallback.body, palette), fallback.title, palette.error)
+        return Rendered(title=fallback.title, body=body, degraded=reason, data=fallback.data)
     except Exception:
         log.warning("the JSON fallback failed too", exc_info=True)
         return Rendered(
             title="envelope not shown",
-            body=Text(f"This envelope cannot be shown: {reason}, and its JSON view failed too."),
+            body=Text(
+                f"This envelope cannot be shown: {reason}, and its JSON view failed too.",
+                style=context.palette.error,
+            ),
             degraded=reason,
         )
 

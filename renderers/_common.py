@@ -14,7 +14,7 @@ import binascii
 import mimetypes
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rich import box
 from rich.console import RenderableType
@@ -22,6 +22,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from openwop_tui.palette import Palette
 from openwop_tui.protocol.envelopes import Envelope, MediaRef
 from openwop_tui.renderers.base import Action, RenderContext, Rendered
 from openwop_tui.sanitize import clean, safe_filename
@@ -89,6 +90,8 @@ class Media:
     """A safe name to save the bytes under."""
     save_hint: str = "press s to save"
     """How the user saves bytes that are here (from `RenderContext.save_hint`)."""
+    palette: Palette = field(default_factory=Palette.default)
+    """The colours to draw with (from `RenderContext.palette`)."""
 
     @property
     def size_text(self) -> str | None:
@@ -174,6 +177,7 @@ def load_media(envelope: Envelope, context: RenderContext, family: str) -> Media
         title=clean(title) if title else None,
         filename=safe_filename(name, fallback),
         save_hint=clean(context.save_hint),
+        palette=context.palette,
     )
 
 
@@ -203,7 +207,7 @@ def degraded(
     the bytes are here anyway."""
     return Rendered(
         title=media.headline,
-        body=degraded_block(media.family, media.facts(*extra), reason, media.where),
+        body=degraded_block(media.family, media.facts(*extra), reason, media.where, media.palette),
         actions=(SAVE,) if media.data is not None else (),
         data=media.data,
         degraded=reason,
@@ -237,10 +241,15 @@ def block(title: str, rows: Iterable[tuple[str, str | None]], border_style: str)
 
 
 def degraded_block(
-    family: str, rows: Iterable[tuple[str, str | None]], why: str, where: str | None
+    family: str,
+    rows: Iterable[tuple[str, str | None]],
+    why: str,
+    where: str | None,
+    palette: Palette | None = None,
 ) -> RenderableType:
     """The bordered "what / why / where" block shown instead of media that cannot be shown."""
-    return block(f"{family} not shown here", [*rows, ("why", why), ("where", where)], "yellow")
+    border = (palette or Palette.default()).degraded_border
+    return block(f"{family} not shown here", [*rows, ("why", why), ("where", where)], border)
 
 
 def text_of(envelope: Envelope, keys: tuple[str, ...]) -> str | None:

@@ -73,9 +73,10 @@ def render_audio(envelope: Envelope, context: RenderContext) -> Rendered:
         # Still a player line, so the user sees the sound is here; it says why it cannot play
         # and the bytes can be saved and played elsewhere.
         reason = clean(context.audio.reason or "audio output is not available")
-        line.stylize("dim")
-        why = Text.assemble(("cannot play here: ", "yellow"), (reason, "yellow"))
-        where = Text(f"{media.where} · {encoding}", style="dim")
+        palette = context.palette
+        line.stylize(palette.muted)
+        why = Text.assemble(("cannot play here: ", palette.warning), (reason, palette.warning))
+        where = Text(f"{media.where} · {encoding}", style=palette.muted)
         parts = [line, why, *([caption] if caption else []), where]
         return Rendered(
             title=join(media.headline, duration(seconds)),

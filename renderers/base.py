@@ -14,6 +14,7 @@ from typing import Literal, Protocol
 
 from rich.console import RenderableType
 
+from openwop_tui.palette import Palette
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.media import Asset
 
@@ -32,7 +33,7 @@ class AudioSupport:
 
 @dataclass(frozen=True, slots=True)
 class RenderContext:
-    """Everything a renderer may know about where it draws."""
+    """Everything a renderer may know about where it draws, and in which colours."""
 
     width: int = 80
     """Cells available for the body."""
@@ -49,7 +50,14 @@ class RenderContext:
     """The host's ``maxInlineMediaBytes``: inline base64 larger than this is not decoded."""
     max_image_pixels: int = 40_000_000
     """Decompression-bomb guard: larger images are not decoded."""
-    code_theme: str = "monokai"
+    palette: Palette = field(default_factory=Palette.default)
+    """The colours to draw with (from the app's active theme); renderers write no colour of
+    their own."""
+
+    @property
+    def code_theme(self) -> str:
+        """The Pygments style for code (the palette's)."""
+        return self.palette.code_theme
 
 
 @dataclass(frozen=True, slots=True)

@@ -59,6 +59,6 @@ def render_card(envelope: Envelope, context: RenderContext) -> Rendered:
         title=safe_text(title, style="bold") if title else None,
         title_align="left",
         box=box.ROUNDED,
-        border_style="cyan",
+        border_style=context.palette.border,
     )
     return Rendered(title=f"card · {clean(title)}" if title else "card", body=panel)

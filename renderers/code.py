@@ -88,7 +88,7 @@ def render_code(envelope: Envelope, context: RenderContext) -> Rendered:
     body = Syntax(
         clean(source.rstrip("\n")),
         lexer,
-        theme=context.code_theme,
+        theme=context.palette.syntax_theme(),
         line_numbers=True,
         word_wrap=True,
     )

@@ -23,10 +23,11 @@ def render_file(envelope: Envelope, context: RenderContext) -> Rendered:
     media = load_media(envelope, context, "file")
     if media.data is None:
         return degraded(media, media.error or "no file data")
+    name = media.name or media.title or media.filename
     rows = [*media.facts(), ("save as", media.filename), ("where", media.where)]
     return Rendered(
         title=media.headline,
-        body=block(f"file · {media.name or media.title or media.filename}", rows, "blue"),
+        body=block(f"file · {name}", rows, context.palette.border),
         actions=(SAVE, OPEN),
         data=media.data,
         media_type=media.media_type,

@@ -25,10 +25,12 @@ log.addHandler(logging.NullHandler())  # never Python's last-resort print to std
 class Guarded:
     """Wraps ``inner``; a failure while drawing it becomes a visible line, not an exception."""
 
-    def __init__(self, inner: RenderableType, what: str) -> None:
+    def __init__(self, inner: RenderableType, what: str, style: str = "bold") -> None:
         self.inner = inner
         self.what = what
         """What the renderable shows (``"code · fib.py"``), for the line drawn instead."""
+        self.style = style
+        """The style of that line (the palette's error style)."""
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         try:
@@ -37,7 +39,7 @@ class Guarded:
         except Exception as error:
             log.warning("drawing %s failed", self.what, exc_info=True)
             yield Text(
-                f"[{clean(self.what)} could not be drawn: {type(error).__name__}]", style="red"
+                f"[{clean(self.what)} could not be drawn: {type(error).__name__}]", style=self.style
             )
             return
         yield from segments

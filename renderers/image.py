@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from io import BytesIO
 
-from PIL import Image, UnidentifiedImageError
+from PIL import Image, ImageColor, UnidentifiedImageError
 from rich.console import Group, RenderableType
 from rich.text import Text
 from rich_pixels import HalfcellRenderer, Pixels
@@ -99,12 +99,12 @@ DECODES = DecodeBudget()
 _DECODER = ThreadPoolExecutor(MAX_CONCURRENT_DECODES, thread_name_prefix="image-decode")
 
 
-def _decode(image: Image.Image, size: tuple[int, int]) -> tuple[Pixels, int]:
+def _decode(image: Image.Image, size: tuple[int, int], background: str) -> tuple[Pixels, int]:
     """Decode the first frame and scale it to ``size``; also count the frames."""
     frames = getattr(image, "n_frames", 1)  # counting GIF frames reads the whole file
     image.seek(0)
     image.load()
-    return _pixels(image, size), frames
+    return _pixels(image, size, background), frames
 
 
 #: Modes Pillow resizes directly; anything else (palette, CMYK, 16-bit…) is converted first.
@@ -117,15 +117,15 @@ def _fit(width: int, height: int, cells: int) -> tuple[int, int]:
     return fitted_w, fitted_h + fitted_h % 2  # half-blocks pair rows: keep the height even
 
 
-def _pixels(image: Image.Image, size: tuple[int, int]) -> Pixels:
+def _pixels(image: Image.Image, size: tuple[int, int], background: str = "#000000") -> Pixels:
     if image.mode not in _RESIZABLE:
         alpha = "A" in image.getbands() or "transparency" in image.info
         image = image.convert("RGBA" if alpha else "RGB")
     # Scale first, at the source's own mode (Pillow premultiplies alpha for RGBA and LA), with a
-    # cheap integer reduction before LANCZOS; then lay what is left on black, so a transparent
-    # area shows as the dark background it has on most terminals.
+    # cheap integer reduction before LANCZOS; then lay what is left on the theme's background,
+    # so a transparent area looks transparent (half-block cells have no alpha).
     small = image.resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0).convert("RGBA")
-    canvas = Image.new("RGBA", size, (0, 0, 0, 255))
+    canvas = Image.new("RGBA", size, ImageColor.getrgb(background))
     canvas.alpha_composite(small)
     pixels: Pixels = Pixels.from_image(canvas.convert("RGB"), renderer=HalfcellRenderer())
     return pixels
@@ -134,9 +134,10 @@ def _pixels(image: Image.Image, size: tuple[int, int]) -> Pixels:
 def _caption(media: Media, dimensions: str, frames: int) -> RenderableType:
     first = f"first of {frames:,} frames" if frames > 1 else None
     line = join(media.title, dimensions, media.media_type, media.size_text, first)
+    details = Text(line, style=media.palette.muted)
     if media.alt:
-        return Group(Text(media.alt, style="italic"), Text(line, style="dim"))
-    return Text(line, style="dim")
+        return Group(Text(media.alt, style="italic"), details)
+    return details
 
 
 @register("image")
@@ -178,7 +179,9 @@ def render_image(envelope: Envelope, context: RenderContext) -> Rendered:
             image.draft(None, size)  # JPEG can decode at a fraction of full size: much faster
             decoded_w, decoded_h = image.size  # what draft left to decode
             with DECODES.admit(decoded_w * decoded_h):
-                pixels, frames = _DECODER.submit(_decode, image, size).result()
+                pixels, frames = _DECODER.submit(
+                    _decode, image, size, context.palette.background
+                ).result()
         except (OSError, ValueError, SyntaxError, EOFError) as error:
             reason = f"cannot decode {media.media_type or 'image'}: {error}"
             return degraded(media, reason, ("dimensions", dimensions))

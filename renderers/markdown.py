@@ -11,6 +11,7 @@ model, the user should see where a link goes before following it.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import cast
 
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers import register
@@ -27,7 +28,10 @@ TEXT_KEYS = ("markdown", "text", "content")
 def markdown(source: str, context: RenderContext) -> SafeMarkdown:
     """A Rich `Markdown` of host text, cleaned before and after parsing; shared with the card
     renderer."""
-    return SafeMarkdown(source, code_theme=context.code_theme, hyperlinks=False)
+    # Rich passes ``code_theme`` straight to `Syntax`, which takes a theme object as well as a
+    # name: the palette's, drawn on the theme's surface instead of the Pygments background.
+    theme = cast(str, context.palette.syntax_theme())
+    return SafeMarkdown(source, code_theme=theme, hyperlinks=False)
 
 
 def text_instead(envelope: Envelope, context: RenderContext) -> Rendered | None:

@@ -62,9 +62,9 @@ def free_port() -> None:
             pytest.skip(f"port {SNAPSHOT_PORT} is busy ({error}); the snapshots show the host URL")
 
 
-def snapshot_app() -> ChatApp:
+def snapshot_app(theme: str | None = None) -> ChatApp:
     return ChatApp(
-        Config(images="halfblock"),
+        Config(images="halfblock", theme=theme),
         demo_host=DemoHost(port=SNAPSHOT_PORT, pace=0, deterministic=True),
         audio_support=AudioSupport(False, "no audio device (snapshot)"),
     )
@@ -163,3 +163,19 @@ def test_failed_run(snap_compare: Snap) -> None:
         await ask(pilot, "please fail")
 
     assert snap_compare(snapshot_app(), terminal_size=SIZE, run_before=run_before)
+
+
+#: The shipped themes besides the default (which every test above uses).
+OTHER_THEMES = ["openwop-light", "openwop-high-contrast"]
+
+
+@pytest.mark.parametrize("theme", OTHER_THEMES)
+@pytest.mark.parametrize(
+    "name",
+    [None, "Demo revenue by region", "vendor.openwop-tui-demo.hologram", "Oversized image"],
+    ids=["top", "image", "json", "degraded"],
+)
+def test_tour_in_theme(snap_compare: Snap, theme: str, name: str | None) -> None:
+    """The tour in the light and the high-contrast theme: every item in the theme's colours
+    (no black code or inline-code slabs on the light one, no dimmed text on high contrast)."""
+    assert snap_compare(snapshot_app(theme), terminal_size=SIZE, run_before=tour_at(name))

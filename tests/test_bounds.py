@@ -314,10 +314,10 @@ def test_images_rendered_at_once_decode_inside_the_budget(monkeypatch: pytest.Mo
     lock = threading.Lock()
     scale = image_renderer._pixels
 
-    def recording(image: Any, size: tuple[int, int]) -> Any:
+    def recording(image: Any, size: tuple[int, int], background: str) -> Any:
         with lock:
             seen.append((budget.active, budget.pixels))
-        return scale(image, size)
+        return scale(image, size, background)
 
     monkeypatch.setattr(image_renderer, "_pixels", recording)
     threads = [

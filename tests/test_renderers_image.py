@@ -12,6 +12,7 @@ from PIL import Image
 from render_helpers import NASTY, envelope, media, png, shown
 from rich.console import Console
 
+from openwop_tui.palette import Palette
 from openwop_tui.renderers import Asset, RenderContext, Rendered, render
 
 URL = "https://api.example.com/v1/host/sample/assets/Zq3v9mJt0XbW"
@@ -71,13 +72,19 @@ def test_small_images_are_not_enlarged() -> None:
     assert [line for line in text.splitlines() if "▄" in line] == ["▄▄▄"] * 3  # 5 px → 6 (even)
 
 
-def test_transparency_is_composited_on_black() -> None:
-    data = png(2, 2, mode="RGBA", color=(255, 255, 255, 0))
-    result = render(media("image", data, mime="image/png"), RenderContext())
+@pytest.mark.parametrize("theme", ["openwop-dark", "openwop-light", "openwop-high-contrast"])
+def test_transparency_is_composited_on_the_theme_background(theme: str) -> None:
+    """Half-block cells have no alpha: a transparent pixel takes the theme's background, so a
+    transparent image on a light theme is not a black slab."""
+    palette = Palette.named(theme)
+    data = png(2, 2, mode="RGBA", color=(255, 0, 255, 0))
+    result = render(media("image", data, mime="image/png"), RenderContext(palette=palette))
     sink = io.StringIO()
     Console(file=sink, color_system="truecolor", width=80).print(result.body)
-    assert "38;2;0;0;0" in sink.getvalue() and "48;2;0;0;0" in sink.getvalue()
-    assert "255;255;255" not in sink.getvalue()
+    red, green, blue = (int(palette.background[i : i + 2], 16) for i in (1, 3, 5))
+    assert f"38;2;{red};{green};{blue}" in sink.getvalue()
+    assert f"48;2;{red};{green};{blue}" in sink.getvalue()
+    assert "255;0;255" not in sink.getvalue()
 
 
 def test_animation_shows_the_first_frame_and_says_how_many() -> None:

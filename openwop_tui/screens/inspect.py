@@ -4,6 +4,8 @@ An envelope is not a frame on the stream (protocol.md §0): the client finds it 
 event. To debug a workflow you want both, so this screen shows the envelope document and the
 source event's raw JSON side by side, plus what the client made of them (the display value the
 renderer registry was keyed on, and why it is not shown in full, if it is not).
+
+Drawn in the active theme's palette, and drawn again when the theme changes.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
+from textual.theme import Theme
 from textual.widgets import Static
 
+from openwop_tui.palette import Palette, Themed
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.renderers.json import json_text
@@ -44,24 +48,32 @@ class InspectScreen(ModalScreen[None]):
         self.envelope = envelope
         self.rendered = rendered
 
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, theme: Theme) -> None:
+        self.refresh(recompose=True)
+
     def compose(self) -> ComposeResult:
         envelope, event = self.envelope, self.envelope.source
+        palette = Palette.of(self.app.current_theme)
         summary = Text()
         summary.append("display ", style="bold")
         summary.append(f"{clean(envelope.display or 'none')} → renderer ")
-        summary.append(clean(envelope.display or "json"), style="cyan")
+        summary.append(clean(envelope.display or "json"), style=palette.accent)
         if self.rendered is not None and self.rendered.degraded:
-            summary.append("\nnot shown in full: ", style="yellow")
-            summary.append(clean(self.rendered.degraded), style="yellow")
+            summary.append("\nnot shown in full: ", style=palette.warning)
+            summary.append(clean(self.rendered.degraded), style=palette.warning)
         document = envelope.document if envelope.document is not None else envelope.payload
         with Horizontal():
             left = VerticalScroll()
             left.border_title = Content(f"envelope · {clean(envelope.kind)}")
             with left:
-                yield Static(Group(summary, Text(), json_text(document)))
+                yield Static(Themed(Group(summary, Text(), json_text(document)), palette))
             right = VerticalScroll()
             right.border_title = Content(
                 f"source event · {clean(event.type)} · sequence {event.sequence}"
             )
             with right:
-                yield Static(json_text(event.raw if event.raw is not None else dict(event.payload)))
+                raw = event.raw if event.raw is not None else dict(event.payload)
+                yield Static(Themed(json_text(raw), palette))

@@ -4,17 +4,24 @@ A `RichLog` (Line API) with one line per event: sequence, type, node and a compa
 Hidden until toggled. Bounded: each line shows at most `LINE_CHARS` of the payload (built from a
 cut-down copy, so a 15 MB chunk is not serialised to show 300 characters of it), and the panel
 keeps the last ``max_events`` lines, saying in its title how many events it let go.
+
+Lines are drawn in the active theme's palette; the panel keeps what each line says (not how it
+was drawn), so when the theme changes it writes them again in the new colours.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from rich.text import Text
+from textual.theme import Theme
 from textual.widgets import RichLog
 
 from openwop_tui.items import EVENTS_SHOWN
+from openwop_tui.palette import Palette
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.sanitize import clean
 from openwop_tui.units import compact_json
@@ -38,6 +45,35 @@ def preview(value: Any, depth: int = 0) -> Any:
     return value
 
 
+NoteLevel = Literal["warning", "error", "info"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Line:
+    """What one line says: an event's parts, or a note (drawn with a palette when written)."""
+
+    sequence: str = ""
+    type: str = ""
+    failed: bool = False
+    node: str = ""
+    payload: str = ""
+    note: str = ""
+    level: NoteLevel = "warning"
+
+    def draw(self, palette: Palette) -> Text:
+        if self.note:
+            style = {"warning": palette.warning, "error": palette.error, "info": palette.muted}
+            return Text(self.note, style=style[self.level])
+        line = Text()
+        line.append(f"{self.sequence:>4} ", style=palette.muted)
+        line.append(self.type, style=palette.error if self.failed else "bold")
+        if self.node:
+            line.append(f" [{self.node}]", style=palette.accent)
+        if self.payload:
+            line.append(" " + self.payload, style=palette.muted)
+        return line
+
+
 class EventsPanel(RichLog):
     """Raw run events, newest at the bottom."""
 
@@ -52,29 +88,45 @@ class EventsPanel(RichLog):
         self.max_events = max_events
         self.written = 0
         """Lines written so far (events and notes); past ``max_events`` the oldest scroll away."""
+        self._kept: deque[_Line] = deque(maxlen=max(1, max_events))
+        """The lines on screen, to write again when the theme changes."""
 
-    def _log(self, line: Text) -> None:
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    @property
+    def palette(self) -> Palette:
+        return Palette.of(self.app.current_theme)
+
+    def _theme_changed(self, theme: Theme) -> None:
+        palette = Palette.of(theme)
+        self.clear()
+        for line in self._kept:
+            self.write(line.draw(palette))
+
+    def _log(self, line: _Line) -> None:
         """Write a line, and say in the title once older lines are being let go."""
         self.written += 1
+        self._kept.append(line)
         if self.written > self.max_events:
             self.border_title = (
                 f"events · last {self.max_events:,} lines of {self.written:,} (max_events_shown)"
             )
-        self.write(line)
+        self.write(line.draw(self.palette))
 
     def add_event(self, event: RunEvent) -> None:
         """Log one event."""
-        line = Text()
-        line.append(f"{event.sequence if event.sequence is not None else '-':>4} ", style="dim")
-        style = "bold red" if event.type.endswith("failed") else "bold"
-        line.append(clean(event.type), style=style)
-        if event.node_id:
-            line.append(f" [{clean(event.node_id)}]", style="cyan")
-        if event.payload:
-            payload = preview(event.payload)
-            line.append(" " + clean(compact_json(payload, LINE_CHARS)), style="dim")
-        self._log(line)
+        payload = clean(compact_json(preview(event.payload), LINE_CHARS)) if event.payload else ""
+        self._log(
+            _Line(
+                sequence=str(event.sequence) if event.sequence is not None else "-",
+                type=clean(event.type),
+                failed=event.type.endswith("failed"),
+                node=clean(event.node_id) if event.node_id else "",
+                payload=payload,
+            )
+        )
 
-    def add_note(self, text: str, style: str = "yellow") -> None:
+    def add_note(self, text: str, level: NoteLevel = "warning") -> None:
         """Log something that is not an event (a malformed frame, a reconnect)."""
-        self._log(Text(clean(text), style=style))
+        self._log(_Line(note=clean(text) or " ", level=level))

@@ -1,20 +1,24 @@
-"""The status line: host, protocol version, run status and connection state at a glance."""
+"""The status line: host, protocol version, run status and connection state at a glance.
+
+Drawn as Textual `Content` styled with theme variables (``$success``, ``$text-muted``), so it
+takes the active theme's colours, and a theme switched live recolours it at once.
+"""
 
 from __future__ import annotations
 
-from rich.text import Text
+from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
 from openwop_tui.sanitize import clean
 
 _STATE_STYLE = {
-    "connected": "green",
-    "streaming": "bold green",
-    "connecting": "yellow",
-    "reconnecting": "yellow",
-    "disconnected": "red",
-    "error": "bold red",
+    "connected": "$text-success",
+    "streaming": "bold $text-success",
+    "connecting": "$text-warning",
+    "reconnecting": "$text-warning",
+    "disconnected": "$text-error",
+    "error": "bold $text-error",
 }
 
 
@@ -22,7 +26,10 @@ class StatusLine(Static):
     """One line at the top of the screen."""
 
     DEFAULT_CSS = """
-    StatusLine { dock: top; height: 1; background: $panel; color: $text; padding: 0 1; }
+    StatusLine {
+        dock: top; height: 1; background: $panel; color: $text; padding: 0 1;
+        text-wrap: nowrap; text-overflow: ellipsis;
+    }
     """
 
     host: reactive[str] = reactive("")
@@ -36,19 +43,20 @@ class StatusLine(Static):
     """connecting, connected, streaming, reconnecting, disconnected or error."""
     run_id: reactive[str] = reactive("")
 
-    def render(self) -> Text:
+    def render(self) -> Content:
         # Most important first: the line is cut at the right edge on narrow terminals.
-        text = Text(no_wrap=True, overflow="ellipsis")
-        text.append("● ", style=_STATE_STYLE.get(self.connection, ""))
-        text.append(self.connection, style=_STATE_STYLE.get(self.connection, ""))
-        text.append(" · run ")
-        text.append(clean(self.run_status), style="bold")
+        state = _STATE_STYLE.get(self.connection, "")
+        parts: list[str | tuple[str, str]] = [
+            ("● ", state),
+            (self.connection, state),
+            " · run ",
+            (clean(self.run_status), "bold"),
+        ]
         if self.run_id:
-            text.append(f" {clean(self.run_id)}", style="dim")
-        text.append(" · ")
-        text.append(clean(self.host) or "no host", style="cyan")
+            parts.append((f" {clean(self.run_id)}", "$text-muted"))
+        parts += [" · ", (clean(self.host) or "no host", "$text-primary")]
         if self.implementation:
-            text.append(f" ({clean(self.implementation)})", style="dim")
+            parts.append((f" ({clean(self.implementation)})", "$text-muted"))
         if self.protocol:
-            text.append(f" · protocol {clean(self.protocol)}")
-        return text
+            parts.append(f" · protocol {clean(self.protocol)}")
+        return Content.assemble(*parts)
