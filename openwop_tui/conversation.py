@@ -27,7 +27,7 @@ from openwop_tui.protocol.media import Asset
 from openwop_tui.protocol.stream import Arrival, Redelivery, StreamNotice
 from openwop_tui.renderers.base import RenderContext
 from openwop_tui.session import RunCreated, Session
-from openwop_tui.store import Entry, Store, StoreError
+from openwop_tui.store import Entry, SessionLog, Store, StoreError
 from openwop_tui.transcript import Added, Change, Level, Limits, Transcript, Updated
 
 log = logging.getLogger(__name__)
@@ -359,3 +359,26 @@ class Conversation:
         return replace(
             base, asset=await self.asset_for(envelope), max_inline_bytes=self.max_inline_bytes
         )
+
+
+def stored(
+    store: Store,
+    session_id: str | None = None,
+    *,
+    session: Session | None = None,
+    host: str = "",
+    workflow: str = "",
+    limits: Limits | None = None,
+    secrets: Iterable[str] = (),
+    logs: Sequence[EventLog] = (),
+) -> Conversation:
+    """A conversation kept in ``store``: session ``session_id`` folded back from its log
+    (without contacting the host; the next `send` through ``session`` continues it), or a new
+    one (``None``, created at its first entry, recording ``host`` without credentials).
+    ``logs``: more logs to append to (a recording). Raises `StoreError` for an unknown id."""
+    keep = SessionLog(store, session_id, host=host, workflow=workflow)
+    common: dict[str, Any] = {"limits": limits, "store": store, "secrets": secrets}
+    if session_id is None:
+        return Conversation(session, logs=[keep, *logs], **common)
+    entries = list(store.entries(session_id))
+    return Conversation.from_log(entries, session, logs=[keep, *logs], **common)

@@ -26,8 +26,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from openwop_tui.protocol.hostdata import mask, secrets_of
 from openwop_tui.protocol.sse import SSEDecoder
+from openwop_tui.redact import Redactor
 from openwop_tui.store import Entry
 
 #: The first line of a file `Recorder` wrote.
@@ -40,21 +40,42 @@ _MARKERS = frozenset({"user", "run", "end", "notice", "snapshot", "document"})
 class Recorder:
     """Writes a conversation's log as an SSE file (``--record FILE.sse``)."""
 
-    def __init__(self, path: Path, *, secrets: Iterable[str | None] = ()) -> None:
-        """Create (or truncate) ``path``; raises `OSError` when it cannot be written."""
+    def __init__(
+        self,
+        path: Path,
+        *,
+        secrets: Iterable[str | None] = (),
+        redactor: Redactor | None = None,
+        keep_times: bool = False,
+    ) -> None:
+        """Create (or truncate) ``path``; raises `OSError` when it cannot be written.
+
+        ``keep_times``: the entries already have their times (an export of a stored log), so
+        ``: at`` counts from the first entry's, not from now.
+        """
         self.path = path
-        self._secrets = secrets_of(*secrets)
+        self._redact = (redactor or Redactor()).with_secrets(*secrets)
         self._file: TextIO = path.open("w", encoding="utf-8", errors="replace", newline="\n")
         self._began = time.monotonic()
+        self._keep_times = keep_times
+        self._first: float | None = None
         self._write(f"{HEADER}\n\n")
 
     def add_secrets(self, *more: str | None) -> None:
         """Also mask ``more`` (the embedded demo host's key, known once it started)."""
-        self._secrets = secrets_of(*self._secrets, *more)
+        self._redact = self._redact.with_secrets(*more)
 
     def _write(self, text: str) -> None:
-        self._file.write(mask(text, self._secrets) if self._secrets else text)
+        # The key and URL credentials never reach the file (the one change to the host's text).
+        self._file.write(self._redact(text))
         self._file.flush()
+
+    def _at(self, entry: Entry) -> float:
+        if not self._keep_times:
+            return time.monotonic() - self._began
+        if self._first is None:
+            self._first = entry.at
+        return max(0.0, entry.at - self._first)
 
     def append(self, entry: Entry) -> None:
         """Write one entry: a frame as SSE lines, anything else as a comment."""
@@ -73,7 +94,7 @@ class Recorder:
         self._write(f": {entry.kind} {json.dumps(value, ensure_ascii=True)}\n\n")
 
     def _frame(self, entry: Entry) -> str:
-        lines = [f": at {time.monotonic() - self._began:.3f}"]
+        lines = [f": at {self._at(entry):.3f}"]
         if entry.frame_id is not None:
             lines.append(f"id: {entry.frame_id}")
         if entry.label and entry.label != "message":
@@ -112,7 +133,7 @@ def read_recording(text: str) -> Recording:
 
 def _entries(text: str) -> Iterator[Entry]:
     decoder = SSEDecoder()
-    at = 0.0
+    at: float | None = None
     run: str | None = None
 
     def frames(found: list[Any]) -> Iterator[Entry]:
@@ -122,7 +143,7 @@ def _entries(text: str) -> Iterator[Entry]:
                 meta["problem"] = frame.problem
             if frame.retry is not None:
                 meta["retry"] = frame.retry
-            stamp = at or _timestamp(frame.data)
+            stamp = at if at is not None else _timestamp(frame.data)
             yield Entry(
                 "frame",
                 frame.data,
@@ -198,7 +219,7 @@ async def replay_frames(
     text = await asyncio.to_thread(path.read_text, encoding="utf-8", errors="replace")
     previous: float | None = None
     for entry in read_recording(text).entries:
-        if entry.kind == "frame" and entry.at:
+        if entry.kind == "frame" and (entry.at or previous is None):
             if previous is not None and speed > 0 and entry.at > previous:
                 await sleep((entry.at - previous) / speed)
             previous = entry.at

@@ -491,11 +491,20 @@ def _meta(text: Any) -> dict[str, Any]:
 
 
 class SessionLog:
-    """One stored session as an event log sink: what a `Conversation` appends to."""
+    """One stored session as an event log: what a `Conversation` appends to.
 
-    def __init__(self, store: Store, session_id: str) -> None:
+    A new session is created at its first entry, so starting the app and quitting without a
+    word leaves no empty session behind.
+    """
+
+    def __init__(
+        self, store: Store, session_id: str | None = None, *, host: str = "", workflow: str = ""
+    ) -> None:
         self.store, self.session_id = store, session_id
+        self._host, self._workflow = host, workflow
 
     def append(self, entry: Entry) -> None:
-        """Append and commit."""
+        """Append and commit (creating the session first if it is new)."""
+        if self.session_id is None:
+            self.session_id = self.store.create(host=self._host, workflow=self._workflow)
         self.store.append(self.session_id, entry)
