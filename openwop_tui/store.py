@@ -6,8 +6,9 @@ text, never cleaned: cleaning happens when an event is normalised), and the noti
 stream. Each entry is committed as it is appended, so a process that is killed loses nothing
 (WAL with ``synchronous=NORMAL``: a commit survives the process, not a power cut).
 
-Two things never reach the file: the API key (masked wherever host text carries it, the one
-change made to what the host sent) and URL credentials (a session's host is its display URL).
+Secrets never reach the file: the API key, URL credentials and Bearer tokens are masked
+wherever any text carries them (`Redactor`: the one change ever made to what the host sent), and
+a session's host is its display URL.
 
 Fetched media bytes are kept too (`Store.put_asset`, keyed by URL, least recently used dropped
 past `ASSET_BYTES`), so an export or a reopened session has its images without the host.
@@ -30,7 +31,7 @@ from typing import Any, Literal
 
 import platformdirs
 
-from openwop_tui.protocol.hostdata import mask, secrets_of
+from openwop_tui.protocol.hostdata import secrets_of
 from openwop_tui.protocol.sse import SSEFrame
 from openwop_tui.protocol.stream import Arrival
 from openwop_tui.redact import Redactor, display_url
@@ -311,7 +312,7 @@ class Store:
         now = time.time()
         stored = Entry(
             entry.kind,
-            mask(entry.data, self.secrets) if self.secrets else entry.data,
+            self._redact(entry.data),
             run=entry.run,
             label=self._redact(entry.label) if entry.label else entry.label,
             frame_id=self._redact(entry.frame_id) if entry.frame_id else entry.frame_id,
