@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import quote
 
 from openwop_tui.conversation import Conversation, EventArrived
 from openwop_tui.items import (
@@ -157,7 +158,8 @@ class _Assets:
         target = self.folder / f"{len(self.written) + 1:03d}-{base}"
         target.write_bytes(data)
         self.written.append(target)
-        return f"{self.folder.name}/{target.name}"
+        # Percent-encoded: a name with spaces or brackets still links in every renderer.
+        return quote(f"{self.folder.name}/{target.name}")
 
 
 async def _markdown(
@@ -205,8 +207,7 @@ async def _envelope(item: EnvelopeItem, conversation: Conversation, assets: _Ass
             shown = (
                 f"![{_cell(alt)}]({link})" if display == "image" else f"[{_cell(title)}]({link})"
             )
-            if rendered.degraded:
-                shown += f"\n\n> shown degraded in the terminal: {rendered.degraded}"
+            # Not "degraded" here: the export holds the bytes themselves.
             return f"{head}\n\n{shown}"
         where = (context.asset.url if context.asset else None) or (ref.url if ref else None)
         return (

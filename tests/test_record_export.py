@@ -13,6 +13,7 @@ import json
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -143,7 +144,7 @@ def test_export_markdown_jsonl_and_sse(tmp_path: Path) -> None:
     # and each file is linked from the text, relatively.
     assert written == set(media)
     for asset in assets:
-        assert f"](chat-assets/{asset.name})" in markdown
+        assert f"](chat-assets/{quote(asset.name)})" in markdown
     assert "```python" in markdown or "```py" in markdown
     assert "**not included**" in markdown  # the demo's missing audio says what, why, where
 
