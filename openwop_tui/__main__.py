@@ -3,7 +3,13 @@
 * ``openwop-tui``: the chat app, against the embedded demo host unless ``--host`` is given;
 * ``openwop-tui demo-host [--port N]``: the demo host alone;
 * ``openwop-tui render FILE.sse``: print a recorded stream's transcript;
-* ``openwop-tui run WORKFLOW``: run a workflow and print its transcript (exit 0/1/2).
+* ``openwop-tui run WORKFLOW``: run a workflow and print its transcript (exit 0/1/2);
+* ``openwop-tui replay FILE.sse [--speed X]``: play a recording through the app (printed when
+  stdout is not a terminal);
+* ``openwop-tui sessions [rename ID TITLE | delete ID] [--json]``: the stored sessions;
+* ``openwop-tui export [SESSION] --format md|jsonl|sse -o PATH``: a stored session, exported;
+* ``openwop-tui --continue`` / ``--session ID``: the app, on a stored session;
+* ``--record FILE.sse`` (the app and ``run``): write the raw stream as it arrives.
 
 Settings come from flags, then ``OPENWOP_BASE_URL`` / ``OPENWOP_API_KEY``, then the config file.
 """
@@ -108,6 +114,20 @@ def build_parser() -> argparse.ArgumentParser:
         default=argparse.SUPPRESS,
         help="chat workflow to run per message (default demo.chat)",
     )
+    parser.add_argument(
+        "--record",
+        metavar="FILE.sse",
+        type=Path,
+        help="write the raw event stream to FILE.sse as it arrives (render or replay it later)",
+    )
+    resume = parser.add_mutually_exclusive_group()
+    resume.add_argument(
+        "--continue",
+        dest="continue_latest",
+        action="store_true",
+        help="open the most recent stored session (shown at once, without the host)",
+    )
+    resume.add_argument("--session", metavar="ID", help="open the stored session ID")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     demo = commands.add_parser(
@@ -176,6 +196,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--save-media", metavar="DIR", type=Path, help="save every media envelope's bytes into DIR"
     )
     run.add_argument(
+        "--record",
+        metavar="FILE.sse",
+        type=Path,
+        help="write the raw event stream to FILE.sse as it arrives",
+    )
+    run.add_argument(
         "--idle-timeout",
         type=_seconds,
         metavar="S",
@@ -184,7 +210,43 @@ def build_parser() -> argparse.ArgumentParser:
         "seconds, say so and check the run: one waiting for a human is left to wait, any other "
         "is resumed (default 300; 0: never). Ctrl-C cancels the run on the host and exits 130",
     )
+    _session_commands(commands, codes)
     return parser
+
+
+def _session_commands(commands: Any, codes: dict[str, Any]) -> None:
+    """``sessions``, ``export`` and ``replay``."""
+    sessions = commands.add_parser(
+        "sessions", help="list the stored sessions (rename ID TITLE, delete ID)", **codes
+    )
+    sessions.add_argument("--json", action="store_true", help="print them as JSON")
+    actions = sessions.add_subparsers(dest="action", metavar="ACTION")
+    rename = actions.add_parser("rename", help="give a stored session a new title")
+    rename.add_argument("id", metavar="ID")
+    rename.add_argument("title", metavar="TITLE")
+    delete = actions.add_parser("delete", help="delete a stored session")
+    delete.add_argument("id", metavar="ID")
+
+    export = commands.add_parser(
+        "export", help="export a stored session as Markdown, JSONL or SSE", **codes
+    )
+    export.add_argument("session", metavar="SESSION", nargs="?", help="default: the latest")
+    export.add_argument("--format", choices=("md", "jsonl", "sse"), default="md")
+    export.add_argument(
+        "-o", "--output", metavar="PATH", type=Path, help="default: openwop-ID.FORMAT here"
+    )
+
+    replay = commands.add_parser(
+        "replay", help="play a recorded .sse file through the app as if live", **codes
+    )
+    replay.add_argument("file", metavar="FILE.sse")
+    replay.add_argument(
+        "--speed",
+        type=_seconds,
+        default=1.0,
+        metavar="X",
+        help="1 as recorded (default), 2 twice as fast, 0 all at once",
+    )
 
 
 def _seconds(text: str) -> float:
@@ -275,8 +337,52 @@ def dispatch(args: argparse.Namespace, config: Config, *, log_file: Path | None 
             message=args.message,
             inputs=args.input,
             idle_timeout=args.idle_timeout,
+            record=args.record,
         )
+    if args.command in ("sessions", "export", "replay"):
+        return _stored(args, config, log_file)
+    app_options: dict[str, Any] = {}
+    if args.continue_latest or args.session is not None:
+        from openwop_tui.session_commands import chosen_session
+        from openwop_tui.store import StoreError
 
+        try:
+            chosen = chosen_session(args.session, api_key=config.api_key)
+        except StoreError as error:
+            print(f"openwop-tui: {error}", file=sys.stderr)
+            return 2
+        app_options["session_id"] = chosen.id
+    if args.record is not None:
+        app_options["record"] = args.record
+    return _run_app(config, log_file=log_file, **app_options)
+
+
+def _stored(args: argparse.Namespace, config: Config, log_file: Path | None) -> int:
+    """``sessions``, ``export`` and ``replay``."""
+    from openwop_tui import session_commands as stored
+    from openwop_tui.commands import Output, make_console
+
+    output = Output(config, make_console())
+    if args.command == "sessions":
+        if args.action == "rename":
+            return stored.rename_session(output, args.id, args.title)
+        if args.action == "delete":
+            return stored.delete_session(output, args.id)
+        return stored.list_sessions(output, as_json=args.json)
+    if args.command == "export":
+        return stored.export_command(output, args.session, args.format, args.output)
+    if not sys.stdout.isatty():
+        return stored.replay_print(args.file, output)
+    if not Path(args.file).is_file():
+        print(f"openwop-tui: cannot read {args.file}: no such file", file=sys.stderr)
+        return 2
+    return _run_app(config, log_file=log_file, replay=(Path(args.file), args.speed))
+
+
+def _run_app(config: Config, *, log_file: Path | None = None, **options: Any) -> int:
+    """Start the chat app. ``options`` (only those given): ``session_id`` (a stored session
+    to open, checked to exist), ``record`` (a path to record the raw stream to), ``replay``
+    (``(path, speed)``: play a recording instead of talking to a host)."""
     from openwop_tui.app import ChatApp
     from openwop_tui.terminal import detect_image_mode
 
@@ -284,7 +390,7 @@ def dispatch(args: argparse.Namespace, config: Config, *, log_file: Path | None 
     support = detect_image_mode(
         config.images, stdin=sys.stdin, stdout=sys.stdout, environ=os.environ
     )
-    app = ChatApp(config, image_support=support, log_file=log_file)
+    app = ChatApp(config, image_support=support, log_file=log_file, **options)
     app.run()
     return app.return_code or 0
 

@@ -1,5 +1,7 @@
 """The non-interactive commands: ``render`` a recorded stream, ``run`` a workflow and print it.
 
+Both are consumers of the one conversation pipeline (`openwop_tui.conversation`): ``run`` sends
+through a live `Conversation`, ``render`` and ``replay`` fold a recording through an offline one.
 Both print with the same renderers as the app, in colour on a terminal and as plain text when
 stdout is not one or ``NO_COLOR`` is set. Every failure is one clear line on stderr and an exit
 code: 0 run completed, 1 run failed or was cancelled, 2 usage or connection error, 130 Ctrl-C.
@@ -28,16 +30,15 @@ from rich.text import Text
 from openwop_tui import actions
 from openwop_tui.audio import probe
 from openwop_tui.config import Config
+from openwop_tui.conversation import Conversation, RunStarted
 from openwop_tui.printer import TranscriptPrinter
 from openwop_tui.protocol.client import HostClient, HostError
-from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.hostdata import secrets_of
-from openwop_tui.protocol.sse import SSEDecoder, decode_frame
-from openwop_tui.protocol.stream import StreamNotice
+from openwop_tui.record import Recorder, read_recording
 from openwop_tui.renderers.base import AudioSupport, RenderContext
 from openwop_tui.sanitize import clean
-from openwop_tui.session import RunCreated, Session
-from openwop_tui.transcript import Transcript
+from openwop_tui.session import Session
+from openwop_tui.store import Entry
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE = 0, 1, 2
 #: The exit status after Ctrl-C: 128 + SIGINT, as a shell reports a command it interrupted.
@@ -71,12 +72,14 @@ class Output:
     save_dir: Path | None = None
     """``--save-media``: where media bytes are written, so a saved path can be shown."""
 
-    def printer(self, *, audio: AudioSupport, session: Session | None = None) -> TranscriptPrinter:
+    def printer(
+        self, *, audio: AudioSupport, conversation: Conversation | None = None
+    ) -> TranscriptPrinter:
         """A transcript printer for this output."""
         return TranscriptPrinter(
             self.console,
             self.context(audio),
-            session=session,
+            conversation=conversation,
             save_dir=self.save_dir,
             overflow_dir=self.save_dir or actions.download_dir(self.config.download_dir),
         )
@@ -109,33 +112,28 @@ def render_file(path: str, output: Output) -> int:
         print(f"openwop-tui: cannot read {path}: {error.strerror or error}", file=sys.stderr)
         return EXIT_USAGE
     audio = AudioSupport(False, "this is a printed transcript; play it in the app")
+    recording = read_recording(text)
     # A recording may hold the key a host echoed back: mask the configured one, if any.
-    secrets = secrets_of(output.config.api_key)
-    transcript = Transcript(limits=output.config.limits)
-    return asyncio.run(
-        _render_text(text, output.printer(audio=audio), secrets=secrets, transcript=transcript)
+    conversation = Conversation(
+        limits=output.config.limits,
+        secrets=secrets_of(output.config.api_key),
+        capture=not recording.marked,
     )
+    printer = output.printer(audio=audio, conversation=conversation)
+    return asyncio.run(print_entries(recording.entries, conversation, printer))
 
 
-async def _render_text(
-    text: str,
-    printer: TranscriptPrinter,
-    *,
-    secrets: tuple[str, ...] = (),
-    transcript: Transcript | None = None,
+async def print_entries(
+    entries: list[Entry], conversation: Conversation, printer: TranscriptPrinter
 ) -> int:
-    """Decode ``text`` (SSE), fold it into ``transcript`` (a new one by default) and print it."""
-    transcript = Transcript() if transcript is None else transcript
-    decoder = SSEDecoder()
-    frames = [*decoder.feed(text), *decoder.close()]
-    for frame in frames:
-        result = decode_frame(frame, secrets=secrets)
-        for problem in result.problems:
-            await printer.feed([transcript.add_notice("warning", problem)])
-        for event in result.events:
-            await printer.feed(transcript.apply(event))
-    if not frames:
-        await printer.feed([transcript.add_notice("warning", "no SSE frames in the input")])
+    """Fold a log (a recording, a stored session) through ``conversation`` and print it."""
+    for entry in entries:
+        await printer.feed(conversation.replay(entry))
+    if not any(entry.kind == "frame" for entry in entries):
+        await printer.feed(
+            [conversation.transcript.add_notice("warning", "no SSE frames in the input")]
+        )
+    await printer.feed(conversation.finish_replay())
     await printer.flush()
     return EXIT_OK
 
@@ -204,8 +202,11 @@ def run_workflow(
     message: str | None,
     inputs: str | None,
     idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
+    record: Path | None = None,
 ) -> int:
     """Create a run, stream it, print the transcript; the exit code tells how it ended.
+
+    ``record``: write the raw stream there as it arrives (`openwop_tui.record.Recorder`).
 
     ``idle_timeout``: seconds the stream may bring no bytes before the run is checked
     (`subscribe`); ``None`` or 0: wait as long as the host keeps the stream open.
@@ -224,11 +225,31 @@ def run_workflow(
     config = output.config
     audio = probe() if config.audio else AudioSupport(False, "audio is off (--no-audio)")
     interrupts = _Interrupts()
+    recorder: Recorder | None = None
+    if record is not None:
+        try:
+            recorder = Recorder(record, secrets=[config.api_key])
+        except OSError as error:
+            print(
+                f"openwop-tui: cannot record to {record}: {error.strerror or error}",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
     try:
         with _host(config) as (url, key):
+            if recorder is not None:
+                recorder.add_secrets(key)
             return asyncio.run(
                 _run(
-                    workflow, url, key, run_inputs, output, audio, interrupts, idle_timeout or None
+                    workflow,
+                    url,
+                    key,
+                    run_inputs,
+                    output,
+                    audio,
+                    interrupts,
+                    idle_timeout or None,
+                    recorder,
                 )
             )
     except OSError as error:
@@ -237,6 +258,9 @@ def run_workflow(
     except KeyboardInterrupt:
         # Ctrl-C while no run was streaming (starting up, or stopping the embedded host).
         return interrupts.report("interrupted")
+    finally:
+        if recorder is not None:
+            recorder.close()
 
 
 async def _run(
@@ -248,8 +272,8 @@ async def _run(
     audio: AudioSupport,
     interrupts: _Interrupts,
     idle_timeout: float | None,
+    recorder: Recorder | None = None,
 ) -> int:
-    transcript = Transcript(limits=output.config.limits)
     console = output.console
     started = _Started()
     try:
@@ -261,9 +285,15 @@ async def _run(
                 stream_modes=output.config.stream_modes,
                 idle_timeout=idle_timeout,
             )
-            printer = output.printer(audio=audio, session=session)
+            conversation = Conversation(
+                session,
+                limits=output.config.limits,
+                logs=[recorder] if recorder is not None else [],
+                secrets=client.secrets,
+            )
+            printer = output.printer(audio=audio, conversation=conversation)
             streaming = asyncio.ensure_future(
-                _stream_run(session, inputs, transcript, printer, console, url, started)
+                _stream_run(conversation, inputs, printer, console, url, started)
             )
             interrupts.task = streaming
             with _sigint_to(interrupts):
@@ -273,16 +303,17 @@ async def _run(
                     if not interrupts.pressed:
                         raise
                 finally:
-                    await printer.feed(transcript.close_open())
+                    await printer.feed(conversation.settle())
                     await printer.flush()
                 if interrupts.pressed:
                     return interrupts.report(await _cancel_interrupted(client, started.run_id))
     except HostError as error:
         print(f"openwop-tui: {clean(error.message)}", file=sys.stderr)
         return EXIT_USAGE
-    if transcript.status == "completed":
+    status = conversation.transcript.status
+    if status == "completed":
         return EXIT_OK
-    if transcript.status is None or transcript.status in ("running", "waiting"):
+    if status is None or status in ("running", "waiting"):
         print("openwop-tui: the stream ended before the run did", file=sys.stderr)
     return EXIT_RUN_FAILED
 
@@ -317,26 +348,24 @@ async def _cancel_interrupted(client: HostClient, run_id: str | None) -> str:
 
 
 async def _stream_run(
-    session: Session,
+    conversation: Conversation,
     inputs: dict[str, Any],
-    transcript: Transcript,
     printer: TranscriptPrinter,
     console: Console,
     url: str,
     started: _Started,
 ) -> None:
     """Connect, start the run and print it as it streams (raises `HostError`)."""
-    discovery = await session.connect()
+    discovery = await conversation.connect()
     name = clean(discovery.implementation_name or "OpenWOP host")
     version = clean(discovery.protocol_version or "?")
     console.print(Text(f"{name} at {url} · protocol {version}", style="dim"))
-    async for item in session.start(inputs):
-        if isinstance(item, RunCreated):
-            started.run_id = item.handle.run_id
-            run_id = clean(item.handle.run_id)
-            console.print(Text(f"run {run_id} · {clean(session.workflow_id)}", style="dim"))
+    async for update in conversation.start(inputs):
+        if isinstance(update, RunStarted):
+            started.run_id = update.run_id
+            console.print(
+                Text(f"run {clean(update.run_id)} · {clean(update.workflow)}", style="dim")
+            )
             console.file.flush()  # a reader of a pipe (or a test) learns the run id now
-        elif isinstance(item, RunEvent):
-            await printer.feed(transcript.apply(item))
-        elif isinstance(item, StreamNotice):
-            await printer.feed([transcript.add_notice(item.level, item.message)])
+        else:
+            await printer.feed([update])

@@ -3,8 +3,8 @@
 Items are printed in transcript order, each once it is settled (a reply once final, reasoning once
 ``agent.reasoned`` arrived, a tool call once it returned, a streamed envelope once its emission
 completed), with the same renderers as the app.
-Envelopes are rendered with their assets fetched through the session when there is one; a
-recorded stream rendered offline has no host, so its URLs are shown, not fetched.
+Envelopes are rendered with their assets from the `Conversation` (stored bytes, else fetched
+from its host); offline, with no bytes stored, their URLs are shown, not fetched.
 """
 
 from __future__ import annotations
@@ -18,13 +18,12 @@ from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 from openwop_tui import actions, overflow, present
+from openwop_tui.conversation import OFFLINE_REASON, Conversation, Update
 from openwop_tui.renderers import render
 from openwop_tui.renderers.base import Asset, RenderContext
-from openwop_tui.session import Session
 from openwop_tui.transcript import (
     Added,
     AssistantTurn,
-    Change,
     EnvelopeItem,
     Item,
     Notice,
@@ -33,7 +32,6 @@ from openwop_tui.transcript import (
     UserTurn,
 )
 
-OFFLINE_REASON = "not fetched: a recorded stream is rendered offline, without its host"
 INCOMPLETE = "  the emission never completed: this is the last fragment that arrived"
 
 
@@ -62,14 +60,14 @@ class TranscriptPrinter:
         console: Console,
         context: RenderContext,
         *,
-        session: Session | None = None,
+        conversation: Conversation | None = None,
         verbose: bool = True,
         save_dir: Path | None = None,
         overflow_dir: Path | None = None,
     ) -> None:
         self.console = console
         self.context = context
-        self.session = session
+        self.conversation = conversation
         self.verbose = verbose
         self.save_dir = save_dir
         """Where media bytes that arrived are saved (``--save-media``); ``None`` saves nothing."""
@@ -78,8 +76,8 @@ class TranscriptPrinter:
         ``--save-media`` folder when given, else the download folder (the app's too)."""
         self._pending: list[Item] = []
 
-    async def feed(self, changes: Iterable[Change]) -> None:
-        """Take fold changes; print whatever is ready, in order."""
+    async def feed(self, changes: Iterable[Update]) -> None:
+        """Take a conversation's updates; print whatever is ready, in order."""
         for change in changes:
             if isinstance(change, Added):
                 self._pending.append(change.item)
@@ -130,8 +128,8 @@ class TranscriptPrinter:
     async def _envelope(self, item: EnvelopeItem) -> RenderableType:
         envelope = item.envelope
         context = replace(self.context, width=max(20, self.console.width - 4))
-        if self.session is not None:
-            context = await self.session.context_for(envelope, context)
+        if self.conversation is not None:
+            context = await self.conversation.context_for(envelope, context)
         elif (ref := envelope.media_ref) is not None and ref.url and not ref.base64:
             context = replace(context, asset=Asset(url=ref.url, error=OFFLINE_REASON))
         rendered = await asyncio.to_thread(render, envelope, context)

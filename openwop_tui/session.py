@@ -1,13 +1,10 @@
-"""A chat session with one host: the run pipeline shared by the app and the command line.
+"""The network side of a conversation with one host: runs, cancel, media assets.
 
-One run per user turn (protocol.md §5 A): each send creates a run with the whole history in
-``inputs.messages`` and one ``Idempotency-Key``, subscribes to its events and yields them. The
-session remembers the assistant's reply (``outputs.completion``, else the streamed chunks) so
-the next turn carries it in the history.
-
-It also fetches media assets under the media policy, caching by URL, so a renderer is only ever
-handed bytes (or the reason there are none). No Textual here: the app runs this in a worker and
-the ``run`` command runs it with `asyncio.run`.
+`Session.start` creates a run with one ``Idempotency-Key``, subscribes to its events and yields
+them (telling ``on_arrival`` the raw frames, for the event log). It also fetches media assets
+under the media policy, caching by URL, so a renderer is only ever handed bytes (or the reason
+there are none). The chat history, the fold and the log are the `Conversation`'s
+(`openwop_tui.conversation`), which owns a session. No Textual here.
 """
 
 from __future__ import annotations
@@ -18,12 +15,14 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from openwop_tui.chat_history import ChatHistory
 from openwop_tui.protocol.client import Discovery, HostClient, RunHandle
-from openwop_tui.protocol.envelopes import Envelope, reply_completion
-from openwop_tui.protocol.events import RunEvent, chunk_text
+from openwop_tui.protocol.envelopes import Envelope
+from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.media import DEFAULT_MAX_BYTES, Asset
-from openwop_tui.protocol.stream import StreamNotice, subscribe
+from openwop_tui.protocol.stream import ArrivalSink, StreamNotice, subscribe
 from openwop_tui.renderers.base import RenderContext
+from openwop_tui.transcript import Transcript
 
 #: How many bytes of fetched media the session keeps for redrawing (least recently used go).
 ASSET_CACHE_BYTES = 64_000_000
@@ -40,7 +39,7 @@ StreamItem = RunCreated | RunEvent | StreamNotice
 
 
 class Session:
-    """Talks to one host for one workflow; owns the chat history."""
+    """Talks to one host for one workflow."""
 
     def __init__(
         self,
@@ -56,7 +55,7 @@ class Session:
         self.client = client
         self.workflow_id = workflow_id
         self.discovery: Discovery | None = None
-        self.history: list[dict[str, str]] = []
+        self._chat = ChatHistory()
         self.current_run: RunHandle | None = None
         self._stream_modes = stream_modes
         self._idle_timeout = idle_timeout
@@ -74,22 +73,44 @@ class Session:
         """The host's inline media cap (protocol.md §4.5), or the spec default."""
         return self.discovery.max_inline_media_bytes if self.discovery else 262144
 
+    @property
+    def history(self) -> list[dict[str, str]]:
+        """The chat history of `send` (kept for the app until it sends through a
+        `Conversation`, which owns the history; remove both then)."""
+        return self._chat.messages
+
     async def send(self, text: str) -> AsyncIterator[StreamItem]:
-        """Send one user message as a new run and yield what happens until it ends."""
-        user = {"role": "user", "content": text}
-        inputs = {"messages": [*self.history, user]}
-        async for item in self.start(inputs):
-            if isinstance(item, RunCreated):
-                # Only a message the host accepted joins the history: a send that failed
-                # (host down, bad key) must not be replayed in the next turn.
-                self.history.append(user)
-            yield item
+        """Send one user message as a new run and yield what happens until it ends.
+
+        Kept for the app until it sends through a `Conversation`. The reply that joins the
+        history is the fold's (a private `Transcript`), the same rule the conversation uses.
+        """
+        events: list[RunEvent] = []
+        try:
+            async for item in self.start(self._chat.inputs(text)):
+                if isinstance(item, RunCreated):
+                    self._chat.accepted(text)
+                elif isinstance(item, RunEvent):
+                    events.append(item)
+                yield item
+        finally:
+            # Folded once the run is over: the app folds the same events as they come.
+            fold = Transcript()
+            for event in events:
+                self._chat.saw(fold.apply(event))
+            self._chat.saw(fold.close_open())
+            self._chat.run_ended()
 
     async def start(
-        self, inputs: Mapping[str, Any] | None = None, *, last_event_id: int | None = None
+        self,
+        inputs: Mapping[str, Any] | None = None,
+        *,
+        last_event_id: int | None = None,
+        on_arrival: ArrivalSink | None = None,
     ) -> AsyncIterator[StreamItem]:
         """Create a run of the session's workflow with ``inputs`` and stream it to the end.
 
+        ``on_arrival`` is told each raw frame (or document) before its events are yielded.
         Raises `HostError` when the run cannot be created or its stream cannot be reached.
         """
         handle = await self.client.create_run(
@@ -97,8 +118,6 @@ class Session:
         )
         self.current_run = handle
         yield RunCreated(handle)
-        streamed: list[str] = []
-        completion: str | None = None
         try:
             async for item in subscribe(
                 self.client,
@@ -106,15 +125,11 @@ class Session:
                 modes=self._stream_modes,
                 last_event_id=last_event_id,
                 idle_timeout=self._idle_timeout,
+                on_arrival=on_arrival,
             ):
-                if isinstance(item, RunEvent):
-                    completion = _collect_reply(item, streamed, completion)
                 yield item
         finally:
             self.current_run = None
-            reply = completion if completion is not None else "".join(streamed)
-            if reply and self.history and self.history[-1]["role"] == "user":
-                self.history.append({"role": "assistant", "content": reply})
 
     async def cancel(self) -> bool:
         """Ask the host to cancel the current run; ``False`` when there is none."""
@@ -151,12 +166,3 @@ class Session:
         return replace(
             base, asset=await self.asset_for(envelope), max_inline_bytes=self.max_inline_bytes
         )
-
-
-def _collect_reply(event: RunEvent, streamed: list[str], completion: str | None) -> str | None:
-    """Track the assistant's reply text for the history by the fold's own rules: chunks, then
-    the completion that replaces them."""
-    chunk = chunk_text(event)
-    if chunk is not None:
-        streamed.append(chunk)
-    return reply_completion(event) or completion

@@ -11,6 +11,8 @@ import pytest
 def _private_state_dirs(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The log file (and any later state) of code under test goes to a temporary folder."""
+    """The log file, the sessions database (and any later state) of code under test go to
+    temporary folders."""
     state: Path = tmp_path_factory.mktemp("xdg-state")
     monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))

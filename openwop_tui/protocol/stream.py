@@ -34,6 +34,11 @@ an unterminated last frame, and captures and live streams should decode the same
 * A JSON answer instead of an event stream (content negotiation, protocol.md §3.1): its
   ``events`` are used, then ``…/events/poll`` is polled until the run is terminal.
 * The subscription ends after ``run.completed``, ``run.failed`` or ``run.cancelled``.
+* ``on_arrival`` (for an event log or a recording) is told the raw material of everything that
+  brings events, as it arrives: each SSE frame exactly as received (duplicates and malformed
+  frames too, not a frame cut by a disconnect), each event document of a JSON answer or a poll,
+  and the snapshot a terminal event was synthesized from. `Redelivery` feeds such a log back
+  through the same acceptance rules, so a reopened log folds exactly as the live stream did.
 
 Malformed frames never raise: each becomes a warning `StreamNotice` holding the frame's text.
 401, 403, 404 and other errors that retrying cannot fix raise `HostError` at once.
@@ -64,6 +69,8 @@ __all__ = [
     "KNOWN_MODES",
     "MAX_DELAY",
     "POLL_IDLE_DELAY",
+    "Arrival",
+    "Redelivery",
     "StreamItem",
     "StreamNotice",
     "subscribe",
@@ -113,6 +120,24 @@ class StreamNotice:
 StreamItem: TypeAlias = RunEvent | StreamNotice
 
 
+@dataclass(frozen=True, slots=True)
+class Arrival:
+    """The raw material of a run's events, as it arrived: what an event log keeps.
+
+    Exactly one of the three is set. ``frame``: an SSE frame exactly as received (its ``event:``,
+    ``id:`` and data text, never cleaned). ``document``: one event document of a JSON answer or
+    a poll, as JSON text. ``snapshot``: the run snapshot a terminal event was synthesized from
+    (the host sent no terminal event). Raw host text: stored, never shown.
+    """
+
+    frame: SSEFrame | None = None
+    document: str | None = None
+    snapshot: Mapping[str, Any] | None = None
+
+
+ArrivalSink: TypeAlias = Callable[[Arrival], None]
+
+
 def synthesize_terminal(run_id: str, snapshot: Mapping[str, Any]) -> RunEvent | None:
     """A terminal run event built from a terminal run snapshot; ``None`` if it is not terminal.
 
@@ -159,6 +184,7 @@ class _State:
     """Events passed on since the last reset (one connection, or one poll)."""
     secrets: tuple[str, ...] = ()
     """What to mask in host data (the client's API key)."""
+    on_arrival: ArrivalSink | None = None
 
     def accept(self, event: RunEvent) -> list[StreamItem]:
         """Drop duplicates, track the highest sequence, spot the end of the run."""
@@ -187,6 +213,8 @@ class _State:
         result = decode_frame(frame, secrets=self.secrets)
         if cut and result.problems:
             return []
+        if self.on_arrival is not None and (frame.data or frame.problem):
+            self.on_arrival(Arrival(frame=frame))
         if frame.retry is not None:
             self.retry_ms = frame.retry
         items: list[StreamItem] = [
@@ -201,6 +229,8 @@ class _State:
         """Events from a JSON ``events`` array (the JSON answer, or a poll)."""
         items: list[StreamItem] = []
         for index, doc in enumerate(documents):
+            if self.on_arrival is not None:
+                self.on_arrival(Arrival(document=_document_text(doc)))
             try:
                 event = normalize(doc, secrets=self.secrets)
             except EventShapeError as error:
@@ -213,6 +243,60 @@ class _State:
                 continue
             items.extend(self.accept(event))
         return items
+
+
+def _document_text(doc: Any) -> str:
+    """An event document as JSON text for the log (ASCII: a lone surrogate stays escaped)."""
+    try:
+        return json.dumps(doc, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return json.dumps(repr(doc))
+
+
+class Redelivery:
+    """A logged run's `Arrival`\\ s fed back through the live acceptance rules (pure).
+
+    Duplicates are dropped by sequence, nothing passes after the terminal event, a terminal
+    ``state.snapshot`` ends the run, malformed frames become the same warnings: what comes out
+    is what `subscribe` yielded when the arrivals were live (its own notices about reconnects
+    aside, which a log keeps separately).
+
+    ``filtered=False`` passes every event of every frame through as decoded (a capture made by
+    something else: it shows what the host sent, duplicates and events after the end too).
+    """
+
+    def __init__(self, run_id: str, secrets: Iterable[str] = (), *, filtered: bool = True) -> None:
+        self._state = _State(run_id=run_id, modes=None, highest=None, secrets=tuple(secrets))
+        self._filtered = filtered
+
+    @property
+    def ended(self) -> bool:
+        """Whether the run's terminal event has come through."""
+        return self._state.terminal
+
+    def take(self, arrival: Arrival) -> list[StreamItem]:
+        """The events (and warnings) one arrival gives."""
+        state = self._state
+        if arrival.frame is not None and not self._filtered:
+            result = decode_frame(arrival.frame, secrets=state.secrets)
+            warnings: list[StreamItem] = [
+                StreamNotice("warning", problem, result.raw) for problem in result.problems
+            ]
+            return [*warnings, *result.events]
+        if arrival.frame is not None:
+            return state.accept_frame(arrival.frame)
+        if arrival.document is not None:
+            try:
+                doc = json.loads(arrival.document)
+            except (ValueError, RecursionError):
+                return [StreamNotice("warning", "A logged event document cannot be read.")]
+            return state.accept_documents([doc], "log")
+        if arrival.snapshot is not None and not state.terminal:
+            closing = synthesize_terminal(state.run_id, arrival.snapshot)
+            if closing is not None:
+                state.terminal = True
+                return [closing]
+        return []
 
 
 @dataclass(slots=True)
@@ -422,6 +506,7 @@ async def subscribe(
     read_timeout: float | None = None,
     poll_timeout: float = 30.0,
     idle_timeout: float | None = None,
+    on_arrival: ArrivalSink | None = None,
 ) -> AsyncIterator[StreamItem]:
     """Yield a run's events (and notices about the stream) until the run ends.
 
@@ -431,10 +516,14 @@ async def subscribe(
     is how long a stream may bring no bytes before the run is checked: a run waiting for a human
     is left to wait, any other is resumed. Raises `HostError` when the host cannot be reached
     after ``max_reconnects`` attempts, or answers 401/403/404 or another error retrying cannot
-    fix.
+    fix. ``on_arrival`` is told each `Arrival` before the events it brings are yielded.
     """
     state = _State(
-        run_id=run_id, modes=modes or None, highest=last_event_id, secrets=client.secrets
+        run_id=run_id,
+        modes=modes or None,
+        highest=last_event_id,
+        secrets=client.secrets,
+        on_arrival=on_arrival,
     )
     failures = 0
     ended: Mapping[str, Any] | None = None
@@ -599,6 +688,8 @@ async def _recover(
             why = "its poll answer has no 'events' list"
     closing = synthesize_terminal(state.run_id, snapshot)
     assert closing is not None  # only called with a terminal snapshot
+    if state.on_arrival is not None:
+        state.on_arrival(Arrival(snapshot=snapshot))
     after = state.highest if state.highest is not None else "the start"
     missing = _missing(state.highest, _host_last_sequence(doc, snapshot))
     yield StreamNotice(
@@ -677,6 +768,8 @@ async def _poll(
                 )
             else:
                 yield StreamNotice("info", f"Polling ended; run status: {closing.raw['status']}.")
+                if state.on_arrival is not None:
+                    state.on_arrival(Arrival(snapshot=closing.raw["snapshot"]))
                 yield closing
             return
         if not state.new_events:

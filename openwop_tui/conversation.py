@@ -1,0 +1,384 @@
+"""The conversation pipeline every front end consumes: the app, ``run``, ``render``, ``replay``.
+
+A `Conversation` owns the network `Session` (runs, cancel, assets; ``None`` when offline), the
+pure `Transcript` fold, the chat history and the event logs it appends to (a stored session, a
+recording). `Conversation.send` and `Conversation.start` yield `Update`\\ s: the fold's `Added` /
+`Updated` plus `RunStarted`, `EventArrived`, `StreamNoticed` and `RunEnded`, so a view only draws.
+
+Everything it learns is appended to its logs as it arrives (`openwop_tui.store.Entry`): the
+user's message, the run's creation, each raw frame, the stream's notices, the run's end. A log
+folded back with `Conversation.replay` (or `from_log`) gives the same transcript and history,
+without contacting the host, because it goes through the same acceptance rules
+(`openwop_tui.protocol.stream.Redelivery`) and the same fold. No Textual, no widgets.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Protocol, TypeAlias
+
+from openwop_tui.chat_history import ChatHistory
+from openwop_tui.protocol.client import Discovery, RunHandle
+from openwop_tui.protocol.envelopes import Envelope
+from openwop_tui.protocol.events import RunEvent
+from openwop_tui.protocol.media import Asset
+from openwop_tui.protocol.stream import Arrival, Redelivery, StreamNotice
+from openwop_tui.renderers.base import RenderContext
+from openwop_tui.session import RunCreated, Session
+from openwop_tui.store import Entry, SessionLog, Store, StoreError
+from openwop_tui.transcript import Added, Change, Level, Limits, Transcript, Updated
+
+log = logging.getLogger(__name__)
+
+#: Why a media URL has no bytes when the conversation has no host and none were stored.
+OFFLINE_REASON = "not fetched: this transcript is shown offline, without its host"
+#: The spec's inline media cap, used when no host told its own (protocol.md §4.5).
+DEFAULT_INLINE_BYTES = 262144
+
+
+@dataclass(frozen=True, slots=True)
+class RunStarted:
+    """The host created a run (its stream follows)."""
+
+    run_id: str
+    workflow: str
+    status: str | None = None
+    handle: RunHandle | None = None
+    """The host's answer, when live (``None`` when replayed from a log)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunEnded:
+    """A run's stream is over: ``status`` is the last the fold saw (``None``: it never said)."""
+
+    run_id: str | None
+    status: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class EventArrived:
+    """A run event arrived (before the fold's changes for it); for an events panel."""
+
+    event: RunEvent
+
+
+@dataclass(frozen=True, slots=True)
+class StreamNoticed:
+    """The stream told something about itself (reconnecting, a malformed frame…)."""
+
+    notice: StreamNotice
+
+
+Update: TypeAlias = Added | Updated | RunStarted | RunEnded | EventArrived | StreamNoticed
+
+
+class EventLog(Protocol):
+    """Where a conversation appends what it learns (a stored session, a recording)."""
+
+    def append(self, entry: Entry) -> None:
+        """Keep ``entry``; called as things arrive, in order."""
+
+
+class Offline(RuntimeError):
+    """A send on a conversation that has no host."""
+
+
+class Conversation:
+    """One chat: the host (optional), the fold, the history and the logs, kept in step."""
+
+    def __init__(
+        self,
+        session: Session | None = None,
+        *,
+        limits: Limits | None = None,
+        logs: Sequence[EventLog] = (),
+        store: Store | None = None,
+        secrets: Iterable[str] = (),
+        capture: bool = False,
+    ) -> None:
+        """``store`` keeps fetched media bytes (and gives them back offline); ``secrets`` are
+        masked in decoded host data. ``capture``: what is replayed is a bare SSE capture, not
+        a log this program wrote: every frame's events are folded as decoded (no
+        de-duplication) and its malformed frames give their warnings (a log keeps the live
+        warnings as notices of their own)."""
+        self.session = session
+        self.transcript = Transcript(limits=limits or Limits())
+        self.chat = ChatHistory()
+        self.logs: list[EventLog] = list(logs)
+        self.store = store
+        self.secrets = tuple(secrets)
+        self._capture = capture
+        self._pending_user: str | None = None
+        self._redelivery: Redelivery | None = None
+        self._run_id: str | None = None
+        self._unshown: list[Update] = []
+        self._replaying = False
+        self.log_error: str | None = None
+        """Why the last log write failed (the conversation goes on; the app may say so)."""
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def history(self) -> list[dict[str, str]]:
+        """The messages the next `send` carries in ``inputs.messages``."""
+        return self.chat.messages
+
+    @property
+    def current_run(self) -> RunHandle | None:
+        """The run streaming now, if any."""
+        return self.session.current_run if self.session is not None else None
+
+    @property
+    def discovery(self) -> Discovery | None:
+        """The host's discovery document, once `connect` read it."""
+        return self.session.discovery if self.session is not None else None
+
+    async def connect(self) -> Discovery:
+        """Read the host's discovery document (raises `HostError`; `Offline` without a host)."""
+        return await self._session().connect()
+
+    async def cancel(self) -> bool:
+        """Ask the host to cancel the current run; ``False`` when there is none."""
+        return await self.session.cancel() if self.session is not None else False
+
+    def _session(self) -> Session:
+        if self.session is None:
+            raise Offline("this conversation has no host to send to")
+        return self.session
+
+    def _log(self, entry: Entry) -> None:
+        if self._replaying:
+            return
+        for sink in self.logs:
+            try:
+                sink.append(entry)
+            except (StoreError, OSError) as error:
+                # Losing the log must not lose the chat: say why once, keep going.
+                self.log_error = str(error)
+                log.warning("event log write failed: %s", error)
+
+    # ----------------------------------------------------------------- sending
+
+    def add_user(self, text: str) -> Added:
+        """Record a user message (logged, folded) before it is sent."""
+        self._log(Entry("user", text))
+        self._pending_user = text
+        return self.transcript.add_user(text)
+
+    def notice(self, level: Level, text: str) -> Added:
+        """Record a line of the client's own (an error, a hint): logged and folded."""
+        self._log(Entry("notice", text, label=level))
+        return self.transcript.add_notice(level, text)
+
+    async def send(self, text: str) -> AsyncIterator[Update]:
+        """Add ``text`` as a user turn and run it with the whole history; yield every update.
+
+        Raises `HostError` when the host refuses or cannot be reached (the turn stays on
+        screen but not in the history); `settle` then gives what the end of the run changed.
+        """
+        self._session()
+        inputs = self.chat.inputs(text)
+        yield self.add_user(text)
+        async for update in self._run(inputs, user=text):
+            yield update
+
+    async def start(self, inputs: Mapping[str, Any]) -> AsyncIterator[Update]:
+        """Run the workflow with ``inputs`` as given (no user turn, no history): ``run``."""
+        async for update in self._run(dict(inputs), user=None):
+            yield update
+
+    async def _run(self, inputs: dict[str, Any], *, user: str | None) -> AsyncIterator[Update]:
+        session = self._session()
+        self._pending_user = user
+        self._run_id = None
+        finished = False
+
+        def arrived(arrival: Arrival) -> None:
+            self._log(Entry.of_arrival(arrival, self._run_id))
+
+        try:
+            async for item in session.start(inputs, on_arrival=arrived):
+                if isinstance(item, RunCreated):
+                    yield self._started(item.handle.run_id, session.workflow_id, item.handle)
+                elif isinstance(item, RunEvent):
+                    yield EventArrived(item)
+                    for change in self._apply(item):
+                        yield change
+                else:
+                    self._log(Entry("notice", item.message, label=item.level, meta={"stream": 1}))
+                    yield StreamNoticed(item)
+                    yield self.transcript.add_notice(item.level, item.message)
+            finished = True
+            for update in self._ended():
+                yield update
+        finally:
+            if not finished:
+                # Cancelled, closed or failed: the end is logged and folded now; the consumer
+                # asks `settle` for what it changed (a generator being closed cannot yield).
+                self._unshown.extend(self._ended())
+
+    def settle(self) -> list[Update]:
+        """What the end of an interrupted run changed (after a cancel or a `HostError`)."""
+        updates, self._unshown = self._unshown, []
+        return updates
+
+    def _started(self, run_id: str, workflow: str, handle: RunHandle | None) -> RunStarted:
+        self._run_id = run_id
+        self._log(Entry("run", run=run_id, meta={"workflow": workflow}))
+        if self._pending_user is not None:
+            self.chat.accepted(self._pending_user)
+            self._pending_user = None
+        self._redelivery = Redelivery(run_id, self.secrets, filtered=not self._capture)
+        return RunStarted(run_id, workflow, handle.status if handle else None, handle)
+
+    def _apply(self, event: RunEvent) -> list[Change]:
+        changes = self.transcript.apply(event)
+        self.chat.saw(changes)
+        return changes
+
+    def _ended(self) -> list[Update]:
+        if self._run_id is None and self._redelivery is None:
+            return []
+        run_id, self._run_id, self._redelivery = self._run_id, None, None
+        status = self.transcript.status
+        self._log(Entry("end", run=run_id, meta={"status": status} if status else {}))
+        closed: list[Update] = list(self.transcript.close_open())
+        self.chat.saw(change for change in closed if isinstance(change, Added))
+        self.chat.run_ended()
+        return [*closed, RunEnded(run_id, status)]
+
+    # ----------------------------------------------------------------- replay
+
+    @classmethod
+    def from_log(
+        cls, entries: Iterable[Entry], session: Session | None = None, **kwargs: Any
+    ) -> Conversation:
+        """A conversation rebuilt from a log, without contacting anything: the transcript and
+        the history as they were, ready for the next `send` (through ``session``, if given).
+        ``kwargs`` as for the constructor (``logs``: where the continued chat is appended)."""
+        conversation = cls(session, **kwargs)
+        for entry in entries:
+            conversation.replay(entry)
+        conversation.finish_replay()
+        return conversation
+
+    def replay(self, entry: Entry) -> list[Update]:
+        """Fold one logged entry, as it was folded live; what it changed. Nothing is logged:
+        the entry is already in the log it came from."""
+        self._replaying = True
+        try:
+            return self._replay(entry)
+        finally:
+            self._replaying = False
+
+    def finish_replay(self) -> list[Update]:
+        """The end of a replayed log: settle a run it left open (the process was killed, or
+        the recording stopped, mid-run)."""
+        self._replaying = True
+        try:
+            return self._ended()
+        finally:
+            self._replaying = False
+
+    def _replay(self, entry: Entry) -> list[Update]:
+        if entry.kind == "user":
+            # Not the end of a run: a message may be queued while one streams.
+            self._pending_user = entry.data
+            return [self.transcript.add_user(entry.data)]
+        if entry.kind == "notice":
+            level: Level = "info"
+            if entry.label == "warning":
+                level = "warning"
+            elif entry.label == "error":
+                level = "error"
+            stream = [StreamNoticed(StreamNotice(level, entry.data))] if entry.meta else []
+            return [*stream, self.transcript.add_notice(level, entry.data)]
+        if entry.kind == "run":
+            ended = self._ended()  # a run the log never saw end (a killed process)
+            workflow = entry.meta.get("workflow")
+            started = self._started(entry.run or "?", str(workflow or ""), None)
+            return [*ended, started]
+        if entry.kind == "end":
+            return self._ended()
+        arrival = entry.arrival
+        if arrival is None:
+            return []
+        updates: list[Update] = []
+        if self._redelivery is None:
+            # Frames before any run marker (a capture, not a recording): one implicit run.
+            updates.append(self._started(entry.run or "?", "", None))
+        assert self._redelivery is not None
+        for item in self._redelivery.take(arrival):
+            if isinstance(item, RunEvent):
+                updates.append(EventArrived(item))
+                updates.extend(self._apply(item))
+            elif self._capture:
+                updates.append(StreamNoticed(item))
+                updates.append(self.transcript.add_notice(item.level, item.message))
+        return updates
+
+    # ------------------------------------------------------------------ assets
+
+    @property
+    def max_inline_bytes(self) -> int:
+        """The host's inline media cap, or the spec default offline."""
+        return self.session.max_inline_bytes if self.session is not None else DEFAULT_INLINE_BYTES
+
+    async def asset_for(self, envelope: Envelope) -> Asset | None:
+        """The bytes behind a media envelope's ``url``: stored ones first, else fetched from
+        the host (and stored), else why there are none; ``None`` without a URL."""
+        media = envelope.media_ref
+        if media is None or media.url is None or media.base64 is not None:
+            return None
+        stored = self._stored(media.url)
+        if stored is not None:
+            return stored
+        if self.session is None:
+            return Asset(url=media.url, error=OFFLINE_REASON)
+        asset = await self.session.asset_for(envelope)
+        if asset is not None and asset.data is not None and self.store is not None:
+            try:
+                self.store.put_asset(media.url, asset.data, asset.content_type)
+            except StoreError as error:
+                self.log_error = str(error)
+        return asset
+
+    def _stored(self, url: str) -> Asset | None:
+        if self.store is None:
+            return None
+        try:
+            found = self.store.asset(url)
+        except StoreError:
+            return None
+        return Asset(url=url, data=found[0], content_type=found[1]) if found else None
+
+    async def context_for(self, envelope: Envelope, base: RenderContext) -> RenderContext:
+        """``base`` with the envelope's asset and the host's inline cap filled in."""
+        return replace(
+            base, asset=await self.asset_for(envelope), max_inline_bytes=self.max_inline_bytes
+        )
+
+
+def stored(
+    store: Store,
+    session_id: str | None = None,
+    *,
+    session: Session | None = None,
+    host: str = "",
+    workflow: str = "",
+    limits: Limits | None = None,
+    secrets: Iterable[str] = (),
+    logs: Sequence[EventLog] = (),
+) -> Conversation:
+    """A conversation kept in ``store``: session ``session_id`` folded back from its log
+    (without contacting the host; the next `send` through ``session`` continues it), or a new
+    one (``None``, created at its first entry, recording ``host`` without credentials).
+    ``logs``: more logs to append to (a recording). Raises `StoreError` for an unknown id."""
+    keep = SessionLog(store, session_id, host=host, workflow=workflow)
+    common: dict[str, Any] = {"limits": limits, "store": store, "secrets": secrets}
+    if session_id is None:
+        return Conversation(session, logs=[keep, *logs], **common)
+    entries = list(store.entries(session_id))
+    return Conversation.from_log(entries, session, logs=[keep, *logs], **common)
