@@ -238,6 +238,9 @@ def run_tour(protocol: int, capsys: pytest.CaptureFixture[str], suffix: str = ""
         code = main(["run", "demo.tour", "--host", host.url + suffix, "--api-key", host.api_key])
         out, err = capsys.readouterr()
         assert code == 0, err
+        # v2 was spoken, not v1 on the bare paths (what a header-less request would get): only
+        # v2 names a run by its tenant-bound id.
+        assert ("run demo/run_" in out) == (protocol == 2)
         return normalised(out, host)
 
 
@@ -272,6 +275,7 @@ async def test_subscribe_resumes_after_last_event_id_over_v2(dual: DemoHost) -> 
     async with HostClient(dual.url, dual.api_key) as client:
         assert (await client.discover()).major == 2
         run = await client.create_run("demo.tour")
+        assert run.run_id.startswith("demo/")  # v2's tenant-bound id: v2 was spoken
         everything = [i async for i in subscribe(client, run.run_id, modes="debug")]
         resumed = [i async for i in subscribe(client, run.run_id, modes="debug", last_event_id=5)]
     sequences = [e.sequence for e in everything if isinstance(e, RunEvent)]
