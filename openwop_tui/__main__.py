@@ -1,7 +1,7 @@
 """Command line: ``openwop-tui`` and its subcommands.
 
 * ``openwop-tui``: the chat app, against the embedded demo host unless ``--host`` is given;
-* ``openwop-tui demo-host [--port N]``: the demo host alone;
+* ``openwop-tui demo-host [--port N] [--protocol 2]``: the demo host alone;
 * ``openwop-tui render FILE.sse``: print a recorded stream's transcript;
 * ``openwop-tui run WORKFLOW``: run a workflow and print its transcript (exit 0/1/2);
 * ``openwop-tui replay FILE.sse [--speed X]``: play a recording through the app (printed when
@@ -137,6 +137,14 @@ def build_parser() -> argparse.ArgumentParser:
         "event streams misbehave, to see how a client recovers; 0 turns each off.",
     )
     demo.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
+    demo.add_argument(
+        "--protocol",
+        type=int,
+        choices=(1, 2),
+        default=1,
+        help="1: serve OpenWOP v1 only (default); 2: serve v1 and v2, as a host of the overlap "
+        "does (bare paths with OpenWOP-Version: 2)",
+    )
     demo.add_argument(
         "--keepalive",
         type=float,
@@ -318,6 +326,7 @@ def dispatch(args: argparse.Namespace, config: Config, *, log_file: Path | None 
                 garbage_every=args.garbage_every,
                 stall_ms=args.stall_ms,
                 status=args.status,
+                protocol=args.protocol,
             )
         except ValueError as error:  # a fault flag out of range
             print(f"openwop-tui: {error}", file=sys.stderr)

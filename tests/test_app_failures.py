@@ -89,21 +89,19 @@ async def test_a_dead_host_is_explained_and_the_app_keeps_running() -> None:
         assert app.query_one(Input).value == ""
 
 
-async def test_a_wrong_api_key_is_named(host: DemoHost) -> None:
+async def test_a_wrong_api_key_is_named_at_connect(host: DemoHost) -> None:
+    # Discovery is public, so after it the client makes one authenticated read: a rejected key
+    # is reported at connect, before the first message (issue 7, item 9).
     app = ChatApp(Config(host=host.url, api_key="wrong"), audio_support=NO_AUDIO)
     seen = record_notifications(app)
     async with app.run_test(size=SIZE) as pilot:
-        await connected(pilot, app)  # discovery is public: the key is only checked on a run
-        assert app.status.connection == "connected"
-        assert app.status.host == host.url
-        await send(pilot, app, "hello")
         await settle(pilot, app, lambda: bool(notices(app, "error")), what="an error notice")
         (error,) = notices(app, "error")
         assert "rejected the API key" in error.text
         assert "401" in error.text and "OPENWOP_API_KEY" in error.text
         assert "wrong" not in error.text  # the key itself is never shown
-        assert app.status.run_status == "error"
-        assert app.session is not None and app.session.history == []  # nothing to replay
+        assert app.status.connection != "connected"
+        assert app.session is not None and app.session.history == []
         assert seen == [("error", error.text)]
         assert app.is_running and app._exception is None
     assert host.url  # the app leaves a host it did not start running; the fixture stops it

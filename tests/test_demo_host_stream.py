@@ -14,7 +14,7 @@ import pytest
 
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.protocol.envelopes import extract_envelopes
-from openwop_tui.protocol.events import normalize
+from openwop_tui.protocol.events import canonical_type, normalize
 
 SSE = {"Accept": "text/event-stream"}
 TOUR_NODES = [
@@ -44,16 +44,25 @@ def frames_from_lines(lines: Iterator[str]) -> Iterator[Frame | str]:
             fields = {}
 
 
-@pytest.fixture(scope="module")
-def host() -> Iterator[DemoHost]:
-    with DemoHost(pace=0) as running:
+@pytest.fixture(scope="module", params=[1, 2], ids=["v1", "v2"])
+def host(request: pytest.FixtureRequest) -> Iterator[DemoHost]:
+    """The demo host at each protocol major: v1 only, and dual-stack spoken as v2."""
+    with DemoHost(pace=0, protocol=request.param) as running:
         yield running
 
 
 def client_for(host: DemoHost) -> httpx.Client:
-    return httpx.Client(
-        base_url=host.url, headers={"Authorization": f"Bearer {host.api_key}"}, timeout=10
-    )
+    """A client of the host's highest major: `/v1/…`, or the bare paths with the v2 header."""
+    headers = {"Authorization": f"Bearer {host.api_key}"}
+    if host.protocol == 2:
+        headers["OpenWOP-Version"] = "2"
+    base = host.url + ("/v1" if host.protocol == 1 else "")
+    return httpx.Client(base_url=base, headers=headers, timeout=10)
+
+
+def seg(run_id: str) -> str:
+    """A run id as one path segment (v2 ids are `<tenant>/<opaque>`: RFC 0184 projection)."""
+    return run_id.replace("/", "~2F")
 
 
 @pytest.fixture
@@ -64,10 +73,10 @@ def client(host: DemoHost) -> Iterator[httpx.Client]:
 
 def start(client: httpx.Client, workflow: str, text: str | None = None) -> str:
     inputs = {"messages": [{"role": "user", "content": text}]} if text is not None else {}
-    response = client.post("/v1/runs", json={"workflowId": workflow, "inputs": inputs})
+    response = client.post("/runs", json={"workflowId": workflow, "inputs": inputs})
     assert response.status_code == 201, response.text
     run_id: str = response.json()["runId"]
-    return run_id
+    return seg(run_id)
 
 
 def stream(
@@ -78,7 +87,7 @@ def stream(
     if after is not None:
         headers["Last-Event-ID"] = str(after)
     params = {"streamMode": mode} if mode else {}
-    with client.stream("GET", f"/v1/runs/{run_id}/events", params=params, headers=headers) as r:
+    with client.stream("GET", f"/runs/{run_id}/events", params=params, headers=headers) as r:
         assert r.status_code == 200
         assert r.headers["content-type"] == "text/event-stream"
         assert r.headers["cache-control"] == "no-cache"
@@ -114,7 +123,7 @@ def test_tour_in_debug_mode_has_every_item(client: httpx.Client, host: DemoHost)
 
     envelopes = {n: d["payload"]["outputs"]["envelope"] for n, d in done.items() if n != "intro"}
     for node, envelope in envelopes.items():
-        assert envelope["correlationId"] == f"{run_id}:{node}:0"
+        assert envelope["correlationId"] == f"{run_id.split('~2F')[-1]}:{node}:0"
         assert done[node]["causationId"] == envelope["correlationId"]
         assert envelope["meta"]["source"] == "ai-generation" and envelope["meta"]["ts"]
         assert envelope["envelopeId"] and envelope["nodeId"] == node
@@ -176,6 +185,7 @@ def test_default_mode_is_updates(client: httpx.Client) -> None:
     _, frames = stream(client, start(client, "demo.chat", "code please"))
     types = {f.data["type"] for f in frames}
     assert {"run.started", "node.completed", "run.completed"} <= types
+    types = {canonical_type(t) for t in types}
     assert not types & {"node.started", "output.chunk", "agent.reasoning.delta", "agent.reasoned"}
     assert all(f.event == f.data["type"] for f in frames)
     ids = [f.id for f in frames]
@@ -212,7 +222,7 @@ def test_mixed_modes_label_the_admitting_mode(client: httpx.Client) -> None:
 @pytest.mark.parametrize("mode", ["values", "updates,bogus", "updates,"])
 def test_unknown_stream_mode_is_400(client: httpx.Client, mode: str) -> None:
     run_id = start(client, "conformance-noop")
-    response = client.get(f"/v1/runs/{run_id}/events", params={"streamMode": mode}, headers=SSE)
+    response = client.get(f"/runs/{run_id}/events", params={"streamMode": mode}, headers=SSE)
     assert response.status_code == 400
     body = response.json()
     assert body["error"] == "unsupported_stream_mode"
@@ -239,7 +249,7 @@ def test_chat_keywords_choose_the_envelopes(client: httpx.Client) -> None:
         "hologram",
         "raw",
     ]
-    types = [f.data["type"] for f in frames]
+    types = [canonical_type(f.data["type"]) for f in frames]
     assert types.count("agent.reasoning.delta") >= 3 and "agent.reasoned" in types
     assert "agent.toolCalled" in types and "agent.toolReturned" in types
 
@@ -261,7 +271,7 @@ def test_chat_fail_fails_the_run(client: httpx.Client) -> None:
     assert failed[0]["payload"]["error"]["code"] == "demo_failure"
     assert frames[-1].data["type"] == "run.failed"
     assert frames[-1].data["payload"]["error"]["code"] == "demo_failure"
-    snapshot = client.get(f"/v1/runs/{run_id}").json()
+    snapshot = client.get(f"/runs/{run_id}").json()
     assert snapshot["status"] == "failed" and snapshot["error"]["code"] == "demo_failure"
 
 
@@ -270,7 +280,7 @@ def test_cancel_a_paced_run_mid_stream() -> None:
         run_id = start(client, "demo.chat", "something slow")
         seen: list[Frame] = []
         cancelled = False
-        url = f"/v1/runs/{run_id}/events"
+        url = f"/runs/{run_id}/events"
         with client.stream("GET", url, params={"streamMode": "debug"}, headers=SSE) as r:
             for item in frames_from_lines(r.iter_lines()):
                 if not isinstance(item, Frame):
@@ -279,27 +289,27 @@ def test_cancel_a_paced_run_mid_stream() -> None:
                 # Cancel as soon as the slow reply starts streaming: synchronised on events.
                 if item.event == "output.chunk" and not cancelled:
                     cancelled = True
-                    answer = client.post(f"/v1/runs/{run_id}/cancel", json={"reason": "bored"})
+                    answer = client.post(f"/runs/{run_id}/cancel", json={"reason": "bored"})
                     assert answer.json() == {"runId": run_id, "status": "cancelled"}
         # The stream ended by itself, right after run.cancelled.
         assert seen[-1].event == "run.cancelled"
         assert seen[-1].data["payload"]["reason"] == "bored"
         assert seen[-1].data["payload"]["cancelledBy"] == "api"
         assert sum(f.event == "output.chunk" for f in seen) < 5
-        assert client.get(f"/v1/runs/{run_id}").json()["status"] == "cancelled"
-        again = client.post(f"/v1/runs/{run_id}/cancel")
+        assert client.get(f"/runs/{run_id}").json()["status"] == "cancelled"
+        again = client.post(f"/runs/{run_id}/cancel")
         assert again.status_code == 409 and again.json()["error"] == "run_terminal"
 
 
 def test_keepalive_comments_fill_silence() -> None:
     with DemoHost(pace=1, keepalive=0.05) as host, client_for(host) as client:
         run_id = start(client, "demo.chat", "slow")
-        url = f"/v1/runs/{run_id}/events"
+        url = f"/runs/{run_id}/events"
         with client.stream("GET", url, headers=SSE) as r:  # updates: long quiet stretches
             items = frames_from_lines(r.iter_lines())
             assert next(items) == "retry: 2000"
             assert next(i for i in items if isinstance(i, str)) == ": keepalive"
-            client.post(f"/v1/runs/{run_id}/cancel")
+            client.post(f"/runs/{run_id}/cancel")
             last = [i for i in items if isinstance(i, Frame)][-1]
         assert last.event == "run.cancelled"
 
@@ -310,7 +320,7 @@ def test_stop_ends_open_streams() -> None:
     host.start()
     with client_for(host) as client:
         run_id = start(client, "demo.chat", "slow")
-        with client.stream("GET", f"/v1/runs/{run_id}/events", headers=SSE) as r:
+        with client.stream("GET", f"/runs/{run_id}/events", headers=SSE) as r:
             items = frames_from_lines(r.iter_lines())
             first = next(i for i in items if isinstance(i, Frame))
             assert first.event == "run.started"

@@ -2,6 +2,8 @@
 
 A v1 document with every family at the root (the layout RFC 0073 makes normative); no legacy
 ``capabilities`` wrapper, since a client reading the root is exactly what should be exercised.
+`v2_root` turns it into the closed v2 root a dual-stack host (``--protocol 2``) serves to a
+request with ``OpenWOP-Version: 2``.
 """
 
 from __future__ import annotations
@@ -64,3 +66,68 @@ def discovery_document(workflows: Iterable[str]) -> dict[str, Any]:
         # for humans reading the document.
         "x-openwop-tui": {"workflows": list(workflows), "streamModes": list(SUPPORTED_MODES)},
     }
+
+
+#: Metadata keys of the closed v2 root (spec/v2/core/capabilities.md §1); every other root
+#: key is a capability family.
+V2_METADATA_KEYS = frozenset(
+    {
+        "protocolVersion",
+        "protocolVersions",
+        "preferredVersion",
+        "extensions",
+        "implementation",
+        "engineVersion",
+        "eventLogSchemaVersion",
+        "configurable",
+        "observability",
+        "minClientVersion",
+        "runtimeCapabilities",
+        "testing",
+        "conformance",
+        "fixtures",
+        "compliance",
+        "discovery",
+        "supportedTransports",
+    }
+)
+
+
+def _record(facets: Any) -> dict[str, Any]:
+    """A v2 capability record: presence is the claim, so v1's ``supported`` flag goes."""
+    record: dict[str, Any] = {"status": "stable", "since": "2.0"}
+    if isinstance(facets, dict):
+        record.update((k, v) for k, v in facets.items() if k != "supported")
+    return record
+
+
+def v2_root(v1: dict[str, Any], versions: Iterable[str]) -> dict[str, Any]:
+    """The closed v2 discovery root made from the v1 document (capabilities.md §1-§5).
+
+    Metadata keys are copied; every family becomes a record ``{status, since, …facets}``:
+    ``supportedEnvelopes`` and ``schemaVersions`` with a ``kinds`` facet, ``aiProviders`` with
+    ``providers`` for v1's ``supported``. Vendor keys (``x-…``) move under ``extensions``.
+    Through the overlap ``protocolVersion`` and ``preferredVersion`` stay the 1.x.
+    """
+    root: dict[str, Any] = {
+        "protocolVersions": list(versions),
+        "preferredVersion": v1.get("protocolVersion", "1.0"),
+    }
+    extensions: dict[str, Any] = {}
+    for key, value in v1.items():
+        if key in V2_METADATA_KEYS:
+            root[key] = value
+        elif key.startswith("x-"):
+            extensions[key.removeprefix("x-")] = value
+        elif key in ("supportedEnvelopes", "schemaVersions"):
+            root[key] = {**_record(None), "kinds": value}
+        elif key == "aiProviders" and isinstance(value, dict):
+            facets = dict(value)
+            if "supported" in facets:
+                facets["providers"] = facets.pop("supported")
+            root[key] = _record(facets)
+        else:
+            root[key] = _record(value)
+    if extensions:
+        root["extensions"] = {**root.get("extensions", {}), **extensions}
+    return root

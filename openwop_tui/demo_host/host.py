@@ -22,7 +22,7 @@ DEFAULT_API_KEY = "openwop-tui-demo-key"
 
 
 class DemoHost:
-    """A real OpenWOP v1 HTTP server running in this process.
+    """A real OpenWOP HTTP server running in this process: v1, or with ``protocol=2`` v1 and v2.
 
     ``pace`` multiplies every delay between events (1 feels like a model typing; 0 removes all
     delays, for tests). ``keepalive`` is the SSE keep-alive interval in seconds (0: none).
@@ -44,7 +44,12 @@ class DemoHost:
         garbage_every: int = 0,
         stall_ms: int = 0,
         status: int | None = None,
+        protocol: int = 1,
     ) -> None:
+        if protocol not in (1, 2):
+            raise ValueError("protocol must be 1 (v1 only) or 2 (v1 and v2)")
+        self.protocol = protocol
+        """1: serve v1 only; 2: serve v1 and v2 (a host of the overlap, `server`)."""
         if pace < 0:
             raise ValueError("pace must be >= 0")
         if keepalive < 0:
@@ -69,7 +74,7 @@ class DemoHost:
 
     @property
     def api_key(self) -> str:
-        """The Bearer key every ``/v1`` call needs."""
+        """The Bearer key every protocol call but discovery needs."""
         return self._api_key
 
     def start(self) -> None:
@@ -87,6 +92,7 @@ class DemoHost:
             self._api_key,
             self._keepalive or None,
             self.faults,
+            self.protocol,
         )
         self._port = int(server.server_address[1])
         store.base_url = self.url
@@ -136,6 +142,8 @@ def serve_forever(port: int = 0, api_key: str | None = None, **options: Any) -> 
         print(f"API key: {host.api_key}")
         if host.faults.active:
             print(f"Injected faults: {host.faults.describe()}")
+        if host.protocol == 2:
+            print("Protocol: v1 on /v1/…, v2 on the bare paths with OpenWOP-Version: 2")
         print(f"Try: OPENWOP_BASE_URL={host.url} OPENWOP_API_KEY={host.api_key} openwop-tui")
         print("Press Ctrl-C to stop.", flush=True)
         threading.Event().wait()

@@ -14,22 +14,27 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from openwop_tui.demo_host.discovery import discovery_document
+from openwop_tui.demo_host.discovery import discovery_document, v2_root
 from openwop_tui.demo_host.faults import GARBAGE_FRAME
 from openwop_tui.demo_host.runs import TERMINAL_STATUS, IdempotencyMismatch, Run
 from openwop_tui.demo_host.sse import (
+    FLUSH_TYPES,
     SUPPORTED_MODES,
     StreamModeError,
     admitted,
+    batch_frame,
     frame,
     parse_modes,
 )
+from openwop_tui.demo_host.wire import OWNER, Wire, WrongTenant, protocol_versions, wire_for
 
 if TYPE_CHECKING:
     from openwop_tui.demo_host.server import DemoRequestHandler
 
 #: Long-poll ceiling, seconds (the spec's range is 1..60; 0 is accepted here for "don't wait").
 MAX_POLL_TIMEOUT = 60.0
+#: Longest ``bufferMs`` a client may ask for (stream-modes.md §bufferMs: 0..5000).
+MAX_BUFFER_MS = 5000.0
 
 
 class HttpError(Exception):
@@ -61,11 +66,37 @@ class Request:
 Route = Callable[["DemoRequestHandler", Request], None]
 
 
+def negotiated(version: str | None) -> Wire:
+    """The wire of a dual-stack host for a request's ``OpenWOP-Version``; 406 for a major it
+    does not serve, with the ones it does (versioning.md §1.3)."""
+    wire = wire_for(version)
+    if wire is None:
+        raise HttpError(
+            406,
+            "protocol_version_unsupported",
+            f"this host does not serve OpenWOP-Version {version!r}",
+            {"protocolVersions": list(protocol_versions(2))},
+        )
+    return wire
+
+
 def discovery(h: DemoRequestHandler, req: Request) -> None:
-    """``GET /.well-known/openwop``: public and cacheable."""
-    h.send_json(
-        200, discovery_document(h.host.store.workflows), {"Cache-Control": "public, max-age=300"}
-    )
+    """``GET /.well-known/openwop``: public and cacheable.
+
+    A dual-stack host serves one resource in two representations, chosen by the request's
+    ``OpenWOP-Version``: none (or 1) → the v1 document with ``protocolVersions`` and
+    ``preferredVersion`` added; 2 → the closed v2 root (capabilities.md §1)."""
+    document = discovery_document(h.host.store.workflows)
+    headers = {"Cache-Control": "public, max-age=300"}
+    if h.host.protocol == 2:
+        h.wire = negotiated(h.headers.get("OpenWOP-Version"))
+        headers["Vary"] = "OpenWOP-Version"
+        versions = protocol_versions(2)
+        if h.wire.major == 2:
+            document = v2_root(document, versions)
+        else:
+            document = {**document, "protocolVersions": list(versions), "preferredVersion": "1.0"}
+    h.send_json(200, document, headers)
 
 
 def _json_body(req: Request, *, required: bool) -> dict[str, Any]:
@@ -83,7 +114,7 @@ def _json_body(req: Request, *, required: bool) -> dict[str, Any]:
 
 
 def create(h: DemoRequestHandler, req: Request) -> None:
-    """``POST /v1/runs``: start a run; honours ``Idempotency-Key``."""
+    """``POST …/runs``: start a run; honours ``Idempotency-Key``."""
     doc = _json_body(req, required=True)
     workflow_id = doc.get("workflowId")
     if not isinstance(workflow_id, str) or not workflow_id:
@@ -119,22 +150,44 @@ def create(h: DemoRequestHandler, req: Request) -> None:
             "idempotency_key_mismatch",
             "this Idempotency-Key was already used with a different body",
         ) from None
-    headers = {"Location": f"/v1/runs/{run.run_id}"}
+    wire = h.wire
+    headers = {"Location": wire.run_path(run.run_id)}
     if replay:
         headers["OpenWOP-Idempotent-Replay"] = "true"
-    h.send_json(201, run.create_response, headers)
+    body = run.create_response
+    if wire.major == 2:
+        # v2's response is closed; its links name the run as one projected segment.
+        body = {
+            "runId": wire.run_id(run.run_id),
+            "status": body["status"],
+            "eventsUrl": f"{wire.run_path(run.run_id)}/events",
+            "statusUrl": wire.run_path(run.run_id),
+        }
+    h.send_json(201, body, headers)
 
 
 def _run(h: DemoRequestHandler, req: Request) -> Run:
-    run = h.host.store.get(req.run_id or "")
+    given = req.run_id or ""
+    try:
+        internal = h.wire.internal_run_id(given)
+    except WrongTenant:
+        # identity.md §5: refused without saying whether such a run exists.
+        raise HttpError(
+            403, "id_tenant_mismatch", "that run id belongs to another tenant than this key"
+        ) from None
+    run = h.host.store.get(internal)
     if run is None:
-        raise HttpError(404, "run_not_found", f"no run '{req.run_id}' on this host")
+        raise HttpError(404, "run_not_found", f"no run '{given[:200]}' on this host")
     return run
 
 
 def snapshot(h: DemoRequestHandler, req: Request) -> None:
-    """``GET /v1/runs/{runId}``."""
-    h.send_json(200, _run(h, req).snapshot())
+    """``GET …/runs/{runId}``."""
+    body = _run(h, req).snapshot()
+    if h.wire.major == 2:
+        body["runId"] = h.wire.run_id(body["runId"])
+        body.update(owner=OWNER, eventLogSchemaVersion=3)
+    h.send_json(200, body)
 
 
 def _last_event_id(value: str | None) -> int:
@@ -146,7 +199,8 @@ def _last_event_id(value: str | None) -> int:
 
 
 def events(h: DemoRequestHandler, req: Request) -> None:
-    """``GET /v1/runs/{runId}/events``: SSE when asked for, else JSON ``{events}`` so far."""
+    """``GET …/runs/{runId}/events``: SSE when asked for (batched with ``?bufferMs=``), else
+    JSON ``{events}`` so far."""
     run = _run(h, req)
     try:
         modes = parse_modes(req.query.get("streamMode", []))
@@ -163,15 +217,26 @@ def events(h: DemoRequestHandler, req: Request) -> None:
         raise HttpError(
             status, code, f"fault injection: --status {status} on the first request", None, headers
         )
+    buffer_ms: float | None = None
+    if req.query.get("bufferMs"):
+        buffer_ms = _number(req, "bufferMs", 0)
+        if not 0 <= buffer_ms <= MAX_BUFFER_MS:
+            raise HttpError(
+                400, "validation_error", "'bufferMs' must be 0 to 5000", {"field": "bufferMs"}
+            )
     after = _last_event_id(h.headers.get("Last-Event-ID"))
     if "text/event-stream" not in h.headers.get("Accept", ""):
         batch = run.wait_after(after, 0)
-        h.send_json(200, {"events": [doc for doc in batch.events if admitted(doc, modes)]})
+        docs = [h.wire.event(doc) for doc in batch.events if admitted(doc, modes)]
+        h.send_json(200, {"events": docs})
+        return
+    if buffer_ms is not None:
+        _stream_batches(h, run, modes, after, buffer_ms / 1000)
         return
     _stream(h, run, modes, after)
 
 
-def _stream(h: DemoRequestHandler, run: Run, modes: tuple[str, ...], after: int) -> None:
+def _open_stream(h: DemoRequestHandler) -> None:
     # The body ends when the connection closes: no Content-Length, no keep-alive.
     h.close_connection = True
     h.begin(
@@ -184,13 +249,63 @@ def _stream(h: DemoRequestHandler, run: Run, modes: tuple[str, ...], after: int)
         },
     )
     h.wfile.write(b"retry: 2000\n\n")
+
+
+def _stream_batches(
+    h: DemoRequestHandler, run: Run, modes: tuple[str, ...], after: int, buffer: float
+) -> None:
+    """``?bufferMs=``: the admitted events as ``event: batch`` frames. Events are gathered for up
+    to ``buffer`` seconds after the first, and a batch is cut after a terminal event or
+    ``node.suspended`` (spec/v2/core/events.md §SSE frames). No faults are injected here."""
+    _open_stream(h)
+    keepalive = h.host.keepalive
+    last_write = time.monotonic()
+    while True:
+        batch = run.wait_after(after, keepalive)
+        docs = list(batch.events)
+        deadline = time.monotonic() + buffer
+        while (
+            docs
+            and not batch.done
+            and docs[-1]["type"] not in FLUSH_TYPES
+            and (left := deadline - time.monotonic()) > 0
+        ):
+            batch = run.wait_after(docs[-1]["sequence"], left)
+            docs.extend(batch.events)
+        if docs:
+            after = docs[-1]["sequence"]
+        group: list[dict[str, Any]] = []
+        for doc in docs:
+            if admitted(doc, modes):
+                group.append(h.wire.event(doc))
+            if group and (doc["type"] in FLUSH_TYPES or doc is docs[-1]):
+                h.wfile.write(batch_frame(group).encode())
+                last_write, group = time.monotonic(), []
+        if (
+            not docs
+            and not batch.done
+            and keepalive is not None
+            and time.monotonic() - last_write >= keepalive
+        ):
+            h.wfile.write(b": keepalive\n\n")
+            last_write = time.monotonic()
+        if batch.done:
+            return
+
+
+def _stream(h: DemoRequestHandler, run: Run, modes: tuple[str, ...], after: int) -> None:
+    _open_stream(h)
     keepalive = h.host.keepalive
     faults = h.host.faults
     sent = 0  # event frames this connection has sent whole (the faults count them)
     last_write = time.monotonic()
     while True:
         batch = run.wait_after(after, keepalive)
-        frames = [text for doc in batch.events if (text := frame(doc, modes)) is not None]
+        frames = [
+            text
+            for doc in batch.events
+            if (text := frame(doc, modes, h.wire.event(doc))) is not None
+        ]
         if batch.events:
             after = batch.events[-1]["sequence"]
         if frames and not faults.active:
@@ -248,7 +363,7 @@ def _number(req: Request, name: str, default: float) -> float:
 
 
 def poll(h: DemoRequestHandler, req: Request) -> None:
-    """``GET /v1/runs/{runId}/events/poll?afterSequence=N&timeout=S``: long-poll for events."""
+    """``GET …/runs/{runId}/events/poll?afterSequence=N&timeout=S``: long-poll for events."""
     run = _run(h, req)
     after = max(-1, int(_number(req, "afterSequence", -1)))
     timeout = min(MAX_POLL_TIMEOUT, max(0.0, _number(req, "timeout", 30)))
@@ -256,8 +371,8 @@ def poll(h: DemoRequestHandler, req: Request) -> None:
     h.send_json(
         200,
         {
-            "runId": run.run_id,
-            "events": batch.events,
+            "runId": h.wire.run_id(run.run_id),
+            "events": [h.wire.event(doc) for doc in batch.events],
             "lastSequence": batch.last_sequence,
             "status": batch.status,
             "isTerminal": batch.status in TERMINAL_STATUS.values(),
@@ -266,7 +381,7 @@ def poll(h: DemoRequestHandler, req: Request) -> None:
 
 
 def cancel(h: DemoRequestHandler, req: Request) -> None:
-    """``POST /v1/runs/{runId}/cancel {reason?}``: cancel now; 409 once terminal."""
+    """``POST …/runs/{runId}/cancel {reason?}``: cancel now; 409 once terminal."""
     run = _run(h, req)
     reason = _json_body(req, required=False).get("reason", "cancelled by the client")
     if not isinstance(reason, str):
@@ -275,4 +390,4 @@ def cancel(h: DemoRequestHandler, req: Request) -> None:
         raise HttpError(
             409, "run_terminal", f"the run is already {run.status}", {"runStatus": run.status}
         )
-    h.send_json(200, {"runId": run.run_id, "status": "cancelled"})
+    h.send_json(200, {"runId": h.wire.run_id(run.run_id), "status": "cancelled"})

@@ -1,5 +1,11 @@
 """The HTTP side: routing, Bearer auth, JSON errors, SSE and the asset route.
 
+With ``protocol=1`` the host serves ``/v1/…`` only. With ``protocol=2`` it is a dual-stack host
+of the v1/v2 overlap: ``/v1/…`` as before, and the bare paths (``/runs``, …) in the major the
+request's ``OpenWOP-Version`` selects; every response then names its contract in the
+``OpenWOP-Version`` header (versioning.md §1.3-§1.4). What differs between the majors on the
+wire is `openwop_tui.demo_host.wire`.
+
 Standard library only (`http.server`): one thread per connection, so any number of SSE streams
 can be open while other requests are served. HTTP/1.1 with keep-alive for JSON; an SSE response
 closes its connection when the run ends, which is what marks the end of its body.
@@ -26,6 +32,13 @@ from openwop_tui.demo_host.assets import ASSET_PREFIX, AssetStore
 from openwop_tui.demo_host.faults import Faults
 from openwop_tui.demo_host.routes import HttpError, Request
 from openwop_tui.demo_host.runs import RunStore
+from openwop_tui.demo_host.wire import (
+    V1,
+    V1_OF_DUAL_STACK,
+    Wire,
+    protocol_versions,
+    v2_error_code,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -33,14 +46,17 @@ logger = logging.getLogger(__name__)
 MAX_BODY_BYTES = 1024 * 1024
 
 _CLIENT_GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
-_RUN_ID = r"([A-Za-z0-9_.~-]+)"
-#: The authenticated v1 routes: (path pattern, method, route function).
+#: One run id path segment: a v1 id, or a v2 tenant-bound id projected (`~2F`) or
+#: percent-encoded (`%2F`); `wire.Wire.internal_run_id` decodes it.
+_RUN_ID = r"([A-Za-z0-9_.~%-]+)"
+#: The authenticated routes, without the major's prefix (``/v1`` for v1, none for v2):
+#: (path pattern, method, route function).
 _RUN_ROUTES: tuple[tuple[re.Pattern[str], str, routes.Route], ...] = (
-    (re.compile(r"^/v1/runs$"), "POST", routes.create),
-    (re.compile(rf"^/v1/runs/{_RUN_ID}$"), "GET", routes.snapshot),
-    (re.compile(rf"^/v1/runs/{_RUN_ID}/events$"), "GET", routes.events),
-    (re.compile(rf"^/v1/runs/{_RUN_ID}/events/poll$"), "GET", routes.poll),
-    (re.compile(rf"^/v1/runs/{_RUN_ID}/cancel$"), "POST", routes.cancel),
+    (re.compile(r"^/runs$"), "POST", routes.create),
+    (re.compile(rf"^/runs/{_RUN_ID}$"), "GET", routes.snapshot),
+    (re.compile(rf"^/runs/{_RUN_ID}/events$"), "GET", routes.events),
+    (re.compile(rf"^/runs/{_RUN_ID}/events/poll$"), "GET", routes.poll),
+    (re.compile(rf"^/runs/{_RUN_ID}/cancel$"), "POST", routes.cancel),
 )
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
 
@@ -61,8 +77,11 @@ class DemoHTTPServer(ThreadingHTTPServer):
         api_key: str,
         keepalive: float | None,
         faults: Faults | None = None,
+        protocol: int = 1,
     ) -> None:
         self.store, self.assets, self.api_key = store, assets, api_key
+        self.protocol = protocol
+        """1: a v1-only host; 2: a dual-stack host of the overlap (v1 and v2, see `wire`)."""
         self.keepalive = keepalive
         """Seconds of silence before a keep-alive comment; ``None``: never send one."""
         self.faults = faults or Faults()
@@ -130,6 +149,9 @@ class DemoRequestHandler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         """Log nothing: the terminal belongs to the TUI."""
 
+    wire: Wire = V1
+    """The major the current request selected (set per request by `_route`)."""
+
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """JSON instead of the stdlib's HTML page (used for malformed requests)."""
         self.close_connection = True
@@ -163,6 +185,7 @@ class DemoRequestHandler(BaseHTTPRequestHandler):
 
     def _dispatch(self) -> None:
         self._sent_headers = False
+        self.wire = V1
         try:
             self._route()
         except HttpError as error:
@@ -183,7 +206,7 @@ class DemoRequestHandler(BaseHTTPRequestHandler):
     def begin(self, status: int, headers: dict[str, str]) -> None:
         """Send the status line and headers; the caller writes the body."""
         self.send_response(status)
-        for name, value in headers.items():
+        for name, value in {**self.wire.headers(), **headers}.items():
             self.send_header(name, value)
         self.end_headers()
         self._sent_headers = True
@@ -205,7 +228,8 @@ class DemoRequestHandler(BaseHTTPRequestHandler):
 
     def _error(self, error: HttpError) -> None:
         """Answer with the JSON error body ``{error, message, details?}``."""
-        body: dict[str, Any] = {"error": error.code, "message": error.message}
+        code = v2_error_code(error.code) if self.wire.major == 2 else error.code
+        body: dict[str, Any] = {"error": code, "message": error.message}
         if error.details is not None:
             body["details"] = error.details
         self.send_json(error.status, body, error.headers)
@@ -251,16 +275,25 @@ class DemoRequestHandler(BaseHTTPRequestHandler):
         if path.startswith(ASSET_PREFIX):
             self._allow(method, "GET", "HEAD")
             return self._asset(path.removeprefix(ASSET_PREFIX))
-        if not path.startswith("/v1/"):
-            raise HttpError(404, "not_found", f"no route for {path!r}")
         version = self.headers.get("OpenWOP-Version")
-        if version is not None and version.strip().split(".")[0] != "1":
-            raise HttpError(
-                400,
-                "protocol_version_mismatch",
-                "this host speaks OpenWOP v1 only; drop the OpenWOP-Version header",
-                {"protocolVersions": ["1.0"]},
-            )
+        if path.startswith("/v1/"):
+            if self.host.protocol == 2:
+                self.wire = V1_OF_DUAL_STACK
+            if version is not None and version.strip().split(".")[0] != "1":
+                raise HttpError(
+                    400,
+                    "protocol_version_mismatch",
+                    "a /v1/ path takes no OpenWOP-Version header but 1"
+                    + ("; use the bare paths for v2" if self.host.protocol == 2 else ""),
+                    {"protocolVersions": list(protocol_versions(self.host.protocol))},
+                )
+            path = path.removeprefix("/v1")
+        elif self.host.protocol == 2:
+            # Bare paths are the v2 surface; without the header they are served as the
+            # preferred major, which through the overlap is 1 (versioning.md §1.3).
+            self.wire = routes.negotiated(version)
+        else:
+            raise HttpError(404, "not_found", f"no route for {path!r}")
         self._authorise()
         for pattern, allowed, route in _RUN_ROUTES:
             match = pattern.match(path)

@@ -9,12 +9,14 @@ Pure functions: which events a ``?streamMode=`` admits, and the text of one fram
 * ``debug``: everything, ``event:`` = the type.
 * A comma mix is the union; each frame's ``event:`` names the mode that admitted it and ``data:``
   is the full RunEventDoc, so a client dispatches on ``data.type``.
+* ``?bufferMs=N`` (any mode): the admitted events go out as ``event: batch`` frames whose ``data:``
+  is an array of RunEventDocs, flushed at once on a terminal event and on ``node.suspended``.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 #: The modes this host serves, as ``details.supported`` lists them on a 400.
@@ -71,17 +73,22 @@ def admitted(doc: Mapping[str, Any], modes: tuple[str, ...]) -> bool:
     return any(admits(mode, doc["type"]) for mode in modes)
 
 
-def frame(doc: Mapping[str, Any], modes: tuple[str, ...]) -> str | None:
-    """The SSE frame for one event under ``modes``, or ``None`` if none of them admits it."""
+def frame(
+    doc: Mapping[str, Any], modes: tuple[str, ...], out: Mapping[str, Any] | None = None
+) -> str | None:
+    """The SSE frame for one event under ``modes``, or ``None`` if none of them admits it.
+
+    ``doc`` is the stored event (admission is decided on its v1 type); ``out`` is what goes on
+    the wire, the same event as the request's major names it (default: ``doc`` itself)."""
     event_type: str = doc["type"]
-    data: Any = doc
+    data: Any = doc if out is None else out
     if len(modes) == 1:
         mode = modes[0]
         if not admits(mode, event_type):
             return None
-        label = event_type
+        label = data["type"]
         if mode == "messages":
-            label, data = "ai.message.chunk", doc["payload"]
+            label, data = "ai.message.chunk", data["payload"]
     else:
         # Label with the narrowest admitting mode (fixed order, whatever the query's order),
         # so `debug,updates` still says `updates` for a run transition.
@@ -92,3 +99,13 @@ def frame(doc: Mapping[str, Any], modes: tuple[str, ...]) -> str | None:
     # ensure_ascii: some line splitters (str.splitlines) break on U+2028 and friends, which
     # would tear a frame; escaped, every data line is plain ASCII with no separators in it.
     return f"id: {doc['sequence']}\nevent: {label}\ndata: {json.dumps(data)}\n\n"
+
+
+#: Events after which a batch is sent at once, whatever ``bufferMs`` says (events.md §SSE frames).
+FLUSH_TYPES = frozenset({"run.completed", "run.failed", "run.cancelled", "node.suspended"})
+
+
+def batch_frame(docs: Sequence[Mapping[str, Any]]) -> str:
+    """One ``event: batch`` frame: ``data:`` a JSON array of RunEventDocs, ``id:`` the highest
+    sequence in it (the docs are in log order), so ``Last-Event-ID`` resumes after the batch."""
+    return f"id: {docs[-1]['sequence']}\nevent: batch\ndata: {json.dumps(list(docs))}\n\n"

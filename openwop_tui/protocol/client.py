@@ -38,7 +38,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
-from urllib.parse import quote, urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
 
@@ -56,6 +56,7 @@ from openwop_tui.protocol.errors import (
     host_error,
 )
 from openwop_tui.protocol.hostdata import host_value, secrets_of
+from openwop_tui.protocol.ids import path_segment
 from openwop_tui.protocol.media import DEFAULT_MAX_BYTES, Asset, MediaPolicy, fetch_asset
 
 __all__ = [
@@ -116,6 +117,13 @@ class HostClient:
             # Bearer key: with a key, the key wins and the URL's user:password is dropped.
             # Without one, they stay, for a host behind a Basic-auth proxy.
             self._base = (self._origin + parts.path).rstrip("/")
+        # `--host http://h:3737/v1` is the base users copy from a host's docs: the client adds
+        # `/v1/…` (or the bare v2 paths) and finds discovery at the base itself, so a trailing
+        # `/v1` would give `/v1/.well-known/openwop` and `/v1/v1/runs`. It is dropped.
+        base = urlsplit(self._base)
+        self._base = urlunsplit(base._replace(path=_without_version_suffix(base.path)))
+        self._shown_base = self._origin + _without_version_suffix(parts.path.rstrip("/"))
+        """The base as messages show it: no user:password, no trailing ``/v1``."""
         self._api_key = api_key or None
         self._timeout = timeout
         self._transport = transport
@@ -200,16 +208,23 @@ class HostClient:
             headers["OpenWOP-Version"] = "2"
         return headers
 
+    def url(self, *segments: str) -> str:
+        """The absolute URL of a protocol resource in the negotiated major's layout:
+        ``url("workflows")`` is ``…/v1/workflows`` on a v1 host and ``…/workflows`` on v2.
+        Each segment is percent-encoded (a ``/`` in it cannot add a segment)."""
+        url = self._base + ("/v1" if self._major == 1 else "")
+        for part in segments:
+            url += "/" + path_segment(part, major=self._major)
+        return url
+
     def _path(self, run_id: str | None = None, *tail: str) -> str:
         """The absolute URL of a runs resource, in the negotiated major's layout."""
-        prefix = "/v1/runs" if self._major == 1 else "/runs"
-        url = self._base + prefix
+        url = self.url("runs")
         if run_id is not None:
-            # v2 run ids are `<tenant>/<opaque>`, projected to one path segment as `~2F`.
-            segment = run_id.replace("/", "~2F") if self._major == 2 else run_id
-            url += "/" + quote(segment, safe="~")
+            # v2 run ids are `<tenant>/<opaque>`: one path segment, RFC 0184 projected.
+            url += "/" + path_segment(run_id, major=self._major, tenant_bound=True)
         for part in tail:
-            url += "/" + quote(part, safe="~")
+            url += "/" + path_segment(part, major=self._major)
         return url
 
     def run_url(self, run_id: str) -> str:
@@ -314,9 +329,16 @@ class HostClient:
             code="bad_response",
         )
 
-    async def discover(self) -> Discovery:
-        """``GET /.well-known/openwop`` (no Bearer) and negotiate the protocol major."""
+    async def discover(self, *, verify_key: bool = True) -> Discovery:
+        """``GET /.well-known/openwop`` (no Bearer) and negotiate the protocol major.
+
+        Then, unless ``verify_key`` is false, `verify_key` makes one cheap authenticated read,
+        so a rejected (or missing) API key is reported here, at connect, rather than at the
+        first message: its `HostError` is raised. The discovery result is kept either way
+        (`discovery`).
+        """
         url = self._base + DISCOVERY_PATH
+        shown = self._shown_base + DISCOVERY_PATH  # what was fetched, without credentials
         action = "describe itself (discovery)"
         headers = {"Accept": "application/json", "OpenWOP-Version": "2"}
         try:
@@ -328,26 +350,26 @@ class HostClient:
             raise self.error_for_exception(exc, action=action) from None
         if response.status_code == 404:
             raise self._error(
-                f"There is no OpenWOP discovery document at {self._origin}{DISCOVERY_PATH} "
+                f"There is no OpenWOP discovery document at {shown} "
                 "(404). Is this an OpenWOP host, and is the URL right?",
                 status=404,
                 code=None,
             )
         if not 200 <= response.status_code < 300:
-            raise self.error_for_response(response, response.content, action=action)
+            raise self.error_for_response(response, response.content, action=f"{action} at {shown}")
         try:
             doc = host_value(json.loads(response.text), self.secrets)
         except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
             content_type = response.headers.get("content-type", "no content type")
             raise self._error(
-                f"{self._origin}{DISCOVERY_PATH} did not return a JSON discovery document "
+                f"{shown} did not return a JSON discovery document "
                 f"(got {excerpt(content_type, 60)}): is this an OpenWOP host?",
                 status=response.status_code,
                 code="bad_response",
             ) from None
         if not isinstance(doc, Mapping):
             raise self._error(
-                f"The discovery document at {self._origin}{DISCOVERY_PATH} is a JSON "
+                f"The discovery document at {shown} is a JSON "
                 f"{type(doc).__name__}, not an object: is this an OpenWOP host?",
                 status=response.status_code,
                 code="bad_response",
@@ -357,7 +379,37 @@ class HostClient:
         )
         self._major = discovery.major
         self._discovery = discovery
+        if verify_key:
+            rejected = await self.verify_key()
+            if rejected is not None:
+                raise rejected
         return discovery
+
+    async def verify_key(self) -> HostError | None:
+        """One cheap authenticated read, to find a rejected or missing API key at connect.
+
+        Returns the `HostError` of a refusal (401; 403 too where the read is a listing the key
+        should be allowed), else ``None``, also when the host has no such read or the read
+        fails for any other reason: this check must never stop a working host from being used.
+
+        The read is the runs list (``GET /runs``) on a v2 host that advertises ``runList``;
+        otherwise the snapshot of a run id that cannot exist, ``GET …/runs/{id}``, which every
+        host serves and answers 404 once the key is accepted. That one trusts only 401: a host
+        may answer 403 for a run it will not say exists (``id_tenant_mismatch``,
+        ``run_forbidden``), whatever the key.
+        """
+        discovery = self._discovery
+        listing = self._major == 2 and discovery is not None and discovery.family("runList")
+        url = self.url("runs") if listing else self._path(f"openwop-tui-key-check-{uuid.uuid4()}")
+        action = "list runs (checking the API key)"
+        headers = self.request_headers()
+        try:
+            response = await self._http.get(url, headers=headers)
+        except httpx.HTTPError:
+            return None  # discovery just worked: a failure here is not about the key
+        if response.status_code == 401 or (listing and response.status_code == 403):
+            return self.error_for_response(response, response.content, action=action)
+        return None
 
     async def create_run(
         self,
@@ -453,17 +505,26 @@ class HostClient:
     ) -> dict[str, Any]:
         """``GET …/events/poll``: events after ``after_sequence`` (``None``: from the start).
 
-        The spec names the cursor ``afterSequence``; the reference hosts read ``lastSequence``
-        (protocol.md §3.5, and their source). Both are sent with the same value.
+        The spec names the cursor ``afterSequence``; the v1 reference hosts read
+        ``lastSequence`` (protocol.md §3.5, and their source), so a v1 host gets both with the
+        same value. A v2 host gets ``afterSequence`` only, and none for "from the start".
         """
-        cursor = str(after_sequence if after_sequence is not None else -1)
+        params = {"timeout": f"{timeout:g}"}
+        if self._major >= 2:
+            # v2: `afterSequence` is an integer >= 0 and absent means "from the first event";
+            # `lastSequence` is not a parameter (spec/v2/core/events.md §Poll).
+            if after_sequence is not None and after_sequence >= 0:
+                params["afterSequence"] = str(after_sequence)
+        else:
+            cursor = str(after_sequence if after_sequence is not None else -1)
+            params.update(afterSequence=cursor, lastSequence=cursor)
         action = f"list the events of run {run_id!r}"
         response, doc = await self._send(
             "GET",
             self.poll_url(run_id),
             action=action,
             subject=run_id,
-            params={"afterSequence": cursor, "lastSequence": cursor, "timeout": f"{timeout:g}"},
+            params=params,
             # The host may hold the request up to `timeout` seconds waiting for events.
             timeout=timeout + self._timeout,
         )
@@ -488,3 +549,9 @@ class HostClient:
             api_key=self._api_key,
             transport=self._transport,
         )
+
+
+def _without_version_suffix(path: str) -> str:
+    """A URL *path* without a trailing ``/v1`` segment (``/api/v1/`` → ``/api``)."""
+    head, sep, last = path.rstrip("/").rpartition("/")
+    return head if sep and last.lower() == "v1" else path.rstrip("/")

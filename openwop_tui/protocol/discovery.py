@@ -38,7 +38,8 @@ class Discovery:
     """What ``GET /.well-known/openwop`` told us, with the fields a chat client needs lifted out."""
 
     protocol_version: str | None
-    """``protocolVersion`` (v1), else ``preferredVersion`` (v2)."""
+    """The version spoken: on a v2 host the response's ``2.x`` (else the highest ``2.x`` listed);
+    otherwise ``protocolVersion``, else ``preferredVersion``."""
     protocol_versions: tuple[str, ...]
     """``protocolVersions`` (present on v2-capable hosts only)."""
     major: int
@@ -64,10 +65,17 @@ class Discovery:
         versions = tuple(v for v in _list(doc.get("protocolVersions")) if isinstance(v, str))
         lists_v2 = any(v == "2" or v.startswith("2.") for v in versions)
         speaks_v2 = (version_header or "").strip().startswith("2")
+        major = 2 if lists_v2 and speaks_v2 else 1
         protocol_version = doc.get("protocolVersion")
         if not isinstance(protocol_version, str):
             preferred = doc.get("preferredVersion")
             protocol_version = preferred if isinstance(preferred, str) else None
+        if major == 2:
+            # The version spoken, not the header-less default: through the overlap a v2 host's
+            # `protocolVersion` and `preferredVersion` name its 1.x (versioning.md §1.1).
+            header = (version_header or "").strip()
+            twos = [v for v in versions if v == "2" or v.startswith("2.")]
+            protocol_version = header if header.startswith("2.") else max(twos, key=_version_key)
 
         implementation = _family(doc, "implementation")
         impl = implementation if isinstance(implementation, Mapping) else {}
@@ -86,7 +94,7 @@ class Discovery:
         return cls(
             protocol_version=protocol_version,
             protocol_versions=versions,
-            major=2 if lists_v2 and speaks_v2 else 1,
+            major=major,
             implementation_name=_text(impl.get("name")),
             implementation_version=_text(impl.get("version")),
             supported_envelopes=tuple(e for e in _list(envelopes) if isinstance(e, str)),
@@ -94,6 +102,14 @@ class Discovery:
             model_capabilities=tuple(m for m in _list(advertised) if isinstance(m, str)),
             raw=doc,
         )
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    """``"2.10"`` sorts after ``"2.9"``; a part that is not a number counts as 0."""
+    return tuple(
+        int(part) if part.isascii() and part.isdigit() and len(part) < 10 else 0
+        for part in version.split(".")
+    )
 
 
 def _text(value: Any) -> str | None:

@@ -287,6 +287,12 @@ def error_for_response(
             message = f"The host rejected the API key ({label}). Set --api-key or OPENWOP_API_KEY."
         else:
             message = f"The host needs an API key ({label}). Set --api-key or OPENWOP_API_KEY."
+    elif status == 403 and code == "id_tenant_mismatch":
+        # v2: a tenant-bound id of another tenant than the key's (identity.md §5).
+        message = (
+            f"The host refused to {action}: the id{what} belongs to another tenant than this "
+            f"API key ({label}).{says}"
+        )
     elif status == 403:
         message = (
             f"The host refused to {action} with this API key ({label}): the key may lack "
@@ -325,6 +331,11 @@ def error_for_response(
         message = f"The workflow{what} needs a capability this host does not have ({label}).{says}"
     elif status == 429:
         message = f"The host is rate limiting requests ({label}{wait}).{says}"
+    elif code == "protocol_version_mismatch":
+        message = (
+            f"The host refused the protocol version this client sent when asked to {action} "
+            f"({label}).{says}"
+        )
     elif status == 406 or code == "protocol_version_unsupported":
         message = f"The host does not speak this protocol version ({label}).{says}"
     elif status == 426:

@@ -35,8 +35,8 @@ TERMINAL_TYPES = frozenset({"run.completed", "run.failed", "run.cancelled"})
 #: Event types that carry a piece of assistant text to append (protocol.md §3.6, last paragraph).
 CHUNK_TYPES = frozenset({"output.chunk", "ai.message.chunk", "node.message"})
 
-#: v2 kebab spellings mapped back to the v1 names the rest of the client uses
-#: (`spec/v2/event-codemap.json`; protocol.md §1.3, §3.6).
+#: v2 kebab spellings mapped back to the v1 names the rest of the client uses: every row of
+#: `spec/v2/event-codemap.json` (v2.0, 117 rows) whose two names differ (protocol.md §1.3, §3.6).
 _V2_TO_V1: dict[str, str] = {
     "agent.tool-called": "agent.toolCalled",
     "agent.tool-returned": "agent.toolReturned",
@@ -56,6 +56,24 @@ _V2_TO_V1: dict[str, str] = {
     "workflow-chain.event": "core.workflowChain.event",
     "connector.auth-expired": "connector.auth_expired",
     "replay.diverged-at-refusal": "replay.divergedAtRefusal",
+    "agent.memory-consolidated": "agent.memory.consolidated",
+    "workflow-chain.confidence-escalated": "core.workflowChain.confidence-escalated",
+    "dispatch.fanned-out": "core.dispatch.fanOut",
+    "dispatch.joined": "core.dispatch.join",
+    "deployment.canary-adjusted": "deployment.canary.adjusted",
+    "deployment.state-changed": "deployment.state.changed",
+    "roster.run-initiated": "roster.run.initiated",
+    "tool.session-opened": "tool.session.opened",
+    "tool.session-closed": "tool.session.closed",
+    "trigger.subscription-state-changed": "trigger.subscription.state.changed",
+    "trigger.delivery-attempted": "trigger.delivery.attempted",
+    "budget.threshold-crossed": "budget.threshold.crossed",
+    "voice.speech-start": "voice.speech_start",
+    "voice.endpoint-candidate": "voice.endpoint_candidate",
+    "voice.turn-commit": "voice.turn_commit",
+    "voice.synthesis-chunk": "voice.synthesis_chunk",
+    "voice.barge-in": "voice.barge_in",
+    "compensation.manual-intervention-required": "compensation.manual_intervention_required",
 }
 
 
