@@ -21,7 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from openwop_tui.demo_host import routes
+from openwop_tui.demo_host import extra_routes, routes
 from openwop_tui.demo_host.assets import ASSET_PREFIX, AssetStore
 from openwop_tui.demo_host.faults import Faults
 from openwop_tui.demo_host.routes import HttpError, Request
@@ -261,7 +261,12 @@ class DemoRequestHandler(BaseHTTPRequestHandler):
                 "this host speaks OpenWOP v1 only; drop the OpenWOP-Version header",
                 {"protocolVersions": ["1.0"]},
             )
+        # Interrupts and catalogs (extra_routes.py); the token route needs no Bearer key.
+        if extra_routes.dispatch_public(self, method, path.removeprefix("/v1"), body):
+            return None
         self._authorise()
+        if extra_routes.dispatch(self, method, path.removeprefix("/v1"), body):
+            return None
         for pattern, allowed, route in _RUN_ROUTES:
             match = pattern.match(path)
             if match:
