@@ -12,8 +12,9 @@ from PIL import Image
 
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.demo_host.media import OVERSIZED_BYTES
+from openwop_tui.demo_host.workflows import WORKFLOWS
 
-WORKFLOWS_MESSAGE = "available: demo.chat, demo.tour, conformance-noop, bench.events"
+WORKFLOWS_MESSAGE = "available: " + ", ".join(WORKFLOWS)
 
 
 @pytest.fixture(scope="module")

@@ -3,6 +3,8 @@
 The "model" reads the last user message in ``inputs.messages``, thinks out loud (reasoning
 deltas, sometimes a tool call), streams a markdown reply, then attaches the envelopes the user
 asked for, each as its own node. Keywords combine: "an image and some code" gets both.
+``ask``, ``approve`` and ``unsure`` make the turn wait for the human (`hitl.py`): a
+clarification, an approval, a low-confidence decision to ratify.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import time
 from collections.abc import Generator, Iterator, Mapping
 from typing import Any
 
-from openwop_tui.demo_host import tour
+from openwop_tui.demo_host import hitl, tour
 from openwop_tui.demo_host.steps import Emit, Pause, Step, WorkflowContext, since, text_node
 from openwop_tui.demo_host.streamed import streamed
 
@@ -45,6 +47,17 @@ _KEYWORDS: dict[str, tuple[str, str, tuple[tour.Item, ...]]] = {
         (streamed,),
     ),
     "everything": (r"everything|tour|all", "**everything**: the whole tour", tour.ITEMS),
+    "ask": (
+        r"ask\w*|clarif\w*|questions?",
+        "**a question**: I ask you two things and answer with them",
+        (),
+    ),
+    "approve": (r"approv\w*", "**an approval**: a draft to accept, reject or refine", ()),
+    "unsure": (
+        r"unsure|confiden\w*",
+        "**a low-confidence decision**: confidence 0.4 below 0.7, for you to ratify",
+        (),
+    ),
     "fail": (r"fail\w*", "**a failure**: a node that breaks on purpose", ()),
     "slow": (r"slow\w*", "**a slow answer**, to try cancelling", ()),
 }
@@ -58,6 +71,9 @@ HELP_LIST = """\
 - `json`: an unknown display value and an envelope with no rendering hint
 - `stream`: a code block that arrives in three fragments of one emission
 - `everything`: the full tour, including media a client must refuse or degrade
+- `ask`: I ask you two questions (a choice and free text) and answer with them
+- `approve`: a draft for you to accept, reject or refine with feedback
+- `unsure`: an agent too unsure of its decision (0.4 < 0.7) waits for you to ratify it
 - `fail`: a node that fails on purpose, to see error handling
 - `slow`: a long answer streamed slowly, to try cancelling
 """
@@ -209,6 +225,9 @@ def demo_chat(ctx: WorkflowContext) -> Generator[Step, None, None]:
     else:
         yield from text_node(ctx, "reply", reply)
     yield from tour.tour(ctx) if "everything" in wants else _each(ctx, _items(wants))
+    outputs: dict[str, Any] = {"completion": reply}
+    if not (yield from _human(ctx, wants, outputs)):
+        return  # the human rejected, or nobody answered in time: the run has failed
     if "fail" in wants:
         message = "The demo was asked to fail, so this node did."
         error = {"code": "demo_failure", "message": message}
@@ -224,7 +243,46 @@ def demo_chat(ctx: WorkflowContext) -> Generator[Step, None, None]:
             {"error": error, "failedNodeId": "explode", "durationMs": ctx.elapsed_ms()},
         )
         return
-    yield Emit("run.completed", {"outputs": {"completion": reply}, "durationMs": ctx.elapsed_ms()})
+    yield Emit("run.completed", {"outputs": outputs, "durationMs": ctx.elapsed_ms()})
+
+
+def _human(
+    ctx: WorkflowContext, wants: list[str], outputs: dict[str, Any]
+) -> Generator[Step, None, bool]:
+    """The turn's questions for the human; False once the run has failed (rejected, expired)."""
+    if "ask" in wants:
+        answers = yield from hitl.clarify_node(ctx, "ask", hitl.DEMO_QUESTIONS)
+        if answers is None:
+            return False
+        outputs["answers"] = answers
+        yield from hitl.after_answers(ctx, answers, "answered")
+    if "approve" in wants:
+        decision = yield from hitl.approval_node(
+            ctx,
+            "review",
+            title="Publish the release notes?",
+            description="Accept to publish, reject to stop, or refine with feedback.",
+            actions=["accept", "reject", "refine"],
+            artifact=hitl.DRAFT,
+        )
+        if decision is None:
+            return False
+        if decision["action"] == "reject":
+            yield hitl.reject(ctx, "review", decision, "The draft")
+            return False
+        outputs["decision"] = decision
+        yield from hitl.after_approval(ctx, decision)
+    if "unsure" in wants:
+        ratified = yield from hitl.low_confidence_node(
+            ctx, "decider", agent_id="agent:local-unsure", confidence=0.4, decision=hitl.PROPOSED
+        )
+        if ratified is None:
+            return False
+        if ratified["action"] == "reject":
+            yield hitl.reject(ctx, "decider", ratified, "The agent's decision")
+            return False
+        outputs["ratified"] = ratified
+    return True
 
 
 def _each(ctx: WorkflowContext, items: list[tour.Item]) -> Iterator[Step]:

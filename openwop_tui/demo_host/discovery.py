@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from importlib import metadata
 from typing import Any
 
+from openwop_tui.demo_host.catalog import discovery_fields
 from openwop_tui.demo_host.sse import SUPPORTED_MODES
 
 #: Envelope kinds advertised: the four universals (required when the list is non-empty) plus
@@ -39,6 +40,7 @@ def _version() -> str:
 
 def discovery_document(workflows: Iterable[str]) -> dict[str, Any]:
     """Build the discovery document (cheap; built per request so the version is current)."""
+    workflows = list(workflows)
     return {
         "protocolVersion": "1.0",
         "implementation": {
@@ -60,8 +62,9 @@ def discovery_document(workflows: Iterable[str]) -> dict[str, Any]:
             "advertised": ["image-output", "audio-output"],
             "substitutionSupported": False,
         },
-        "agents": {"reasoning": {"streaming": True}},
         "supportedTransports": ["rest"],
+        # fixtures, conversationPrimitive, interrupts and agents (catalog.py).
+        **discovery_fields(workflows),
         # Not a spec field (stream modes are discovered by asking, protocol.md §1.1); a hint
         # for humans reading the document.
         "x-openwop-tui": {"workflows": list(workflows), "streamModes": list(SUPPORTED_MODES)},

@@ -19,6 +19,7 @@ from typing import Any
 
 from openwop_tui.demo_host.assets import AssetStore
 from openwop_tui.demo_host.identity import Identity
+from openwop_tui.demo_host.interrupts import Ask, InterruptBook
 from openwop_tui.demo_host.steps import Emit, Pause, Step, WorkflowContext
 
 logger = logging.getLogger(__name__)
@@ -69,6 +70,8 @@ class Run:
         """Set on host shutdown: waiting streams wake up and end."""
         self.active_node: str | None = None
         self.create_response: dict[str, Any] = {}
+        self.interrupts = InterruptBook()
+        """This run's interrupts (`interrupts.py`), guarded by ``cond``."""
         """The 201 body, replayed verbatim for a repeated ``Idempotency-Key``."""
         self._started = time.monotonic()
 
@@ -261,6 +264,8 @@ class RunStore:
                         return
                 elif isinstance(step, Emit):
                     run.emit(step.type, step.payload, step.node_id, step.causation_id)
+                elif isinstance(step, Ask) and not step.block(run):
+                    return  # the run ended (cancel, shutdown) while it waited for an answer
             # A workflow that forgot its terminal event still ends its run.
             run.emit("run.completed", {"outputs": {}, "durationMs": run.duration_ms()})
         except Exception as exc:  # a demo bug must fail the run, not hang its streams

@@ -27,7 +27,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from openwop_tui.demo_host import routes
+from openwop_tui.demo_host import extra_routes, routes
 from openwop_tui.demo_host.assets import ASSET_PREFIX, AssetStore
 from openwop_tui.demo_host.faults import Faults
 from openwop_tui.demo_host.routes import HttpError, Request
@@ -294,7 +294,12 @@ class DemoRequestHandler(BaseHTTPRequestHandler):
             self.wire = routes.negotiated(version)
         else:
             raise HttpError(404, "not_found", f"no route for {path!r}")
+        # Interrupts and catalogs (extra_routes.py); the token route needs no Bearer key.
+        if extra_routes.dispatch_public(self, method, path, body):
+            return None
         self._authorise()
+        if extra_routes.dispatch(self, method, path, body):
+            return None
         for pattern, allowed, route in _RUN_ROUTES:
             match = pattern.match(path)
             if match:

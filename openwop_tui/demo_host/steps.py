@@ -16,6 +16,7 @@ from typing import Any
 
 from openwop_tui.demo_host.assets import ASSET_PREFIX, AssetStore
 from openwop_tui.demo_host.identity import Identity
+from openwop_tui.demo_host.interrupts import Ask
 
 #: The model name the demo "provider" reports on chunks and usage.
 MODEL = "demo-1"
@@ -41,7 +42,8 @@ class Pause:
     seconds: float
 
 
-Step = Emit | Pause
+#: `Ask` (in `interrupts.py`) suspends the node on an interrupt until a human answers it.
+Step = Emit | Pause | Ask
 
 
 @dataclass(slots=True)

@@ -1,8 +1,10 @@
-"""The workflows this host runs, by id: ``demo.chat``, ``demo.tour``, ``conformance-noop`` and
-``bench.events``.
+"""The workflows this host runs, by id: ``demo.chat``, ``demo.tour``, the human-in-the-loop
+demos (``demo.clarify``, ``demo.approve``, ``demo.low-confidence``, ``demo.conversation``), the
+reference hosts' conformance fixtures it mirrors, and ``bench.events``.
 
-``demo.chat`` lives in `chat.py` and the tour's items in `tour.py`; this module holds the
-registry and the two small workflows.
+``demo.chat`` lives in `chat.py`, the tour's items in `tour.py`, the asking workflows in
+`hitl.py` and `conversation.py`; their labels in `catalog.py`. This module holds the registry
+and the small workflows.
 """
 
 from __future__ import annotations
@@ -10,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Generator, Mapping
 from types import MappingProxyType
 
-from openwop_tui.demo_host import tour
+from openwop_tui.demo_host import hitl, tour
 from openwop_tui.demo_host.chat import demo_chat
+from openwop_tui.demo_host.conversation import demo_conversation
 from openwop_tui.demo_host.runs import Workflow
 from openwop_tui.demo_host.steps import Emit, Pause, Step, WorkflowContext, text_node
 
@@ -69,7 +72,14 @@ WORKFLOWS: Mapping[str, Workflow] = MappingProxyType(
     {
         "demo.chat": demo_chat,
         "demo.tour": demo_tour,
+        "demo.clarify": hitl.demo_clarify,
+        "demo.approve": hitl.demo_approve,
+        "demo.low-confidence": hitl.demo_low_confidence,
+        "demo.conversation": demo_conversation,
         "conformance-noop": conformance_noop,
+        "conformance-clarification": hitl.conformance_clarification,
+        "conformance-approval": hitl.conformance_approval,
+        "conformance-agent-low-confidence": hitl.conformance_low_confidence,
         "bench.events": bench_events,
     }
 )
