@@ -936,6 +936,8 @@ def summarize(request: InterruptRequest) -> list[str]:
 
 def describe_value(value: Any, limit: int = 120) -> str:
     """A short line for a resume value (what was answered), for the transcript."""
+    if isinstance(value, str):
+        return _short(value, limit)
     if isinstance(value, Mapping):
         action = value.get("action")
         if isinstance(action, str):
