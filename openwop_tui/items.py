@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.events import RunEvent
+from openwop_tui.protocol.interrupts import InterruptRequest, InterruptState
 
 Level = Literal["info", "warning", "error"]
 
@@ -261,6 +262,9 @@ class ToolCall:
     """The cap the JSON fields were cut at."""
     saved_to: str | None = None
     """Where the full JSON was written once the call returned, if it was cut."""
+    duration_ms: float | None = None
+    """How long the call took, from ``agent.toolReturned.durationMs`` (or, as the Postgres host
+    sends it, ``outcome.durationMs``); ``None`` when the host did not say."""
 
     @property
     def settled(self) -> bool:
@@ -291,7 +295,76 @@ class Notice:
     event: RunEvent | None = None
 
 
+@dataclass(slots=True, eq=False)
+class Interrupt(Notice):
+    """Something the run waits for a person to answer: the form's data, and where it stands.
+
+    A `Notice` too, whose ``text`` is a one-line summary kept current with the state, so a view
+    that draws no form still shows the question and what became of it. A view that draws forms
+    checks for `Interrupt` before `Notice`.
+
+    ``request`` holds what the host said (kind, questions, actions, confidence, schema, routes:
+    `openwop_tui.protocol.interrupts.InterruptRequest`); the answer builders of that module turn
+    what a person typed into the ``resumeValue`` to send.
+    """
+
+    request: InterruptRequest | None = None
+    state: InterruptState = "pending"
+    answered_by: str | None = None
+    """``"you"`` once this client's answer was accepted, ``"elsewhere"`` when an event said it
+    was resolved first; ``None`` while pending."""
+    outcome: str | None = None
+    """What the answer was or what closed it, in a few words (``accept``, ``q1=blue``,
+    ``expired``, ``the run ended``)."""
+
+    @property
+    def settled(self) -> bool:
+        """Whether the form is done with (it no longer takes input)."""
+        return self.state != "pending"
+
+
+@dataclass(slots=True, eq=False)
+class ArtifactNotice(Notice):
+    """An ``artifact.created``: what a view needs to fetch its body on demand, with
+    ``GET …/runs/{run_id}/artifacts/{artifact_id}`` (protocol.md §2.1)."""
+
+    artifact_id: str = ""
+    artifact_type: str | None = None
+    run_id: str | None = None
+    node_id: str | None = None
+    version: Any = None
+    summary: str | None = None
+
+
+@dataclass(slots=True)
+class Usage:
+    """Token and cost totals from ``provider.usage`` events."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+    cost_usd: float = 0.0
+    """Summed ``costEstimateUsd`` (only events in USD, or with no currency, count)."""
+    events: int = 0
+    """How many usage events were summed (0: the host reported none)."""
+
+    def add(self, inputs: int, outputs: int, total: int | None, cost: float | None) -> None:
+        """Count one usage event (``total`` defaults to inputs + outputs)."""
+        self.input_tokens += inputs
+        self.output_tokens += outputs
+        self.total_tokens += total if total is not None else inputs + outputs
+        if cost is not None:
+            self.cost_usd += cost
+        self.events += 1
+
+    def describe(self) -> str:
+        """``1,200 in, 340 out`` with ``· $0.0123`` when a cost was reported."""
+        text = f"{self.input_tokens:,} in, {self.output_tokens:,} out"
+        return text + (f" · ${self.cost_usd:.4f}" if self.cost_usd else "")
+
+
 Item = UserTurn | AssistantTurn | Reasoning | ToolCall | EnvelopeItem | Notice
+"""Every item; `Interrupt` and `ArtifactNotice` are notices with more to them."""
 
 
 @dataclass(frozen=True, slots=True)

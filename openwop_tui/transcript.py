@@ -13,11 +13,18 @@ What the fold understands (protocol.md §3.6, §6):
 * reasoning: ``agent.reasoning.delta`` deltas, then ``agent.reasoned`` (authoritative);
 * tool calls and their returns, matched on ``callId``;
 * every envelope, in order, de-duplicated on its correlation id (re-emission rule E2);
-* run and node lifecycle, failures, interrupts and anything else worth a line.
+* interrupts: ``interrupt.requested``, ``clarification.requested``, ``approval.requested`` and
+  ``node.suspended`` become one `Interrupt` per node (merged, never drawn twice), answered by
+  ``node.resumed``, ``interrupt.resolved``, ``approval.received``, a rejected gate's
+  ``node.completed {outcome: "rejected"}``, or closed when the node or run ends;
+* run status through pauses (``run.paused`` → ``paused``, ``run.resumed`` → ``running``) and
+  waits (``waiting``), and ``provider.usage`` summed per turn and per session (`Usage`);
+* every other type as one line (`openwop_tui.event_lines`): a sentence where the client knows
+  the type, else a compact generic line.
 
-Unknown event types are ignored, and the fold never raises on what a host sends: an event a
-handler fails on becomes an error `Notice` naming its type and quoting its JSON (escaped, cut),
-and the run goes on (`Transcript.apply`). Pure: no I/O.
+The fold never raises on what a host sends: an event a handler fails on becomes an error
+`Notice` naming its type and quoting its JSON (escaped, cut), and the run goes on
+(`Transcript.apply`). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -27,11 +34,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from openwop_tui.event_lines import line_for
 from openwop_tui.items import (
     Added,
+    ArtifactNotice,
     AssistantTurn,
     Change,
     EnvelopeItem,
+    Interrupt,
     Item,
     Level,
     Limits,
@@ -40,19 +50,31 @@ from openwop_tui.items import (
     TextBuffer,
     ToolCall,
     Updated,
+    Usage,
     UserTurn,
 )
 from openwop_tui.protocol.envelopes import Envelope, extract_envelopes, reply_completion
 from openwop_tui.protocol.events import CHUNK_TYPES, RunEvent, chunk_text
+from openwop_tui.protocol.interrupts import (
+    REQUEST_TYPES,
+    InterruptRequest,
+    InterruptState,
+    describe_value,
+    read_request,
+    request_from_snapshot,
+    summarize,
+)
 from openwop_tui.sanitize import clean
 from openwop_tui.units import compact_json
 
 # The item types are re-exported: `from openwop_tui.transcript import Notice` reads naturally.
 __all__ = [
     "Added",
+    "ArtifactNotice",
     "AssistantTurn",
     "Change",
     "EnvelopeItem",
+    "Interrupt",
     "Item",
     "Level",
     "Limits",
@@ -61,6 +83,7 @@ __all__ = [
     "ToolCall",
     "Transcript",
     "Updated",
+    "Usage",
     "UserTurn",
 ]
 
@@ -107,8 +130,15 @@ class Transcript:
     limits: Limits = field(default_factory=Limits)
     """How much of a reply, reasoning block or tool call is drawn (the rest is kept)."""
     status: str | None = None
-    """The last run status the events told of (``running``, ``completed``, ``failed``…)."""
+    """The last run status the events told of: ``running``, ``paused``, ``waiting`` (for a
+    person), ``completed``, ``failed``, ``cancelled``."""
+    usage_turn: Usage = field(default_factory=Usage)
+    """``provider.usage`` summed since the last user turn or run start."""
+    usage_session: Usage = field(default_factory=Usage)
+    """``provider.usage`` summed over everything this transcript saw."""
     _counter: int = 0
+    _interrupts: dict[str | None, Interrupt] = field(default_factory=dict)
+    """Pending interrupts by node id (a node waits on one interrupt at a time)."""
     _open_turns: dict[str | None, AssistantTurn] = field(default_factory=dict)
     _reasoning: dict[str, Reasoning] = field(default_factory=dict)
     _calls: dict[str, ToolCall] = field(default_factory=dict)
@@ -160,6 +190,7 @@ class Transcript:
 
     def add_user(self, text: str) -> Added:
         """Record a user turn (the client knows it before any event does)."""
+        self.usage_turn = Usage()
         return self._add(UserTurn(self._next_id("user"), text))
 
     def add_notice(self, level: Level, text: str, *, verbose: bool = False) -> Added:
@@ -178,7 +209,9 @@ class Transcript:
                 return handler(self, event)
             if event.type in CHUNK_TYPES:
                 return self._on_chunk(event)
-            return []
+            if event.type in REQUEST_TYPES:
+                return self._on_request(event)
+            return self._on_line(event)
         except Exception as error:
             return [self._notice("error", _unreadable(event, error), event)]
 
@@ -215,15 +248,28 @@ class Transcript:
 
     def _on_run_started(self, event: RunEvent) -> list[Change]:
         self.status = "running"
+        self.usage_turn = Usage()
         workflow = _text(event.payload.get("workflowId"))
         text = f"run started · {workflow}" if workflow else "run started"
         return [self._notice("info", text, event, verbose=True)]
+
+    def _ended(self, event: RunEvent) -> list[Change]:
+        """What every run ending settles: open items, pending interrupts, the turn's usage."""
+        changes = self._close_turns()
+        for item in list(self._interrupts.values()):
+            changes += self._settle(item, "closed", None, "the run ended first")
+        if self.usage_turn.events:
+            text = f"usage this turn · {self.usage_turn.describe()}"
+            if self.usage_session.events > self.usage_turn.events:
+                text += f" · session {self.usage_session.describe()}"
+            changes.append(self._notice("info", text, event))
+        return changes
 
     def _on_run_completed(self, event: RunEvent) -> list[Change]:
         self.status = "completed"
         duration = event.payload.get("durationMs")
         suffix = f" in {duration / 1000:.2f} s" if isinstance(duration, int | float) else ""
-        return [*self._close_turns(), self._notice("info", f"run completed{suffix}", event)]
+        return [*self._ended(event), self._notice("info", f"run completed{suffix}", event)]
 
     def _on_run_failed(self, event: RunEvent) -> list[Change]:
         self.status = "failed"
@@ -231,13 +277,43 @@ class Transcript:
         detail = ": ".join(part for part in (code, message) if part) or "no reason given"
         node = _text(event.payload.get("failedNodeId"))
         where = f" at node {node}" if node else ""
-        return [*self._close_turns(), self._notice("error", f"run failed{where} · {detail}", event)]
+        return [*self._ended(event), self._notice("error", f"run failed{where} · {detail}", event)]
 
     def _on_run_cancelled(self, event: RunEvent) -> list[Change]:
         self.status = "cancelled"
         reason = _text(event.payload.get("reason"))
         text = f"run cancelled · {reason}" if reason else "run cancelled"
-        return [*self._close_turns(), self._notice("warning", text, event)]
+        return [*self._ended(event), self._notice("warning", text, event)]
+
+    def _on_run_paused(self, event: RunEvent) -> list[Change]:
+        self.status = "paused"
+        p = event.payload
+        reason = _text(p.get("reason"))
+        node = _text(p.get("interruptedNodeId"))
+        parts = ["run paused", reason, f"at node {node}" if node else None]
+        return [self._notice("warning", " · ".join(x for x in parts if x), event)]
+
+    def _on_run_resumed(self, event: RunEvent) -> list[Change]:
+        # The SQLite and Postgres hosts also send run.resumed when they re-enter a run after an
+        # interrupt was answered: said quietly then, since node.resumed already told of it.
+        was_paused = self.status == "paused"
+        if self.status not in TERMINAL_STATUSES:
+            self.status = "running"
+        return [self._notice("info", "run resumed", event, verbose=not was_paused)]
+
+    def _on_snapshot(self, event: RunEvent) -> list[Change]:
+        """A ``values``-mode ``state.snapshot``: the status it names, and its open interrupt."""
+        status = _text(event.payload.get("status"))
+        if status:
+            self.status = _STATUS_OF.get(status, status)
+        changes: list[Change] = []
+        request = request_from_snapshot(event.payload)
+        if request is not None and self.status == "waiting":
+            request.run_id = request.run_id or event.run_id
+            changes += self._take_request(request, event)
+        text = f"snapshot · status {status}" if status else "snapshot"
+        changes.append(self._notice("info", text, event, verbose=True))
+        return changes
 
     def _on_node_started(self, event: RunEvent) -> list[Change]:
         node = event.node_id or "?"
@@ -271,11 +347,18 @@ class Transcript:
 
         duration = event.payload.get("durationMs")
         suffix = f" in {duration} ms" if isinstance(duration, int | float) else ""
-        changes.append(
-            self._notice(
-                "info", f"node {event.node_id or '?'} completed{suffix}", event, verbose=True
-            )
-        )
+        outcome = _text(event.payload.get("outcome"))
+        pending = self._interrupts.get(event.node_id)
+        if pending is not None:
+            # The reference hosts' rejected gate: node.completed {outcome: "rejected"}, no resume.
+            changes += self._settle(pending, "answered", "elsewhere", outcome or "done")
+        if outcome == "rejected":
+            text = f"node {event.node_id or '?'} rejected: the run will not go on past it"
+            changes.append(self._notice("warning", text, event))
+        else:
+            text = f"node {event.node_id or '?'} completed{suffix}"
+            text += f" · {outcome}" if outcome else ""
+            changes.append(self._notice("info", text, event, verbose=True))
         return changes
 
     def _on_envelope(self, envelope: Envelope) -> list[Change]:
@@ -309,27 +392,156 @@ class Transcript:
         if turn is not None:
             turn.final = True
             changes.append(Updated(turn))
+        pending = self._interrupts.get(event.node_id)
+        if pending is not None:
+            changes += self._settle(pending, "closed", None, "the node failed")
         changes.append(
             self._notice("error", f"node {event.node_id or '?'} failed · {detail}", event)
         )
         return changes
 
-    def _on_node_suspended(self, event: RunEvent) -> list[Change]:
-        self.status = "waiting"
-        payload = event.payload
-        kind = _text(payload.get("kind")) or "input"
-        config = payload.get("config")
-        config = config if isinstance(config, Mapping) else {}
-        title = _text(config.get("title")) or _text(payload.get("title"))
-        description = _text(config.get("description"))
-        parts = [f"run is waiting for {kind} at node {event.node_id or '?'}"]
-        parts += [part for part in (title, description) if part]
-        parts.append("this client cannot answer interrupts yet: resolve it elsewhere or cancel")
-        return [self._notice("warning", " · ".join(parts), event)]
+    def _on_node_cancelled(self, event: RunEvent) -> list[Change]:
+        changes: list[Change] = []
+        pending = self._interrupts.get(event.node_id)
+        if pending is not None:
+            changes += self._settle(pending, "closed", None, "the node was cancelled")
+        return changes + self._on_line(event)
+
+    # ------------------------------------------------------------- interrupts
+
+    def pending_interrupts(self) -> list[Interrupt]:
+        """The interrupts still waiting for an answer, oldest first."""
+        return [item for item in self._interrupts.values() if item.state == "pending"]
+
+    def interrupt_answered(self, item: Interrupt, resume_value: Any) -> list[Change]:
+        """Record that the host accepted this client's answer (call after a 2xx)."""
+        if item.state == "pending":
+            return self._settle(item, "answered", "you", describe_value(resume_value))
+        if item.answered_by != "you" and item.state == "answered":
+            # The host's node.resumed came in before its HTTP answer did: it was ours.
+            item.answered_by = "you"
+            item.text = _interrupt_text(item)
+            return [Updated(item)]
+        return []
+
+    def interrupt_closed(
+        self, item: Interrupt, state: InterruptState, outcome: str, *, by: str | None = None
+    ) -> list[Change]:
+        """Close a form for what the host answered (409: ``answered`` elsewhere, 410:
+        ``expired``, 404/422: ``closed``), with ``outcome`` in a few words."""
+        if item.state != "pending":
+            return []
+        return self._settle(item, state, by, outcome)
+
+    def _settle(
+        self, item: Interrupt, state: InterruptState, by: str | None, outcome: str | None
+    ) -> list[Change]:
+        if self._interrupts.get(item.request.node_id if item.request else None) is item:
+            del self._interrupts[item.request.node_id if item.request else None]
+        if item.state != "pending":
+            return []
+        item.state, item.answered_by, item.outcome = state, by, outcome
+        item.level = "info" if state == "answered" else "warning"
+        item.text = _interrupt_text(item)
+        return [Updated(item)]
+
+    def _on_request(self, event: RunEvent) -> list[Change]:
+        request = read_request(
+            event.type,
+            event.payload,
+            node_id=event.node_id,
+            run_id=event.run_id,
+            timestamp=event.timestamp,
+        )
+        if self.status not in TERMINAL_STATUSES:
+            self.status = "waiting"
+        return self._take_request(request, event)
+
+    def _take_request(self, request: InterruptRequest, event: RunEvent) -> list[Change]:
+        """One pending item per node: a second event about it fills the first in."""
+        changes: list[Change] = []
+        current = self._interrupts.get(request.node_id)
+        if current is not None and current.request is not None:
+            if current.request.same_as(request):
+                current.request.merge(request)
+                current.text = _interrupt_text(current)
+                return [Updated(current)]
+            # A new interrupt at the same node (the next conversation turn): the old one was
+            # answered, even if no event said so.
+            changes += self._settle(current, "answered", "elsewhere", "superseded")
+        item = Interrupt(self._next_id("interrupt"), "warning", "", False, event, request=request)
+        item.text = _interrupt_text(item)
+        self._interrupts[request.node_id] = item
+        changes.append(self._add(item))
+        return changes
+
+    def _resolved_at(self, node_id: str | None, interrupt_id: str | None) -> Interrupt | None:
+        item = self._interrupts.get(node_id)
+        if item is None and interrupt_id:
+            item = next(
+                (
+                    i
+                    for i in self._interrupts.values()
+                    if i.request and i.request.interrupt_id == interrupt_id
+                ),
+                None,
+            )
+        return item
 
     def _on_node_resumed(self, event: RunEvent) -> list[Change]:
         self.status = "running"
-        return [self._notice("info", f"node {event.node_id or '?'} resumed", event)]
+        p = event.payload
+        value = p.get("resumeValue", p.get("action"))
+        changes: list[Change] = []
+        item = self._resolved_at(event.node_id, _text(p.get("interruptId")))
+        if item is not None:
+            outcome = describe_value(value) if value is not None else None
+            changes += self._settle(item, "answered", "elsewhere", outcome)
+        suffix = f" · {describe_value(value)}" if value is not None else ""
+        changes.append(self._notice("info", f"node {event.node_id or '?'} resumed{suffix}", event))
+        return changes
+
+    def _on_resolved(self, event: RunEvent) -> list[Change]:
+        """``interrupt.resolved``, ``clarification.resolved``, ``approval.received``: answered
+        (a ``timeout`` action: expired). Says so in a line only for an interrupt not seen."""
+        p = event.payload
+        action = _text(p.get("action"))
+        value = p.get("resumeValue")
+        if value is None:
+            value = {"answers": p["answers"]} if "answers" in p else action
+        outcome = describe_value(value) if value is not None else None
+        feedback = _text(p.get("feedback")) or _text(p.get("comment"))
+        if feedback and outcome and "·" not in outcome:
+            outcome += f" · {feedback}"
+        item = self._resolved_at(event.node_id, _text(p.get("interruptId")))
+        by = _text(p.get("resolvedBy")) or _text(p.get("decidedBy")) or _text(p.get("answeredBy"))
+        if item is not None:
+            if action == "timeout":
+                return self._settle(item, "expired", None, "timed out")
+            return self._settle(item, "answered", by or "elsewhere", outcome)
+        level: Level = "warning" if action in ("reject", "timeout") else "info"
+        text = f"the question at node {event.node_id or '?'} was answered"
+        parts = [text, outcome, f"by {by}" if by else None]
+        return [self._notice(level, " · ".join(x for x in parts if x), event)]
+
+    def _on_gate(self, event: RunEvent) -> list[Change]:
+        """RFC 0051 gates: ``approval.granted`` / ``.rejected`` / ``.overridden``."""
+        p = event.payload
+        verdict = event.type.split(".", 1)[1]
+        gate = _text(p.get("gateId")) or event.node_id or "?"
+        parts = [f"approval {gate} {verdict}"]
+        principal = _text(p.get("principal"))
+        parts += [f"by {principal}" if principal else "", _text(p.get("reason")) or ""]
+        progress = p.get("quorumProgress")
+        if progress is not None:
+            parts.append(f"quorum {compact_json(progress, 60)}")
+        level: Level = "warning" if verdict == "rejected" else "info"
+        changes: list[Change] = []
+        item = self._resolved_at(event.node_id or _text(p.get("gateId")), None)
+        if item is not None and (verdict != "granted" or progress is None):
+            changes += self._settle(item, "answered", principal or "elsewhere", verdict)
+        changes.append(self._notice(level, " · ".join(x for x in parts if x), event))
+        return changes
 
     # -------------------------------------------------------------- reasoning
 
@@ -396,6 +608,11 @@ class Transcript:
             changes.append(self._add(call))
         call.outcome = payload.get("outcome")
         call.error = payload.get("error")
+        duration = payload.get("durationMs")
+        if duration is None and isinstance(call.outcome, Mapping):
+            duration = call.outcome.get("durationMs")  # where the Postgres host puts it
+        if isinstance(duration, int | float) and not isinstance(duration, bool):
+            call.duration_ms = float(duration)
         call.status = _text(payload.get("status")) or ("error" if call.error else "ok")
         result = call.error if call.error is not None else call.outcome
         if result is not None:
@@ -418,60 +635,96 @@ class Transcript:
 
     # ------------------------------------------------------------ other lines
 
-    def _on_handoff(self, event: RunEvent) -> list[Change]:
-        p = event.payload
-        text = (
-            f"{_text(p.get('fromAgentId')) or '?'} handed off to {_text(p.get('toAgentId')) or '?'}"
-        )
-        reason = _text(p.get("reason"))
-        return [self._notice("info", text + (f" · {reason}" if reason else ""), event)]
-
-    def _on_decided(self, event: RunEvent) -> list[Change]:
-        p = event.payload
-        text = (
-            f"{_text(p.get('agentId')) or 'agent'} decided {compact_json(p.get('decision'), 160)}"
-        )
-        confidence = p.get("confidence")
-        if isinstance(confidence, int | float):
-            text += f" · confidence {confidence:.2f}"
-        return [self._notice("info", text, event)]
+    def _on_line(self, event: RunEvent) -> list[Change]:
+        """The one line `openwop_tui.event_lines` has for the event (none if it is silent)."""
+        line = line_for(event)
+        if line is None:
+            return []
+        level, text, verbose = line
+        return [self._notice(level, text, event, verbose=verbose)]
 
     def _on_usage(self, event: RunEvent) -> list[Change]:
         p = event.payload
+        inputs, outputs = _count(p.get("inputTokens")), _count(p.get("outputTokens"))
+        total = _count(p.get("totalTokens")) if "totalTokens" in p else None
+        cost = p.get("costEstimateUsd")
+        currency = _text(p.get("currency"))
+        usd = (
+            float(cost)
+            if isinstance(cost, int | float)
+            and not isinstance(cost, bool)
+            and currency in (None, "USD")
+            and cost == cost
+            and abs(cost) != float("inf")
+            else None
+        )
+        for usage in (self.usage_turn, self.usage_session):
+            usage.add(inputs, outputs, total, usd)
         text = (
             f"usage · {_text(p.get('provider')) or '?'}/{_text(p.get('model')) or '?'} · "
-            f"{p.get('inputTokens', '?')} in, {p.get('outputTokens', '?')} out"
+            f"{inputs:,} in, {outputs:,} out · turn so far {self.usage_turn.describe()}"
         )
         return [self._notice("info", text, event, verbose=True)]
 
     def _on_artifact(self, event: RunEvent) -> list[Change]:
         p = event.payload
-        text = (
-            f"artifact {_text(p.get('artifactId')) or '?'} ({_text(p.get('artifactType')) or '?'})"
-        )
+        artifact_id = _text(p.get("artifactId")) or "?"
+        kind = _text(p.get("artifactType"))
         summary = _text(p.get("summary"))
-        return [self._notice("info", text + (f" · {summary}" if summary else ""), event)]
+        text = f"artifact {artifact_id} ({kind or '?'})" + (f" · {summary}" if summary else "")
+        item = ArtifactNotice(
+            self._next_id("artifact"),
+            "info",
+            text,
+            False,
+            event,
+            artifact_id=artifact_id,
+            artifact_type=kind,
+            run_id=event.run_id,
+            node_id=event.node_id,
+            version=p.get("version"),
+            summary=summary,
+        )
+        return [self._add(item)]
 
-    def _on_log(self, event: RunEvent) -> list[Change]:
-        p = event.payload
-        level = _text(p.get("level")) or "info"
-        mapped: Level = "error" if level == "error" else "warning" if level == "warn" else "info"
-        text = f"log {level} · {_text(p.get('message')) or compact_json(p, 160)}"
-        return [self._notice(mapped, text, event, verbose=mapped == "info")]
 
-    def _on_refusal(self, event: RunEvent) -> list[Change]:
-        p = event.payload
-        text = _text(p.get("refusalText")) or "no refusal text given"
-        return [self._notice("warning", f"the model refused · {text}", event)]
+#: Statuses after which nothing more happens to a run.
+TERMINAL_STATUSES = frozenset({"completed", "failed", "cancelled"})
 
-    def _on_truncated(self, event: RunEvent) -> list[Change]:
-        reason = _text(event.payload.get("stopReason")) or "unknown reason"
-        return [self._notice("warning", f"the model's output was truncated · {reason}", event)]
+#: Snapshot statuses (protocol.md §2.3) as the fold names them.
+_STATUS_OF = {
+    "pending": "running",
+    "waiting-approval": "waiting",
+    "waiting-input": "waiting",
+    "waiting-external": "waiting",
+    "cancelling": "running",
+}
 
-    def _on_retry(self, event: RunEvent) -> list[Change]:
-        p = event.payload
-        text = f"envelope retry {p.get('attempt', '?')} · {_text(p.get('reason')) or '?'}"
-        return [self._notice("warning", text, event, verbose=True)]
+
+def _count(value: Any) -> int:
+    """A token count from host data: non-negative ints only (anything else counts 0)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _interrupt_text(item: Interrupt) -> str:
+    """The one-line summary of an interrupt, as it stands."""
+    request = item.request
+    if request is None:
+        return item.text
+    if item.state == "pending":
+        return " · ".join(summarize(request))
+    where = f" at node {request.node_id}" if request.node_id else ""
+    what = {
+        "clarification": "the question",
+        "approval": "the approval",
+        "low-confidence": "the low-confidence pause",
+        "conversation": "the conversation turn",
+    }.get(request.kind, "the wait")
+    how = item.state
+    by = " here" if item.answered_by == "you" else ""
+    if item.state == "answered" and item.answered_by not in (None, "you", "elsewhere"):
+        by = f" by {item.answered_by}"
+    return f"{what}{where} {how}{by}" + (f" · {item.outcome}" if item.outcome else "")
 
 
 _HANDLERS = {
@@ -479,11 +732,21 @@ _HANDLERS = {
     "run.completed": Transcript._on_run_completed,
     "run.failed": Transcript._on_run_failed,
     "run.cancelled": Transcript._on_run_cancelled,
+    "run.paused": Transcript._on_run_paused,
+    "run.resumed": Transcript._on_run_resumed,
+    "state.snapshot": Transcript._on_snapshot,
     "node.started": Transcript._on_node_started,
     "node.completed": Transcript._on_node_completed,
     "node.failed": Transcript._on_node_failed,
-    "node.suspended": Transcript._on_node_suspended,
+    "node.cancelled": Transcript._on_node_cancelled,
     "node.resumed": Transcript._on_node_resumed,
+    "interrupt.resolved": Transcript._on_resolved,
+    "node.interrupt.resolved": Transcript._on_resolved,
+    "clarification.resolved": Transcript._on_resolved,
+    "approval.received": Transcript._on_resolved,
+    "approval.granted": Transcript._on_gate,
+    "approval.rejected": Transcript._on_gate,
+    "approval.overridden": Transcript._on_gate,
     "media.image": Transcript._on_media,
     "media.audio": Transcript._on_media,
     "media.file": Transcript._on_media,
@@ -491,12 +754,6 @@ _HANDLERS = {
     "agent.reasoned": Transcript._on_reasoned,
     "agent.toolCalled": Transcript._on_tool_called,
     "agent.toolReturned": Transcript._on_tool_returned,
-    "agent.handoff": Transcript._on_handoff,
-    "agent.decided": Transcript._on_decided,
     "provider.usage": Transcript._on_usage,
     "artifact.created": Transcript._on_artifact,
-    "log.appended": Transcript._on_log,
-    "envelope.refusal": Transcript._on_refusal,
-    "envelope.truncated": Transcript._on_truncated,
-    "envelope.retry.attempted": Transcript._on_retry,
 }

@@ -169,19 +169,22 @@ def test_python_host_run_failed_reads_top_level_code() -> None:
     assert notice.level == "error" and "boom: it broke" in notice.text
 
 
-def test_interrupt_is_shown_as_a_waiting_notice() -> None:
-    transcript = fold(events_of("sqlite-host-approval-accept.sse"))
-    texts = [n.text for n in of_type(transcript, Notice)]
-    assert any(
-        "waiting for approval at node gate" in t and "Conformance approval" in t for t in texts
-    )
+def test_interrupt_is_shown_then_closed_when_the_host_resumes_it() -> None:
+    transcript = Transcript()
+    texts: list[str] = []
+    for event in events_of("sqlite-host-approval-accept.sse"):
+        for change in transcript.apply(event):
+            if isinstance(change.item, Notice):
+                texts.append(change.item.text)
+    assert any("approval at node gate" in t and "Conformance approval" in t for t in texts)
     assert transcript.status == "completed"
 
 
-def test_unknown_events_are_ignored() -> None:
+def test_unknown_events_get_a_compact_generic_line() -> None:
     transcript = Transcript()
-    assert transcript.apply(normalize({"type": "vendor.acme.mystery", "payload": {"x": 1}})) == []
-    assert transcript.items == []
+    [change] = transcript.apply(normalize({"type": "vendor.acme.mystery", "payload": {"x": 1}}))
+    assert isinstance(change.item, Notice) and change.item.verbose
+    assert change.item.text == 'vendor.acme.mystery · {"x": 1}'
 
 
 def test_every_capture_folds_without_error() -> None:

@@ -500,6 +500,26 @@ class HostClient:
         )
         return {} if doc is None else self._expect_object(response, doc, action=action)
 
+    async def resolve_interrupt_by_token(
+        self, token: str, resume_value: Any, *, idempotency_key: str | None = None
+    ) -> dict[str, Any]:
+        """``POST …/interrupts/{token}`` with ``{"resumeValue": …}``: the signed-token route.
+
+        The token is the authorization, so no Bearer key is sent (protocol.md §2.5, §5 C). The
+        URL is built on this host from the token alone: a ``callbackUrl`` naming another origin
+        is never followed.
+        """
+        prefix = "/v1/interrupts/" if self._major == 1 else "/interrupts/"
+        response, doc = await self._send(
+            "POST",
+            self._base + prefix + quote(token, safe="~"),
+            action="answer the run's question by its token",
+            auth=False,
+            body={"resumeValue": resume_value},
+            idempotency_key=idempotency_key or str(uuid.uuid4()),
+        )
+        return {} if doc is None else self._expect_object(response, doc, action="answer it")
+
     async def poll_events(
         self, run_id: str, after_sequence: int | None, *, timeout: float = 30.0
     ) -> dict[str, Any]:

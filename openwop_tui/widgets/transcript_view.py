@@ -117,8 +117,11 @@ class TranscriptView(VerticalScroll, can_focus=False):
         return self._widgets.get(item.id)
 
     async def apply(self, changes: Iterable[Change]) -> None:
-        """Draw a batch of fold changes."""
+        """Draw a batch of fold changes (none once the view is gone: the app is closing and
+        the run's last events, a cancel's ``node.cancelled``, still arrive)."""
         for change in changes:
+            if not self.is_attached:
+                return
             if isinstance(change, Added):
                 await self._add(change.item)
             elif isinstance(change, Updated):
