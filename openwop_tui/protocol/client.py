@@ -509,10 +509,9 @@ class HostClient:
         URL is built on this host from the token alone: a ``callbackUrl`` naming another origin
         is never followed.
         """
-        prefix = "/v1/interrupts/" if self._major == 1 else "/interrupts/"
         response, doc = await self._send(
             "POST",
-            self._base + prefix + quote(token, safe="~"),
+            self.url("interrupts", token),
             action="answer the run's question by its token",
             auth=False,
             body={"resumeValue": resume_value},
