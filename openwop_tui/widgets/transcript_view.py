@@ -147,6 +147,17 @@ class TranscriptView(ScrollView, can_focus=True):
     def blocks(self) -> list[Block]:
         return list(self._blocks)
 
+    def text_of(self, item_id: str) -> str:
+        """What the view draws for an item, as text (drawing it at the current width if it was
+        not drawn yet): for tests and for copying what is seen."""
+        block = self.block_for(item_id)
+        width = self._width or self._content_width()
+        if block is None or width <= 0:
+            return ""
+        return "\n".join(
+            line.text.rstrip() for line in block.lines(self.app.console, width, self.palette)
+        )
+
     @property
     def show_verbose(self) -> bool:
         """Whether lifecycle lines (verbose notices) are shown."""
@@ -401,11 +412,11 @@ class TranscriptView(ScrollView, can_focus=True):
                 indices = self._from(first, top + height)
             for index in indices:
                 block = self._blocks[index]
+                self._request_render(block, width)  # even if drawn already (a placeholder)
                 if width in block.cache and block.measured:
                     continue
                 before = block.height
                 block.lines(console, width, palette)
-                self._request_render(block, width)
                 if block.height != before:
                     self._dirty = min(self._dirty, index)
                     changed = True
@@ -568,7 +579,7 @@ class TranscriptView(ScrollView, can_focus=True):
 
     def _line_text(self, virtual_y: int) -> str:
         index = self._block_at(virtual_y)
-        lines = self._blocks[index].lines(self.app.console, self._width, self.palette)
+        lines = self._lines_of(self._blocks[index], self._width)
         row = virtual_y - self._tops[index]
         return lines[row].text if 0 <= row < len(lines) else ""
 
