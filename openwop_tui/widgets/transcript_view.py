@@ -154,9 +154,16 @@ class TranscriptView(ScrollView, can_focus=True):
         width = self._width or self._content_width()
         if block is None or width <= 0:
             return ""
-        return "\n".join(
-            line.text.rstrip() for line in block.lines(self.app.console, width, self.palette)
-        )
+        return "\n".join(line.text.rstrip() for line in self._lines_of(block, width))
+
+    def _lines_of(self, block: Block, width: int) -> list[Strip]:
+        """A block's lines, laying out again if drawing it changed its height."""
+        before = block.height
+        lines = block.lines(self.app.console, width, self.palette)
+        if block.height != before:
+            self._dirty = min(self._dirty, self._where[block.item_id])
+            self.call_later(self._relayout)
+        return lines
 
     @property
     def show_verbose(self) -> bool:
