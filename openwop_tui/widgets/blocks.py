@@ -252,7 +252,7 @@ class Block:
     # ------------------------------------------------------------------ lines
 
     def feed(self, delta: str) -> None:
-        """A streamed delta of a reply."""
+        """A streamed delta of a reply (drawn at the view's next coalesced redraw)."""
         if self.splitter is None:
             self.splitter = Splitter()
         self.splitter.feed(delta)
@@ -272,20 +272,21 @@ class Block:
             return cached
         if len(self.cache) >= 2:  # keep the last widths only (resizing back and forth)
             self.cache.pop(next(iter(self.cache)))
-        strips, whole = self._draw(console, width, palette)
-        if whole:
-            self.cache[width] = strips
+        # Cached even while streaming: the view forgets a streaming block's lines on each
+        # (coalesced) redraw, and its finished parts stay cached in ``parts``.
+        strips = self._draw(console, width, palette)
+        self.cache[width] = strips
         self.height = len(strips)
         self.measured = True
         return strips
 
-    def _draw(self, console: Console, width: int, palette: Palette) -> tuple[list[Strip], bool]:
+    def _draw(self, console: Console, width: int, palette: Palette) -> list[Strip]:
         item = self.item
         spacer = [blank(width)] if self.spaced else []
         if isinstance(item, AssistantTurn):
-            return self._draw_reply(item, console, width, palette) + spacer, item.final
+            return self._draw_reply(item, console, width, palette) + spacer
         if isinstance(item, EnvelopeItem):
-            return self._draw_envelope(item, console, width, palette) + spacer, True
+            return self._draw_envelope(item, console, width, palette) + spacer
         renderable: RenderableType
         if isinstance(item, UserTurn):
             renderable = present.user(item, palette)
@@ -295,8 +296,7 @@ class Block:
             renderable = present.tool_call(item, palette)
         else:
             renderable = present.notice(item, palette)
-        # Reasoning and tool calls change while running: drawn again on each update anyway.
-        return render_lines(console, renderable, width) + spacer, True
+        return render_lines(console, renderable, width) + spacer
 
     def _draw_reply(
         self, item: AssistantTurn, console: Console, width: int, palette: Palette

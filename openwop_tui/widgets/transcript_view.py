@@ -246,6 +246,8 @@ class TranscriptView(ScrollView, can_focus=True):
         pending, self._pending = self._pending, set()
         for index in pending:
             if index < len(self._blocks):
+                self._blocks[index].cache.clear()  # the tail changed; finished parts stay
+                self._blocks[index].measured = False
                 self._remeasure(index)
         if not self._follow and any(index >= self._bottom_block() for index in pending):
             self.unseen = True
