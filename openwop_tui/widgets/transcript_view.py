@@ -622,6 +622,14 @@ class TranscriptView(ScrollView, can_focus=True):
             self.set_scroll(None, max(0, top - (height // 3 if row else 0)))
         self.refresh()
 
+    def show_at_top(self, index: int) -> None:
+        """Scroll so block ``index`` is the first one shown (it stays there as heights settle)."""
+        self._fix_tops()
+        self._follow = False
+        self._anchor = (index, 0)
+        self.set_scroll(None, self._tops[index])
+        self.refresh()
+
     def select_last(self) -> None:
         """Select the newest item (entering the transcript from the input)."""
         last = self._step(len(self._blocks), -1)
