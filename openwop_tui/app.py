@@ -27,6 +27,7 @@ from textual.widgets import Footer, Input
 from openwop_tui import actions, overflow, state
 from openwop_tui.audio import PlaybackError, Player, probe
 from openwop_tui.config import Config
+from openwop_tui.messages import ActionRequested, EnvelopeRenderRequested, TranscriptLeft
 from openwop_tui.palette import Palette
 from openwop_tui.protocol.client import HostClient, HostError
 from openwop_tui.protocol.envelopes import Envelope
@@ -37,16 +38,18 @@ from openwop_tui.renderers import render
 from openwop_tui.renderers.base import AudioSupport, RenderContext, Rendered
 from openwop_tui.sanitize import clean
 from openwop_tui.screens.help import HelpScreen
+from openwop_tui.screens.inspect import InspectScreen
 from openwop_tui.screens.quit import QuitChoice, QuitScreen
 from openwop_tui.session import RunCreated, Session
 from openwop_tui.terminal import ImageSupport
 from openwop_tui.themes import DEFAULT as DEFAULT_THEME
 from openwop_tui.themes import THEMES
-from openwop_tui.transcript import Change, Level, Transcript
+from openwop_tui.transcript import AssistantTurn, Change, EnvelopeItem, Level, Transcript
 from openwop_tui.units import duration as format_duration
-from openwop_tui.widgets.envelope_view import FRAGMENT, EnvelopeView
+from openwop_tui.widgets.blocks import FRAGMENT, code_blocks
 from openwop_tui.widgets.events_panel import EventsPanel
 from openwop_tui.widgets.prompt import PromptInput
+from openwop_tui.widgets.search_bar import SearchBar
 from openwop_tui.widgets.status import StatusLine
 from openwop_tui.widgets.transcript_view import TranscriptView
 
@@ -71,6 +74,11 @@ class ChatApp(App[None]):
         Binding("f2", "toggle_events", "Events"),
         Binding("f3", "toggle_verbose", "Lifecycle"),
         Binding("ctrl+l", "clear", "Clear", show=False),
+        Binding("ctrl+f", "search", "Find", show=False),
+        # On the input these enter the transcript at the newest item; elsewhere Shift+Tab is
+        # still "focus previous" (`action_enter_transcript`).
+        Binding("shift+tab", "enter_transcript", "Transcript", show=False, priority=True),
+        Binding("ctrl+up", "enter_transcript", "Transcript", show=False),
         Binding("pageup", "scroll_transcript(-1)", "Page up", show=False),
         Binding("pagedown", "scroll_transcript(1)", "Page down", show=False),
         Binding("ctrl+q", "quit", "Quit"),
@@ -101,7 +109,7 @@ class ChatApp(App[None]):
         self._audio_support = audio_support
         self._player: Player | None = None
         self._playback_timer: Timer | None = None
-        self._playing_view: EnvelopeView | None = None
+        self._playing_item: str | None = None
         self._client: HostClient | None = None
         self._image_support = image_support
         images = image_support.mode if image_support is not None else config.images
@@ -130,6 +138,7 @@ class ChatApp(App[None]):
         yield StatusLine(id="status")
         yield EventsPanel(id="events", max_events=self.config.max_events_shown)
         yield TranscriptView(id="transcript")
+        yield SearchBar(id="search")
         yield PromptInput(id="prompt")
         yield Footer()
 
@@ -149,16 +158,12 @@ class ChatApp(App[None]):
     def _theme_changed(self, theme: Theme) -> None:
         """A theme was chosen (the palette's theme picker, or code): redraw in it, and keep it
         for the next start."""
+        # The view redraws itself and asks again for its envelopes, drawn with this palette.
         self._base_context = replace(self._base_context, palette=Palette.of(theme))
-        for view in self.view.query(EnvelopeView):
-            if view.rendered is not None:
-                self.render_envelope(view)
         state.remember_theme(theme.name)
 
     async def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._theme_changed)
-        self.view.on_envelope = self._envelope_mounted
-        self.view.render_envelope = self._rendered
         if self._startup_warning:
             await self._notice("warning", self._startup_warning)
         self.connect()
@@ -359,26 +364,26 @@ class ChatApp(App[None]):
             )
         )
 
-    async def _envelope_mounted(self, view: EnvelopeView) -> None:
-        self.render_envelope(view)
+    def on_envelope_render_requested(self, event: EnvelopeRenderRequested) -> None:
+        """Draw an envelope the view needs, in a worker of its own: a newer request (a resize,
+        a later fragment) replaces one still running, so the last one wins."""
+        block = self.view.block_for(event.item_id)
+        if block is None or not isinstance(block.item, EnvelopeItem):
+            return
+        self.run_worker(
+            self._render(block.item, event.width), group=f"render-{event.item_id}", exclusive=True
+        )
 
-    def render_envelope(self, view: EnvelopeView) -> None:
-        """Draw an envelope in a worker of its own: a newer draw (after a resize) replaces an
-        older one still running, so the last width wins."""
-        self.run_worker(self._render(view), group=f"render-{id(view)}", exclusive=True)
+    async def _render(self, item: EnvelopeItem, width: int) -> None:
+        """Render the item's envelope and hand the result to the view."""
+        envelope = item.envelope
+        rendered = await self._rendered(envelope, width)
+        self.view.set_rendered(item.id, rendered, envelope=envelope, width=width)
 
-    async def _render(self, view: EnvelopeView) -> None:
-        """Render the view's envelope and show the result."""
-        envelope = view.item.envelope
-        rendered = await self._rendered(envelope)
-        if view.is_attached:
-            await view.show(rendered, pixels=self._image_support, envelope=envelope)
-
-    async def _rendered(self, envelope: Envelope) -> Rendered:
+    async def _rendered(self, envelope: Envelope, width: int) -> Rendered:
         """Fetch the envelope's asset, then run its renderer in a thread."""
         session = self.session
-        width = max(20, self.view.size.width - 8)
-        base = replace(self._base_context, width=width)
+        base = replace(self._base_context, width=max(20, width))
         context = await session.context_for(envelope, base) if session else base
         rendered = await asyncio.to_thread(render, envelope, context)
         if envelope.partial:
@@ -387,19 +392,31 @@ class ChatApp(App[None]):
             rendered = replace(rendered, actions=(), title=f"{rendered.title} · {FRAGMENT}")
         return rendered
 
-    def on_transcript_view_width_changed(self, event: TranscriptView.WidthChanged) -> None:
-        """Images are scaled to the width they were drawn at: draw them again."""
-        for view in self.view.query(EnvelopeView):
-            if view.rendered is not None and view.item.envelope.display == "image":
-                self.render_envelope(view)
-
     # ----------------------------------------------------------------- actions
 
-    async def on_envelope_view_action_requested(self, event: EnvelopeView.ActionRequested) -> None:
-        rendered = event.view.rendered
+    async def on_action_requested(self, event: ActionRequested) -> None:
+        """Carry out an action the user asked for on a transcript item."""
+        block = self.view.block_for(event.item_id)
+        if block is None:
+            return
+        item, name = block.item, event.action
+        if not isinstance(item, EnvelopeItem):
+            text = block.copy_text()
+            if name == "copy-code":
+                found = code_blocks(item.text) if isinstance(item, AssistantTurn) else []
+                if not found:
+                    self.notify("no code block in this item", severity="warning")
+                    return
+                text = found[-1]
+            self.copy_to_clipboard(text)
+            self.notify("copied to the clipboard")
+            return
+        rendered = block.rendered
         if rendered is None:
             return
-        name = event.action.name
+        if name == "inspect":
+            self.push_screen(InspectScreen(item.envelope, rendered))
+            return
         try:
             if name == "play":
                 if rendered.data is None:
@@ -407,7 +424,7 @@ class ChatApp(App[None]):
                 self._player = self._player or Player()
                 duration = await asyncio.to_thread(self._player.play, rendered.data)
                 self.notify(f"playing {duration:.1f} s")
-                self._follow_playback(event.view)
+                self._follow_playback(item.id)
             elif name == "stop":
                 if self._player is not None:
                     self._player.stop()
@@ -422,35 +439,33 @@ class ChatApp(App[None]):
             elif name == "copy":
                 # What the renderer kept is what was shown: code as sent, the full JSON.
                 data = rendered.data
-                text = (
-                    data.decode("utf-8", "replace")
-                    if data is not None
-                    else event.view.item.envelope.text or ""
-                )
-                self.copy_to_clipboard(text)
+                shown = data.decode("utf-8", "replace") if data is not None else item.envelope.text
+                self.copy_to_clipboard(shown or "")
                 self.notify("copied to the clipboard")
         except (actions.ActionError, PlaybackError) as error:
             self.notify(clean(str(error)), severity="error", timeout=8, markup=False)
 
-    def _follow_playback(self, view: EnvelopeView) -> None:
+    def _follow_playback(self, item_id: str) -> None:
         """Show the playing position under the envelope until the sound ends or stops."""
         if self._playback_timer is not None:
             self._playback_timer.stop()
-        if self._playing_view is not None and self._playing_view is not view:
-            self._playing_view.show_playback(None)
-        self._playing_view = view
+        view = self.view
+        if self._playing_item is not None and self._playing_item != item_id:
+            view.set_playback(self._playing_item, None)
+        self._playing_item = item_id
 
         def tick() -> None:
             player = self._player
-            if player is None or not player.is_playing or not view.is_attached:
-                view.show_playback(None)
+            if player is None or not player.is_playing or view.block_for(item_id) is None:
+                view.set_playback(item_id, None)
                 if self._playback_timer is not None:
                     self._playback_timer.stop()
-                self._playback_timer = self._playing_view = None
+                self._playback_timer = self._playing_item = None
                 return
-            view.show_playback(
+            view.set_playback(
+                item_id,
                 f"▶ playing {format_duration(player.position)} / "
-                f"{format_duration(player.duration)}  (x stops)"
+                f"{format_duration(player.duration)}  (x stops)",
             )
 
         tick()
@@ -538,6 +553,35 @@ class ChatApp(App[None]):
             self.view.scroll_page_up()
         else:
             self.view.scroll_page_down()
+
+    def action_enter_transcript(self) -> None:
+        """From the input, select the newest item in the transcript; elsewhere Shift+Tab keeps
+        its usual meaning (focus the previous widget)."""
+        if isinstance(self.focused, PromptInput) or self.focused is None:
+            self.view.focus()
+            self.view.select_last()
+        else:
+            self.screen.focus_previous()
+
+    def on_transcript_left(self, _event: TranscriptLeft) -> None:
+        self.query_one(PromptInput).focus()
+
+    def action_search(self) -> None:
+        self.query_one(SearchBar).open()
+
+    def on_search_bar_changed(self, event: SearchBar.Changed) -> None:
+        total = self.view.search(event.query)
+        self.query_one(SearchBar).show_count(0, total, event.query)
+
+    def on_search_bar_stepped(self, event: SearchBar.Stepped) -> None:
+        bar = self.query_one(SearchBar)
+        current, total = self.view.step_match(event.direction)
+        bar.show_count(current, total, self.view.search_query)
+
+    def on_search_bar_closed(self, _event: SearchBar.Closed) -> None:
+        self.query_one(SearchBar).close()
+        self.view.end_search()
+        self.query_one(PromptInput).focus()
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())

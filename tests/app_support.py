@@ -27,8 +27,8 @@ from openwop_tui.app import ChatApp
 from openwop_tui.config import Config
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.renderers import AudioSupport, registered
-from openwop_tui.transcript import Notice, UserTurn
-from openwop_tui.widgets.envelope_view import EnvelopeView
+from openwop_tui.transcript import EnvelopeItem, Notice, UserTurn
+from openwop_tui.widgets.blocks import Block
 
 NO_AUDIO = AudioSupport(False, "no audio device (test)")
 SIZE = (120, 50)
@@ -92,12 +92,48 @@ def record_notifications(app: App[Any]) -> Notes:
     return seen
 
 
-def envelope_views(app: ChatApp) -> list[EnvelopeView]:
-    return list(app.query(EnvelopeView))
+def envelope_views(app: ChatApp) -> list[Block]:
+    """The transcript's envelope blocks (drawn or not: the view draws what is visible)."""
+    return [block for block in app.view.blocks() if isinstance(block.item, EnvelopeItem)]
 
 
 def all_rendered(app: ChatApp) -> bool:
-    return all(view.rendered is not None for view in envelope_views(app))
+    """Every envelope the view asked the app to draw is drawn."""
+    return app.view.pending_renders == 0
+
+
+async def draw_everything(pilot: Pilot[Any], app: ChatApp) -> None:
+    """Page through the whole transcript from the top, so the view draws every item (it draws
+    only what is visible) and asks for every envelope; wait until all are drawn."""
+    view = app.view
+    view.action_first()
+    await pilot.pause()  # painted: the view asks for what it shows
+    for _ in range(500):
+        await settle(pilot, app, lambda: all_rendered(app), what="visible envelopes drawn")
+        if view.scroll_y >= view.max_scroll_y:
+            break
+        view.scroll_page_down(animate=False)
+        await pilot.pause()
+    await settle(pilot, app, lambda: all_rendered(app), what="every envelope drawn")
+
+
+def on_screen(view: Any) -> str:
+    """The lines a transcript view shows right now, as text."""
+    return "\n".join(view.render_line(y).text for y in range(view.size.height))
+
+
+async def select_item(pilot: Pilot[Any], app: ChatApp, block: Block) -> None:
+    """Focus the transcript with ``block`` selected and drawn (as Up/Down would)."""
+    view = app.view
+    view.focus()
+    view.select(view.blocks().index(block))
+    await settle(pilot, app, lambda: view.has_focus and all_rendered(app), what="item selected")
+    await settle(
+        pilot,
+        app,
+        lambda: block.rendered is not None or not isinstance(block.item, EnvelopeItem),
+        what="drawn",
+    )
 
 
 def run_over(app: ChatApp) -> bool:

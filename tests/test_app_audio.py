@@ -24,6 +24,7 @@ from app_support import (
     connected,
     envelope_views,
     record_notifications,
+    select_item,
     settle,
     turn,
 )
@@ -33,7 +34,7 @@ from openwop_tui.app import ChatApp
 from openwop_tui.config import Config
 from openwop_tui.demo_host import DemoHost, media
 from openwop_tui.renderers import AudioSupport
-from openwop_tui.widgets.envelope_view import EnvelopeView
+from openwop_tui.widgets.blocks import Block
 
 
 class StubPlayer:
@@ -65,15 +66,14 @@ class StubPlayer:
         return True
 
 
-async def playing_app(pilot: Pilot[Any], app: ChatApp, seen: Notes) -> EnvelopeView:
-    """Ask for audio, focus its envelope, press p; return the view once playback started."""
+async def playing_app(pilot: Pilot[Any], app: ChatApp, seen: Notes) -> Block:
+    """Ask for audio, select its envelope, press p; return its block once playback started."""
     await connected(pilot, app)
     await turn(pilot, app, "audio please")
     (view,) = envelope_views(app)
     assert view.rendered is not None
     assert [a.name for a in view.rendered.actions] == ["play", "stop", "save"]
-    view.focus()
-    await settle(pilot, app, lambda: view.has_focus, what="the envelope focused")
+    await select_item(pilot, app, view)
     await pilot.press("p")
     await settle(pilot, app, lambda: bool(seen), what="a notification")
     return view
@@ -97,11 +97,11 @@ async def test_play_shows_the_position_and_x_stops() -> None:
         view = await playing_app(pilot, app, seen)
         assert seen == [("information", "playing 5.0 s")]
         assert player.played == [media.audio_ogg()]
-        line = view.query_one(".playback")
-        assert line.has_class("-active")
-        assert "▶ playing" in str(line.render())
+        assert view.playback is not None and "▶ playing" in view.playback
+        assert "▶ playing" in app.view.text_of(view.item_id)  # drawn under the clip
         await pilot.press("x")
-        await settle(pilot, app, lambda: not line.has_class("-active"), what="playback hidden")
+        await settle(pilot, app, lambda: view.playback is None, what="playback hidden")
+        assert "▶ playing" not in app.view.text_of(view.item_id)
         assert not player.playing
         assert app.is_running and app._exception is None
 
@@ -112,7 +112,7 @@ async def test_clearing_during_playback_does_not_crash() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await playing_app(pilot, app, seen)
         await pilot.press("ctrl+l")
-        await settle(pilot, app, lambda: app.view.live_count == 0, what="the view cleared")
+        await settle(pilot, app, lambda: app.view.block_count == 0, what="the view cleared")
         # The stub never stops playing, so the playback timer only ends because a tick found
         # its view gone: that tick is the one that used to crash.
         await settle(
@@ -136,7 +136,7 @@ from openwop_tui.app import ChatApp
 from openwop_tui.config import Config
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.renderers import registered
-from openwop_tui.widgets.envelope_view import EnvelopeView
+from openwop_tui.transcript import EnvelopeItem
 from textual.widgets import Input
 
 
@@ -163,13 +163,16 @@ async def main():
         ok = await settle(lambda: app.session is not None and app.session.discovery is not None)
         app.query_one(Input).value = "audio please"
         await pilot.press("enter")
-        views = lambda: list(app.query(EnvelopeView))
+        views = lambda: [
+            b for b in app.view.blocks() if isinstance(b.item, EnvelopeItem) and b.rendered
+        ]
         ok = ok and await settle(
             lambda: app.transcript.status == "completed" and views()
             and all(v.rendered for v in views())
         )
         view = views()[0]
-        view.focus()
+        app.view.focus()
+        app.view.select(app.view.blocks().index(view))
         await pilot.pause()
         # The app follows playback with an interval timer; note when each one is stopped, so
         # the app is not shut down while one still runs (see test_clearing_during_playback...).
@@ -202,7 +205,7 @@ async def main():
             "actions": [a.name for a in view.rendered.actions],
             "seen": seen,
             "finished": finished,
-            "playback_line": view.query_one(".playback").has_class("-active"),
+            "playback_line": view.playback is not None,
         }
     print(json.dumps(result))
 

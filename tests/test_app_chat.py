@@ -17,6 +17,7 @@ from app_support import (
     builtin_renderers_loaded,  # noqa: F401  (an autouse fixture: importing it applies it here)
     connected,
     demo_app,
+    draw_everything,
     envelope_views,
     items_of,
     notices,
@@ -25,12 +26,10 @@ from app_support import (
     settle,
     turn,
 )
-from textual.widgets import Input, Markdown
+from textual.widgets import Input
 
 from openwop_tui.demo_host import chat, media
 from openwop_tui.transcript import AssistantTurn, EnvelopeItem, Notice, UserTurn
-from openwop_tui.widgets.envelope_view import EnvelopeView
-from openwop_tui.widgets.items import AssistantMessage
 
 # ------------------------------------------------------------------------ chat turns
 
@@ -51,18 +50,19 @@ async def test_a_chat_turn_draws_the_reply_once_and_the_code_envelope() -> None:
         assert reply.final
         assert reply.text == chat.compose_reply("code please", ["code"])
         # Regression: the first streamed delta used to be drawn twice.
-        message = app.view.widget_for(reply)
-        assert isinstance(message, AssistantMessage)
-        assert message.query_one(Markdown).source == reply.text
-        assert not message.has_class("-streaming")
+        drawn = app.view.text_of(reply.id)
+        assert drawn.splitlines()[0].startswith("Assistant · ")  # no "…": not streaming
+        assert "…" not in drawn.splitlines()[0]
+        assert drawn.count("Coming right up") == 1
+        assert reply.text.count("Coming right up") == 1
 
         (envelope,) = items_of(app, EnvelopeItem)
         assert envelope.envelope.display == "code"
-        view = app.view.widget_for(envelope)
-        assert isinstance(view, EnvelopeView)
+        view = app.view.block_for(envelope.id)
+        assert view is not None
         assert view.rendered is not None
         assert view.rendered.degraded is None
-        assert not view.has_class("-degraded")
+        assert "not shown in full" not in app.view.text_of(envelope.id)
         assert "fib.py" in view.rendered.title
         assert "def fib(n: int) -> int:" in plain(view.rendered.body)
 
@@ -91,6 +91,7 @@ async def test_everything_draws_every_family_and_says_why_when_it_cannot() -> No
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot, app)
         await turn(pilot, app, "show me everything")
+        await draw_everything(pilot, app)
 
         # By title, or by kind for the two JSON fallbacks, which have none.
         views = {
@@ -116,7 +117,7 @@ async def test_everything_draws_every_family_and_says_why_when_it_cannot() -> No
         ]  # fmt: skip
         for key in shown:
             assert rendered(key).degraded is None, key
-            assert not views[key].has_class("-degraded"), key
+            assert "not shown in full" not in app.view.text_of(views[key].item_id), key
 
         # The image by URL is drawn in half-block pixels, with its alt text as the caption.
         chart = views["Demo revenue by region"]
@@ -150,7 +151,7 @@ async def test_everything_draws_every_family_and_says_why_when_it_cannot() -> No
         for key, reason in reasons.items():
             degraded = rendered(key).degraded
             assert degraded is not None and reason in degraded, (key, degraded)
-            assert views[key].has_class("-degraded"), key
+            assert "not shown in full" in app.view.text_of(views[key].item_id), key
             assert reason in plain(rendered(key).body), key
         # The clip that is here keeps its player line and says why it cannot play; the rest
         # are the "not shown here" block, with where to get them.
@@ -190,9 +191,8 @@ async def test_a_second_turn_carries_the_history() -> None:
         assert app.status.run_id == "run_00000000000000000002"
         # Both replies are still drawn, each once.
         for reply in (first, second):
-            widget = app.view.widget_for(reply)
-            assert isinstance(widget, AssistantMessage)
-            assert widget.query_one(Markdown).source == reply.text
+            drawn = app.view.text_of(reply.id)
+            assert drawn.count("Coming right up") == reply.text.count("Coming right up") == 1
 
 
 # ------------------------------------------------------------- renderer registry

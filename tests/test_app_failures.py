@@ -24,13 +24,12 @@ from app_support import (
     settle,
     turn,
 )
-from textual.widgets import Input, Markdown
+from textual.widgets import Input
 
 from openwop_tui.app import ChatApp
 from openwop_tui.config import Config
 from openwop_tui.demo_host import DemoHost, chat
 from openwop_tui.transcript import Added, AssistantTurn, Notice, Updated, UserTurn
-from openwop_tui.widgets.items import AssistantMessage
 
 
 @pytest.fixture
@@ -147,9 +146,9 @@ async def test_escape_cancels_a_streaming_run() -> None:
         assert reply.final
         assert reply.text != chat.compose_reply("something slow", ["slow"])  # cut short
         # No completion replaced the streamed text: what is drawn is exactly the deltas, once.
-        message = app.view.widget_for(reply)
-        assert isinstance(message, AssistantMessage)
-        assert message.query_one(Markdown).source == reply.text
+        block = app.view.block_for(reply.id)
+        assert block is not None and block.splitter is not None
+        assert block.splitter.text == reply.text
         assert app.session is not None and app.session.current_run is None
         assert app.is_running and app._exception is None
 

@@ -1,6 +1,6 @@
 """The chat app's keys and panels: F1 help, the F2 events panel and F3 lifecycle lines, saving a
-file envelope (never clobbering), and the transcript view that stays bounded however long the
-chat gets (its retired lines kept in a history, hidden lifecycle lines staying hidden).
+file envelope (never clobbering), and the transcript view that draws only what is visible however
+long the chat gets (hidden lifecycle lines staying hidden at any age).
 
 Every wait is `app_support.settle`, never a fixed sleep.
 """
@@ -11,6 +11,7 @@ import io
 from pathlib import Path
 from typing import Any
 
+import pytest
 from app_support import (
     SIZE,
     builtin_renderers_loaded,  # noqa: F401  (an autouse fixture: importing it applies it here)
@@ -18,22 +19,22 @@ from app_support import (
     demo_app,
     envelope_views,
     notices,
+    on_screen,
     record_notifications,
+    select_item,
     settle,
     turn,
 )
 from rich.console import Console
 from textual.app import App, ComposeResult
-from textual.widgets import Markdown, Static
+from textual.widgets import Input, Markdown, Static
 
 from openwop_tui.demo_host import media
 from openwop_tui.protocol.events import normalize
 from openwop_tui.screens.help import HelpScreen
 from openwop_tui.screens.inspect import InspectScreen
 from openwop_tui.transcript import Transcript
-from openwop_tui.widgets.envelope_view import EnvelopeView
 from openwop_tui.widgets.events_panel import EventsPanel
-from openwop_tui.widgets.items import ItemStatic
 from openwop_tui.widgets.transcript_view import TranscriptView
 
 # ------------------------------------------------------------------------ bindings
@@ -66,12 +67,12 @@ async def test_function_keys_help_events_and_lifecycle_lines() -> None:
 
         lifecycle = [n for n in notices(app) if n.verbose]
         assert lifecycle and any(n.text.startswith("node code completed") for n in lifecycle)
-        widgets = [app.view.widget_for(n) for n in lifecycle]
-        assert all(isinstance(w, ItemStatic) and not w.display for w in widgets)
+        shown = lambda: "node code completed" in on_screen(app.view)  # noqa: E731
+        assert not shown()
         await pilot.press("f3")
-        await settle(pilot, app, lambda: all(w.display for w in widgets), what="lifecycle shown")  # type: ignore[union-attr]
+        await settle(pilot, app, shown, what="lifecycle shown")
         await pilot.press("f3")
-        await settle(pilot, app, lambda: not any(w.display for w in widgets), what="hidden")  # type: ignore[union-attr]
+        await settle(pilot, app, lambda: not shown(), what="hidden")
 
 
 async def test_saving_the_file_envelope(tmp_path: Path) -> None:
@@ -82,8 +83,7 @@ async def test_saving_the_file_envelope(tmp_path: Path) -> None:
         await turn(pilot, app, "file please")
         (view,) = envelope_views(app)
         assert view.rendered is not None and view.rendered.filename == "tour-report.csv"
-        view.focus()
-        await settle(pilot, app, lambda: view.has_focus, what="the envelope focused")
+        await select_item(pilot, app, view)
         await pilot.press("s")
         saved = tmp_path / "tour-report.csv"
         await settle(pilot, app, lambda: bool(seen), what="a notification")
@@ -111,7 +111,7 @@ class ViewHost(App[None]):
         yield TranscriptView(id="transcript")
 
 
-async def test_the_transcript_view_stays_bounded() -> None:
+async def test_the_transcript_view_draws_only_what_is_visible() -> None:
     app = ViewHost()
     transcript = Transcript()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -119,41 +119,37 @@ async def test_the_transcript_view_stays_bounded() -> None:
         for batch in range(30):  # as a fast run would: several changes per event
             changes = [transcript.add_user(f"message number {batch * 10 + i}") for i in range(10)]
             await view.apply(changes)
-            assert view.live_count <= view.live_limit
         await pilot.pause()
 
-        assert view.live_count <= view.live_limit == 40
-        assert view.history.block_count >= 300 - view.live_limit
-        assert view.history.block_count + view.live_count == 300
-        assert len(view.children) == view.live_count + 1  # the live widgets and the history
-        # The oldest items are in the history, the newest still live.
-        assert view.widget_for(transcript.items[0]) is None
-        assert view.widget_for(transcript.items[-1]) is not None
-
-        history = view.history
-        assert history.size.height > 0 and history.virtual_size.height > 0
-        head = "\n".join(history.render_line(y).text for y in range(3))
-        assert "You" in head and "message number 0" in head
-        last = history.render_line(history.size.height - 1)
-        assert last.cell_length == history.size.width
-        assert history.render_line(10**6).text.strip() == ""  # past the end: blank
+        assert view.block_count == 300 and not view.children  # one Line-API widget
+        drawn = [block for block in view.blocks() if block.measured]
+        assert 0 < len(drawn) <= 12  # the last screenful, nothing above it
+        assert "message number 299" in on_screen(view)
+        view.action_first()
+        await pilot.pause()
+        assert "message number 0" in on_screen(view)
+        assert not view.blocks()[150].measured  # never scrolled to: never drawn
+        assert view.render_line(10**6).text.strip() == ""  # past the end: blank
 
         await view.clear()
-        assert view.live_count == 0 and view.history.block_count == 0
+        assert view.block_count == 0
 
 
-async def test_retired_lifecycle_lines_stay_hidden() -> None:
+async def test_lifecycle_lines_stay_hidden_at_any_age() -> None:
     app = ViewHost()
     transcript = Transcript()
     async with app.run_test(size=(80, 24)) as pilot:
         view = app.query_one(TranscriptView)
         await view.apply([transcript.add_notice("info", "node secret started", verbose=True)])
-        for index in range(view.live_limit + 5):
+        for index in range(45):
             await view.apply([transcript.add_user(f"message number {index}")])
+        view.action_first()
         await pilot.pause()
-        assert view.widget_for(transcript.items[0]) is None  # retired
-        lines = [view.history.render_line(y).text for y in range(view.history.size.height)]
-        assert not any("node secret started" in line for line in lines)
+        assert "message number 0" in on_screen(view)
+        assert "node secret started" not in on_screen(view)
+        view.show_verbose = True
+        await pilot.pause()
+        assert "node secret started" in on_screen(view)
 
 
 async def test_i_on_an_envelope_shows_it_beside_its_source_event() -> None:
@@ -162,9 +158,9 @@ async def test_i_on_an_envelope_shows_it_beside_its_source_event() -> None:
         await connected(pilot, app)
         await turn(pilot, app, "json please")
         hologram = next(
-            view for view in app.query(EnvelopeView) if view.item.envelope.display == "hologram"
+            view for view in envelope_views(app) if view.item.envelope.display == "hologram"
         )
-        hologram.focus()
+        await select_item(pilot, app, hologram)
         await pilot.press("i")
         await settle(pilot, app, lambda: isinstance(app.screen, InspectScreen), what="inspector")
         console = Console(width=200, record=True, file=io.StringIO(), color_system=None)
@@ -178,18 +174,24 @@ async def test_i_on_an_envelope_shows_it_beside_its_source_event() -> None:
         await settle(pilot, app, lambda: not isinstance(app.screen, InspectScreen), what="closed")
 
 
-async def test_shift_tab_reaches_the_newest_envelope_and_arrows_step_between_them() -> None:
+@pytest.mark.parametrize("key", ["shift+tab", "ctrl+up"])
+async def test_the_input_enters_the_transcript_arrows_step_and_escape_leaves(key: str) -> None:
     app = demo_app()
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot, app)
         await turn(pilot, app, "card please")
-        first, newest = list(app.query(EnvelopeView))
-        await pilot.press("shift+tab")
-        await settle(pilot, app, lambda: newest.has_focus, what="the newest envelope focused")
+        view = app.view
+        shown = [i for i, block in enumerate(view.blocks()) if not block.verbose]
+        await pilot.press(key)
+        await settle(pilot, app, lambda: view.has_focus, what="the transcript focused")
+        assert view.cursor == shown[-1]  # the newest item
         await pilot.press("up")
-        await settle(pilot, app, lambda: first.has_focus, what="the previous envelope focused")
+        assert view.cursor == shown[-2]  # hidden lifecycle lines are skipped
         await pilot.press("down")
-        await settle(pilot, app, lambda: newest.has_focus, what="back to the newest")
+        assert view.cursor == shown[-1]
+        await pilot.press("escape")
+        await settle(pilot, app, lambda: app.query_one(Input).has_focus, what="back to input")
+        assert app.session is not None and app.session.current_run is None
 
 
 async def test_a_fragment_of_a_streamed_envelope_has_no_actions_until_complete() -> None:
@@ -216,9 +218,10 @@ async def test_a_fragment_of_a_streamed_envelope_has_no_actions_until_complete()
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot, app)
         await app.view.apply(fragment(1, True))
-        (view,) = list(app.query(EnvelopeView))
+        (view,) = envelope_views(app)
         await settle(pilot, app, lambda: view.rendered is not None, what="fragment drawn")
         assert view.rendered is not None and view.rendered.actions == ()
+        assert "[Copy]" not in app.view.text_of(view.item_id)
         await app.view.apply(fragment(2, False))
         await settle(
             pilot,

@@ -19,8 +19,10 @@ from typing import Any
 
 import pytest
 from app_support import (
+    all_rendered,
     builtin_renderers_loaded,  # noqa: F401  (an autouse fixture: it applies here too)
     connected,
+    draw_everything,
     envelope_views,
     notices,
     run_over,
@@ -102,16 +104,23 @@ def tour_at(name: str | None) -> RunBefore:
 
     async def run_before(pilot: Pilot[Any]) -> None:
         app = await ask(pilot, "show me everything")
+        # Every item measured once, so the scrollbar (the total height) is exact, not estimates
+        # that depend on which items a paint happened to reach first.
+        await draw_everything(pilot, app)
         view = app.view
         if name is None:
-            view.scroll_home(animate=False, immediate=True)
+            view.action_first()
+            view.cursor = None  # as the user sees it before entering the transcript
         else:
             (target,) = [
                 v
                 for v in envelope_views(app)
                 if (v.item.envelope.rendering.title or v.item.envelope.kind) == name
             ]
-            view.scroll_to_widget(target, animate=False, top=True, immediate=True)
+            view.show_at_top(view.blocks().index(target))
+        for _ in range(3):  # each paint may bring another envelope into view: until none does
+            await pilot.pause()  # painted: the view asks for the envelopes it shows
+            await settle(pilot, app, lambda: all_rendered(app), what="the envelopes shown drawn")
         await pilot.pause()
 
     return run_before

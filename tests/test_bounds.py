@@ -37,8 +37,8 @@ from openwop_tui.transcript import (
     Transcript,
     Updated,
 )
+from openwop_tui.widgets.blocks import Splitter
 from openwop_tui.widgets.events_panel import LINE_CHARS, EventsPanel, preview
-from openwop_tui.widgets.items import AssistantMessage, StreamedMarkdown
 
 SMALL = Limits(reply_bytes=100, reasoning_bytes=50, tool_bytes=40, events_shown=5)
 
@@ -186,32 +186,23 @@ async def test_the_app_saves_a_cut_reply_and_its_widget_says_where(tmp_path: Pat
         assert reply.final and reply.body.cut and len(reply.text.encode()) <= 40
         [saved] = list(tmp_path.iterdir())
         assert saved.read_text() == reply.full_text
-        widget = app.view.widget_for(reply)
-        assert isinstance(widget, AssistantMessage) and widget.has_class("-cut")
-        assert f"saved to {saved}" in widget._marker
+        drawn = " ".join(app.view.text_of(reply.id).split())
+        assert f"saved to {saved}" in drawn
 
 
 # ------------------------------------------------------------- the streaming widget
 
 
-class MarkdownApp(App[None]):
-    def compose(self) -> ComposeResult:
-        yield StreamedMarkdown("")
-
-
-async def test_streamed_markdown_re_reads_only_the_open_block() -> None:
-    app = MarkdownApp()
-    async with app.run_test() as pilot:
-        widget = app.query_one(StreamedMarkdown)
-        stream = StreamedMarkdown.get_stream(widget)
-        text = "".join(f"Paragraph {n} with some words.\n\n" for n in range(200))
-        for line in text.splitlines(keepends=True):
-            await stream.write(line)
-        await stream.stop()
-        await pilot.pause()
-        # What Textual's append concatenates and splits on the next token: the open block only.
-        assert len(widget._markdown) < 100
-        assert widget.source == text  # the whole document is still the source
+def test_a_streamed_reply_redraws_only_its_open_block() -> None:
+    splitter = Splitter()
+    text = "".join(f"Paragraph {n} with some words.\n\n" for n in range(200))
+    text += "```\ncode\n\nstill code\n```\n\n  indented continuation\n"
+    for line in text.splitlines(keepends=True):
+        splitter.feed(line)
+    # What is drawn again on the next token: the open block only; the rest is cached.
+    assert len(splitter.finished) == 200
+    assert "still code" in splitter.tail and splitter.tail.startswith("```")  # never cut a fence
+    assert splitter.text == text
 
 
 # -------------------------------------------------------------------- events panel

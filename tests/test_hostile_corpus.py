@@ -20,7 +20,6 @@ from hostile_host import HostileHost
 from openwop_tui import __main__ as cli
 from openwop_tui.app import ChatApp
 from openwop_tui.config import Config
-from openwop_tui.widgets.envelope_view import EnvelopeView
 from openwop_tui.widgets.events_panel import EventsPanel
 
 CORPUS = sorted((Path(__file__).parent / "data" / "hostile").glob("*.sse"))
@@ -95,9 +94,10 @@ async def test_the_app_draws_the_corpus_cleanly(path: Path) -> None:
             screens.append(app.export_screenshot())
             panel = app.query_one(EventsPanel)
             screens.append("\n".join(str(line.text) for line in panel.lines))
-            views = list(app.query(EnvelopeView))
+            views = [b for b in app.view.blocks() if b.rendered is not None]
             if views:
-                views[-1].focus()
+                app.view.focus()
+                app.view.select(app.view.blocks().index(views[-1]))
                 await pilot.press("i")  # the inspector
                 await pilot.pause()
                 screens.append(app.export_screenshot())

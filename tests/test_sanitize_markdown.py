@@ -8,14 +8,14 @@ import re
 import pytest
 from render_helpers import envelope
 from rich.console import Console
-from textual.widgets import Markdown
 
 from openwop_tui import present
 from openwop_tui.items import AssistantTurn
+from openwop_tui.palette import Palette
 from openwop_tui.renderers import render
 from openwop_tui.renderers.base import RenderContext
 from openwop_tui.sanitize_markdown import SafeMarkdown, markdown_parser
-from openwop_tui.widgets.items import AssistantMessage
+from openwop_tui.widgets.blocks import Block
 
 BAD = re.compile(
     "[\x00-\x08\x0b-\x1a\x1c-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
@@ -63,7 +63,11 @@ def test_the_textual_parser_cleans_tokens_and_children(reference: str, place: st
         stack.extend(token.children or [])
 
 
-def test_the_streaming_reply_widget_uses_the_cleaning_parser() -> None:
-    widget = AssistantMessage(AssistantTurn("a-1", None))
-    (markdown,) = [child for child in widget.compose() if isinstance(child, Markdown)]
-    assert markdown._parser_factory is markdown_parser  # the only way to see what it parses with
+@pytest.mark.parametrize("reference", REFERENCES)
+def test_the_streaming_reply_is_cleaned_after_parsing(reference: str) -> None:
+    block = Block(AssistantTurn("a-1", None))
+    for piece in ("A file: invoice_", reference, "fdp.exe\n\nnext ", reference, " block"):
+        block.feed(piece)  # streamed: the reference is split from its text
+    console = Console(width=80, color_system=None, file=io.StringIO())
+    drawn = "\n".join(line.text for line in block.lines(console, 80, Palette.default()))
+    assert "invoice_" in drawn and BAD.search(drawn) is None

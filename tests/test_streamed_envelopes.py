@@ -6,8 +6,8 @@ that replaces the one before, and the one with ``partial.isPartial: false`` comp
 * ``render`` / ``run`` print a fragment only once its emission completed (the completing fragment
   is what is printed), or when the stream ends (the last fragment seen, marked incomplete), and
   keep transcript order around it;
-* the app redraws the item wherever it lives: a live envelope widget, or the line-cached history
-  it moved to while later items arrived (`test_app_*` below).
+* the app redraws the item wherever it is in the transcript, even scrolled far up while later
+  items arrived (`test_app_*` below).
 
 The recorded streams are built here, event by event, and go through the real command (`main`).
 """
@@ -21,7 +21,7 @@ import json
 from typing import Any
 
 import pytest
-from app_support import SIZE, connected, demo_app, plain, settle
+from app_support import SIZE, all_rendered, connected, demo_app, on_screen, settle
 
 from openwop_tui.__main__ import main
 from openwop_tui.app import ChatApp
@@ -30,7 +30,7 @@ from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.events import normalize
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.transcript import Change, EnvelopeItem
-from openwop_tui.widgets.envelope_view import FRAGMENT, EnvelopeView
+from openwop_tui.widgets.blocks import FRAGMENT
 
 # ------------------------------------------------------------------------------- stream building
 
@@ -225,8 +225,8 @@ def test_run_against_the_demo_host_prints_the_streamed_code_block_once_complete(
 
 # ------------------------------------------------------------------------------------- the app
 
-#: A live region small enough that a few notices push the first fragment into the history.
-LIVE_LIMIT = 2
+#: Enough notices after an item to scroll it far out of the viewport.
+FILLER = 80
 
 
 def fold(app: ChatApp, stream: Stream) -> list[Change]:
@@ -238,108 +238,97 @@ def notices(app: ChatApp, count: int) -> list[Change]:
     return [app.transcript.add_notice("info", f"filler {n}") for n in range(count)]
 
 
-def history_text(app: ChatApp) -> str:
-    """Every line the history draws, as text."""
-    history = app.view.history
-    return "\n".join(history.render_line(y).text for y in range(history.size.height))
-
-
 def the_envelope(app: ChatApp) -> EnvelopeItem:
     (item,) = [item for item in app.transcript.items if isinstance(item, EnvelopeItem)]
     return item
 
 
-async def first_fragment_in_history(pilot: Any, app: ChatApp) -> EnvelopeItem:
-    """Draw a first fragment, then enough notices after it to retire it into the history."""
-    app.view.live_limit = LIVE_LIMIT
+async def shown_at_top(pilot: Any, app: ChatApp) -> str:
+    """Scroll to the top of the transcript (Home); what the view shows there once drawn."""
+    app.view.action_first()
+    await pilot.pause()  # painted: the view asks for what it shows
+    await settle(pilot, app, lambda: all_rendered(app), what="the top drawn")
+    return on_screen(app.view)
+
+
+async def first_fragment_far_up(pilot: Any, app: ChatApp) -> EnvelopeItem:
+    """Draw a first fragment, then enough notices after it to scroll it far up."""
     await app.view.apply(fold(app, Stream().fragment("em", 0, "first_fragment = 1", partial=True)))
     item = the_envelope(app)
-    view = app.view.widget_for(item)
-    assert isinstance(view, EnvelopeView)
-    await settle(pilot, app, lambda: view.rendered is not None, what="the fragment drawn")
-    await app.view.apply(notices(app, LIVE_LIMIT + 1))
-    await settle(pilot, app, lambda: app.view.history.holds(item.id), what="fragment retired")
-    await settle(pilot, app, lambda: "first_fragment" in history_text(app), what="drawn there")
-    assert FRAGMENT in history_text(app)
+    await settle(pilot, app, lambda: "first_fragment" in on_screen(app.view), what="drawn")
+    assert FRAGMENT in app.view.text_of(item.id)
+    await app.view.apply(notices(app, FILLER))
+    await settle(pilot, app, lambda: "filler 79" in on_screen(app.view), what="followed")
+    assert "first_fragment" not in on_screen(app.view)
     return item
 
 
-async def test_app_redraws_a_fragment_in_the_history_when_its_emission_completes() -> None:
+async def test_app_redraws_a_fragment_far_up_when_its_emission_completes() -> None:
     app = demo_app()
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot, app)
-        item = await first_fragment_in_history(pilot, app)
-        assert app.view.widget_for(item) is None
+        item = await first_fragment_far_up(pilot, app)
         await app.view.apply(
             fold(app, Stream().fragment("em", 1, "final_version = 2", partial=False))
         )
-        await settle(
-            pilot, app, lambda: "final_version = 2" in history_text(app), what="final drawn"
-        )
-        text = history_text(app)
+        text = await shown_at_top(pilot, app)
         assert "first_fragment" not in text and FRAGMENT not in text
         assert text.count("final_version = 2") == 1  # replaced in place, not appended
+        assert "[Copy]" in app.view.text_of(item.id)  # complete: its actions are back
 
 
-async def test_app_history_ends_on_the_last_of_several_later_fragments() -> None:
+async def test_app_ends_on_the_last_of_several_later_fragments() -> None:
     app = demo_app()
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot, app)
-        await first_fragment_in_history(pilot, app)
+        await first_fragment_far_up(pilot, app)
         later = (
             Stream()
             .fragment("em", 1, "second_fragment = 2", partial=True)
             .fragment("em", 2, "third_fragment = 3", partial=True)
         )
         await app.view.apply(fold(app, later))
-        await settle(pilot, app, lambda: "third_fragment" in history_text(app), what="drawn")
-        text = history_text(app)
+        text = await shown_at_top(pilot, app)
+        assert "third_fragment" in text
         assert "first_fragment" not in text and "second_fragment" not in text
         assert FRAGMENT in text  # still not complete
 
 
-async def test_app_live_fragment_retires_only_once_its_latest_version_is_drawn(
+async def test_a_late_drawing_of_an_older_fragment_never_replaces_the_final_one(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # The completing fragment and the items that push it out arrive in one batch, and its
-    # drawing is still under way (held here by a gate): the view must not hand the history the
-    # first fragment's drawing meanwhile, which the final one could then never replace.
+    # The first fragment's drawing is still under way (held here by a gate) when the completing
+    # fragment arrives: whichever drawing lands last, the view must end on the final version.
     app = demo_app()
     gate = asyncio.Event()
     original = app._rendered
 
-    async def gated(envelope: Envelope) -> Rendered:
-        if not envelope.partial:
+    async def gated(envelope: Envelope, width: int) -> Rendered:
+        if envelope.partial:
             await gate.wait()
-        return await original(envelope)
+        return await original(envelope, width)
 
     monkeypatch.setattr(app, "_rendered", gated)
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot, app)
-        app.view.live_limit = LIVE_LIMIT
         await app.view.apply(
             fold(app, Stream().fragment("em", 0, "first_fragment = 1", partial=True))
         )
         item = the_envelope(app)
-        view = app.view.widget_for(item)
-        assert isinstance(view, EnvelopeView)
-        await settle(pilot, app, lambda: view.rendered is not None, what="the fragment drawn")
-        final = Stream().fragment("em", 1, "final_version = 2", partial=False)
-        await app.view.apply([*fold(app, final), *notices(app, LIVE_LIMIT + 1)])
+        block = app.view.block_for(item.id)
+        assert block is not None
         await pilot.pause()
-        assert not view.settled and app.view.widget_for(item) is view
-        assert not app.view.history.holds(item.id)
+        final = Stream().fragment("em", 1, "final_version = 2", partial=False)
+        await app.view.apply([*fold(app, final), *notices(app, 3)])
         gate.set()
-        await settle(pilot, app, lambda: view.settled, what="the final version drawn live")
-        assert "final_version = 2" in plain(view.to_renderable())
-        assert view.rendered is not None and view.rendered.actions != ()
-        await app.view.apply(notices(app, 1))  # the next change retires it
-        await settle(pilot, app, lambda: app.view.history.holds(item.id), what="retired")
-        await settle(pilot, app, lambda: "final_version" in history_text(app), what="drawn")
-        assert "first_fragment" not in history_text(app)
+        await settle(pilot, app, lambda: all_rendered(app), what="drawn")
+        await settle(pilot, app, lambda: block.drawn is item.envelope, what="final drawn")
+        assert "final_version = 2" in app.view.text_of(item.id)
+        assert "first_fragment" not in app.view.text_of(item.id)
+        assert block.rendered is not None and block.rendered.actions != ()
 
 
-async def test_app_live_fragment_is_redrawn_with_the_final_version() -> None:
+async def test_app_visible_fragment_is_redrawn_with_the_final_version() -> None:
     app = demo_app()
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot, app)
@@ -347,41 +336,34 @@ async def test_app_live_fragment_is_redrawn_with_the_final_version() -> None:
             fold(app, Stream().fragment("em", 0, "first_fragment = 1", partial=True))
         )
         item = the_envelope(app)
-        view = app.view.widget_for(item)
-        assert isinstance(view, EnvelopeView)
-        await settle(pilot, app, lambda: view.rendered is not None, what="the fragment drawn")
-        shown = plain(view.to_renderable())
-        assert "first_fragment" in shown and FRAGMENT in shown
+        await settle(pilot, app, lambda: "first_fragment" in on_screen(app.view), what="drawn")
+        assert FRAGMENT in on_screen(app.view)
         await app.view.apply(
             fold(app, Stream().fragment("em", 1, "final_version = 2", partial=False))
         )
-        await settle(
-            pilot,
-            app,
-            lambda: "final_version" in plain(view.to_renderable()),
-            what="the final version drawn",
-        )
-        shown = plain(view.to_renderable())
+        await settle(pilot, app, lambda: "final_version" in on_screen(app.view), what="final drawn")
+        shown = app.view.text_of(item.id)
         assert "first_fragment" not in shown and FRAGMENT not in shown
 
 
-async def test_app_history_redraws_any_item_updated_after_it_moved_there() -> None:
-    # Not only envelopes: a tool call that returns again (same callId) after it was retired.
+async def test_app_redraws_any_item_updated_after_it_scrolled_far_up() -> None:
+    # Not only envelopes: a tool call that returns again (same callId) long after it was drawn.
     app = demo_app()
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot, app)
-        app.view.live_limit = LIVE_LIMIT
         call = {"agentId": "a", "toolName": "lookup", "callId": "c1"}
         tool = (
             Stream()
             .event("agent.toolCalled", {**call, "inputs": {}})
             .event("agent.toolReturned", {**call, "outcome": "first_outcome", "status": "ok"})
         )
-        await app.view.apply([*fold(app, tool), *notices(app, LIVE_LIMIT + 1)])
-        await settle(pilot, app, lambda: "first_outcome" in history_text(app), what="retired")
+        await app.view.apply(fold(app, tool))
+        await settle(pilot, app, lambda: "first_outcome" in on_screen(app.view), what="drawn")
+        await app.view.apply(notices(app, FILLER))
+        await settle(pilot, app, lambda: "filler 79" in on_screen(app.view), what="followed")
         again = Stream().event(
             "agent.toolReturned", {**call, "outcome": "second_outcome", "status": "ok"}
         )
         await app.view.apply(fold(app, again))
-        await settle(pilot, app, lambda: "second_outcome" in history_text(app), what="redrawn")
-        assert "first_outcome" not in history_text(app)
+        text = await shown_at_top(pilot, app)
+        assert "second_outcome" in text and "first_outcome" not in text

@@ -1,29 +1,44 @@
-"""The scrolling transcript: a line-cached history on top, live widgets below.
+"""The transcript: one Line-API view holding every item, however old, drawn the same way.
 
-Fold changes come in through `apply`. New items become live widgets at the bottom; a streamed
-token updates only its own reply. When more than `live_limit` settled widgets are live, the
-oldest are turned into Rich renderables, handed to the `HistoryLog` and removed, so mounting,
-layout and memory stay flat however long the conversation runs. ``anchor()`` keeps the view
-pinned to the bottom until the user scrolls up.
+Fold changes come in through `apply`; each item is a `Block` (`openwop_tui.widgets.blocks`)
+drawn from `openwop_tui.present` with the theme's `Palette`. Drawing costs what is visible:
 
-An item can still change once it is in the history: a streamed envelope's completing fragment
-(protocol.md §4.3, rule E1) may arrive after many other items pushed the first fragment out of
-the live region. Such an update is drawn again and replaces the item's lines in the history.
+* a block is rendered to lines the first time it is in the viewport, and cached per width;
+  until then its height is an estimate, corrected when drawn, with the scroll position anchored
+  to the item at the top of the viewport so nothing jumps;
+* a new item, a token or a resize never re-renders the rest: a resize re-renders only what is
+  visible, and keeps the item at the top of the viewport there;
+* a streaming reply's finished markdown blocks are cached; only its open tail is drawn again,
+  and redraws of streamed items are coalesced (`STREAM_REDRAW_SECONDS`).
+
+The view follows the end while it is at the bottom; scrolled up, new output does not move it
+and a "new output below ↓" line shows (click it, or End). A cursor selects one item (Up/Down,
+Home/End); its actions are keys and clickable text. The view never calls the app: it posts
+`ActionRequested`, `EnvelopeRenderRequested` and `TranscriptLeft` (`openwop_tui.messages`), and
+the app answers a render request with `set_rendered`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from bisect import bisect_right
+from collections.abc import Iterable
+from itertools import accumulate
+from typing import ClassVar
 
-from rich.console import RenderableType
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
 from textual import events
-from textual.containers import VerticalScroll
+from textual.binding import Binding, BindingType
+from textual.geometry import Offset, Region, Size
 from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.selection import Selection
+from textual.strip import Strip
 from textual.timer import Timer
-from textual.widget import Widget
 
-from openwop_tui import present
+from openwop_tui.messages import ActionRequested, EnvelopeRenderRequested, TranscriptLeft
+from openwop_tui.palette import Palette
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.transcript import (
@@ -32,185 +47,710 @@ from openwop_tui.transcript import (
     Change,
     EnvelopeItem,
     Item,
-    Notice,
+    Reasoning,
     Updated,
+    UserTurn,
 )
-from openwop_tui.widgets.envelope_view import EnvelopeView
-from openwop_tui.widgets.history import HistoryLog
-from openwop_tui.widgets.items import AssistantMessage, ItemStatic, is_settled
+from openwop_tui.widgets.blocks import Block, button_text
 
-EnvelopeMounted = Callable[[EnvelopeView], Awaitable[None] | None]
-EnvelopeRenderer = Callable[[Envelope], Awaitable[Rendered]]
+#: Coalescing of streamed redraws: a burst of tokens costs one redraw per this many seconds.
+STREAM_REDRAW_SECONDS = 0.04
+#: Columns left of every item: a bar for the selected item (and envelopes), then a space.
+GUTTER = 2
+NEW_OUTPUT = " new output below ↓ (End) "
 
 
-class TranscriptView(VerticalScroll, can_focus=False):
-    """Everything said in this session, newest at the bottom.
-
-    Not a Tab stop itself (PageUp/PageDown scroll it from anywhere): Tab goes straight to the
-    envelopes, and Shift+Tab from the input to the newest one.
-    """
+class TranscriptView(ScrollView, can_focus=True):
+    """Everything said in this session, newest at the bottom. Focus it (Shift+Tab or Ctrl+Up
+    from the input) to move between items and use their keys: s save, o open, p play, x stop,
+    c copy, y copy the code block, i inspect; Esc goes back to the input."""
 
     DEFAULT_CSS = """
-    TranscriptView { height: 1fr; padding: 0 1; scrollbar-gutter: stable; }
-    TranscriptView.-verbose ItemStatic.-verbose { display: block; }
+    TranscriptView { height: 1fr; overflow-x: hidden; scrollbar-gutter: stable; }
     """
 
-    @dataclass
-    class WidthChanged(Message):
-        """The view settled at a new width (sent once a resize has paused): redraw what was
-        drawn for the old width, such as images."""
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "cursor(-1)", "Previous", show=False),
+        Binding("down,j", "cursor(1)", "Next", show=False),
+        Binding("home", "first", "First", show=False),
+        Binding("end", "last", "Last", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("escape", "leave", "Back to input", show=False),
+        Binding("s", "request('save')", "Save"),
+        Binding("o", "request('open')", "Open"),
+        Binding("p", "request('play')", "Play"),
+        Binding("x", "request('stop')", "Stop"),
+        Binding("c", "request('copy')", "Copy"),
+        Binding("y", "request('copy-code')", "Copy code"),
+        Binding("i", "request('inspect')", "Inspect"),
+    ]
 
-        width: int
-
-    def __init__(self, *, live_limit: int = 40, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._drawn_width = 0
-        self._resize_timer: Timer | None = None
-        self.live_limit = live_limit
-        self.history = HistoryLog(id="history")
-        self._widgets: dict[str, Widget] = {}
-        self.on_envelope: EnvelopeMounted | None = None
-        """Called with each new envelope view (the app fetches and renders it)."""
-        self.render_envelope: EnvelopeRenderer | None = None
-        """Renders an envelope that changed after it moved to the history (the app fetches its
-        asset and runs its renderer); without one such a change is not drawn."""
+        self._blocks: list[Block] = []
+        self._where: dict[str, int] = {}
+        self._tops: list[int] = [0]
+        """First line of each block (and the total at the end), valid up to ``_dirty``."""
+        self._dirty = 0
+        self._width = 0
+        """The content width the heights are for."""
+        self._palette: Palette | None = None
+        self._show_verbose = False
+        self.cursor: int | None = None
+        """The selected block's index."""
+        self._follow = True
+        self.unseen = False
+        """New output arrived below while scrolled up (the marker shows)."""
+        self._anchor: tuple[int, int] | None = None
+        """(block, line within it) at the top of the viewport, kept through height changes."""
+        self._pending: set[int] = set()
+        self._flush_timer: Timer | None = None
+        self._query = ""
+        self._matches: list[tuple[int, int]] = []
+        """(block, occurrence within it) of every search match, in order."""
+        self._match = -1
 
-    def compose(self) -> Iterable[Widget]:
-        yield self.history
+    # -------------------------------------------------------------- lifecycle
 
     def on_mount(self) -> None:
-        self.anchor()
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
 
-    def on_resize(self, event: events.Resize) -> None:
-        width = event.size.width
-        if not self._drawn_width:
-            self._drawn_width = width
-            return
-        if width == self._drawn_width:
-            return
-        # Debounced: dragging a window edge sends many resizes; redraw once it stops.
-        if self._resize_timer is not None:
-            self._resize_timer.stop()
-        self._resize_timer = self.set_timer(0.2, self._announce_width)
+    @property
+    def palette(self) -> Palette:
+        """The colours items are drawn in (the active theme's)."""
+        if self._palette is None:
+            self._palette = Palette.from_theme(self.app.current_theme)
+        return self._palette
 
-    def _announce_width(self) -> None:
-        self._drawn_width = self.size.width
-        self.post_message(self.WidthChanged(self._drawn_width))
+    def _theme_changed(self, _theme: object) -> None:
+        self._palette = None
+        for block in self._blocks:
+            block.changed()
+            block.parts.clear()
+            if block.rendered is not None:
+                block.stale = True  # renderers draw with the theme too: ask again
+            block.requested = None
+        self.refresh()
+
+    # ------------------------------------------------------------------ model
+
+    @property
+    def block_count(self) -> int:
+        return len(self._blocks)
+
+    def block_for(self, item_id: str) -> Block | None:
+        """The block showing the item ``item_id``."""
+        index = self._where.get(item_id)
+        return None if index is None else self._blocks[index]
+
+    def blocks(self) -> list[Block]:
+        return list(self._blocks)
+
+    def text_of(self, item_id: str) -> str:
+        """What the view draws for an item, as text (drawing it at the current width if it was
+        not drawn yet): for tests and for copying what is seen."""
+        block = self.block_for(item_id)
+        width = self._width or self._content_width()
+        if block is None or width <= 0:
+            return ""
+        return "\n".join(line.text.rstrip() for line in self._lines_of(block, width))
+
+    def _lines_of(self, block: Block, width: int) -> list[Strip]:
+        """A block's lines, laying out again if drawing it changed its height."""
+        before = block.height
+        lines = block.lines(self.app.console, width, self.palette)
+        if block.height != before:
+            self._dirty = min(self._dirty, self._where[block.item_id])
+            self.call_later(self._relayout)
+        return lines
 
     @property
     def show_verbose(self) -> bool:
-        """Whether lifecycle lines (verbose notices) are shown, live and in the history."""
-        return self.has_class("-verbose")
+        """Whether lifecycle lines (verbose notices) are shown."""
+        return self._show_verbose
 
     @show_verbose.setter
     def show_verbose(self, value: bool) -> None:
-        self.set_class(value, "-verbose")
-        self.history.show_verbose = value
+        if value != self._show_verbose:
+            self._show_verbose = value
+            self._dirty = 0
+            if self.cursor is not None and self._hidden(self.cursor):
+                self.cursor = self._step(self.cursor, -1) or self._step(self.cursor, 1)
+            self._relayout()
 
-    @property
-    def live_count(self) -> int:
-        """Transcript widgets currently mounted (not counting the history)."""
-        return len(self._widgets)
+    def _hidden(self, index: int) -> bool:
+        return self._blocks[index].verbose and not self._show_verbose
 
-    def widget_for(self, item: Item) -> Widget | None:
-        """The live widget showing ``item``, if it is still live."""
-        return self._widgets.get(item.id)
+    def _eff(self, index: int) -> int:
+        return 0 if self._hidden(index) else self._blocks[index].height
 
     async def apply(self, changes: Iterable[Change]) -> None:
-        """Draw a batch of fold changes (none once the view is gone: the app is closing and
-        the run's last events, a cancel's ``node.cancelled``, still arrive)."""
+        """Draw a batch of fold changes (awaitable, as the app awaits its view). Nothing once
+        the view is gone: the app is closing and the run's last events still arrive."""
+        if self.is_attached:
+            self.apply_changes(changes)
+
+    def apply_changes(self, changes: Iterable[Change]) -> None:
+        """Take a batch of fold changes: nothing is rendered here, only marked."""
+        grew = False
         for change in changes:
-            if not self.is_attached:
-                return
-            if isinstance(change, Added):
-                await self._add(change.item)
-            elif isinstance(change, Updated):
-                await self._update(change)
-        await self._retire()
+            item = change.item
+            index = self._where.get(item.id)
+            if isinstance(change, Added) and index is None:
+                self._add(item)
+                grew = True
+            elif isinstance(change, Updated) and index is not None:
+                self._update(index, change)
+                grew = grew or index >= self._bottom_block()
+        if grew and not self._follow:
+            self.unseen = True
+        self._relayout()
 
-    async def _add(self, item: Item) -> None:
-        widget: Widget
+    def _add(self, item: Item) -> None:
+        block = Block(item)
         if isinstance(item, AssistantTurn):
-            widget = AssistantMessage(item)
-        elif isinstance(item, EnvelopeItem):
-            widget = EnvelopeView(item)
-        else:
-            widget = ItemStatic(item)
-        self._widgets[item.id] = widget
-        await self.mount(widget)
-        if isinstance(widget, EnvelopeView) and self.on_envelope is not None:
-            result = self.on_envelope(widget)
-            if result is not None:
-                await result
+            block.reset_text(item.text)
+        block.height = block.estimate(self._content_width() or 80)
+        self._where[item.id] = len(self._blocks)
+        self._blocks.append(block)
+        if self._dirty == len(self._blocks) - 1:
+            self._tops.append(self._tops[-1] + self._eff(len(self._blocks) - 1))
+            self._dirty = len(self._blocks)
 
-    async def _update(self, change: Updated) -> None:
-        widget = self._widgets.get(change.item.id)
-        if widget is None:
-            if self.history.holds(change.item.id):
-                self._redraw_retired(change.item)
-            return
-        if isinstance(widget, AssistantMessage):
+    def _update(self, index: int, change: Updated) -> None:
+        block = self._blocks[index]
+        item = block.item
+        if isinstance(item, AssistantTurn):
             if change.delta is not None:
-                await widget.append(change.delta)
-            else:
-                await widget.finish()
-        elif isinstance(widget, ItemStatic):
-            widget.refresh_item()
-        elif isinstance(widget, EnvelopeView) and self.on_envelope is not None:
-            # A later fragment of a streamed envelope: draw it again.
-            result = self.on_envelope(widget)
-            if result is not None:
-                await result
-
-    async def _retire(self) -> None:
-        """Move the oldest settled widgets into the line-cached history."""
-        excess = len(self._widgets) - self.live_limit
-        if excess <= 0:
+                block.feed(change.delta)
+                self._schedule(index)
+                return
+            if block.splitter is None or block.splitter.text != item.text:
+                block.reset_text(item.text)
+            block.changed()
+        elif isinstance(item, Reasoning) and not item.done:
+            block.changed()
+            self._schedule(index)
             return
-        retired: list[Widget] = []
-        for item_id, widget in list(self._widgets.items()):
-            if len(retired) >= excess or not is_settled(widget):
-                break  # keep order: never retire past an item still changing
-            item = getattr(widget, "item", None)
-            self.history.add(
-                widget.to_renderable(),  # type: ignore[attr-defined]
-                verbose=isinstance(item, Notice) and item.verbose,
-                spaced=not isinstance(item, Notice),
-                key=item_id,
-            )
-            del self._widgets[item_id]
-            retired.append(widget)
-        if retired:
-            await self.remove_children(retired)
+        else:
+            block.changed()
+        self._remeasure(index)
 
-    def _redraw_retired(self, item: Item) -> None:
-        """Draw an item that changed after it moved to the history, in its place there."""
-        if not isinstance(item, EnvelopeItem):
-            self.history.replace(item.id, _renderable(item))
-        elif self.render_envelope is not None:
-            # Off the event loop (the asset may be fetched); a newer fragment's draw replaces
-            # one still running, so the history ends on the last fragment the fold saw.
-            self.run_worker(
-                self._redraw_envelope(item, self.render_envelope),
-                group=f"history-{item.id}",
-                exclusive=True,
-            )
+    def _schedule(self, index: int) -> None:
+        """Redraw a streaming block soon (a burst of tokens costs one redraw)."""
+        self._pending.add(index)
+        if self._flush_timer is None:
+            self._flush_timer = self.set_timer(STREAM_REDRAW_SECONDS, self._flush)
 
-    async def _redraw_envelope(self, item: EnvelopeItem, render: EnvelopeRenderer) -> None:
-        rendered = await render(item.envelope)
-        self.history.replace(item.id, present.envelope(rendered))
+    def _flush(self) -> None:
+        self._flush_timer = None
+        pending, self._pending = self._pending, set()
+        for index in pending:
+            if index < len(self._blocks):
+                self._blocks[index].cache.clear()  # the tail changed; finished parts stay
+                self._blocks[index].measured = False
+                self._remeasure(index)
+        if not self._follow and any(index >= self._bottom_block() for index in pending):
+            self.unseen = True
+        self._relayout()
+
+    def _remeasure(self, index: int) -> None:
+        """A block changed: draw it again now if it is visible, else estimate its height."""
+        block = self._blocks[index]
+        width = self._content_width()
+        if width and self._is_visible(index):
+            block.lines(self.app.console, width, self.palette)
+            self._request_render(block, width)
+        elif not block.measured:
+            block.height = block.estimate(width or 80)
+        self._dirty = min(self._dirty, index)
 
     async def clear(self) -> None:
-        """Empty the transcript view."""
-        self.workers.cancel_node(self)  # redraws of items about to be forgotten
-        self.history.clear()
-        await self.remove_children(list(self._widgets.values()))
-        self._widgets.clear()
+        """Empty the view."""
+        self._blocks.clear()
+        self._where.clear()
+        self._tops = [0]
+        self._dirty = 0
+        self.cursor = None
+        self._pending.clear()
+        self._matches.clear()
+        self._match = -1
+        self._follow = True
+        self.unseen = False
+        self._relayout()
 
+    # ---------------------------------------------------------------- envelopes
 
-def _renderable(item: Item) -> RenderableType:
-    """What the history draws for an item other than an envelope (as its live widget would)."""
-    if isinstance(item, AssistantTurn):
-        return AssistantMessage(item).to_renderable()
-    assert not isinstance(item, EnvelopeItem)
-    return ItemStatic(item).to_renderable()
+    def set_rendered(
+        self,
+        item_id: str,
+        rendered: Rendered,
+        *,
+        envelope: Envelope | None = None,
+        width: int = 0,
+    ) -> None:
+        """The app drew an envelope: ``rendered`` from ``envelope`` (default: the item's
+        current one) at ``width``. A stale answer (an item cleared meanwhile) is ignored."""
+        block = self.block_for(item_id)
+        if block is None or not isinstance(block.item, EnvelopeItem):
+            return
+        block.rendered = rendered
+        block.drawn = envelope or block.item.envelope
+        block.drawn_width = width
+        block.stale = False
+        block.changed()
+        self._remeasure(self._where[item_id])
+        self._relayout()
+
+    def set_playback(self, item_id: str, text: str | None) -> None:
+        """Show where a clip's playback is under its envelope (``None`` hides the line)."""
+        block = self.block_for(item_id)
+        if block is None or block.playback == text:
+            return
+        block.playback = text
+        block.changed()
+        self._remeasure(self._where[item_id])
+        self._relayout()
+
+    @property
+    def pending_renders(self) -> int:
+        """Envelopes the view asked the app to draw that are not drawn yet."""
+        return sum(
+            1
+            for block in self._blocks
+            if block.requested is not None
+            and (block.rendered is None or block.drawn is not block.requested[1] or block.stale)
+        )
+
+    def _request_render(self, block: Block, width: int) -> None:
+        if not isinstance(block.item, EnvelopeItem):
+            return
+        body_width = max(20, width - 2)
+        if not block.needs_render(body_width):
+            return
+        wanted = (body_width, block.item.envelope)
+        if block.requested is not None and block.requested == wanted:
+            return
+        block.requested = wanted
+        self._post(EnvelopeRenderRequested(block.item_id, body_width))
+
+    def _post(self, message: Message) -> None:
+        """Post a message that bubbles up to the app whoever is running: posted while the
+        screen paints, Textual would take the screen for the sender and stop it there."""
+        self.post_message(message.set_sender(self))
+
+    # ------------------------------------------------------------------- layout
+
+    def _content_width(self) -> int:
+        return max(0, self.scrollable_content_region.width - GUTTER - 1)
+
+    def _fix_tops(self) -> None:
+        n = len(self._blocks)
+        if self._dirty >= n and len(self._tops) == n + 1:
+            return
+        start = min(self._dirty, n)
+        del self._tops[start + 1 :]
+        heights = (self._eff(index) for index in range(start, n))
+        self._tops.extend(accumulate(heights, initial=self._tops[start]))
+        del self._tops[start + 1]  # accumulate repeats the initial value
+        self._dirty = n
+
+    def _block_at(self, y: int) -> int:
+        """The block holding line ``y`` (the last one past the end)."""
+        self._fix_tops()
+        # The last block starting at or before y: among blocks of no height (hidden lifecycle
+        # lines) starting at the same line, that is the shown one after them.
+        index = bisect_right(self._tops, y, hi=len(self._blocks)) - 1
+        return min(max(index, 0), len(self._blocks) - 1)
+
+    def _bottom_block(self) -> int:
+        if not self._blocks:
+            return 0
+        return self._block_at(int(self.scroll_y) + max(self.size.height, 1) - 1)
+
+    def _is_visible(self, index: int) -> bool:
+        self._fix_tops()
+        top = int(self.scroll_y)
+        if self._follow:
+            top = max(0, self._tops[-1] - self.size.height)
+        return self._tops[index] < top + self.size.height and self._tops[index + 1] > top
+
+    def _relayout(self) -> None:
+        """Recompute the line offsets, the virtual size and the scroll position."""
+        anchor = self._anchor
+        self._fix_tops()
+        total = self._tops[-1]
+        width = self.scrollable_content_region.width
+        if self.virtual_size != Size(width, total):
+            self.virtual_size = Size(width, total)
+        if self._follow:
+            self.set_scroll(None, max(0, total - self.scrollable_content_region.height))
+        elif anchor is not None and anchor[0] < len(self._blocks):
+            index, offset = anchor
+            target = self._tops[index] + min(offset, max(self._eff(index) - 1, 0))
+            if target != round(self.scroll_y):
+                self.set_scroll(None, target)
+        self.refresh()
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        if self._blocks:
+            self._fix_tops()
+            self._follow = round(new) >= self._tops[-1] - self.scrollable_content_region.height
+            if self._follow:
+                self.unseen = False
+            index = self._block_at(round(new))
+            self._anchor = (index, round(new) - self._tops[index])
+
+    def _prepare(self) -> None:
+        """Draw what the viewport shows (and nothing else), fixing heights and position."""
+        width = self._content_width()
+        if width <= 0 or not self._blocks:
+            return
+        if width != self._width:
+            self._rewidth(width)
+        console, palette = self.app.console, self.palette
+        height = self.scrollable_content_region.height
+        for _ in range(4):  # heights settle in a pass or two
+            self._fix_tops()
+            changed = False
+            if self._follow:
+                indices = self._from_end(height)
+            else:
+                top = round(self.scroll_y)
+                first = self._block_at(top)
+                indices = self._from(first, top + height)
+            for index in indices:
+                block = self._blocks[index]
+                self._request_render(block, width)  # even if drawn already (a placeholder)
+                if width in block.cache and block.measured:
+                    continue
+                before = block.height
+                block.lines(console, width, palette)
+                if block.height != before:
+                    self._dirty = min(self._dirty, index)
+                    changed = True
+            if not changed:
+                break
+            self._relayout()
+
+    def _from(self, first: int, bottom: int) -> list[int]:
+        indices = []
+        index = first
+        while index < len(self._blocks) and self._tops[index] < bottom:
+            if not self._hidden(index):
+                indices.append(index)
+            index += 1
+        return indices
+
+    def _from_end(self, height: int) -> list[int]:
+        indices = []
+        total = 0
+        index = len(self._blocks) - 1
+        while index >= 0 and total < height:
+            if not self._hidden(index):
+                indices.append(index)
+                total += self._blocks[index].height
+            index -= 1
+        return indices
+
+    def _rewidth(self, width: int) -> None:
+        """A new width: re-estimate every height; only what is visible is drawn again."""
+        anchor = self._anchor
+        for block in self._blocks:
+            cached = block.cache.get(width)
+            if cached is not None:
+                block.height = len(cached)
+            else:
+                block.height = block.estimate(width)
+                block.measured = False
+        self._width = width
+        self._dirty = 0
+        self._anchor = anchor
+        self._relayout()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._prepare()
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        """One line of the viewport, from the cache (rendering the block if it must)."""
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        if self.unseen and y == self.scrollable_content_region.height - 1:
+            return self._marker(width)
+        virtual_y = round(self.scroll_y) + y
+        self._fix_tops()
+        if not self._blocks or virtual_y >= self._tops[-1] or self._width <= 0:
+            return Strip.blank(width, base)
+        index = self._block_at(virtual_y)
+        block = self._blocks[index]
+        lines = block.lines(self.app.console, self._width, self.palette)
+        row = virtual_y - self._tops[index]
+        if row >= len(lines):
+            self.call_after_refresh(self._relayout)  # measured while painting: lay out again
+            return Strip.blank(width, base)
+        line = lines[row]
+        if row == 0:
+            line = self._with_buttons(block, index, line)
+        if self._query:
+            line = self._highlight(line)
+        strip = Strip.join([self._gutter(block, index), line, Strip.blank(1)])
+        if index == self.cursor:
+            strip = strip.apply_style(Style.parse(self.palette.selection))
+        strip = strip.apply_style(base).crop_extend(0, width, base)
+        selection = self.text_selection
+        if selection is not None and (span := selection.get_span(virtual_y)) is not None:
+            strip = self._select(strip, span)
+        return strip.apply_offsets(0, virtual_y)
+
+    def _gutter(self, block: Block, index: int) -> Strip:
+        palette = self.palette
+        if index == self.cursor and self.has_focus:
+            return Strip([Segment("▌ ", Style.parse(palette.accent))], GUTTER)
+        if index == self.cursor:
+            return Strip([Segment("▎ ", Style.parse(palette.accent))], GUTTER)
+        if isinstance(block.item, EnvelopeItem):
+            degraded = block.rendered is not None and block.rendered.degraded
+            colour = palette.degraded_border if degraded else palette.border
+            return Strip([Segment("▎ ", Style.parse(colour))], GUTTER)
+        return Strip([Segment("  ")], GUTTER)
+
+    def _with_buttons(self, block: Block, index: int, line: Strip) -> Strip:
+        """Replies and user turns carry their buttons on their heading line; other items
+        show them there while selected (an envelope has a line of its own)."""
+        if isinstance(block.item, EnvelopeItem):
+            return line
+        if index != self.cursor and not isinstance(block.item, AssistantTurn | UserTurn):
+            return line
+        buttons = button_text(block.actions(), block.item_id, self.palette)
+        segments = list(buttons.render(self.app.console))
+        size = buttons.cell_len
+        free = line.cell_length - len(line.text.rstrip())
+        if size + 1 > free:
+            return line  # never over the item's text (the keys still work)
+        return Strip.join([line.crop(0, line.cell_length - size), Strip(segments, size)])
+
+    def _highlight(self, line: Strip) -> Strip:
+        text = line.text.lower()
+        query = self._query
+        start = text.find(query)
+        if start < 0:
+            return line
+        style = Style.parse(self.palette.match)
+        pieces: list[Strip] = []
+        cut = 0
+        while start >= 0:
+            end = start + len(query)
+            pieces.append(line.crop(cut, start))
+            pieces.append(line.crop(start, end).apply_style(style))
+            cut = end
+            start = text.find(query, end)
+        pieces.append(line.crop(cut, line.cell_length))
+        return Strip.join(pieces)
+
+    def _select(self, strip: Strip, span: tuple[int, int]) -> Strip:
+        start, end = span
+        end = strip.cell_length if end == -1 else end
+        style = self.screen.get_component_rich_style("screen--selection")
+        return Strip.join(
+            [
+                strip.crop(0, start),
+                strip.crop(start, end).apply_style(style),
+                strip.crop(end, strip.cell_length),
+            ]
+        )
+
+    def _marker(self, width: int) -> Strip:
+        palette = self.palette
+        text = Text(NEW_OUTPUT, style=Style.parse(f"reverse {palette.accent}"))
+        text.apply_meta({"@click": "last"})
+        segments = list(text.render(self.app.console))
+        pad = max(0, width - text.cell_len)
+        strip = Strip([Segment(" " * (pad // 2)), *segments], pad // 2 + text.cell_len)
+        return strip.apply_style(self.rich_style).crop_extend(0, width, self.rich_style)
+
+    # ---------------------------------------------------------------- selection
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The text under a mouse selection (Textual's selection support)."""
+        self._fix_tops()
+        if not self._blocks or self._width <= 0:
+            return None
+        start = selection.start or Offset(0, 0)
+        end = selection.end or Offset(self._width + GUTTER, self._tops[-1] - 1)
+        lines = [self._line_text(y) for y in range(start.y, min(end.y, self._tops[-1] - 1) + 1)]
+        shifted = Selection(
+            Offset(max(0, start.x - GUTTER), 0),
+            Offset(max(0, end.x - GUTTER), len(lines) - 1),
+        )
+        text = shifted.extract("\n".join(lines))
+        return "\n".join(line.rstrip() for line in text.split("\n")), "\n"
+
+    def _line_text(self, virtual_y: int) -> str:
+        index = self._block_at(virtual_y)
+        lines = self._lines_of(self._blocks[index], self._width)
+        row = virtual_y - self._tops[index]
+        return lines[row].text if 0 <= row < len(lines) else ""
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
+
+    # ------------------------------------------------------------------ cursor
+
+    def _step(self, index: int, direction: int) -> int | None:
+        index += direction
+        while 0 <= index < len(self._blocks):
+            if not self._hidden(index):
+                return index
+            index += direction
+        return None
+
+    def select(self, index: int | None) -> None:
+        """Select block ``index`` and scroll it into view."""
+        self.cursor = index
+        if index is not None:
+            self._scroll_to_block(index)
+        self.refresh()
+
+    def _scroll_to_block(self, index: int, row: int = 0) -> None:
+        self._fix_tops()
+        top = self._tops[index] + row
+        height = self.scrollable_content_region.height
+        if top < round(self.scroll_y) or top >= round(self.scroll_y) + height:
+            self._follow = False
+            self._anchor = (index, row)
+            self.set_scroll(None, max(0, top - (height // 3 if row else 0)))
+        self.refresh()
+
+    def show_at_top(self, index: int) -> None:
+        """Scroll so block ``index`` is the first one shown (it stays there as heights settle)."""
+        self._fix_tops()
+        self._follow = False
+        self._anchor = (index, 0)
+        self.set_scroll(None, self._tops[index])
+        self.refresh()
+
+    def select_last(self) -> None:
+        """Select the newest item (entering the transcript from the input)."""
+        last = self._step(len(self._blocks), -1)
+        self.select(last)
+
+    def on_focus(self) -> None:
+        if self.cursor is None:
+            self.select_last()
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    def action_cursor(self, direction: int) -> None:
+        if self.cursor is None:
+            self.select_last()
+            return
+        step = self._step(self.cursor, direction)
+        if step is not None:
+            self.select(step)
+
+    def action_first(self) -> None:
+        self.select(self._step(-1, 1))
+        self._follow = False
+        self.set_scroll(None, 0)
+        self._anchor = (0, 0)
+
+    def action_last(self) -> None:
+        """Go to the end and follow it again."""
+        self.cursor = self._step(len(self._blocks), -1)
+        self._follow = True
+        self.unseen = False
+        self._relayout()
+
+    def action_page(self, direction: int) -> None:
+        if direction < 0:
+            self.scroll_page_up(animate=False)
+        else:
+            self.scroll_page_down(animate=False)
+
+    def action_leave(self) -> None:
+        self._post(TranscriptLeft())
+
+    def on_click(self, event: events.Click) -> None:
+        if not self._blocks:
+            return
+        virtual_y = round(self.scroll_y) + event.y
+        self._fix_tops()
+        if virtual_y < self._tops[-1]:
+            self.cursor = self._block_at(virtual_y)
+            self.refresh()
+
+    # ------------------------------------------------------------------ actions
+
+    def action_request(self, name: str) -> None:
+        """Carry out one of the selected item's actions, if it has it."""
+        if self.cursor is None:
+            return
+        self.action_item_action(self._blocks[self.cursor].item_id, name)
+
+    def action_item_action(self, item_id: str, name: str) -> None:
+        """Ask the app to carry out an action on an item (a key or a click)."""
+        block = self.block_for(item_id)
+        if block is None:
+            return
+        if name not in block.actions():
+            self.notify(f"nothing to {name} here", severity="warning")
+            return
+        self._post(ActionRequested(item_id, name))
+
+    # ------------------------------------------------------------------- search
+
+    def search(self, query: str) -> int:
+        """Find ``query`` (case-insensitive) in every item, drawn or not; the match count."""
+        self._query = query.lower()
+        self._matches = []
+        self._match = -1
+        if self._query:
+            for index, block in enumerate(self._blocks):
+                count = block.plain().count(self._query)
+                self._matches.extend((index, k) for k in range(count))
+        self.refresh()
+        return len(self._matches)
+
+    @property
+    def search_query(self) -> str:
+        """The query being highlighted (lower-cased), ``""`` when none."""
+        return self._query
+
+    @property
+    def match_position(self) -> tuple[int, int]:
+        """(the current match, 1-based, or 0 before the first step; the match count)."""
+        return self._match + 1, len(self._matches)
+
+    def step_match(self, direction: int) -> tuple[int, int]:
+        """Go to the next (1) or previous (-1) match: select its item, scroll to it."""
+        if not self._matches:
+            return 0, 0
+        if self._match < 0:
+            self._match = 0 if direction > 0 else len(self._matches) - 1
+        else:
+            self._match = (self._match + direction) % len(self._matches)
+        index, occurrence = self._matches[self._match]
+        if self._hidden(index):
+            self.show_verbose = True
+        self.cursor = index
+        row = 0
+        if self._width > 0:
+            lines = self._blocks[index].lines(self.app.console, self._width, self.palette)
+            hits = [n for n, line in enumerate(lines) if self._query in line.text.lower()]
+            if hits:
+                row = hits[min(occurrence, len(hits) - 1)]
+            self._dirty = min(self._dirty, index)
+        self._scroll_to_block(index, row)
+        return self.match_position
+
+    def end_search(self) -> None:
+        """Stop highlighting matches."""
+        self._query = ""
+        self._matches = []
+        self._match = -1
+        self.refresh()

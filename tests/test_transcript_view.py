@@ -1,0 +1,334 @@
+"""The one transcript view: lazy drawing, a position that holds, a cursor with keys, actions at
+any age, mouse selection, search and themes (issue 6 items 1, 6 and 8).
+
+Most tests use the view alone in a tiny app, fed fold changes directly; the ones about the whole
+app (25 turns, an envelope far up, Ctrl+F) use the deterministic demo host. No sleeps: every
+wait is a Pilot pause or `app_support.settle`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from app_support import (
+    SIZE,
+    builtin_renderers_loaded,  # noqa: F401  (an autouse fixture: importing it applies it here)
+    connected,
+    demo_app,
+    envelope_views,
+    on_screen,
+    record_notifications,
+    settle,
+    turn,
+)
+from textual.app import App, ComposeResult
+from textual.geometry import Offset
+from textual.selection import Selection
+from textual.widgets import Input
+
+from openwop_tui.messages import ActionRequested, EnvelopeRenderRequested, TranscriptLeft
+from openwop_tui.palette import Palette
+from openwop_tui.transcript import AssistantTurn, Transcript, Updated
+from openwop_tui.widgets import blocks
+from openwop_tui.widgets.search_bar import SearchBar
+from openwop_tui.widgets.transcript_view import NEW_OUTPUT, TranscriptView
+
+
+class ViewHost(App[None]):
+    """Just a transcript view, recording the messages it posts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.posted: list[Any] = []
+
+    def compose(self) -> ComposeResult:
+        yield TranscriptView(id="transcript")
+
+    def on_action_requested(self, message: ActionRequested) -> None:
+        self.posted.append(message)
+
+    def on_envelope_render_requested(self, message: EnvelopeRenderRequested) -> None:
+        self.posted.append(message)
+
+    def on_transcript_left(self, message: TranscriptLeft) -> None:
+        self.posted.append(message)
+
+
+def users(transcript: Transcript, count: int, start: int = 0) -> list[Any]:
+    return [transcript.add_user(f"message number {n}") for n in range(start, start + count)]
+
+
+def count_draws(monkeypatch: Any) -> list[str]:
+    """Record the id of every item drawn from here on."""
+    drawn: list[str] = []
+    original = blocks.Block._draw
+
+    def draw(self: blocks.Block, *args: Any) -> Any:
+        drawn.append(self.item_id)
+        return original(self, *args)
+
+    monkeypatch.setattr(blocks.Block, "_draw", draw)
+    return drawn
+
+
+async def test_a_new_item_draws_only_itself(monkeypatch: Any) -> None:
+    app = ViewHost()
+    transcript = Transcript()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(TranscriptView)
+        await view.apply(users(transcript, 200))
+        await pilot.pause()
+        drawn = count_draws(monkeypatch)
+        await view.apply(users(transcript, 1, 200))
+        await pilot.pause()
+        assert drawn == [transcript.items[-1].id]
+        assert "message number 200" in on_screen(view)
+
+
+async def test_a_streamed_reply_redraws_its_open_tail_only(monkeypatch: Any) -> None:
+    app = ViewHost()
+    transcript = Transcript()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(TranscriptView)
+        turn_ = AssistantTurn("assistant-x", None)
+        transcript.items.append(turn_)
+        from openwop_tui.transcript import Added
+
+        await view.apply([Added(turn_)])
+        parts: list[str] = []
+        original = blocks.present.reply_part
+
+        def part(markdown: str, palette: Any = None) -> Any:
+            parts.append(markdown)
+            return original(markdown, palette)
+
+        monkeypatch.setattr(blocks.present, "reply_part", part)
+        for n in range(30):
+            delta = f"Paragraph {n} says something.\n\n"
+            turn_.body.append(delta)
+            await view.apply([Updated(turn_, delta)])
+            await pilot.pause()
+        # Each finished paragraph was drawn once; only the open tail is drawn again.
+        finished = [p for p in parts if p.startswith("Paragraph 3 ")]
+        assert len(finished) <= 2, parts
+        assert "Paragraph 29" in on_screen(view)
+
+
+async def test_scrolled_up_new_output_does_not_move_the_view_and_says_so() -> None:
+    app = ViewHost()
+    transcript = Transcript()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(TranscriptView)
+        await view.apply(users(transcript, 100))
+        await pilot.pause()
+        view.focus()
+        await pilot.press("pageup", "pageup")
+        await pilot.pause()
+        before = on_screen(view)
+        top = view.scroll_y
+        await view.apply(users(transcript, 20, 100))
+        await pilot.pause()
+        assert view.scroll_y == top
+        assert on_screen(view).splitlines()[:-1] == before.splitlines()[:-1]
+        assert NEW_OUTPUT.strip() in on_screen(view)  # the marker
+        await pilot.press("end")
+        await pilot.pause()
+        assert "message number 119" in on_screen(view)
+        assert NEW_OUTPUT.strip() not in on_screen(view)
+
+
+async def test_the_position_holds_on_resize_and_only_the_visible_is_drawn(
+    monkeypatch: Any,
+) -> None:
+    app = ViewHost()
+    transcript = Transcript()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(TranscriptView)
+        await view.apply(users(transcript, 300))
+        await pilot.pause()
+        view.select(150)
+        await pilot.pause()
+        assert "message number 150" in on_screen(view).splitlines()[0] + on_screen(view)
+        first_line = next(line for line in on_screen(view).splitlines() if "message number" in line)
+        drawn = count_draws(monkeypatch)
+        await pilot.resize_terminal(60, 24)
+        await pilot.pause()
+        await pilot.pause()
+        assert first_line.strip() in on_screen(view)  # the same item still at the top
+        assert 0 < len(set(drawn)) <= 12  # a screenful, not 300 items
+
+
+async def test_keys_move_between_items_skip_hidden_lines_and_escape_leaves() -> None:
+    app = ViewHost()
+    transcript = Transcript()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(TranscriptView)
+        await view.apply(users(transcript, 3))
+        await view.apply([transcript.add_notice("info", "lifecycle", verbose=True)])
+        await view.apply(users(transcript, 1, 3))
+        view.focus()
+        view.select_last()  # as Shift+Tab from the input does
+        await pilot.pause()
+        assert view.cursor == 4
+        await pilot.press("up")
+        assert view.cursor == 2  # the hidden lifecycle line is skipped
+        await pilot.press("home")
+        assert view.cursor == 0
+        await pilot.press("end")
+        assert view.cursor == 4
+        view.show_verbose = True
+        await pilot.press("up")
+        assert view.cursor == 3
+        await pilot.press("c")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert [type(m) for m in app.posted] == [ActionRequested, TranscriptLeft]
+        assert app.posted[0].item_id == transcript.items[3].id
+        assert app.posted[0].action == "copy"
+
+
+async def test_a_button_click_requests_its_action() -> None:
+    app = ViewHost()
+    transcript = Transcript()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(TranscriptView)
+        await view.apply(users(transcript, 1))
+        await pilot.pause()
+        heading = view.render_line(0).text
+        x = heading.index("[Copy]") + 2
+        await pilot.click(TranscriptView, offset=(x, 0))
+        await pilot.pause()
+        assert [(m.item_id, m.action) for m in app.posted] == [(transcript.items[0].id, "copy")]
+
+
+async def test_mouse_selection_extracts_the_text_under_it() -> None:
+    app = ViewHost()
+    transcript = Transcript()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(TranscriptView)
+        await view.apply(users(transcript, 2))
+        await pilot.pause()
+        lines = on_screen(view).splitlines()
+        row = next(n for n, line in enumerate(lines) if "message number 1" in line)
+        start = lines[row].index("message")
+        # Offsets as the strips carry them (virtual line, cell), gutter included.
+        selected = view.get_selection(
+            Selection(Offset(start, row), Offset(start + len("message number 1"), row))
+        )
+        assert selected == ("message number 1", "\n")
+        both = view.get_selection(Selection(Offset(0, 0), Offset(80, row)))
+        assert both is not None and "message number 0" in both[0] and "You" in both[0]
+
+
+async def test_search_finds_an_item_never_drawn_and_steps_to_it() -> None:
+    app = ViewHost()
+    transcript = Transcript()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(TranscriptView)
+        await view.apply(users(transcript, 300))
+        await view.apply([transcript.add_user("the needle is here")])
+        await view.apply(users(transcript, 100, 300))
+        await pilot.pause()
+        target = view.blocks()[300]
+        assert not target.measured  # never scrolled to
+        assert view.search("NEEDLE") == 1
+        assert view.step_match(1) == (1, 1)
+        await pilot.pause()
+        assert view.cursor == 300
+        assert "the needle is here" in on_screen(view)
+        view.end_search()
+
+
+async def test_a_theme_change_redraws_in_the_new_palette() -> None:
+    app = ViewHost()
+    transcript = Transcript()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(TranscriptView)
+        await view.apply(users(transcript, 1))
+        await pilot.pause()
+        dark = Palette.from_theme(app.current_theme)
+        app.theme = "textual-light"
+        await pilot.pause()
+        light = Palette.from_theme(app.current_theme)
+        assert view.palette == light != dark
+        heading = view.render_line(0)
+        you = next(segment for segment in heading if "You" in segment.text)
+        assert you.style is not None and you.style.color is not None
+        assert you.style.color.triplet is not None
+        assert you.style.color.triplet.hex.upper() == light.user.split()[-1].upper()
+
+
+# ------------------------------------------------------------------------- in the app
+
+
+async def test_after_25_turns_home_shows_the_first_turn_with_its_actions_in_theme_colours() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        for n in range(25):
+            await turn(pilot, app, f"turn {n}")
+        await pilot.press("shift+tab")
+        await settle(pilot, app, lambda: app.view.has_focus, what="transcript focused")
+        await pilot.press("home")
+        await pilot.pause()
+        screen = on_screen(app.view)
+        assert "turn 0" in screen and "[Copy]" in screen
+        lines = [app.view.render_line(y) for y in range(app.view.size.height)]
+        you = next(s for line in lines for s in line if s.text.strip() == "You")
+        palette = app.view.palette
+        assert you.style is not None and you.style.color is not None
+        assert you.style.color.triplet is not None
+        assert you.style.color.triplet.hex.upper() == palette.user.split()[-1].upper()
+        await pilot.press("escape")
+        await settle(pilot, app, lambda: app.query_one(Input).has_focus, what="input")
+
+
+async def test_an_envelope_far_up_keeps_its_actions(tmp_path: Path) -> None:
+    app = demo_app(download_dir=str(tmp_path))
+    seen = record_notifications(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await turn(pilot, app, "file please")
+        (block,) = envelope_views(app)
+        for n in range(8):
+            await turn(pilot, app, f"more {n}")
+        assert "tour-report.csv" not in on_screen(app.view)
+        app.view.focus()
+        index = app.view.blocks().index(block)
+        await pilot.press("home")
+        for _ in range(index):  # Down steps over hidden lifecycle lines: at most index presses
+            if app.view.cursor == index:
+                break
+            await pilot.press("down")
+        assert app.view.cursor == index
+        await settle(pilot, app, lambda: block.rendered is not None, what="drawn")
+        assert "[Save]" in on_screen(app.view)
+        await pilot.press("s")
+        await settle(pilot, app, lambda: bool(seen), what="saved")
+        assert seen[-1][1] == f"saved to {tmp_path / 'tour-report.csv'}"
+
+
+async def test_ctrl_f_searches_steps_and_says_where() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await turn(pilot, app, "code please")
+        await turn(pilot, app, "code again")
+        await pilot.press("ctrl+f")
+        bar = app.query_one(SearchBar)
+        assert bar.is_open
+        await pilot.press(*"fib_iter")
+        await pilot.pause()
+        assert bar.count_text.endswith("matches")
+        total = int(bar.count_text.split()[0])
+        await pilot.press("enter")
+        await pilot.pause()
+        assert bar.count_text == f"1 of {total}"
+        await pilot.press("shift+enter")
+        await pilot.pause()
+        assert bar.count_text == f"{total} of {total}"
+        assert "fib_iter" in on_screen(app.view)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not bar.is_open and app.query_one(Input).has_focus
