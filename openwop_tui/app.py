@@ -13,7 +13,7 @@ import asyncio
 import logging
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from rich.text import Text
 from textual import work
@@ -22,6 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.theme import Theme
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Footer, Input
 
 from openwop_tui import actions, overflow, state
@@ -57,6 +58,8 @@ if TYPE_CHECKING:
     from openwop_tui.demo_host import DemoHost
 
 log = logging.getLogger(__name__)
+
+_W = TypeVar("_W", bound="Widget")
 
 #: How long after an accepted cancel the app waits for the stream's run.cancelled.
 CANCEL_GRACE_SECONDS = 5.0
@@ -101,6 +104,8 @@ class ChatApp(App[None]):
         super().__init__()
         self.config = config
         self.log_file = log_file
+        self._parts: dict[type[Widget], Widget] = {}
+        """The chat screen's widgets by type, made in `compose` (see `_part`)."""
         self._redact = Redactor([config.api_key])
         """Masks the key (and the demo host's, once started) in every notice and notification."""
         self.transcript = Transcript(limits=config.limits)
@@ -135,20 +140,36 @@ class ChatApp(App[None]):
     # ------------------------------------------------------------ composition
 
     def compose(self) -> ComposeResult:
-        yield StatusLine(id="status")
-        yield EventsPanel(id="events", max_events=self.config.max_events_shown)
-        yield TranscriptView(id="transcript")
-        yield SearchBar(id="search")
-        yield PromptInput(id="prompt")
+        parts: list[Widget] = [
+            StatusLine(id="status"),
+            EventsPanel(id="events", max_events=self.config.max_events_shown),
+            TranscriptView(id="transcript"),
+            SearchBar(id="search"),
+            PromptInput(id="prompt"),
+        ]
+        self._parts = {type(part): part for part in parts}
+        yield from parts
         yield Footer()
+
+    def _part(self, kind: type[_W]) -> _W:
+        """A widget of the chat screen, whichever screen is on top, even while the app closes.
+
+        Kept from `compose` rather than queried: ``App.query_one`` searches the active screen,
+        so with the quit question or help open it found nothing (and during shutdown there is
+        no screen at all), and a run's events arriving then killed the worker drawing them.
+        Widgets that are gone ignore what they are given (`TranscriptView.apply`).
+        """
+        part = self._parts[kind]
+        assert isinstance(part, kind)
+        return part
 
     @property
     def view(self) -> TranscriptView:
-        return self.query_one(TranscriptView)
+        return self._part(TranscriptView)
 
     @property
     def status(self) -> StatusLine:
-        return self.query_one(StatusLine)
+        return self._part(StatusLine)
 
     @property
     def palette(self) -> Palette:
@@ -255,7 +276,7 @@ class ChatApp(App[None]):
             return
         self._busy = True
         event.input.value = ""
-        self.query_one(PromptInput).remember(text)
+        self._part(PromptInput).remember(text)
         await self.view.apply([self.transcript.add_user(text)])
         self.view.scroll_end(animate=False)
         self.run_turn(text)
@@ -266,8 +287,8 @@ class ChatApp(App[None]):
         session = self.session
         assert session is not None
         status = self.status
-        panel = self.query_one(EventsPanel)
-        prompt = self.query_one(PromptInput)
+        panel = self._part(EventsPanel)
+        prompt = self._part(PromptInput)
         prompt.set_busy(True)
         try:
             if session.discovery is None and not await self._discover():
@@ -564,30 +585,30 @@ class ChatApp(App[None]):
             self.screen.focus_previous()
 
     def on_transcript_left(self, _event: TranscriptLeft) -> None:
-        self.query_one(PromptInput).focus()
+        self._part(PromptInput).focus()
 
     def action_search(self) -> None:
-        self.query_one(SearchBar).open()
+        self._part(SearchBar).open()
 
     def on_search_bar_changed(self, event: SearchBar.Changed) -> None:
         total = self.view.search(event.query)
-        self.query_one(SearchBar).show_count(0, total, event.query)
+        self._part(SearchBar).show_count(0, total, event.query)
 
     def on_search_bar_stepped(self, event: SearchBar.Stepped) -> None:
-        bar = self.query_one(SearchBar)
+        bar = self._part(SearchBar)
         current, total = self.view.step_match(event.direction)
         bar.show_count(current, total, self.view.search_query)
 
     def on_search_bar_closed(self, _event: SearchBar.Closed) -> None:
-        self.query_one(SearchBar).close()
+        self._part(SearchBar).close()
         self.view.end_search()
-        self.query_one(PromptInput).focus()
+        self._part(PromptInput).focus()
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
 
     def action_toggle_events(self) -> None:
-        self.query_one(EventsPanel).toggle_class("-visible")
+        self._part(EventsPanel).toggle_class("-visible")
 
     def action_toggle_verbose(self) -> None:
         self.view.show_verbose = not self.view.show_verbose
