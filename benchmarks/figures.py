@@ -207,9 +207,12 @@ async def ingest() -> list[Figure]:
 
 def main(argv: list[str]) -> int:
     (name,) = argv
+    # Run as ``-m``, this file is ``__main__``: the registry the figures fill is the one of the
+    # module ``benchmarks.figures``, imported here under that name.
+    import benchmarks.figures as registry
     import benchmarks.view_figures  # noqa: F401  (registers the transcript figures)
 
-    figures = asyncio.run(FIGURES[name]())
+    figures = asyncio.run(registry.FIGURES[name]())
     print(json.dumps([f.as_json() for f in figures]))
     return 0
 
