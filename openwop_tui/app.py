@@ -18,14 +18,16 @@ from typing import TYPE_CHECKING, ClassVar
 from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult, InvalidThemeError
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.notifications import SeverityLevel
 from textual.timer import Timer
-from textual.widgets import Footer, Input
+from textual.widgets import Footer
 
-from openwop_tui import actions, overflow
+from openwop_tui import actions, clipboard, keys, overflow
 from openwop_tui.audio import PlaybackError, Player, probe
+from openwop_tui.commands_palette import AppCommands
 from openwop_tui.config import Config
+from openwop_tui.messages import MessageSubmitted
 from openwop_tui.protocol.client import HostClient, HostError
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.events import RunEvent
@@ -43,7 +45,8 @@ from openwop_tui.transcript import Change, Level, Transcript
 from openwop_tui.units import duration as format_duration
 from openwop_tui.widgets.envelope_view import FRAGMENT, EnvelopeView
 from openwop_tui.widgets.events_panel import EventsPanel
-from openwop_tui.widgets.prompt import PromptInput
+from openwop_tui.widgets.prompt import InputArea, PromptInput
+from openwop_tui.widgets.queued import QueuedMessages
 from openwop_tui.widgets.status import StatusLine
 from openwop_tui.widgets.transcript_view import TranscriptView
 
@@ -62,16 +65,9 @@ class ChatApp(App[None]):
     TITLE = "openwop-tui"
     CSS_PATH = "app.tcss"
     AUTO_FOCUS = "#prompt"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel_run", "Cancel run"),
-        Binding("f1", "help", "Help"),
-        Binding("f2", "toggle_events", "Events"),
-        Binding("f3", "toggle_verbose", "Lifecycle"),
-        Binding("ctrl+l", "clear", "Clear", show=False),
-        Binding("pageup", "scroll_transcript(-1)", "Page up", show=False),
-        Binding("pagedown", "scroll_transcript(1)", "Page down", show=False),
-        Binding("ctrl+q", "quit", "Quit"),
-    ]
+    # From the key table, with ids: the config's [keys] moves them (set_keymap in __init__).
+    BINDINGS: ClassVar[list[BindingType]] = list(keys.bindings(keys.APP_KEYS))
+    COMMANDS = App.COMMANDS | {AppCommands}
 
     def __init__(
         self,
@@ -89,6 +85,7 @@ class ChatApp(App[None]):
         named in the one sentence the user gets instead of a traceback."""
         super().__init__()
         self.config = config
+        self.set_keymap(config.keymap)
         self.log_file = log_file
         self._redact = Redactor([config.api_key])
         """Masks the key (and the demo host's, once started) in every notice and notification."""
@@ -121,7 +118,7 @@ class ChatApp(App[None]):
         yield StatusLine(id="status")
         yield EventsPanel(id="events", max_events=self.config.max_events_shown)
         yield TranscriptView(id="transcript")
-        yield PromptInput(id="prompt")
+        yield InputArea(id="input-area")
         yield Footer()
 
     @property
@@ -202,6 +199,7 @@ class ChatApp(App[None]):
             await self._notice("error", error.message)
             return False
         self.status.connection = "connected"
+        self.call_later(self._send_queued)
         self.status.protocol = discovery.protocol_version or "?"
         self.status.implementation = discovery.implementation_name or ""
         if self.demo_host is not None and not self.transcript.items:
@@ -214,22 +212,35 @@ class ChatApp(App[None]):
 
     # ---------------------------------------------------------------- chatting
 
-    async def on_input_submitted(self, event: Input.Submitted) -> None:
-        text = event.value.strip()
-        if not text:
+    @property
+    def queued(self) -> QueuedMessages:
+        return self.query_one(QueuedMessages)
+
+    async def on_message_submitted(self, event: MessageSubmitted) -> None:
+        """Send the message now, or queue it (shown above the input) while a run is going or
+        the host is not reached yet; `_send_queued` sends it when that ends."""
+        if self.session is None or self._busy:
+            self.queued.add(event.text)
             return
-        if self.session is None:
-            self.notify("Still connecting to the host…", severity="warning")
-            return
-        if self._busy:
-            self.notify("A run is in progress: wait for it, or press Esc to cancel it.")
-            return
+        await self._start_turn(event.text)
+
+    async def _start_turn(self, text: str) -> None:
         self._busy = True
-        event.input.value = ""
-        self.query_one(PromptInput).remember(text)
         await self.view.apply([self.transcript.add_user(text)])
         self.view.scroll_end(animate=False)
         self.run_turn(text)
+
+    async def _send_queued(self) -> None:
+        """The run ended or the host answered: send the next queued message, if any."""
+        if self._busy or self.session is None:
+            return
+        text = self.queued.take()
+        if text is not None:
+            await self._start_turn(text)
+
+    def action_discard_queued(self) -> None:
+        count = self.queued.clear()
+        self.notify(f"discarded {count} queued message{'s' if count != 1 else ''}")
 
     @work(exclusive=True, group="run")
     async def run_turn(self, text: str) -> None:
@@ -276,6 +287,7 @@ class ChatApp(App[None]):
             prompt.set_busy(False)
             if status.connection in ("streaming", "reconnecting"):
                 status.connection = "connected"
+            self.call_later(self._send_queued)
 
     async def _keep_overflow(self, changes: list[Change]) -> None:
         """Write the full text of items that were cut and just became final, before they are
@@ -403,8 +415,9 @@ class ChatApp(App[None]):
                     if data is not None
                     else event.view.item.envelope.text or ""
                 )
-                self.copy_to_clipboard(text)
-                self.notify("copied to the clipboard")
+                folder = actions.download_dir(self.config.download_dir)
+                outcome = await clipboard.copy_text(self, text, folder, what="the text")
+                self.notify(outcome.message, severity=outcome.severity, markup=False)
         except (actions.ActionError, PlaybackError) as error:
             self.notify(clean(str(error)), severity="error", timeout=8, markup=False)
 

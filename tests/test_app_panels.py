@@ -24,11 +24,11 @@ from app_support import (
 )
 from rich.console import Console
 from textual.app import App, ComposeResult
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from openwop_tui.demo_host import media
 from openwop_tui.protocol.events import normalize
-from openwop_tui.screens.help import HelpScreen
+from openwop_tui.screens.help import HelpScreen, KeyRow
 from openwop_tui.screens.inspect import InspectScreen
 from openwop_tui.transcript import Transcript
 from openwop_tui.widgets.envelope_view import EnvelopeView
@@ -46,7 +46,7 @@ async def test_function_keys_help_events_and_lifecycle_lines() -> None:
 
         await pilot.press("f1")
         await settle(pilot, app, lambda: isinstance(app.screen, HelpScreen), what="help shown")
-        assert "Ctrl+L" in app.screen.query_one(Markdown).source
+        assert "Ctrl+L" in [row.keys_shown for row in app.screen.query(KeyRow)]
         await pilot.press("escape")
         await settle(pilot, app, lambda: not isinstance(app.screen, HelpScreen), what="help gone")
         assert app.session is not None and app.session.current_run is None

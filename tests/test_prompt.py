@@ -27,7 +27,7 @@ async def test_up_and_down_walk_the_sent_messages_and_keep_the_draft() -> None:
         assert prompt.value == "first"
         await pilot.press("down", "down")
         assert prompt.value == "draft"
-        assert prompt.cursor_position == len("draft")
+        assert prompt.cursor_location == (0, len("draft"))
 
 
 async def test_placeholder_says_when_a_run_is_in_progress() -> None:
