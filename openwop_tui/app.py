@@ -275,19 +275,32 @@ class ChatApp(App[None]):
             status.run_status = "error"
             await self._notice("error", error.message)
         except Exception as error:  # the user sees a sentence, the log keeps the traceback
+            if not self.is_running:
+                # The app is closing (its widgets are going away under the stream): not an error.
+                return
             log.exception("run failed unexpectedly")
             status.run_status = "error"
             await self._notice("error", f"unexpected error: {type(error).__name__}: {error}")
         finally:
-            # Whatever ended the stream, nothing still open will change any more.
-            closed = self.transcript.close_open()
-            await self._keep_overflow(closed)
-            await self.view.apply(closed)
-            self._busy = False
-            prompt.set_busy(False)
-            if status.connection in ("streaming", "reconnecting"):
-                status.connection = "connected"
-            self.call_later(self._send_queued)
+            try:
+                await self._run_ended(prompt)
+            except Exception:
+                if self.is_running:
+                    raise
+                # Textual removes the widgets before it cancels the workers: a run that ends
+                # while the app closes finds nothing to draw into, which is not an error.
+
+    async def _run_ended(self, prompt: PromptInput) -> None:
+        """Whatever ended the stream, nothing still open will change any more; then the next
+        queued message goes."""
+        closed = self.transcript.close_open()
+        await self._keep_overflow(closed)
+        await self.view.apply(closed)
+        self._busy = False
+        prompt.set_busy(False)
+        if self.status.connection in ("streaming", "reconnecting"):
+            self.status.connection = "connected"
+        self.call_later(self._send_queued)
 
     async def _keep_overflow(self, changes: list[Change]) -> None:
         """Write the full text of items that were cut and just became final, before they are
