@@ -18,17 +18,23 @@ from typing import TYPE_CHECKING, ClassVar, TypeVar
 from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult, InvalidThemeError
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.notifications import SeverityLevel
 from textual.theme import Theme
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Footer, Input
+from textual.widgets import Footer
 
-from openwop_tui import actions, overflow, state
+from openwop_tui import actions, clipboard, keys, overflow, state
 from openwop_tui.audio import PlaybackError, Player, probe
+from openwop_tui.commands_palette import AppCommands
 from openwop_tui.config import Config
-from openwop_tui.messages import ActionRequested, EnvelopeRenderRequested, TranscriptLeft
+from openwop_tui.messages import (
+    ActionRequested,
+    EnvelopeRenderRequested,
+    MessageSubmitted,
+    TranscriptLeft,
+)
 from openwop_tui.palette import Palette
 from openwop_tui.protocol.client import HostClient, HostError
 from openwop_tui.protocol.envelopes import Envelope
@@ -49,7 +55,8 @@ from openwop_tui.transcript import AssistantTurn, Change, EnvelopeItem, Level, T
 from openwop_tui.units import duration as format_duration
 from openwop_tui.widgets.blocks import FRAGMENT, code_blocks
 from openwop_tui.widgets.events_panel import EventsPanel
-from openwop_tui.widgets.prompt import PromptInput
+from openwop_tui.widgets.prompt import InputArea, PromptInput
+from openwop_tui.widgets.queued import QueuedMessages
 from openwop_tui.widgets.search_bar import SearchBar
 from openwop_tui.widgets.status import StatusLine
 from openwop_tui.widgets.transcript_view import TranscriptView
@@ -71,21 +78,9 @@ class ChatApp(App[None]):
     TITLE = "openwop-tui"
     CSS_PATH = "app.tcss"
     AUTO_FOCUS = "#prompt"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel_run", "Cancel run"),
-        Binding("f1", "help", "Help"),
-        Binding("f2", "toggle_events", "Events"),
-        Binding("f3", "toggle_verbose", "Lifecycle"),
-        Binding("ctrl+l", "clear", "Clear", show=False),
-        Binding("ctrl+f", "search", "Find", show=False),
-        # On the input these enter the transcript at the newest item; elsewhere Shift+Tab is
-        # still "focus previous" (`action_enter_transcript`).
-        Binding("shift+tab", "enter_transcript", "Transcript", show=False, priority=True),
-        Binding("ctrl+up", "enter_transcript", "Transcript", show=False),
-        Binding("pageup", "scroll_transcript(-1)", "Page up", show=False),
-        Binding("pagedown", "scroll_transcript(1)", "Page down", show=False),
-        Binding("ctrl+q", "quit", "Quit"),
-    ]
+    # From the key table, with ids: the config's [keys] moves them (set_keymap in __init__).
+    BINDINGS: ClassVar[list[BindingType]] = list(keys.bindings(keys.APP_KEYS))
+    COMMANDS = App.COMMANDS | {AppCommands}
 
     def __init__(
         self,
@@ -103,6 +98,7 @@ class ChatApp(App[None]):
         named in the one sentence the user gets instead of a traceback."""
         super().__init__()
         self.config = config
+        self.set_keymap(config.keymap)
         self.log_file = log_file
         self._parts: dict[type[Widget], Widget] = {}
         """The chat screen's widgets by type, made in `compose` (see `_part`)."""
@@ -145,8 +141,8 @@ class ChatApp(App[None]):
             EventsPanel(id="events", max_events=self.config.max_events_shown),
             TranscriptView(id="transcript"),
             SearchBar(id="search"),
-            PromptInput(id="prompt"),
         ]
+        parts.append(InputArea(id="input-area"))
         self._parts = {type(part): part for part in parts}
         yield from parts
         yield Footer()
@@ -159,7 +155,15 @@ class ChatApp(App[None]):
         no screen at all), and a run's events arriving then killed the worker drawing them.
         Widgets that are gone ignore what they are given (`TranscriptView.apply`).
         """
-        part = self._parts[kind]
+        part = self._parts.get(kind)
+        if part is None:  # inside one of them (the prompt in the input area): found once
+            for parent in list(self._parts.values()):
+                found = parent.query(kind)
+                if found:
+                    part = self._parts[kind] = found.first()
+                    break
+            else:
+                raise LookupError(f"the chat screen has no {kind.__name__}")
         assert isinstance(part, kind)
         return part
 
@@ -252,6 +256,7 @@ class ChatApp(App[None]):
             await self._notice("error", error.message)
             return False
         self.status.connection = "connected"
+        self.call_later(self._send_queued)
         self.status.protocol = discovery.protocol_version or "?"
         self.status.implementation = discovery.implementation_name or ""
         if self.demo_host is not None and not self.transcript.items:
@@ -264,22 +269,35 @@ class ChatApp(App[None]):
 
     # ---------------------------------------------------------------- chatting
 
-    async def on_input_submitted(self, event: Input.Submitted) -> None:
-        text = event.value.strip()
-        if not text:
+    @property
+    def queued(self) -> QueuedMessages:
+        return self._part(QueuedMessages)
+
+    async def on_message_submitted(self, event: MessageSubmitted) -> None:
+        """Send the message now, or queue it (shown above the input) while a run is going or
+        the host is not reached yet; `_send_queued` sends it when that ends."""
+        if self.session is None or self._busy:
+            self.queued.add(event.text)
             return
-        if self.session is None:
-            self.notify("Still connecting to the host…", severity="warning")
-            return
-        if self._busy:
-            self.notify("A run is in progress: wait for it, or press Esc to cancel it.")
-            return
+        await self._start_turn(event.text)
+
+    async def _start_turn(self, text: str) -> None:
         self._busy = True
-        event.input.value = ""
-        self._part(PromptInput).remember(text)
         await self.view.apply([self.transcript.add_user(text)])
         self.view.scroll_end(animate=False)
         self.run_turn(text)
+
+    async def _send_queued(self) -> None:
+        """The run ended or the host answered: send the next queued message, if any."""
+        if self._busy or self.session is None:
+            return
+        text = self.queued.take()
+        if text is not None:
+            await self._start_turn(text)
+
+    def action_discard_queued(self) -> None:
+        count = self.queued.clear()
+        self.notify(f"discarded {count} queued message{'s' if count != 1 else ''}")
 
     @work(exclusive=True, group="run")
     async def run_turn(self, text: str) -> None:
@@ -314,18 +332,32 @@ class ChatApp(App[None]):
             status.run_status = "error"
             await self._notice("error", error.message)
         except Exception as error:  # the user sees a sentence, the log keeps the traceback
+            if not self.is_running:
+                # The app is closing (its widgets are going away under the stream): not an error.
+                return
             log.exception("run failed unexpectedly")
             status.run_status = "error"
             await self._notice("error", f"unexpected error: {type(error).__name__}: {error}")
         finally:
-            # Whatever ended the stream, nothing still open will change any more.
-            closed = self.transcript.close_open()
-            await self._keep_overflow(closed)
-            await self.view.apply(closed)
-            self._busy = False
-            prompt.set_busy(False)
-            if status.connection in ("streaming", "reconnecting"):
-                status.connection = "connected"
+            try:
+                await self._run_ended(prompt)
+            except Exception:
+                if self.is_running:
+                    raise
+                # Textual removes the widgets before it cancels the workers: a run that ends
+                # while the app closes finds nothing to draw into, which is not an error.
+
+    async def _run_ended(self, prompt: PromptInput) -> None:
+        """Whatever ended the stream, nothing still open will change any more; then the next
+        queued message goes."""
+        closed = self.transcript.close_open()
+        await self._keep_overflow(closed)
+        await self.view.apply(closed)
+        self._busy = False
+        prompt.set_busy(False)
+        if self.status.connection in ("streaming", "reconnecting"):
+            self.status.connection = "connected"
+        self.call_later(self._send_queued)
 
     async def _keep_overflow(self, changes: list[Change]) -> None:
         """Write the full text of items that were cut and just became final, before they are
@@ -460,9 +492,14 @@ class ChatApp(App[None]):
             elif name == "copy":
                 # What the renderer kept is what was shown: code as sent, the full JSON.
                 data = rendered.data
-                shown = data.decode("utf-8", "replace") if data is not None else item.envelope.text
-                self.copy_to_clipboard(shown or "")
-                self.notify("copied to the clipboard")
+                text = (
+                    data.decode("utf-8", "replace")
+                    if data is not None
+                    else item.envelope.text or ""
+                )
+                folder = actions.download_dir(self.config.download_dir)
+                outcome = await clipboard.copy_text(self, text, folder, what="the text")
+                self.notify(outcome.message, severity=outcome.severity, markup=False)
         except (actions.ActionError, PlaybackError) as error:
             self.notify(clean(str(error)), severity="error", timeout=8, markup=False)
 

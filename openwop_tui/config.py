@@ -72,6 +72,14 @@ class Config:
     """JSON of a tool call's inputs or outcome (64 KiB) beyond which the call says it was cut."""
     max_events_shown: int = EVENTS_SHOWN
     """Lines the events panel keeps (2,000); it counts the older ones it let go."""
+    keys: tuple[tuple[str, str], ...] = ()
+    """The ``[keys]`` table: (action name, ``"key,key"``) pairs that replace the default keys
+    (`openwop_tui.keys`), already checked. `keymap` gives them as a dict."""
+
+    @property
+    def keymap(self) -> dict[str, str]:
+        """``[keys]`` as the mapping `App.set_keymap` takes (binding id -> keys)."""
+        return dict(self.keys)
 
     @property
     def limits(self) -> Limits:
@@ -101,6 +109,9 @@ class Config:
                 )
             if value is None:
                 continue
+            if name == "keys":
+                changes[name] = _checked_keys(value, dict(self.keys), source)
+                continue
             current = getattr(self, name)
             expected = type(current) if current is not None else str
             if name in _POSITIVE_INTS and not (
@@ -129,6 +140,21 @@ class Config:
                 f"{source}: images must be one of {', '.join(IMAGE_MODES)}, not {config.images!r}"
             )
         return config
+
+
+def _checked_keys(table: Any, earlier: dict[str, str], source: str) -> tuple[tuple[str, str], ...]:
+    """``table`` laid over the keys of earlier sources, checked as a whole (a key may not run two
+    actions), as the frozen pairs `Config` keeps."""
+    # Imported here: the key table is only needed when a config names keys.
+    from openwop_tui.keys import check_keymap
+
+    if not isinstance(table, Mapping):
+        raise ConfigError(f'{source}: [keys] must be a table of action = "key" lines')
+    try:
+        keymap = check_keymap({**earlier, **table})
+    except ValueError as error:
+        raise ConfigError(f"{source}: {error}") from None
+    return tuple(sorted(keymap.items()))
 
 
 def default_config_path(environ: Mapping[str, str]) -> Path:

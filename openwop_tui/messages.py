@@ -18,6 +18,9 @@ __all__ = [
     "MessageSubmitted",
     "RunEnded",
     "RunStarted",
+    "SessionChosen",
+    "SessionDeleted",
+    "SessionRenamed",
     "TranscriptLeft",
 ]
 
@@ -65,3 +68,25 @@ class RunEnded(Message):
 
     run_id: str | None
     status: str | None
+
+
+@dataclass
+class SessionChosen(Message):
+    """The user picked a saved session to open (the sessions screen, Enter)."""
+
+    session_id: str
+
+
+@dataclass
+class SessionRenamed(Message):
+    """The user gave a saved session a new title (already trimmed, never empty)."""
+
+    session_id: str
+    title: str
+
+
+@dataclass
+class SessionDeleted(Message):
+    """The user confirmed deleting a saved session."""
+
+    session_id: str

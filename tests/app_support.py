@@ -21,7 +21,6 @@ import pytest
 from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
-from textual.widgets import Input
 
 from openwop_tui.app import ChatApp
 from openwop_tui.config import Config
@@ -29,6 +28,7 @@ from openwop_tui.demo_host import DemoHost
 from openwop_tui.renderers import AudioSupport, registered
 from openwop_tui.transcript import EnvelopeItem, Notice, UserTurn
 from openwop_tui.widgets.blocks import Block
+from openwop_tui.widgets.prompt import PromptInput
 
 NO_AUDIO = AudioSupport(False, "no audio device (test)")
 SIZE = (120, 50)
@@ -187,7 +187,7 @@ async def connected(pilot: Pilot[Any], app: ChatApp) -> None:
 
 async def send(pilot: Pilot[Any], app: ChatApp, text: str) -> None:
     """Type ``text`` into the prompt and press Enter."""
-    prompt = app.query_one(Input)
+    prompt = app.query_one(PromptInput)
     prompt.focus()
     prompt.value = text
     await pilot.press("enter")

@@ -137,7 +137,7 @@ from openwop_tui.config import Config
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.renderers import registered
 from openwop_tui.transcript import EnvelopeItem
-from textual.widgets import Input
+from openwop_tui.widgets.prompt import PromptInput
 
 
 async def main():
@@ -161,7 +161,7 @@ async def main():
             return condition()
 
         ok = await settle(lambda: app.session is not None and app.session.discovery is not None)
-        app.query_one(Input).value = "audio please"
+        app.query_one(PromptInput).value = "audio please"
         await pilot.press("enter")
         views = lambda: [
             b for b in app.view.blocks() if isinstance(b.item, EnvelopeItem) and b.rendered

@@ -26,10 +26,10 @@ from app_support import (
     settle,
     turn,
 )
-from textual.widgets import Input
 
 from openwop_tui.demo_host import chat, media
 from openwop_tui.transcript import AssistantTurn, EnvelopeItem, Notice, UserTurn
+from openwop_tui.widgets.prompt import PromptInput
 
 # ------------------------------------------------------------------------ chat turns
 
@@ -40,7 +40,7 @@ async def test_a_chat_turn_draws_the_reply_once_and_the_code_envelope() -> None:
         await connected(pilot, app)
         assert app.status.connection == "connected"
         assert app.status.host == "embedded demo host"
-        assert app.query_one(Input).has_focus
+        assert app.query_one(PromptInput).has_focus
         await pilot.press(*"code please", "enter")
         await settle(pilot, app, lambda: run_over(app), what="the run ended")
 
@@ -83,7 +83,7 @@ async def test_a_chat_turn_draws_the_reply_once_and_the_code_envelope() -> None:
             {"role": "user", "content": "code please"},
             {"role": "assistant", "content": reply.text},
         ]
-        assert not app.query_one(Input).value  # the prompt was cleared
+        assert not app.query_one(PromptInput).value  # the prompt was cleared
 
 
 async def test_everything_draws_every_family_and_says_why_when_it_cannot() -> None:

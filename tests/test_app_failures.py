@@ -24,12 +24,12 @@ from app_support import (
     settle,
     turn,
 )
-from textual.widgets import Input
 
 from openwop_tui.app import ChatApp
 from openwop_tui.config import Config
 from openwop_tui.demo_host import DemoHost, chat
 from openwop_tui.transcript import Added, AssistantTurn, Notice, Updated, UserTurn
+from openwop_tui.widgets.prompt import PromptInput
 
 
 @pytest.fixture
@@ -85,7 +85,7 @@ async def test_a_dead_host_is_explained_and_the_app_keeps_running() -> None:
         assert app.status.connection == "disconnected"
         assert app.is_running and app._exception is None
         assert not [n for n in notices(app) if "unexpected error" in n.text]
-        assert app.query_one(Input).value == ""
+        assert app.query_one(PromptInput).value == ""
 
 
 async def test_a_wrong_api_key_is_named_at_connect(host: DemoHost) -> None:
@@ -163,20 +163,26 @@ async def test_escape_with_no_run_says_so() -> None:
         assert seen == [("information", "No run to cancel.")]
 
 
-async def test_a_second_enter_while_a_run_is_being_created_is_refused() -> None:
+async def test_a_second_enter_while_a_run_is_being_created_is_queued_then_sent() -> None:
     app = ChatApp(Config(), demo_host=DemoHost(pace=1, deterministic=True), audio_support=NO_AUDIO)
-    seen = record_notifications(app)
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot, app)
-        prompt = app.query_one(Input)
+        prompt = app.query_one(PromptInput)
         prompt.value = "slow"
         await pilot.press("enter")
         prompt.value = "second"
         await pilot.press("enter")  # no await in between: the first run is not created yet
-        assert any("A run is in progress" in message for _, message in seen)
+        assert app.queued.pending == ("second",)
         assert [u.text for u in items_of(app, UserTurn)] == ["slow"]
         await pilot.press("escape")
-        await settle(pilot, app, lambda: run_over(app), what="the slow run cancelled")
+        await settle(
+            pilot,
+            app,
+            lambda: len(items_of(app, UserTurn)) == 2 and run_over(app),
+            what="the queued message sent after the slow run",
+        )
+        assert [u.text for u in items_of(app, UserTurn)] == ["slow", "second"]
+        assert not app.queued.pending
 
 
 async def test_host_text_with_markup_characters_is_shown_not_parsed() -> None:

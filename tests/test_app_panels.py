@@ -27,14 +27,15 @@ from app_support import (
 )
 from rich.console import Console
 from textual.app import App, ComposeResult
-from textual.widgets import Input, Markdown, Static
+from textual.widgets import Static
 
 from openwop_tui.demo_host import media
 from openwop_tui.protocol.events import normalize
-from openwop_tui.screens.help import HelpScreen
+from openwop_tui.screens.help import HelpScreen, KeyRow
 from openwop_tui.screens.inspect import InspectScreen
 from openwop_tui.transcript import Transcript
 from openwop_tui.widgets.events_panel import EventsPanel
+from openwop_tui.widgets.prompt import PromptInput
 from openwop_tui.widgets.transcript_view import TranscriptView
 
 # ------------------------------------------------------------------------ bindings
@@ -47,7 +48,7 @@ async def test_function_keys_help_events_and_lifecycle_lines() -> None:
 
         await pilot.press("f1")
         await settle(pilot, app, lambda: isinstance(app.screen, HelpScreen), what="help shown")
-        assert "Ctrl+L" in app.screen.query_one(Markdown).source
+        assert "Ctrl+L" in [row.keys_shown for row in app.screen.query(KeyRow)]
         await pilot.press("escape")
         await settle(pilot, app, lambda: not isinstance(app.screen, HelpScreen), what="help gone")
         assert app.session is not None and app.session.current_run is None
@@ -190,7 +191,7 @@ async def test_the_input_enters_the_transcript_arrows_step_and_escape_leaves(key
         await pilot.press("down")
         assert view.cursor == shown[-1]
         await pilot.press("escape")
-        await settle(pilot, app, lambda: app.query_one(Input).has_focus, what="back to input")
+        await settle(pilot, app, lambda: app.query_one(PromptInput).has_focus, what="back to input")
         assert app.session is not None and app.session.current_run is None
 
 

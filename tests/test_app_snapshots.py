@@ -29,13 +29,13 @@ from app_support import (
     settle,
 )
 from textual.pilot import Pilot
-from textual.widgets import Input
 
 from openwop_tui.app import ChatApp
 from openwop_tui.config import Config
 from openwop_tui.demo_host import DemoHost, chat, steps
 from openwop_tui.renderers import AudioSupport
 from openwop_tui.screens.help import HelpScreen
+from openwop_tui.widgets.prompt import PromptInput
 
 SIZE = (120, 50)
 #: A fixed loopback port for the demo host (below Linux's ephemeral range, 32768-60999).
@@ -81,7 +81,7 @@ def app_of(pilot: Pilot[Any]) -> ChatApp:
 async def ready(pilot: Pilot[Any]) -> ChatApp:
     """Connected, welcome line drawn, cursor steady."""
     app = app_of(pilot)
-    app.query_one(Input).cursor_blink = False
+    app.query_one(PromptInput).cursor_blink = False
     await connected(pilot, app)
     await settle(pilot, app, lambda: bool(notices(app)), what="the welcome line")
     return app
@@ -90,7 +90,7 @@ async def ready(pilot: Pilot[Any]) -> ChatApp:
 async def ask(pilot: Pilot[Any], text: str) -> ChatApp:
     """Send ``text`` and wait until the run is over and every envelope drawn."""
     app = await ready(pilot)
-    prompt = app.query_one(Input)
+    prompt = app.query_one(PromptInput)
     prompt.value = text
     await pilot.press("enter")
     await settle(pilot, app, lambda: run_over(app), what=f"the run for {text!r} ended")

@@ -25,12 +25,12 @@ from app_support import (
 from textual.app import App, ComposeResult
 from textual.geometry import Offset
 from textual.selection import Selection
-from textual.widgets import Input
 
 from openwop_tui.messages import ActionRequested, EnvelopeRenderRequested, TranscriptLeft
 from openwop_tui.palette import Palette
 from openwop_tui.transcript import AssistantTurn, Transcript, Updated
 from openwop_tui.widgets import blocks
+from openwop_tui.widgets.prompt import PromptInput
 from openwop_tui.widgets.search_bar import SearchBar
 from openwop_tui.widgets.transcript_view import NEW_OUTPUT, TranscriptView
 
@@ -112,6 +112,11 @@ async def test_a_streamed_reply_redraws_its_open_tail_only(monkeypatch: Any) -> 
         # Each finished paragraph was drawn once; only the open tail is drawn again.
         finished = [p for p in parts if p.startswith("Paragraph 3 ")]
         assert len(finished) <= 2, parts
+        # Redraws of a streamed item are coalesced (one per 40 ms): wait for the last one.
+        for _ in range(200):
+            if "Paragraph 29" in on_screen(view):
+                break
+            await pilot.pause(0.01)
         assert "Paragraph 29" in on_screen(view)
 
 
@@ -281,7 +286,7 @@ async def test_after_25_turns_home_shows_the_first_turn_with_its_actions_in_them
         assert you.style.color.triplet is not None
         assert you.style.color.triplet.hex.upper() == palette.user.split()[-1].upper()
         await pilot.press("escape")
-        await settle(pilot, app, lambda: app.query_one(Input).has_focus, what="input")
+        await settle(pilot, app, lambda: app.query_one(PromptInput).has_focus, what="input")
 
 
 async def test_an_envelope_far_up_keeps_its_actions(tmp_path: Path) -> None:
@@ -331,4 +336,4 @@ async def test_ctrl_f_searches_steps_and_says_where() -> None:
         assert "fib_iter" in on_screen(app.view)
         await pilot.press("escape")
         await pilot.pause()
-        assert not bar.is_open and app.query_one(Input).has_focus
+        assert not bar.is_open and app.query_one(PromptInput).has_focus

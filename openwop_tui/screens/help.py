@@ -1,36 +1,43 @@
-"""The help panel: every key binding and what to type to the demo host."""
+"""The help panel: every key, as configured, and what to type to the demo host.
+
+The key list is built from `openwop_tui.keys` with the keymap in effect, so a key moved in the
+config file shows where it went, and an action the app does not have yet is not listed. The
+panel fills the screen but for a margin and scrolls by keys (Up/Down, PgUp/PgDn, Home/End) and
+mouse: at 80x24 the keys come first, then the hints.
+"""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.dom import DOMNode
 from textual.screen import ModalScreen
-from textual.widgets import Markdown
+from textual.widgets import Markdown, Static
 
-HELP = """\
-# openwop-tui
+from openwop_tui import keys
 
-Type a message and press **Enter**: each message starts a run on the host, and its events
-stream into the transcript as they arrive.
+#: Keys of widgets, not of the app: fixed, listed after the app's.
+WIDGET_KEYS: tuple[tuple[str, str], ...] = (
+    ("↑ / ↓", "in the input, on its first / last line: earlier / later messages you sent"),
+    ("Shift+Tab / Ctrl+↑", "from the input: into the transcript"),
+    ("↑ / ↓ · Home / End", "in the transcript: previous / next item · first / last"),
+    ("Esc", "in the transcript: back to the input"),
+    ("s o p x c", "on an envelope: save, open, play, stop, copy"),
+    ("i", "on an envelope: inspect it beside the run event it came in"),
+    ("Enter / Shift+Enter", "in search: next / previous match"),
+)
 
-| key | does |
-| --- | --- |
-| `Enter` | send the message |
-| `Esc` | cancel the running run (asks the host; the stream ends with *run cancelled*) |
-| `F1` | this help (`Esc` or `F1` closes it) |
-| `F2` | events panel: every run event as it arrives, raw |
-| `F3` | show or hide lifecycle lines (node started, usage…) |
-| `Ctrl+L` | clear the screen (the chat history is kept) |
-| `↑` / `↓` | in the input: earlier messages you sent |
-| `Shift+Tab` / `Tab` | from the input: to the newest / oldest envelope shown |
-| `↑` / `↓` | on an envelope: the previous / next one (`Tab` from the newest returns to the input) |
-| `s` `o` `p` `x` `c` | on an envelope: save, open, play, stop, copy |
-| `i` | on an envelope: inspect it beside the run event it came in |
-| `PgUp` / `PgDn` | scroll; new output keeps the view at the bottom until you scroll up |
-| `Ctrl+Q` | quit |
+HINTS = """\
+## Sending
+
+**Enter** sends; a message sent while a run streams waits (shown as *queued* above the
+input) and is sent when the run ends. New output keeps the view at the bottom until you
+scroll up.
 
 ## The demo host
 
@@ -44,7 +51,37 @@ for the whole tour, including media that cannot be shown and how the client says
 An image, sound or file that cannot be drawn or played here is described instead: what it
 is (media type, size, alt text, name), why it is not shown, and where to get it (the URL, or
 *save* to write the bytes to a file).
+
+## Changing keys
+
+In the config file, a `[keys]` table: `help = "ctrl+g"`, `events = "f2,ctrl+t"`. Each
+action's name is in brackets after what it does.
 """
+
+
+def key_rows(app: DOMNode) -> list[tuple[str, str]]:
+    """(keys, what they do [name]) for each action ``app`` has, then the widgets' keys."""
+    in_effect = keys.in_effect(app)
+    rows = [
+        (keys.display(in_effect[entry.name]), f"{entry.description} [{entry.name}]")
+        for entry in keys.PROMPT_KEYS + keys.APP_KEYS
+        if entry in keys.PROMPT_KEYS or keys.available(app, entry.action)
+    ]
+    return rows + list(WIDGET_KEYS)
+
+
+class KeyRow(Static):
+    """One line of the key list: the keys in a column, then what they do."""
+
+    DEFAULT_CSS = "KeyRow { height: auto; }"
+
+    def __init__(self, shown: str, does: str) -> None:
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(width=22, no_wrap=True)
+        grid.add_column(ratio=1)
+        grid.add_row(Text(shown, style="bold"), Text(does))
+        super().__init__(grid)
+        self.keys_shown = shown
 
 
 class HelpScreen(ModalScreen[None]):
@@ -53,16 +90,47 @@ class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll {
-        width: 90; max-width: 95%; height: 80%;
-        background: $panel; border: round $primary; padding: 0 1;
+        width: 96; max-width: 100%; height: 100%;
+        margin: 1 2; background: $panel; border: round $primary; padding: 0 1;
+        border-title-align: center; border-subtitle-align: right;
     }
+    HelpScreen .keys-heading { text-style: bold; margin-bottom: 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "dismiss", "Close"),
-        Binding("f1", "dismiss", "Close", show=False),
-        Binding("q", "dismiss", "Close", show=False),
+        Binding("escape,f1,q", "dismiss", "Close"),
+        # On the screen, not the scroll view: whatever has focus (a link in the hints), the keys
+        # scroll the panel.
+        Binding("up", "scroll('up')", "Up", show=False),
+        Binding("down", "scroll('down')", "Down", show=False),
+        Binding("pageup", "scroll('page_up')", "Page up", show=False),
+        Binding("pagedown,space", "scroll('page_down')", "Page down", show=False),
+        Binding("home", "scroll('home')", "Top", show=False),
+        Binding("end", "scroll('end')", "Bottom", show=False),
     ]
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll():
-            yield Markdown(HELP)
+        panel = VerticalScroll(id="help-scroll")
+        panel.border_title = "openwop-tui · keys"
+        panel.border_subtitle = "↑↓ PgUp PgDn Home End scroll · Esc closes"
+        with panel:
+            yield Static(
+                "Every key (the config file's [keys] table changes them):",
+                classes="keys-heading",
+                markup=False,
+            )
+            for shown, does in key_rows(self.app):
+                yield KeyRow(shown, does)
+            yield Markdown(HINTS)
+
+    def action_scroll(self, where: str) -> None:
+        """Scroll the panel: ``up``, ``down``, ``page_up``, ``page_down``, ``home``, ``end``."""
+        panel = self.query_one("#help-scroll", VerticalScroll)
+        moves = {
+            "up": panel.scroll_up,
+            "down": panel.scroll_down,
+            "page_up": panel.scroll_page_up,
+            "page_down": panel.scroll_page_down,
+            "home": panel.scroll_home,
+            "end": panel.scroll_end,
+        }
+        moves[where](animate=False)

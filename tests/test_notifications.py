@@ -1,0 +1,37 @@
+"""Notifications never cover the input (app.tcss puts the toast rack at the top)."""
+
+from __future__ import annotations
+
+from app_support import connected, demo_app
+from textual.errors import NoWidget
+from textual.widgets._toast import Toast
+
+from openwop_tui.widgets.prompt import InputArea, PromptInput
+
+
+async def test_toasts_do_not_overlap_the_prompt_at_80x24() -> None:
+    app = demo_app()
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await connected(pilot, app)
+        prompt = app.query_one(PromptInput)
+        prompt.value = "\n".join(f"line {n}" for n in range(12))  # the prompt at its tallest
+        app.queued.add("waiting")
+        for n in range(6):
+            app.notify(f"notification {n}: " + "a long sentence " * 8, timeout=60)
+        await pilot.pause()
+        await pilot.pause()
+        toasts = list(app.screen.query(Toast))
+        assert len(toasts) == 6
+        area = app.query_one(InputArea).region
+        assert prompt.region.height > 3
+        drawn = []
+        for toast in toasts:
+            try:  # the part on screen: the rack scrolls, so it clips its toasts
+                visible = app.screen.find_widget(toast).visible_region
+            except NoWidget:
+                continue  # scrolled out of view
+            if visible:  # an empty region "overlaps" whatever it sits in
+                drawn.append(visible)
+        assert any(drawn), "no toast is visible"
+        for region in drawn:
+            assert not region.overlaps(area), (region, area)
