@@ -14,12 +14,13 @@ and exits 130; a second Ctrl-C exits 130 at once, without waiting for anything.
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import json
 import os
 import signal
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -36,7 +37,7 @@ from openwop_tui.conversation import Conversation, RunStarted
 from openwop_tui.printer import TranscriptPrinter
 from openwop_tui.protocol.client import HostClient, HostError
 from openwop_tui.protocol.hostdata import secrets_of
-from openwop_tui.record import Recorder, read_recording
+from openwop_tui.record import Recorder, RecordingReader, read_recording
 from openwop_tui.redact import display_url
 from openwop_tui.renderers.base import AudioSupport, RenderContext
 from openwop_tui.sanitize import clean
@@ -106,26 +107,89 @@ class Output:
 
 
 def render_file(path: str, output: Output) -> int:
-    """Print the transcript of a recorded ``.sse`` file (``-`` for stdin)."""
+    """Print the transcript of a recorded ``.sse`` file; ``-`` reads stdin as it arrives and
+    prints each item once it is settled, so ``… | openwop-tui render -`` follows a live stream."""
+    if path == "-":
+        try:
+            return asyncio.run(_render_stream(sys.stdin, output))
+        except OSError as error:
+            print(f"openwop-tui: cannot read stdin: {error.strerror or error}", file=sys.stderr)
+            return EXIT_USAGE
     try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                text = handle.read()
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
     except OSError as error:
         print(f"openwop-tui: cannot read {path}: {error.strerror or error}", file=sys.stderr)
         return EXIT_USAGE
-    audio = AudioSupport(False, "this is a printed transcript; play it in the app")
     recording = read_recording(text)
-    # A recording may hold the key a host echoed back: mask the configured one, if any.
-    conversation = Conversation(
-        limits=output.config.limits,
-        secrets=secrets_of(output.config.api_key),
-        capture=not recording.marked,
-    )
-    printer = output.printer(audio=audio, conversation=conversation)
+    conversation = _offline(output, capture=not recording.marked)
+    printer = output.printer(audio=_PRINTED_AUDIO, conversation=conversation)
     return asyncio.run(print_entries(recording.entries, conversation, printer))
+
+
+#: Sound in a printed transcript: described, never played.
+_PRINTED_AUDIO = AudioSupport(False, "this is a printed transcript; play it in the app")
+
+
+def _offline(output: Output, *, capture: bool) -> Conversation:
+    # A recording may hold the key a host echoed back: mask the configured one, if any.
+    return Conversation(
+        limits=output.config.limits, secrets=secrets_of(output.config.api_key), capture=capture
+    )
+
+
+async def _pieces(stream: TextIO) -> AsyncIterator[str]:
+    """``stream``'s text as it arrives: whatever a pipe holds (not a whole buffer's worth),
+    else line by line; decoded as UTF-8 with replacement."""
+    binary = getattr(stream, "buffer", None)
+    read1 = getattr(binary, "read1", None)
+    if read1 is None:
+        while line := await asyncio.to_thread(stream.readline):
+            yield line
+        return
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    while data := await asyncio.to_thread(read1, 65536):
+        yield decoder.decode(data)
+    yield decoder.decode(b"", final=True)
+
+
+async def _render_stream(stream: TextIO, output: Output) -> int:
+    """``render -``: fold and print stdin a piece at a time."""
+    reader = RecordingReader()
+    conversation: Conversation | None = None
+    printer: TranscriptPrinter | None = None
+    frames = False
+    held: list[Entry] = []
+
+    async def show(entries: list[Entry]) -> None:
+        nonlocal conversation, printer, frames
+        held.extend(entries)
+        if conversation is None:
+            if not reader.begun:
+                return  # whether it is a recording is known from its first line
+            conversation = _offline(output, capture=not reader.marked)
+            printer = output.printer(audio=_PRINTED_AUDIO, conversation=conversation)
+        assert printer is not None
+        for entry in held:
+            frames = frames or entry.kind == "frame"
+            await printer.feed(conversation.replay(entry))
+        held.clear()
+        output.console.file.flush()  # a reader at the other end sees each item as it settles
+
+    async for piece in _pieces(stream):
+        await show(reader.feed(piece))
+    await show(reader.close())
+    if conversation is None:  # an empty input
+        conversation = _offline(output, capture=True)
+        printer = output.printer(audio=_PRINTED_AUDIO, conversation=conversation)
+    assert printer is not None
+    if not frames:
+        await printer.feed(
+            [conversation.transcript.add_notice("warning", "no SSE frames in the input")]
+        )
+    await printer.feed(conversation.finish_replay())
+    await printer.flush()
+    return EXIT_OK
 
 
 async def print_entries(
