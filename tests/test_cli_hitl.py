@@ -11,9 +11,11 @@ would fail (exit 1) rather than the test hang.
 from __future__ import annotations
 
 import os
+import queue
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -108,14 +110,31 @@ def spawn(host: DemoHost, *args: str) -> subprocess.Popen[str]:
 
 
 def read_until(stream: IO[str] | None, needle: str) -> list[str]:
-    """Lines of ``stream`` up to and including the first holding ``needle``."""
+    """Lines of ``stream`` up to and including the first holding ``needle``. Read in a thread
+    whose queue is waited on with a generous bound: a safety net that turns "never printed"
+    into a failure instead of a hung suite, not a measure of speed."""
     assert stream is not None
-    lines = []
-    for line in stream:
-        lines.append(line)
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def pump() -> None:
+        for line in stream:
+            lines.put(line)
+            if needle in line:
+                return
+        lines.put(None)
+
+    threading.Thread(target=pump, daemon=True).start()
+    seen: list[str] = []
+    while True:
+        try:
+            line = lines.get(timeout=60)
+        except queue.Empty:
+            raise AssertionError(f"never printed {needle!r}: {''.join(seen)}") from None
+        if line is None:
+            raise AssertionError(f"ended without {needle!r}: {''.join(seen)}")
+        seen.append(line)
         if needle in line:
-            return lines
-    raise AssertionError(f"never printed {needle!r}: {''.join(lines)}")
+            return seen
 
 
 def run_id_of(lines: list[str]) -> str:
