@@ -290,7 +290,7 @@ class Asker:
         if submitted.outcome == "answered":
             self._say(f"✓ answered{where}: {sent} · the host accepted it", "green")
         else:
-            self._error(f"sent {sent}{where}; {clean(submitted.message)}")
+            self._error(f"sent {sent}{where}. {clean(submitted.message)}")
         return answered
 
     # ------------------------------------------------------------------ prompt
