@@ -3,7 +3,11 @@
 * ``openwop-tui``: the chat app, against the embedded demo host unless ``--host`` is given;
 * ``openwop-tui demo-host [--port N] [--protocol 2]``: the demo host alone;
 * ``openwop-tui render FILE.sse``: print a recorded stream's transcript;
-* ``openwop-tui run WORKFLOW``: run a workflow and print its transcript (exit 0/1/2);
+* ``openwop-tui run WORKFLOW``: run a workflow and print its transcript, answering what it
+  asks (``--answer``, ``--approve``, ``--reject``, ``--feedback``, else a prompt on a terminal);
+* ``openwop-tui attach RUN_ID``: print a run's history and follow it live to its end;
+* ``openwop-tui workflows``: the host's workflows (discovery ``fixtures``, ``/v1/workflows``,
+  ``/v1/agents``);
 * ``openwop-tui replay FILE.sse [--speed X]``: play a recording through the app (printed when
   stdout is not a terminal);
 * ``openwop-tui sessions [rename ID TITLE | delete ID] [--json]``: the stored sessions;
@@ -36,11 +40,15 @@ log = logging.getLogger(__name__)
 EXIT_INTERRUPTED = 130
 EXIT_INTERNAL = 70
 EXIT_CODES_HELP = """exit codes:
-  0    the run completed (run), or the command did its work
+  0    the run completed (run, attach), or the command did its work
   1    the run failed or was cancelled
-  2    a usage error, or the host could not be reached or refused the request
+  2    a usage error, or the host could not be reached, did not accept the API key
+       (401/403), failed (5xx) or sent an answer that is not usable
+  3    the host refused the request (any other 4xx: an unknown workflow or run,
+       inputs it rejects, a conflict); the host's reason is printed
   70   an unexpected error: one line names the log file holding the details
-  130  interrupted by Ctrl-C (run: the run was cancelled on the host first)
+  130  interrupted by Ctrl-C (run: the run was cancelled on the host first;
+       attach: detached, the run goes on)
 
 Details of any error go to a log file (platform state folder, e.g.
 ~/.local/state/openwop-tui/log/openwop-tui.log), with the API key and URL
@@ -218,8 +226,93 @@ def build_parser() -> argparse.ArgumentParser:
         "seconds, say so and check the run: one waiting for a human is left to wait, any other "
         "is resumed (default 300; 0: never). Ctrl-C cancels the run on the host and exits 130",
     )
+    _answer_flags(run)
+    _attach_command(commands, codes)
+    workflows = commands.add_parser(
+        "workflows",
+        help="list the host's workflows (and the agents behind them)",
+        description="List the workflows a host offers: its discovery fixtures, merged with "
+        "GET /v1/workflows and GET /v1/agents where the host serves them.",
+        **codes,
+    )
+    _connection_flags(workflows)
+    workflows.add_argument("--json", action="store_true", help="print them as JSON")
     _session_commands(commands, codes)
     return parser
+
+
+def _answer_flags(parser: argparse.ArgumentParser) -> None:
+    """``--answer``, ``--approve``, ``--reject``, ``--feedback``: answering what a run asks."""
+    group = parser.add_argument_group(
+        "answering the run",
+        "When the run asks, these answer it. Without ones that fit, a terminal asks at a "
+        "prompt; otherwise the question and how to answer it are printed and the run waits "
+        "(it may be answered from anywhere).",
+    )
+    group.add_argument(
+        "--answer",
+        action="append",
+        metavar="ID=VALUE",
+        help="answer question ID of a clarification (repeat for each question; a lone VALUE "
+        "answers a single question or a plain input)",
+    )
+    decision = group.add_mutually_exclusive_group()
+    decision.add_argument("--approve", action="store_true", help="accept an approval")
+    decision.add_argument("--reject", action="store_true", help="reject an approval")
+    group.add_argument(
+        "--feedback",
+        metavar="TEXT",
+        help="with --reject: the reason; alone: refine the approval with this feedback",
+    )
+
+
+def _attach_command(commands: Any, codes: dict[str, Any]) -> None:
+    """``attach RUN_ID``."""
+    attach = commands.add_parser(
+        "attach",
+        help="print a run's history and follow it live to its end",
+        description="Attach to a run started anywhere: print its history, then follow it "
+        "live to its end (a finished run: its whole history, and its outcome as the exit "
+        "code). Ctrl-C detaches; it does not cancel the run.",
+        **codes,
+    )
+    attach.add_argument("run_id", metavar="RUN_ID")
+    _connection_flags(attach)
+    attach.add_argument(
+        "--from",
+        dest="from_seq",
+        type=_sequence,
+        metavar="SEQ",
+        help="start at event sequence SEQ (default: the run's whole history)",
+    )
+    attach.add_argument(
+        "--idle-timeout",
+        type=_seconds,
+        metavar="S",
+        default=300.0,
+        help="when the stream brings nothing for S seconds, check the run (default 300; 0: never)",
+    )
+    attach.add_argument(
+        "--record",
+        metavar="FILE.sse",
+        type=Path,
+        help="write the raw event stream to FILE.sse as it arrives",
+    )
+    attach.add_argument(
+        "--save-media", metavar="DIR", type=Path, help="save every media envelope's bytes into DIR"
+    )
+    _answer_flags(attach)
+
+
+def _sequence(text: str) -> int:
+    """An event sequence number, 0 or more (argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a sequence number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 0 or more")
+    return value
 
 
 def _session_commands(commands: Any, codes: dict[str, Any]) -> None:
@@ -336,18 +429,12 @@ def dispatch(args: argparse.Namespace, config: Config, *, log_file: Path | None 
         from openwop_tui.commands import Output, make_console, render_file
 
         return render_file(args.file, Output(config, make_console(), args.save_media))
-    if args.command == "run":
-        from openwop_tui.commands import Output, make_console, run_workflow
+    if args.command in ("run", "attach"):
+        return _follow(args, config)
+    if args.command == "workflows":
+        from openwop_tui.commands import Output, list_workflows, make_console
 
-        output = Output(config, make_console(), args.save_media)
-        return run_workflow(
-            args.workflow,
-            output,
-            message=args.message,
-            inputs=args.input,
-            idle_timeout=args.idle_timeout,
-            record=args.record,
-        )
+        return list_workflows(Output(config, make_console()), as_json=args.json)
     if args.command in ("sessions", "export", "replay"):
         return _stored(args, config, log_file)
     app_options: dict[str, Any] = {}
@@ -364,6 +451,32 @@ def dispatch(args: argparse.Namespace, config: Config, *, log_file: Path | None 
     if args.record is not None:
         app_options["record"] = args.record
     return _run_app(config, log_file=log_file, **app_options)
+
+
+def _follow(args: argparse.Namespace, config: Config) -> int:
+    """``run`` and ``attach``."""
+    from openwop_tui.answering import AnswerFlags, FlagError
+    from openwop_tui.commands import Output, attach_run, make_console, run_workflow
+
+    try:
+        flags = AnswerFlags.parse(
+            args.answer, approve=args.approve, reject=args.reject, feedback=args.feedback
+        )
+    except FlagError as error:
+        print(f"openwop-tui: {error}", file=sys.stderr)
+        return 2
+    output = Output(config, make_console(), args.save_media)
+    # Ask at a prompt only when a person is there to type and to read the question.
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    common: dict[str, Any] = {
+        "idle_timeout": args.idle_timeout,
+        "record": args.record,
+        "flags": flags,
+        "interactive": interactive,
+    }
+    if args.command == "attach":
+        return attach_run(args.run_id, output, from_seq=args.from_seq, **common)
+    return run_workflow(args.workflow, output, message=args.message, inputs=args.input, **common)
 
 
 def _stored(args: argparse.Namespace, config: Config, log_file: Path | None) -> int:

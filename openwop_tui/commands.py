@@ -14,33 +14,39 @@ and exits 130; a second Ctrl-C exits 130 at once, without waiting for anything.
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import json
 import os
 import signal
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
+from urllib.parse import quote
 
 from rich.console import Console
 from rich.text import Text
 
 from openwop_tui import actions
+from openwop_tui.answering import AnswerFlags, Asker, HowTo
 from openwop_tui.audio import probe
 from openwop_tui.config import Config
 from openwop_tui.conversation import Conversation, RunStarted
 from openwop_tui.printer import TranscriptPrinter
 from openwop_tui.protocol.client import HostClient, HostError
 from openwop_tui.protocol.hostdata import secrets_of
-from openwop_tui.record import Recorder, read_recording
+from openwop_tui.record import Recorder, RecordingReader, read_recording
+from openwop_tui.redact import display_url
 from openwop_tui.renderers.base import AudioSupport, RenderContext
 from openwop_tui.sanitize import clean
 from openwop_tui.session import Session
 from openwop_tui.store import Entry
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE = 0, 1, 2
+#: The host answered and refused the request (a 4xx other than 401/403): see `exit_for`.
+EXIT_REFUSED = 3
 #: The exit status after Ctrl-C: 128 + SIGINT, as a shell reports a command it interrupted.
 EXIT_INTERRUPTED = 130
 #: How long the cancel sent after Ctrl-C may take before the command stops waiting for it.
@@ -101,26 +107,89 @@ class Output:
 
 
 def render_file(path: str, output: Output) -> int:
-    """Print the transcript of a recorded ``.sse`` file (``-`` for stdin)."""
+    """Print the transcript of a recorded ``.sse`` file; ``-`` reads stdin as it arrives and
+    prints each item once it is settled, so ``… | openwop-tui render -`` follows a live stream."""
+    if path == "-":
+        try:
+            return asyncio.run(_render_stream(sys.stdin, output))
+        except OSError as error:
+            print(f"openwop-tui: cannot read stdin: {error.strerror or error}", file=sys.stderr)
+            return EXIT_USAGE
     try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                text = handle.read()
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
     except OSError as error:
         print(f"openwop-tui: cannot read {path}: {error.strerror or error}", file=sys.stderr)
         return EXIT_USAGE
-    audio = AudioSupport(False, "this is a printed transcript; play it in the app")
     recording = read_recording(text)
-    # A recording may hold the key a host echoed back: mask the configured one, if any.
-    conversation = Conversation(
-        limits=output.config.limits,
-        secrets=secrets_of(output.config.api_key),
-        capture=not recording.marked,
-    )
-    printer = output.printer(audio=audio, conversation=conversation)
+    conversation = _offline(output, capture=not recording.marked)
+    printer = output.printer(audio=_PRINTED_AUDIO, conversation=conversation)
     return asyncio.run(print_entries(recording.entries, conversation, printer))
+
+
+#: Sound in a printed transcript: described, never played.
+_PRINTED_AUDIO = AudioSupport(False, "this is a printed transcript; play it in the app")
+
+
+def _offline(output: Output, *, capture: bool) -> Conversation:
+    # A recording may hold the key a host echoed back: mask the configured one, if any.
+    return Conversation(
+        limits=output.config.limits, secrets=secrets_of(output.config.api_key), capture=capture
+    )
+
+
+async def _pieces(stream: TextIO) -> AsyncIterator[str]:
+    """``stream``'s text as it arrives: whatever a pipe holds (not a whole buffer's worth),
+    else line by line; decoded as UTF-8 with replacement."""
+    binary = getattr(stream, "buffer", None)
+    read1 = getattr(binary, "read1", None)
+    if read1 is None:
+        while line := await asyncio.to_thread(stream.readline):
+            yield line
+        return
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    while data := await asyncio.to_thread(read1, 65536):
+        yield decoder.decode(data)
+    yield decoder.decode(b"", final=True)
+
+
+async def _render_stream(stream: TextIO, output: Output) -> int:
+    """``render -``: fold and print stdin a piece at a time."""
+    reader = RecordingReader()
+    conversation: Conversation | None = None
+    printer: TranscriptPrinter | None = None
+    frames = False
+    held: list[Entry] = []
+
+    async def show(entries: list[Entry]) -> None:
+        nonlocal conversation, printer, frames
+        held.extend(entries)
+        if conversation is None:
+            if not reader.begun:
+                return  # whether it is a recording is known from its first line
+            conversation = _offline(output, capture=not reader.marked)
+            printer = output.printer(audio=_PRINTED_AUDIO, conversation=conversation)
+        assert printer is not None
+        for entry in held:
+            frames = frames or entry.kind == "frame"
+            await printer.feed(conversation.replay(entry))
+        held.clear()
+        output.console.file.flush()  # a reader at the other end sees each item as it settles
+
+    async for piece in _pieces(stream):
+        await show(reader.feed(piece))
+    await show(reader.close())
+    if conversation is None:  # an empty input
+        conversation = _offline(output, capture=True)
+        printer = output.printer(audio=_PRINTED_AUDIO, conversation=conversation)
+    assert printer is not None
+    if not frames:
+        await printer.feed(
+            [conversation.transcript.add_notice("warning", "no SSE frames in the input")]
+        )
+    await printer.feed(conversation.finish_replay())
+    await printer.flush()
+    return EXIT_OK
 
 
 async def print_entries(
@@ -195,6 +264,20 @@ def _sigint_to(handler: _Interrupts) -> Iterator[None]:
         loop.remove_signal_handler(signal.SIGINT)
 
 
+@dataclass(frozen=True, slots=True)
+class Follow:
+    """What ``run`` or ``attach`` follows: a new run of ``workflow`` with ``inputs``, or the
+    existing run ``attach`` from sequence ``from_seq``; and how it answers what the run asks."""
+
+    workflow: str = ""
+    inputs: Mapping[str, Any] | None = None
+    attach: str | None = None
+    from_seq: int | None = None
+    flags: AnswerFlags | None = None
+    interactive: bool = False
+    """Whether to ask at a prompt (stdin and stdout are terminals)."""
+
+
 def run_workflow(
     workflow: str,
     output: Output,
@@ -203,6 +286,8 @@ def run_workflow(
     inputs: str | None,
     idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
     record: Path | None = None,
+    flags: AnswerFlags | None = None,
+    interactive: bool = False,
 ) -> int:
     """Create a run, stream it, print the transcript; the exit code tells how it ended.
 
@@ -210,6 +295,9 @@ def run_workflow(
 
     ``idle_timeout``: seconds the stream may bring no bytes before the run is checked
     (`subscribe`); ``None`` or 0: wait as long as the host keeps the stream open.
+
+    ``flags`` answer what the run asks; without ones that fit, ``interactive`` asks at a
+    prompt, else the question and how to answer it are printed (`openwop_tui.answering`).
     """
     try:
         parsed: Any = json.loads(inputs) if inputs else {}
@@ -222,6 +310,34 @@ def run_workflow(
     run_inputs = dict(parsed)
     if message is not None:
         run_inputs["messages"] = [{"role": "user", "content": message}]
+    follow = Follow(workflow, run_inputs, flags=flags, interactive=interactive)
+    return follow_run(follow, output, idle_timeout=idle_timeout, record=record)
+
+
+def attach_run(
+    run_id: str,
+    output: Output,
+    *,
+    from_seq: int | None = None,
+    idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
+    record: Path | None = None,
+    flags: AnswerFlags | None = None,
+    interactive: bool = False,
+) -> int:
+    """Print an existing run's history and follow it live to its end (``attach``); exit codes
+    as `run_workflow`. Ctrl-C detaches: the run goes on on the host."""
+    follow = Follow(attach=run_id, from_seq=from_seq, flags=flags, interactive=interactive)
+    return follow_run(follow, output, idle_timeout=idle_timeout, record=record)
+
+
+def follow_run(
+    follow: Follow,
+    output: Output,
+    *,
+    idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
+    record: Path | None = None,
+) -> int:
+    """Run or attach as ``follow`` says, on the configured host (or the embedded one)."""
     config = output.config
     audio = probe() if config.audio else AudioSupport(False, "audio is off (--no-audio)")
     interrupts = _Interrupts()
@@ -239,19 +355,8 @@ def run_workflow(
         with _host(config) as (url, key):
             if recorder is not None:
                 recorder.add_secrets(key)
-            return asyncio.run(
-                _run(
-                    workflow,
-                    url,
-                    key,
-                    run_inputs,
-                    output,
-                    audio,
-                    interrupts,
-                    idle_timeout or None,
-                    recorder,
-                )
-            )
+            stream = _Stream(url, key, output, audio, idle_timeout or None, recorder)
+            return asyncio.run(_run(follow, stream, interrupts))
     except OSError as error:
         print(f"openwop-tui: could not start the embedded demo host: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -263,37 +368,57 @@ def run_workflow(
             recorder.close()
 
 
-async def _run(
-    workflow: str,
-    url: str,
-    key: str | None,
-    inputs: dict[str, Any],
-    output: Output,
-    audio: AudioSupport,
-    interrupts: _Interrupts,
-    idle_timeout: float | None,
-    recorder: Recorder | None = None,
-) -> int:
-    console = output.console
+@dataclass(frozen=True, slots=True)
+class _Stream:
+    """Where a followed run lives and how it is printed."""
+
+    url: str
+    key: str | None
+    output: Output
+    audio: AudioSupport
+    idle_timeout: float | None
+    recorder: Recorder | None
+
+
+def exit_for(error: HostError) -> int:
+    """The exit status for a `HostError`: `EXIT_REFUSED` when the host answered and said no
+    (a 4xx other than 401/403: an unknown workflow or run, inputs it rejects, a conflict),
+    `EXIT_USAGE` when it could not be reached, did not accept the credentials, failed (5xx)
+    or sent something unusable."""
+    status = error.status
+    if status is not None and 400 <= status < 500 and status not in (401, 403, 407):
+        return EXIT_REFUSED
+    return EXIT_USAGE
+
+
+async def _run(follow: Follow, stream: _Stream, interrupts: _Interrupts) -> int:
+    output = stream.output
     started = _Started()
     try:
-        async with HostClient(url, key) as client:
+        async with HostClient(stream.url, stream.key) as client:
             session = Session(
                 client,
-                workflow_id=workflow,
+                workflow_id=follow.workflow,
                 max_asset_bytes=output.config.max_asset_bytes,
                 stream_modes=output.config.stream_modes,
-                idle_timeout=idle_timeout,
+                idle_timeout=stream.idle_timeout,
             )
             conversation = Conversation(
                 session,
                 limits=output.config.limits,
-                logs=[recorder] if recorder is not None else [],
+                logs=[stream.recorder] if stream.recorder is not None else [],
                 secrets=client.secrets,
             )
-            printer = output.printer(audio=audio, conversation=conversation)
+            printer = output.printer(audio=stream.audio, conversation=conversation)
+            asker = Asker(
+                conversation,
+                follow.flags or AnswerFlags(),
+                output.console,
+                interactive=follow.interactive,
+                howto=_howto(client, stream.key),
+            )
             streaming = asyncio.ensure_future(
-                _stream_run(conversation, inputs, printer, console, url, started)
+                _stream_run(conversation, follow, printer, asker, started)
             )
             interrupts.task = streaming
             with _sigint_to(interrupts):
@@ -303,19 +428,40 @@ async def _run(
                     if not interrupts.pressed:
                         raise
                 finally:
+                    await asker.close()
                     await printer.feed(conversation.settle())
                     await printer.flush()
                 if interrupts.pressed:
+                    if follow.attach is not None:
+                        shown = clean(follow.attach)
+                        return interrupts.report(
+                            f"detached from run {shown}; it goes on on the host "
+                            "(Ctrl-C on attach does not cancel the run)"
+                        )
                     return interrupts.report(await _cancel_interrupted(client, started.run_id))
     except HostError as error:
         print(f"openwop-tui: {clean(error.message)}", file=sys.stderr)
-        return EXIT_USAGE
+        return exit_for(error)
     status = conversation.transcript.status
     if status == "completed":
         return EXIT_OK
     if status is None or status in ("running", "waiting"):
         print("openwop-tui: the stream ended before the run did", file=sys.stderr)
     return EXIT_RUN_FAILED
+
+
+def _howto(client: HostClient, key: str | None) -> HowTo:
+    """Where the how-to text sends an answer: this host's routes, shown without credentials."""
+
+    def interrupt_url(run_id: str, node_id: str) -> str:
+        return display_url(client.run_url(run_id) + "/interrupts/" + quote(node_id, safe=""))
+
+    return HowTo(
+        host=display_url(client.base_url),
+        interrupt_url=interrupt_url,
+        token_url=lambda token: display_url(client.url("interrupts", token)),
+        keyed=key is not None,
+    )
 
 
 @dataclass(slots=True)
@@ -349,23 +495,79 @@ async def _cancel_interrupted(client: HostClient, run_id: str | None) -> str:
 
 async def _stream_run(
     conversation: Conversation,
-    inputs: dict[str, Any],
+    follow: Follow,
     printer: TranscriptPrinter,
-    console: Console,
-    url: str,
+    asker: Asker,
     started: _Started,
 ) -> None:
-    """Connect, start the run and print it as it streams (raises `HostError`)."""
+    """Connect, start (or attach to) the run and print it as it streams (raises `HostError`)."""
+    console = printer.console
     discovery = await conversation.connect()
+    client = conversation.session.client if conversation.session is not None else None
     name = clean(discovery.implementation_name or "OpenWOP host")
     version = clean(discovery.protocol_version or "?")
-    console.print(Text(f"{name} at {url} · protocol {version}", style="dim"))
-    async for update in conversation.start(inputs):
+    host = display_url(client.base_url) if client is not None else "?"
+    # Soft-wrapped: a header is one line whatever the width, so a pipe reads it whole.
+    header = Text(f"{name} at {clean(host)} · protocol {version}", style="dim")
+    console.print(header, soft_wrap=True)
+    if follow.attach is not None:
+        updates = conversation.attach(follow.attach, follow.from_seq)
+    else:
+        updates = conversation.start(follow.inputs or {})
+    async for update in updates:
         if isinstance(update, RunStarted):
             started.run_id = update.run_id
-            console.print(
-                Text(f"run {clean(update.run_id)} · {clean(update.workflow)}", style="dim")
-            )
+            what = f" · {clean(update.workflow)}" if update.workflow else ""
+            console.print(Text(f"run {clean(update.run_id)}{what}", style="dim"), soft_wrap=True)
             console.file.flush()  # a reader of a pipe (or a test) learns the run id now
         else:
+            await asker.landed()
             await printer.feed([update])
+            await asker.handle(update)
+            console.file.flush()
+
+
+def list_workflows(output: Output, *, as_json: bool = False) -> int:
+    """``workflows``: what the host offers, one workflow a line (or JSON); exit codes as ``run``."""
+    try:
+        with _host(output.config) as (url, key):
+            return asyncio.run(_list_workflows(url, key, output, as_json))
+    except OSError as error:
+        print(f"openwop-tui: could not start the embedded demo host: {error}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+async def _list_workflows(url: str, key: str | None, output: Output, as_json: bool) -> int:
+    from openwop_tui import catalog  # only this command and the app's picker need it
+
+    console = output.console
+    try:
+        async with HostClient(url, key) as client:
+            discovery = await client.discover()
+            choices = await catalog.load_catalog(client)
+    except HostError as error:
+        print(f"openwop-tui: {clean(error.message)}", file=sys.stderr)
+        return exit_for(error)
+    if as_json:
+        console.file.write(json.dumps(catalog.as_json(choices), indent=2, ensure_ascii=False))
+        console.file.write("\n")
+        return EXIT_OK
+    name = clean(discovery.implementation_name or "OpenWOP host")
+    count = f"{len(choices)} workflow" + ("" if len(choices) == 1 else "s")
+    header = f"{name} at {clean(display_url(client.base_url))} · {count}"
+    console.print(Text(header, style="dim"), soft_wrap=True)
+    if not choices:
+        console.print(Text("the host lists no workflows", style="yellow"), soft_wrap=True)
+    width = min(40, max((len(c.id) for c in choices), default=0))
+    for choice in choices:
+        line = Text(clean(choice.id).ljust(width), style="bold")
+        if choice.default:
+            line.append(" (default)", style="green")
+        about = " — ".join(p for p in (choice.label, choice.description) if p)
+        if about:
+            line.append(f"  {about}")
+        console.print(line, soft_wrap=True)
+        agents = catalog.describe(choice)
+        if agents:
+            console.print(Text(" " * width + f"  agent: {agents}", style="dim"), soft_wrap=True)
+    return EXIT_OK

@@ -20,15 +20,25 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeAlias
 
 from openwop_tui.chat_history import ChatHistory
+from openwop_tui.hitl import Submitted, submit
 from openwop_tui.protocol.client import Discovery, RunHandle
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.events import RunEvent
+from openwop_tui.protocol.interrupts import InterruptState
 from openwop_tui.protocol.media import Asset
 from openwop_tui.protocol.stream import Arrival, Redelivery, StreamNotice
 from openwop_tui.renderers.base import RenderContext
 from openwop_tui.session import RunCreated, Session
 from openwop_tui.store import Entry, SessionLog, Store, StoreError
-from openwop_tui.transcript import Added, Change, Level, Limits, Transcript, Updated
+from openwop_tui.transcript import (
+    Added,
+    Change,
+    Interrupt,
+    Level,
+    Limits,
+    Transcript,
+    Updated,
+)
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +82,27 @@ class StreamNoticed:
 
 
 Update: TypeAlias = Added | Updated | RunStarted | RunEnded | EventArrived | StreamNoticed
+
+StreamItem: TypeAlias = RunCreated | RunEvent | StreamNotice
+"""What a run's stream brings to `Conversation._consume`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """What became of an answer sent with `Conversation.answer`: the host's verdict
+    (`openwop_tui.hitl.Submitted`: outcome, sentence, whether to retry) and what it changed in
+    the transcript (the interrupt answered here, or closed)."""
+
+    submitted: Submitted
+    changes: list[Change]
+
+
+#: How a closing outcome settles the interrupt: its new state, and the words for it.
+_CLOSING: dict[str, tuple[InterruptState, str]] = {
+    "elsewhere": ("answered", "answered elsewhere first"),
+    "expired": ("expired", "expired"),
+    "closed": ("closed", "nothing left to resolve"),
+}
 
 
 class EventLog(Protocol):
@@ -192,16 +223,54 @@ class Conversation:
     async def _run(self, inputs: dict[str, Any], *, user: str | None) -> AsyncIterator[Update]:
         session = self._session()
         self._pending_user = user
+        source = session.start(inputs, on_arrival=self._arrived)
+        async for update in self._consume(source, session.workflow_id):
+            yield update
+
+    async def attach(self, run_id: str, from_seq: int | None = None) -> AsyncIterator[Update]:
+        """Follow a run this client did not start (``attach``, the app's ``--attach``): its
+        history from sequence ``from_seq`` on (``None``: all of it), then live to its end.
+
+        The run's snapshot is read first, so an unknown run is a `HostError` (404) before
+        anything is shown; `RunStarted` then carries the snapshot's workflow and status. A
+        finished run yields its whole history and ends. Nothing is ever cancelled here: a
+        consumer that stops iterating only stops following.
+        """
+        session = self._session()
+        self._pending_user = None
+        snapshot = await session.client.get_run(run_id)
+        workflow = snapshot.get("workflowId") or snapshot.get("workflow") or ""
+        status = snapshot.get("status")
+        handle = RunHandle(
+            run_id,
+            status if isinstance(status, str) else None,
+            session.client.events_url(run_id),
+            snapshot,
+        )
+        # The stream resumes *after* a sequence: from SEQ means after SEQ - 1.
+        after = from_seq - 1 if from_seq is not None and from_seq > 0 else None
+
+        async def source() -> AsyncIterator[StreamItem]:
+            yield RunCreated(handle)
+            async for item in session.follow(handle, last_event_id=after, on_arrival=self._arrived):
+                yield item
+
+        async for update in self._consume(source(), str(workflow) if workflow else ""):
+            yield update
+
+    def _arrived(self, arrival: Arrival) -> None:
+        self._log(Entry.of_arrival(arrival, self._run_id))
+
+    async def _consume(
+        self, source: AsyncIterator[StreamItem], workflow: str
+    ) -> AsyncIterator[Update]:
+        """Fold what a run's stream brings (its creation, events, notices) into updates."""
         self._run_id = None
         finished = False
-
-        def arrived(arrival: Arrival) -> None:
-            self._log(Entry.of_arrival(arrival, self._run_id))
-
         try:
-            async for item in session.start(inputs, on_arrival=arrived):
+            async for item in source:
                 if isinstance(item, RunCreated):
-                    yield self._started(item.handle.run_id, session.workflow_id, item.handle)
+                    yield self._started(item.handle.run_id, workflow, item.handle)
                 elif isinstance(item, RunEvent):
                     yield EventArrived(item)
                     for change in self._apply(item):
@@ -218,6 +287,36 @@ class Conversation:
                 # Cancelled, closed or failed: the end is logged and folded now; the consumer
                 # asks `settle` for what it changed (a generator being closed cannot yield).
                 self._unshown.extend(self._ended())
+
+    # -------------------------------------------------------------- answering
+
+    @property
+    def run_id(self) -> str | None:
+        """The run being followed now (started or attached), if any."""
+        return self._run_id
+
+    async def answer(self, interrupt: Interrupt, value: Any) -> Answered:
+        """Send ``value`` (from `openwop_tui.protocol.interrupts.build_answer`) as the answer to
+        ``interrupt`` and record what became of it in the transcript: answered here, or closed
+        (answered elsewhere, expired, nothing to resolve). Never raises `HostError`: the
+        `Submitted` says what the host answered and whether another try makes sense."""
+        session = self._session()
+        request = interrupt.request
+        if request is None:
+            failed = Submitted("failed", "This item is not a question that can be answered.")
+            return Answered(failed, [])
+        if request.run_id is None and self._run_id is not None:
+            # A host whose events do not name their run: the run being followed is theirs.
+            request = replace(request, run_id=self._run_id)
+        submitted = await submit(session.client, request, value)
+        changes: list[Change] = []
+        if submitted.outcome == "answered":
+            changes = self.transcript.interrupt_answered(interrupt, submitted.value)
+        elif submitted.outcome in _CLOSING:
+            state, outcome = _CLOSING[submitted.outcome]
+            by = "elsewhere" if submitted.outcome == "elsewhere" else None
+            changes = self.transcript.interrupt_closed(interrupt, state, outcome, by=by)
+        return Answered(submitted, changes)
 
     def settle(self) -> list[Update]:
         """What the end of an interrupted run changed (after a cancel or a `HostError`)."""

@@ -95,7 +95,10 @@ class TranscriptPrinter:
             if unsaved is not None and renderable is not None:
                 renderable = Group(renderable, unsaved)
             if renderable is not None:
-                self.console.print(renderable)
+                # A line (a lifecycle notice, an error, a URL) is one line when it goes to a
+                # file or a pipe: whoever reads it greps it. Bodies keep the console's width.
+                soft = isinstance(item, Notice) and not self.console.is_terminal
+                self.console.print(renderable, soft_wrap=soft)
                 if _incomplete(item):
                     self.console.print(Text(INCOMPLETE, style=self.context.palette.warning))
                 if not isinstance(item, Notice):

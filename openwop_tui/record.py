@@ -20,7 +20,7 @@ import contextlib
 import json
 import re
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -128,47 +128,87 @@ class Recording:
 
 def read_recording(text: str) -> Recording:
     """The entries of an SSE file, in order; frames carry their recorded time in ``at``."""
-    return Recording(list(_entries(text)), text.startswith(HEADER))
+    reader = RecordingReader()
+    entries = [*reader.feed(text), *reader.close()]
+    return Recording(entries, reader.marked)
 
 
-def _entries(text: str) -> Iterator[Entry]:
-    decoder = SSEDecoder()
-    at: float | None = None
-    run: str | None = None
+class RecordingReader:
+    """`read_recording` a piece at a time, for a file still being written (``render -``
+    reading a pipe): each `feed` gives the entries its complete lines finish."""
 
-    def frames(found: list[Any]) -> Iterator[Entry]:
+    def __init__(self) -> None:
+        self._decoder = SSEDecoder()
+        self._at: float | None = None
+        self._run: str | None = None
+        self._partial = ""
+        self._after_cr = False
+        self._started = False
+        self.marked = False
+        """Whether the input began with `HEADER` (known once the first line arrived)."""
+
+    @property
+    def begun(self) -> bool:
+        """Whether the first line has been read (so `marked` is known)."""
+        return self._started
+
+    def feed(self, text: str) -> list[Entry]:
+        """The entries completed by ``text`` (a line cut short waits for the rest)."""
+        if self._after_cr and text.startswith("\n"):
+            text = text[1:]  # the second half of a CRLF cut between two pieces
+        self._after_cr = text.endswith("\r")
+        lines = _LINE_END.split(self._partial + text)
+        self._partial = lines.pop()
+        found: list[Entry] = []
+        for line in lines:
+            found.extend(self._line(line))
+        return found
+
+    def close(self) -> list[Entry]:
+        """The end of the input: the last line, and a frame it left open."""
+        found = self._line(self._partial) if self._partial else []
+        self._partial = ""
+        return [*found, *self._frames(self._decoder.close())]
+
+    def _line(self, line: str) -> list[Entry]:
+        if not self._started:
+            self._started = True
+            self.marked = line.startswith(HEADER)
+        if line.startswith(":"):
+            kind, _, rest = line[1:].strip().partition(" ")
+            if kind == "at":
+                with contextlib.suppress(ValueError):
+                    self._at = float(rest)
+                return []
+            if kind in _MARKERS:
+                entry = _marker(kind, rest)
+                if entry is None:
+                    return []
+                self._run = entry.run if entry.kind == "run" else self._run
+                return [entry]
+        return self._frames(self._decoder.feed(line + "\n"))
+
+    def _frames(self, found: list[Any]) -> list[Entry]:
+        entries = []
         for frame in found:
             meta: dict[str, Any] = {}
             if frame.problem is not None:
                 meta["problem"] = frame.problem
             if frame.retry is not None:
                 meta["retry"] = frame.retry
-            stamp = at if at is not None else _timestamp(frame.data)
-            yield Entry(
-                "frame",
-                frame.data,
-                run=run,
-                label=frame.event,
-                frame_id=frame.id,
-                meta=meta,
-                at=stamp,
+            stamp = self._at if self._at is not None else _timestamp(frame.data)
+            entries.append(
+                Entry(
+                    "frame",
+                    frame.data,
+                    run=self._run,
+                    label=frame.event,
+                    frame_id=frame.id,
+                    meta=meta,
+                    at=stamp,
+                )
             )
-
-    for line in _LINE_END.split(text):
-        if line.startswith(":"):
-            kind, _, rest = line[1:].strip().partition(" ")
-            if kind == "at":
-                with contextlib.suppress(ValueError):
-                    at = float(rest)
-                continue
-            if kind in _MARKERS:
-                entry = _marker(kind, rest)
-                if entry is not None:
-                    run = entry.run if entry.kind == "run" else run
-                    yield entry
-                continue
-        yield from frames(decoder.feed(line + "\n"))
-    yield from frames(decoder.close())
+        return entries
 
 
 def _marker(kind: str, text: str) -> Entry | None:

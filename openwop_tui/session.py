@@ -116,8 +116,22 @@ class Session:
         handle = await self.client.create_run(
             self.workflow_id, dict(inputs or {}), idempotency_key=str(uuid.uuid4())
         )
-        self.current_run = handle
+        self.current_run = handle  # cancellable from the moment the host confirmed it
         yield RunCreated(handle)
+        async for item in self.follow(handle, last_event_id=last_event_id, on_arrival=on_arrival):
+            yield item
+
+    async def follow(
+        self,
+        handle: RunHandle,
+        *,
+        last_event_id: int | None = None,
+        on_arrival: ArrivalSink | None = None,
+    ) -> AsyncIterator[RunEvent | StreamNotice]:
+        """Stream an existing run (one this session started, or one being attached to) to its
+        end, after sequence ``last_event_id`` (``None``: its whole history). It is the
+        `current_run` meanwhile. Raises `HostError` as `subscribe` does."""
+        self.current_run = handle
         try:
             async for item in subscribe(
                 self.client,

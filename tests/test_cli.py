@@ -121,10 +121,16 @@ def test_run_failed_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
     assert "demo_failure" in capsys.readouterr().out
 
 
+def test_a_host_refusal_exits_3_not_2(capsys: pytest.CaptureFixture[str]) -> None:
+    # The host was reached and said no (404 workflow_not_found): not a connection problem.
+    assert main(["run", "nope", "--demo-pace", "0"]) == 3
+    err = capsys.readouterr().err
+    assert "no workflow 'nope'" in err and "Traceback" not in err
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["run", "nope", "--demo-pace", "0"], "nope"),
         (["run", "demo.tour", "--host", "http://127.0.0.1:9"], "Cannot reach http://127.0.0.1:9"),
         (["run", "demo.tour", "--input", "{nope"], "--input is not valid JSON"),
         (["run", "demo.tour", "--input", "[1]"], "--input must be a JSON object"),

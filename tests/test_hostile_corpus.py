@@ -60,7 +60,7 @@ def test_a_hostile_error_body_is_clean_and_masked(capsys: pytest.CaptureFixture[
     with HostileHost("") as host:
         code = cli.main(["run", "wf", "--host", host.url + "/nowhere", "--api-key", API_KEY])
     _, err = capsys.readouterr()
-    assert code == 2
+    assert code == 3  # the host answered with a 4xx: a refusal, not a connection error
     assert leak(err) is None, leak(err)
 
 
