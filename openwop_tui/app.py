@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, TypeVar
@@ -25,21 +26,32 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Footer
 
-from openwop_tui import actions, clipboard, keys, overflow, state
+from openwop_tui import actions, app_sessions, clipboard, keys, overflow, state
 from openwop_tui.audio import PlaybackError, Player, probe
 from openwop_tui.commands_palette import AppCommands
 from openwop_tui.config import Config
+from openwop_tui.conversation import (
+    Conversation,
+    EventArrived,
+    EventLog,
+    RunStarted,
+    StreamNoticed,
+    Update,
+    stored,
+)
 from openwop_tui.messages import (
     ActionRequested,
     EnvelopeRenderRequested,
     MessageSubmitted,
+    SessionDeleted,
+    SessionRenamed,
     TranscriptLeft,
 )
 from openwop_tui.palette import Palette
 from openwop_tui.protocol.client import HostClient, HostError
 from openwop_tui.protocol.envelopes import Envelope
-from openwop_tui.protocol.events import RunEvent
-from openwop_tui.protocol.stream import StreamNotice
+from openwop_tui.protocol.hostdata import secrets_of
+from openwop_tui.record import Recorder, replay_frames
 from openwop_tui.redact import Redactor, display_url
 from openwop_tui.renderers import render
 from openwop_tui.renderers.base import AudioSupport, RenderContext, Rendered
@@ -47,11 +59,20 @@ from openwop_tui.sanitize import clean
 from openwop_tui.screens.help import HelpScreen
 from openwop_tui.screens.inspect import InspectScreen
 from openwop_tui.screens.quit import QuitChoice, QuitScreen
-from openwop_tui.session import RunCreated, Session
+from openwop_tui.session import Session
+from openwop_tui.store import Store, StoreError
 from openwop_tui.terminal import ImageSupport
 from openwop_tui.themes import DEFAULT as DEFAULT_THEME
 from openwop_tui.themes import THEMES
-from openwop_tui.transcript import AssistantTurn, Change, EnvelopeItem, Level, Transcript
+from openwop_tui.transcript import (
+    Added,
+    AssistantTurn,
+    Change,
+    EnvelopeItem,
+    Level,
+    Transcript,
+    Updated,
+)
 from openwop_tui.units import duration as format_duration
 from openwop_tui.widgets.blocks import FRAGMENT, code_blocks
 from openwop_tui.widgets.events_panel import EventsPanel
@@ -90,12 +111,18 @@ class ChatApp(App[None]):
         audio_support: AudioSupport | None = None,
         image_support: ImageSupport | None = None,
         log_file: Path | None = None,
+        session_id: str | None = None,
+        record: Path | None = None,
+        replay: tuple[Path, float] | None = None,
     ) -> None:
         """``demo_host`` (not started) replaces the default embedded host when ``config.host``
         is ``None``; tests pass a fast, deterministic one. ``audio_support`` skips the probe.
         ``image_support`` is what ``__main__`` detected before the app started; ``None`` (tests)
         draws images in half-blocks. ``log_file`` is where details of an unexpected error went,
-        named in the one sentence the user gets instead of a traceback."""
+        named in the one sentence the user gets instead of a traceback. ``session_id`` reopens
+        a stored session (drawn at once, without the host); ``record`` writes the raw stream to
+        an SSE file as it arrives; ``replay`` (``(path, speed)``) plays a recording through the
+        app as if live, without any host."""
         super().__init__()
         self.config = config
         self.set_keymap(config.keymap)
@@ -104,7 +131,12 @@ class ChatApp(App[None]):
         """The chat screen's widgets by type, made in `compose` (see `_part`)."""
         self._redact = Redactor([config.api_key])
         """Masks the key (and the demo host's, once started) in every notice and notification."""
-        self.transcript = Transcript(limits=config.limits)
+        self._replay = replay
+        self._store_problem: str | None = None
+        self.store: Store | None = None
+        """Where sessions are kept (``None``: not kept, or a replay)."""
+        self.conversation = self._open_conversation(session_id, record)
+        """The pipeline (no Textual): the fold, the chat history, the event log, the host."""
         self.session: Session | None = None
         self.demo_host = demo_host
         self._audio_support = audio_support
@@ -132,6 +164,42 @@ class ChatApp(App[None]):
                 names = ", ".join(sorted(self.available_themes))
                 self._startup_warning = f"unknown theme {config.theme!r}; available: {names}"
         self._base_context = replace(self._base_context, palette=self.palette)
+
+    def _open_conversation(self, session_id: str | None, record: Path | None) -> Conversation:
+        """The conversation this app shows: a stored session (reopened or new), recorded to a
+        file if asked. Without a usable store the chat still works, unkept, and says why."""
+        config = self.config
+        logs: list[EventLog] = []
+        if record is not None:
+            try:
+                logs.append(Recorder(record, secrets=[config.api_key]))
+            except OSError as error:
+                self._store_problem = f"cannot record to {record}: {error.strerror or error}"
+        if self._replay is not None:  # a recording plays; nothing of it is stored again
+            return Conversation(limits=config.limits, logs=logs, secrets=self._secrets)
+        try:
+            store = self.store = Store(secrets=[config.api_key])
+            return stored(
+                store,
+                session_id,
+                host=display_url(config.host) if config.host else "embedded demo host",
+                workflow=config.workflow,
+                limits=config.limits,
+                secrets=self._secrets,
+                logs=logs,
+            )
+        except StoreError as error:
+            self._store_problem = f"this session is not kept: {error}"
+            return Conversation(limits=config.limits, logs=logs, secrets=self._secrets)
+
+    @property
+    def _secrets(self) -> tuple[str, ...]:
+        return tuple(s for s in (self.config.api_key,) if s)
+
+    @property
+    def transcript(self) -> Transcript:
+        """The fold's items and status (the conversation's)."""
+        return self.conversation.transcript
 
     # ------------------------------------------------------------ composition
 
@@ -191,11 +259,38 @@ class ChatApp(App[None]):
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         if self._startup_warning:
             await self._notice("warning", self._startup_warning)
+        if self._store_problem:
+            await self._notice("warning", self._store_problem)
+        if self.transcript.items:
+            # A reopened session: everything at once, before (and without) the host.
+            await self.view.apply([Added(item) for item in self.transcript.items])
+            self.view.scroll_end(animate=False)
+        if self._replay is not None:
+            self.play_recording(*self._replay)
+            return
         self.connect()
+
+    @work(exclusive=True, group="run")
+    async def play_recording(self, path: Path, speed: float) -> None:
+        """``replay FILE``: the recording's events through the same fold and view, paced."""
+        self.status.host = f"replay of {path.name}"
+        self.status.connection = "replaying"
+        try:
+            async for entry in replay_frames(path, speed):
+                await self._draw(self.conversation.replay(entry))
+            await self._draw(self.conversation.finish_replay())
+        except OSError as error:
+            await self._notice("error", f"cannot read {path}: {error.strerror or error}")
+        self.status.connection = "replayed"
+        await self._notice("info", "End of the recording. Nothing here talks to a host.")
 
     async def on_unmount(self) -> None:
         if self._player is not None:
             self._player.stop()
+        for keep in self.conversation.logs:
+            close = getattr(keep, "close", None)
+            if close is not None:  # a recording: flushed and closed with the app
+                close()
         if self._client is not None:
             await self._client.aclose()
         if self.demo_host is not None and self.config.host is None:
@@ -245,14 +340,20 @@ class ChatApp(App[None]):
             max_asset_bytes=self.config.max_asset_bytes,
             stream_modes=self.config.stream_modes,
         )
+        self.conversation.session = self.session
+        self.conversation.secrets = tuple({*self.conversation.secrets, *secrets_of(api_key)})
         await self._discover()
 
-    async def _discover(self) -> bool:
+    async def _discover(self, *, unsent: str | None = None) -> bool:
+        """Read the discovery document; say why when the host cannot be reached. ``unsent``: a
+        message that was waiting for it, kept on screen (and in the log) above the reason."""
         assert self.session is not None
         try:
             discovery = await self.session.connect()
         except HostError as error:
             self.status.connection = "disconnected"
+            if unsent is not None:
+                await self._draw([self.conversation.add_user(unsent)])
             await self._notice("error", error.message)
             return False
         self.status.connection = "connected"
@@ -283,7 +384,6 @@ class ChatApp(App[None]):
 
     async def _start_turn(self, text: str) -> None:
         self._busy = True
-        await self.view.apply([self.transcript.add_user(text)])
         self.view.scroll_end(animate=False)
         self.run_turn(text)
 
@@ -305,29 +405,13 @@ class ChatApp(App[None]):
         session = self.session
         assert session is not None
         status = self.status
-        panel = self._part(EventsPanel)
         prompt = self._part(PromptInput)
         prompt.set_busy(True)
         try:
-            if session.discovery is None and not await self._discover():
+            if session.discovery is None and not await self._discover(unsent=text):
                 return
-            async for item in session.send(text):
-                if isinstance(item, RunCreated):
-                    status.run_id = item.handle.run_id
-                    status.run_status = item.handle.status or "running"
-                    status.connection = "streaming"
-                elif isinstance(item, RunEvent):
-                    panel.add_event(item)
-                    changes = self.transcript.apply(item)
-                    await self._keep_overflow(changes)
-                    await self.view.apply(changes)
-                    if self.transcript.status:
-                        status.run_status = self.transcript.status
-                elif isinstance(item, StreamNotice):
-                    panel.add_note(item.message)
-                    if "reconnect" in item.message.lower():
-                        status.connection = "reconnecting"
-                    await self._notice(item.level, item.message)
+            async for update in self.conversation.send(text):
+                await self._draw([update])
         except HostError as error:
             status.run_status = "error"
             await self._notice("error", error.message)
@@ -347,9 +431,44 @@ class ChatApp(App[None]):
                 # Textual removes the widgets before it cancels the workers: a run that ends
                 # while the app closes finds nothing to draw into, which is not an error.
 
+    async def _draw(self, updates: Iterable[Update]) -> None:
+        """Show what the conversation says changed: items in the view, events in the panel,
+        run state in the status line."""
+        status = self.status
+        changes: list[Change] = []
+        for update in updates:
+            if isinstance(update, Added | Updated):
+                changes.append(update)
+                continue
+            if changes:
+                await self._show_changes(changes)
+                changes = []
+            if isinstance(update, RunStarted):
+                status.run_id = update.run_id
+                status.run_status = update.status or "running"
+                status.connection = "streaming"
+            elif isinstance(update, EventArrived):
+                self._part(EventsPanel).add_event(update.event)
+            elif isinstance(update, StreamNoticed):
+                message = update.notice.message
+                self._part(EventsPanel).add_note(message)
+                if "reconnect" in message.lower():
+                    status.connection = "reconnecting"
+                if update.notice.level == "error":
+                    self.notify(message, severity="error", timeout=8, markup=False)
+        if changes:
+            await self._show_changes(changes)
+        if self.transcript.status:
+            status.run_status = self.transcript.status
+
+    async def _show_changes(self, changes: list[Change]) -> None:
+        await self._keep_overflow(changes)
+        await self.view.apply(changes)
+
     async def _run_ended(self, prompt: PromptInput) -> None:
         """Whatever ended the stream, nothing still open will change any more; then the next
         queued message goes."""
+        await self._draw(self.conversation.settle())
         closed = self.transcript.close_open()
         await self._keep_overflow(closed)
         await self.view.apply(closed)
@@ -374,7 +493,7 @@ class ChatApp(App[None]):
 
     async def _notice(self, level: Level, text: str) -> None:
         text = self._redact(clean(text))
-        await self.view.apply([self.transcript.add_notice(level, text)])
+        await self.view.apply([self.conversation.notice(level, text)])
         if level == "error":
             self.notify(text, severity="error", timeout=8, markup=False)
 
@@ -435,9 +554,9 @@ class ChatApp(App[None]):
 
     async def _rendered(self, envelope: Envelope, width: int) -> Rendered:
         """Fetch the envelope's asset, then run its renderer in a thread."""
-        session = self.session
         base = replace(self._base_context, width=max(20, width))
-        context = await session.context_for(envelope, base) if session else base
+        # Stored bytes first (a reopened session draws without its host), then the host.
+        context = await self.conversation.context_for(envelope, base)
         rendered = await asyncio.to_thread(render, envelope, context)
         if envelope.partial:
             # Rule E1: a fragment may be drawn, but nothing may be done with it until the
@@ -649,6 +768,24 @@ class ChatApp(App[None]):
 
     def action_toggle_verbose(self) -> None:
         self.view.show_verbose = not self.view.show_verbose
+
+    def action_sessions(self) -> None:
+        """The saved sessions: open, rename, delete (`openwop_tui.app_sessions`)."""
+        app_sessions.show_sessions(self)
+
+    def on_session_renamed(self, event: SessionRenamed) -> None:
+        app_sessions.rename(self, event)
+
+    def on_session_deleted(self, event: SessionDeleted) -> None:
+        app_sessions.delete(self, event)
+
+    async def action_export(self) -> None:
+        """This session as Markdown with its assets, in the download folder."""
+        await app_sessions.export(self)
+
+    def action_record(self) -> None:
+        """Start or stop recording the raw stream to an SSE file."""
+        app_sessions.toggle_record(self)
 
     async def action_clear(self) -> None:
         await self.view.clear()

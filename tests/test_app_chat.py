@@ -79,7 +79,7 @@ async def test_a_chat_turn_draws_the_reply_once_and_the_code_envelope() -> None:
         assert "run completed" in line and "disconnected" not in line
 
         assert app.session is not None
-        assert app.session.history == [
+        assert app.conversation.history == [
             {"role": "user", "content": "code please"},
             {"role": "assistant", "content": reply.text},
         ]
@@ -181,7 +181,10 @@ async def test_a_second_turn_carries_the_history() -> None:
             {"role": "user", "content": "and a card"},
         ]
         assert app.session is not None
-        assert app.session.history == [*expected, {"role": "assistant", "content": second.text}]
+        assert app.conversation.history == [
+            *expected,
+            {"role": "assistant", "content": second.text},
+        ]
 
         # What the host was sent: the second run.started carries the whole history.
         started = [n.event for n in notices(app) if n.text.startswith("run started")]

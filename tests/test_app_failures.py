@@ -100,7 +100,7 @@ async def test_a_wrong_api_key_is_named_at_connect(host: DemoHost) -> None:
         assert "401" in error.text and "OPENWOP_API_KEY" in error.text
         assert "wrong" not in error.text  # the key itself is never shown
         assert app.status.connection != "connected"
-        assert app.session is not None and app.session.history == []
+        assert app.session is not None and app.conversation.history == []
         assert seen == [("error", error.text)]
         assert app.is_running and app._exception is None
     assert host.url  # the app leaves a host it did not start running; the fixture stops it
@@ -117,7 +117,7 @@ async def test_an_unknown_workflow_lists_the_available_ones(host: DemoHost) -> N
         assert "workflow 'nope'" in error.text
         assert "demo.chat" in error.text and "demo.tour" in error.text
         assert app.status.run_status == "error"
-        assert app.session is not None and app.session.history == []
+        assert app.session is not None and app.conversation.history == []
 
 
 # -------------------------------------------------------------------------- cancel
