@@ -310,6 +310,7 @@ class ChatApp(App[None]):
                 else AudioSupport(False, "audio is off (--no-audio)")
             )
         self._base_context = replace(self._base_context, audio=self._audio_support)
+        status.workflow = self.config.workflow
         host, api_key = self.config.host, self.config.api_key
         if host is None:
             try:
