@@ -136,6 +136,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="open the most recent stored session (shown at once, without the host)",
     )
     resume.add_argument("--session", metavar="ID", help="open the stored session ID")
+    parser.add_argument(
+        "--attach",
+        metavar="RUN_ID",
+        help="open the chat following run RUN_ID on the host (its history, then live)",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     demo = commands.add_parser(
@@ -450,6 +455,8 @@ def dispatch(args: argparse.Namespace, config: Config, *, log_file: Path | None 
         app_options["session_id"] = chosen.id
     if args.record is not None:
         app_options["record"] = args.record
+    if args.attach is not None:
+        app_options["attach"] = args.attach
     return _run_app(config, log_file=log_file, **app_options)
 
 

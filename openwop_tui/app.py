@@ -56,6 +56,7 @@ from openwop_tui.redact import Redactor, display_url
 from openwop_tui.renderers import render
 from openwop_tui.renderers.base import AudioSupport, RenderContext, Rendered
 from openwop_tui.sanitize import clean
+from openwop_tui.screens.ask import AskScreen
 from openwop_tui.screens.help import HelpScreen
 from openwop_tui.screens.inspect import InspectScreen
 from openwop_tui.screens.quit import QuitChoice, QuitScreen
@@ -114,6 +115,7 @@ class ChatApp(App[None]):
         session_id: str | None = None,
         record: Path | None = None,
         replay: tuple[Path, float] | None = None,
+        attach: str | None = None,
     ) -> None:
         """``demo_host`` (not started) replaces the default embedded host when ``config.host``
         is ``None``; tests pass a fast, deterministic one. ``audio_support`` skips the probe.
@@ -122,7 +124,8 @@ class ChatApp(App[None]):
         named in the one sentence the user gets instead of a traceback. ``session_id`` reopens
         a stored session (drawn at once, without the host); ``record`` writes the raw stream to
         an SSE file as it arrives; ``replay`` (``(path, speed)``) plays a recording through the
-        app as if live, without any host."""
+        app as if live, without any host; ``attach`` follows a run already on the host once
+        connected (its history, then live)."""
         super().__init__()
         self.config = config
         self.set_keymap(config.keymap)
@@ -132,6 +135,7 @@ class ChatApp(App[None]):
         self._redact = Redactor([config.api_key])
         """Masks the key (and the demo host's, once started) in every notice and notification."""
         self._replay = replay
+        self._attach_to = attach
         self._store_problem: str | None = None
         self.store: Store | None = None
         """Where sessions are kept (``None``: not kept, or a replay)."""
@@ -271,6 +275,37 @@ class ChatApp(App[None]):
         self.connect()
 
     @work(exclusive=True, group="run")
+    async def follow_run(self, run_id: str) -> None:
+        """``--attach RUN_ID`` and the palette's Attach: a run this client did not start, from
+        its first event to its end. Stopping (Esc) only stops following: nothing is cancelled."""
+        prompt = self._part(PromptInput)
+        self._busy = True
+        prompt.set_busy(True)
+        try:
+            await self._notice("info", f"attaching to run {run_id}")
+            async for update in self.conversation.attach(run_id):
+                await self._draw([update])
+        except HostError as error:
+            await self._notice("error", error.message)
+        finally:
+            await self._run_ended(prompt)
+
+    def action_attach(self) -> None:
+        """Ask for a run id, then follow that run."""
+        if self.session is None or self.session.discovery is None:
+            self.notify("Not connected to a host yet.", severity="warning")
+            return
+        if self._busy:
+            self.notify("A run is in progress: attach when it has ended.")
+            return
+
+        def chosen(run_id: str | None) -> None:
+            if run_id:
+                self.follow_run(run_id)
+
+        self.push_screen(AskScreen("Attach to run", "the run id, as the host gave it"), chosen)
+
+    @work(exclusive=True, group="run")
     async def play_recording(self, path: Path, speed: float) -> None:
         """``replay FILE``: the recording's events through the same fold and view, paced."""
         self.status.host = f"replay of {path.name}"
@@ -358,7 +393,11 @@ class ChatApp(App[None]):
             await self._notice("error", error.message)
             return False
         self.status.connection = "connected"
-        self.call_later(self._send_queued)
+        if self._attach_to is not None:
+            run_id, self._attach_to = self._attach_to, None
+            self.follow_run(run_id)
+        else:
+            self.call_later(self._send_queued)
         self.status.protocol = discovery.protocol_version or "?"
         self.status.implementation = discovery.implementation_name or ""
         if self.demo_host is not None and not self.transcript.items:
@@ -477,7 +516,11 @@ class ChatApp(App[None]):
         prompt.set_busy(False)
         if self.status.connection in ("streaming", "reconnecting"):
             self.status.connection = "connected"
-        self.call_later(self._send_queued)
+        if self._attach_to is not None:
+            run_id, self._attach_to = self._attach_to, None
+            self.follow_run(run_id)
+        else:
+            self.call_later(self._send_queued)
 
     async def _keep_overflow(self, changes: list[Change]) -> None:
         """Write the full text of items that were cut and just became final, before they are

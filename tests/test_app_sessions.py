@@ -100,3 +100,24 @@ async def test_export_and_the_sessions_screen_from_the_app(tmp_path: Path) -> No
         await settle(pilot, app, lambda: isinstance(app.screen, SessionsScreen), what="screen")
         await pilot.press("escape")
         await settle(pilot, app, lambda: not isinstance(app.screen, SessionsScreen), what="closed")
+
+
+async def test_attach_follows_a_run_started_elsewhere() -> None:
+    """``--attach RUN_ID``: the app follows a run it did not start, to its end."""
+    import httpx
+
+    from openwop_tui.demo_host import DemoHost
+
+    with DemoHost(pace=0, deterministic=True) as host:
+        created = httpx.post(
+            f"{host.url}/v1/runs",
+            json={"workflowId": "demo.tour", "inputs": {}},
+            headers={"Authorization": f"Bearer {host.api_key}"},
+        ).json()
+        config = Config(host=host.url, api_key=host.api_key, audio=False, images="none")
+        app = ChatApp(config, audio_support=NO_AUDIO, attach=created["runId"])
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, app, lambda: app.transcript.status == "completed", what="end")
+            assert app.status.run_id == created["runId"]
+            assert not items_of(app, UserTurn)
+            assert len([i for i in app.transcript.items if type(i).__name__ == "EnvelopeItem"]) > 5
