@@ -23,6 +23,7 @@ from openwop_tui.messages import (
     RunCancelRequested,
 )
 from openwop_tui.protocol.events import RunEvent, normalize
+from openwop_tui.protocol.interrupts import read_request
 from openwop_tui.protocol.sse import events_from_frame, parse_sse_text
 from openwop_tui.transcript import Transcript
 from openwop_tui.widgets.interrupt_form import InterruptForm
@@ -397,21 +398,22 @@ async def test_esc_returns_to_the_prompt_and_the_form_stays() -> None:
 
 
 async def test_host_text_is_shown_literally() -> None:
-    item = folded(
-        [
-            ev(
-                "interrupt.requested",
-                {
-                    "kind": "approval",
-                    "interruptId": "i9",
-                    "key": "k9",
-                    "data": {"title": "[bold]Ship[/] \x1b[31mnow", "actions": ["accept"]},
-                },
-            )
-        ]
-    )
-    app = FormHost(item)
+    """Built with `read_request` straight from a payload, not through the fold (which cleans
+    what it decodes): the form cleans what it draws itself."""
+    payload = {
+        "kind": "approval",
+        "interruptId": "i9",
+        "key": "k9",
+        "data": {
+            "title": "[bold]Ship[/] now",
+            "description": "evil\u202etxt.exe",
+            "actions": ["accept"],
+        },
+    }
+    request = read_request("interrupt.requested", payload, node_id="n", run_id="run-1")
+    app = FormHost(Interrupt("i9", "warning", "waiting", request=request))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         text = shown(app)
-        assert "[bold]Ship[/]" in text and "\x1b" not in text
+        assert "[bold]Ship[/] now" in text  # not parsed as markup
+        assert "\u202e" not in text and "<U+202E>" in text  # a reordering mark made visible
