@@ -9,19 +9,25 @@ nested in their widget.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from textual.message import Message
 
 __all__ = [
     "ActionRequested",
     "EnvelopeRenderRequested",
+    "InterruptAnswered",
+    "InterruptFormClosed",
+    "InterruptFormLeft",
     "MessageSubmitted",
+    "RunCancelRequested",
     "RunEnded",
     "RunStarted",
     "SessionChosen",
     "SessionDeleted",
     "SessionRenamed",
     "TranscriptLeft",
+    "WorkflowChosen",
 ]
 
 
@@ -90,3 +96,47 @@ class SessionDeleted(Message):
     """The user confirmed deleting a saved session."""
 
     session_id: str
+
+
+@dataclass
+class InterruptAnswered(Message):
+    """The user answered a waiting run's question in its form: ``value`` is the resume value
+    built by `openwop_tui.protocol.interrupts.build_answer` (already checked against the
+    questions and the ``resumeSchema``; ``None`` for a conversation start). Not yet sent: the
+    app sends it and reports the host's verdict with `InterruptForm.show_outcome`."""
+
+    item_id: str
+    value: Any
+
+
+@dataclass
+class InterruptFormLeft(Message):
+    """The user left an interrupt's form without answering (Esc): focus goes back to the
+    prompt; the form stays, still waiting."""
+
+    item_id: str
+
+
+@dataclass
+class InterruptFormClosed(Message):
+    """An interrupt's form closed (answered, answered elsewhere, expired, nothing to resolve);
+    ``message`` says why, for a notification. Focus goes back to the prompt."""
+
+    item_id: str
+    message: str | None
+
+
+@dataclass
+class RunCancelRequested(Message):
+    """The user asked to cancel a run (a pause the host offers no way to resolve).
+    ``run_id`` is ``None`` when the interrupt did not name its run: the one being followed."""
+
+    item_id: str
+    run_id: str | None
+
+
+@dataclass
+class WorkflowChosen(Message):
+    """The user picked the workflow to talk to (the workflow picker, Enter)."""
+
+    workflow_id: str
