@@ -26,8 +26,9 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Footer
 
-from openwop_tui import actions, app_sessions, clipboard, keys, overflow, state
+from openwop_tui import actions, app_interrupts, app_sessions, clipboard, keys, overflow, state
 from openwop_tui.audio import PlaybackError, Player, probe
+from openwop_tui.catalog import load_catalog, obvious_choice
 from openwop_tui.commands_palette import AppCommands
 from openwop_tui.config import Config
 from openwop_tui.conversation import (
@@ -42,7 +43,11 @@ from openwop_tui.conversation import (
 from openwop_tui.messages import (
     ActionRequested,
     EnvelopeRenderRequested,
+    InterruptAnswered,
+    InterruptFormClosed,
+    InterruptFormLeft,
     MessageSubmitted,
+    RunCancelRequested,
     SessionDeleted,
     SessionRenamed,
     TranscriptLeft,
@@ -60,6 +65,7 @@ from openwop_tui.screens.ask import AskScreen
 from openwop_tui.screens.help import HelpScreen
 from openwop_tui.screens.inspect import InspectScreen
 from openwop_tui.screens.quit import QuitChoice, QuitScreen
+from openwop_tui.screens.workflows import WorkflowPicker
 from openwop_tui.session import Session
 from openwop_tui.store import Store, StoreError
 from openwop_tui.terminal import ImageSupport
@@ -77,6 +83,7 @@ from openwop_tui.transcript import (
 from openwop_tui.units import duration as format_duration
 from openwop_tui.widgets.blocks import FRAGMENT, code_blocks
 from openwop_tui.widgets.events_panel import EventsPanel
+from openwop_tui.widgets.interrupt_form import InterruptForm
 from openwop_tui.widgets.prompt import InputArea, PromptInput
 from openwop_tui.widgets.queued import QueuedMessages
 from openwop_tui.widgets.search_bar import SearchBar
@@ -135,6 +142,11 @@ class ChatApp(App[None]):
         self._redact = Redactor([config.api_key])
         """Masks the key (and the demo host's, once started) in every notice and notification."""
         self._replay = replay
+        self._workflow_settled = False
+        """The workflow to chat with is decided (said by the user, or picked from the host)."""
+        self._picking = False
+        self.forms: dict[str, InterruptForm] = {}
+        """The open question forms, by interrupt item id (`openwop_tui.app_interrupts`)."""
         self._attach_to = attach
         self._store_problem: str | None = None
         self.store: Store | None = None
@@ -290,6 +302,74 @@ class ChatApp(App[None]):
         finally:
             await self._run_ended(prompt)
 
+    @work(exclusive=True, group="workflows")
+    async def choose_workflow(self, *, ask: bool = False) -> None:
+        """Decide what each message runs, from what the host offers (discovery ``fixtures``,
+        ``/workflows``, ``/agents``): the configured workflow when the host has it, else the
+        one obvious choice, else the picker (messages typed meanwhile wait in the queue).
+        ``ask``: always show the picker (the palette's Pick a workflow)."""
+        assert self.session is not None and self._client is not None
+        try:
+            choices = await load_catalog(self._client)
+        except HostError as error:
+            await self._notice("warning", f"could not list the host's workflows: {error.message}")
+            choices = []
+        current = self.session.workflow_id
+        ids = [choice.id for choice in choices]
+        chosen = None if ask else obvious_choice(choices, preferred=current)
+        if not choices or (chosen is not None and chosen.id == current):
+            self.call_later(self._send_queued)
+            return
+        if chosen is not None:
+            self._use_workflow(chosen.id, "the host's only or default workflow")
+            return
+        if not ask and current not in ids:
+            await self._notice(
+                "info",
+                f"this host has no workflow {current!r}: pick one of its {len(ids)} (Enter takes "
+                "the highlighted one)",
+            )
+        self._picking = True
+
+        def picked(workflow_id: str | None) -> None:
+            self._picking = False
+            if workflow_id:
+                self._use_workflow(workflow_id, "picked")
+            else:
+                self.call_later(self._send_queued)
+
+        self.push_screen(WorkflowPicker(choices), picked)
+
+    def _use_workflow(self, workflow_id: str, why: str) -> None:
+        assert self.session is not None
+        self.session.workflow_id = workflow_id
+        self.status.workflow = workflow_id
+        self.notify(f"chatting with workflow {workflow_id} ({why})", markup=False)
+        self.call_later(self._send_queued)
+
+    def on_interrupt_answered(self, event: InterruptAnswered) -> None:
+        self.run_worker(
+            app_interrupts.answer(self, event.item_id, event.value),
+            group=f"answer-{event.item_id}",
+            exclusive=True,
+        )
+
+    def on_interrupt_form_closed(self, event: InterruptFormClosed) -> None:
+        app_interrupts.closed(self, event.item_id, event.message)
+
+    def on_interrupt_form_left(self, _event: InterruptFormLeft) -> None:
+        self._part(PromptInput).focus()
+
+    async def on_run_cancel_requested(self, _event: RunCancelRequested) -> None:
+        await self.action_cancel_run()
+
+    def action_pick_workflow(self) -> None:
+        """Choose the workflow each message runs, from the host's list."""
+        if self.session is None or self.session.discovery is None or self._busy:
+            self.notify("Connect first, and wait for the run to end.", severity="warning")
+            return
+        self.choose_workflow(ask=True)
+
     def action_attach(self) -> None:
         """Ask for a run id, then follow that run."""
         if self.session is None or self.session.discovery is None:
@@ -396,6 +476,9 @@ class ChatApp(App[None]):
         if self._attach_to is not None:
             run_id, self._attach_to = self._attach_to, None
             self.follow_run(run_id)
+        elif self.config.host is not None and not self._workflow_settled:
+            self._workflow_settled = True
+            self.choose_workflow()
         else:
             self.call_later(self._send_queued)
         self.status.protocol = discovery.protocol_version or "?"
@@ -417,7 +500,7 @@ class ChatApp(App[None]):
     async def on_message_submitted(self, event: MessageSubmitted) -> None:
         """Send the message now, or queue it (shown above the input) while a run is going or
         the host is not reached yet; `_send_queued` sends it when that ends."""
-        if self.session is None or self._busy:
+        if self.session is None or self._busy or self._picking:
             self.queued.add(event.text)
             return
         await self._start_turn(event.text)
@@ -504,23 +587,20 @@ class ChatApp(App[None]):
     async def _show_changes(self, changes: list[Change]) -> None:
         await self._keep_overflow(changes)
         await self.view.apply(changes)
+        await app_interrupts.follow_changes(self, changes)
 
     async def _run_ended(self, prompt: PromptInput) -> None:
         """Whatever ended the stream, nothing still open will change any more; then the next
         queued message goes."""
         await self._draw(self.conversation.settle())
         closed = self.transcript.close_open()
-        await self._keep_overflow(closed)
-        await self.view.apply(closed)
+        await self._show_changes(closed)
+        app_interrupts.close_all(self)
         self._busy = False
         prompt.set_busy(False)
         if self.status.connection in ("streaming", "reconnecting"):
             self.status.connection = "connected"
-        if self._attach_to is not None:
-            run_id, self._attach_to = self._attach_to, None
-            self.follow_run(run_id)
-        else:
-            self.call_later(self._send_queued)
+        self.call_later(self._send_queued)
 
     async def _keep_overflow(self, changes: list[Change]) -> None:
         """Write the full text of items that were cut and just became final, before they are

@@ -28,6 +28,7 @@ from app_support import (
 from openwop_tui.app import ChatApp
 from openwop_tui.config import Config
 from openwop_tui.demo_host import DemoHost, chat
+from openwop_tui.screens.workflows import WorkflowPicker
 from openwop_tui.transcript import Added, AssistantTurn, Notice, Updated, UserTurn
 from openwop_tui.widgets.prompt import PromptInput
 
@@ -106,18 +107,37 @@ async def test_a_wrong_api_key_is_named_at_connect(host: DemoHost) -> None:
     assert host.url  # the app leaves a host it did not start running; the fixture stops it
 
 
-async def test_an_unknown_workflow_lists_the_available_ones(host: DemoHost) -> None:
+async def test_an_unknown_workflow_offers_the_hosts_workflows(host: DemoHost) -> None:
+    """A workflow the host does not have: say so and offer its workflows before any message;
+    a message typed meanwhile waits, then runs the one picked (issue 7, item 4)."""
     config = Config(host=host.url, api_key=host.api_key, workflow="nope")
     app = ChatApp(config, audio_support=NO_AUDIO)
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot, app)
+        await settle(pilot, app, lambda: isinstance(app.screen, WorkflowPicker), what="picker")
+        assert any("no workflow 'nope'" in n.text for n in notices(app))
+        await pilot.press("escape")  # nothing picked: nothing sent
+        await settle(pilot, app, lambda: not isinstance(app.screen, WorkflowPicker), what="gone")
         await send(pilot, app, "hello")
         await settle(pilot, app, lambda: bool(notices(app, "error")), what="an error notice")
         (error,) = notices(app, "error")
         assert "workflow 'nope'" in error.text
         assert "demo.chat" in error.text and "demo.tour" in error.text
-        assert app.status.run_status == "error"
-        assert app.session is not None and app.conversation.history == []
+        assert app.conversation.history == []
+
+
+async def test_the_picked_workflow_runs_the_waiting_message(host: DemoHost) -> None:
+    config = Config(host=host.url, api_key=host.api_key, workflow="nope")
+    app = ChatApp(config, audio_support=NO_AUDIO)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await settle(pilot, app, lambda: isinstance(app.screen, WorkflowPicker), what="picker")
+        picker = app.screen
+        assert isinstance(picker, WorkflowPicker)
+        picker.dismiss("conformance-noop")
+        await settle(pilot, app, lambda: app.status.workflow == "conformance-noop", what="used")
+        await send(pilot, app, "hello")
+        await settle(pilot, app, lambda: app.transcript.status == "completed", what="completed")
 
 
 # -------------------------------------------------------------------------- cancel
