@@ -14,9 +14,9 @@ def test_a_clarification_is_answered_over_both_majors(
     protocol: int, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with DemoHost(pace=0, protocol=protocol) as host:
+        answers = ["--answer", "colour=blue", "--answer", "name=Ada", "--no-audio"]
         code = cli.main(
-            ["run", "demo.clarify", "--host", host.url, "--api-key", host.api_key]
-            + ["--answer", "colour=blue", "--answer", "name=Ada", "--no-audio"]
+            ["run", "demo.clarify", "--host", host.url, "--api-key", host.api_key, *answers]
         )
     out, err = capsys.readouterr()
     assert code == 0, err
