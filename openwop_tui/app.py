@@ -26,9 +26,17 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Footer
 
-from openwop_tui import actions, app_interrupts, app_sessions, clipboard, keys, overflow, state
+from openwop_tui import (
+    actions,
+    app_interrupts,
+    app_runs,
+    app_sessions,
+    clipboard,
+    keys,
+    overflow,
+    state,
+)
 from openwop_tui.audio import PlaybackError, Player, probe
-from openwop_tui.catalog import load_catalog, obvious_choice
 from openwop_tui.commands_palette import AppCommands
 from openwop_tui.config import Config
 from openwop_tui.conversation import (
@@ -56,16 +64,14 @@ from openwop_tui.palette import Palette
 from openwop_tui.protocol.client import HostClient, HostError
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.hostdata import secrets_of
-from openwop_tui.record import Recorder, replay_frames
+from openwop_tui.record import Recorder
 from openwop_tui.redact import Redactor, display_url
 from openwop_tui.renderers import render
 from openwop_tui.renderers.base import AudioSupport, RenderContext, Rendered
 from openwop_tui.sanitize import clean
-from openwop_tui.screens.ask import AskScreen
 from openwop_tui.screens.help import HelpScreen
 from openwop_tui.screens.inspect import InspectScreen
 from openwop_tui.screens.quit import QuitChoice, QuitScreen
-from openwop_tui.screens.workflows import WorkflowPicker
 from openwop_tui.session import Session
 from openwop_tui.store import Store, StoreError
 from openwop_tui.terminal import ImageSupport
@@ -288,64 +294,29 @@ class ChatApp(App[None]):
 
     @work(exclusive=True, group="run")
     async def follow_run(self, run_id: str) -> None:
-        """``--attach RUN_ID`` and the palette's Attach: a run this client did not start, from
-        its first event to its end. Stopping (Esc) only stops following: nothing is cancelled."""
-        prompt = self._part(PromptInput)
-        self._busy = True
-        prompt.set_busy(True)
-        try:
-            await self._notice("info", f"attaching to run {run_id}")
-            async for update in self.conversation.attach(run_id):
-                await self._draw([update])
-        except HostError as error:
-            await self._notice("error", error.message)
-        finally:
-            await self._run_ended(prompt)
+        """``--attach RUN_ID`` and the palette's Attach (`openwop_tui.app_runs`)."""
+        await app_runs.follow_run(self, run_id)
 
     @work(exclusive=True, group="workflows")
     async def choose_workflow(self, *, ask: bool = False) -> None:
-        """Decide what each message runs, from what the host offers (discovery ``fixtures``,
-        ``/workflows``, ``/agents``): the configured workflow when the host has it, else the
-        one obvious choice, else the picker (messages typed meanwhile wait in the queue).
-        ``ask``: always show the picker (the palette's Pick a workflow)."""
-        assert self.session is not None and self._client is not None
-        try:
-            choices = await load_catalog(self._client)
-        except HostError as error:
-            await self._notice("warning", f"could not list the host's workflows: {error.message}")
-            choices = []
-        current = self.session.workflow_id
-        ids = [choice.id for choice in choices]
-        chosen = None if ask else obvious_choice(choices, preferred=current)
-        if not choices or (chosen is not None and chosen.id == current):
-            self.call_later(self._send_queued)
+        """Decide what each message runs from the host's workflows (`openwop_tui.app_runs`)."""
+        await app_runs.choose_workflow(self, ask=ask)
+
+    @work(exclusive=True, group="run")
+    async def play_recording(self, path: Path, speed: float) -> None:
+        """``replay FILE`` through the app (`openwop_tui.app_runs`)."""
+        await app_runs.play_recording(self, path, speed)
+
+    def action_pick_workflow(self) -> None:
+        """Choose the workflow each message runs, from the host's list."""
+        if self.session is None or self.session.discovery is None or self._busy:
+            self.notify("Connect first, and wait for the run to end.", severity="warning")
             return
-        if chosen is not None:
-            self._use_workflow(chosen.id, "the host's only or default workflow")
-            return
-        if not ask and current not in ids:
-            await self._notice(
-                "info",
-                f"this host has no workflow {current!r}: pick one of its {len(ids)} (Enter takes "
-                "the highlighted one)",
-            )
-        self._picking = True
+        self.choose_workflow(ask=True)
 
-        def picked(workflow_id: str | None) -> None:
-            self._picking = False
-            if workflow_id:
-                self._use_workflow(workflow_id, "picked")
-            else:
-                self.call_later(self._send_queued)
-
-        self.push_screen(WorkflowPicker(choices), picked)
-
-    def _use_workflow(self, workflow_id: str, why: str) -> None:
-        assert self.session is not None
-        self.session.workflow_id = workflow_id
-        self.status.workflow = workflow_id
-        self.notify(f"chatting with workflow {workflow_id} ({why})", markup=False)
-        self.call_later(self._send_queued)
+    def action_attach(self) -> None:
+        """Ask for a run id, then follow that run."""
+        app_runs.ask_for_run(self)
 
     def on_interrupt_answered(self, event: InterruptAnswered) -> None:
         self.run_worker(
@@ -362,42 +333,6 @@ class ChatApp(App[None]):
 
     async def on_run_cancel_requested(self, _event: RunCancelRequested) -> None:
         await self.action_cancel_run()
-
-    def action_pick_workflow(self) -> None:
-        """Choose the workflow each message runs, from the host's list."""
-        if self.session is None or self.session.discovery is None or self._busy:
-            self.notify("Connect first, and wait for the run to end.", severity="warning")
-            return
-        self.choose_workflow(ask=True)
-
-    def action_attach(self) -> None:
-        """Ask for a run id, then follow that run."""
-        if self.session is None or self.session.discovery is None:
-            self.notify("Not connected to a host yet.", severity="warning")
-            return
-        if self._busy:
-            self.notify("A run is in progress: attach when it has ended.")
-            return
-
-        def chosen(run_id: str | None) -> None:
-            if run_id:
-                self.follow_run(run_id)
-
-        self.push_screen(AskScreen("Attach to run", "the run id, as the host gave it"), chosen)
-
-    @work(exclusive=True, group="run")
-    async def play_recording(self, path: Path, speed: float) -> None:
-        """``replay FILE``: the recording's events through the same fold and view, paced."""
-        self.status.host = f"replay of {path.name}"
-        self.status.connection = "replaying"
-        try:
-            async for entry in replay_frames(path, speed):
-                await self._draw(self.conversation.replay(entry))
-            await self._draw(self.conversation.finish_replay())
-        except OSError as error:
-            await self._notice("error", f"cannot read {path}: {error.strerror or error}")
-        self.status.connection = "replayed"
-        await self._notice("info", "End of the recording. Nothing here talks to a host.")
 
     async def on_unmount(self) -> None:
         if self._player is not None:
