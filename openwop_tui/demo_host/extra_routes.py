@@ -14,10 +14,9 @@ import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-from openwop_tui.demo_host import catalog
+from openwop_tui.demo_host import catalog, routes
 from openwop_tui.demo_host.interrupts import Interrupt, ResolveError, read_token, resolve
 from openwop_tui.demo_host.routes import HttpError
-from openwop_tui.demo_host.wire import WrongTenant
 
 if TYPE_CHECKING:
     from openwop_tui.demo_host.runs import Run
@@ -148,16 +147,7 @@ def dispatch(h: DemoRequestHandler, method: str, path: str, body: bytes) -> bool
 
 def _resolve_run_scoped(h: DemoRequestHandler, run_id: str, node_id: str, body: bytes) -> None:
     """``POST /runs/{runId}/interrupts/{nodeId} {resumeValue}``."""
-    try:
-        # The segment in the major the request speaks: v2 projects tenant-bound ids.
-        internal = h.wire.internal_run_id(run_id)
-    except WrongTenant:
-        raise HttpError(
-            403, "id_tenant_mismatch", "that run id belongs to another tenant than this key"
-        ) from None
-    run = h.host.store.get(internal)
-    if run is None:
-        raise HttpError(404, "run_not_found", f"no run '{run_id}' on this host")
+    run = routes.run_named(h, run_id)
     with run.cond:
         interrupt = run.interrupts.by_node.get(node_id)
     if interrupt is None:

@@ -167,7 +167,12 @@ def create(h: DemoRequestHandler, req: Request) -> None:
 
 
 def _run(h: DemoRequestHandler, req: Request) -> Run:
-    given = req.run_id or ""
+    return run_named(h, req.run_id or "")
+
+
+def run_named(h: DemoRequestHandler, given: str) -> Run:
+    """The run a path segment names, in the major the request speaks (v2 projects tenant-bound
+    ids); 403 for another tenant's id, 404 for no such run."""
     try:
         internal = h.wire.internal_run_id(given)
     except WrongTenant:
