@@ -15,14 +15,12 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from openwop_tui.chat_history import ChatHistory
 from openwop_tui.protocol.client import Discovery, HostClient, RunHandle
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.media import DEFAULT_MAX_BYTES, Asset
 from openwop_tui.protocol.stream import ArrivalSink, StreamNotice, subscribe
 from openwop_tui.renderers.base import RenderContext
-from openwop_tui.transcript import Transcript
 
 #: How many bytes of fetched media the session keeps for redrawing (least recently used go).
 ASSET_CACHE_BYTES = 64_000_000
@@ -55,7 +53,6 @@ class Session:
         self.client = client
         self.workflow_id = workflow_id
         self.discovery: Discovery | None = None
-        self._chat = ChatHistory()
         self.current_run: RunHandle | None = None
         self._stream_modes = stream_modes
         self._idle_timeout = idle_timeout
@@ -72,34 +69,6 @@ class Session:
     def max_inline_bytes(self) -> int:
         """The host's inline media cap (protocol.md §4.5), or the spec default."""
         return self.discovery.max_inline_media_bytes if self.discovery else 262144
-
-    @property
-    def history(self) -> list[dict[str, str]]:
-        """The chat history of `send` (kept for the app until it sends through a
-        `Conversation`, which owns the history; remove both then)."""
-        return self._chat.messages
-
-    async def send(self, text: str) -> AsyncIterator[StreamItem]:
-        """Send one user message as a new run and yield what happens until it ends.
-
-        Kept for the app until it sends through a `Conversation`. The reply that joins the
-        history is the fold's (a private `Transcript`), the same rule the conversation uses.
-        """
-        events: list[RunEvent] = []
-        try:
-            async for item in self.start(self._chat.inputs(text)):
-                if isinstance(item, RunCreated):
-                    self._chat.accepted(text)
-                elif isinstance(item, RunEvent):
-                    events.append(item)
-                yield item
-        finally:
-            # Folded once the run is over: the app folds the same events as they come.
-            fold = Transcript()
-            for event in events:
-                self._chat.saw(fold.apply(event))
-            self._chat.saw(fold.close_open())
-            self._chat.run_ended()
 
     async def start(
         self,

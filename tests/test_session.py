@@ -6,10 +6,11 @@ from collections.abc import Iterator
 
 import pytest
 
+from openwop_tui.conversation import Conversation, EventArrived, RunStarted
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.protocol.client import HostClient, HostError
 from openwop_tui.protocol.events import RunEvent
-from openwop_tui.session import RunCreated, Session
+from openwop_tui.session import Session
 from openwop_tui.transcript import EnvelopeItem, Transcript
 
 
@@ -23,23 +24,21 @@ async def test_a_turn_streams_to_the_end_and_joins_the_history(demo: DemoHost) -
     async with HostClient(demo.url, demo.api_key) as client:
         session = Session(client, workflow_id="demo.chat")
         await session.connect()
-        transcript = Transcript()
-        items = [item async for item in session.send("code please")]
-        assert isinstance(items[0], RunCreated)
-        for item in items:
-            if isinstance(item, RunEvent):
-                transcript.apply(item)
+        chat = Conversation(session)
+        transcript = chat.transcript
+        items = [item async for item in chat.send("code please")]
+        assert any(isinstance(item, RunStarted) for item in items)
         assert transcript.status == "completed"
         assert any(
             isinstance(i, EnvelopeItem) and i.envelope.display == "code" for i in transcript.items
         )
-        assert [m["role"] for m in session.history] == ["user", "assistant"]
-        assert session.history[0]["content"] == "code please"
+        assert [m["role"] for m in chat.history] == ["user", "assistant"]
+        assert chat.history[0]["content"] == "code please"
         assert session.current_run is None
 
         # The next turn carries the history to the host in inputs.messages.
-        second = [item async for item in session.send("and a card")]
-        started = next(i for i in second if isinstance(i, RunEvent) and i.type == "run.started")
+        second = [i.event async for i in chat.send("and a card") if isinstance(i, EventArrived)]
+        started = next(i for i in second if i.type == "run.started")
         sent = started.payload["inputs"]["messages"]
         assert [m["content"] for m in sent[:1]] == ["code please"]
         assert sent[-1] == {"role": "user", "content": "and a card"}
@@ -48,17 +47,19 @@ async def test_a_turn_streams_to_the_end_and_joins_the_history(demo: DemoHost) -
 async def test_a_send_the_host_refused_does_not_join_the_history(demo: DemoHost) -> None:
     async with HostClient(demo.url, demo.api_key) as client:
         session = Session(client, workflow_id="no.such.workflow")
+        chat = Conversation(session)
         with pytest.raises(HostError) as raised:
-            _ = [item async for item in session.send("hello")]
+            _ = [item async for item in chat.send("hello")]
         assert "no.such.workflow" in raised.value.message
-        assert session.history == []
+        assert chat.history == []
 
 
 async def test_assets_are_fetched_once_and_cached(demo: DemoHost) -> None:
     async with HostClient(demo.url, demo.api_key) as client:
         session = Session(client, workflow_id="demo.chat")
         transcript = Transcript()
-        async for item in session.send("image please"):
+        inputs = {"messages": [{"role": "user", "content": "image please"}]}
+        async for item in session.start(inputs):
             if isinstance(item, RunEvent):
                 transcript.apply(item)
         [image] = [
