@@ -139,6 +139,10 @@ class Transcript:
     _counter: int = 0
     _interrupts: dict[str | None, Interrupt] = field(default_factory=dict)
     """Pending interrupts by node id (a node waits on one interrupt at a time)."""
+    _settled_interrupts: dict[str | None, Interrupt] = field(default_factory=dict)
+    """The last settled interrupt of each node: a host tells of one answer in several events
+    (``interrupt.resolved``, ``clarification.resolved``, ``node.resumed``…), and those after
+    the first are about an interrupt already settled, not news."""
     _open_turns: dict[str | None, AssistantTurn] = field(default_factory=dict)
     _reasoning: dict[str, Reasoning] = field(default_factory=dict)
     _calls: dict[str, ToolCall] = field(default_factory=dict)
@@ -436,8 +440,10 @@ class Transcript:
     def _settle(
         self, item: Interrupt, state: InterruptState, by: str | None, outcome: str | None
     ) -> list[Change]:
-        if self._interrupts.get(item.request.node_id if item.request else None) is item:
-            del self._interrupts[item.request.node_id if item.request else None]
+        node = item.request.node_id if item.request else None
+        if self._interrupts.get(node) is item:
+            del self._interrupts[node]
+        self._settled_interrupts[node] = item
         if item.state != "pending":
             return []
         item.state, item.answered_by, item.outcome = state, by, outcome
@@ -476,17 +482,21 @@ class Transcript:
         return changes
 
     def _resolved_at(self, node_id: str | None, interrupt_id: str | None) -> Interrupt | None:
-        item = self._interrupts.get(node_id)
-        if item is None and interrupt_id:
-            item = next(
-                (
-                    i
-                    for i in self._interrupts.values()
-                    if i.request and i.request.interrupt_id == interrupt_id
-                ),
-                None,
-            )
-        return item
+        """The interrupt an answer event is about: pending first, else already settled."""
+        for known in (self._interrupts, self._settled_interrupts):
+            item = known.get(node_id)
+            if item is None and interrupt_id:
+                item = next(
+                    (
+                        i
+                        for i in known.values()
+                        if i.request and i.request.interrupt_id == interrupt_id
+                    ),
+                    None,
+                )
+            if item is not None:
+                return item
+        return None
 
     def _on_node_resumed(self, event: RunEvent) -> list[Change]:
         self.status = "running"

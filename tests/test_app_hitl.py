@@ -55,3 +55,19 @@ async def test_an_approval_rejected_with_r_fails_with_the_reason() -> None:
         await pilot.press("r")
         await settle(pilot, app, lambda: app.transcript.status == "failed", what="failed")
         assert any("reject" in getattr(i, "text", "").lower() for i in app.transcript.items)
+
+
+async def test_the_hosts_own_reports_of_an_answer_add_no_lines() -> None:
+    """The demo host tells of one answer in several events (interrupt.resolved,
+    clarification.resolved, node.resumed); once the form's answer settled the question, they
+    are not news: no "was answered" line repeats it."""
+    app = demo_app(workflow="demo.clarify")
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await send(pilot, app, "go")
+        await _form(pilot, app)
+        await pilot.press(*"blue", "enter")
+        await pilot.press(*"Ada", "enter")
+        await settle(pilot, app, lambda: app.transcript.status == "completed", what="completed")
+        lines = [getattr(i, "text", "") for i in app.transcript.items]
+        assert not [line for line in lines if "was answered" in line], lines
