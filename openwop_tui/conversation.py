@@ -435,7 +435,7 @@ class Conversation:
         if stored is not None:
             return stored
         if self.session is None:
-            return Asset(url=media.url, error=OFFLINE_REASON)
+            return Asset(url=media.url, error=OFFLINE_REASON, failure="not-fetched")
         asset = await self.session.asset_for(envelope)
         if asset is not None and asset.data is not None and self.store is not None:
             try:

@@ -134,7 +134,9 @@ class TranscriptPrinter:
         if self.conversation is not None:
             context = await self.conversation.context_for(envelope, context)
         elif (ref := envelope.media_ref) is not None and ref.url and not ref.base64:
-            context = replace(context, asset=Asset(url=ref.url, error=OFFLINE_REASON))
+            context = replace(
+                context, asset=Asset(url=ref.url, error=OFFLINE_REASON, failure="not-fetched")
+            )
         rendered = await asyncio.to_thread(render, envelope, context)
         shown = present.envelope(rendered)
         # A fragment's bytes are not the emission's (rule E1: nothing is done with a fragment).

@@ -32,6 +32,8 @@ from openwop_tui.renderers.base import (
     Action,
     Asset,
     AudioSupport,
+    Code,
+    Degradation,
     ImageMode,
     RenderContext,
     Rendered,
@@ -45,6 +47,8 @@ __all__ = [
     "Action",
     "Asset",
     "AudioSupport",
+    "Code",
+    "Degradation",
     "ImageMode",
     "RenderContext",
     "Rendered",
@@ -126,12 +130,23 @@ def resolve(display: str | None) -> Renderer:
 def render(envelope: Envelope, context: RenderContext) -> Rendered:
     """Draw ``envelope`` with the renderer its display value selects. Never raises, and what it
     returns cannot raise when drawn either (`Guarded`)."""
+    name = _key(envelope.display)
     try:
         renderer = resolve(envelope.display)
         rendered = renderer(envelope, context)
         palette = context.palette
+        unknown = None
+        if name == FALLBACK and envelope.display is not None and envelope.display != FALLBACK:
+            unknown = Degradation(
+                code=Code.UNKNOWN_DISPLAY,
+                reason=f"no renderer for display {_shown(envelope.display)!r}: shown as JSON",
+                cause=f"no {_shown(envelope.display)[:24]} renderer",
+                instead="JSON",
+            )
         return replace(
             rendered,
+            renderer=rendered.renderer or name,
+            fallback=rendered.fallback or unknown,
             body=Guarded(Themed(rendered.body, palette), rendered.title, palette.error),
             caption=None
             if rendered.caption is None
@@ -144,7 +159,16 @@ def render(envelope: Envelope, context: RenderContext) -> Rendered:
         fallback = _REGISTRY[FALLBACK](envelope, context)
         palette = context.palette
         body = Guarded(Themed(fallback.body, palette), fallback.title, palette.error)
-        return Rendered(title=fallback.title, body=body, degraded=reason, data=fallback.data)
+        why = Degradation(
+            code=Code.RENDERER_FAILED, reason=reason, cause="renderer failed", instead="JSON"
+        )
+        return Rendered(
+            title=fallback.title,
+            body=body,
+            degradation=why,
+            data=fallback.data,
+            renderer=FALLBACK,
+        )
     except Exception:
         log.warning("the JSON fallback failed too", exc_info=True)
         return Rendered(
@@ -153,8 +177,19 @@ def render(envelope: Envelope, context: RenderContext) -> Rendered:
                 f"This envelope cannot be shown: {reason}, and its JSON view failed too.",
                 style=context.palette.error,
             ),
-            degraded=reason,
+            degradation=Degradation(
+                code=Code.RENDERER_FAILED, reason=reason, cause="renderer failed", instead="text"
+            ),
+            renderer="text",
         )
+
+
+def _key(display: str | None) -> str:
+    """The registry key that draws ``display`` (the fallback's for an absent or unknown one)."""
+    _load_builtins()
+    if display is not None and display not in _REGISTRY:
+        _load_plugins()
+    return display if display is not None and display in _REGISTRY else FALLBACK
 
 
 def _error_text(error: Exception) -> str:

@@ -24,7 +24,7 @@ from rich.text import Text
 
 from openwop_tui.palette import Palette
 from openwop_tui.protocol.envelopes import Envelope, MediaRef
-from openwop_tui.renderers.base import Action, RenderContext, Rendered
+from openwop_tui.renderers.base import Action, Code, Degradation, RenderContext, Rendered
 from openwop_tui.sanitize import clean, safe_filename
 from openwop_tui.units import exact_size, human_size
 
@@ -78,6 +78,8 @@ class Media:
     data: bytes | None
     error: str | None
     """Why there are no bytes (``None`` when ``data`` is set)."""
+    error_code: Code | None
+    """The kind of ``error``, as a degradation code."""
     inline: bool
     """The bytes came (or would have come) from inline base64 rather than a URL."""
     url: str | None
@@ -120,6 +122,14 @@ class Media:
         return "nowhere: the host sent neither a URL nor inline data"
 
     @property
+    def reference(self) -> str | None:
+        """How to get the real thing: the absolute URL, when there is one (a relative URL or
+        inline bytes are no reference a user can follow; saving makes one)."""
+        if self.url and _SCHEME.match(self.url) is not None:
+            return self.url
+        return None
+
+    @property
     def headline(self) -> str:
         """One line naming the thing: family, name or title, media type, size."""
         size = len(self.data) if self.data is not None else self.advertised
@@ -149,16 +159,20 @@ def load_media(envelope: Envelope, context: RenderContext, family: str) -> Media
     asset = context.asset
     data: bytes | None = None
     error: str | None = None
+    code: Code | None = None
     url = (asset.url if asset and asset.url else None) or (ref.url if ref else None)
     inline = ref is not None and ref.base64 is not None
     if ref is not None and ref.base64 is not None:
-        data, error = _decode_inline(ref.base64, context.max_inline_bytes)
+        data, error, code = _decode_inline(ref.base64, context.max_inline_bytes)
     elif asset is not None:
         data, error = asset.data, (None if asset.data is not None else asset.error or "not fetched")
+        code = None if asset.data is not None else _ASSET_CODES[asset.failure]
     elif url is not None:
         error = "not fetched: the client has not downloaded this asset"
+        code = Code.NOT_FETCHED
     else:
         error = "the envelope carries neither a url nor base64 data"
+        code = Code.NO_DATA
 
     media_type = envelope.mime_type or (asset.content_type if asset else None)
     name = ref.name if ref else None
@@ -168,6 +182,7 @@ def load_media(envelope: Envelope, context: RenderContext, family: str) -> Media
         family=family,
         data=data,
         error=None if data is not None else clean(error or "unknown"),
+        error_code=None if data is not None else (code or Code.FETCH_FAILED),
         inline=inline,
         url=clean(url) if url else None,
         media_type=clean(media_type) if media_type else None,
@@ -181,36 +196,91 @@ def load_media(envelope: Envelope, context: RenderContext, family: str) -> Media
     )
 
 
-def _decode_inline(text: str, cap: int) -> tuple[bytes | None, str | None]:
+#: How each kind of failed fetch reads as a degradation.
+_ASSET_CODES = {
+    "refused": Code.FETCH_REFUSED,
+    "too-large": Code.TOO_LARGE,
+    "failed": Code.FETCH_FAILED,
+    "not-fetched": Code.NOT_FETCHED,
+}
+
+#: The badge's short cause for each code a media block can carry.
+CAUSES = {
+    Code.NO_DATA: "no data",
+    Code.NOT_FETCHED: "not fetched",
+    Code.FETCH_REFUSED: "URL refused",
+    Code.FETCH_FAILED: "download failed",
+    Code.TOO_LARGE: "too large",
+    Code.BAD_DATA: "bad data",
+    Code.UNSUPPORTED: "unsupported format",
+    Code.IMAGES_OFF: "images off",
+    Code.NO_GRAPHICS: "no pixel protocol",
+    Code.FIRST_FRAME: "animated",
+    Code.NO_AUDIO: "no audio output",
+    Code.NO_TEXT: "no text",
+    Code.RENDERER_FAILED: "renderer failed",
+    Code.UNKNOWN_DISPLAY: "unknown display",
+    Code.CUT: "cut",
+    Code.NOT_RUN: "not executed",
+}
+
+
+def _decode_inline(text: str, cap: int) -> tuple[bytes | None, str | None, Code | None]:
     # Refuse before decoding: the cap is the host's own promise, and a host that breaks it should
     # not make the client allocate whatever it sent.
     if len(text) > (cap + 2) // 3 * 4 + _BASE64_SLACK:
         approx = len(text) * 3 // 4
-        return None, (
-            f"inline data larger than the host's advertised cap "
-            f"(about {human_size(approx)} > {human_size(cap)})"
+        return (
+            None,
+            (
+                f"inline data larger than the host's advertised cap "
+                f"(about {human_size(approx)} > {human_size(cap)})"
+            ),
+            Code.TOO_LARGE,
         )
     compact = "".join(text.split())
     try:
-        return base64.b64decode(compact + "=" * (-len(compact) % 4), validate=True), None
+        return base64.b64decode(compact + "=" * (-len(compact) % 4), validate=True), None, None
     except (binascii.Error, ValueError) as error:
-        return None, f"inline base64 is not valid ({error})"
+        return None, f"inline base64 is not valid ({error})", Code.BAD_DATA
+
+
+def degradation(
+    code: Code,
+    reason: str,
+    *,
+    instead: str = "description",
+    reference: str | None = None,
+    cause: str | None = None,
+) -> Degradation:
+    """A `Degradation` with the code's usual short cause (``cause`` overrides it)."""
+    return Degradation(
+        code=code,
+        reason=reason,
+        cause=cause or CAUSES.get(code, code.value),
+        instead=instead,
+        reference=reference,
+    )
 
 
 def degraded(
     media: Media,
     reason: str,
     *extra: tuple[str, str | None],
+    code: Code | None = None,
+    cause: str | None = None,
     duration_seconds: float | None = None,
 ) -> Rendered:
     """The result for media that cannot be shown: the what/why/where block, and ``save`` when
-    the bytes are here anyway."""
+    the bytes are here anyway. ``code`` defaults to the media's own error code (for media
+    without bytes)."""
+    why = code or media.error_code or Code.BAD_DATA
     return Rendered(
         title=media.headline,
         body=degraded_block(media.family, media.facts(*extra), reason, media.where, media.palette),
         actions=(SAVE,) if media.data is not None else (),
         data=media.data,
-        degraded=reason,
+        degradation=degradation(why, reason, cause=cause, reference=media.reference),
         media_type=media.media_type,
         filename=media.filename,
         duration_seconds=duration_seconds,

@@ -18,8 +18,8 @@ from rich.text import Text
 
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers import register
-from openwop_tui.renderers._common import SAVE, degraded, join, load_media
-from openwop_tui.renderers.base import Action, RenderContext, Rendered
+from openwop_tui.renderers._common import SAVE, degradation, degraded, join, load_media
+from openwop_tui.renderers.base import Action, Code, RenderContext, Rendered
 from openwop_tui.renderers.markdown import text_instead
 from openwop_tui.sanitize import clean
 from openwop_tui.units import duration, human_size
@@ -59,7 +59,7 @@ def render_audio(envelope: Envelope, context: RenderContext) -> Rendered:
     info, error = _info(media.data)
     if info is None:
         reason = f"cannot decode {media.media_type or 'audio'}: {clean(error or 'unknown')}"
-        return degraded(media, reason, said, duration_seconds=advertised)
+        return degraded(media, reason, said, code=Code.BAD_DATA, duration_seconds=advertised)
 
     seconds = float(info.duration)
     sound = f"{info.samplerate / 1000:g} kHz {_channels(info.channels)}"
@@ -83,7 +83,9 @@ def render_audio(envelope: Envelope, context: RenderContext) -> Rendered:
             body=Group(*parts),
             actions=(SAVE,),
             data=media.data,
-            degraded=reason,
+            degradation=degradation(
+                Code.NO_AUDIO, reason, instead="save offered", reference=media.reference
+            ),
             media_type=media.media_type,
             filename=media.filename,
             duration_seconds=seconds,

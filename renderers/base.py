@@ -10,6 +10,7 @@ exactly what the thing is, why it is not shown and where to get it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Literal, Protocol
 
 from rich.console import RenderableType
@@ -18,7 +19,17 @@ from openwop_tui.palette import Palette
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.media import Asset
 
-__all__ = ["Action", "Asset", "AudioSupport", "ImageMode", "RenderContext", "Rendered", "Renderer"]
+__all__ = [
+    "Action",
+    "Asset",
+    "AudioSupport",
+    "Code",
+    "Degradation",
+    "ImageMode",
+    "RenderContext",
+    "Rendered",
+    "Renderer",
+]
 
 ImageMode = Literal["halfblock", "none"]
 
@@ -60,6 +71,72 @@ class RenderContext:
         return self.palette.code_theme
 
 
+class Code(StrEnum):
+    """Why something is not drawn or played as well as it could be: a stable code.
+
+    The codes are data (tests, the inspector, exports and plugins match on them); the sentence a
+    user reads is `Degradation.reason`.
+    """
+
+    NO_DATA = "no-data"
+    """The envelope carries neither a URL nor inline bytes."""
+    NOT_FETCHED = "not-fetched"
+    """There is a URL, but the client did not download it (offline, or fetching is off)."""
+    FETCH_REFUSED = "fetch-refused"
+    """The media policy refused the URL (scheme, private address, redirect …)."""
+    FETCH_FAILED = "fetch-failed"
+    """The download failed (HTTP error, timeout, connection)."""
+    TOO_LARGE = "too-large"
+    """Over a size, pixel or decoded-length cap."""
+    BAD_DATA = "bad-data"
+    """The bytes are here but are not what they claim (invalid base64, corrupt file)."""
+    UNSUPPORTED = "unsupported-format"
+    """A format this client does not decode on purpose (not a web image format …)."""
+    IMAGES_OFF = "images-off"
+    """Image display is switched off."""
+    NO_GRAPHICS = "no-graphics"
+    """The terminal has no pixel protocol (kitty, sixel): drawn with half-blocks instead."""
+    FIRST_FRAME = "first-frame"
+    """An animated image: only its first frame is drawn."""
+    NO_AUDIO = "no-audio"
+    """No PortAudio, no output device, or audio switched off."""
+    NO_TEXT = "no-text"
+    """A text hint without text, or a media hint without media (shown another way)."""
+    RENDERER_FAILED = "renderer-failed"
+    """The renderer raised: the JSON view is shown instead."""
+    UNKNOWN_DISPLAY = "unknown-display"
+    """A display hint no renderer is registered for: the JSON view is shown."""
+    CUT = "cut"
+    """Shown in part: the rest is over a bound (the full text is saved)."""
+    NOT_RUN = "not-run"
+    """Active content (a web canvas, HTML) that a terminal does not execute."""
+
+
+@dataclass(frozen=True, slots=True)
+class Degradation:
+    """What a renderer could not do here, why, and where to get the thing: data, not a string.
+
+    ``cause`` and ``instead`` make the item's badge ("sixel unavailable → half-blocks", "no
+    audio device → saved to …"); ``reason`` is the sentence shown in the body and the inspector.
+    ``reference`` is how the user gets the real thing: an absolute URL or a saved file's path,
+    never a content hash (a hash gets nobody anything).
+    """
+
+    code: Code
+    reason: str
+    """One sentence a user reads (already clean for the terminal)."""
+    cause: str
+    """A few words for the badge: "sixel unavailable", "no audio device", "images off"."""
+    instead: str
+    """What was done instead: "half-blocks", "description", "JSON", "saved to …"."""
+    reference: str | None = None
+
+    @property
+    def badge(self) -> str:
+        """``cause → instead``."""
+        return f"{self.cause} → {self.instead}"
+
+
 @dataclass(frozen=True, slots=True)
 class Action:
     """Something the user can do with a rendered envelope (the app draws it as a button)."""
@@ -82,7 +159,7 @@ class Rendered:
     actions: tuple[Action, ...] = ()
     data: bytes | None = None
     """The decoded media bytes, kept for save / play / open."""
-    degraded: str | None = None
+    degradation: Degradation | None = None
     """Why the envelope is not shown in full here, or ``None`` when it is."""
     media_type: str | None = None
     filename: str | None = None
@@ -93,6 +170,28 @@ class Rendered:
     the pixels another way (kitty graphics, sixel) can keep them."""
     cells: tuple[int, int] | None = None
     """For a drawn image: the cell box (columns, rows) its half-block pixels take in ``body``."""
+    fallback: Degradation | None = None
+    """Shown in full, but not the best way: "sixel unavailable → half-blocks", "animated: first
+    frame"."""
+    renderer: str = ""
+    """The registry key of the renderer that drew this (set by the registry)."""
+    detail: str | None = None
+    """How it was drawn, for the badge: "half-blocks", "kitty", "python" (a code language)."""
+
+    @property
+    def degraded(self) -> str | None:
+        """The sentence saying why this is not shown in full, or ``None``."""
+        return self.degradation.reason if self.degradation is not None else None
+
+    @property
+    def badge(self) -> str:
+        """The small label under an item: the renderer that drew it and, when one ran, the
+        fallback and why ("image · half-blocks · sixel unavailable → half-blocks")."""
+        parts = [self.renderer or "renderer", self.detail]
+        for note in (self.fallback, self.degradation):
+            if note is not None:
+                parts.append(note.badge)
+        return " · ".join(part for part in parts if part)
 
 
 class Renderer(Protocol):

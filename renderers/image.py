@@ -32,8 +32,16 @@ from rich_pixels import HalfcellRenderer, Pixels
 
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers import register
-from openwop_tui.renderers._common import OPEN, SAVE, Media, degraded, join, load_media
-from openwop_tui.renderers.base import RenderContext, Rendered
+from openwop_tui.renderers._common import (
+    OPEN,
+    SAVE,
+    Media,
+    degradation,
+    degraded,
+    join,
+    load_media,
+)
+from openwop_tui.renderers.base import Code, RenderContext, Rendered
 from openwop_tui.renderers.markdown import text_instead
 
 #: The tallest an image is drawn, in terminal rows (two pixels each).
@@ -155,11 +163,19 @@ def render_image(envelope: Envelope, context: RenderContext) -> Rendered:
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             image = Image.open(BytesIO(media.data))
     except Image.DecompressionBombError as error:
-        return degraded(media, f"not decoded (decompression-bomb guard): {error}")
+        return degraded(
+            media, f"not decoded (decompression-bomb guard): {error}", code=Code.TOO_LARGE
+        )
     except UnidentifiedImageError:
-        return degraded(media, f"cannot decode {media.media_type or 'image'}: not a known format")
+        return degraded(
+            media,
+            f"cannot decode {media.media_type or 'image'}: not a known format",
+            code=Code.UNSUPPORTED,
+        )
     except (OSError, ValueError, SyntaxError) as error:
-        return degraded(media, f"cannot decode {media.media_type or 'image'}: {error}")
+        return degraded(
+            media, f"cannot decode {media.media_type or 'image'}: {error}", code=Code.BAD_DATA
+        )
 
     with image:
         width, height = image.size
@@ -170,10 +186,10 @@ def render_image(envelope: Envelope, context: RenderContext) -> Rendered:
                 f"not decoded (decompression-bomb guard): {width * height:,} pixels "
                 f"> {context.max_image_pixels:,} allowed"
             )
-            return degraded(media, reason, ("dimensions", dimensions))
+            return degraded(media, reason, ("dimensions", dimensions), code=Code.TOO_LARGE)
         if context.images == "none":
             reason = f"not drawn: {context.images_off_reason}"
-            return degraded(media, reason, ("dimensions", dimensions))
+            return degraded(media, reason, ("dimensions", dimensions), code=Code.IMAGES_OFF)
         try:
             size = _fit(width, height, context.width)
             image.draft(None, size)  # JPEG can decode at a fraction of full size: much faster
@@ -184,7 +200,7 @@ def render_image(envelope: Envelope, context: RenderContext) -> Rendered:
                 ).result()
         except (OSError, ValueError, SyntaxError, EOFError) as error:
             reason = f"cannot decode {media.media_type or 'image'}: {error}"
-            return degraded(media, reason, ("dimensions", dimensions))
+            return degraded(media, reason, ("dimensions", dimensions), code=Code.BAD_DATA)
 
     caption = _caption(media, dimensions, frames)
     return Rendered(
@@ -196,4 +212,12 @@ def render_image(envelope: Envelope, context: RenderContext) -> Rendered:
         filename=media.filename,
         caption=caption,
         cells=(size[0], size[1] // 2),
+        detail="half-blocks",
+        fallback=degradation(
+            Code.FIRST_FRAME,
+            f"an animated image of {frames:,} frames: only the first is drawn",
+            instead="first frame",
+        )
+        if frames > 1
+        else None,
     )

@@ -15,8 +15,8 @@ from typing import cast
 
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers import register
-from openwop_tui.renderers._common import join, media_ref, text_of
-from openwop_tui.renderers.base import RenderContext, Rendered
+from openwop_tui.renderers._common import degradation, join, media_ref, text_of
+from openwop_tui.renderers.base import Code, RenderContext, Rendered
 from openwop_tui.renderers.json import as_json
 from openwop_tui.sanitize import clean
 from openwop_tui.sanitize_markdown import SafeMarkdown
@@ -44,7 +44,12 @@ def text_instead(envelope: Envelope, context: RenderContext) -> Rendered | None:
     return Rendered(
         title=join(family, clean(envelope.rendering.title or "")),
         body=markdown(source, context),
-        degraded=f"{family} hint without a url or base64: shown as text",
+        degradation=degradation(
+            Code.NO_TEXT,
+            f"{family} hint without a url or base64: shown as text",
+            cause=f"no {family}",
+            instead="text",
+        ),
         media_type="text/markdown",
     )
 
@@ -56,7 +61,10 @@ def render_markdown(envelope: Envelope, context: RenderContext) -> Rendered:
     if source is None:
         kind = clean(envelope.kind)
         shown = as_json(envelope, f"markdown without text · {kind}, shown as JSON")
-        return replace(shown, degraded="the markdown hint came with no text to show")
+        why = degradation(
+            Code.NO_TEXT, "the markdown hint came with no text to show", instead="JSON"
+        )
+        return replace(shown, degradation=why)
     title = envelope.rendering.title
     return Rendered(
         title=clean(title) if title else "markdown",

@@ -357,7 +357,9 @@ async def test_unresolvable_name() -> None:
 
 async def test_refused_url_never_raises_and_keeps_the_url() -> None:
     asset, recorder = await fetch("file:///etc/passwd", never)
-    assert asset == Asset(url="file:///etc/passwd", error="refused: file: URLs are never fetched")
+    assert asset == Asset(
+        url="file:///etc/passwd", error="refused: file: URLs are never fetched", failure="refused"
+    )
     assert recorder.requests == []
 
 
@@ -534,7 +536,9 @@ async def test_a_url_that_is_not_text_is_refused(value: object) -> None:
     kind = type(value).__name__
     assert refused(value) == f"refused: the URL is not text ({kind})"  # type: ignore[arg-type]
     asset, _ = await fetch(value, never)  # type: ignore[arg-type]
-    assert asset == Asset(url=None, error=f"refused: the URL is not text ({kind})")
+    assert asset == Asset(
+        url=None, error=f"refused: the URL is not text ({kind})", failure="refused"
+    )
 
 
 async def test_an_overlong_url_is_not_echoed_back() -> None:

@@ -41,7 +41,7 @@ import re
 import socket
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 import httpx
@@ -65,6 +65,10 @@ class Asset:
     data: bytes | None = None
     error: str | None = None
     content_type: str | None = None
+    failure: Literal["refused", "too-large", "failed", "not-fetched"] = "failed"
+    """What kind of failure ``error`` is (the renderers turn it into a degradation code):
+    the policy refused the URL, it was over the size ceiling, the download failed, or the
+    client did not try (offline, media fetching off)."""
 
 
 __all__ = [
@@ -476,10 +480,16 @@ async def fetch_asset(
         absolute = resolve_media_url(url, policy)
     except RefusedURL as refused:
         return Asset(
-            url=refused.url if refused.url is not None else _shown(url), error=refused.reason
+            url=refused.url if refused.url is not None else _shown(url),
+            error=refused.reason,
+            failure="refused",
         )
     except Exception as error:  # the contract is "never raises", even on a bug in the policy
-        return Asset(url=_shown(url), error=f"refused: the URL cannot be read ({_detail(error)})")
+        return Asset(
+            url=_shown(url),
+            error=f"refused: the URL cannot be read ({_detail(error)})",
+            failure="refused",
+        )
     advertised = (
         advertised_bytes
         if isinstance(advertised_bytes, int)
@@ -494,6 +504,7 @@ async def fetch_asset(
                 f"too large: {human_size(advertised)} advertised, "
                 f"limit {human_size(policy.max_bytes)}"
             ),
+            failure="too-large",
         )
     timed_out = f"timed out after {policy.timeout:g} s"
     try:
@@ -551,7 +562,7 @@ async def _download(
             try:
                 addresses = await _check_addresses(current, policy, resolver)
             except RefusedURL as refused:
-                return Asset(url=absolute, error=prefix + refused.reason)
+                return Asset(url=absolute, error=prefix + refused.reason, failure="refused")
             # Through a proxy the proxy resolves and connects: the client cannot pin, and the
             # name must reach the proxy (its allow-lists and NO_PROXY speak names). What is
             # left is the DNS check above, made with this machine's resolver.
@@ -573,11 +584,12 @@ async def _download(
                 return Asset(
                     url=absolute,
                     error=f"{prefix}refused: the redirect's Location is malformed ({detail})",
+                    failure="refused",
                 )
             try:
                 refusal = _check_peer(response, current, policy, proxied=proxied)
                 if refusal is not None:
-                    return Asset(url=absolute, error=prefix + refusal)
+                    return Asset(url=absolute, error=prefix + refusal, failure="refused")
                 status = response.status_code
                 if status in _REDIRECT_STATUSES:
                     location = response.headers.get("location")
@@ -587,7 +599,11 @@ async def _download(
                         current = resolve_media_url(_join(current, location), policy)
                     except RefusedURL as refused:
                         where = clean(refused.url or location)[:200]
-                        return Asset(url=absolute, error=f"redirected to {where}: {refused.reason}")
+                        return Asset(
+                            url=absolute,
+                            error=f"redirected to {where}: {refused.reason}",
+                            failure="refused",
+                        )
                     continue
                 if not 200 <= status < 300:
                     return Asset(url=absolute, error=await _http_error(response, current, policy))
@@ -596,12 +612,19 @@ async def _download(
                     content_type = content_type.partition(";")[0].strip().lower() or None
                 declared = parse_int(response.headers.get("content-length", ""), signed=False)
                 if declared is not None and declared > limit:
-                    return Asset(url=absolute, error=too_much, content_type=content_type)
+                    return Asset(
+                        url=absolute, error=too_much, content_type=content_type, failure="too-large"
+                    )
                 body = bytearray()
                 async for chunk in response.aiter_bytes():
                     body += chunk
                     if len(body) > limit:
-                        return Asset(url=absolute, error=too_much, content_type=content_type)
+                        return Asset(
+                            url=absolute,
+                            error=too_much,
+                            content_type=content_type,
+                            failure="too-large",
+                        )
                 return Asset(url=absolute, data=bytes(body), content_type=content_type)
             finally:
                 await response.aclose()
