@@ -435,10 +435,20 @@ class ChatApp(App[None]):
     async def on_message_submitted(self, event: MessageSubmitted) -> None:
         """Send the message now, or queue it (shown above the input) while a run is going or
         the host is not reached yet; `_send_queued` sends it when that ends."""
+        talking = self.conversation.open_conversation()
+        if talking is not None and not self._picking:
+            # The run holds a conversation open: the message is its next turn (RFC 0005).
+            self.say_turn(talking.id, event.text)
+            return
         if self.session is None or self._busy or self._picking:
             self.queued.add(event.text)
             return
         await self._start_turn(event.text)
+
+    @work(group="turns")
+    async def say_turn(self, item_id: str, text: str) -> None:
+        """Send one turn of the open conversation; draw the turn and what the host answered."""
+        await app_interrupts.say(self, item_id, text)
 
     async def _start_turn(self, text: str) -> None:
         self._busy = True

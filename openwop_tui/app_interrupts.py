@@ -30,6 +30,12 @@ async def follow_changes(app: ChatApp, changes: Iterable[Change]) -> None:
         if not isinstance(item, Interrupt):
             continue
         form = app.forms.get(item.id)
+        if item.request is not None and item.request.kind == "conversation":
+            # Answered from the prompt, turn by turn: no form, the prompt says whose turn it is.
+            app._part(PromptInput).set_conversation(
+                app.conversation.open_conversation() is not None
+            )
+            continue
         if isinstance(change, Added) and form is None:
             if item.state == "pending" and item.request is not None:
                 form = InterruptForm(item, id=f"form-{item.id}")
@@ -55,6 +61,23 @@ async def answer(app: ChatApp, item_id: str, value: Any) -> None:
     if form is not None:
         form.show_outcome(submitted.message, retry=submitted.retry, close=submitted.closes_form)
     await app.view.apply(result.changes)
+
+
+async def say(app: ChatApp, item_id: str, text: str) -> None:
+    """Send ``text`` as the next turn of the conversation ``item_id`` waits on."""
+    item = next(
+        (i for i in app.transcript.items if isinstance(i, Interrupt) and i.id == item_id), None
+    )
+    if item is None:
+        return
+    prompt = app._part(PromptInput)
+    prompt.set_conversation(False)
+    result = await app.conversation.say(item, text)
+    await app.view.apply(result.changes)
+    app.view.scroll_end(animate=False)
+    if result.submitted.outcome != "answered":
+        app.notify(result.submitted.message, severity="error", timeout=8, markup=False)
+    prompt.set_conversation(app.conversation.open_conversation() is not None)
 
 
 def closed(app: ChatApp, item_id: str, message: str | None) -> None:

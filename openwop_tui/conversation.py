@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from typing import Any, Protocol, TypeAlias
 
 from openwop_tui.chat_history import ChatHistory
@@ -24,7 +25,7 @@ from openwop_tui.hitl import Submitted, submit
 from openwop_tui.protocol.client import Discovery, RunHandle
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.events import RunEvent
-from openwop_tui.protocol.interrupts import InterruptState
+from openwop_tui.protocol.interrupts import AnswerError, InterruptState, build_answer
 from openwop_tui.protocol.media import Asset
 from openwop_tui.protocol.stream import Arrival, Redelivery, StreamNotice
 from openwop_tui.renderers.base import RenderContext
@@ -38,6 +39,7 @@ from openwop_tui.transcript import (
     Limits,
     Transcript,
     Updated,
+    UserTurn,
 )
 
 log = logging.getLogger(__name__)
@@ -142,6 +144,9 @@ class Conversation:
         self.secrets = tuple(secrets)
         self._capture = capture
         self._pending_user: str | None = None
+        self._carry: str | None = None
+        """The message that started this run, until it goes as the first turn of a
+        conversation the run opens (or the host shows it already took it)."""
         self._redelivery: Redelivery | None = None
         self._run_id: str | None = None
         self._unshown: list[Update] = []
@@ -212,6 +217,7 @@ class Conversation:
         self._session()
         inputs = self.chat.inputs(text)
         yield self.add_user(text)
+        self._carry = text
         async for update in self._run(inputs, user=text):
             yield update
 
@@ -273,7 +279,10 @@ class Conversation:
                     yield self._started(item.handle.run_id, workflow, item.handle)
                 elif isinstance(item, RunEvent):
                     yield EventArrived(item)
-                    for change in self._apply(item):
+                    changes = self._apply(item)
+                    # Before the question is shown: nobody can answer it first.
+                    changes += await self._carried(changes)
+                    for change in changes:
                         yield change
                 else:
                     self._log(Entry("notice", item.message, label=item.level, meta={"stream": 1}))
@@ -311,12 +320,77 @@ class Conversation:
         submitted = await submit(session.client, request, value)
         changes: list[Change] = []
         if submitted.outcome == "answered":
-            changes = self.transcript.interrupt_answered(interrupt, submitted.value)
+            named = submitted.response.get("interruptId") if submitted.response else None
+            changes = self.transcript.interrupt_answered(
+                interrupt, submitted.value, named if isinstance(named, str) else None
+            )
         elif submitted.outcome in _CLOSING:
             state, outcome = _CLOSING[submitted.outcome]
             by = "elsewhere" if submitted.outcome == "elsewhere" else None
             changes = self.transcript.interrupt_closed(interrupt, state, outcome, by=by)
         return Answered(submitted, changes)
+
+    def open_conversation(self) -> Interrupt | None:
+        """The conversation turn the run waits for (RFC 0005, protocol.md §5 B), if any: while
+        there is one, a message is a turn of that conversation, not a new run."""
+        for item in reversed(self.transcript.pending_interrupts()):
+            request = item.request
+            if (
+                request is not None
+                and request.kind == "conversation"
+                and request.conversation_op in (None, "exchange")
+            ):
+                return item
+        return None
+
+    async def say(self, interrupt: Interrupt, text: str, *, shown: bool = False) -> Answered:
+        """Send ``text`` as the user's next turn of the conversation ``interrupt`` waits on:
+        the turn is added (unless ``shown`` already) and logged, then sent as the interrupt's
+        answer, built to its ``outcomeSchema``. A turn the host refuses stays on screen with
+        a line saying why."""
+        changes: list[Change] = [] if shown else [self.add_user(text)]
+        self._pending_user = None
+        request = interrupt.request
+        try:
+            if request is None:
+                raise AnswerError("this item is not a conversation turn")
+            value = build_answer(request, text=text, now=datetime.now(UTC))
+        except AnswerError as error:
+            failed = Submitted("failed", f"Your turn was not sent: {error}.")
+            return Answered(failed, [*changes, self.notice("error", failed.message)])
+        answered = await self.answer(interrupt, value)
+        changes += answered.changes
+        if answered.submitted.outcome != "answered":
+            changes.append(
+                self.notice("error", f"Your turn was not sent: {answered.submitted.message}")
+            )
+        return Answered(answered.submitted, changes)
+
+    async def _carried(self, changes: list[Change]) -> list[Change]:
+        """The run that a message started opened a conversation: that message is its first
+        turn (a host that took it from ``inputs.messages`` echoes it first, which drops it)."""
+        carry = self._carry
+        if carry is None:
+            return []
+        if any(isinstance(c.item, UserTurn) for c in changes if isinstance(c, Added)):
+            self._carry = None  # someone's turn came first: the conversation is under way
+            return []
+        opened = next(
+            (
+                c.item
+                for c in changes
+                if isinstance(c, Added)
+                and isinstance(c.item, Interrupt)
+                and c.item is self.open_conversation()
+            ),
+            None,
+        )
+        if opened is None:
+            return []
+        self._carry = None
+        if carry not in self.transcript.own_turns:
+            return []  # the host echoed it already: it took the message from the run's inputs
+        return (await self.say(opened, carry, shown=True)).changes
 
     def settle(self) -> list[Update]:
         """What the end of an interrupted run changed (after a cancel or a `HostError`)."""
@@ -325,6 +399,8 @@ class Conversation:
 
     def _started(self, run_id: str, workflow: str, handle: RunHandle | None) -> RunStarted:
         self._run_id = run_id
+        if self._pending_user is None:
+            self._carry = None
         self._log(Entry("run", run=run_id, meta={"workflow": workflow}))
         if self._pending_user is not None:
             self.chat.accepted(self._pending_user)

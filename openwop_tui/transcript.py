@@ -149,6 +149,11 @@ class Transcript:
     _seen_envelopes: set[str] = field(default_factory=set)
     _emissions: dict[str, EnvelopeItem] = field(default_factory=dict)
     """Streamed emissions still incomplete, by correlation id."""
+    _own_turns: list[str] = field(default_factory=list)
+    """User turns this client added that no ``conversation.exchanged`` has echoed yet."""
+    _echo: dict[str | None, tuple[str, int]] = field(default_factory=dict)
+    """A conversation reply already drawn from ``conversation.exchanged``, by node, and how much
+    of it chunks have repeated since: chunks that repeat it are not drawn twice."""
 
     # ----------------------------------------------------------------- helpers
 
@@ -193,9 +198,26 @@ class Transcript:
     # -------------------------------------------------------------- public API
 
     def add_user(self, text: str) -> Added:
-        """Record a user turn (the client knows it before any event does)."""
+        """Record a user turn (the client knows it before any event does).
+
+        Replies still open are settled: in a conversation (one run, many turns) the next reply
+        is a new turn, not more of the last one.
+        """
         self.usage_turn = Usage()
+        self._own_turns = [*self._own_turns[-7:], text]
+        self._close_replies()
         return self._add(UserTurn(self._next_id("user"), text))
+
+    def _close_replies(self) -> None:
+        self._echo.clear()
+        for turn in self._open_turns.values():
+            turn.final = True  # drawn as it stands; no Updated needed for a flag the view reads
+        self._open_turns.clear()
+
+    @property
+    def own_turns(self) -> tuple[str, ...]:
+        """The user turns added here that no conversation event has echoed back yet."""
+        return tuple(self._own_turns)
 
     def add_notice(self, level: Level, text: str, *, verbose: bool = False) -> Added:
         """Record a line that did not come from a run event (stream trouble, client errors)."""
@@ -226,6 +248,10 @@ class Transcript:
         delta = chunk_text(event)
         if delta is None:
             return []
+        if event.node_id in self._echo:
+            delta = self._unechoed(event.node_id, delta)
+            if not delta:
+                return []
         meta = payload.get("meta")
         meta = meta if isinstance(meta, Mapping) else {}
         turn = self._open_turns.get(event.node_id)
@@ -241,6 +267,67 @@ class Transcript:
             # (empty) delta still tells the view that the "cut" count grew.
             changes.append(Updated(turn, turn.body.append(delta)))
         return changes
+
+    def _unechoed(self, node_id: str | None, delta: str) -> str:
+        """What of ``delta`` is new, given a reply of ``node_id`` already drawn in full: chunks
+        that repeat it are dropped; from the first that does not, chunks draw again."""
+        content, seen = self._echo[node_id]
+        if content.startswith(delta, seen):
+            seen += len(delta)
+            if seen >= len(content):
+                del self._echo[node_id]
+            else:
+                self._echo[node_id] = (content, seen)
+            return ""
+        del self._echo[node_id]
+        return delta
+
+    # ------------------------------------------------------------ conversations
+
+    def _on_conversation(self, event: RunEvent) -> list[Change]:
+        """RFC 0005 conversation events as turns: ``conversation.opened``'s ``initialTurn``,
+        each ``conversation.exchanged`` turn, ``conversation.closed``'s ``finalTurn``. A user
+        turn this client sent is not drawn again; an agent turn that chunks already streamed
+        settles that reply instead of adding one."""
+        p = event.payload
+        name = event.type.rsplit(".", 1)[-1]
+        key = {"opened": "initialTurn", "exchanged": "turn", "closed": "finalTurn"}.get(name)
+        turn = p.get(key) if key else None
+        changes: list[Change] = []
+        if isinstance(turn, Mapping):
+            changes += self._conversation_turn(event.node_id, turn)
+        line = line_for(event)
+        if line is not None:
+            level, text, verbose = line
+            changes.append(self._notice(level, text, event, verbose=verbose))
+        return changes
+
+    def _conversation_turn(self, node_id: str | None, turn: Mapping[str, Any]) -> list[Change]:
+        text = turn_text(turn.get("content"))
+        if not text:
+            return []
+        role = _text(turn.get("role")) or ("user" if turn.get("from") == "user" else "agent")
+        if role == "user":
+            if text in self._own_turns:
+                self._own_turns.remove(text)
+                return []
+            # Someone else's turn (another client, or a history this client did not send).
+            self._close_replies()
+            return [self._add(UserTurn(self._next_id("user"), text))]
+        if role == "system":
+            return [self._notice("info", text)]
+        open_turn = self._open_turns.get(node_id)
+        if open_turn is not None and not open_turn.final:
+            # Streamed already: the event settles it (its text is the authoritative one).
+            open_turn.final = True
+            del self._open_turns[node_id]
+            if open_turn.full_text.strip() != text.strip():
+                open_turn.text = text
+            return [Updated(open_turn)]
+        reply = self._new_turn(node_id)
+        reply.text, reply.final = text, True
+        self._echo[node_id] = (text, 0)
+        return [self._add(reply)]
 
     def _new_turn(self, node_id: str | None) -> AssistantTurn:
         return AssistantTurn(self._next_id("assistant"), node_id, limit=self.limits.reply_bytes)
@@ -417,8 +504,15 @@ class Transcript:
         """The interrupts still waiting for an answer, oldest first."""
         return [item for item in self._interrupts.values() if item.state == "pending"]
 
-    def interrupt_answered(self, item: Interrupt, resume_value: Any) -> list[Change]:
-        """Record that the host accepted this client's answer (call after a 2xx)."""
+    def interrupt_answered(
+        self, item: Interrupt, resume_value: Any, interrupt_id: str | None = None
+    ) -> list[Change]:
+        """Record that the host accepted this client's answer (call after a 2xx);
+        ``interrupt_id`` is the id the host's answer named, for an item that had none (a
+        ``node.suspended`` carries none): a later event about the same interrupt then finds
+        it answered instead of asking again."""
+        if interrupt_id and item.request is not None and not item.request.interrupt_id:
+            item.request.interrupt_id = interrupt_id
         if item.state == "pending":
             return self._settle(item, "answered", "you", describe_value(resume_value))
         if item.answered_by != "you" and item.state == "answered":
@@ -466,6 +560,17 @@ class Transcript:
     def _take_request(self, request: InterruptRequest, event: RunEvent) -> list[Change]:
         """One pending item per node: a second event about it fills the first in."""
         changes: list[Change] = []
+        settled = self._settled_interrupts.get(request.node_id)
+        if (
+            settled is not None
+            and settled.request is not None
+            and request.interrupt_id
+            and settled.request.interrupt_id == request.interrupt_id
+        ):
+            # A late event about an interrupt already answered (the host's answer to ours
+            # named it): not a new question.
+            settled.request.merge(request)
+            return []
         current = self._interrupts.get(request.node_id)
         if current is not None and current.request is not None:
             if current.request.same_as(request):
@@ -475,7 +580,10 @@ class Transcript:
             # A new interrupt at the same node (the next conversation turn): the old one was
             # answered, even if no event said so.
             changes += self._settle(current, "answered", "elsewhere", "superseded")
-        item = Interrupt(self._next_id("interrupt"), "warning", "", False, event, request=request)
+        # A conversation turn is answered from the prompt, and its turns are drawn as turns:
+        # the interrupt itself is bookkeeping, shown only with the verbose lines.
+        quiet = request.kind == "conversation"
+        item = Interrupt(self._next_id("interrupt"), "warning", "", quiet, event, request=request)
         item.text = _interrupt_text(item)
         self._interrupts[request.node_id] = item
         changes.append(self._add(item))
@@ -508,7 +616,11 @@ class Transcript:
             outcome = describe_value(value) if value is not None else None
             changes += self._settle(item, "answered", "elsewhere", outcome)
         suffix = f" · {describe_value(value)}" if value is not None else ""
-        changes.append(self._notice("info", f"node {event.node_id or '?'} resumed{suffix}", event))
+        quiet = (
+            item is not None and item.request is not None and item.request.kind == "conversation"
+        )
+        text = f"node {event.node_id or '?'} resumed{suffix}"
+        changes.append(self._notice("info", text, event, verbose=quiet))
         return changes
 
     def _on_resolved(self, event: RunEvent) -> list[Change]:
@@ -711,6 +823,21 @@ _STATUS_OF = {
 }
 
 
+def turn_text(content: Any) -> str | None:
+    """A conversation turn's ``content`` (any JSON) as text: a string as it is, text parts
+    joined, anything else as compact JSON."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [part.get("text") if isinstance(part, Mapping) else part for part in content]
+        texts = [part for part in parts if isinstance(part, str)]
+        if texts:
+            return "\n".join(texts)
+    if content is None:
+        return None
+    return compact_json(content, 2000)
+
+
 def _count(value: Any) -> int:
     """A token count from host data: non-negative ints only (anything else counts 0)."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
@@ -766,4 +893,7 @@ _HANDLERS = {
     "agent.toolReturned": Transcript._on_tool_returned,
     "provider.usage": Transcript._on_usage,
     "artifact.created": Transcript._on_artifact,
+    "conversation.opened": Transcript._on_conversation,
+    "conversation.exchanged": Transcript._on_conversation,
+    "conversation.closed": Transcript._on_conversation,
 }

@@ -24,6 +24,9 @@ from openwop_tui.widgets.queued import QueuedMessages
 
 IDLE_PLACEHOLDER = "Message the host — Enter sends, Ctrl+J (or Shift+Enter) adds a line, F1 help"
 BUSY_PLACEHOLDER = "A run is in progress — Enter queues a message for after it, Esc cancels it"
+CONVERSATION_PLACEHOLDER = (
+    "Your turn in the conversation — Enter sends it to the same run; “bye” closes it"
+)
 
 
 class PromptInput(TextArea):
@@ -42,6 +45,7 @@ class PromptInput(TextArea):
         self._position = 0
         """Index into ``_sent``; ``len(_sent)`` is the draft being typed."""
         self._draft = ""
+        self._busy = False
 
     @property
     def value(self) -> str:
@@ -62,7 +66,16 @@ class PromptInput(TextArea):
 
     def set_busy(self, busy: bool) -> None:
         """Say in the placeholder whether a run is in progress."""
+        self._busy = busy
         self.placeholder = BUSY_PLACEHOLDER if busy else IDLE_PLACEHOLDER
+
+    def set_conversation(self, open_turn: bool) -> None:
+        """Say in the placeholder that the run waits for the user's turn of a conversation
+        (Enter sends it), or go back to the busy/idle one."""
+        if open_turn:
+            self.placeholder = CONVERSATION_PLACEHOLDER
+        else:
+            self.placeholder = BUSY_PLACEHOLDER if self._busy else IDLE_PLACEHOLDER
 
     # ------------------------------------------------------------------ keys
 
