@@ -261,22 +261,32 @@ class Conversation:
             async for item in session.follow(handle, last_event_id=after, on_arrival=self._arrived):
                 yield item
 
-        async for update in self._consume(source(), str(workflow) if workflow else ""):
+        # From a sequence on, the events that asked the run's open question may be skipped:
+        # the snapshot's ``interrupt`` asks it (the events, if they come, merge into it).
+        opening = snapshot if after is not None else None
+        async for update in self._consume(source(), str(workflow) if workflow else "", opening):
             yield update
 
     def _arrived(self, arrival: Arrival) -> None:
         self._log(Entry.of_arrival(arrival, self._run_id))
 
     async def _consume(
-        self, source: AsyncIterator[StreamItem], workflow: str
+        self,
+        source: AsyncIterator[StreamItem],
+        workflow: str,
+        snapshot: Mapping[str, Any] | None = None,
     ) -> AsyncIterator[Update]:
-        """Fold what a run's stream brings (its creation, events, notices) into updates."""
+        """Fold what a run's stream brings (its creation, events, notices) into updates;
+        ``snapshot``'s open question, if any, right after the run's creation."""
         self._run_id = None
         finished = False
         try:
             async for item in source:
                 if isinstance(item, RunCreated):
                     yield self._started(item.handle.run_id, workflow, item.handle)
+                    if snapshot is not None:
+                        for change in self.transcript.take_snapshot_question(snapshot):
+                            yield change
                 elif isinstance(item, RunEvent):
                     yield EventArrived(item)
                     changes = self._apply(item)

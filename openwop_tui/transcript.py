@@ -557,7 +557,18 @@ class Transcript:
             self.status = "waiting"
         return self._take_request(request, event)
 
-    def _take_request(self, request: InterruptRequest, event: RunEvent) -> list[Change]:
+    def take_snapshot_question(self, snapshot: Mapping[str, Any]) -> list[Change]:
+        """The open question of a run snapshot (``GET …/runs/{runId}``), for a client that
+        attaches after it was asked (``attach --from``): a pending interrupt, as if its
+        events had been seen; nothing when the snapshot has none."""
+        request = request_from_snapshot(snapshot)
+        if request is None:
+            return []
+        if self.status not in TERMINAL_STATUSES:
+            self.status = "waiting"
+        return self._take_request(request, None)
+
+    def _take_request(self, request: InterruptRequest, event: RunEvent | None) -> list[Change]:
         """One pending item per node: a second event about it fills the first in."""
         changes: list[Change] = []
         settled = self._settled_interrupts.get(request.node_id)

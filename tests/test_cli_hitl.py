@@ -241,6 +241,32 @@ def test_attach_from_a_sequence_skips_the_history_before_it(
     assert "run completed" in out and "run started" not in out
 
 
+def test_attach_from_past_the_question_still_answers_it(
+    host: DemoHost, client: httpx.Client, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--from`` past the events that asked: the run's snapshot carries the open question,
+    so the flags still answer it and the run completes (without it, attach would wait on a
+    question it never saw)."""
+    run_id = start(client, "demo.clarify", timeoutMs=60000)
+    asked = Log(client, run_id).wait_for("clarification.requested")
+    args = [
+        "attach",
+        run_id,
+        *on(host),
+        "--from",
+        str(asked["sequence"] + 1),
+        "--answer",
+        "colour=green",
+        "--answer",
+        "name=Bo",
+    ]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "run started" not in out  # the history before --from is skipped
+    assert "✓ answered at node ask: colour=green, name=Bo" in out
+    assert "Thanks, Bo. The summary card will be green." in out
+
+
 def test_attach_to_an_unknown_run_is_a_refusal(
     host: DemoHost, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -122,6 +122,20 @@ class Interrupt:
         """The signed-token route for this interrupt."""
         return f"/v1/interrupts/{self.token}"
 
+    def snapshot_entry(self) -> dict[str, Any]:
+        """The run snapshot's ``interrupt`` while this one is open."""
+        entry: dict[str, Any] = {
+            "kind": self.ask.kind,
+            "nodeId": self.node_id,
+            "interruptId": self.interrupt_id,
+            "payload": self.ask.data,
+            "interruptToken": self.token,
+            "callbackUrl": self.callback_url(),
+        }
+        if self.ask.resume_schema is not None:
+            entry["resumeSchema"] = self.ask.resume_schema
+        return entry
+
     def inspection(self) -> dict[str, Any]:
         """What ``GET /v1/interrupts/{token}`` answers (kind, key, data, schema, expiry)."""
         body: dict[str, Any] = {

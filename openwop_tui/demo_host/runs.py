@@ -166,6 +166,14 @@ class Run:
                 body["completedAt"] = self.completed_at
             if self.error is not None:
                 body["error"] = self.error
+            waiting = [i for i in self.interrupts.by_node.values() if i.state == "open"]
+            if waiting:
+                # spec: `currentNodeId` while suspended, and the open `interrupt` (the Postgres
+                # host's shape: kind, nodeId, payload, interruptToken), so a client attaching
+                # after the question was asked can still answer it.
+                latest = waiting[-1]
+                body["currentNodeId"] = latest.node_id
+                body["interrupt"] = latest.snapshot_entry()
             return body
 
 
