@@ -71,3 +71,22 @@ async def test_the_hosts_own_reports_of_an_answer_add_no_lines() -> None:
         await settle(pilot, app, lambda: app.transcript.status == "completed", what="completed")
         lines = [getattr(i, "text", "") for i in app.transcript.items]
         assert not [line for line in lines if "was answered" in line], lines
+
+
+async def test_an_approval_rejected_with_a_reason_sends_it_and_fails_with_it() -> None:
+    app = demo_app(workflow="demo.approve")
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await send(pilot, app, "go")
+        form = await _form(pilot, app)
+        await pilot.press("R")
+        await pilot.pause()
+        await pilot.press("enter")  # no reason yet: nothing is sent, the form says why
+        await pilot.pause()
+        assert not form.sending and app.transcript.status == "waiting"
+        await pilot.press(*"too vague", "enter")
+        await settle(pilot, app, lambda: app.transcript.status == "failed", what="failed")
+        (decision,) = [i for i in app.transcript.items if isinstance(i, Interrupt)]
+        assert decision.state == "answered" and "too vague" in (decision.outcome or "")
+        texts = " ".join(getattr(i, "text", "") for i in app.transcript.items)
+        assert "too vague" in texts

@@ -35,6 +35,7 @@ from openwop_tui.config import Config
 from openwop_tui.demo_host import DemoHost, chat, steps
 from openwop_tui.renderers import AudioSupport
 from openwop_tui.screens.help import HelpScreen
+from openwop_tui.widgets.interrupt_form import InterruptForm
 from openwop_tui.widgets.prompt import PromptInput
 
 SIZE = (120, 50)
@@ -64,9 +65,9 @@ def free_port() -> None:
             pytest.skip(f"port {SNAPSHOT_PORT} is busy ({error}); the snapshots show the host URL")
 
 
-def snapshot_app(theme: str | None = None) -> ChatApp:
+def snapshot_app(theme: str | None = None, workflow: str | None = None) -> ChatApp:
     return ChatApp(
-        Config(images="halfblock", theme=theme),
+        Config(images="halfblock", theme=theme, workflow=workflow),
         demo_host=DemoHost(port=SNAPSHOT_PORT, pace=0, deterministic=True),
         audio_support=AudioSupport(False, "no audio device (snapshot)"),
     )
@@ -172,6 +173,40 @@ def test_failed_run(snap_compare: Snap) -> None:
         await ask(pilot, "please fail")
 
     assert snap_compare(snapshot_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def waiting_on_form(keys: tuple[str, ...] = ()) -> RunBefore:
+    """Start the workflow, wait for its question's form, then press ``keys``."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        app = await ready(pilot)
+        app.query_one(PromptInput).value = "go"
+        await pilot.press("enter")
+        await settle(
+            pilot, app, lambda: bool(app.query(InterruptForm)), what="the form", workers=False
+        )
+        await pilot.pause()
+        if keys:
+            await pilot.press(*keys)
+        await pilot.pause()
+
+    return run_before
+
+
+@pytest.mark.parametrize(
+    ("workflow", "keys"),
+    [
+        ("demo.clarify", ()),
+        ("demo.approve", ()),
+        ("demo.approve", ("R", *"not yet")),
+        ("demo.low-confidence", ()),
+    ],
+    ids=["clarification", "approval", "reject-with-reason", "low-confidence"],
+)
+def test_forms(snap_compare: Snap, workflow: str, keys: tuple[str, ...]) -> None:
+    """Each kind of question as its form above the prompt, focused."""
+    app = snapshot_app(workflow=workflow)
+    assert snap_compare(app, terminal_size=(100, 36), run_before=waiting_on_form(keys))
 
 
 #: The shipped themes besides the default (which every test above uses).

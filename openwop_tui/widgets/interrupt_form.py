@@ -9,7 +9,8 @@ it) and draws what its `~openwop_tui.protocol.interrupts.InterruptRequest` asks 
   goes to the list, Enter takes one). Enter on the last line, or on any line once every other
   one is answered, submits;
 * approval: title, description and one button per action the host offers, each with its key
-  (``a`` accept, ``r`` reject, ``f`` refine: a feedback line opens, Enter sends it);
+  (``a`` accept, ``r`` reject, ``f`` refine: a feedback line opens, Enter sends it; ``R``
+  rejects with a reason: the same line opens, Enter sends the rejection with it);
 * low confidence: the reason, the agent, its confidence and the threshold, and the actions; when
   the host offers nothing to resolve (`InterruptRequest.answerable` false), the reason and a
   "Cancel run" button (`RunCancelRequested`);
@@ -116,6 +117,7 @@ class InterruptForm(Vertical):
             Binding(key, f"choose({action!r})", ACTION_LABELS[action], show=False)
             for action, key in ACTION_KEYS.items()
         ),
+        Binding("R", "reject_with_reason", "Reject with a reason", show=False),
     ]
 
     def __init__(self, interrupt: Interrupt, *, id: str | None = None) -> None:
@@ -127,6 +129,8 @@ class InterruptForm(Vertical):
         self._fields: list[_Field] = []
         self._text: Input | None = None
         self._feedback: Input | None = None
+        self._feedback_for = "refine"
+        """What Enter on the feedback line sends: ``refine``, or ``reject`` with a reason."""
         self._note = Static("", classes="form-note -empty", markup=False)
         self._sending = False
         self._done = False
@@ -205,7 +209,7 @@ class InterruptForm(Vertical):
             for action in actions:
                 variant = _VARIANTS.get(action, "default")
                 yield Button(Text(action_label(action)), name=action, variant=variant)
-        if "refine" in actions:
+        if "refine" in actions or "reject" in actions:
             self._feedback = Input(
                 placeholder="what to change — Enter sends, Esc leaves", classes="form-feedback"
             )
@@ -251,6 +255,8 @@ class InterruptForm(Vertical):
             return "Enter submits · Esc back to the prompt"
         if request.kind in ("approval", "low-confidence") and request.offered_actions:
             keys = [f"{ACTION_KEYS[a]} {a}" for a in request.offered_actions if a in ACTION_KEYS]
+            if "reject" in request.offered_actions:
+                keys.append("R reject with a reason")
             return " · ".join([*keys, "Esc back to the prompt"])
         if request.kind == "low-confidence":
             return "Esc back to the prompt"
@@ -328,7 +334,10 @@ class InterruptForm(Vertical):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         if event.input is self._feedback:
-            self._submit(action="refine", feedback=event.value)
+            if self._feedback_for == "reject" and not event.value.strip():
+                self._say("Type why you reject it, then Enter (r rejects without a reason).")
+                return
+            self._submit(action=self._feedback_for, feedback=event.value)
         elif event.input is self._text:
             self._submit(text=event.value)
         else:
@@ -358,6 +367,8 @@ class InterruptForm(Vertical):
         from a question's line that has choices."""
         if action == "choose":
             return bool(parameters) and parameters[0] in self.request.offered_actions
+        if action == "reject_with_reason":
+            return "reject" in self.request.offered_actions and self._feedback is not None
         if action == "to_choices":
             return any(f.options is not None and f.input.has_focus for f in self._fields)
         return True
@@ -365,11 +376,22 @@ class InterruptForm(Vertical):
     def action_choose(self, action: str) -> None:
         """A decision: ``refine`` opens the feedback line first; the others are sent."""
         if action == "refine" and self._feedback is not None:
-            self._feedback.add_class("-open")
-            self._feedback.focus()
-            self._say("Type what to change, then Enter.")
+            self._open_feedback("refine", "what to change", "Type what to change, then Enter.")
             return
         self._submit(action=action)
+
+    def action_reject_with_reason(self) -> None:
+        """Open the feedback line for a rejection: Enter sends ``reject`` with the reason."""
+        self._open_feedback("reject", "why you reject it", "Type why you reject it, then Enter.")
+
+    def _open_feedback(self, action: str, what: str, note: str) -> None:
+        if self._feedback is None:
+            return
+        self._feedback_for = action
+        self._feedback.placeholder = f"{what} — Enter sends, Esc leaves"
+        self._feedback.add_class("-open")
+        self._feedback.focus()
+        self._say(note)
 
     def action_to_choices(self) -> None:
         for field in self._fields:
