@@ -34,13 +34,12 @@ from rich.console import Console
 from rich.text import Text
 
 from openwop_tui.conversation import Answered, Conversation, Update
+from openwop_tui.protocol.interrupt_answers import AnswerError, build_answer
 from openwop_tui.protocol.interrupts import (
     ACTION_KEYS,
     ACTION_LABELS,
-    AnswerError,
     InterruptRequest,
     Question,
-    build_answer,
     describe_value,
 )
 from openwop_tui.sanitize import clean

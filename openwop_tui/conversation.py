@@ -25,7 +25,8 @@ from openwop_tui.hitl import Submitted, submit
 from openwop_tui.protocol.client import Discovery, RunHandle
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.events import RunEvent
-from openwop_tui.protocol.interrupts import AnswerError, InterruptState, build_answer
+from openwop_tui.protocol.interrupt_answers import AnswerError, build_answer
+from openwop_tui.protocol.interrupts import InterruptState
 from openwop_tui.protocol.media import Asset
 from openwop_tui.protocol.stream import Arrival, Redelivery, StreamNotice
 from openwop_tui.renderers.base import RenderContext

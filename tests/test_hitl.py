@@ -9,7 +9,8 @@ import httpx
 from client_support import KEY, make_client
 
 from openwop_tui.hitl import other_clarification_shape, submit
-from openwop_tui.protocol.interrupts import answer_clarification, read_request
+from openwop_tui.protocol.interrupt_answers import answer_clarification
+from openwop_tui.protocol.interrupts import read_request
 
 CLARIFY = {"kind": "clarification", "config": {"questions": [{"id": "q1", "question": "Colour?"}]}}
 

@@ -11,18 +11,16 @@ import pytest
 
 from openwop_tui.items import Interrupt, Updated
 from openwop_tui.protocol.events import RunEvent, normalize
-from openwop_tui.protocol.interrupts import (
+from openwop_tui.protocol.interrupt_answers import (
     AnswerError,
-    Route,
     answer_approval,
     answer_clarification,
     answer_conversation,
     answer_input,
     build_answer,
-    read_request,
-    request_from_snapshot,
-    schema_problem,
 )
+from openwop_tui.protocol.interrupts import Route, read_request, request_from_snapshot
+from openwop_tui.protocol.resume_schema import schema_problem
 from openwop_tui.protocol.sse import events_from_frame, parse_sse_text
 from openwop_tui.transcript import Transcript
 

@@ -13,25 +13,32 @@ A run that waits for a person announces it in one of several ways (protocol.md �
   ``resumeSchema``, ``resumeKey`` for ``key``).
 
 `read_request` turns any of them into one `InterruptRequest`; `InterruptRequest.merge` folds a
-second event about the same interrupt into the first (the fold keeps one per node). The answer
-builders (`answer_clarification`, `answer_approval`, `answer_low_confidence`,
-`answer_conversation`, `answer_input`, or `build_answer` for all of them) return the
-``resumeValue`` to send, shaped by the interrupt's ``resumeSchema`` when the host gave one and
-by what the host is known to accept otherwise, and raise `AnswerError` with a sentence a person
-can act on when the answer does not fit. `resolve_routes` says where to send it.
+second event about the same interrupt into the first (the fold keeps one per node);
+`request_from_snapshot` reads the open question of a run snapshot. `resolve_routes` says where
+an answer goes; `summarize` and `describe_value` put a request and an answer in a line. The
+answers themselves are built in `openwop_tui.protocol.interrupt_answers`, and checked against
+the host's schema by `openwop_tui.protocol.resume_schema`.
 
-Pure: no I/O, no clock (the builders take ``now``).
+Pure: no I/O, no clock.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
+
+from openwop_tui.protocol.resume_schema import (
+    AnswerError,
+    coerce,
+    mapping,
+    number,
+    schema_problem,
+    schema_property,
+)
 
 InterruptKind = Literal["clarification", "approval", "low-confidence", "conversation", "input"]
 """What the form asks for: answers to questions, a decision, a ratification, a chat turn, or a
@@ -78,10 +85,6 @@ NO_INTERRUPT = (
 )
 
 
-class AnswerError(ValueError):
-    """An answer that does not fit the interrupt; the message says what would."""
-
-
 @dataclass(frozen=True, slots=True)
 class Choice:
     """One allowed answer: the ``value`` sent, the ``label`` shown."""
@@ -116,7 +119,7 @@ class Question:
             return ""
         if self.choices:
             return self._choice(text, name)
-        value = _coerce(text, self.schema, name)
+        value = coerce(text, self.schema, name)
         problem = schema_problem(self.schema, value, name) if self.schema else None
         if problem:
             raise AnswerError(problem)
@@ -219,7 +222,7 @@ class InterruptRequest:
             return ()
         if self.actions:
             return self.actions
-        enum = _property(self.resume_schema, "action").get("enum")
+        enum = schema_property(self.resume_schema, "action").get("enum")
         if isinstance(enum, list) and enum:
             return tuple(str(a) for a in enum)
         return DEFAULT_ACTIONS
@@ -299,17 +302,6 @@ _MERGED = (
 
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    number = float(value)
-    return number if number == number and abs(number) != float("inf") else None
-
-
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -429,9 +421,9 @@ def read_request(
     Fields are looked up in the interrupt's ``data`` (spec), then its ``config`` (reference
     hosts), then the payload itself (legacy events, the Postgres low-confidence pause).
     """
-    data = _mapping(payload.get("data"))
-    config = _mapping(payload.get("config"))
-    inner = _mapping(data.get("payload")) if data.get("customKind") else {}
+    data = mapping(payload.get("data"))
+    config = mapping(payload.get("config"))
+    inner = mapping(data.get("payload")) if data.get("customKind") else {}
     sources = [data, config, payload, inner]
     host_kind = _text(payload.get("kind")) or _text(data.get("kind"))
     if host_kind is None and event_type in ("clarification.requested", "approval.requested"):
@@ -447,7 +439,7 @@ def read_request(
         kind = "clarification" if questions else "approval" if actions else "input"
     schema = _first(sources, "resumeSchema", "answerSchema", "outcomeSchema")
     requested = _text(_first(sources, "requestedAt")) or timestamp
-    timeout = _number(_first(sources, "timeoutMs"))
+    timeout = number(_first(sources, "timeoutMs"))
     turn = _first(sources, "turnIndex")
     prompt = _first(sources, "prompt", "initialPrompt", "message")
     request = InterruptRequest(
@@ -464,8 +456,8 @@ def read_request(
         actions=actions,
         reason=reason,
         agent_id=_text(_first(sources, "agentId")),
-        confidence=_number(_first(sources, "observed", "confidence")),
-        threshold=_number(_first(sources, "threshold")),
+        confidence=number(_first(sources, "observed", "confidence")),
+        threshold=number(_first(sources, "threshold")),
         decision=_first(sources, "decision"),
         conversation_id=_text(_first(sources, "conversationId")),
         turn_index=turn if isinstance(turn, int) and not isinstance(turn, bool) else None,
@@ -491,7 +483,7 @@ def request_from_snapshot(snapshot: Mapping[str, Any]) -> InterruptRequest | Non
     found = snapshot.get("interrupt")
     if not isinstance(found, Mapping):
         return None
-    inner = _mapping(found.get("payload"))
+    inner = mapping(found.get("payload"))
     merged: dict[str, Any] = {**inner, **{k: v for k, v in found.items() if k != "payload"}}
     node = _text(found.get("nodeId")) or _text(snapshot.get("currentNodeId"))
     request = read_request(
@@ -510,398 +502,6 @@ def resolve_routes(request: InterruptRequest) -> tuple[Route, ...]:
     if request.token:
         routes.append(Route("token", token=request.token))
     return tuple(routes)
-
-
-# ------------------------------------------------------------------------------ answering
-
-
-def _iso(now: datetime | None) -> str:
-    moment = now if now is not None else datetime.fromtimestamp(0, UTC)
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
-
-
-def _property(schema: Mapping[str, Any] | None, name: str) -> Mapping[str, Any]:
-    return _mapping(_mapping(_mapping(schema).get("properties")).get(name))
-
-
-def _closed_to(schema: Mapping[str, Any] | None, value: dict[str, Any]) -> dict[str, Any]:
-    """``value`` without the optional keys a closed ``resumeSchema`` does not list."""
-    if schema is None or schema.get("additionalProperties") is not False:
-        return value
-    allowed = _mapping(schema.get("properties"))
-    required = schema.get("required")
-    must = set(required) if isinstance(required, list) else set()
-    return {k: v for k, v in value.items() if k in allowed or k in must}
-
-
-def _checked(schema: Mapping[str, Any] | None, value: Any) -> Any:
-    if schema is not None:
-        problem = schema_problem(schema, value, "the answer")
-        if problem:
-            raise AnswerError(f"{problem} (the host's resumeSchema)")
-    return value
-
-
-def answer_clarification(
-    request: InterruptRequest,
-    answers: Mapping[str, str],
-    *,
-    shape: ClarificationShape | None = None,
-) -> dict[str, Any]:
-    """``{"answers": …}`` for typed ``answers`` (question id → text), each checked against its
-    question. The shape follows the ``resumeSchema`` (``answers`` an array or an object), else
-    ``shape``, else the one the host is known to take (`InterruptRequest.clarification_shape`).
-    A clarification with one question also takes its answer under the id ``""``.
-    """
-    questions = request.questions
-    if not questions:
-        raise AnswerError("this clarification came without questions: nothing to answer")
-    given = dict(answers)
-    if "" in given and len(questions) == 1:
-        given.setdefault(questions[0].id, given.pop(""))
-    known = {q.id for q in questions}
-    unknown = [key for key in given if key not in known]
-    if unknown:
-        ids = ", ".join(sorted(known))
-        raise AnswerError(f"no question {unknown[0]!r} here; the questions are: {ids}")
-    values: dict[str, Any] = {}
-    for question in questions:
-        raw = given.get(question.id)
-        if raw is None:
-            if question.required:
-                question.check("")  # raises: the question needs an answer
-            continue
-        values[question.id] = question.check(raw)
-    kind = _property(request.resume_schema, "answers").get("type")
-    chosen: ClarificationShape
-    if kind == "array":
-        chosen = "list"
-    elif kind == "object":
-        chosen = "object"
-    else:
-        chosen = shape or request.clarification_shape
-    body: Any = (
-        {"answers": values}
-        if chosen == "object"
-        else {"answers": [{"id": key, "answer": value} for key, value in values.items()]}
-    )
-    return dict(_checked(request.resume_schema, body))
-
-
-def answer_approval(
-    request: InterruptRequest,
-    action: str,
-    *,
-    feedback: str | None = None,
-    edited: Any = None,
-    now: datetime | None = None,
-) -> dict[str, Any]:
-    """An approval's resume: ``{action, decidedAt, feedback?}``; ``refine`` carries
-    ``refineFeedback {scope: "whole", text}`` and needs feedback; ``edit-accept`` carries
-    ``editedArtifactData``. The action must be one the host offers."""
-    offered = request.offered_actions
-    if action == "edit":  # interrupt.md's gate vocabulary names the resume action edit-accept
-        action = "edit-accept"
-    allowed = {"edit-accept" if a == "edit" else a for a in offered}
-    if action not in allowed:
-        names = ", ".join(offered) or "nothing"
-        raise AnswerError(f"this approval does not offer {action!r}; it offers: {names}")
-    feedback = feedback.strip() if feedback else None
-    value: dict[str, Any] = {"action": action}
-    if action == "refine":
-        if not feedback:
-            raise AnswerError("refining needs feedback text: say what to change")
-        value["refineFeedback"] = {"scope": "whole", "text": feedback}
-    elif action == "edit-accept":
-        if edited is None:
-            raise AnswerError("edit and accept needs the edited artifact")
-        value["editedArtifactData"] = edited
-    elif feedback:
-        value["feedback"] = feedback
-    value["decidedAt"] = _iso(now)
-    return dict(_checked(request.resume_schema, _closed_to(request.resume_schema, value)))
-
-
-def answer_low_confidence(
-    request: InterruptRequest,
-    action: str,
-    *,
-    feedback: str | None = None,
-    now: datetime | None = None,
-) -> dict[str, Any]:
-    """A low-confidence ratification: the approval shape, with the held ``decision`` when the
-    host sent one (interrupt.md: the resume is the operator-ratified decision)."""
-    if not request.answerable:
-        raise AnswerError(NO_INTERRUPT)
-    value = answer_approval(request, action, feedback=feedback, now=now)
-    if request.decision is not None and action == "accept":
-        value = _closed_to(request.resume_schema, {**value, "decision": request.decision})
-    return dict(_checked(request.resume_schema, value))
-
-
-def answer_conversation(
-    request: InterruptRequest,
-    text: str | None,
-    *,
-    close: bool = False,
-    now: datetime | None = None,
-    message_id: str | None = None,
-) -> Any:
-    """A conversation turn's resume (protocol.md §5 B).
-
-    ``conversation.start`` and ``.close`` interrupts resume with nothing (``None``). An exchange
-    follows its ``outcomeSchema``/``resumeSchema`` when it has one (a string schema takes the
-    text; an object with one string property takes ``{that: text}``), else RFC 0005 §E's
-    ``{operation: "exchange", turn: ConversationTurn}``; ``close`` ends the conversation with
-    ``{operation: "close"}``.
-    """
-    if request.conversation_op in ("start", "close"):
-        return None
-    if close:
-        return _checked(request.resume_schema, {"operation": "close"})
-    body = (text or "").strip()
-    if not body:
-        raise AnswerError("type a message to send")
-    schema = request.resume_schema
-    if schema is not None:
-        if schema.get("type") == "string":
-            return _checked(schema, body)
-        props = _mapping(schema.get("properties"))
-        if "turn" not in props and "operation" not in props:
-            strings = [k for k, v in props.items() if _mapping(v).get("type") == "string"]
-            if len(strings) == 1:
-                return _checked(schema, {strings[0]: body})
-            value = _parse_json(body)
-            return _checked(schema, value)
-    moment = now if now is not None else datetime.fromtimestamp(0, UTC)
-    turn: dict[str, Any] = {
-        "messageId": message_id or str(uuid.uuid4()),
-        "from": "user",
-        "role": "user",
-        "content": body,
-        "ts": int(moment.timestamp() * 1000),
-    }
-    if request.turn_index is not None:
-        turn["turnIndex"] = request.turn_index
-    if request.conversation_id:
-        turn["conversationId"] = request.conversation_id
-    return _checked(schema, {"operation": "exchange", "turn": turn})
-
-
-def _parse_json(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
-        return text
-
-
-def answer_input(request: InterruptRequest, text: str) -> Any:
-    """A value for any other interrupt: the text as JSON when it parses, else as a string;
-    ``external-event`` wraps it as ``{eventPayload}``. Checked against the ``resumeSchema``."""
-    value = _parse_json(text.strip())
-    schema = request.resume_schema
-    if schema is not None and schema.get("type") == "string" and not isinstance(value, str):
-        value = text.strip()
-    if request.host_kind == "external-event":
-        value = {"eventPayload": value}
-    return _checked(schema, value)
-
-
-def build_answer(
-    request: InterruptRequest,
-    *,
-    answers: Mapping[str, str] | None = None,
-    action: str | None = None,
-    feedback: str | None = None,
-    text: str | None = None,
-    now: datetime | None = None,
-) -> Any:
-    """The resume value from what a person gave, whatever the interrupt's kind: ``answers``
-    (``--answer ID=VALUE``), ``action`` (``--approve``/``--reject``: ``accept``/``reject``),
-    ``feedback`` (``--feedback``; alone on an approval it means refine), ``text`` (a typed line).
-    Raises `AnswerError` naming what this interrupt wants when the input does not fit."""
-    kind = request.kind
-    if kind == "clarification":
-        given = dict(answers or {})
-        if text is not None and not given:
-            given[""] = text
-        if action is not None or (not given and feedback is None):
-            ids = ", ".join(q.id for q in request.questions) or "ID"
-            raise AnswerError(f"this run asks a question: answer it with --answer {ids}=VALUE")
-        return answer_clarification(request, given)
-    if kind in ("approval", "low-confidence"):
-        if answers:
-            raise AnswerError("this run asks for a decision: use --approve, --reject or --feedback")
-        chosen = action or ("refine" if feedback else None)
-        if chosen is None:
-            raise AnswerError("this run asks for a decision: use --approve, --reject or --feedback")
-        if kind == "low-confidence":
-            return answer_low_confidence(request, chosen, feedback=feedback, now=now)
-        return answer_approval(request, chosen, feedback=feedback, now=now)
-    line = text if text is not None else feedback
-    if line is None and answers and len(answers) == 1:
-        line = next(iter(answers.values()))
-    if kind == "conversation":
-        return answer_conversation(request, line, now=now)
-    if line is None:
-        raise AnswerError("this run waits for a value: answer it with --answer VALUE")
-    return answer_input(request, line)
-
-
-# -------------------------------------------------------------------- schema checking
-
-_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "number": (int, float),
-    "integer": (int,),
-    "boolean": (bool,),
-    "object": (Mapping,),
-    "array": (list, tuple),
-}
-
-
-def _is_type(value: Any, name: str) -> bool:
-    if name == "null":
-        return value is None
-    if name in ("number", "integer") and isinstance(value, bool):
-        return False
-    if name == "integer" and isinstance(value, float):
-        return value.is_integer()
-    kinds = _TYPES.get(name)
-    return True if kinds is None else isinstance(value, kinds)
-
-
-def _coerce(text: str, schema: Mapping[str, Any] | None, name: str) -> Any:
-    """Typed text as the schema's type: numbers, booleans, JSON for objects and arrays."""
-    kind = _mapping(schema).get("type")
-    if kind == "integer":
-        try:
-            return int(text)
-        except ValueError:
-            raise AnswerError(f"question {name} takes a whole number (got {text!r})") from None
-    if kind == "number":
-        try:
-            number = float(text)
-        except ValueError:
-            raise AnswerError(f"question {name} takes a number (got {text!r})") from None
-        return int(number) if number.is_integer() and "." not in text else number
-    if kind == "boolean":
-        folded = text.casefold()
-        if folded in ("yes", "y", "true", "1"):
-            return True
-        if folded in ("no", "n", "false", "0"):
-            return False
-        raise AnswerError(f"question {name} takes yes or no (got {text!r})")
-    if kind in ("object", "array"):
-        value = _parse_json(text)
-        if isinstance(value, str):
-            raise AnswerError(f"question {name} takes JSON (an {kind})")
-        return value
-    return text
-
-
-def schema_problem(schema: Mapping[str, Any] | None, value: Any, where: str) -> str | None:
-    """The first way ``value`` breaks ``schema`` (a JSON Schema subset: ``type``, ``enum``,
-    ``const``, ``required``, ``properties``, ``additionalProperties``, ``items``, lengths,
-    bounds, ``pattern``), as a sentence naming ``where``; ``None`` when it fits. Keywords it
-    does not know are ignored: the host checks again, and its 400 says what it disliked."""
-    if not isinstance(schema, Mapping):
-        return None
-    return _problem(schema, value, where, 0)
-
-
-def _problem(schema: Mapping[str, Any], value: Any, where: str, depth: int) -> str | None:
-    if depth > 20:
-        return None
-    kind = schema.get("type")
-    kinds = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else []
-    if kinds and not any(_is_type(value, str(k)) for k in kinds):
-        return f"{where} must be {' or '.join(str(k) for k in kinds)}"
-    enum = schema.get("enum")
-    if isinstance(enum, list) and value not in enum:
-        return f"{where} must be one of: {', '.join(json.dumps(e, default=str) for e in enum)}"
-    if "const" in schema and value != schema["const"]:
-        return f"{where} must be {json.dumps(schema['const'], default=str)}"
-    if isinstance(value, str):
-        return _string_problem(schema, value, where)
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return _number_problem(schema, value, where)
-    if isinstance(value, Mapping):
-        return _object_problem(schema, value, where, depth)
-    if isinstance(value, list | tuple):
-        return _array_problem(schema, value, where, depth)
-    return None
-
-
-def _string_problem(schema: Mapping[str, Any], value: str, where: str) -> str | None:
-    low, high = schema.get("minLength"), schema.get("maxLength")
-    if isinstance(low, int) and len(value) < low:
-        return f"{where} must be at least {low} characters"
-    if isinstance(high, int) and len(value) > high:
-        return f"{where} must be at most {high} characters"
-    pattern = schema.get("pattern")
-    if isinstance(pattern, str):
-        try:
-            if re.search(pattern, value) is None:
-                return f"{where} must match {pattern}"
-        except re.error:  # a pattern Python does not read: the host will judge
-            return None
-    return None
-
-
-def _number_problem(schema: Mapping[str, Any], value: float, where: str) -> str | None:
-    low, high = _number(schema.get("minimum")), _number(schema.get("maximum"))
-    above, below = _number(schema.get("exclusiveMinimum")), _number(schema.get("exclusiveMaximum"))
-    if low is not None and value < low:
-        return f"{where} must be at least {low:g}"
-    if high is not None and value > high:
-        return f"{where} must be at most {high:g}"
-    if above is not None and value <= above:
-        return f"{where} must be more than {above:g}"
-    if below is not None and value >= below:
-        return f"{where} must be less than {below:g}"
-    return None
-
-
-def _object_problem(
-    schema: Mapping[str, Any], value: Mapping[str, Any], where: str, depth: int
-) -> str | None:
-    required = schema.get("required")
-    for name in required if isinstance(required, list) else []:
-        if isinstance(name, str) and name not in value:
-            return f"{where} needs {name!r}"
-    props = _mapping(schema.get("properties"))
-    extra = schema.get("additionalProperties")
-    for name, item in value.items():
-        sub = props.get(name)
-        if isinstance(sub, Mapping):
-            problem = _problem(sub, item, f"{where}.{name}", depth + 1)
-        elif extra is False:
-            problem = f"{where} may not have {name!r}"
-        elif isinstance(extra, Mapping):
-            problem = _problem(extra, item, f"{where}.{name}", depth + 1)
-        else:
-            problem = None
-        if problem:
-            return problem
-    return None
-
-
-def _array_problem(
-    schema: Mapping[str, Any], value: Sequence[Any], where: str, depth: int
-) -> str | None:
-    low, high = schema.get("minItems"), schema.get("maxItems")
-    if isinstance(low, int) and len(value) < low:
-        return f"{where} needs at least {low} items"
-    if isinstance(high, int) and len(value) > high:
-        return f"{where} takes at most {high} items"
-    items = schema.get("items")
-    if isinstance(items, Mapping):
-        for index, item in enumerate(value):
-            problem = _problem(items, item, f"{where}[{index}]", depth + 1)
-            if problem:
-                return problem
-    return None
 
 
 def summarize(request: InterruptRequest) -> list[str]:
@@ -941,14 +541,14 @@ def describe_value(value: Any, limit: int = 120) -> str:
     if isinstance(value, Mapping):
         action = value.get("action")
         if isinstance(action, str):
-            feedback = _mapping(value.get("refineFeedback")).get("text") or value.get("feedback")
+            feedback = mapping(value.get("refineFeedback")).get("text") or value.get("feedback")
             return action + (f" · {_short(str(feedback), limit)}" if feedback else "")
         answers = value.get("answers")
         if isinstance(answers, Mapping):
             pairs: Iterable[tuple[Any, Any]] = answers.items()
             return _short(", ".join(f"{k}={v}" for k, v in pairs), limit)
         if isinstance(answers, list):
-            items = [_mapping(a) for a in answers]
+            items = [mapping(a) for a in answers]
             return _short(", ".join(f"{a.get('id')}={a.get('answer')}" for a in items), limit)
     try:
         text = json.dumps(value, ensure_ascii=False, default=str)

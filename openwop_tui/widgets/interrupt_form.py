@@ -46,13 +46,12 @@ from openwop_tui.messages import (
     InterruptFormLeft,
     RunCancelRequested,
 )
+from openwop_tui.protocol.interrupt_answers import AnswerError, build_answer
 from openwop_tui.protocol.interrupts import (
     ACTION_KEYS,
     ACTION_LABELS,
-    AnswerError,
     InterruptRequest,
     Question,
-    build_answer,
 )
 from openwop_tui.sanitize import clean, clean_label
 
