@@ -39,7 +39,7 @@ from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.record import Recorder
 from openwop_tui.redact import Redactor
 from openwop_tui.renderers import render
-from openwop_tui.renderers.base import RenderContext
+from openwop_tui.renderers.base import Degradation, RenderContext
 from openwop_tui.sanitize import safe_filename
 from openwop_tui.store import Entry, Store
 from openwop_tui.units import compact_json
@@ -212,12 +212,20 @@ async def _envelope(item: EnvelopeItem, conversation: Conversation, assets: _Ass
         where = (context.asset.url if context.asset else None) or (ref.url if ref else None)
         return (
             f"{head}\n\n> **not included** · what: {display} ({envelope.kind}) · "
-            f"why: {rendered.degraded or 'no bytes'} · where: {where or 'nowhere given'}"
+            f"why: {_why(rendered.degradation)} · where: {where or 'nowhere given'}"
         )
     body = _body(envelope, rendered.data)
-    if rendered.degraded:
-        body += f"\n\n> degraded · what: {envelope.kind} · why: {rendered.degraded}"
+    if rendered.degradation is not None:
+        body += f"\n\n> degraded · what: {envelope.kind} · why: {_why(rendered.degradation)}"
     return f"{head}\n\n{body}"
+
+
+def _why(degradation: Degradation | None) -> str:
+    """The reason and its stable code (``too-large``, ``fetch-refused`` …), for a reader and a
+    script alike."""
+    if degradation is None:
+        return "no bytes"
+    return f"{degradation.reason} (`{degradation.code.value}`)"
 
 
 def _body(envelope: Envelope, data: bytes | None) -> str:

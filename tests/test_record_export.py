@@ -147,6 +147,8 @@ def test_export_markdown_jsonl_and_sse(tmp_path: Path) -> None:
         assert f"](chat-assets/{quote(asset.name)})" in markdown
     assert "```python" in markdown or "```py" in markdown
     assert "**not included**" in markdown  # the demo's missing audio says what, why, where
+    # ... and why as a stable code too, for a script reading the export.
+    assert "(`fetch-failed`)" in markdown or "(`not-fetched`)" in markdown, markdown
 
     lines = (out / "chat.jsonl").read_text(encoding="utf-8").splitlines()
     parsed = [json.loads(line) for line in lines]
