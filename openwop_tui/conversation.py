@@ -399,7 +399,7 @@ class Conversation:
         if opened is None:
             return []
         self._carry = None
-        if carry not in self.transcript.own_turns:
+        if carry.strip() not in self.transcript.own_turns:
             return []  # the host echoed it already: it took the message from the run's inputs
         return (await self.say(opened, carry, shown=True)).changes
 

@@ -204,7 +204,8 @@ class Transcript:
         is a new turn, not more of the last one.
         """
         self.usage_turn = Usage()
-        self._own_turns = [*self._own_turns[-7:], text]
+        # Compared without surrounding blanks: a host may trim the turn it echoes.
+        self._own_turns = [*self._own_turns[-7:], text.strip()]
         self._close_replies()
         return self._add(UserTurn(self._next_id("user"), text))
 
@@ -308,8 +309,8 @@ class Transcript:
             return []
         role = _text(turn.get("role")) or ("user" if turn.get("from") == "user" else "agent")
         if role == "user":
-            if text in self._own_turns:
-                self._own_turns.remove(text)
+            if text.strip() in self._own_turns:
+                self._own_turns.remove(text.strip())
                 return []
             # Someone else's turn (another client, or a history this client did not send).
             self._close_replies()

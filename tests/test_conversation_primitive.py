@@ -110,7 +110,7 @@ def test_conversation_events_fold_into_turns_without_repeats() -> None:
             {"conversationId": "c", "initialTurn": _turn("agent", "Hi", 0)},
         )
     )
-    transcript.add_user("one")  # this client's own turn
+    transcript.add_user("one\n")  # this client's own turn (the host echoes it trimmed)
     apply(
         _event(
             3, "conversation.exchanged", {"conversationId": "c", "turn": _turn("user", "one", 1)}
@@ -162,7 +162,7 @@ def test_conversation_events_fold_into_turns_without_repeats() -> None:
     shown = [(who, text) for who, text in turns(transcript) if who != "line"]
     assert shown == [
         ("agent", "Hi"),
-        ("you", "one"),
+        ("you", "one\n"),
         ("agent", "Re: one"),
         ("you", "two"),
         ("agent", "Re: two"),
