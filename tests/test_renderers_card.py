@@ -6,9 +6,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from render_helpers import NASTY, envelope, shown
+from render_helpers import NASTY, envelope, shown, terminal_output
 
+from openwop_tui.palette import Palette
 from openwop_tui.renderers import RenderContext, Rendered, render
+from openwop_tui.renderers.card import fields
 
 
 def test_card_with_text_draws_markdown_under_the_title() -> None:
@@ -126,3 +128,13 @@ def test_escapes_in_card_title_keys_and_values() -> None:
     env = envelope("vendor.x", {NASTY: NASTY}, {"display": "card", "title": NASTY})
     text = shown(render(env, RenderContext()))
     assert text.count("<U+202E>") >= 3
+
+
+def test_fields_clean_raw_strings_themselves() -> None:
+    # The envelope boundary already cleans payload strings; the card must not rely on it (a
+    # plugin or a stored payload can hand it raw ones).
+    raw = {NASTY: [{NASTY: NASTY, "n": [NASTY]}], "deep": {"a": {NASTY: {"b": 1}}}, "s": NASTY}
+    body, folded = fields(raw, Palette.default())
+    out, text = terminal_output(body, width=120)
+    assert "\x1b" not in out and "\x9b" not in out and "\x07" not in out
+    assert folded and text.count("<U+202E>") >= 4
