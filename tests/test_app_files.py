@@ -22,6 +22,8 @@ from app_support import (
     settle,
     turn,
 )
+from render_helpers import NASTY
+from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
@@ -77,7 +79,10 @@ async def test_open_on_a_shell_script_yes_opens_it(tmp_path: Path, launched: Lau
         await file_item(pilot, app, "a shell script please", "setup.sh")
         await pilot.press("o")
         await settle(pilot, app, lambda: isinstance(app.screen, ConfirmOpenScreen), what="asked")
-        await pilot.press("y")
+        await pilot.press("y")  # no one-key yes: a stray key must not open it
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmOpenScreen) and launched == []
+        await pilot.press("tab", "enter")  # to the Yes button, and press it
         await settle(pilot, app, lambda: bool(launched), what="the opener started")
         saved = tmp_path / "setup.sh"
         assert launched == [[launched[0][0], str(saved)]] and saved.read_bytes() == SETUP_SH
@@ -169,3 +174,16 @@ async def test_save_as_from_the_palette_on_the_selected_file(tmp_path: Path) -> 
         await file_item(pilot, app, "a file please", "tour-report.csv")
         await app.run_action("save_as")
         await settle(pilot, app, lambda: isinstance(app.screen, SaveAsScreen), what="asked")
+
+
+async def test_the_question_shows_a_hostile_name_cleaned() -> None:
+    class Host(App[None]):
+        pass
+
+    app = Host()
+    async with app.run_test() as pilot:
+        await app.push_screen(ConfirmOpenScreen(f"{NASTY}.sh", "this is a shell script: x"))
+        await pilot.pause()
+        question = str(app.screen.query_one("#why", Static).render())
+        assert "\x1b" not in question and "\u202e" not in question
+        assert "␛]52;c;ZXZpbA==␇" in question and "<U+202E>.sh" in question

@@ -3,7 +3,8 @@
 The name, its extension and the media type all come from the host, and the desktop opener acts
 on type: a ``.desktop`` launcher starts its command, a script may run, a web page runs its
 scripts. `openwop_tui.actions.open_risk` decides when to ask; this screen asks. It returns
-``True`` (open it) or ``False`` (Esc, n, or the No button); the safe answer has the focus.
+``True`` (the Yes button) or ``False`` (Esc, n, or the No button); the safe answer has the
+focus, and no single key says yes.
 """
 
 from __future__ import annotations
@@ -32,10 +33,9 @@ class ConfirmOpenScreen(ModalScreen[bool]):
     ConfirmOpenScreen Horizontal { height: auto; }
     ConfirmOpenScreen Button { margin-right: 1; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,n", "answer(False)", "Do not open"),
-        Binding("y", "answer(True)", "Open it", show=False),
-    ]
+    # No one-key yes: a key meant for the transcript (y copies code) pressed just as the dialog
+    # opens must not open the file. Yes is the button: Tab to it and Enter, or click it.
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,n", "answer(False)", "Do not open")]
 
     def __init__(self, name: str, reason: str) -> None:
         super().__init__()
@@ -53,7 +53,7 @@ class ConfirmOpenScreen(ModalScreen[bool]):
             )
             with Horizontal():
                 yield Button("No, do not open (n, Esc)", id="no", variant="primary")
-                yield Button("Yes, open it (y)", id="yes", variant="error")
+                yield Button("Yes, open it", id="yes", variant="error")
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()
