@@ -7,6 +7,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from render_helpers import NASTY, media, shown
 
 from openwop_tui.palette import Palette
@@ -234,3 +236,31 @@ def test_the_cli_hint_reads_in_the_note() -> None:
     context = RenderContext(save_hint="pass --save-media DIR to save it")
     text = shown(render(file_of(data, "text/plain", "n.txt"), context))
     assert "the whole file: pass --save-media DIR to save it" in text
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    data=st.one_of(
+        st.binary(min_size=1, max_size=3000),
+        st.text(min_size=1, max_size=1500).map(lambda text: text.encode("utf-8", "surrogatepass")),
+    ),
+    kind=st.sampled_from(
+        [
+            ("text/plain", "a.txt"),
+            ("text/csv", "a.csv"),
+            ("text/tab-separated-values", "a.tsv"),
+            ("application/json", "a.json"),
+            ("text/markdown", "a.md"),
+            ("application/octet-stream", "a.py"),
+            ("text/html", "a.html"),
+        ]
+    ),
+)
+def test_any_bytes_preview_without_crashing_or_reaching_the_terminal_raw(
+    data: bytes, kind: tuple[str, str]
+) -> None:
+    mime, name = kind
+    result = render(file_of(data, mime, name), RenderContext())
+    assert result.renderer == "file" and result.degradation is None, result.badge
+    assert result.detail is not None or result.fallback is not None  # a preview, or why not
+    shown(result, width=60)  # asserts no ESC, CSI or BEL reached the terminal
