@@ -237,7 +237,7 @@ def preview(
         if pretty is None:
             kind, lexer = "json (does not parse: shown as text)", "text"
         else:
-            text, whole, total = pretty, True, _line_count(pretty.encode())
+            text, whole = pretty, True
     return _lines(kind, lexer, text, whole, total, len(data), palette, save_hint)
 
 
@@ -273,6 +273,9 @@ def _lines(
         word_wrap=True,
     )
     note = None
+    # Whole, the decoded lines are the count (a file may end lines with CR alone, or with the
+    # other breaks `splitlines` knows); cut, the newlines of the whole file are the best guess.
+    total = len(lines) if whole else max(total, len(lines))
     if len(shown_lines) < total:
         note = f"first {len(shown_lines):,} of {_plural(total, 'line')}"
     elif not whole:

@@ -264,3 +264,10 @@ def test_any_bytes_preview_without_crashing_or_reaching_the_terminal_raw(
     assert result.renderer == "file" and result.degradation is None, result.badge
     assert result.detail is not None or result.fallback is not None  # a preview, or why not
     shown(result, width=60)  # asserts no ESC, CSI or BEL reached the terminal
+
+
+def test_lines_ended_by_cr_alone_are_counted_and_bounded() -> None:
+    data = "".join(f"row {i}\r" for i in range(1, 101)).encode()
+    text = shown(render(file_of(data, "text/plain", "mac.txt"), RenderContext()))
+    assert "row 40" in text and "row 41" not in text
+    assert "first 40 of 100 lines" in text
