@@ -28,6 +28,7 @@ from textual.widgets import Footer
 
 from openwop_tui import (
     actions,
+    app_files,
     app_interrupts,
     app_runs,
     app_sessions,
@@ -153,6 +154,8 @@ class ChatApp(App[None]):
         self._picking = False
         self.forms: dict[str, InterruptForm] = {}
         """The open question forms, by interrupt item id (`openwop_tui.app_interrupts`)."""
+        self.save_as_folder: Path | None = None
+        """The folder last chosen for "save as…" this session (`openwop_tui.app_files`)."""
         self._attach_to = attach
         self._store_problem: str | None = None
         self.store: Store | None = None
@@ -669,14 +672,8 @@ class ChatApp(App[None]):
             elif name == "stop":
                 if self._player is not None:
                     self._player.stop()
-            elif name in ("save", "open"):
-                if rendered.data is None:
-                    raise actions.ActionError("the bytes are not here to save")
-                path = await asyncio.to_thread(self._save, rendered.data, rendered.filename)
-                message = f"saved to {path}"
-                if name == "open":
-                    message = await asyncio.to_thread(actions.open_path, path)
-                self.notify(clean(message), markup=False)
+            elif name in app_files.NAMES:
+                await app_files.carry_out(self, name, rendered)
             elif name == "copy":
                 # What the renderer kept is what was shown: code as sent, the full JSON.
                 data = rendered.data
@@ -717,8 +714,9 @@ class ChatApp(App[None]):
         tick()
         self._playback_timer = self.set_interval(0.25, tick)
 
-    def _save(self, data: bytes, name: str | None) -> Path:
-        return actions.save_bytes(data, name, actions.download_dir(self.config.download_dir))
+    def action_save_as(self) -> None:
+        """The selected item's file into a folder the user chooses (`openwop_tui.app_files`)."""
+        app_files.save_as_selected(self)
 
     # ---------------------------------------------------------------- bindings
 

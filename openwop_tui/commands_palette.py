@@ -43,6 +43,7 @@ COMMANDS: tuple[PaletteCommand, ...] = (
     PaletteCommand(
         "Lifecycle lines: show or hide", "toggle_verbose", "node started, usage…", "lifecycle"
     ),
+    PaletteCommand("Save as…: choose the folder", "save_as", "the selected item's file"),
     PaletteCommand("Copy the last reply", "copy_last_reply", "to the clipboard and a file"),
     PaletteCommand("Go to the transcript", "focus_transcript", "move through items by keys"),
     PaletteCommand("Discard queued messages", "discard_queued", "messages waiting for the run"),

@@ -36,6 +36,11 @@ _KEYWORDS: dict[str, tuple[str, str, tuple[tour.Item, ...]]] = {
         (tour.card, tour.status),
     ),
     "file": (r"files?", "**a file**: a small CSV report to save", (tour.report,)),
+    "script": (
+        r"scripts?|shell",
+        "**a shell script**: a file that asks before it is opened",
+        (tour.script,),
+    ),
     "json": (
         r"json",
         "**JSON oddities**: an unknown display value and an envelope with no hint",

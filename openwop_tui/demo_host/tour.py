@@ -176,6 +176,31 @@ def report(ctx: WorkflowContext) -> Iterator[Step]:
     )
 
 
+SETUP_SH = b"""#!/bin/sh
+# A demo shell script: a client must ask before handing it to the desktop opener.
+set -eu
+echo "hello from the openwop-tui demo host"
+"""
+
+
+def script(ctx: WorkflowContext) -> Iterator[Step]:
+    """A shell script offered as a file: previewed as text, and opening it asks first."""
+    url = ctx.store(SETUP_SH, "application/x-sh")
+    name = "setup.sh"
+    yield from envelope_node(
+        ctx,
+        "script",
+        "media.file",
+        _media(url=url, size=len(SETUP_SH), mime_type="application/x-sh", name=name),
+        {
+            "display": "file",
+            "mimeType": "application/x-sh",
+            "title": name,
+            "alt": "A shell script: opening it could run it",
+        },
+    )
+
+
 def hologram(ctx: WorkflowContext) -> Iterator[Step]:
     """An unknown ``display`` value: a client falls back to the text in the completion."""
     text = "If you can read this, the client fell back to text for `display: hologram`."

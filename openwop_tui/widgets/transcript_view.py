@@ -62,8 +62,8 @@ NEW_OUTPUT = " new output below ↓ (End) "
 
 class TranscriptView(ScrollView, can_focus=True):
     """Everything said in this session, newest at the bottom. Focus it (Shift+Tab or Ctrl+Up
-    from the input) to move between items and use their keys: s save, o open, p play, x stop,
-    c copy, y copy the code block, i inspect; Esc goes back to the input."""
+    from the input) to move between items and use their keys: s save, S save as…, o open,
+    p play, x stop, c copy, y copy the code block, i inspect; Esc goes back to the input."""
 
     DEFAULT_CSS = """
     TranscriptView { height: 1fr; overflow-x: hidden; scrollbar-gutter: stable; }
@@ -78,6 +78,7 @@ class TranscriptView(ScrollView, can_focus=True):
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("escape", "leave", "Back to input", show=False),
         Binding("s", "request('save')", "Save"),
+        Binding("S", "request('save-as')", "Save as…", show=False),
         Binding("o", "request('open')", "Open"),
         Binding("p", "request('play')", "Play"),
         Binding("x", "request('stop')", "Stop"),
@@ -697,7 +698,8 @@ class TranscriptView(ScrollView, can_focus=True):
         block = self.block_for(item_id)
         if block is None:
             return
-        if name not in block.actions():
+        # "Save as…" is a save that asks for the folder: offered wherever save is.
+        if ("save" if name == "save-as" else name) not in block.actions():
             self.notify(f"nothing to {name} here", severity="warning")
             return
         self._post(ActionRequested(item_id, name))
