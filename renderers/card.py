@@ -41,7 +41,7 @@ def _table(payload: dict[Any, Any]) -> Table:
     return table
 
 
-@register("card")
+@register("card", name="Card")
 def render_card(envelope: Envelope, context: RenderContext) -> Rendered:
     """Draw a titled card; with neither text nor an object payload, show the JSON instead."""
     title = envelope.rendering.title

@@ -14,7 +14,7 @@ from openwop_tui.renderers.base import RenderContext, Rendered
 from openwop_tui.renderers.markdown import text_instead
 
 
-@register("file")
+@register("file", name="File", needs_bytes=True)
 def render_file(envelope: Envelope, context: RenderContext) -> Rendered:
     """Describe a file and offer to save or open it."""
     shown_as_text = text_instead(envelope, context)
