@@ -84,8 +84,6 @@ _default: Registry | None = None
 _pending: list[RendererSpec] = []
 """Renderers registered in code before the default registry was first used."""
 _default_lock = threading.RLock()
-_logged = [0]
-"""How many of the default registry's notices were logged (each once)."""
 
 
 def default_registry() -> Registry:
@@ -102,13 +100,11 @@ def default_registry() -> Registry:
                     if not registry.holds(spec):
                         registry.add(spec)
                 _pending.clear()
+                # No user interface here to show them on: they go to the log file.
+                for notice in registry.notices:
+                    log.warning("%s", notice)
                 _default = registry
-    registry = _default
-    if len(registry.notices) > _logged[0]:
-        for notice in registry.notices[_logged[0] :]:
-            log.warning("%s", notice)
-        _logged[0] = len(registry.notices)
-    return registry
+    return _default
 
 
 def register(
@@ -195,8 +191,14 @@ def render(
                 cause=f"no {_shown(envelope.display)[:24]} renderer",
                 instead="JSON",
             )
+        declared = tuple(
+            action.action
+            for action in spec.actions
+            if all(action.name != offered.name for offered in rendered.actions)
+        )
         return replace(
             rendered,
+            actions=rendered.actions + declared,
             renderer=rendered.renderer or name,
             fallback=rendered.fallback or unknown,
             body=Guarded(Themed(rendered.body, palette), rendered.title, palette.error),

@@ -36,6 +36,7 @@ from openwop_tui.renderers.base import Action, Rendered, Renderer
 from openwop_tui.sanitize import clean
 
 __all__ = [
+    "APP_ACTIONS",
     "BUILTIN_MODULES",
     "ENTRY_POINT_GROUP",
     "FALLBACK",
@@ -73,8 +74,9 @@ scanning a module, however many registries there are and whenever the module was
 @dataclass(frozen=True, slots=True)
 class PluginAction:
     """An action a renderer offers: ``name`` (dispatched), ``label`` (the button), ``key`` (a
-    single key in the transcript; optional), and ``handler`` for a name the app does not know
-    (`APP_ACTIONS` are carried out by the app and need none)."""
+    single letter or digit that runs it on the selected item; the view's own keys win), and
+    ``handler`` for a name the app does not know (`APP_ACTIONS` are carried out by the app and
+    need none). Every item drawn by the renderer offers its declared actions."""
 
     name: str
     label: str
@@ -155,9 +157,7 @@ class Registry:
         self._specs: dict[str, RendererSpec] = {}
         self._origin: dict[str, str] = {}
         """Who provided each key: "built-in" or "plugin <entry point name>"."""
-        self.notices: list[str] = []
-        """One line per thing a user should know about the plugins (refused, replaced,
-        broken), in load order."""
+        self._notices: list[str] = []
         self._loaded = False
         # The app renders in worker threads, so the first lookups can race: loading happens
         # under a lock, and ``_loaded`` is set only once everything is in.
@@ -203,10 +203,10 @@ class Registry:
         try:
             specs = _specs_of(entry.load())
         except Exception as error:  # a broken plugin must not break the client
-            self.notices.append(f"{who} failed to load ({_error_text(error)}); it is not used")
+            self._notices.append(f"{who} failed to load ({_error_text(error)}); it is not used")
             return
         if not specs:
-            self.notices.append(f"{who} declares no renderers; it is not used")
+            self._notices.append(f"{who} declares no renderers; it is not used")
         for spec in specs:
             self._claim(spec, entry.name, who)
 
@@ -218,21 +218,28 @@ class Registry:
             self._specs[key] = spec
             self._origin[key] = f"plugin {plugin}"
         elif origin != "built-in":
-            self.notices.append(
+            self._notices.append(
                 f"{who} offers a {shown!r} renderer, already provided by {_shown(origin)}: "
                 "refused (the first plugin in name order keeps it)"
             )
         elif key in self.override:
             self._specs[key] = spec
             self._origin[key] = f"plugin {plugin}"
-            self.notices.append(
+            self._notices.append(
                 f"{who} replaces the built-in {shown!r} renderer (renderers.override in the config)"
             )
         else:
-            self.notices.append(
+            self._notices.append(
                 f"{who} wants to replace the built-in {shown!r} renderer: refused; allow it with "
                 f'[renderers] override = ["{shown}"] in the config'
             )
+
+    @property
+    def notices(self) -> list[str]:
+        """One line per thing a user should know about the plugins (refused, replaced,
+        broken), in load order (loading first, if that is still to do)."""
+        self.load()
+        return list(self._notices)
 
     # ------------------------------------------------------------------ questions
 
@@ -296,7 +303,7 @@ class Registry:
             message = declared.handler(envelope, rendered)
         except Exception as error:  # the plugin's code: its failure is a sentence
             return f"{label} failed in the {_shown(renderer)} renderer: {_error_text(error)}"
-        return clean(str(message))[:300] if message else f"{label}: done"
+        return _shown(message, 300) if message else f"{label}: done"
 
 
 def _installed() -> Iterable[EntryPoint]:
@@ -328,13 +335,14 @@ def _specs_of(loaded: Any) -> list[RendererSpec]:
 
 
 def _error_text(error: BaseException) -> str:
-    """``Type: message``, cleaned and cut (it may quote anything)."""
+    """``Type: message``, cleaned, on one line and cut (it may quote anything)."""
     try:
-        message = clean(str(error))[:200]
+        message = _shown(error, 200)
     except Exception:  # a broken __str__
         message = ""
     return f"{type(error).__name__}: {message}" if message else type(error).__name__
 
 
-def _shown(value: object) -> str:
-    return clean(str(value))[:80]
+def _shown(value: object, limit: int = 80) -> str:
+    """Plugin-given text for a notice: cleaned, on one line, cut."""
+    return " ".join(clean(str(value)).split())[:limit]
