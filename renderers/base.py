@@ -16,8 +16,8 @@ from typing import Literal, Protocol
 from rich.console import RenderableType
 
 from openwop_tui.palette import Palette
+from openwop_tui.protocol.asset import Asset
 from openwop_tui.protocol.envelopes import Envelope
-from openwop_tui.protocol.media import Asset
 
 __all__ = [
     "Action",

@@ -21,7 +21,8 @@ from openwop_tui.renderers._common import text_of
 from openwop_tui.renderers.base import RenderContext, Rendered
 from openwop_tui.renderers.json import as_json
 from openwop_tui.renderers.markdown import markdown
-from openwop_tui.sanitize import clean, safe_text
+from openwop_tui.safe_text import safe_text
+from openwop_tui.sanitize import clean
 
 _MAX_VALUE = 500  # a table cell is a summary; the inspector has the whole value
 

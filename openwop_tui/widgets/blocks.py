@@ -28,7 +28,8 @@ from openwop_tui import present, renderers
 from openwop_tui.palette import Palette
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import Rendered
-from openwop_tui.sanitize import clean, safe_text
+from openwop_tui.safe_text import safe_text
+from openwop_tui.sanitize import clean
 from openwop_tui.transcript import (
     AssistantTurn,
     EnvelopeItem,
