@@ -177,9 +177,11 @@ class Registry:
                 for name in BUILTIN_MODULES:
                     module = import_module(f"openwop_tui.renderers.{name}")
                     for spec in declarations(module):
-                        self._add(spec)
+                        # Only its own: a built-in may import another one's function.
+                        if spec.render.__module__ == module.__name__:
+                            self._add(spec)
                 if self._plugins:
-                    for entry in sorted(self._entry_points(), key=_order):
+                    for entry in self._listed():
                         self._load_plugin(entry)
             finally:
                 _importing.depth -= 1
@@ -198,6 +200,17 @@ class Registry:
             self._specs[spec.display] = spec
             self._origin[spec.display] = "built-in"
 
+    def _listed(self) -> list[EntryPoint]:
+        """The plugins' entry points in load order; none (and a notice) when the installed
+        distributions' metadata cannot be read."""
+        try:
+            return sorted(self._entry_points(), key=_order)
+        except Exception as error:  # broken metadata of some installed distribution
+            self._notices.append(
+                f"renderer plugins could not be listed ({_error_text(error)}); none is used"
+            )
+            return []
+
     def _load_plugin(self, entry: EntryPoint) -> None:
         who = f"renderer plugin {_shown(entry.name)!r}"
         try:
@@ -212,6 +225,9 @@ class Registry:
 
     def _claim(self, spec: RendererSpec, plugin: str, who: str) -> None:
         key = spec.display
+        if not isinstance(key, str) or not key or not callable(spec.render):
+            self._notices.append(f"{who} offers a renderer without a display name or a function")
+            return
         shown = _shown(key)
         origin = self._origin.get(key)
         if origin is None:

@@ -188,3 +188,31 @@ def test_a_plugin_text_in_a_notice_is_cleaned() -> None:
     registry = Registry(entry_points=lambda: [Entry()])  # type: ignore[list-item]
     [notice] = registry.notices if registry.load() else []
     assert "\x1b" not in notice and "\n" not in notice
+
+
+def test_unreadable_plugin_metadata_is_a_notice_and_the_built_ins_stay() -> None:
+    def broken() -> list[Any]:
+        raise ValueError("bad METADATA")
+
+    registry = Registry(entry_points=broken)
+    assert registry.registered() == list(BUILTINS)
+    assert registry.notices == [
+        "renderer plugins could not be listed (ValueError: bad METADATA); none is used"
+    ]
+
+
+def test_a_spec_without_a_display_name_is_refused() -> None:
+    def draw(env: Any, context: RenderContext) -> Rendered:
+        return Rendered(title="x", body="x")
+
+    class Entry:
+        name, value, dist = "nameless", "x:y", None
+
+        def load(self) -> Any:
+            return lambda: [RendererSpec("", draw)]
+
+    registry = Registry(entry_points=lambda: [Entry()])  # type: ignore[list-item]
+    assert registry.registered() == list(BUILTINS)
+    assert registry.notices == [
+        "renderer plugin 'nameless' offers a renderer without a display name or a function"
+    ]
