@@ -67,7 +67,7 @@ from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.hostdata import secrets_of
 from openwop_tui.record import Recorder
 from openwop_tui.redact import Redactor, display_url
-from openwop_tui.renderers import render
+from openwop_tui.renderers import Registry, render
 from openwop_tui.renderers.base import AudioSupport, RenderContext, Rendered
 from openwop_tui.sanitize import clean
 from openwop_tui.screens.help import HelpScreen
@@ -160,6 +160,10 @@ class ChatApp(App[None]):
         self._store_problem: str | None = None
         self.store: Store | None = None
         """Where sessions are kept (``None``: not kept, or a replay)."""
+        self.registry = Registry(override=config.renderer_override).load()
+        """The renderers (built-ins and plugins, loaded once, here): what draws each display
+        value, which get their bytes fetched, which redraw on resize, their actions. What the
+        plugins did is in ``registry.notices``, shown at mount."""
         self.conversation = self._open_conversation(session_id, record)
         """The pipeline (no Textual): the fold, the chat history, the event log, the host."""
         self.session: Session | None = None
@@ -232,7 +236,7 @@ class ChatApp(App[None]):
         parts: list[Widget] = [
             StatusLine(id="status"),
             EventsPanel(id="events", max_events=self.config.max_events_shown),
-            TranscriptView(id="transcript"),
+            TranscriptView(id="transcript", registry=self.registry),
             SearchBar(id="search"),
         ]
         parts.append(InputArea(id="input-area"))
@@ -286,6 +290,9 @@ class ChatApp(App[None]):
             await self._notice("warning", self._startup_warning)
         if self._store_problem:
             await self._notice("warning", self._store_problem)
+        for notice in self.registry.notices:  # plugins refused, replacing, broken
+            await self._notice("warning", notice)
+            self.notify(notice, severity="warning", timeout=8, markup=False)
         if self.transcript.items:
             # A reopened session: everything at once, before (and without) the host.
             await self.view.apply([Added(item) for item in self.transcript.items])
@@ -628,8 +635,8 @@ class ChatApp(App[None]):
         """Fetch the envelope's asset, then run its renderer in a thread."""
         base = replace(self._base_context, width=max(20, width))
         # Stored bytes first (a reopened session draws without its host), then the host.
-        context = await self.conversation.context_for(envelope, base)
-        rendered = await asyncio.to_thread(render, envelope, context)
+        context = await self.conversation.context_for(envelope, base, self.registry.needs_bytes)
+        rendered = await asyncio.to_thread(render, envelope, context, self.registry)
         if envelope.partial:
             # Rule E1: a fragment may be drawn, but nothing may be done with it until the
             # emission is complete.
@@ -685,6 +692,11 @@ class ChatApp(App[None]):
                 folder = actions.download_dir(self.config.download_dir)
                 outcome = await clipboard.copy_text(self, text, folder, what="the text")
                 self.notify(outcome.message, severity=outcome.severity, markup=False)
+            else:  # a renderer's own action (a plugin's): its handler says what it did
+                message = await asyncio.to_thread(
+                    self.registry.run_action, rendered.renderer, name, item.envelope, rendered
+                )
+                self.notify(message, markup=False)
         except (actions.ActionError, PlaybackError) as error:
             self.notify(clean(str(error)), severity="error", timeout=8, markup=False)
 

@@ -39,6 +39,7 @@ from openwop_tui.protocol.client import HostClient, HostError
 from openwop_tui.protocol.hostdata import secrets_of
 from openwop_tui.record import Recorder, RecordingReader, read_recording
 from openwop_tui.redact import display_url
+from openwop_tui.renderers import Registry
 from openwop_tui.renderers.base import AudioSupport, RenderContext
 from openwop_tui.sanitize import clean
 from openwop_tui.session import Session
@@ -69,6 +70,22 @@ def make_console(file: TextIO | None = None) -> Console:
     )
 
 
+_registries: dict[tuple[str, ...], Registry] = {}
+
+
+def renderer_registry(config: Config) -> Registry:
+    """The renderers a command draws with, loaded once per process (plugins included, with the
+    config's overrides); what the plugins did is printed on stderr, one line each, once."""
+    registry = _registries.get(config.renderer_override)
+    if registry is None:
+        registry = _registries[config.renderer_override] = Registry(
+            override=config.renderer_override
+        ).load()
+        for notice in registry.notices:
+            print(f"openwop-tui: {notice}", file=sys.stderr)
+    return registry
+
+
 @dataclass(frozen=True, slots=True)
 class Output:
     """Where and how a command prints."""
@@ -88,6 +105,7 @@ class Output:
             conversation=conversation,
             save_dir=self.save_dir,
             overflow_dir=self.save_dir or actions.download_dir(self.config.download_dir),
+            registry=renderer_registry(self.config),
         )
 
     def context(self, audio: AudioSupport) -> RenderContext:

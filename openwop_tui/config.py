@@ -76,6 +76,10 @@ class Config:
     """The ``[keys]`` table: (action name, ``"key,key"``) pairs that replace the default keys
     (`openwop_tui.keys`), already checked. `keymap` gives them as a dict."""
 
+    renderer_override: tuple[str, ...] = ()
+    """``[renderers] override = ["image", …]``: the built-in renderers a plugin may replace.
+    A plugin naming any other built-in key is refused (and the user told so)."""
+
     @property
     def keymap(self) -> dict[str, str]:
         """``[keys]`` as the mapping `App.set_keymap` takes (binding id -> keys)."""
@@ -103,6 +107,9 @@ class Config:
         changes: dict[str, Any] = {}
         for key, value in values.items():
             name = key.replace("-", "_")
+            if name == "renderers":  # the [renderers] table: override = [...]
+                changes["renderer_override"] = _checked_renderers(value, source)
+                continue
             if name not in known:
                 raise ConfigError(
                     f"{source}: unknown setting {key!r}; known: {', '.join(sorted(known))}"
@@ -111,6 +118,9 @@ class Config:
                 continue
             if name == "keys":
                 changes[name] = _checked_keys(value, dict(self.keys), source)
+                continue
+            if name == "renderer_override":
+                changes[name] = _checked_override(value, f"{source}: renderer_override")
                 continue
             current = getattr(self, name)
             expected = type(current) if current is not None else str
@@ -155,6 +165,25 @@ def _checked_keys(table: Any, earlier: dict[str, str], source: str) -> tuple[tup
     except ValueError as error:
         raise ConfigError(f"{source}: {error}") from None
     return tuple(sorted(keymap.items()))
+
+
+def _checked_renderers(table: Any, source: str) -> tuple[str, ...]:
+    """The ``[renderers]`` table: only ``override``, a list of display keys."""
+    if not isinstance(table, Mapping):
+        raise ConfigError(f'{source}: [renderers] must be a table such as override = ["image"]')
+    unknown = sorted(str(key) for key in table if key != "override")
+    if unknown:
+        raise ConfigError(f"{source}: unknown setting renderers.{unknown[0]}; known: override")
+    return _checked_override(table.get("override", []), f"{source}: renderers.override")
+
+
+def _checked_override(value: Any, where: str) -> tuple[str, ...]:
+    """A list of display keys (strings), kept in order without repeats."""
+    if isinstance(value, str) or not isinstance(value, list | tuple):
+        raise ConfigError(f'{where} must be a list of display names, such as ["image"]')
+    if not all(isinstance(item, str) and item for item in value):
+        raise ConfigError(f"{where} must list display names (non-empty strings)")
+    return tuple(dict.fromkeys(value))
 
 
 def default_config_path(environ: Mapping[str, str]) -> Path:

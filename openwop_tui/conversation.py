@@ -15,11 +15,12 @@ without contacting the host, because it goes through the same acceptance rules
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeAlias
 
+from openwop_tui import renderers
 from openwop_tui.chat_history import ChatHistory
 from openwop_tui.hitl import Submitted, submit
 from openwop_tui.protocol.client import Discovery, RunHandle
@@ -108,6 +109,10 @@ _CLOSING: dict[str, tuple[InterruptState, str]] = {
 }
 
 
+NeedsBytes: TypeAlias = Callable[[str | None], bool]
+"""Whether the renderer for a display value needs its envelope's bytes fetched."""
+
+
 class EventLog(Protocol):
     """Where a conversation appends what it learns (a stored session, a recording)."""
 
@@ -154,6 +159,9 @@ class Conversation:
         self._replaying = False
         self.log_error: str | None = None
         """Why the last log write failed (the conversation goes on; the app may say so)."""
+        self.needs_bytes: NeedsBytes = renderers.needs_bytes
+        """Which displays get their URL fetched: the renderer registry's answer (the app sets
+        its own registry's; the default registry's otherwise)."""
 
     # ------------------------------------------------------------------ state
 
@@ -512,10 +520,14 @@ class Conversation:
         """The host's inline media cap, or the spec default offline."""
         return self.session.max_inline_bytes if self.session is not None else DEFAULT_INLINE_BYTES
 
-    async def asset_for(self, envelope: Envelope) -> Asset | None:
+    async def asset_for(
+        self, envelope: Envelope, needs_bytes: NeedsBytes | None = None
+    ) -> Asset | None:
         """The bytes behind a media envelope's ``url``: stored ones first, else fetched from
-        the host (and stored), else why there are none; ``None`` without a URL."""
-        media = envelope.media_ref
+        the host (and stored), else why there are none; ``None`` without a URL, or when the
+        renderer for its display draws no bytes (``needs_bytes``, else `self.needs_bytes`:
+        the renderer registry decides, not a list of families here)."""
+        media = envelope.bytes_ref(needs_bytes or self.needs_bytes)
         if media is None or media.url is None or media.base64 is not None:
             return None
         stored = self._stored(media.url)
@@ -523,7 +535,7 @@ class Conversation:
             return stored
         if self.session is None:
             return Asset(url=media.url, error=OFFLINE_REASON, failure="not-fetched")
-        asset = await self.session.asset_for(envelope)
+        asset = await self.session.asset_for(envelope, media)
         if asset is not None and asset.data is not None and self.store is not None:
             try:
                 self.store.put_asset(media.url, asset.data, asset.content_type)
@@ -540,10 +552,15 @@ class Conversation:
             return None
         return Asset(url=url, data=found[0], content_type=found[1]) if found else None
 
-    async def context_for(self, envelope: Envelope, base: RenderContext) -> RenderContext:
-        """``base`` with the envelope's asset and the host's inline cap filled in."""
+    async def context_for(
+        self, envelope: Envelope, base: RenderContext, needs_bytes: NeedsBytes | None = None
+    ) -> RenderContext:
+        """``base`` with the envelope's asset (`asset_for`) and the host's inline cap filled
+        in."""
         return replace(
-            base, asset=await self.asset_for(envelope), max_inline_bytes=self.max_inline_bytes
+            base,
+            asset=await self.asset_for(envelope, needs_bytes),
+            max_inline_bytes=self.max_inline_bytes,
         )
 
 

@@ -38,7 +38,7 @@ from openwop_tui.overflow import full_text
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.record import Recorder
 from openwop_tui.redact import Redactor
-from openwop_tui.renderers import render
+from openwop_tui.renderers import needs_bytes, render
 from openwop_tui.renderers.base import Degradation, RenderContext
 from openwop_tui.sanitize import safe_filename
 from openwop_tui.store import Entry, Store
@@ -200,7 +200,7 @@ async def _envelope(item: EnvelopeItem, conversation: Conversation, assets: _Ass
     title = rendered.title or envelope.kind
     head = f"### {title}"
     ref = envelope.media_ref
-    if ref is not None or display in ("image", "audio", "file"):
+    if ref is not None or needs_bytes(envelope.display):
         if rendered.data is not None:
             link = assets.write(rendered.data, rendered.filename, f"{display}.bin")
             alt = envelope.rendering.alt or title

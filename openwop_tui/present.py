@@ -18,7 +18,8 @@ from rich.text import Text
 from openwop_tui import units
 from openwop_tui.palette import Palette, Themed
 from openwop_tui.renderers.base import Rendered
-from openwop_tui.sanitize import clean, safe_text
+from openwop_tui.safe_text import safe_text
+from openwop_tui.sanitize import clean
 from openwop_tui.sanitize_markdown import SafeMarkdown
 from openwop_tui.transcript import AssistantTurn, Notice, Reasoning, ToolCall, UserTurn
 

@@ -19,7 +19,7 @@ from rich.text import Text
 
 from openwop_tui import actions, overflow, present
 from openwop_tui.conversation import OFFLINE_REASON, Conversation, Update
-from openwop_tui.renderers import render
+from openwop_tui.renderers import Registry, default_registry, render
 from openwop_tui.renderers.base import Asset, RenderContext
 from openwop_tui.transcript import (
     Added,
@@ -64,8 +64,12 @@ class TranscriptPrinter:
         verbose: bool = True,
         save_dir: Path | None = None,
         overflow_dir: Path | None = None,
+        registry: Registry | None = None,
     ) -> None:
+        """``registry``: the renderers to draw with (and which envelopes get their bytes
+        fetched); the default registry's when ``None``."""
         self.console = console
+        self.registry = registry or default_registry()
         self.context = context
         self.conversation = conversation
         self.verbose = verbose
@@ -131,20 +135,21 @@ class TranscriptPrinter:
     async def _envelope(self, item: EnvelopeItem) -> RenderableType:
         envelope = item.envelope
         context = replace(self.context, width=max(20, self.console.width - 4))
+        needs_bytes = self.registry.needs_bytes
         if self.conversation is not None:
-            context = await self.conversation.context_for(envelope, context)
-        elif (ref := envelope.media_ref) is not None and ref.url and not ref.base64:
+            context = await self.conversation.context_for(envelope, context, needs_bytes)
+        elif (ref := envelope.bytes_ref(needs_bytes)) is not None and ref.url and not ref.base64:
             context = replace(
                 context, asset=Asset(url=ref.url, error=OFFLINE_REASON, failure="not-fetched")
             )
-        rendered = await asyncio.to_thread(render, envelope, context)
+        rendered = await asyncio.to_thread(render, envelope, context, self.registry)
         shown = present.envelope(rendered)
         # A fragment's bytes are not the emission's (rule E1: nothing is done with a fragment).
         if (
             self.save_dir is None
             or envelope.partial
             or rendered.data is None
-            or envelope.media_ref is None
+            or envelope.bytes_ref(needs_bytes) is None
         ):
             return shown
         try:

@@ -27,18 +27,17 @@ the variation selectors except U+FE0E/U+FE0F. Those two stay: they pick text or 
 hidden data after a visible character. Bidi marks and isolates are already made visible by
 `clean`.
 
-`safe_text` wraps the result in a Rich `Text` (never parsed as markup); `safe_filename` makes a
-name safe to save a file under (it drops the same invisible characters). Every function here is
-pure.
+`safe_filename` makes a name safe to save a file under (it drops the same invisible
+characters); `openwop_tui.safe_text` wraps cleaned text in a Rich `Text`. Every function here is
+pure, and this module imports nothing but the standard library: the protocol core uses it, and
+never imports Rich (the import contracts in pyproject.toml).
 """
 
 from __future__ import annotations
 
 import re
 
-from rich.text import Text
-
-__all__ = ["clean", "clean_label", "safe_filename", "safe_text"]
+__all__ = ["clean", "clean_label", "safe_filename"]
 
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 
@@ -88,11 +87,6 @@ def clean_label(text: str) -> str:
     Idempotent, like `clean`: the markers it writes are plain ASCII.
     """
     return _INVISIBLE_RE.sub(_substitute, clean(text))
-
-
-def safe_text(text: str, style: str = "") -> Text:
-    """A Rich `Text` of the cleaned ``text``: literal, never interpreted as console markup."""
-    return Text(clean(text), style=style)
 
 
 #: Characters never kept in a saved file name: path separators, characters Windows refuses,

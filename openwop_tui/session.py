@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from openwop_tui.protocol.client import Discovery, HostClient, RunHandle
-from openwop_tui.protocol.envelopes import Envelope
+from openwop_tui.protocol.envelopes import Envelope, MediaRef
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.media import DEFAULT_MAX_BYTES, Asset
 from openwop_tui.protocol.stream import ArrivalSink, StreamNotice, subscribe
@@ -122,9 +122,10 @@ class Session:
         await self.client.cancel_run(handle.run_id, reason="cancelled from openwop-tui")
         return True
 
-    async def asset_for(self, envelope: Envelope) -> Asset | None:
-        """Fetch the bytes behind a media envelope's ``url`` (cached); ``None`` if it has none."""
-        media = envelope.media_ref
+    async def asset_for(self, envelope: Envelope, media: MediaRef | None = None) -> Asset | None:
+        """Fetch the bytes behind a media envelope's ``url`` (cached); ``None`` if it has none.
+        ``media`` is where they are, when the caller already knows (`Envelope.bytes_ref`)."""
+        media = media if media is not None else envelope.media_ref
         if media is None or media.url is None or media.base64 is not None:
             return None
         cached = self._assets.get(media.url)

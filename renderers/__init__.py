@@ -1,18 +1,22 @@
-"""The renderer registry, keyed on ``meta.rendering.display``.
+"""The renderers, and the registry that picks one for each ``meta.rendering.display`` value.
 
-`register` fills the registry (registering a key twice fails loudly at import time); `resolve`
-returns the renderer for a display value, or the raw-JSON fallback for an absent or unknown one;
-`render` resolves and calls, and never raises: a renderer that fails shows the envelope as JSON
-with the reason, so nothing is lost; if even the JSON view fails, a plain text block says so.
+The registry is an object (`openwop_tui.renderers.registry.Registry`) the application builds
+once at start, with the config's override list, and passes to where rendering and fetching are
+decided; the functions here (`register`, `resolve`, `render`, `registered`, `needs_bytes`,
+`redraw_on_resize`) work on a process-wide default one, for code and tests that do not carry a
+registry. `register` declares a renderer with what it needs (bytes fetched, redraw on resize,
+its actions); a key registered twice fails loudly. `render` resolves and calls, and never
+raises: a renderer that fails shows the envelope as JSON with the reason, so nothing is lost; if
+even the JSON view fails, a plain text block says so.
+
 What `render` returns is drawn in ``context.palette``: Rich's own named styles (markdown, JSON)
 are mapped onto it (`openwop_tui.palette.Themed`), and renderers take every colour from it.
 Failures are logged with their traceback at WARNING on this module's logger, which carries a
 `logging.NullHandler`: the record reaches a log file the application configured, and never
 falls through to Python's last-resort handler, which would print it on the user's terminal.
 
-Third-party renderers can be added through the ``openwop_tui.renderers`` entry-point group: each
-entry point names a module that calls `register` when imported. They are loaded lazily, the first
-time a display value is not found among the built-in ones.
+Third-party renderers come from the ``openwop_tui.renderers`` entry-point group (see
+`openwop_tui.renderers.registry`): loaded once, when a registry loads, never mid-session.
 """
 
 from __future__ import annotations
@@ -21,8 +25,6 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import replace
-from importlib import import_module
-from importlib.metadata import entry_points
 
 from rich.text import Text
 
@@ -40,6 +42,14 @@ from openwop_tui.renderers.base import (
     Renderer,
 )
 from openwop_tui.renderers.guard import Guarded
+from openwop_tui.renderers.registry import (
+    FALLBACK,
+    PluginAction,
+    Registry,
+    RendererSpec,
+    declare,
+    loading,
+)
 from openwop_tui.sanitize import clean
 
 __all__ = [
@@ -50,9 +60,15 @@ __all__ = [
     "Code",
     "Degradation",
     "ImageMode",
+    "PluginAction",
+    "Registry",
     "RenderContext",
     "Rendered",
     "Renderer",
+    "RendererSpec",
+    "default_registry",
+    "needs_bytes",
+    "redraw_on_resize",
     "register",
     "registered",
     "render",
@@ -64,75 +80,107 @@ log = logging.getLogger(__name__)
 # the user's terminal. A NullHandler here stops that and still lets records propagate to a file.
 log.addHandler(logging.NullHandler())
 
-#: The registry key of the raw-JSON fallback.
-FALLBACK = "json"
-
-_REGISTRY: dict[str, Renderer] = {}
-_BUILTINS = ("markdown", "code", "card", "image", "audio", "file", "json")
-_state = {"builtins": False, "plugins": False}
-# The app renders in worker threads, so the first lookups can race: loading happens under a
-# lock, and the "loaded" flag is set only once every module has registered itself.
-_loading = threading.RLock()
+_default: Registry | None = None
+_pending: list[RendererSpec] = []
+"""Renderers registered in code before the default registry was first used."""
+_default_lock = threading.RLock()
 
 
-def register(display: str) -> Callable[[Renderer], Renderer]:
-    """Decorator: make the decorated function the renderer for ``display``."""
+def default_registry() -> Registry:
+    """The process-wide registry (built-ins and installed plugins, no overrides) the module
+    functions use. The app and the commands build their own, with the config's overrides."""
+    global _default
+    if _default is None:
+        with _default_lock:
+            if _default is None:
+                registry = Registry().load()
+                for spec in _pending:
+                    # A built-in module imported before the first use declared itself here
+                    # too: the registry found the very same spec by scanning it.
+                    if not registry.holds(spec):
+                        registry.add(spec)
+                _pending.clear()
+                # No user interface here to show them on: they go to the log file.
+                for notice in registry.notices:
+                    log.warning("%s", notice)
+                _default = registry
+    return _default
+
+
+def register(
+    display: str,
+    *,
+    name: str = "",
+    needs_bytes: bool = False,
+    redraw_on_resize: bool = False,
+    actions: tuple[PluginAction, ...] = (),
+) -> Callable[[Renderer], Renderer]:
+    """Decorator: declare the decorated function as the renderer for ``display``, with what it
+    needs (see `RendererSpec`).
+
+    In a module a registry is loading (a built-in, or a plugin's entry-point module) this only
+    declares: registries collect declarations by scanning those modules. Called anywhere else,
+    it also adds the renderer to the default registry (at its first use, if that is still to
+    come), and a key registered twice raises `ValueError`."""
 
     def decorate(renderer: Renderer) -> Renderer:
-        if display in _REGISTRY:
-            raise ValueError(f"a renderer for display {display!r} is already registered")
-        _REGISTRY[display] = renderer
+        spec = RendererSpec(
+            display=display,
+            render=renderer,
+            name=name,
+            needs_bytes=needs_bytes,
+            redraw_on_resize=redraw_on_resize,
+            actions=actions,
+        )
+        if not loading():
+            # Not loaded yet: kept for its first use (loading it now could import a module
+            # that is half imported, the one calling this).
+            with _default_lock:
+                if _default is None:
+                    _pending.append(spec)
+                else:
+                    _default.add(spec)  # raises on a key registered twice
+        declare(spec)
         return renderer
 
     return decorate
 
 
-def _load_builtins() -> None:
-    if _state["builtins"]:
-        return
-    with _loading:
-        if not _state["builtins"]:
-            for name in _BUILTINS:
-                import_module(f"{__name__}.{name}")
-            _state["builtins"] = True
-
-
-def _load_plugins() -> None:
-    if _state["plugins"]:
-        return
-    with _loading:
-        if _state["plugins"]:
-            return
-        for entry in entry_points(group="openwop_tui.renderers"):
-            try:
-                entry.load()
-            except Exception as error:  # a broken plugin must not break the client
-                log.warning("renderer plugin %s failed to load: %s", entry.name, error)
-        _state["plugins"] = True
-
-
 def registered() -> list[str]:
     """The display values that have a renderer (built-ins, then plugins)."""
-    _load_builtins()
-    return list(_REGISTRY)
+    return default_registry().registered()
 
 
 def resolve(display: str | None) -> Renderer:
     """The renderer for ``display``; the raw-JSON fallback for ``None`` or an unknown value."""
-    _load_builtins()
-    if display is None:
-        return _REGISTRY[FALLBACK]
-    if display not in _REGISTRY:
-        _load_plugins()
-    return _REGISTRY.get(display, _REGISTRY[FALLBACK])
+    return default_registry().resolve(display)
 
 
-def render(envelope: Envelope, context: RenderContext) -> Rendered:
-    """Draw ``envelope`` with the renderer its display value selects. Never raises, and what it
-    returns cannot raise when drawn either (`Guarded`)."""
-    name = _key(envelope.display)
+def needs_bytes(display: str | None) -> bool:
+    """Whether the default registry's renderer for ``display`` needs its URL fetched."""
+    return default_registry().needs_bytes(display)
+
+
+def redraw_on_resize(display: str | None) -> bool:
+    """Whether the default registry's renderer for ``display`` redraws on a width change."""
+    return default_registry().redraw_on_resize(display)
+
+
+def render(
+    envelope: Envelope, context: RenderContext, registry: Registry | None = None
+) -> Rendered:
+    """Draw ``envelope`` with the renderer its display value selects in ``registry`` (the
+    default one when ``None``). Never raises, and what it returns cannot raise when drawn
+    either (`Guarded`)."""
     try:
-        renderer = resolve(envelope.display)
+        registry = registry or default_registry()
+        spec = registry.spec(envelope.display)
+    except Exception as error:  # a registry that cannot load: nothing is drawn by it
+        log.warning("the renderer registry failed", exc_info=True)
+        return _text_only(f"the renderer registry failed: {_error_text(error)}", context)
+    name = spec.display
+    try:
+        renderer = spec.render
         rendered = renderer(envelope, context)
         palette = context.palette
         unknown = None
@@ -143,8 +191,14 @@ def render(envelope: Envelope, context: RenderContext) -> Rendered:
                 cause=f"no {_shown(envelope.display)[:24]} renderer",
                 instead="JSON",
             )
+        declared = tuple(
+            action.action
+            for action in spec.actions
+            if all(action.name != offered.name for offered in rendered.actions)
+        )
         return replace(
             rendered,
+            actions=rendered.actions + declared,
             renderer=rendered.renderer or name,
             fallback=rendered.fallback or unknown,
             body=Guarded(Themed(rendered.body, palette), rendered.title, palette.error),
@@ -156,7 +210,7 @@ def render(envelope: Envelope, context: RenderContext) -> Rendered:
         log.warning("renderer for %r failed", _shown(envelope.display), exc_info=True)
         reason = f"the {_shown(envelope.display)} renderer failed: {_error_text(error)}"
     try:
-        fallback = _REGISTRY[FALLBACK](envelope, context)
+        fallback = registry.resolve(FALLBACK)(envelope, context)
         palette = context.palette
         body = Guarded(Themed(fallback.body, palette), fallback.title, palette.error)
         why = Degradation(
@@ -171,25 +225,19 @@ def render(envelope: Envelope, context: RenderContext) -> Rendered:
         )
     except Exception:
         log.warning("the JSON fallback failed too", exc_info=True)
-        return Rendered(
-            title="envelope not shown",
-            body=Text(
-                f"This envelope cannot be shown: {reason}, and its JSON view failed too.",
-                style=context.palette.error,
-            ),
-            degradation=Degradation(
-                code=Code.RENDERER_FAILED, reason=reason, cause="renderer failed", instead="text"
-            ),
-            renderer="text",
-        )
+        return _text_only(f"{reason}, and its JSON view failed too", context)
 
 
-def _key(display: str | None) -> str:
-    """The registry key that draws ``display`` (the fallback's for an absent or unknown one)."""
-    _load_builtins()
-    if display is not None and display not in _REGISTRY:
-        _load_plugins()
-    return display if display is not None and display in _REGISTRY else FALLBACK
+def _text_only(reason: str, context: RenderContext) -> Rendered:
+    """The last resort: one line saying why the envelope is not shown."""
+    return Rendered(
+        title="envelope not shown",
+        body=Text(f"This envelope cannot be shown: {reason}.", style=context.palette.error),
+        degradation=Degradation(
+            code=Code.RENDERER_FAILED, reason=reason, cause="renderer failed", instead="text"
+        ),
+        renderer="text",
+    )
 
 
 def _error_text(error: Exception) -> str:

@@ -45,7 +45,7 @@ def _channels(count: int) -> str:
     return {1: "mono", 2: "stereo"}.get(count, f"{count} channels")
 
 
-@register("audio")
+@register("audio", name="Audio", needs_bytes=True)
 def render_audio(envelope: Envelope, context: RenderContext) -> Rendered:
     """Draw a player line for a sound, or the what/why/where block."""
     shown_as_text = text_instead(envelope, context)

@@ -16,8 +16,8 @@ from typing import Literal, Protocol
 from rich.console import RenderableType
 
 from openwop_tui.palette import Palette
+from openwop_tui.protocol.asset import Asset
 from openwop_tui.protocol.envelopes import Envelope
-from openwop_tui.protocol.media import Asset
 
 __all__ = [
     "Action",
@@ -139,10 +139,17 @@ class Degradation:
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """Something the user can do with a rendered envelope (the app draws it as a button)."""
+    """Something the user can do with a rendered envelope (the app draws it as a button).
 
-    name: Literal["play", "stop", "save", "open", "copy"]
+    The app carries out ``play``, ``stop``, ``save``, ``open`` and ``copy`` itself; any other
+    name is a renderer's own action, carried out by the handler its registry declaration names
+    (`openwop_tui.renderers.registry.PluginAction`). ``key`` is the single key that runs it in
+    the transcript, when the renderer asked for one the view does not already use.
+    """
+
+    name: str
     label: str
+    key: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,8 @@ from openwop_tui.renderers._common import text_of
 from openwop_tui.renderers.base import RenderContext, Rendered
 from openwop_tui.renderers.json import as_json
 from openwop_tui.renderers.markdown import markdown
-from openwop_tui.sanitize import clean, safe_text
+from openwop_tui.safe_text import safe_text
+from openwop_tui.sanitize import clean
 
 OPEN_DEPTH = 2
 """Objects and arrays nested this deep (the payload's own values are depth 1) are shown open;
@@ -179,7 +180,7 @@ def fields(payload: dict[Any, Any], palette: Palette) -> tuple[RenderableType, b
     return body, drawer.folded
 
 
-@register("card")
+@register("card", name="Card")
 def render_card(envelope: Envelope, context: RenderContext) -> Rendered:
     """Draw a titled card; with neither text nor an object payload, show the JSON instead."""
     title = envelope.rendering.title

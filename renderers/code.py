@@ -71,7 +71,7 @@ def _extension(lexer: Lexer) -> str:
     return patterns[0][1:] if patterns else ".txt"
 
 
-@register("code")
+@register("code", name="Code")
 def render_code(envelope: Envelope, context: RenderContext) -> Rendered:
     """Draw source code, highlighted; no source at all falls back to JSON."""
     source = text_of(envelope, SOURCE_KEYS)

@@ -20,7 +20,7 @@ from openwop_tui.renderers.markdown import text_instead
 from openwop_tui.renderers.preview import preview
 
 
-@register("file")
+@register("file", name="File", needs_bytes=True)
 def render_file(envelope: Envelope, context: RenderContext) -> Rendered:
     """Describe a file, preview it when it is text, and offer to save or open it."""
     shown_as_text = text_instead(envelope, context)

@@ -148,7 +148,7 @@ def _caption(media: Media, dimensions: str, frames: int) -> RenderableType:
     return details
 
 
-@register("image")
+@register("image", name="Image", needs_bytes=True, redraw_on_resize=True)
 def render_image(envelope: Envelope, context: RenderContext) -> Rendered:
     """Draw an image in half-block pixels, or say exactly why not and where to get it."""
     shown_as_text = text_instead(envelope, context)

@@ -85,7 +85,7 @@ def as_json(envelope: Envelope, why: str | None = None) -> Rendered:
     )
 
 
-@register("json")
+@register("json", name="JSON")
 def render_json(envelope: Envelope, context: RenderContext) -> Rendered:
     """Show ``envelope`` as pretty, highlighted JSON. Never raises."""
     return as_json(envelope)

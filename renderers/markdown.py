@@ -54,7 +54,7 @@ def text_instead(envelope: Envelope, context: RenderContext) -> Rendered | None:
     )
 
 
-@register("markdown")
+@register("markdown", name="Markdown")
 def render_markdown(envelope: Envelope, context: RenderContext) -> Rendered:
     """Draw the envelope's text as markdown; no text at all falls back to JSON, marked degraded."""
     source = text_of(envelope, TEXT_KEYS)

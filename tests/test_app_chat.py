@@ -205,8 +205,9 @@ async def test_a_second_turn_carries_the_history() -> None:
 REGISTRY_RACE_SCRIPT = """
 import json, threading
 import openwop_tui.renderers as registry
+import openwop_tui.renderers.registry as loader
 
-real_import = registry.import_module
+real_import = loader.import_module
 outcome = {}
 
 def other_thread():
@@ -224,7 +225,7 @@ def import_module(name):
         threads.append(thread)
     return real_import(name)
 
-registry.import_module = import_module
+loader.import_module = import_module
 outcome["first"] = registry.resolve("image").__name__
 for thread in threads:
     thread.join(timeout=30)

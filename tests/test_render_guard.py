@@ -12,7 +12,7 @@ from render_helpers import envelope, terminal_output
 from rich.console import Console, ConsoleOptions
 
 from openwop_tui import renderers
-from openwop_tui.renderers import RenderContext, Rendered
+from openwop_tui.renderers import RenderContext, Rendered, RendererSpec
 from openwop_tui.renderers.guard import Guarded
 
 
@@ -34,7 +34,7 @@ def test_the_registry_guards_every_body(monkeypatch: pytest.MonkeyPatch) -> None
     def broken(env: Any, context: RenderContext) -> Rendered:
         return Rendered(title="code · x", body=_Explodes())
 
-    monkeypatch.setitem(renderers._REGISTRY, "code", broken)
+    monkeypatch.setitem(renderers.default_registry()._specs, "code", RendererSpec("code", broken))
     rendered = renderers.render(
         envelope("code", {"code": "x"}, {"display": "code"}), RenderContext()
     )

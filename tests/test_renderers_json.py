@@ -10,7 +10,15 @@ from render_helpers import NASTY, envelope, shown
 import openwop_tui.renderers as renderers
 from openwop_tui.protocol.envelopes import Envelope, extract_envelopes
 from openwop_tui.protocol.events import normalize
-from openwop_tui.renderers import FALLBACK, RenderContext, Rendered, register, render, resolve
+from openwop_tui.renderers import (
+    FALLBACK,
+    RenderContext,
+    Rendered,
+    RendererSpec,
+    register,
+    render,
+    resolve,
+)
 
 
 def test_every_family_is_registered() -> None:
@@ -46,7 +54,7 @@ def test_a_renderer_that_raises_falls_back_to_json_marked_degraded(
         raise RuntimeError("kaput")
 
     renderers.registered()  # load the built-ins before replacing one
-    monkeypatch.setitem(renderers._REGISTRY, "card", boom)
+    monkeypatch.setitem(renderers.default_registry()._specs, "card", RendererSpec("card", boom))
     env = envelope("vendor.acme.card", {"a": 1}, {"display": "card", "title": "T"})
     result = render(env, RenderContext())
     assert result.degraded == "the card renderer failed: RuntimeError: kaput"

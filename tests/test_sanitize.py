@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from openwop_tui.sanitize import clean, safe_filename, safe_text
+from openwop_tui.safe_text import safe_text
+from openwop_tui.sanitize import clean, safe_filename
 
 
 @pytest.mark.parametrize(

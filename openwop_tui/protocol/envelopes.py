@@ -23,7 +23,7 @@ Pure: no I/O, no Textual.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -174,6 +174,15 @@ class Envelope:
         if self.display in MEDIA_DISPLAYS:
             return MediaRef.from_payload(self.payload)
         return None
+
+    def bytes_ref(self, needs_bytes: Callable[[str | None], bool]) -> MediaRef | None:
+        """Where the bytes to fetch are, when the renderer for this envelope's display needs
+        them (``needs_bytes``: the renderer registry's answer, so a plugin's ``video`` gets its
+        file): the ``media.*`` payload, else the payload's ``url`` / ``base64``. ``None`` when
+        its renderer draws no bytes, or there are none."""
+        if not needs_bytes(self.display):
+            return None
+        return self.media if self.media is not None else MediaRef.from_payload(self.payload)
 
     @property
     def mime_type(self) -> str | None:

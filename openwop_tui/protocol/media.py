@@ -41,35 +41,15 @@ import re
 import socket
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 import httpx
 
+from openwop_tui.protocol.asset import Asset
 from openwop_tui.protocol.events import parse_int
 from openwop_tui.sanitize import clean
 from openwop_tui.units import human_size
-
-
-@dataclass(frozen=True, slots=True)
-class Asset:
-    """The outcome of fetching a media envelope's ``url``.
-
-    Exactly one of ``data`` and ``error`` is set. ``error`` is a short human reason
-    ("refused: file: URLs are never fetched", "HTTP 404 from host", "too large: 48.0 MB
-    advertised, limit 16.0 MB"); ``url`` is the absolute URL the client resolved, shown so the
-    user can get the thing some other way.
-    """
-
-    url: str | None
-    data: bytes | None = None
-    error: str | None = None
-    content_type: str | None = None
-    failure: Literal["refused", "too-large", "failed", "not-fetched"] = "failed"
-    """What kind of failure ``error`` is (the renderers turn it into a degradation code):
-    the policy refused the URL, it was over the size ceiling, the download failed, or the
-    client did not try (offline, media fetching off)."""
-
 
 __all__ = [
     "DEFAULT_MAX_BYTES",

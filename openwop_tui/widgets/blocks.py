@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from rich.console import Console, RenderableType
@@ -23,11 +24,12 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
-from openwop_tui import present
+from openwop_tui import present, renderers
 from openwop_tui.palette import Palette
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import Rendered
-from openwop_tui.sanitize import clean, safe_text
+from openwop_tui.safe_text import safe_text
+from openwop_tui.sanitize import clean
 from openwop_tui.transcript import (
     AssistantTurn,
     EnvelopeItem,
@@ -136,13 +138,17 @@ def blank(width: int) -> Strip:
     return Strip([Segment(" " * width)], width)
 
 
-def button_text(actions: list[str], item_id: str, palette: Palette) -> Text:
-    """The item's actions as clickable text: ``[Save] [Copy] [Inspect]``."""
+def button_text(
+    actions: list[str], item_id: str, palette: Palette, labels: Mapping[str, str] | None = None
+) -> Text:
+    """The item's actions as clickable text: ``[Save] [Copy] [Inspect]``. ``labels`` names a
+    renderer's own actions (the app's keep their usual labels)."""
     text = Text()
     for name in actions:
         meta = {"@click": f"item_action({item_id!r}, {name!r})"}
+        label = LABELS.get(name) or clean((labels or {}).get(name) or name)[:40]
         text.append("[", style=palette.muted)
-        text.append(LABELS.get(name, name), style=Style.parse(palette.accent) + Style(meta=meta))
+        text.append(label, style=Style.parse(palette.accent) + Style(meta=meta))
         text.append("] ", style=palette.muted)
     return text
 
@@ -169,6 +175,9 @@ class Block:
     stale: bool = False
     """Drawn with an older theme: ask again, keep showing the old drawing meanwhile."""
     playback: str | None = None
+    resizes: Callable[[str | None], bool] = renderers.redraw_on_resize
+    """Whether the renderer for a display value redraws on a width change: the registry's
+    answer (the view passes its registry's)."""
     _plain: str | None = None
 
     # ------------------------------------------------------------------ facts
@@ -207,11 +216,12 @@ class Block:
 
     @property
     def depends_on_width(self) -> bool:
-        """An image is scaled to the width it was drawn at."""
+        """Drawn for the width it had (an image, scaled to it): the renderer registry says
+        which displays are, so a plugin's can be too."""
         item = self.item
         rendered = self.rendered
         return (rendered is not None and rendered.cells is not None) or (
-            isinstance(item, EnvelopeItem) and item.envelope.display == "image"
+            isinstance(item, EnvelopeItem) and self.resizes(item.envelope.display)
         )
 
     def changed(self) -> None:
@@ -335,7 +345,8 @@ class Block:
         if self.playback:
             line = Text(f"  {clean(self.playback)}", style=palette.accent)
             strips.extend(render_lines(console, line, width))
-        buttons = button_text(self.actions(), item.id, palette)
+        labels = {action.name: action.label for action in rendered.actions}
+        buttons = button_text(self.actions(), item.id, palette, labels)
         if buttons:
             strips.extend(render_lines(console, Padding(buttons, (0, 0, 0, 2)), width))
         return strips

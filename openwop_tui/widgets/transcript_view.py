@@ -40,7 +40,9 @@ from textual.timer import Timer
 from openwop_tui.messages import ActionRequested, EnvelopeRenderRequested, TranscriptLeft
 from openwop_tui.palette import Palette
 from openwop_tui.protocol.envelopes import Envelope
+from openwop_tui.renderers import Registry, default_registry
 from openwop_tui.renderers.base import Rendered
+from openwop_tui.renderers.registry import APP_ACTIONS
 from openwop_tui.transcript import (
     Added,
     AssistantTurn,
@@ -87,8 +89,11 @@ class TranscriptView(ScrollView, can_focus=True):
         Binding("i", "request('inspect')", "Inspect"),
     ]
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, registry: Registry | None = None) -> None:
+        """``registry``: the app's renderers (which items redraw on resize); the default
+        registry's when ``None``."""
         super().__init__(id=id)
+        self.registry = registry or default_registry()
         self._blocks: list[Block] = []
         self._where: dict[str, int] = {}
         self._tops: list[int] = [0]
@@ -209,7 +214,7 @@ class TranscriptView(ScrollView, can_focus=True):
         self._relayout()
 
     def _add(self, item: Item) -> None:
-        block = Block(item)
+        block = Block(item, resizes=self.registry.redraw_on_resize)
         if isinstance(item, AssistantTurn):
             block.reset_text(item.text)
         block.height = block.estimate(self._content_width() or 80)
@@ -687,6 +692,20 @@ class TranscriptView(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------ actions
 
+    def on_key(self, event: events.Key) -> None:
+        """A key a renderer asked for runs its action on the selected item. The view's own
+        keys keep their meaning: a renderer cannot take ``s`` or ``j`` away."""
+        # Single letters and digits only: Enter, Tab or a Ctrl key belong to the app.
+        if self.cursor is None or event.key in _VIEW_KEYS or len(event.key) != 1:
+            return
+        rendered = self._blocks[self.cursor].rendered
+        for action in rendered.actions if rendered is not None else ():
+            if action.key == event.key and action.name not in APP_ACTIONS:
+                event.stop()
+                event.prevent_default()
+                self.action_item_action(self._blocks[self.cursor].item_id, action.name)
+                return
+
     def action_request(self, name: str) -> None:
         """Carry out one of the selected item's actions, if it has it."""
         if self.cursor is None:
@@ -756,3 +775,12 @@ class TranscriptView(ScrollView, can_focus=True):
         self._matches = []
         self._match = -1
         self.refresh()
+
+
+#: Keys the view binds itself (a renderer's action cannot take them).
+_VIEW_KEYS = frozenset(
+    key.strip()
+    for binding in TranscriptView.BINDINGS
+    if isinstance(binding, Binding)
+    for key in binding.key.split(",")
+)

@@ -1,0 +1,114 @@
+"""What a renderer declares decides what the client does: a plugin ``video`` renderer that needs
+bytes gets its file fetched from the host (the embedded demo host, over loopback HTTP), and a
+renderer that redraws on resize is drawn again at a new width; neither is a family list."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from registry_support import VIDEO_PLUGIN, install_plugin
+from render_helpers import envelope
+
+from openwop_tui.conversation import Conversation
+from openwop_tui.demo_host import DemoHost
+from openwop_tui.protocol.client import HostClient
+from openwop_tui.protocol.envelopes import Envelope, Rendering
+from openwop_tui.protocol.events import RunEvent
+from openwop_tui.renderers import RenderContext, Rendered, RendererSpec, render
+from openwop_tui.renderers.registry import Registry
+from openwop_tui.session import Session
+from openwop_tui.transcript import EnvelopeItem, Transcript
+from openwop_tui.widgets.blocks import Block
+
+
+def as_video(image: Envelope) -> Envelope:
+    """A vendor envelope hinted ``video`` whose payload points at the host's asset."""
+    assert image.media is not None and image.media.url is not None
+    payload = {"url": image.media.url, "mimeType": "video/mp4", "bytes": image.media.bytes}
+    return replace(
+        image, kind="vendor.acme.clip", media=None, payload=payload,
+        rendering=Rendering(display="video"),
+    )  # fmt: skip
+
+
+async def test_a_plugin_video_renderer_gets_its_bytes_from_the_host(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install_plugin(
+        tmp_path, monkeypatch, dist="acme-video", entry="acme", module="acme_video_fetch",
+        source=VIDEO_PLUGIN,
+    )  # fmt: skip
+    registry = Registry()
+    with DemoHost(pace=0) as demo:
+        async with HostClient(demo.url, demo.api_key) as client:
+            session = Session(client, workflow_id="demo.chat")
+            transcript = Transcript()
+            inputs = {"messages": [{"role": "user", "content": "image please"}]}
+            async for item in session.start(inputs):
+                if isinstance(item, RunEvent):
+                    transcript.apply(item)
+            [image] = [
+                i.envelope
+                for i in transcript.items
+                if isinstance(i, EnvelopeItem) and i.envelope.display == "image"
+            ]
+            video = as_video(image)
+            conversation = Conversation(session)
+
+            # Asked of the registry that has the plugin: fetched, and drawn from the bytes.
+            context = await conversation.context_for(video, RenderContext(), registry.needs_bytes)
+            assert context.asset is not None and context.asset.data is not None
+            assert context.asset.data[:4] == b"\x89PNG"
+            drawn = render(video, context, registry)
+            assert drawn.renderer == "video"
+            assert drawn.title == f"video · {len(context.asset.data)} bytes"
+
+            # Without the plugin (the default registry), a ``video`` is JSON: nothing fetched.
+            plain = await conversation.context_for(video, RenderContext())
+            assert plain.asset is None
+
+
+async def test_a_renderer_that_draws_no_bytes_gets_none_fetched() -> None:
+    """A ``media.image`` hinted ``card``: the card renderer draws no bytes, so none are asked
+    of the host (the media kind alone does not decide)."""
+
+    def card(envelope: Envelope, context: RenderContext) -> Rendered:
+        return Rendered(title="card", body="card")
+
+    registry = Registry(plugins=False)
+    registry.add(RendererSpec("video", card))  # declares no need for bytes
+    image = envelope("media.image", {"url": "https://cdn.example/a.png"}, {"display": "video"})
+    assert image.media is not None  # the media kind's reference is there
+    conversation = Conversation()  # offline: a fetch would say "not fetched"
+    context = await conversation.context_for(image, RenderContext(), registry.needs_bytes)
+    assert context.asset is None
+
+
+def _block(display: str) -> Block:
+    return Block(EnvelopeItem(id="e1", envelope=envelope("vendor.x", {}, {"display": display})))
+
+
+def _drawn(block: Block, resizes: Registry, width: int) -> Block:
+    block.resizes = resizes.redraw_on_resize
+    assert isinstance(block.item, EnvelopeItem)
+    block.rendered = Rendered(title="x", body="x")
+    block.drawn = block.item.envelope
+    block.drawn_width = width
+    return block
+
+
+def test_redraw_on_resize_asks_the_registry() -> None:
+    def draw(envelope: Envelope, context: RenderContext) -> Rendered:
+        return Rendered(title="x", body="x")
+
+    registry = Registry(plugins=False)
+    registry.add(RendererSpec("video", draw, redraw_on_resize=True))
+    registry.add(RendererSpec("chart", draw))
+    assert _drawn(_block("video"), registry, 80).needs_render(100)
+    assert not _drawn(_block("video"), registry, 80).needs_render(80)
+    assert not _drawn(_block("chart"), registry, 80).needs_render(100)
+    # The built-in declaration: an image redraws, a card does not.
+    assert _drawn(_block("image"), registry, 80).needs_render(100)
+    assert not _drawn(_block("card"), registry, 80).needs_render(100)
