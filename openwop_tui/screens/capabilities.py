@@ -1,0 +1,168 @@
+"""The capabilities screen: what the terminal and machine were probed to support, and the lab.
+
+The top half says what was found before the app took the terminal (`openwop_tui.terminal`:
+the image protocol and why, the cell size; the colours the console drives; whether sound can
+play and why not). The bottom half is the active `Profile`, one switch a line, each with its key:
+pressing it moves the switch to its next value and every item of the transcript redraws under
+it at once (`openwop_tui.app_profile.switch`). ``m`` opens the matrix view of the selected
+envelope.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from openwop_tui.palette import Palette
+from openwop_tui.profile import (
+    COLOUR_LABELS,
+    COLOURS,
+    IMAGE_LABELS,
+    IMAGE_MODES,
+    WIDTHS,
+    Profile,
+    width_label,
+)
+from openwop_tui.sanitize import clean
+
+
+@dataclass(frozen=True, slots=True)
+class Probed:
+    """What was found about this terminal and machine (never changed by the lab)."""
+
+    images: str
+    images_reason: str
+    cell_size: tuple[int, int] | None
+    colours: str
+    """The console's colour system (``truecolor``, ``256``, ``standard``…)."""
+    audio: bool | None
+    """``None``: not probed yet (the app probes once it connects)."""
+    audio_reason: str
+    size: tuple[int, int]
+
+
+def _next(values: tuple[object, ...], current: object) -> object:
+    index = values.index(current) if current in values else -1
+    return values[(index + 1) % len(values)]
+
+
+#: Each switch: (key, switch name, how its value reads, the value after the current one).
+def switches(profile: Profile) -> list[tuple[str, str, str, str]]:
+    """(key, switch, shown value, next value as the switch's word) for each switch."""
+    following_width = _next(WIDTHS, profile.width)
+    return [
+        (
+            "i",
+            "images",
+            IMAGE_LABELS[profile.images],
+            str(_next(IMAGE_MODES, profile.images)),
+        ),
+        ("c", "colours", COLOUR_LABELS[profile.colours], str(_next(COLOURS, profile.colours))),
+        ("a", "audio", "on" if profile.audio else "off", "off" if profile.audio else "on"),
+        (
+            "f",
+            "fetching",
+            "on" if profile.fetching else "off",
+            "off" if profile.fetching else "on",
+        ),
+        (
+            "w",
+            "width",
+            width_label(profile.width),
+            width_label(following_width if isinstance(following_width, int) else None),
+        ),
+    ]
+
+
+class CapabilitiesScreen(ModalScreen[None]):
+    """Probed capabilities above, the lab's switches below."""
+
+    DEFAULT_CSS = """
+    CapabilitiesScreen { align: center middle; }
+    CapabilitiesScreen > VerticalScroll {
+        width: 90%; max-width: 100; height: auto; max-height: 90%;
+        background: $panel; border: round $primary; padding: 0 1;
+    }
+    CapabilitiesScreen Static { height: auto; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "dismiss", "Close"),
+        Binding("i", "flip('images')", "Images"),
+        Binding("c", "flip('colours')", "Colours"),
+        Binding("a", "flip('audio')", "Audio"),
+        Binding("f", "flip('fetching')", "Fetching"),
+        Binding("w", "flip('width')", "Width"),
+        Binding("m", "matrix", "Matrix"),
+    ]
+
+    def __init__(self, probed: Probed, profile: Profile) -> None:
+        super().__init__()
+        self.probed = probed
+        self.profile = profile
+
+    def compose(self) -> ComposeResult:
+        scroll = VerticalScroll()
+        scroll.border_title = "Capabilities and the degradation lab"
+        with scroll:
+            yield Static(self._probed_text(), id="probed")
+            yield Static(self._profile_text(), id="profile")
+
+    def show(self, profile: Profile) -> None:
+        """The active profile changed (here or from the palette): show it."""
+        self.profile = profile
+        if self.is_mounted:
+            self.query_one("#profile", Static).update(self._profile_text())
+
+    async def action_flip(self, switch: str) -> None:
+        """Move a switch to its next value (the app redraws every item under it)."""
+        for _key, name, _shown, following in switches(self.profile):
+            if name == switch:
+                await self.app.run_action(f"lab_set({name!r}, {following!r})")
+                return
+
+    async def action_matrix(self) -> None:
+        self.dismiss()
+        await self.app.run_action("matrix")
+
+    def _palette(self) -> Palette:
+        return Palette.of(self.app.current_theme)
+
+    def _probed_text(self) -> Table:
+        probed, palette = self.probed, self._palette()
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(style="bold", no_wrap=True)
+        grid.add_column()
+        grid.add_row(Text("This terminal", style=f"bold {palette.accent}"), "")
+        cell = f" · cell {probed.cell_size[0]}x{probed.cell_size[1]} px" if probed.cell_size else ""
+        grid.add_row("images", Text(clean(f"{probed.images}{cell}: {probed.images_reason}")))
+        grid.add_row("colours", Text(clean(probed.colours)))
+        sound = "not probed yet" if probed.audio is None else ("yes" if probed.audio else "no")
+        grid.add_row("audio", Text(clean(f"{sound}: {probed.audio_reason}")))
+        grid.add_row("size", Text(f"{probed.size[0]}x{probed.size[1]} cells"))
+        return grid
+
+    def _profile_text(self) -> Table:
+        palette = self._palette()
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(no_wrap=True)
+        grid.add_column(style="bold", no_wrap=True)
+        grid.add_column()
+        grid.add_row("", "", "")
+        grid.add_row(Text("The lab", style=f"bold {palette.accent}"), "", "")
+        for key, name, shown, following in switches(self.profile):
+            grid.add_row(
+                Text(f"[{key}]", style=palette.accent),
+                name,
+                Text.assemble((shown, "bold"), (f"   (press {key}: {following})", palette.muted)),
+            )
+        grid.add_row(Text("[m]", style=palette.accent), "matrix", "the selected envelope")
+        grid.add_row("", "", Text(self.profile.describe(), style=palette.muted))
+        return grid
