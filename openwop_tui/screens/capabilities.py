@@ -112,14 +112,14 @@ class CapabilitiesScreen(ModalScreen[None]):
         scroll = VerticalScroll()
         scroll.border_title = "Capabilities and the degradation lab"
         with scroll:
-            yield Static(self._probed_text(), id="probed")
-            yield Static(self._profile_text(), id="profile")
+            yield Static(self.probed_table(), id="probed")
+            yield Static(self.profile_table(), id="profile")
 
     def show(self, profile: Profile) -> None:
         """The active profile changed (here or from the palette): show it."""
         self.profile = profile
         if self.is_mounted:
-            self.query_one("#profile", Static).update(self._profile_text())
+            self.query_one("#profile", Static).update(self.profile_table())
 
     async def action_flip(self, switch: str) -> None:
         """Move a switch to its next value (the app redraws every item under it)."""
@@ -135,7 +135,8 @@ class CapabilitiesScreen(ModalScreen[None]):
     def _palette(self) -> Palette:
         return Palette.of(self.app.current_theme)
 
-    def _probed_text(self) -> Table:
+    def probed_table(self) -> Table:
+        """What was found about the terminal and the machine."""
         probed, palette = self.probed, self._palette()
         grid = Table.grid(padding=(0, 2))
         grid.add_column(style="bold", no_wrap=True)
@@ -149,7 +150,8 @@ class CapabilitiesScreen(ModalScreen[None]):
         grid.add_row("size", Text(f"{probed.size[0]}x{probed.size[1]} cells"))
         return grid
 
-    def _profile_text(self) -> Table:
+    def profile_table(self) -> Table:
+        """The active profile, a switch a line, each with its key and its next value."""
         palette = self._palette()
         grid = Table.grid(padding=(0, 2))
         grid.add_column(no_wrap=True)
