@@ -27,12 +27,15 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from openwop_tui import __version__
 from openwop_tui.config import IMAGE_MODES, Config, ConfigError, load_config
 from openwop_tui.logs import setup_logging
 from openwop_tui.redact import RedactingWriter, Redactor
+
+if TYPE_CHECKING:
+    from openwop_tui.commands import Output
 
 log = logging.getLogger(__name__)
 
@@ -142,7 +145,9 @@ def _columns(text: str) -> int:
     return value
 
 
-def display_output(args: argparse.Namespace, config: Config, save_media: Path | None = None) -> Any:
+def display_output(
+    args: argparse.Namespace, config: Config, save_media: Path | None = None
+) -> Output:
     """The `openwop_tui.commands.Output` of a printing command, with its display flags (the
     one reading of ``--colors``, ``--width`` and ``--audio``, for every command that prints)."""
     from openwop_tui.commands import Output, make_console
