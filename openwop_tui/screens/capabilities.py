@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -82,6 +83,19 @@ def switches(profile: Profile) -> list[tuple[str, str, str, str]]:
     ]
 
 
+def _label(switch: str, word: str) -> str:
+    """How a switch's value word reads (``halfblock`` → ``half-blocks``)."""
+    if switch == "images":
+        return IMAGE_LABELS.get(word, word)
+    if switch == "colours":
+        return COLOUR_LABELS.get(word, word)
+    return word
+
+
+#: The console's colour systems as a person reads them.
+CONSOLE_COLOURS = {"truecolor": "true colour", "256": "256", "standard": "16", "windows": "16"}
+
+
 class CapabilitiesScreen(ModalScreen[None]):
     """Probed capabilities above, the lab's switches below."""
 
@@ -144,27 +158,29 @@ class CapabilitiesScreen(ModalScreen[None]):
         grid.add_row(Text("This terminal", style=f"bold {palette.accent}"), "")
         cell = f" · cell {probed.cell_size[0]}x{probed.cell_size[1]} px" if probed.cell_size else ""
         grid.add_row("images", Text(clean(f"{probed.images}{cell}: {probed.images_reason}")))
-        grid.add_row("colours", Text(clean(probed.colours)))
+        colours = CONSOLE_COLOURS.get(probed.colours, probed.colours)
+        grid.add_row("colours", Text(clean(f"{colours} (what the terminal is driven in)")))
         sound = "not probed yet" if probed.audio is None else ("yes" if probed.audio else "no")
         grid.add_row("audio", Text(clean(f"{sound}: {probed.audio_reason}")))
         grid.add_row("size", Text(f"{probed.size[0]}x{probed.size[1]} cells"))
         return grid
 
-    def profile_table(self) -> Table:
+    def profile_table(self) -> Group:
         """The active profile, a switch a line, each with its key and its next value."""
         palette = self._palette()
         grid = Table.grid(padding=(0, 2))
         grid.add_column(no_wrap=True)
         grid.add_column(style="bold", no_wrap=True)
+        grid.add_column(no_wrap=True)
         grid.add_column()
-        grid.add_row("", "", "")
-        grid.add_row(Text("The lab", style=f"bold {palette.accent}"), "", "")
+        grid.add_row("", "", "", "")
+        grid.add_row(Text("The lab", style=f"bold {palette.accent}"), "", "", "")
         for key, name, shown, following in switches(self.profile):
             grid.add_row(
                 Text(f"[{key}]", style=palette.accent),
                 name,
-                Text.assemble((shown, "bold"), (f"   (press {key}: {following})", palette.muted)),
+                Text(shown, style="bold"),
+                Text(f"next: {_label(name, following)}", style=palette.muted),
             )
-        grid.add_row(Text("[m]", style=palette.accent), "matrix", "the selected envelope")
-        grid.add_row("", "", Text(self.profile.describe(), style=palette.muted))
-        return grid
+        grid.add_row(Text("[m]", style=palette.accent), "matrix", "the selected envelope", "")
+        return Group(grid, Text(self.profile.describe(), style=palette.muted))
