@@ -27,12 +27,15 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from openwop_tui import __version__
 from openwop_tui.config import IMAGE_MODES, Config, ConfigError, load_config
 from openwop_tui.logs import setup_logging
 from openwop_tui.redact import RedactingWriter, Redactor
+
+if TYPE_CHECKING:
+    from openwop_tui.commands import Output
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +105,61 @@ def _connection_flags(parser: argparse.ArgumentParser) -> None:
         type=Path,
         default=argparse.SUPPRESS,
         help="TOML settings file (default: ~/.config/openwop-tui/config.toml)",
+    )
+
+
+def _display_flags(parser: argparse.ArgumentParser) -> None:
+    """How a printed transcript is drawn (``render`` and ``run``): the degradation lab's
+    switches outside the app (`openwop_tui.profile`), in one group."""
+    group = parser.add_argument_group("display (the degradation lab's switches)")
+    group.add_argument(
+        "--colors",
+        choices=("truecolor", "256", "16", "none"),
+        default=None,
+        help="colours to print in, even into a file or a pipe: truecolor, 256, 16, or none "
+        "(bold and italic only); default: the terminal's, none when not a terminal",
+    )
+    group.add_argument(
+        "--width",
+        type=_columns,
+        metavar="N",
+        default=None,
+        help="print N columns wide (default: the terminal's width)",
+    )
+    group.add_argument(
+        "--audio",
+        dest="audio_switch",
+        choices=("on", "off"),
+        default=None,
+        help="off: describe sound as if this machine could not play it",
+    )
+
+
+def _columns(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of columns") from None
+    if not 20 <= value <= 1000:
+        raise argparse.ArgumentTypeError(f"{value} columns: give 20 to 1000")
+    return value
+
+
+def display_output(
+    args: argparse.Namespace, config: Config, save_media: Path | None = None
+) -> Output:
+    """The `openwop_tui.commands.Output` of a printing command, with its display flags (the
+    one reading of ``--colors``, ``--width`` and ``--audio``, for every command that prints)."""
+    from openwop_tui.commands import Output, make_console
+
+    console = make_console(colors=getattr(args, "colors", None), width=getattr(args, "width", None))
+    switch = getattr(args, "audio_switch", None)
+    return Output(
+        config,
+        console,
+        save_media,
+        audio_off=switch == "off",
+        colors=getattr(args, "colors", None),
     )
 
 
@@ -207,6 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument(
         "--save-media", metavar="DIR", type=Path, help="save inline media bytes into DIR"
     )
+    _display_flags(render)
 
     run = commands.add_parser("run", help="run a workflow and print its transcript", **codes)
     run.add_argument("workflow", metavar="WORKFLOW")
@@ -216,6 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--save-media", metavar="DIR", type=Path, help="save every media envelope's bytes into DIR"
     )
+    _display_flags(run)
     run.add_argument(
         "--record",
         metavar="FILE.sse",
@@ -431,9 +491,9 @@ def dispatch(args: argparse.Namespace, config: Config, *, log_file: Path | None 
             return 2
         return 0
     if args.command == "render":
-        from openwop_tui.commands import Output, make_console, render_file
+        from openwop_tui.commands import render_file
 
-        return render_file(args.file, Output(config, make_console(), args.save_media))
+        return render_file(args.file, display_output(args, config, args.save_media))
     if args.command in ("run", "attach"):
         return _follow(args, config)
     if args.command == "workflows":
@@ -463,7 +523,7 @@ def dispatch(args: argparse.Namespace, config: Config, *, log_file: Path | None 
 def _follow(args: argparse.Namespace, config: Config) -> int:
     """``run`` and ``attach``."""
     from openwop_tui.answering import AnswerFlags, FlagError
-    from openwop_tui.commands import Output, attach_run, make_console, run_workflow
+    from openwop_tui.commands import attach_run, run_workflow
 
     try:
         flags = AnswerFlags.parse(
@@ -472,7 +532,7 @@ def _follow(args: argparse.Namespace, config: Config) -> int:
     except FlagError as error:
         print(f"openwop-tui: {error}", file=sys.stderr)
         return 2
-    output = Output(config, make_console(), args.save_media)
+    output = display_output(args, config, args.save_media)
     # Ask at a prompt only when a person is there to type and to read the question.
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     common: dict[str, Any] = {

@@ -30,6 +30,7 @@ from openwop_tui import (
     actions,
     app_files,
     app_interrupts,
+    app_profile,
     app_runs,
     app_sessions,
     clipboard,
@@ -176,6 +177,8 @@ class ChatApp(App[None]):
         self._image_support = image_support
         images = image_support.mode if image_support is not None else config.images
         self._base_context = RenderContext(images="none" if images == "none" else "halfblock")
+        self.profile = app_profile.initial(config, image_support)
+        """The degradation lab's switches (`openwop_tui.app_profile`)."""
         self._busy = False
         """A turn is between Enter and the end of its run (set before any await, so a second
         Enter cannot start a second run while the first is still being created)."""
@@ -633,9 +636,9 @@ class ChatApp(App[None]):
 
     async def _rendered(self, envelope: Envelope, width: int) -> Rendered:
         """Fetch the envelope's asset, then run its renderer in a thread."""
-        base = replace(self._base_context, width=max(20, width))
-        # Stored bytes first (a reopened session draws without its host), then the host.
-        context = await self.conversation.context_for(envelope, base, self.registry.needs_bytes)
+        # Under the lab's profile; stored bytes first (a reopened session draws without its
+        # host), then the host; the app's registry says which envelopes carry bytes.
+        context = await app_profile.context_for(self, envelope, width)
         rendered = await asyncio.to_thread(render, envelope, context, self.registry)
         if envelope.partial:
             # Rule E1: a fragment may be drawn, but nothing may be done with it until the
@@ -651,6 +654,9 @@ class ChatApp(App[None]):
         if block is None:
             return
         item, name = block.item, event.action
+        if name == "matrix":
+            self.run_worker(app_profile.open_matrix(self, item.id), group="matrix")
+            return
         if not isinstance(item, EnvelopeItem):
             text = block.copy_text()
             if name == "copy-code":
@@ -838,6 +844,20 @@ class ChatApp(App[None]):
         self._part(SearchBar).close()
         self.view.end_search()
         self._part(PromptInput).focus()
+
+    # ------------------------------------------------------- the degradation lab
+
+    def action_lab(self) -> None:
+        """The capabilities screen (`openwop_tui.app_profile`)."""
+        app_profile.open_lab(self)
+
+    def action_lab_set(self, switch: str, value: str) -> None:
+        """One lab switch: ``lab_set('images', 'none')`` (the palette's commands)."""
+        app_profile.switch(self, switch, value)
+
+    def action_matrix(self) -> None:
+        """The selected envelope under each lab profile."""
+        self.run_worker(app_profile.open_matrix(self), group="matrix")
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())

@@ -23,7 +23,7 @@ import sys
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 from urllib.parse import quote
 
 from rich.console import Console
@@ -56,9 +56,35 @@ CANCEL_WAIT_SECONDS = 5.0
 DEFAULT_IDLE_TIMEOUT = 300.0
 
 
-def make_console(file: TextIO | None = None) -> Console:
-    """A console that is plain when the output is not a terminal or ``NO_COLOR`` is set."""
+#: ``--colors`` as a Rich colour system (``none`` keeps bold and italic: styles, no colour).
+COLOR_SYSTEMS: dict[str, Literal["truecolor", "256", "standard"]] = {
+    "truecolor": "truecolor",
+    "256": "256",
+    "16": "standard",
+    "none": "standard",
+}
+
+
+def make_console(
+    file: TextIO | None = None, *, colors: str | None = None, width: int | None = None
+) -> Console:
+    """A console that is plain when the output is not a terminal or ``NO_COLOR`` is set.
+
+    ``colors`` (``--colors``) forces a colour system whatever the output is (a file, a pipe),
+    as asked for: the degradation lab's colours outside the app. ``width``: columns to print.
+    """
     out = file or sys.stdout
+    if colors is not None:
+        return Console(
+            file=out,
+            no_color=colors == "none",
+            highlight=False,
+            emoji=False,
+            soft_wrap=False,
+            color_system=COLOR_SYSTEMS[colors],
+            force_terminal=True,
+            width=width,
+        )
     plain = not out.isatty() or bool(os.environ.get("NO_COLOR"))
     return Console(
         file=out,
@@ -67,6 +93,7 @@ def make_console(file: TextIO | None = None) -> Console:
         emoji=False,
         soft_wrap=False,
         color_system=None if plain else "auto",
+        width=width,
     )
 
 
@@ -94,6 +121,10 @@ class Output:
     console: Console
     save_dir: Path | None = None
     """``--save-media``: where media bytes are written, so a saved path can be shown."""
+    audio_off: bool = False
+    """``--audio off``: sound is described as if this machine could not play it."""
+    colors: str | None = None
+    """``--colors``, when given."""
 
     def printer(
         self, *, audio: AudioSupport, conversation: Conversation | None = None
@@ -112,9 +143,13 @@ class Output:
         """The render context for printing: images only where colours can show them."""
         images = self.config.images
         off_reason = "image display is off (--images none)"
-        if images == "auto":
+        if images == "auto" and self.colors == "none":
+            images, off_reason = "none", "the output has no colours (--colors none)"
+        elif images == "auto":
             images = "halfblock" if self.console.color_system else "none"
             off_reason = "the output is plain text (not a colour terminal, or NO_COLOR is set)"
+        if self.audio_off:
+            audio = AudioSupport(False, "audio is switched off (--audio off)")
         return RenderContext(
             width=self.console.width,
             images="none" if images == "none" else "halfblock",

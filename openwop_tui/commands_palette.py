@@ -30,6 +30,29 @@ class PaletteCommand:
     """The `keys.ACTIONS` name whose keys are shown, if the action has keys."""
 
 
+def _lab(name: str, switch: str, value: str, help: str) -> PaletteCommand:
+    return PaletteCommand(name, f"lab_set({switch!r}, {value!r})", f"degradation lab: {help}")
+
+
+#: The degradation lab's switches (`openwop_tui.app_profile`): every item redraws at once.
+LAB_COMMANDS: tuple[PaletteCommand, ...] = (
+    _lab("Images: off", "images", "none", "describe every image instead of drawing it"),
+    _lab("Images: half-blocks", "images", "halfblock", "pixels from half-block characters"),
+    _lab("Images: kitty", "images", "kitty", "kitty graphics"),
+    _lab("Images: sixel", "images", "sixel", "sixel graphics"),
+    _lab("Colours: true colour", "colours", "truecolor", "24-bit colour"),
+    _lab("Colours: 256", "colours", "256", "the 256-colour palette"),
+    _lab("Colours: 16", "colours", "16", "the 16 standard colours"),
+    _lab("Colours: none", "colours", "none", "no colour: bold and italic only"),
+    _lab("Audio: off", "audio", "off", "never play sound"),
+    _lab("Audio: on", "audio", "on", "play sound when the machine can"),
+    _lab("Media fetching: off", "fetching", "off", "download no media URL"),
+    _lab("Media fetching: on", "fetching", "on", "download media URLs"),
+    _lab("Width: 80", "width", "80", "draw items 80 columns wide"),
+    _lab("Width: 120", "width", "120", "draw items 120 columns wide"),
+    _lab("Width: full", "width", "full", "draw items as wide as the window"),
+)
+
 COMMANDS: tuple[PaletteCommand, ...] = (
     PaletteCommand(
         "Sessions: open, rename or delete a session", "sessions", "saved chats", "sessions"
@@ -50,6 +73,11 @@ COMMANDS: tuple[PaletteCommand, ...] = (
     PaletteCommand("Pick a workflow", "pick_workflow", "which workflow chat runs"),
     PaletteCommand("Attach to a run", "attach", "follow a run already on the host"),
     PaletteCommand("Help: every key", "help", "keys and hints", "help"),
+    PaletteCommand("Lab: capabilities and switches", "lab", "what this terminal supports", "lab"),
+    PaletteCommand(
+        "Lab: matrix view of the selected envelope", "matrix", "drawn under each profile"
+    ),
+    *LAB_COMMANDS,
     PaletteCommand("Clear the screen", "clear", "the history is kept", "clear"),
     PaletteCommand("Quit", "quit", "asks first while a run is going", "quit"),
 )

@@ -9,9 +9,9 @@ one key given to two actions is a `ValueError` with a sentence; `Config` turns i
 `ConfigError`. The app hands the result to `App.set_keymap`, which swaps the keys of the
 bindings with these ids.
 
-Function keys have control-key alternatives (F1 Ctrl+G, F2 Ctrl+T, F3 Ctrl+N): many laptops and
-terminals take the function keys for themselves. None of the defaults is one that Textual's
-`TextArea` (the prompt) or `App` already binds.
+Function keys have control-key alternatives (F1 Ctrl+G, F2 Ctrl+T, F3 Ctrl+N, F4 Ctrl+\\):
+many laptops and terminals take the function keys for themselves. None of the defaults is one
+that Textual's `TextArea` (the prompt) or `App` already binds.
 
 No Textual import at module level: the config (and so the command-line tools) read this table.
 """
@@ -79,6 +79,13 @@ APP_KEYS: tuple[KeyAction, ...] = (
         "palette", "command_palette", "ctrl+p", "Commands", "command palette: every action", True
     ),
     KeyAction("clear", "clear", "ctrl+l", "Clear", "clear the screen (the history is kept)"),
+    KeyAction(
+        "lab",
+        "lab",
+        "f4,ctrl+backslash",
+        "Lab",
+        "degradation lab: what the terminal supports, and switches for images, colours, audio…",
+    ),
     KeyAction("page_up", "scroll_transcript(-1)", "pageup", "Page up", "scroll the transcript up"),
     KeyAction(
         "page_down", "scroll_transcript(1)", "pagedown", "Page down", "scroll the transcript down"

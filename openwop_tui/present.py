@@ -198,6 +198,26 @@ def envelope_title(rendered: Rendered, palette: Palette | None = None) -> Text:
     return title
 
 
-def envelope(rendered: Rendered, palette: Palette | None = None) -> RenderableType:
-    """A rendered envelope: its title line, then the body (which already explains degradation)."""
-    return Group(envelope_title(rendered, palette), Padding(rendered.body, (0, 0, 0, 2)))
+def badge(text: str, palette: Palette | None = None) -> Text:
+    """The small muted line under an item naming what drew it (``⌁ image · half-blocks``)."""
+    return Text(f"  ⌁ {clean(text)}", style=f"italic {_palette(palette).muted}", no_wrap=True)
+
+
+def envelope_badge(rendered: Rendered, palette: Palette | None = None) -> Text:
+    """An envelope's badge: the renderer that drew it and, when one ran, the fallback and why
+    (`Rendered.badge`), so every item shows why it looks the way it does."""
+    return badge(rendered.badge, palette)
+
+
+def envelope(
+    rendered: Rendered, palette: Palette | None = None, *, with_badge: bool = True
+) -> RenderableType:
+    """A rendered envelope: its title line, the body (which already explains degradation), and
+    its badge line."""
+    parts: list[RenderableType] = [
+        envelope_title(rendered, palette),
+        Padding(rendered.body, (0, 0, 0, 2)),
+    ]
+    if with_badge:
+        parts.append(envelope_badge(rendered, palette))
+    return Group(*parts)

@@ -31,7 +31,7 @@ __all__ = [
     "Renderer",
 ]
 
-ImageMode = Literal["halfblock", "none"]
+ImageMode = Literal["kitty", "sixel", "halfblock", "none"]
 
 
 @dataclass(frozen=True, slots=True)

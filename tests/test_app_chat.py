@@ -97,7 +97,7 @@ async def test_everything_draws_every_family_and_says_why_when_it_cannot() -> No
         views = {
             v.item.envelope.rendering.title or v.item.envelope.kind: v for v in envelope_views(app)
         }
-        assert len(views) == 13 == len(items_of(app, EnvelopeItem))
+        assert len(views) == 18 == len(items_of(app, EnvelopeItem))
 
         def rendered(key: str) -> Any:
             result = views[key].rendered
@@ -107,7 +107,7 @@ async def test_everything_draws_every_family_and_says_why_when_it_cannot() -> No
         displays = [view.item.envelope.display for view in envelope_views(app)]
         assert displays == [
             "code", "card", "card", "image", "image", "audio", "file", "hologram", None,
-            "image", "image", "audio", "image",
+            "image", "image", "audio", "image", "image", "image", "image", "image", "image",
         ]  # fmt: skip
 
         shown = [
@@ -147,6 +147,9 @@ async def test_everything_draws_every_family_and_says_why_when_it_cannot() -> No
             "Undecodable image": "cannot decode",
             "Missing audio": "HTTP 404",
             "Unsafe URL": "refused: file:",
+            "Pixel bomb": "decompression-bomb guard",
+            "Private address": "refused",
+            "Image without an image": "neither a url nor base64",
         }
         for key, reason in reasons.items():
             degraded = rendered(key).degraded
@@ -162,6 +165,9 @@ async def test_everything_draws_every_family_and_says_why_when_it_cannot() -> No
             assert "not shown here" in plain(rendered(key).body), key
         assert "http" in plain(rendered("Missing audio").body)
         assert "file:///etc/passwd" in plain(rendered("Unsafe URL").body)
+        # The animated GIF is drawn, its first frame, and its badge says so.
+        assert rendered("Animated GIF").fallback is not None
+        assert "first frame" in app.view.text_of(views["Animated GIF"].item_id)
         assert app.status.run_status == "completed"
         assert not notices(app, "error")
 

@@ -19,7 +19,8 @@ from openwop_tui.protocol.events import canonical_type, normalize
 SSE = {"Accept": "text/event-stream"}
 TOUR_NODES = [
     "intro", "code", "card", "status", "chart", "badge", "speech", "report", "hologram", "raw",
-    "oversized", "undecodable", "missing-audio", "unsafe-url",
+    "oversized", "undecodable", "missing-audio", "unsafe-url", "bitmap", "animated",
+    "huge-pixels", "private-url", "no-media",
 ]  # fmt: skip
 
 
@@ -132,7 +133,8 @@ def test_tour_in_debug_mode_has_every_item(client: httpx.Client, host: DemoHost)
         "code": "code", "card": "card", "status": "card", "chart": "image", "badge": "image",
         "speech": "audio", "report": "file", "hologram": "hologram", "raw": None,
         "oversized": "image", "undecodable": "image", "missing-audio": "audio",
-        "unsafe-url": "image",
+        "unsafe-url": "image", "bitmap": "image", "animated": "image", "huge-pixels": "image",
+        "private-url": "image", "no-media": "image",
     }  # fmt: skip
     assert envelopes["code"]["meta"]["rendering"] == {
         "display": "code", "lang": "python", "title": "fib.py",
@@ -146,7 +148,7 @@ def test_tour_in_debug_mode_has_every_item(client: httpx.Client, host: DemoHost)
     media = {n: e["payload"] for n, e in envelopes.items() if e["type"].startswith("media.")}
     assert set(media) == {
         "chart", "badge", "speech", "report", "oversized", "undecodable", "missing-audio",
-        "unsafe-url",
+        "unsafe-url", "bitmap", "animated", "huge-pixels", "private-url",
     }  # fmt: skip
     assert media["chart"]["url"].startswith(host.url + "/v1/host/openwop-tui-demo/assets/")
     assert "url" not in media["badge"] and media["badge"]["bytes"] < 262144
@@ -154,6 +156,11 @@ def test_tour_in_debug_mode_has_every_item(client: httpx.Client, host: DemoHost)
     assert media["report"]["name"] == "tour-report.csv"
     assert media["oversized"]["bytes"] == 48 * 1024 * 1024
     assert media["unsafe-url"]["url"] == "file:///etc/passwd"
+    assert media["private-url"]["url"].startswith("http://10.")
+    assert media["bitmap"]["mimeType"] == "image/bmp"
+    assert media["animated"]["mimeType"] == "image/gif"
+    assert media["huge-pixels"]["bytes"] < 64 * 1024  # small to fetch, too many pixels to decode
+    assert "url" not in envelopes["no-media"]["payload"]
     relative = [n for n, p in media.items() if p.get("url", "").startswith("/v1/host/")]
     assert len(relative) >= 5
     for node, payload in media.items():

@@ -230,6 +230,9 @@ def normalised(text: str, host: DemoHost) -> str:
     text = text.replace(host.url, "URL")
     text = re.sub(r"(demo/)?run_[0-9a-f]{20}", "RUN", text)
     text = text.replace("protocol 1.0", "protocol N").replace("protocol 2.0", "protocol N")
+    # Durations are the host's real elapsed time (milliseconds, or seconds for a run): they
+    # differ between two runs whenever the machine is busy.
+    text = re.sub(r"\d+\.\d+ s\b", "N s", text)
     return re.sub(r"\d+ ms", "N ms", text)
 
 

@@ -122,6 +122,51 @@ def oversized_png_chunks() -> Iterator[bytes]:
     yield tail
 
 
+@functools.cache
+def bitmap_bmp() -> bytes:
+    """A small Windows bitmap: a real image in a format that is not a web image format."""
+    image = Image.new("RGB", (48, 32), "#264653")
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((6, 6, 41, 25), outline="#e9c46a", width=3)
+    out = io.BytesIO()
+    image.save(out, format="BMP")
+    return out.getvalue()
+
+
+@functools.cache
+def animated_gif() -> bytes:
+    """A three-frame animated GIF (a dot moving across): a client draws the first frame."""
+    frames = []
+    for index, colour in enumerate(("#e76f51", "#f4a261", "#2a9d8f")):
+        frame = Image.new("RGB", (60, 30), "#1d3557")
+        ImageDraw.Draw(frame).ellipse((4 + index * 18, 7, 20 + index * 18, 23), fill=colour)
+        frames.append(frame)
+    out = io.BytesIO()
+    frames[0].save(out, format="GIF", save_all=True, append_images=frames[1:], duration=300, loop=0)
+    return out.getvalue()
+
+
+#: The pixel-bomb PNG's size: 48 million pixels, over the client's default 40 million cap.
+HUGE_PIXELS = (8000, 6000)
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    crc = zlib.crc32(kind + data) & 0xFFFFFFFF
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+
+@functools.cache
+def huge_pixels_png() -> bytes:
+    """A valid 8000x6000 one-bit PNG of a few kilobytes: small to fetch, far too many pixels
+    to decode (the decompression-bomb shape). Built directly, so nothing decodes it here."""
+    width, height = HUGE_PIXELS
+    row = b"\x00" + bytes((width + 7) // 8)  # filter byte, then one bit a pixel: all black
+    compressor = zlib.compressobj(9)
+    body = b"".join(compressor.compress(row) for _ in range(height)) + compressor.flush()
+    header = struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)  # 1-bit greyscale
+    return _PNG_SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", body) + _chunk(b"IEND", b"")
+
+
 def undecodable_bytes() -> bytes:
     """Bytes served as ``image/png`` that are not an image at all."""
     return b"This is plain text pretending to be a PNG. A careful client says so.\n" * 4

@@ -292,6 +292,93 @@ def unsafe_url(ctx: WorkflowContext) -> Iterator[Step]:
     )
 
 
+def bitmap(ctx: WorkflowContext) -> Iterator[Step]:
+    """A real image in a format that is not a web image format (BMP): decoded only by a
+    client that decodes more than the web formats; else degraded as unsupported."""
+    data = media.bitmap_bmp()
+    url = ctx.store(data, "image/bmp")
+    yield from envelope_node(
+        ctx,
+        "bitmap",
+        "media.image",
+        _media(url=url, size=len(data), mime_type="image/bmp"),
+        {
+            "display": "image",
+            "mimeType": "image/bmp",
+            "title": "Windows bitmap",
+            "alt": "A small teal rectangle with a yellow frame, as a BMP file",
+        },
+    )
+
+
+def animated(ctx: WorkflowContext) -> Iterator[Step]:
+    """An animated GIF: a terminal draws its first frame and says so."""
+    data = media.animated_gif()
+    url = ctx.store(data, "image/gif")
+    yield from envelope_node(
+        ctx,
+        "animated",
+        "media.image",
+        _media(url=url, size=len(data), mime_type="image/gif"),
+        {
+            "display": "image",
+            "mimeType": "image/gif",
+            "title": "Animated GIF",
+            "alt": "A dot moving from left to right in three frames",
+        },
+    )
+
+
+def huge_pixels(ctx: WorkflowContext) -> Iterator[Step]:
+    """A PNG of a few kilobytes and 48 million pixels: fetched, never decoded (pixel cap)."""
+    data = media.huge_pixels_png()
+    url = ctx.store(data, "image/png")
+    width, height = media.HUGE_PIXELS
+    yield from envelope_node(
+        ctx,
+        "huge-pixels",
+        "media.image",
+        _media(url=url, size=len(data), mime_type="image/png"),
+        {
+            "display": "image",
+            "mimeType": "image/png",
+            "title": "Pixel bomb",
+            "alt": f"An {width}x{height} black picture: small to download, too big to decode",
+        },
+    )
+
+
+def private_url(ctx: WorkflowContext) -> Iterator[Step]:
+    """An image on plain ``http:`` at a private address: refused, with the reason."""
+    yield from envelope_node(
+        ctx,
+        "private-url",
+        "media.image",
+        _media(url="http://10.20.30.40/chart.png", size=4096, mime_type="image/png"),
+        {
+            "display": "image",
+            "mimeType": "image/png",
+            "title": "Private address",
+            "alt": "An image on a private network address, over plain http",
+        },
+    )
+
+
+def no_media(ctx: WorkflowContext) -> Iterator[Step]:
+    """A media hint without media: ``display: image`` on a payload with neither url nor bytes."""
+    yield from envelope_node(
+        ctx,
+        "no-media",
+        f"{VENDOR}.snapshot",
+        {"caption": "the snapshot was never attached"},
+        {
+            "display": "image",
+            "title": "Image without an image",
+            "alt": "A snapshot the agent meant to attach",
+        },
+    )
+
+
 #: Every tour item after the intro, in tour order: families first, then degradations.
 ITEMS: tuple[Item, ...] = (
     code,
@@ -307,6 +394,11 @@ ITEMS: tuple[Item, ...] = (
     undecodable,
     missing_audio,
     unsafe_url,
+    bitmap,
+    animated,
+    huge_pixels,
+    private_url,
+    no_media,
 )
 
 

@@ -29,6 +29,32 @@ from openwop_tui.renderers.json import json_text
 from openwop_tui.sanitize import clean
 
 
+def drawn(rendered: Rendered, palette: Palette) -> Text:
+    """How the client drew the envelope: its badge, then each record of what it could not do
+    (or did another way), field by field: code, reason, what instead, the reference."""
+    text = Text()
+    text.append("\ndrawn ", style="bold")
+    text.append(clean(rendered.badge), style=palette.muted)
+    for label, note in (
+        ("not shown in full", rendered.degradation),
+        ("fallback", rendered.fallback),
+    ):
+        if note is None:
+            continue
+        style = palette.warning if note is rendered.degradation else palette.muted
+        text.append(f"\n{label}: ", style=f"bold {style}")
+        text.append(clean(note.reason), style=style)
+        for field, value in (
+            ("code", note.code.value),
+            ("reason", note.reason),
+            ("instead", note.instead),
+            ("reference", note.reference or "none"),
+        ):
+            text.append(f"\n  {field} ", style="bold")
+            text.append(clean(value))
+    return text
+
+
 class InspectScreen(ModalScreen[None]):
     """Envelope and source event, side by side."""
 
@@ -60,10 +86,16 @@ class InspectScreen(ModalScreen[None]):
         summary = Text()
         summary.append("display ", style="bold")
         summary.append(f"{clean(envelope.display or 'none')} → renderer ")
-        summary.append(clean(envelope.display or "json"), style=palette.accent)
-        if self.rendered is not None and self.rendered.degraded:
-            summary.append("\nnot shown in full: ", style=palette.warning)
-            summary.append(clean(self.rendered.degraded), style=palette.warning)
+        summary.append(
+            clean(
+                self.rendered.renderer
+                if self.rendered and self.rendered.renderer
+                else envelope.display or "json"
+            ),
+            style=palette.accent,
+        )
+        if self.rendered is not None:
+            summary.append_text(drawn(self.rendered, palette))
         document = envelope.document if envelope.document is not None else envelope.payload
         with Horizontal():
             left = VerticalScroll()

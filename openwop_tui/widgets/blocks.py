@@ -26,6 +26,7 @@ from textual.strip import Strip
 
 from openwop_tui import present, renderers
 from openwop_tui.palette import Palette
+from openwop_tui.profile import Colours, downgrade_segments
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.safe_text import safe_text
@@ -275,8 +276,12 @@ class Block:
         self.parts.clear()
         self.changed()
 
-    def lines(self, console: Console, width: int, palette: Palette) -> list[Strip]:
-        """The item's lines at ``width`` (content only: the view draws the gutter)."""
+    def lines(
+        self, console: Console, width: int, palette: Palette, colours: Colours = "truecolor"
+    ) -> list[Strip]:
+        """The item's lines at ``width`` (content only: the view draws the gutter), in the
+        colour system ``colours`` (the lab's profile: every colour brought down to it here, the
+        one place items become lines, so nothing drawn escapes it)."""
         cached = self.cache.get(width)
         if cached is not None:
             return cached
@@ -285,6 +290,10 @@ class Block:
         # Cached even while streaming: the view forgets a streaming block's lines on each
         # (coalesced) redraw, and its finished parts stay cached in ``parts``.
         strips = self._draw(console, width, palette)
+        if colours != "truecolor":
+            strips = [
+                Strip(downgrade_segments(strip, colours), strip.cell_length) for strip in strips
+            ]
         self.cache[width] = strips
         self.height = len(strips)
         self.measured = True

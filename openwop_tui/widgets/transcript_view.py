@@ -39,6 +39,7 @@ from textual.timer import Timer
 
 from openwop_tui.messages import ActionRequested, EnvelopeRenderRequested, TranscriptLeft
 from openwop_tui.palette import Palette
+from openwop_tui.profile import Colours
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers import Registry, default_registry
 from openwop_tui.renderers.base import Rendered
@@ -65,7 +66,8 @@ NEW_OUTPUT = " new output below ↓ (End) "
 class TranscriptView(ScrollView, can_focus=True):
     """Everything said in this session, newest at the bottom. Focus it (Shift+Tab or Ctrl+Up
     from the input) to move between items and use their keys: s save, S save as…, o open,
-    p play, x stop, c copy, y copy the code block, i inspect; Esc goes back to the input."""
+    p play, x stop, c copy, y copy the code block, i inspect, m the lab's matrix view; Esc goes
+    back to the input."""
 
     DEFAULT_CSS = """
     TranscriptView { height: 1fr; overflow-x: hidden; scrollbar-gutter: stable; }
@@ -87,6 +89,7 @@ class TranscriptView(ScrollView, can_focus=True):
         Binding("c", "request('copy')", "Copy"),
         Binding("y", "request('copy-code')", "Copy code"),
         Binding("i", "request('inspect')", "Inspect"),
+        Binding("m", "matrix", "Matrix"),
     ]
 
     def __init__(self, *, id: str | None = None, registry: Registry | None = None) -> None:
@@ -102,6 +105,10 @@ class TranscriptView(ScrollView, can_focus=True):
         self._width = 0
         """The content width the heights are for."""
         self._palette: Palette | None = None
+        self.colours: Colours = "truecolor"
+        """The colour system items are drawn in (the lab's profile)."""
+        self.width_cap: int | None = None
+        """Columns items are drawn in, at most (the lab's profile); ``None``: the view's."""
         self._show_verbose = False
         self.cursor: int | None = None
         """The selected block's index."""
@@ -131,6 +138,17 @@ class TranscriptView(ScrollView, can_focus=True):
 
     def _theme_changed(self, _theme: object) -> None:
         self._palette = None
+        self.redraw_all()
+
+    def set_profile(self, colours: Colours, width: int | None) -> None:
+        """The lab's profile changed: draw every item again in ``colours``, at most ``width``
+        columns wide, and ask the app again for every envelope (drawn under the new profile)."""
+        self.colours, self.width_cap = colours, width
+        self.redraw_all()
+
+    def redraw_all(self) -> None:
+        """Forget every item's lines and drawing: all are drawn again, envelopes asked for
+        again (the old drawing shows until the new one comes)."""
         for block in self._blocks:
             block.changed()
             block.parts.clear()
@@ -165,7 +183,7 @@ class TranscriptView(ScrollView, can_focus=True):
     def _lines_of(self, block: Block, width: int) -> list[Strip]:
         """A block's lines, laying out again if drawing it changed its height."""
         before = block.height
-        lines = block.lines(self.app.console, width, self.palette)
+        lines = block.lines(self.app.console, width, self.palette, self.colours)
         if block.height != before:
             self._dirty = min(self._dirty, self._where[block.item_id])
             self.call_later(self._relayout)
@@ -266,7 +284,7 @@ class TranscriptView(ScrollView, can_focus=True):
         block = self._blocks[index]
         width = self._content_width()
         if width and self._is_visible(index):
-            block.lines(self.app.console, width, self.palette)
+            block.lines(self.app.console, width, self.palette, self.colours)
             self._request_render(block, width)
         elif not block.measured:
             block.height = block.estimate(width or 80)
@@ -349,7 +367,8 @@ class TranscriptView(ScrollView, can_focus=True):
     # ------------------------------------------------------------------- layout
 
     def _content_width(self) -> int:
-        return max(0, self.scrollable_content_region.width - GUTTER - 1)
+        width = max(0, self.scrollable_content_region.width - GUTTER - 1)
+        return width if self.width_cap is None else min(width, self.width_cap)
 
     def _fix_tops(self) -> None:
         n = len(self._blocks)
@@ -433,7 +452,7 @@ class TranscriptView(ScrollView, can_focus=True):
                 if width in block.cache and block.measured:
                     continue
                 before = block.height
-                block.lines(console, width, palette)
+                block.lines(console, width, palette, self.colours)
                 if block.height != before:
                     self._dirty = min(self._dirty, index)
                     changed = True
@@ -492,7 +511,7 @@ class TranscriptView(ScrollView, can_focus=True):
             return Strip.blank(width, base)
         index = self._block_at(virtual_y)
         block = self._blocks[index]
-        lines = block.lines(self.app.console, self._width, self.palette)
+        lines = block.lines(self.app.console, self._width, self.palette, self.colours)
         row = virtual_y - self._tops[index]
         if row >= len(lines):
             self.call_after_refresh(self._relayout)  # measured while painting: lay out again
@@ -712,6 +731,13 @@ class TranscriptView(ScrollView, can_focus=True):
             return
         self.action_item_action(self._blocks[self.cursor].item_id, name)
 
+    def action_matrix(self) -> None:
+        """Ask the app for the lab's matrix view of the selected envelope."""
+        if self.cursor is None or not isinstance(self._blocks[self.cursor].item, EnvelopeItem):
+            self.notify("select an envelope to see it under each profile", severity="warning")
+            return
+        self._post(ActionRequested(self._blocks[self.cursor].item_id, "matrix"))
+
     def action_item_action(self, item_id: str, name: str) -> None:
         """Ask the app to carry out an action on an item (a key or a click)."""
         block = self.block_for(item_id)
@@ -761,7 +787,9 @@ class TranscriptView(ScrollView, can_focus=True):
         self.cursor = index
         row = 0
         if self._width > 0:
-            lines = self._blocks[index].lines(self.app.console, self._width, self.palette)
+            lines = self._blocks[index].lines(
+                self.app.console, self._width, self.palette, self.colours
+            )
             hits = [n for n, line in enumerate(lines) if self._query in line.text.lower()]
             if hits:
                 row = hits[min(occurrence, len(hits) - 1)]
