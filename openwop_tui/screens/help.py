@@ -28,6 +28,7 @@ WIDGET_KEYS: tuple[tuple[str, str], ...] = (
     ("↑ / ↓ · Home / End", "in the transcript: previous / next item · first / last"),
     ("Esc", "in the transcript: back to the input"),
     ("s o p x c", "on an envelope: save, open, play, stop, copy"),
+    ("Space · ← → or [ ] · 0-9", "on a clip: pause / resume · 5 s back / on · to a tenth"),
     ("i", "on an envelope: inspect it beside the run event it came in"),
     ("Enter / Shift+Enter", "in search: next / previous match"),
 )
