@@ -10,11 +10,12 @@ out:
 * ``seek-back`` / ``seek-forward`` (←/→ or [/]): 5 s back or on, clamped to the clip;
 * ``seek:N`` (0-9): to N tenths of the clip.
 
-Decoding runs in a worker thread (`asyncio.to_thread`) and the sound plays from PortAudio's own
-thread, so the UI never waits on either. While a clip is current a line under it shows ▶ or ⏸,
-the position and duration, the clip's waveform with the part heard in the accent colour (the
-renderer's peaks, `openwop_tui.renderers.waveform`, computed once per clip) and the keys; a
-timer redraws it four times a second and hides it when the clip ends or its item goes.
+Decoding runs in a worker (an app worker around `asyncio.to_thread`) and the sound plays from
+PortAudio's own thread, so neither the UI nor the app's message handling waits on either. While
+a clip is current a line under it shows ▶ or ⏸, the position and duration, the clip's waveform
+with the part heard in the accent colour (the renderer's peaks,
+`openwop_tui.renderers.waveform`, computed once per clip) and the keys; a timer redraws it four
+times a second and hides it when the clip ends or its item goes.
 """
 
 from __future__ import annotations
@@ -26,11 +27,11 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from openwop_tui import actions
-from openwop_tui.audio import Player
+from openwop_tui.audio import PlaybackError, Player
 from openwop_tui.palette import Palette
-from openwop_tui.renderers.audio import is_voice, waveform_columns
 from openwop_tui.renderers.base import Rendered
-from openwop_tui.renderers.waveform import clip_peaks, draw
+from openwop_tui.renderers.waveform import clip_peaks, draw, is_voice, waveform_columns
+from openwop_tui.sanitize import clean
 from openwop_tui.transcript import EnvelopeItem
 from openwop_tui.units import duration as format_duration
 
@@ -64,6 +65,8 @@ class Playback:
         """The item whose clip is current (its line is shown)."""
         self._peaks: tuple[float, ...] = ()
         self._columns = 0
+        self._loading: str | None = None
+        """The item whose clip is being decoded (a second press then does nothing)."""
 
     async def act(self, item: EnvelopeItem, name: str, rendered: Rendered) -> None:
         """Carry out the player action ``name`` on ``item``'s clip.
@@ -81,7 +84,13 @@ class Playback:
             player.toggle_pause()
             self.show()
         elif name == "play":
-            await self._play(item, rendered)
+            if rendered.data is None:
+                raise actions.ActionError("the audio bytes are not here")
+            if self._loading != item.id:
+                self._loading = item.id
+                # A worker: decoding a long clip takes a while, and the app's own messages
+                # must not wait for it.
+                self._app.run_worker(self._play(item, rendered.data), group="playback")
         elif not current or player is None:
             raise actions.ActionError("this clip is not playing: press p to play it")
         elif name in SEEK_TO:
@@ -91,15 +100,18 @@ class Playback:
             player.seek_by(-SEEK_STEP if name == "seek-back" else SEEK_STEP)
             self.show()
 
-    async def _play(self, item: EnvelopeItem, rendered: Rendered) -> None:
-        data = rendered.data
-        if data is None:
-            raise actions.ActionError("the audio bytes are not here")
-        self.player = player = self.player or self._make_player()
-        seconds = await asyncio.to_thread(player.play, data, item.id)
-        # The renderer computed these peaks already: this is a cache hit (the digest is
-        # still work on a large clip, hence the thread).
-        peaks = await asyncio.to_thread(clip_peaks, data)
+    async def _play(self, item: EnvelopeItem, data: bytes) -> None:
+        try:
+            self.player = player = self.player or self._make_player()
+            seconds = await asyncio.to_thread(player.play, data, item.id)
+            # The renderer computed these peaks already: this is a cache hit (the digest is
+            # still work on a large clip, hence the thread).
+            peaks = await asyncio.to_thread(clip_peaks, data)
+        except PlaybackError as error:
+            self._app.notify(clean(str(error)), severity="error", timeout=8, markup=False)
+            return
+        finally:
+            self._loading = None
         block = self._app.view.block_for(item.id)
         width = block.drawn_width if block is not None and block.drawn_width else 60
         self._app.notify(f"playing {seconds:.1f} s")

@@ -16,7 +16,6 @@ and format, and a ``save`` action; the result carries a `Degradation` (`Code.NO_
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from io import BytesIO
 from typing import Any
 
@@ -28,30 +27,20 @@ from openwop_tui.renderers import register
 from openwop_tui.renderers._common import SAVE, degradation, degraded, join, load_media
 from openwop_tui.renderers.base import Action, Code, RenderContext, Rendered
 from openwop_tui.renderers.markdown import text_instead
-from openwop_tui.renderers.waveform import RESOLUTION, clip_peaks, draw
+from openwop_tui.renderers.waveform import (
+    VOICE_LABEL,
+    clip_peaks,
+    draw,
+    is_voice,
+    waveform_columns,
+)
 from openwop_tui.sanitize import clean
 from openwop_tui.units import duration, human_size
 
 PLAY = Action("play", "Play")
 STOP = Action("stop", "Stop")
 
-#: Columns of a voice note's waveform (a clip's is as wide as the body, up to `RESOLUTION`).
-VOICE_COLUMNS = 24
-VOICE_LABEL = "🎤 voice note"
-
-
-def is_voice(envelope: Envelope) -> bool:
-    """Whether the envelope is a voice note: its payload says ``"audioAsVoice": true``."""
-    payload = envelope.payload
-    return isinstance(payload, Mapping) and payload.get("audioAsVoice") is True
-
-
-def waveform_columns(width: int, voice: bool) -> int:
-    """How many columns the waveform of a clip drawn ``width`` cells wide takes."""
-    return max(1, min(VOICE_COLUMNS if voice else RESOLUTION, width))
-
-
-_OFF = re.compile(r"\b(off|disabled|switched off)\b", re.IGNORECASE)
+_OFF = re.compile(r"\b(off|disabled)\b", re.IGNORECASE)
 
 
 def no_audio_cause(reason: str) -> str:

@@ -4,6 +4,7 @@ The peaks are computed once per clip, at `RESOLUTION` columns, and kept (`clip_p
 the bytes' digest): the renderer draws them at its width and the app's playback line draws the
 same peaks again, coloured up to the playing position, without decoding anything twice. Any
 narrower width is drawn by taking the loudest of the stored peaks under each column (`fit`).
+A voice note (`is_voice`: the payload says ``"audioAsVoice": true``) gets a compact one.
 
 The cost is bounded by the width, not by the clip: a column's peak is the loudest sample in at
 most `PROBES` windows of `WINDOW` frames spread across its span (read after a seek), so a clip
@@ -17,12 +18,26 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from io import BytesIO
 
 from rich.text import Text
 
-__all__ = ["BLOCKS", "PROBES", "RESOLUTION", "WINDOW", "clip_peaks", "column_peaks", "draw", "fit"]
+from openwop_tui.protocol.envelopes import Envelope
+
+__all__ = [
+    "BLOCKS",
+    "PROBES",
+    "RESOLUTION",
+    "VOICE_COLUMNS",
+    "WINDOW",
+    "clip_peaks",
+    "column_peaks",
+    "draw",
+    "fit",
+    "is_voice",
+    "waveform_columns",
+]
 
 BLOCKS = "▁▂▃▄▅▆▇█"
 #: Columns computed per clip; drawings are at most this wide.
@@ -31,12 +46,27 @@ RESOLUTION = 64
 PROBES = 4
 WINDOW = 64
 
+#: Columns of a voice note's waveform (a clip's is as wide as the body, up to `RESOLUTION`).
+VOICE_COLUMNS = 24
+VOICE_LABEL = "🎤 voice note"
+
 _CACHE_SIZE = 32
 _cache: OrderedDict[bytes, tuple[float, ...]] = OrderedDict()
 _cache_lock = threading.Lock()
 
 Reader = Callable[[int, int], float]
 """``read(start, count)``: the loudest absolute sample (0..1) of ``count`` frames at ``start``."""
+
+
+def is_voice(envelope: Envelope) -> bool:
+    """Whether the envelope is a voice note: its payload says ``"audioAsVoice": true``."""
+    payload = envelope.payload
+    return isinstance(payload, Mapping) and payload.get("audioAsVoice") is True
+
+
+def waveform_columns(width: int, voice: bool) -> int:
+    """How many columns the waveform of a clip drawn ``width`` cells wide takes."""
+    return max(1, min(VOICE_COLUMNS if voice else RESOLUTION, width))
 
 
 def column_peaks(frames: int, read: Reader, columns: int = RESOLUTION) -> tuple[float, ...]:

@@ -191,3 +191,23 @@ async def test_without_a_device_the_clip_says_why_and_offers_save(tmp_path: Path
         await settle(pilot, app, lambda: bool(seen), what="saved")
         assert seen[-1][1].startswith("saved to ")
         assert list(tmp_path.glob("*.ogg")) and backend.streams == []
+
+
+async def test_a_device_that_refuses_the_clip_is_a_message_not_a_crash() -> None:
+    class Refusing(FakeBackend):
+        def OutputStream(self, **kwargs: Any) -> Any:
+            raise RuntimeError("Device unavailable [PaErrorCode -9985]")
+
+    app, _ = app_with(AudioSupport(True))
+    app.playback.player = Player(backend=Refusing())
+    seen = record_notifications(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await turn(pilot, app, "audio please")
+        (clip,) = envelope_views(app)
+        await select_item(pilot, app, clip)
+        await pilot.press("p")
+        await settle(pilot, app, lambda: bool(seen), what="the refusal")
+        assert seen == [("error", "cannot play: Device unavailable [PaErrorCode -9985]")]
+        assert clip.playback is None and app.playback.timer is None
+        assert app.is_running and app._exception is None
