@@ -22,7 +22,6 @@ from textual.app import App, ComposeResult, InvalidThemeError
 from textual.binding import BindingType
 from textual.notifications import SeverityLevel
 from textual.theme import Theme
-from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Footer
 
@@ -30,6 +29,7 @@ from openwop_tui import (
     actions,
     app_files,
     app_interrupts,
+    app_playback,
     app_profile,
     app_runs,
     app_sessions,
@@ -38,7 +38,7 @@ from openwop_tui import (
     overflow,
     state,
 )
-from openwop_tui.audio import PlaybackError, Player, probe
+from openwop_tui.audio import PlaybackError, probe
 from openwop_tui.commands_palette import AppCommands
 from openwop_tui.config import Config
 from openwop_tui.conversation import (
@@ -88,7 +88,6 @@ from openwop_tui.transcript import (
     Transcript,
     Updated,
 )
-from openwop_tui.units import duration as format_duration
 from openwop_tui.widgets.blocks import FRAGMENT, code_blocks
 from openwop_tui.widgets.events_panel import EventsPanel
 from openwop_tui.widgets.interrupt_form import InterruptForm
@@ -170,9 +169,7 @@ class ChatApp(App[None]):
         self.session: Session | None = None
         self.demo_host = demo_host
         self._audio_support = audio_support
-        self._player: Player | None = None
-        self._playback_timer: Timer | None = None
-        self._playing_item: str | None = None
+        self.playback = app_playback.Playback(self)
         self._client: HostClient | None = None
         self._image_support = image_support
         images = image_support.mode if image_support is not None else config.images
@@ -348,8 +345,7 @@ class ChatApp(App[None]):
         await self.action_cancel_run()
 
     async def on_unmount(self) -> None:
-        if self._player is not None:
-            self._player.stop()
+        self.playback.close()
         for keep in self.conversation.logs:
             close = getattr(keep, "close", None)
             if close is not None:  # a recording: flushed and closed with the app
@@ -675,16 +671,8 @@ class ChatApp(App[None]):
             self.push_screen(InspectScreen(item.envelope, rendered))
             return
         try:
-            if name == "play":
-                if rendered.data is None:
-                    raise actions.ActionError("the audio bytes are not here")
-                self._player = self._player or Player()
-                duration = await asyncio.to_thread(self._player.play, rendered.data)
-                self.notify(f"playing {duration:.1f} s")
-                self._follow_playback(item.id)
-            elif name == "stop":
-                if self._player is not None:
-                    self._player.stop()
+            if name in app_playback.CONTROLS:
+                await self.playback.act(item, name, rendered)
             elif name in app_files.NAMES:
                 await app_files.carry_out(self, name, rendered)
             elif name == "copy":
@@ -705,32 +693,6 @@ class ChatApp(App[None]):
                 self.notify(message, markup=False)
         except (actions.ActionError, PlaybackError) as error:
             self.notify(clean(str(error)), severity="error", timeout=8, markup=False)
-
-    def _follow_playback(self, item_id: str) -> None:
-        """Show the playing position under the envelope until the sound ends or stops."""
-        if self._playback_timer is not None:
-            self._playback_timer.stop()
-        view = self.view
-        if self._playing_item is not None and self._playing_item != item_id:
-            view.set_playback(self._playing_item, None)
-        self._playing_item = item_id
-
-        def tick() -> None:
-            player = self._player
-            if player is None or not player.is_playing or view.block_for(item_id) is None:
-                view.set_playback(item_id, None)
-                if self._playback_timer is not None:
-                    self._playback_timer.stop()
-                self._playback_timer = self._playing_item = None
-                return
-            view.set_playback(
-                item_id,
-                f"▶ playing {format_duration(player.position)} / "
-                f"{format_duration(player.duration)}  (x stops)",
-            )
-
-        tick()
-        self._playback_timer = self.set_interval(0.25, tick)
 
     def action_save_as(self) -> None:
         """The selected item's file into a folder the user chooses (`openwop_tui.app_files`)."""

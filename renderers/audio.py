@@ -1,15 +1,21 @@
-"""The ``audio`` renderer: a player line, or what is known about the sound and why it cannot play.
+"""The ``audio`` renderer: a player line and a waveform, or what is known about the sound and why
+it cannot play.
 
 The renderer never plays anything: it reads the header with soundfile (duration, sample rate,
-channels) and returns ``play`` / ``stop`` / ``save`` actions that the app carries out with
-`openwop_tui.audio.Player`. soundfile (and numpy behind it) is imported on first use, so
-start-up does not pay for it. When the machine has no sound output the player line is still
-drawn, dimmed, with the probe's reason verbatim and a ``save`` action; the envelope is marked
-degraded.
+channels), draws the clip's waveform from its samples (`openwop_tui.renderers.waveform`, computed
+once per clip and bounded in cost by the width) and returns ``play`` / ``stop`` / ``save``
+actions that the app carries out with `openwop_tui.audio.Player`. soundfile (and numpy behind
+it) is imported on first use, so start-up does not pay for it.
+
+An envelope whose payload says ``"audioAsVoice": true`` (OpenClaw's ``[[audio_as_voice]]``) is a
+voice note: labelled so, with a compact waveform. When the machine has no sound output (or audio
+is switched off) the player line is still drawn, dimmed, with the reason verbatim, the duration
+and format, and a ``save`` action; the result carries a `Degradation` (`Code.NO_AUDIO`).
 """
 
 from __future__ import annotations
 
+import re
 from io import BytesIO
 from typing import Any
 
@@ -21,11 +27,30 @@ from openwop_tui.renderers import register
 from openwop_tui.renderers._common import SAVE, degradation, degraded, join, load_media
 from openwop_tui.renderers.base import Action, Code, RenderContext, Rendered
 from openwop_tui.renderers.markdown import text_instead
+from openwop_tui.renderers.waveform import (
+    VOICE_LABEL,
+    clip_peaks,
+    draw,
+    is_voice,
+    waveform_columns,
+)
 from openwop_tui.sanitize import clean
 from openwop_tui.units import duration, human_size
 
 PLAY = Action("play", "Play")
 STOP = Action("stop", "Stop")
+
+_OFF = re.compile(r"\b(off|disabled)\b", re.IGNORECASE)
+
+
+def no_audio_cause(reason: str) -> str:
+    """The badge's few words for why nothing plays: ``audio off``, ``no PortAudio`` or
+    ``no audio device``."""
+    if _OFF.search(reason):
+        return "audio off"
+    if "portaudio" in reason.lower():
+        return "no PortAudio"
+    return "no audio device"
 
 
 def _info(data: bytes) -> tuple[Any, str | None]:
@@ -62,38 +87,49 @@ def render_audio(envelope: Envelope, context: RenderContext) -> Rendered:
         return degraded(media, reason, said, code=Code.BAD_DATA, duration_seconds=advertised)
 
     seconds = float(info.duration)
+    voice = is_voice(envelope)
+    palette = context.palette
     sound = f"{info.samplerate / 1000:g} kHz {_channels(info.channels)}"
     encoding = clean(f"{info.format_info}, {info.subtype_info}")
     line = Text.assemble(
-        ("▶ ", "bold"),
+        (f"{VOICE_LABEL} · " if voice else "▶ ", "bold"),
         join(duration(seconds), media.media_type, human_size(len(media.data)), sound),
     )
-    caption = Text(media.alt, style="italic") if media.alt else None
+    wave = draw(
+        clip_peaks(media.data), waveform_columns(context.width, voice), style=palette.accent
+    )
+    shape = [wave] if wave.plain else []
+    caption = [Text(media.alt, style="italic")] if media.alt else []
+    title = join(media.headline, "voice note" if voice else None, duration(seconds))
     if not context.audio.available:
         # Still a player line, so the user sees the sound is here; it says why it cannot play
         # and the bytes can be saved and played elsewhere.
         reason = clean(context.audio.reason or "audio output is not available")
-        palette = context.palette
         line.stylize(palette.muted)
+        for drawn in shape:
+            drawn.stylize(palette.muted)
         why = Text.assemble(("cannot play here: ", palette.warning), (reason, palette.warning))
         where = Text(f"{media.where} · {encoding}", style=palette.muted)
-        parts = [line, why, *([caption] if caption else []), where]
         return Rendered(
-            title=join(media.headline, duration(seconds)),
-            body=Group(*parts),
+            title=title,
+            body=Group(line, *shape, why, *caption, where),
             actions=(SAVE,),
             data=media.data,
             degradation=degradation(
-                Code.NO_AUDIO, reason, instead="save offered", reference=media.reference
+                Code.NO_AUDIO,
+                reason,
+                cause=no_audio_cause(reason),
+                instead="save offered",
+                reference=media.reference,
             ),
             media_type=media.media_type,
             filename=media.filename,
             duration_seconds=seconds,
         )
 
-    body: RenderableType = Group(line, caption) if caption else line
+    body: RenderableType = Group(line, *shape, *caption)
     return Rendered(
-        title=join(media.headline, duration(seconds)),
+        title=title,
         body=body,
         actions=(PLAY, STOP, SAVE),
         data=media.data,

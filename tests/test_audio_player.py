@@ -176,6 +176,41 @@ def test_stop_cuts_a_long_sound_and_the_player_plays_again(tmp_path: Path) -> No
 
 
 @needs_portaudio
+def test_pause_seek_and_resume_on_the_null_device(tmp_path: Path) -> None:
+    long_sound = tmp_path / "long.wav"
+    long_sound.write_bytes(wav(600, rate=8000))
+    result = run_with_alsa(
+        tmp_path,
+        NULL_DEVICE,
+        f"""
+        player = Player()
+        player.play(open({str(long_sound)!r}, "rb").read(), key="clip")
+        paused = player.pause()
+        state = player.state
+        at = player.seek(599.75)
+        past = player.seek_by(60)
+        at = player.seek(599.75)
+        resumed = player.resume()
+        finished = player.wait(timeout=30)  # 0.25 s left: the whole clip would take longer
+        print(json.dumps({{"paused": paused, "state": state, "at": at, "past": past,
+                          "resumed": resumed, "finished": finished, "end": player.state,
+                          "position": player.position, "key": player.key}}))
+        """,
+    )
+    assert result == {
+        "paused": True,
+        "state": "paused",
+        "at": 599.75,
+        "past": 600.0,
+        "resumed": True,
+        "finished": True,
+        "end": "ended",
+        "position": 600.0,
+        "key": "clip",
+    }
+
+
+@needs_portaudio
 def test_the_samples_reach_the_device(tmp_path: Path) -> None:
     sound = wav(0.5, rate=8000)
     (tmp_path / "sound.wav").write_bytes(sound)

@@ -29,6 +29,7 @@ WIDGET_KEYS: tuple[tuple[str, str], ...] = (
     ("Esc", "in the transcript: back to the input"),
     ("s o p x c", "on an envelope: save, open, play, stop, copy"),
     ("S", "on a file: save as… into a folder you choose"),
+    ("Space · ← → or [ ] · 0-9", "on a clip: pause / resume · 5 s back / on · to a tenth"),
     ("i", "on an envelope: inspect it beside the run event it came in"),
     ("m", "on an envelope: the degradation lab's matrix view (drawn under each profile)"),
     ("Enter / Shift+Enter", "in search: next / previous match"),

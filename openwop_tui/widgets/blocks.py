@@ -175,7 +175,7 @@ class Block:
     """The last render the view asked the app for (width, envelope)."""
     stale: bool = False
     """Drawn with an older theme: ask again, keep showing the old drawing meanwhile."""
-    playback: str | None = None
+    playback: str | Text | None = None
     resizes: Callable[[str | None], bool] = renderers.redraw_on_resize
     """Whether the renderer for a display value redraws on a width change: the registry's
     answer (the view passes its registry's)."""
@@ -352,8 +352,12 @@ class Block:
             return render_lines(console, title, width) + render_lines(console, loading, width)
         strips = render_lines(console, present.envelope(rendered, palette), width)
         if self.playback:
-            line = Text(f"  {clean(self.playback)}", style=palette.accent)
-            strips.extend(render_lines(console, line, width))
+            # A Text comes from the app's player (`openwop_tui.app_playback`), built from clean
+            # parts and coloured there; a string is cleaned here.
+            line = self.playback
+            if not isinstance(line, Text):
+                line = Text(clean(line), style=palette.accent)
+            strips.extend(render_lines(console, Padding(line, (0, 0, 0, 2)), width))
         labels = {action.name: action.label for action in rendered.actions}
         buttons = button_text(self.actions(), item.id, palette, labels)
         if buttons:

@@ -61,13 +61,16 @@ STREAM_REDRAW_SECONDS = 0.04
 #: Columns left of every item: a bar for the selected item (and envelopes), then a space.
 GUTTER = 2
 NEW_OUTPUT = " new output below ↓ (End) "
+#: Actions of the player keys, valid on any item that can play (they are not buttons).
+PLAYER_KEYS = frozenset({"seek-back", "seek-forward", *(f"seek:{n}" for n in range(10))})
 
 
 class TranscriptView(ScrollView, can_focus=True):
     """Everything said in this session, newest at the bottom. Focus it (Shift+Tab or Ctrl+Up
     from the input) to move between items and use their keys: s save, S save as…, o open,
-    p play, x stop, c copy, y copy the code block, i inspect, m the lab's matrix view; Esc goes
-    back to the input."""
+    p or space play and pause, x stop, ←/→ or [/] seek 5 s, 0-9 jump to a tenth of the clip,
+    c copy, y copy the code block, i inspect, m the lab's matrix view; Esc goes back to the
+    input."""
 
     DEFAULT_CSS = """
     TranscriptView { height: 1fr; overflow-x: hidden; scrollbar-gutter: stable; }
@@ -86,6 +89,12 @@ class TranscriptView(ScrollView, can_focus=True):
         Binding("o", "request('open')", "Open"),
         Binding("p", "request('play')", "Play"),
         Binding("x", "request('stop')", "Stop"),
+        # The player keys (`openwop_tui.app_playback`); left/right would scroll sideways, which
+        # the transcript never does (overflow-x is hidden).
+        Binding("space", "request('play')", "Pause", show=False),
+        Binding("left,left_square_bracket", "request('seek-back')", "Back 5 s", show=False),
+        Binding("right,right_square_bracket", "request('seek-forward')", "On 5 s", show=False),
+        *(Binding(str(n), f"request('seek:{n}')", f"To {n}0%", show=False) for n in range(10)),
         Binding("c", "request('copy')", "Copy"),
         Binding("y", "request('copy-code')", "Copy code"),
         Binding("i", "request('inspect')", "Inspect"),
@@ -327,7 +336,7 @@ class TranscriptView(ScrollView, can_focus=True):
         self._remeasure(self._where[item_id])
         self._relayout()
 
-    def set_playback(self, item_id: str, text: str | None) -> None:
+    def set_playback(self, item_id: str, text: str | Text | None) -> None:
         """Show where a clip's playback is under its envelope (``None`` hides the line)."""
         block = self.block_for(item_id)
         if block is None or block.playback == text:
@@ -743,9 +752,13 @@ class TranscriptView(ScrollView, can_focus=True):
         block = self.block_for(item_id)
         if block is None:
             return
-        # "Save as…" is a save that asks for the folder: offered wherever save is.
-        if ("save" if name == "save-as" else name) not in block.actions():
-            self.notify(f"nothing to {name} here", severity="warning")
+        available = block.actions()
+        # "Save as…" is a save that asks for the folder: offered wherever save is; the player
+        # keys wherever play is.
+        wanted = "save" if name == "save-as" else name
+        if wanted not in available and not (name in PLAYER_KEYS and "play" in available):
+            what = "seek" if name in PLAYER_KEYS else name
+            self.notify(f"nothing to {what} here", severity="warning")
             return
         self._post(ActionRequested(item_id, name))
 
