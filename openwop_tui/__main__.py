@@ -72,8 +72,8 @@ def _connection_flags(parser: argparse.ArgumentParser) -> None:
         "--images",
         choices=IMAGE_MODES,
         default=argparse.SUPPRESS,
-        help="how to draw images: auto (ask the terminal), kitty, sixel, halfblock or none; "
-        "printed transcripts use half-blocks",
+        help="how to draw images: auto (ask the terminal; half-blocks when printing to a pipe), "
+        "kitty, sixel, halfblock or none; kitty and sixel are drawn even to a pipe",
     )
     parser.add_argument(
         "--no-audio",
@@ -203,7 +203,13 @@ def build_parser() -> argparse.ArgumentParser:
         "render", help="print the transcript of a recorded .sse file", **codes
     )
     render.add_argument("file", metavar="FILE.sse", help="recorded stream, or - for stdin")
-    render.add_argument("--images", choices=IMAGE_MODES, default=argparse.SUPPRESS)
+    render.add_argument(
+        "--images",
+        choices=IMAGE_MODES,
+        default=argparse.SUPPRESS,
+        help="how to draw images: auto (ask the terminal; half-blocks to a pipe), kitty, sixel, "
+        "halfblock or none; kitty and sixel are drawn even to a pipe",
+    )
     render.add_argument(
         "--save-media", metavar="DIR", type=Path, help="save inline media bytes into DIR"
     )
@@ -433,7 +439,8 @@ def dispatch(args: argparse.Namespace, config: Config, *, log_file: Path | None 
     if args.command == "render":
         from openwop_tui.commands import Output, make_console, render_file
 
-        return render_file(args.file, Output(config, make_console(), args.save_media))
+        console = make_console(images=config.images)
+        return render_file(args.file, Output(config, console, args.save_media))
     if args.command in ("run", "attach"):
         return _follow(args, config)
     if args.command == "workflows":
@@ -472,7 +479,7 @@ def _follow(args: argparse.Namespace, config: Config) -> int:
     except FlagError as error:
         print(f"openwop-tui: {error}", file=sys.stderr)
         return 2
-    output = Output(config, make_console(), args.save_media)
+    output = Output(config, make_console(images=config.images), args.save_media)
     # Ask at a prompt only when a person is there to type and to read the question.
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     common: dict[str, Any] = {

@@ -67,14 +67,14 @@ from openwop_tui.protocol.hostdata import secrets_of
 from openwop_tui.record import Recorder
 from openwop_tui.redact import Redactor, display_url
 from openwop_tui.renderers import render
-from openwop_tui.renderers.base import AudioSupport, RenderContext, Rendered
+from openwop_tui.renderers.base import AudioSupport, Rendered
 from openwop_tui.sanitize import clean
 from openwop_tui.screens.help import HelpScreen
 from openwop_tui.screens.inspect import InspectScreen
 from openwop_tui.screens.quit import QuitChoice, QuitScreen
 from openwop_tui.session import Session
 from openwop_tui.store import Store, StoreError
-from openwop_tui.terminal import ImageSupport
+from openwop_tui.terminal import ImageSupport, app_image_context
 from openwop_tui.themes import DEFAULT as DEFAULT_THEME
 from openwop_tui.themes import THEMES
 from openwop_tui.transcript import (
@@ -167,8 +167,7 @@ class ChatApp(App[None]):
         self._playing_item: str | None = None
         self._client: HostClient | None = None
         self._image_support = image_support
-        images = image_support.mode if image_support is not None else config.images
-        self._base_context = RenderContext(images="none" if images == "none" else "halfblock")
+        self._base_context = app_image_context(image_support, config.images)
         self._busy = False
         """A turn is between Enter and the end of its run (set before any await, so a second
         Enter cannot start a second run while the first is still being created)."""

@@ -161,7 +161,7 @@ def test_url_only_is_not_a_bare_media_type() -> None:
 
 def test_undecodable_image() -> None:
     result = render(media("image", b"this is not a PNG", mime="image/png"), RenderContext())
-    assert result.degraded == "cannot decode image/png: not a known format"
+    assert result.degraded == "cannot decode image/png: not a PNG, JPEG, GIF or WebP image"
     assert result.data == b"this is not a PNG"  # still saveable
     assert "inline data — press s to save" in shown(result)
 

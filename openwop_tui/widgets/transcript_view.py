@@ -52,6 +52,7 @@ from openwop_tui.transcript import (
     UserTurn,
 )
 from openwop_tui.widgets.blocks import Block, button_text
+from openwop_tui.widgets.pixels import KittySender
 
 #: Coalescing of streamed redraws: a burst of tokens costs one redraw per this many seconds.
 STREAM_REDRAW_SECONDS = 0.04
@@ -110,6 +111,8 @@ class TranscriptView(ScrollView, can_focus=True):
         self._matches: list[tuple[int, int]] = []
         """(block, occurrence within it) of every search match, in order."""
         self._match = -1
+        self._kitty = KittySender()
+        """Sends kitty images to the terminal once per drawing (their cells are text)."""
 
     # -------------------------------------------------------------- lifecycle
 
@@ -295,6 +298,7 @@ class TranscriptView(ScrollView, can_focus=True):
         block = self.block_for(item_id)
         if block is None or not isinstance(block.item, EnvelopeItem):
             return
+        self._kitty.send(self.app, item_id, rendered)
         block.rendered = rendered
         block.drawn = envelope or block.item.envelope
         block.drawn_width = width
