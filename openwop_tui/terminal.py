@@ -413,17 +413,11 @@ def graphics_console_options(mode: str) -> dict[str, object]:
 
 
 def app_image_context(support: ImageSupport | None, requested: str) -> RenderContext:
-    """The app's render context for images: kitty from the probe is drawn (placeholder cells
-    scroll with the transcript); sixel, which needs a fixed cursor position, is asked for and
-    falls back to half-blocks with the reason. ``support`` is ``None`` in tests: half-blocks."""
+    """The app's render context for images: the probe's protocol, its cell size, tmux.
+    ``support`` is ``None`` in tests: half-blocks (or none, when ``requested``)."""
     if support is None or support.mode == "halfblock":
         off = requested == "none" if support is None else False
         return RenderContext(images="none" if off else "halfblock")
-    mode = support.mode
-    if mode == "none":
+    if support.mode == "none":
         return RenderContext(images="none")
-    graphics = support.graphics()
-    if mode == "sixel":
-        reason = "sixel is not drawn in the scrolling transcript; kitty graphics are"
-        graphics = replace(graphics, protocols=frozenset(), reason=reason)
-    return RenderContext(images=mode, graphics=graphics)
+    return RenderContext(images=support.mode, graphics=support.graphics())

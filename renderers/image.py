@@ -155,7 +155,8 @@ def _draw_pixels(
         canvas = (cells[0] * cell_w, cells[1] * cell_h)
         board = picture(image, pixels, background, canvas)
         return KittyGraphic(board, cells, tmux=context.graphics.tmux), frames
-    return SixelGraphic(picture(image, pixels, background), cells), frames
+    sixel = SixelGraphic(picture(image, pixels, background), cells, context.graphics.cell_size[1])
+    return sixel, frames
 
 
 #: Modes Pillow resizes directly; anything else (palette, CMYK, 16-bit…) is converted first.

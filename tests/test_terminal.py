@@ -400,9 +400,11 @@ def test_a_kitty_terminal_draws_placeholder_cells_in_the_line_view() -> None:
     assert result["buttons"] == ["save", "open"]
 
 
-def test_a_sixel_terminal_draws_half_blocks_in_the_line_view_and_says_why() -> None:
+def test_a_sixel_terminal_draws_marked_blank_cells_in_the_line_view() -> None:
+    # The sixel rows are painted over blank cells as lines are painted (tests/test_graphics_app.py).
     result = run_app("sixel")
     assert result["degraded"] is None
-    assert result["detail"] == "half-blocks"
-    assert result["fallback"] == "sixel unavailable → half-blocks"
-    assert "▄" in str(result["body"])
+    assert result["detail"] == "sixel"
+    assert result["fallback"] is None
+    assert "▄" not in str(result["body"])
+    assert "Save" in str(result["body"])

@@ -21,6 +21,7 @@ from PIL import Image
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
 from rich.segment import ControlType, Segment
+from rich.style import Style
 
 __all__ = ["MAX_COLOURS", "SixelGraphic", "encode", "quantise"]
 
@@ -86,15 +87,51 @@ class SixelGraphic:
 
     It takes ``cells`` (columns, rows) on the screen; to Rich it is a control segment (no cells)
     and a line break: the terminal moves the cursor below the image itself.
+
+    A view that places sixel itself (the app's transcript, which caches lines and scrolls) calls
+    `place`: from then on the renderable is ``cells`` of blank text, each row marked (in its
+    style's ``meta``, under `ROW_KEY`) with this graphic's key and the row, and `row_data`
+    gives the sixel for one row of cells, to write over that row each time it is painted.
     """
 
-    def __init__(self, image: Image.Image, cells: tuple[int, int]) -> None:
+    ROW_KEY = "openwop-sixel"
+
+    def __init__(self, image: Image.Image, cells: tuple[int, int], cell_height: int = 20) -> None:
         self.cells = cells
-        self.data = encode(image)
+        self.cell_height = max(1, cell_height)
+        self.indexed = quantise(image) if image.mode != "P" else image
+        self.data = encode(self.indexed)
+        self.placed = False
+        self._rows: dict[int, str] = {}
+
+    @property
+    def key(self) -> int:
+        return id(self)
+
+    def place(self) -> None:
+        """Draw blank, marked cells from now on (the view writes the sixel over them)."""
+        self.placed = True
+
+    def row_data(self, row: int) -> str:
+        """The sixel drawing row ``row`` of cells (one cell tall), encoded once."""
+        if row not in self._rows:
+            width, height = self.indexed.size
+            top = row * self.cell_height
+            bottom = min(height, top + self.cell_height)
+            if top >= bottom:
+                self._rows[row] = ""
+            else:
+                self._rows[row] = encode(self.indexed.crop((0, top, width, bottom)))
+        return self._rows[row]
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement(self.cells[0], self.cells[0])
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if self.placed:
+            for row in range(self.cells[1]):
+                yield Segment(" " * self.cells[0], Style(meta={self.ROW_KEY: (self.key, row)}))
+                yield Segment.line()
+            return
         yield Segment(self.data, None, [(ControlType.BELL,)])
         yield Segment.line()
