@@ -123,7 +123,8 @@ class ImageSupport:
         """What renderers may draw in pixels here (the chosen protocol, the cell size)."""
         protocols = frozenset({self.mode}) if self.pixels else frozenset[str]()
         size = self.cell_size or DEFAULT_CELL
-        return Graphics(protocols, size, self.tmux, self.reason)
+        reason = f"this output takes {self.mode} graphics only" if self.pixels else self.reason
+        return Graphics(protocols, size, self.tmux, reason)
 
 
 @dataclass(frozen=True, slots=True)
@@ -415,9 +416,6 @@ def graphics_console_options(mode: str) -> dict[str, object]:
 def app_image_context(support: ImageSupport | None, requested: str) -> RenderContext:
     """The app's render context for images: the probe's protocol, its cell size, tmux.
     ``support`` is ``None`` in tests: half-blocks (or none, when ``requested``)."""
-    if support is None or support.mode == "halfblock":
-        off = requested == "none" if support is None else False
-        return RenderContext(images="none" if off else "halfblock")
-    if support.mode == "none":
-        return RenderContext(images="none")
+    if support is None:
+        return RenderContext(images="none" if requested == "none" else "halfblock")
     return RenderContext(images=support.mode, graphics=support.graphics())

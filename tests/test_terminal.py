@@ -351,6 +351,12 @@ APP_RUN = textwrap.dedent(
                 "buttons": [a.name for a in view.rendered.actions],
                 "loaded": "textual_image" in sys.modules,
                 "detail": view.rendered.detail,
+                "painted": [
+                    segment.text[:2]
+                    for y in range(app.view.size.height)
+                    for segment in app.view.render_line(y)
+                    if segment.text.startswith("\x1b7")
+                ],
                 "fallback": view.rendered.fallback and view.rendered.fallback.badge,
             }
 
@@ -396,6 +402,7 @@ def test_a_kitty_terminal_draws_placeholder_cells_in_the_line_view() -> None:
     assert result["degraded"] is None
     assert result["detail"] == "kitty"
     assert "\U0010eeee" in str(result["body"])
+    assert "\x1b" not in str(result["body"])  # the commands went to the driver, not the lines
     assert "Save" in str(result["body"])  # its buttons are drawn with it
     assert result["buttons"] == ["save", "open"]
 
@@ -407,4 +414,6 @@ def test_a_sixel_terminal_draws_marked_blank_cells_in_the_line_view() -> None:
     assert result["detail"] == "sixel"
     assert result["fallback"] is None
     assert "▄" not in str(result["body"])
+    assert "\x1b" not in str(result["body"])  # blank cells: the rows are painted over them
     assert "Save" in str(result["body"])
+    assert result["painted"]  # lines on screen carry their sixel rows

@@ -197,3 +197,18 @@ def test_printing_to_a_pipe_asks_nothing_and_forced_modes_are_kept(
     assert support.mode == mode
     if mode in ("kitty", "sixel"):
         assert support.graphics().protocols == frozenset({mode})
+
+
+def test_the_apps_context_carries_what_the_probe_found() -> None:
+    from openwop_tui.terminal import app_image_context
+
+    kitty = app_image_context(ImageSupport("kitty", "answered", (9, 18), tmux=True), "auto")
+    assert kitty.images == "kitty"
+    assert kitty.graphics.protocols == frozenset({"kitty"})
+    assert kitty.graphics.cell_size == (9, 18) and kitty.graphics.tmux
+    assert kitty.graphics.reason == "this output takes kitty graphics only"
+    plain = app_image_context(ImageSupport("halfblock", "the terminal did not answer"), "auto")
+    assert plain.images == "halfblock" and not plain.graphics.protocols
+    assert plain.graphics.reason == "the terminal did not answer"  # why a switch to kitty fails
+    assert app_image_context(None, "none").images == "none"
+    assert app_image_context(None, "auto").images == "halfblock"

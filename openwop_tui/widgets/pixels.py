@@ -21,7 +21,6 @@ from collections.abc import Iterator
 from typing import TypeVar
 
 from rich.console import Group
-from rich.padding import Padding
 from rich.segment import ControlType, Segment
 from textual.app import App
 from textual.strip import Strip
@@ -34,15 +33,22 @@ __all__ = ["KittySender", "SixelPainter", "graphics_in"]
 _G = TypeVar("_G", KittyGraphic, SixelGraphic)
 
 
-def graphics_in(renderable: object, kind: type[_G]) -> Iterator[_G]:
-    """The graphics of ``kind`` inside a renderable (through groups and padding)."""
+def graphics_in(renderable: object, kind: type[_G], depth: int = 0) -> Iterator[_G]:
+    """The graphics of ``kind`` inside a renderable: through groups, padding and the wrappers
+    that hold one renderable as ``inner`` or ``renderable`` (the registry's guard, the theme)."""
     if isinstance(renderable, kind):
         yield renderable
-    elif isinstance(renderable, Group):
+        return
+    if depth > 16:
+        return
+    if isinstance(renderable, Group):
         for part in renderable.renderables:
-            yield from graphics_in(part, kind)
-    elif isinstance(renderable, Padding):
-        yield from graphics_in(renderable.renderable, kind)
+            yield from graphics_in(part, kind, depth + 1)
+        return
+    for name in ("inner", "renderable"):
+        inner = getattr(renderable, name, None)
+        if inner is not None:
+            yield from graphics_in(inner, kind, depth + 1)
 
 
 class KittySender:
