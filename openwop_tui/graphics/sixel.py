@@ -100,9 +100,18 @@ class SixelGraphic:
         self.cells = cells
         self.cell_height = max(1, cell_height)
         self.indexed = quantise(image) if image.mode != "P" else image
-        self.data = encode(self.indexed)
         self.placed = False
-        self._rows: dict[int, str] = {}
+        self._data: str | None = None
+        # Encoded here, in the renderer's decoder thread, not when the app first paints a row
+        # (a row of a full-width image costs about 10 ms).
+        self._rows = {row: self._encode_row(row) for row in range(cells[1])}
+
+    @property
+    def data(self) -> str:
+        """The whole image as one sixel string (what a printed transcript writes)."""
+        if self._data is None:
+            self._data = encode(self.indexed)
+        return self._data
 
     @property
     def key(self) -> int:
@@ -113,16 +122,14 @@ class SixelGraphic:
         self.placed = True
 
     def row_data(self, row: int) -> str:
-        """The sixel drawing row ``row`` of cells (one cell tall), encoded once."""
-        if row not in self._rows:
-            width, height = self.indexed.size
-            top = row * self.cell_height
-            bottom = min(height, top + self.cell_height)
-            if top >= bottom:
-                self._rows[row] = ""
-            else:
-                self._rows[row] = encode(self.indexed.crop((0, top, width, bottom)))
-        return self._rows[row]
+        """The sixel drawing row ``row`` of cells (one cell tall; empty past the image)."""
+        return self._rows.get(row, "")
+
+    def _encode_row(self, row: int) -> str:
+        width, height = self.indexed.size
+        top = row * self.cell_height
+        bottom = min(height, top + self.cell_height)
+        return encode(self.indexed.crop((0, top, width, bottom))) if top < bottom else ""
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement(self.cells[0], self.cells[0])
