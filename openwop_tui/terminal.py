@@ -38,7 +38,7 @@ import shutil
 import subprocess
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
 
 from openwop_tui.graphics.tmux import passthrough
@@ -55,6 +55,7 @@ __all__ = [
     "ImageSupport",
     "app_image_context",
     "choose",
+    "colour_system",
     "detect_image_mode",
     "draws_placeholders",
     "for_printing",
@@ -113,6 +114,9 @@ class ImageSupport:
     """One cell's size in pixels (width, height) when the terminal or the kernel told us."""
     tmux: bool = False
     """Inside tmux: kitty commands go through its passthrough."""
+    colours: str = field(default="truecolor", compare=False)
+    """The colours the output is written in (Rich's names: truecolor, 256, standard …); not
+    part of the decision, so not compared."""
 
     @property
     def pixels(self) -> bool:
@@ -124,7 +128,17 @@ class ImageSupport:
         protocols = frozenset({self.mode}) if self.pixels else frozenset[str]()
         size = self.cell_size or DEFAULT_CELL
         reason = f"this output takes {self.mode} graphics only" if self.pixels else self.reason
-        return Graphics(protocols, size, self.tmux, reason)
+        if self.mode == "kitty" and self.colours not in ("truecolor", "256"):
+            # A kitty image is named by its cells' colour: 16 colours cannot name one.
+            protocols = frozenset()
+            reason = f"the output is written in {self.colours} colours, too few to name an image"
+        return Graphics(
+            protocols,
+            size,
+            tmux=self.tmux,
+            reason=reason,
+            truecolor=self.colours == "truecolor",
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,6 +333,19 @@ def kernel_cell_size(stream: _Stream) -> tuple[int, int] | None:
     return width // columns, height // rows
 
 
+def colour_system(environ: Mapping[str, str]) -> str:
+    """The colours a terminal app writes here, decided as Textual and Rich decide it."""
+    forced = environ.get("TEXTUAL_COLOR_SYSTEM", "auto")
+    if forced != "auto":
+        return forced
+    from io import StringIO
+
+    from rich.console import Console
+
+    detected = Console(file=StringIO(), force_terminal=True, _environ=dict(environ)).color_system
+    return detected or "standard"
+
+
 def detect_image_mode(
     requested: str,
     *,
@@ -329,6 +356,24 @@ def detect_image_mode(
     ask_tmux: Callable[[], bool | None] = tmux_passthrough,
 ) -> ImageSupport:
     """Decide how images are drawn (see the module docstring). Never raises, never hangs."""
+    support = _detect(
+        requested, stdin=stdin, stdout=stdout, environ=environ, timeout=timeout, ask_tmux=ask_tmux
+    )
+    try:
+        return replace(support, colours=colour_system(environ))
+    except Exception:  # an odd environment: kitty ids stay 24-bit colours
+        return support
+
+
+def _detect(
+    requested: str,
+    *,
+    stdin: _Stream,
+    stdout: _Stream,
+    environ: Mapping[str, str],
+    timeout: float = DEFAULT_TIMEOUT,
+    ask_tmux: Callable[[], bool | None] = tmux_passthrough,
+) -> ImageSupport:
     try:
         interactive = stdin.isatty() and stdout.isatty()
         tmux = in_tmux(environ)
@@ -399,6 +444,8 @@ def for_printing(
     )
     if support.mode == "halfblock" and not colour and requested == "auto":
         return ImageSupport("none", "the output has no colours (NO_COLOR is set)")
+    if requested == "kitty":  # the console is made true colour for it
+        return replace(support, colours="truecolor")
     return support
 
 

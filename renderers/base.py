@@ -50,6 +50,9 @@ class Graphics:
     """One cell in pixels (width, height): measured by the probe, else a common size."""
     tmux: bool = False
     """Inside tmux: kitty commands are wrapped in its passthrough sequence."""
+    truecolor: bool = True
+    """The output writes 24-bit colours (kitty ids are colours; else they are 256-colour
+    indices)."""
     reason: str = "the terminal offers no pixel graphics"
     """Why a protocol not in ``protocols`` is not there (for the fallback's sentence)."""
 

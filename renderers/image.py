@@ -154,7 +154,9 @@ def _draw_pixels(
         cell_w, cell_h = context.graphics.cell_size
         canvas = (cells[0] * cell_w, cells[1] * cell_h)
         board = picture(image, pixels, background, canvas)
-        return KittyGraphic(board, cells, tmux=context.graphics.tmux), frames
+        graphics = context.graphics
+        kitty = KittyGraphic(board, cells, tmux=graphics.tmux, truecolor=graphics.truecolor)
+        return kitty, frames
     sixel = SixelGraphic(picture(image, pixels, background), cells, context.graphics.cell_size[1])
     return sixel, frames
 

@@ -14,6 +14,7 @@ from openwop_tui.graphics.kitty import DIACRITICS, PLACEHOLDER
 _TMUX = re.compile(r"\x1bPtmux;((?:[^\x1b]|\x1b\x1b)*)\x1b\\")
 _APC = re.compile(r"\x1b_G([^;\x1b]*)(?:;([^\x1b]*))?\x1b\\")
 _SGR_FG = re.compile(r"\x1b\[(?:[0-9;]*;)?38;2;([0-9]+);([0-9]+);([0-9]+)[0-9;]*m")
+_SGR_FG_256 = re.compile(r"\x1b\[(?:[0-9;]*;)?38;5;([0-9]+)[0-9;]*m")
 
 
 @dataclass
@@ -72,14 +73,24 @@ def _placeholders(text: str, images: dict[int, KittyImage]) -> None:
                 colour = red << 16 | green << 8 | blue
                 position = sgr.end()
                 continue
+            sgr = _SGR_FG_256.match(line, position)
+            if sgr:  # 256 colours: the index is the id's low byte
+                colour = int(sgr.group(1))
+                position = sgr.end()
+                continue
             if line.startswith("\x1b[0m", position) or line.startswith("\x1b[m", position):
                 colour, position = None, position + 4 - (line[position + 2] == "m")
                 continue
             if line[position] == PLACEHOLDER:
                 row, column = index[line[position + 1]], index[line[position + 2]]
-                assert colour in images, "a placeholder cell names no image sent"
-                images[colour].cells.append((row, column))
                 position += 3
+                image_id = colour
+                if position < len(line) and line[position] in index:  # the id's high byte
+                    assert colour is not None
+                    image_id = index[line[position]] << 24 | colour
+                    position += 1
+                assert image_id in images, "a placeholder cell names no image sent"
+                images[image_id].cells.append((row, column))
                 continue
             position += 1
 

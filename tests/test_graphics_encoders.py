@@ -9,6 +9,7 @@ from PIL import Image, ImageChops, ImageStat
 from rich.console import Console
 
 from openwop_tui.graphics import KittyGraphic, SixelGraphic, cell_box, passthrough
+from openwop_tui.graphics.kitty import EIGHT_BIT_IDS
 from openwop_tui.graphics.sixel import quantise
 
 
@@ -20,11 +21,10 @@ def gradient(width: int = 37, height: int = 23) -> Image.Image:
     return image
 
 
-def printed(renderable: object, **options: object) -> str:
+def printed(renderable: object, color_system: str = "truecolor") -> str:
     sink = io.StringIO()
-    Console(file=sink, width=120, force_terminal=True, color_system="truecolor", **options).print(
-        renderable
-    )
+    console = Console(file=sink, width=120, force_terminal=True, color_system=color_system)  # type: ignore[arg-type]
+    console.print(renderable)
     return sink.getvalue()
 
 
@@ -84,3 +84,30 @@ def test_the_cell_box_keeps_the_aspect_ratio_and_never_enlarges() -> None:
     assert cell_box((30, 10), (80, 24), (10, 20)) == ((30, 10), (3, 1))  # not enlarged
     (width, height), _ = cell_box((1, 5000), (80, 24), (10, 20))
     assert height == 480 and width == 1
+
+
+def test_with_256_colours_the_id_is_a_colour_index_and_a_third_diacritic() -> None:
+    # Textual (and Rich) write 256 colours in tmux without true colour: the id must survive.
+    ids = set()
+    for _ in range(len(EIGHT_BIT_IDS) + 3):  # past one round of indices: the high byte counts
+        graphic = KittyGraphic(gradient(), (3, 2), truecolor=False)
+        text = printed(graphic, color_system="256")
+        assert "38;2;" not in text
+        images = decode_kitty(text)
+        assert list(images) == [graphic.image_id]
+        assert sorted(images[graphic.image_id].cells) == [
+            (r, c) for r in range(2) for c in range(3)
+        ]
+        ids.add(graphic.image_id)
+    assert len(ids) == len(EIGHT_BIT_IDS) + 3
+    assert any(image_id >> 24 for image_id in ids)
+
+
+def test_kitty_needs_256_colours_at_least() -> None:
+    from openwop_tui.terminal import ImageSupport
+
+    assert ImageSupport("kitty", "test", colours="256").graphics().protocols == {"kitty"}
+    assert not ImageSupport("kitty", "test", colours="256").graphics().truecolor
+    few = ImageSupport("kitty", "test", colours="standard").graphics()
+    assert not few.protocols
+    assert few.reason == "the output is written in standard colours, too few to name an image"

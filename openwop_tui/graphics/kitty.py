@@ -4,7 +4,9 @@ An image is sent once (``a=t``: PNG bytes, ``f=100``, base64 in chunks of at mos
 ``m=1`` on all but the last, ``q=2`` so the terminal sends no replies a program would read as
 typed keys) under an image id, then given a virtual placement of so many cells (``a=p,U=1``).
 What shows it are text cells: U+10EEEE followed by a diacritic numbering its row and one
-numbering its column, in a foreground colour that is the image id (24 bits: red, green, blue).
+numbering its column, in a foreground colour that is the image id (24 bits: red, green, blue;
+or, where only 256 colours are written, a colour index, with the id's high byte as a third
+diacritic).
 So an image is ordinary styled text: it scrolls with a line-based view, survives being cut into
 lines, goes through a pipe and through tmux (whose passthrough carries the commands that send
 the bytes), and is drawn again by the terminal wherever those cells are.
@@ -22,6 +24,8 @@ from collections.abc import Iterator
 from io import BytesIO
 
 from PIL import Image
+from rich._palettes import EIGHT_BIT_PALETTE
+from rich.color import Color, ColorSystem
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
 from rich.segment import ControlType, Segment
@@ -80,14 +84,27 @@ DIACRITICS: tuple[int, ...] = (
 
 MAX_CELLS = len(DIACRITICS)
 
-# Ids start at a random point so two programs in one terminal rarely pick the same; 24 bits, so
-# the id is the foreground colour alone (no third diacritic), never 0 (which means "none").
+# Ids start at a random point so two programs in one terminal rarely pick the same; never 0
+# (which means "none").
 _ids = itertools.count(random.randint(1 << 16, 1 << 22))
 
+#: 256-colour indices whose palette colour Rich (and so Textual) turns back into that index when
+#: it writes 256 colours: in such a terminal an image id is one of these plus a third diacritic.
+EIGHT_BIT_IDS: tuple[int, ...] = tuple(
+    number
+    for number in range(16, 256)
+    if Color.from_rgb(*EIGHT_BIT_PALETTE[number]).downgrade(ColorSystem.EIGHT_BIT).number == number
+)
 
-def next_id() -> int:
-    """A fresh image id (1 … 2**24 - 1)."""
-    return next(_ids) % ((1 << 24) - 1) + 1
+
+def next_id(truecolor: bool = True) -> int:
+    """A fresh image id. With true colour, 24 bits (the colour is the id); with 256 colours,
+    ``msb << 24 | index``: the colour index is the low byte, the third diacritic the high one."""
+    count = next(_ids)
+    if truecolor:
+        return count % ((1 << 24) - 1) + 1
+    index = EIGHT_BIT_IDS[count % len(EIGHT_BIT_IDS)]
+    return (count // len(EIGHT_BIT_IDS) % 256) << 24 | index
 
 
 def _command(keys: str, payload: str = "") -> str:
@@ -118,21 +135,30 @@ def delete(image_id: int) -> str:
     return _command(f"a=d,d=I,i={image_id},q=2")
 
 
-def placeholder_rows(cells: tuple[int, int]) -> list[str]:
-    """The placeholder text of each row (the image id goes in the colour, not here)."""
+def placeholder_rows(cells: tuple[int, int], image_id: int = 0) -> list[str]:
+    """The placeholder text of each row; the id's high byte (when set) as a third diacritic,
+    its low bytes go in the colour."""
     columns, rows = min(cells[0], MAX_CELLS), min(cells[1], MAX_CELLS)
+    high = image_id >> 24 & 255
+    third = chr(DIACRITICS[high]) if high else ""
     return [
         "".join(
-            PLACEHOLDER + chr(DIACRITICS[row]) + chr(DIACRITICS[column])
+            PLACEHOLDER + chr(DIACRITICS[row]) + chr(DIACRITICS[column]) + third
             for column in range(columns)
         )
         for row in range(rows)
     ]
 
 
-def id_style(image_id: int) -> Style:
-    """The foreground colour naming ``image_id`` to the terminal."""
-    return Style(color=f"rgb({image_id >> 16 & 255},{image_id >> 8 & 255},{image_id & 255})")
+def id_style(image_id: int, truecolor: bool = True) -> Style:
+    """The foreground colour naming ``image_id`` to the terminal: its low 24 bits as red, green
+    and blue, or (256 colours) the palette colour of its low byte, which is written as that
+    index."""
+    if truecolor:
+        red, green, blue = image_id >> 16 & 255, image_id >> 8 & 255, image_id & 255
+    else:
+        red, green, blue = EIGHT_BIT_PALETTE[image_id & 255]
+    return Style(color=Color.from_rgb(red, green, blue))
 
 
 class KittyGraphic:
@@ -143,12 +169,20 @@ class KittyGraphic:
     through Textual's driver, once) calls `take_commands`, after which only the rows are drawn.
     """
 
-    def __init__(self, image: Image.Image, cells: tuple[int, int], *, tmux: bool = False) -> None:
+    def __init__(
+        self,
+        image: Image.Image,
+        cells: tuple[int, int],
+        *,
+        tmux: bool = False,
+        truecolor: bool = True,
+    ) -> None:
         self.cells = (min(cells[0], MAX_CELLS), min(cells[1], MAX_CELLS))
-        self.image_id = next_id()
+        self.image_id = next_id(truecolor)
         self.tmux = tmux
+        self.truecolor = truecolor
         self._commands: list[str] | None = encode(image, self.image_id, self.cells)
-        self._rows = placeholder_rows(self.cells)
+        self._rows = placeholder_rows(self.cells, self.image_id)
 
     def take_commands(self) -> list[str]:
         """The commands to send (wrapped for tmux when inside it), once: later calls, and the
@@ -171,7 +205,7 @@ class KittyGraphic:
         commands = self.take_commands()
         if commands:
             yield Segment("".join(commands), None, [(ControlType.BELL,)])
-        style = id_style(self.image_id)
+        style = id_style(self.image_id, self.truecolor)
         for row in self._rows:
             yield Segment(row, style)
             yield Segment.line()
