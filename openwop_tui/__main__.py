@@ -75,8 +75,8 @@ def _connection_flags(parser: argparse.ArgumentParser) -> None:
         "--images",
         choices=IMAGE_MODES,
         default=argparse.SUPPRESS,
-        help="how to draw images: auto (ask the terminal), kitty, sixel, halfblock or none; "
-        "printed transcripts use half-blocks",
+        help="how to draw images: auto (ask the terminal; half-blocks when printing to a pipe), "
+        "kitty, sixel, halfblock or none; kitty and sixel are drawn even to a pipe",
     )
     parser.add_argument(
         "--no-audio",
@@ -152,7 +152,11 @@ def display_output(
     one reading of ``--colors``, ``--width`` and ``--audio``, for every command that prints)."""
     from openwop_tui.commands import Output, make_console
 
-    console = make_console(colors=getattr(args, "colors", None), width=getattr(args, "width", None))
+    console = make_console(
+        colors=getattr(args, "colors", None),
+        width=getattr(args, "width", None),
+        images=config.images,
+    )
     switch = getattr(args, "audio_switch", None)
     return Output(
         config,
@@ -261,7 +265,13 @@ def build_parser() -> argparse.ArgumentParser:
         "render", help="print the transcript of a recorded .sse file", **codes
     )
     render.add_argument("file", metavar="FILE.sse", help="recorded stream, or - for stdin")
-    render.add_argument("--images", choices=IMAGE_MODES, default=argparse.SUPPRESS)
+    render.add_argument(
+        "--images",
+        choices=IMAGE_MODES,
+        default=argparse.SUPPRESS,
+        help="how to draw images: auto (ask the terminal; half-blocks to a pipe), kitty, sixel, "
+        "halfblock or none; kitty and sixel are drawn even to a pipe",
+    )
     render.add_argument(
         "--save-media", metavar="DIR", type=Path, help="save inline media bytes into DIR"
     )

@@ -69,14 +69,14 @@ from openwop_tui.protocol.hostdata import secrets_of
 from openwop_tui.record import Recorder
 from openwop_tui.redact import Redactor, display_url
 from openwop_tui.renderers import Registry, render
-from openwop_tui.renderers.base import AudioSupport, RenderContext, Rendered
+from openwop_tui.renderers.base import AudioSupport, Rendered
 from openwop_tui.sanitize import clean
 from openwop_tui.screens.help import HelpScreen
 from openwop_tui.screens.inspect import InspectScreen
 from openwop_tui.screens.quit import QuitChoice, QuitScreen
 from openwop_tui.session import Session
 from openwop_tui.store import Store, StoreError
-from openwop_tui.terminal import ImageSupport
+from openwop_tui.terminal import ImageSupport, app_image_context
 from openwop_tui.themes import DEFAULT as DEFAULT_THEME
 from openwop_tui.themes import THEMES
 from openwop_tui.transcript import (
@@ -172,8 +172,7 @@ class ChatApp(App[None]):
         self.playback = app_playback.Playback(self)
         self._client: HostClient | None = None
         self._image_support = image_support
-        images = image_support.mode if image_support is not None else config.images
-        self._base_context = RenderContext(images="none" if images == "none" else "halfblock")
+        self._base_context = app_image_context(image_support, config.images)
         self.profile = app_profile.initial(config, image_support)
         """The degradation lab's switches (`openwop_tui.app_profile`)."""
         self._busy = False

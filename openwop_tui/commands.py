@@ -44,6 +44,7 @@ from openwop_tui.renderers.base import AudioSupport, RenderContext
 from openwop_tui.sanitize import clean
 from openwop_tui.session import Session
 from openwop_tui.store import Entry
+from openwop_tui.terminal import for_printing, graphics_console_options
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE = 0, 1, 2
 #: The host answered and refused the request (a 4xx other than 401/403): see `exit_for`.
@@ -66,12 +67,17 @@ COLOR_SYSTEMS: dict[str, Literal["truecolor", "256", "standard"]] = {
 
 
 def make_console(
-    file: TextIO | None = None, *, colors: str | None = None, width: int | None = None
+    file: TextIO | None = None,
+    *,
+    colors: str | None = None,
+    width: int | None = None,
+    images: str = "auto",
 ) -> Console:
     """A console that is plain when the output is not a terminal or ``NO_COLOR`` is set.
 
     ``colors`` (``--colors``) forces a colour system whatever the output is (a file, a pipe),
     as asked for: the degradation lab's colours outside the app. ``width``: columns to print.
+    ``images`` forced to ``kitty`` or ``sixel`` makes it pass their sequences to any output.
     """
     out = file or sys.stdout
     if colors is not None:
@@ -86,15 +92,9 @@ def make_console(
             width=width,
         )
     plain = not out.isatty() or bool(os.environ.get("NO_COLOR"))
-    return Console(
-        file=out,
-        no_color=plain,
-        highlight=False,
-        emoji=False,
-        soft_wrap=False,
-        color_system=None if plain else "auto",
-        width=width,
-    )
+    options: dict[str, Any] = {"no_color": plain, "color_system": None if plain else "auto"}
+    options.update(graphics_console_options(images))
+    return Console(file=out, highlight=False, emoji=False, soft_wrap=False, width=width, **options)
 
 
 _registries: dict[tuple[str, ...], Registry] = {}
@@ -140,19 +140,27 @@ class Output:
         )
 
     def context(self, audio: AudioSupport) -> RenderContext:
-        """The render context for printing: images only where colours can show them."""
-        images = self.config.images
+        """The render context for printing: kitty or sixel when forced or when the terminal
+        speaks it, half-blocks where colours can show them, else none."""
+        support = for_printing(
+            self.config.images,
+            stdin=sys.stdin,
+            stdout=self.console.file,
+            environ=os.environ,
+            colour=self.console.color_system is not None,
+        )
         off_reason = "image display is off (--images none)"
-        if images == "auto" and self.colors == "none":
-            images, off_reason = "none", "the output has no colours (--colors none)"
-        elif images == "auto":
-            images = "halfblock" if self.console.color_system else "none"
-            off_reason = "the output is plain text (not a colour terminal, or NO_COLOR is set)"
+        mode = support.mode
+        if self.config.images == "auto":
+            off_reason = support.reason
+            if self.colors == "none":
+                mode, off_reason = "none", "the output has no colours (--colors none)"
         if self.audio_off:
             audio = AudioSupport(False, "audio is switched off (--audio off)")
         return RenderContext(
             width=self.console.width,
-            images="none" if images == "none" else "halfblock",
+            images=mode,
+            graphics=support.graphics(),
             audio=audio,
             images_off_reason=off_reason,
             save_hint="saved below" if self.save_dir else "pass --save-media DIR to save it",

@@ -25,6 +25,7 @@ __all__ = [
     "AudioSupport",
     "Code",
     "Degradation",
+    "Graphics",
     "ImageMode",
     "RenderContext",
     "Rendered",
@@ -32,6 +33,28 @@ __all__ = [
 ]
 
 ImageMode = Literal["kitty", "sixel", "halfblock", "none"]
+"""How images are asked to be drawn: kitty graphics, sixel, half-block characters, or not at all."""
+
+
+@dataclass(frozen=True, slots=True)
+class Graphics:
+    """What the output can draw in real pixels (from the terminal probe, or forced by a flag).
+
+    A renderer asked for ``kitty`` or ``sixel`` draws it only when the protocol is in
+    ``protocols``; otherwise it draws half-blocks and says why (``reason``).
+    """
+
+    protocols: frozenset[str] = frozenset()
+    """The pixel protocols the output takes: ``kitty``, ``sixel``."""
+    cell_size: tuple[int, int] = (10, 20)
+    """One cell in pixels (width, height): measured by the probe, else a common size."""
+    tmux: bool = False
+    """Inside tmux: kitty commands are wrapped in its passthrough sequence."""
+    truecolor: bool = True
+    """The output writes 24-bit colours (kitty ids are colours; else they are 256-colour
+    indices)."""
+    reason: str = "the terminal offers no pixel graphics"
+    """Why a protocol not in ``protocols`` is not there (for the fallback's sentence)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +72,9 @@ class RenderContext:
     width: int = 80
     """Cells available for the body."""
     images: ImageMode = "halfblock"
-    """How images are drawn: terminal half-block pixels, or not at all (``none``)."""
+    """How images are asked to be drawn (kitty, sixel, half-blocks, not at all)."""
+    graphics: Graphics = field(default_factory=Graphics)
+    """What the output can draw in pixels: a kitty or sixel request it cannot take falls back."""
     audio: AudioSupport = field(default_factory=lambda: AudioSupport(False, "audio not probed"))
     asset: Asset | None = None
     """The fetched bytes (or the reason there are none) for an envelope with a ``url``."""

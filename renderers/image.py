@@ -1,9 +1,20 @@
-"""The ``image`` renderer: terminal pixels from half-block characters.
+"""The ``image`` renderer: real terminal pixels (kitty graphics, sixel), else half-blocks.
 
-Each cell shows two pixels, one above the other (``▄`` with a background and a foreground colour),
-so one pixel is one cell wide and half a cell tall and images keep their aspect ratio. Pillow
-scales first with LANCZOS (rich-pixels' own ``resize`` uses nearest-neighbour); images are never
-enlarged, and are capped at `MAX_ROWS` rows so a tall one does not push the chat off screen.
+``context.images`` says how to draw; ``context.graphics`` says what the output takes. Kitty and
+sixel are drawn by `openwop_tui.graphics` into the cell box the image needs (scaled down, never
+up, keeping its aspect ratio, with the measured cell size); asked for one the output does not
+take, the renderer draws half-blocks and records it (`Code.NO_GRAPHICS`: "sixel unavailable →
+half-blocks"). ``Rendered.detail`` names what was drawn.
+
+Half-blocks: each cell shows two pixels, one above the other (``▄`` with a background and a
+foreground colour), so one pixel is one cell wide and half a cell tall and images keep their
+aspect ratio. Pillow scales first with LANCZOS (rich-pixels' own ``resize`` uses
+nearest-neighbour). Every mode is capped at `MAX_ROWS` rows so a tall image does not push the
+chat off screen, and lays transparency on the theme's background.
+
+Only web formats (PNG, JPEG, GIF, WebP) are decoded: the format is named from the first bytes
+and anything else is refused before any decoder sees it (`Code.UNSUPPORTED`), and Pillow is
+told to try only those four.
 
 Decoding is guarded: the header is read first and an image with more pixels than
 ``context.max_image_pixels`` is not decoded (the decompression-bomb guard); an animation shows its
@@ -11,8 +22,7 @@ first frame only. Decoding is also budgeted process-wide (renderers run in worke
 most `MAX_CONCURRENT_DECODES` images decode at once, within `DECODE_PIXEL_BUDGET` pixels in
 flight, so a dozen small files that each decode to a huge bitmap are taken one or two at a time.
 Whatever stops an image from being drawn, the user gets the what/why/where block.
-A drawn image also carries its caption and its cell box on their own, so the app can draw the same
-bytes with kitty graphics or sixel in the same space (`openwop_tui.widgets.pixel_image`).
+A drawn image also carries its caption and its cell box.
 """
 
 from __future__ import annotations
@@ -24,12 +34,16 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
 from io import BytesIO
+from typing import Literal
 
 from PIL import Image, ImageColor, UnidentifiedImageError
 from rich.console import Group, RenderableType
 from rich.text import Text
 from rich_pixels import HalfcellRenderer, Pixels
 
+from openwop_tui.graphics import WEB_FORMATS, KittyGraphic, SixelGraphic, cell_box, picture, sniff
+from openwop_tui.graphics.formats import WEB_NAMES
+from openwop_tui.graphics.kitty import MAX_CELLS
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers import register
 from openwop_tui.renderers._common import (
@@ -41,7 +55,7 @@ from openwop_tui.renderers._common import (
     join,
     load_media,
 )
-from openwop_tui.renderers.base import Code, RenderContext, Rendered
+from openwop_tui.renderers.base import Code, Degradation, RenderContext, Rendered
 from openwop_tui.renderers.markdown import text_instead
 
 #: The tallest an image is drawn, in terminal rows (two pixels each).
@@ -107,12 +121,44 @@ DECODES = DecodeBudget()
 _DECODER = ThreadPoolExecutor(MAX_CONCURRENT_DECODES, thread_name_prefix="image-decode")
 
 
+Pixel = Literal["kitty", "sixel"]
+
+
 def _decode(image: Image.Image, size: tuple[int, int], background: str) -> tuple[Pixels, int]:
-    """Decode the first frame and scale it to ``size``; also count the frames."""
-    frames = getattr(image, "n_frames", 1)  # counting GIF frames reads the whole file
+    """Decode the first frame and scale it to ``size`` half-block pixels; count the frames."""
+    frames = _first_frame(image)
+    return _pixels(image, size, background), frames
+
+
+def _first_frame(image: Image.Image) -> int:
+    """Load the first frame; the number of frames (counting GIF frames reads the whole file)."""
+    frames = getattr(image, "n_frames", 1)
     image.seek(0)
     image.load()
-    return _pixels(image, size, background), frames
+    return int(frames)
+
+
+def _draw_pixels(
+    image: Image.Image,
+    mode: Pixel,
+    pixels: tuple[int, int],
+    cells: tuple[int, int],
+    context: RenderContext,
+) -> tuple[KittyGraphic | SixelGraphic, int]:
+    """Decode the first frame and encode it for ``mode`` (in a decoder thread: encoding costs)."""
+    frames = _first_frame(image)
+    background = context.palette.background
+    if mode == "kitty":
+        # kitty stretches an image over its cells: give it exactly their pixels, the picture
+        # at the top left on the background, so it keeps its aspect ratio.
+        cell_w, cell_h = context.graphics.cell_size
+        canvas = (cells[0] * cell_w, cells[1] * cell_h)
+        board = picture(image, pixels, background, canvas)
+        graphics = context.graphics
+        kitty = KittyGraphic(board, cells, tmux=graphics.tmux, truecolor=graphics.truecolor)
+        return kitty, frames
+    sixel = SixelGraphic(picture(image, pixels, background), cells, context.graphics.cell_size[1])
+    return sixel, frames
 
 
 #: Modes Pillow resizes directly; anything else (palette, CMYK, 16-bit…) is converted first.
@@ -148,36 +194,74 @@ def _caption(media: Media, dimensions: str, frames: int) -> RenderableType:
     return details
 
 
+def drawing_mode(context: RenderContext) -> tuple[Pixel | Literal["halfblock"], Degradation | None]:
+    """What is drawn for ``context``, and the fallback record when it is not what was asked."""
+    wanted = context.images
+    if wanted == "kitty" or wanted == "sixel":
+        if wanted in context.graphics.protocols:
+            return wanted, None
+        reason = (
+            f"{wanted} graphics are not available here ({context.graphics.reason}): "
+            "drawn in half-blocks"
+        )
+        return "halfblock", degradation(
+            Code.NO_GRAPHICS, reason, instead="half-blocks", cause=f"{wanted} unavailable"
+        )
+    return "halfblock", None
+
+
+def _unsupported(media: Media) -> Rendered | None:
+    """The result for bytes of a format that is not decoded, named from its first bytes
+    (nothing parses them); ``None`` for a web format or bytes that look like nothing known."""
+    assert media.data is not None
+    name = sniff(media.data)
+    if name is None or name in WEB_FORMATS:
+        return None
+    reason = f"{name} is not a web image format: not decoded (this client decodes {WEB_NAMES})"
+    return degraded(
+        media, reason, ("format", name), code=Code.UNSUPPORTED, cause=f"{name} not decoded"
+    )
+
+
+def _open(media: Media) -> Image.Image | Rendered:
+    """The image opened (its header read, by a web-format decoder only), or the result saying
+    why it cannot be."""
+    assert media.data is not None
+    refused = _unsupported(media)
+    if refused is not None:
+        return refused
+    what = media.media_type or "image"
+    try:
+        with warnings.catch_warnings():
+            # Pillow's own bomb warning fires at a fixed limit; ours (below) is the one that counts.
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            return Image.open(BytesIO(media.data), formats=WEB_FORMATS)
+    except Image.DecompressionBombError as error:
+        return degraded(
+            media, f"not decoded (decompression-bomb guard): {error}", code=Code.TOO_LARGE
+        )
+    except UnidentifiedImageError:
+        reason = f"cannot decode {what}: not a {WEB_NAMES.replace(' and ', ' or ')} image"
+        return degraded(media, reason, code=Code.UNSUPPORTED)
+    except (OSError, ValueError, SyntaxError) as error:
+        return degraded(media, f"cannot decode {what}: {error}", code=Code.BAD_DATA)
+
+
 @register("image", name="Image", needs_bytes=True, redraw_on_resize=True)
 def render_image(envelope: Envelope, context: RenderContext) -> Rendered:
-    """Draw an image in half-block pixels, or say exactly why not and where to get it."""
+    """Draw an image in kitty graphics, sixel or half-blocks, or say exactly why not and where
+    to get it."""
     shown_as_text = text_instead(envelope, context)
     if shown_as_text is not None:
         return shown_as_text
     media = load_media(envelope, context, "image")
     if media.data is None:
         return degraded(media, media.error or "no image data")
-    try:
-        with warnings.catch_warnings():
-            # Pillow's own bomb warning fires at a fixed limit; ours (below) is the one that counts.
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            image = Image.open(BytesIO(media.data))
-    except Image.DecompressionBombError as error:
-        return degraded(
-            media, f"not decoded (decompression-bomb guard): {error}", code=Code.TOO_LARGE
-        )
-    except UnidentifiedImageError:
-        return degraded(
-            media,
-            f"cannot decode {media.media_type or 'image'}: not a known format",
-            code=Code.UNSUPPORTED,
-        )
-    except (OSError, ValueError, SyntaxError) as error:
-        return degraded(
-            media, f"cannot decode {media.media_type or 'image'}: {error}", code=Code.BAD_DATA
-        )
+    opened = _open(media)
+    if isinstance(opened, Rendered):
+        return opened
 
-    with image:
+    with opened as image:
         width, height = image.size
         media = replace(media, media_type=media.media_type or Image.MIME.get(image.format or ""))
         dimensions = f"{width:,}x{height:,} px"
@@ -190,34 +274,45 @@ def render_image(envelope: Envelope, context: RenderContext) -> Rendered:
         if context.images == "none":
             reason = f"not drawn: {context.images_off_reason}"
             return degraded(media, reason, ("dimensions", dimensions), code=Code.IMAGES_OFF)
+        mode, fallback = drawing_mode(context)
+        drawn: RenderableType
         try:
-            size = _fit(width, height, context.width)
-            image.draft(None, size)  # JPEG can decode at a fraction of full size: much faster
-            decoded_w, decoded_h = image.size  # what draft left to decode
-            with DECODES.admit(decoded_w * decoded_h):
-                pixels, frames = _DECODER.submit(
-                    _decode, image, size, context.palette.background
-                ).result()
+            if mode == "halfblock":
+                size = _fit(width, height, context.width)
+                cells = (size[0], size[1] // 2)
+                image.draft(None, size)  # JPEG can decode at a fraction of full size: faster
+                with DECODES.admit(image.size[0] * image.size[1]):
+                    drawn, frames = _DECODER.submit(
+                        _decode, image, size, context.palette.background
+                    ).result()
+            else:
+                box = (min(context.width, MAX_CELLS), MAX_ROWS)
+                pixels, cells = cell_box(image.size, box, context.graphics.cell_size)
+                image.draft(None, pixels)
+                with DECODES.admit(image.size[0] * image.size[1]):
+                    drawn, frames = _DECODER.submit(
+                        _draw_pixels, image, mode, pixels, cells, context
+                    ).result()
         except (OSError, ValueError, SyntaxError, EOFError) as error:
             reason = f"cannot decode {media.media_type or 'image'}: {error}"
             return degraded(media, reason, ("dimensions", dimensions), code=Code.BAD_DATA)
 
     caption = _caption(media, dimensions, frames)
+    if fallback is None and frames > 1:
+        fallback = degradation(
+            Code.FIRST_FRAME,
+            f"an animated image of {frames:,} frames: only the first is drawn",
+            instead="first frame",
+        )
     return Rendered(
         title=media.headline,
-        body=Group(pixels, caption),
+        body=Group(drawn, caption),
         actions=(SAVE, OPEN),
         data=media.data,
         media_type=media.media_type,
         filename=media.filename,
         caption=caption,
-        cells=(size[0], size[1] // 2),
-        detail="half-blocks",
-        fallback=degradation(
-            Code.FIRST_FRAME,
-            f"an animated image of {frames:,} frames: only the first is drawn",
-            instead="first frame",
-        )
-        if frames > 1
-        else None,
+        cells=cells,
+        detail="half-blocks" if mode == "halfblock" else mode,
+        fallback=fallback,
     )

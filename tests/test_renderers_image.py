@@ -8,12 +8,14 @@ import struct
 import zlib
 
 import pytest
-from PIL import Image
+from graphics_decode import decode_kitty, decode_sixel
+from PIL import Image, SgiImagePlugin, TiffImagePlugin
 from render_helpers import NASTY, envelope, media, png, shown
 from rich.console import Console
 
 from openwop_tui.palette import Palette
-from openwop_tui.renderers import Asset, RenderContext, Rendered, render
+from openwop_tui.renderers import Asset, Code, RenderContext, Rendered, render
+from openwop_tui.renderers.base import Graphics
 
 URL = "https://api.example.com/v1/host/sample/assets/Zq3v9mJt0XbW"
 
@@ -161,7 +163,7 @@ def test_url_only_is_not_a_bare_media_type() -> None:
 
 def test_undecodable_image() -> None:
     result = render(media("image", b"this is not a PNG", mime="image/png"), RenderContext())
-    assert result.degraded == "cannot decode image/png: not a known format"
+    assert result.degraded == "cannot decode image/png: not a PNG, JPEG, GIF or WebP image"
     assert result.data == b"this is not a PNG"  # still saveable
     assert "inline data — press s to save" in shown(result)
 
@@ -221,3 +223,164 @@ def test_escapes_in_alt_title_url_and_error_are_neutralised() -> None:
         media("image", png(), mime="image/png", rendering={"alt": NASTY}), RenderContext()
     )
     assert "␛]52;c;ZXZpbA==␇" in shown(inline)
+
+
+# ------------------------------------------------------------- web formats only
+
+
+def encoded(image: Image.Image, fmt: str, **options: object) -> bytes:
+    out = io.BytesIO()
+    image.save(out, format=fmt, **options)
+    return out.getvalue()
+
+
+def refuse_to_parse(monkeypatch: pytest.MonkeyPatch, plugin: type) -> None:
+    def fail(self: object) -> None:
+        raise AssertionError(f"{plugin.__name__} parsed the bytes")
+
+    monkeypatch.setattr(plugin, "_open", fail)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name", "mime"),
+    [("TIFF", "TIFF", "image/tiff"), ("BMP", "BMP", "image/bmp"), ("ICO", "ICO", "")],
+)
+def test_a_format_that_is_not_for_the_web_is_named_and_not_decoded(
+    monkeypatch: pytest.MonkeyPatch, fmt: str, name: str, mime: str
+) -> None:
+    refuse_to_parse(monkeypatch, TiffImagePlugin.TiffImageFile)
+    data = encoded(Image.new("RGB", (8, 8), "red"), fmt)
+    result = render(media("image", data, mime=mime or "image/x-icon"), RenderContext())
+    assert result.degradation is not None
+    assert result.degradation.code == Code.UNSUPPORTED
+    assert result.degraded == (
+        f"{name} is not a web image format: not decoded "
+        "(this client decodes PNG, JPEG, GIF and WebP)"
+    )
+    assert result.data == data  # still saveable
+    assert "▄" not in shown(result)
+
+
+@pytest.mark.parametrize(
+    ("head", "name"),
+    [
+        (b"%!PS-Adobe-3.0 EPSF-3.0\n", "EPS"),
+        (b"8BPS\x00\x01", "PSD"),
+        (b"\x00\x00\x00\x0cjP  \r\n\x87\n", "JPEG 2000"),
+        (b"<svg xmlns='http://www.w3.org/2000/svg'/>", "SVG"),
+    ],
+)
+def test_other_formats_are_named_from_their_first_bytes(head: bytes, name: str) -> None:
+    result = render(media("image", head + b"\0" * 64, mime="image/png"), RenderContext())
+    assert result.degraded is not None and result.degraded.startswith(f"{name} is not a web")
+
+
+def test_pillow_is_asked_for_web_formats_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    # SGI has a signature nothing here names: only Image.open(formats=...) keeps Pillow's SGI
+    # parser away from it.
+    refuse_to_parse(monkeypatch, SgiImagePlugin.SgiImageFile)
+    data = encoded(Image.new("RGB", (8, 8), "red"), "SGI")
+    result = render(media("image", data, mime="image/sgi"), RenderContext())
+    assert result.degradation is not None and result.degradation.code == Code.UNSUPPORTED
+    assert result.degraded == "cannot decode image/sgi: not a PNG, JPEG, GIF or WebP image"
+
+
+@pytest.mark.parametrize("fmt", ["PNG", "JPEG", "GIF", "WEBP"])
+def test_every_web_format_is_drawn(fmt: str) -> None:
+    data = encoded(Image.new("RGB", (8, 8), "red"), fmt)
+    result = render(media("image", data, mime=f"image/{fmt.lower()}"), RenderContext())
+    assert result.degraded is None and result.detail == "half-blocks"
+
+
+# ------------------------------------------------------------- kitty, sixel, fallbacks
+
+KITTY = Graphics(frozenset({"kitty"}), (10, 20))
+SIXEL = Graphics(frozenset({"sixel"}), (10, 20))
+
+
+def printed(rendered: Rendered) -> str:
+    sink = io.StringIO()
+    Console(file=sink, width=100, force_terminal=True, color_system="truecolor").print(
+        rendered.body
+    )
+    return sink.getvalue()
+
+
+@pytest.mark.parametrize("mode", ["kitty", "sixel"])
+def test_a_pixel_mode_the_output_does_not_take_falls_back_to_half_blocks(mode: str) -> None:
+    context = RenderContext(images=mode, graphics=Graphics(reason="the terminal said no"))  # type: ignore[arg-type]
+    result = render(media("image", png(8, 8), mime="image/png"), context)
+    assert result.degraded is None
+    assert result.detail == "half-blocks"
+    assert result.fallback is not None
+    assert result.fallback.code == Code.NO_GRAPHICS
+    assert result.fallback.badge == f"{mode} unavailable → half-blocks"
+    assert "the terminal said no" in result.fallback.reason
+    assert "▄" in shown(result)
+    assert result.badge == f"image · half-blocks · {mode} unavailable → half-blocks"
+
+
+def test_kitty_draws_the_image_scaled_into_its_cells_keeping_the_aspect_ratio() -> None:
+    source = Image.new("RGB", (400, 100), (0, 0, 255))
+    source.paste((255, 255, 0), (0, 0, 200, 100))  # left half yellow
+    result = render(
+        media("image", encoded(source, "PNG"), mime="image/png"),
+        RenderContext(width=30, graphics=KITTY, images="kitty"),
+    )
+    assert result.detail == "kitty" and result.fallback is None
+    assert result.cells == (30, 4)  # 300x75 px: 30 columns, 3.75 rows → 4
+    (sent,) = decode_kitty(printed(result)).values()
+    assert sent.placement == (30, 4) and sent.image.size == (300, 80)
+    assert sent.image.getpixel((10, 10)) == (255, 255, 0)
+    assert sent.image.getpixel((290, 60)) == (0, 0, 255)
+    background = Image.new("RGB", (1, 1), Palette.default().background).getpixel((0, 0))
+    assert sent.image.getpixel((150, 78)) == background  # the rest of the last row: background
+
+
+def test_sixel_draws_the_image_at_its_scaled_size() -> None:
+    source = Image.new("RGB", (400, 100), (0, 200, 0))
+    result = render(
+        media("image", encoded(source, "PNG"), mime="image/png"),
+        RenderContext(width=30, graphics=SIXEL, images="sixel"),
+    )
+    assert result.detail == "sixel"
+    (decoded,) = decode_sixel(printed(result))
+    assert decoded.size == (300, 75)
+    assert decoded.getpixel((5, 5)) == (0, 199, 0)  # percentages: 78 % of 255
+
+
+@pytest.mark.parametrize(("mode", "graphics"), [("kitty", KITTY), ("sixel", SIXEL)])
+def test_pixels_lay_transparency_on_the_theme_background(mode: str, graphics: Graphics) -> None:
+    palette = Palette.named("textual-light")
+    data = png(20, 20, mode="RGBA", color=(255, 0, 255, 0))
+    context = RenderContext(images=mode, graphics=graphics, palette=palette)  # type: ignore[arg-type]
+    out = printed(render(media("image", data, mime="image/png"), context))
+    drawn = (
+        next(iter(decode_kitty(out).values())).image if mode == "kitty" else decode_sixel(out)[0]
+    )
+    want = Image.new("RGB", (1, 1), palette.background).getpixel((0, 0))
+    got = drawn.getpixel((5, 5))
+    assert isinstance(got, tuple) and isinstance(want, tuple)
+    assert max(abs(a - b) for a, b in zip(got, want, strict=True)) <= 2
+
+
+@pytest.mark.parametrize(
+    ("mode", "graphics"), [("kitty", KITTY), ("sixel", SIXEL), ("halfblock", Graphics())]
+)
+def test_an_animation_draws_its_first_frame_and_says_so(mode: str, graphics: Graphics) -> None:
+    frames = [Image.new("RGB", (20, 20), color) for color in ("red", "lime", "blue")]
+    data = encoded(frames[0], "GIF", save_all=True, append_images=frames[1:], duration=100)
+    context = RenderContext(images=mode, graphics=graphics)  # type: ignore[arg-type]
+    result = render(media("image", data, mime="image/gif"), context)
+    out = printed(result)  # first: a kitty image's commands are printed once
+    assert result.fallback is not None and result.fallback.code == Code.FIRST_FRAME
+    assert result.fallback.badge == "animated → first frame"
+    assert "first of 3 frames" in shown(result)
+    if mode != "halfblock":
+        drawn = (
+            next(iter(decode_kitty(out).values())).image
+            if mode == "kitty"
+            else decode_sixel(out)[0]
+        )
+        red = drawn.getpixel((5, 5))
+        assert isinstance(red, tuple) and red[0] > 240 and red[1] < 10 and red[2] < 10

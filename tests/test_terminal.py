@@ -27,10 +27,10 @@ from openwop_tui.terminal import (
     ImageSupport,
     choose,
     detect_image_mode,
+    draws_placeholders,
     parse_answers,
     query_terminal,
 )
-from openwop_tui.widgets.pixel_image import fit_cells
 
 KITTY_OK = b"\x1b_Gi=31;OK\x1b\\"
 KITTY_DA1 = b"\x1b[?62;c"  # kitty 0.3x
@@ -82,13 +82,29 @@ def test_da1_listing_4_means_sixel() -> None:
     assert choose(answers).mode == "sixel"
 
 
-def test_sixel_wins_when_both_are_offered_and_the_cell_size_is_kept() -> None:
+def test_kitty_wins_when_both_are_offered_and_the_cell_size_is_kept() -> None:
     answers = parse_answers(WEZTERM)
     assert answers.kitty and answers.sixel
     assert answers.cell_size == (10, 20)  # CSI 6 ; height ; width t
     assert choose(answers) == ImageSupport(
-        "sixel", "the terminal lists sixel graphics in its device attributes", (10, 20)
+        "kitty", "the terminal answered the kitty graphics query", (10, 20)
     )
+
+
+def test_sixel_wins_where_kitty_placeholders_are_not_drawn() -> None:
+    # WezTerm and Konsole answer the kitty query but draw no Unicode placeholders.
+    assert not draws_placeholders({"TERM_PROGRAM": "WezTerm"})
+    assert not draws_placeholders({"KONSOLE_VERSION": "230800"})
+    assert draws_placeholders({"TERM": "xterm-kitty"})
+    support = choose(parse_answers(WEZTERM), placeholders=False)
+    assert support == ImageSupport("sixel", "the terminal offers sixel graphics", (10, 20))
+
+
+def test_an_xtsmgraphics_answer_means_sixel() -> None:
+    answers = parse_answers(b"\x1b[?1;0;256S" + VTE_DA1)
+    assert answers.sixel and answers.sixel_registers == 256
+    assert choose(answers).mode == "sixel"
+    assert not parse_answers(b"\x1b[?1;3;0S" + VTE_DA1).sixel  # status 3: failure
 
 
 def test_da1_without_4_means_half_blocks() -> None:
@@ -177,14 +193,25 @@ def test_auto_on_a_dumb_terminal_is_half_blocks(environ: dict[str, str], reason:
         {"TERM": "tmux-256color"},
     ],
 )
-def test_auto_inside_tmux_is_half_blocks_unless_forced(environ: dict[str, str]) -> None:
+def test_inside_tmux_with_passthrough_off_nothing_is_asked(environ: dict[str, str]) -> None:
     # stdin and stdout claim to be terminals but have no descriptor: any probe would fail.
     tty = FakeStream(True)
-    support = detect_image_mode("auto", stdin=tty, stdout=tty, environ=environ)
-    assert support.mode == "halfblock"
-    assert support.reason.startswith("inside tmux")
+    support = detect_image_mode(
+        "auto", stdin=tty, stdout=tty, environ=environ, ask_tmux=lambda: False
+    )
+    assert support.mode == "halfblock" and support.tmux
+    assert support.reason.startswith("inside tmux with allow-passthrough off")
     assert "--images sixel" in support.reason
     assert detect_image_mode("sixel", stdin=tty, stdout=tty, environ=environ).mode == "sixel"
+    assert detect_image_mode("kitty", stdin=tty, stdout=tty, environ=environ).tmux
+
+
+def test_the_environment_overrides_auto() -> None:
+    tty = FakeStream(True)
+    environ = {"TERM": "xterm", "OPENWOP_TUI_IMAGES": "kitty"}
+    support = detect_image_mode("auto", stdin=tty, stdout=tty, environ=environ)
+    assert support.mode == "kitty"
+    assert "OPENWOP_TUI_IMAGES=kitty" in support.reason
 
 
 def test_auto_inside_gnu_screen_is_half_blocks() -> None:
@@ -262,22 +289,6 @@ def test_a_silent_terminal_times_out_and_is_restored(pseudo_terminal: tuple[int,
     assert os.read(terminal, 1024) == QUERY
 
 
-# ----------------------------------------------------------------- the picture's box
-
-
-def test_a_picture_keeps_the_half_block_box_with_square_ish_cells() -> None:
-    # 800x600 at 104 columns: the half-blocks take 64x24 cells; 10x20 px cells fill the same box.
-    assert fit_cells((800, 600), (64, 24), (10, 20)) == (64, 24)
-
-
-def test_a_picture_never_leaves_its_box_and_keeps_its_aspect() -> None:
-    # Narrow cells (8x20 px): the picture is as wide as the box and shorter than it.
-    assert fit_cells((800, 600), (64, 24), (8, 20)) == (64, 19)
-    # Wide cells (12x20 px): as tall as the box, narrower than it.
-    assert fit_cells((800, 600), (64, 24), (12, 20)) == (53, 24)
-    assert fit_cells((1, 5000), (1, 24), (10, 20)) == (1, 24)
-
-
 # -------------------------------------------------------------------- in the app
 
 APP_RUN = textwrap.dedent(
@@ -339,6 +350,14 @@ APP_RUN = textwrap.dedent(
                 "body": app.view.text_of(view.item_id),
                 "buttons": [a.name for a in view.rendered.actions],
                 "loaded": "textual_image" in sys.modules,
+                "detail": view.rendered.detail,
+                "painted": [
+                    segment.text[:2]
+                    for y in range(app.view.size.height)
+                    for segment in app.view.render_line(y)
+                    if segment.text.startswith("\x1b7")
+                ],
+                "fallback": view.rendered.fallback and view.rendered.fallback.badge,
             }
 
 
@@ -376,13 +395,25 @@ def test_the_app_without_image_support_draws_half_blocks_and_never_loads_textual
     assert result["loaded_at_exit"] is False
 
 
-@pytest.mark.parametrize("mode", ["kitty", "sixel"])
-def test_in_a_pixel_terminal_the_line_view_draws_half_blocks_for_now(mode: str) -> None:
-    # The transcript is one Line-API view: terminal pixels (kitty, sixel) inside it are a later
-    # step; until then every image is its renderer's half-blocks, with its caption and actions.
-    result = run_app(mode)
+def test_a_kitty_terminal_draws_placeholder_cells_in_the_line_view() -> None:
+    # The image is text cells (U+10EEEE and diacritics); the commands sending the image went
+    # through Textual's driver, never to stdout (run_app checks stdout holds only the result).
+    result = run_app("kitty")
     assert result["degraded"] is None
-    assert "▄" in str(result["body"])
+    assert result["detail"] == "kitty"
+    assert "\U0010eeee" in str(result["body"])
+    assert "\x1b" not in str(result["body"])  # the commands went to the driver, not the lines
     assert "Save" in str(result["body"])  # its buttons are drawn with it
-    assert result["loaded"] is False
     assert result["buttons"] == ["save", "open"]
+
+
+def test_a_sixel_terminal_draws_marked_blank_cells_in_the_line_view() -> None:
+    # The sixel rows are painted over blank cells as lines are painted (tests/test_graphics_app.py).
+    result = run_app("sixel")
+    assert result["degraded"] is None
+    assert result["detail"] == "sixel"
+    assert result["fallback"] is None
+    assert "▄" not in str(result["body"])
+    assert "\x1b" not in str(result["body"])  # blank cells: the rows are painted over them
+    assert "Save" in str(result["body"])
+    assert result["painted"]  # lines on screen carry their sixel rows

@@ -55,6 +55,7 @@ from openwop_tui.transcript import (
     UserTurn,
 )
 from openwop_tui.widgets.blocks import Block, button_text
+from openwop_tui.widgets.pixels import KittySender, SixelPainter
 
 #: Coalescing of streamed redraws: a burst of tokens costs one redraw per this many seconds.
 STREAM_REDRAW_SECONDS = 0.04
@@ -132,6 +133,10 @@ class TranscriptView(ScrollView, can_focus=True):
         self._matches: list[tuple[int, int]] = []
         """(block, occurrence within it) of every search match, in order."""
         self._match = -1
+        self._kitty = KittySender()
+        """Sends kitty images to the terminal once per drawing (their cells are text)."""
+        self._sixel = SixelPainter()
+        """Paints sixel images' rows over their blank cells as lines are painted."""
 
     # -------------------------------------------------------------- lifecycle
 
@@ -328,6 +333,8 @@ class TranscriptView(ScrollView, can_focus=True):
         block = self.block_for(item_id)
         if block is None or not isinstance(block.item, EnvelopeItem):
             return
+        self._kitty.send(self.app, item_id, rendered)
+        self._sixel.take(item_id, rendered)
         block.rendered = rendered
         block.drawn = envelope or block.item.envelope
         block.drawn_width = width
@@ -537,7 +544,11 @@ class TranscriptView(ScrollView, can_focus=True):
         selection = self.text_selection
         if selection is not None and (span := selection.get_span(virtual_y)) is not None:
             strip = self._select(strip, span)
-        return strip.apply_offsets(0, virtual_y)
+        strip = strip.apply_offsets(0, virtual_y)
+        if self.screen.is_active:
+            region = self.content_region
+            strip = self._sixel.paint(strip, region.x, region.y + y)
+        return strip
 
     def _gutter(self, block: Block, index: int) -> Strip:
         palette = self.palette
