@@ -82,6 +82,7 @@ def _connection_flags(parser: argparse.ArgumentParser) -> None:
         default=argparse.SUPPRESS,
         help="never play sound",
     )
+    _markdown_images_flag(parser)
     parser.add_argument(
         "--max-asset-bytes",
         type=int,
@@ -102,6 +103,16 @@ def _connection_flags(parser: argparse.ArgumentParser) -> None:
         type=Path,
         default=argparse.SUPPRESS,
         help="TOML settings file (default: ~/.config/openwop-tui/config.toml)",
+    )
+
+
+def _markdown_images_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--markdown-images",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="fetch and show ![alt](https://…) images in replies (under the media policy); "
+        "by default they stay text",
     )
 
 
@@ -204,6 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     render.add_argument("file", metavar="FILE.sse", help="recorded stream, or - for stdin")
     render.add_argument("--images", choices=IMAGE_MODES, default=argparse.SUPPRESS)
+    _markdown_images_flag(render)
     render.add_argument(
         "--save-media", metavar="DIR", type=Path, help="save inline media bytes into DIR"
     )
@@ -366,7 +378,16 @@ def _seconds(text: str) -> float:
     return value
 
 
-_SETTINGS = ("host", "api_key", "images", "audio", "max_asset_bytes", "workflow", "demo_pace")
+_SETTINGS = (
+    "host",
+    "api_key",
+    "images",
+    "audio",
+    "max_asset_bytes",
+    "workflow",
+    "demo_pace",
+    "markdown_images",
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -48,6 +48,7 @@ from openwop_tui.conversation import (
     Update,
     stored,
 )
+from openwop_tui.embed_open import open_embed
 from openwop_tui.messages import (
     ActionRequested,
     EnvelopeRenderRequested,
@@ -659,6 +660,9 @@ class ChatApp(App[None]):
             elif name == "stop":
                 if self._player is not None:
                     self._player.stop()
+            elif name == "open" and rendered.renderer == "embed":
+                message = await asyncio.to_thread(open_embed, rendered)
+                self.notify(clean(message), markup=False)
             elif name in ("save", "open"):
                 if rendered.data is None:
                     raise actions.ActionError("the bytes are not here to save")

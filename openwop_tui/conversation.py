@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeAlias
 
 from openwop_tui.chat_history import ChatHistory
+from openwop_tui.directive_items import refused_asset
 from openwop_tui.hitl import Submitted, submit
 from openwop_tui.protocol.client import Discovery, RunHandle
 from openwop_tui.protocol.envelopes import Envelope
@@ -427,7 +428,11 @@ class Conversation:
 
     async def asset_for(self, envelope: Envelope) -> Asset | None:
         """The bytes behind a media envelope's ``url``: stored ones first, else fetched from
-        the host (and stored), else why there are none; ``None`` without a URL."""
+        the host (and stored), else why there are none; ``None`` without a URL. A media
+        directive the policy refused is never fetched: its refusal is the answer."""
+        refused = refused_asset(envelope)
+        if refused is not None:
+            return refused
         media = envelope.media_ref
         if media is None or media.url is None or media.base64 is not None:
             return None

@@ -34,6 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from openwop_tui.directive_items import TurnDirectives, as_embed, structured_media
 from openwop_tui.event_lines import line_for
 from openwop_tui.items import (
     Added,
@@ -174,6 +175,7 @@ class Transcript:
         changes: list[Change] = []
         for turn in self._open_turns.values():
             if not turn.final:
+                changes += self._finish_directives(turn, None)
                 turn.final = True
                 changes.append(Updated(turn))
         self._open_turns.clear()
@@ -238,9 +240,41 @@ class Transcript:
         turn.finish_reason = _text(meta.get("finishReason")) or turn.finish_reason
         if delta:
             # O(delta): the buffer keeps parts. Past the limit nothing more is drawn, but the
-            # (empty) delta still tells the view that the "cut" count grew.
-            changes.append(Updated(turn, turn.body.append(delta)))
+            # (empty) delta still tells the view that the "cut" count grew. Directives are
+            # taken out first (held back while incomplete), so none flashes as raw text.
+            visible, added, updated = self._directives(turn).delta(delta, event, self._next_id)
+            if visible:
+                changes.append(Updated(turn, turn.body.append(visible)))
+            changes += self._directive_changes(added, updated)
+        fields = structured_media(payload)
+        if fields:
+            state = self._directives(turn)
+            changes += self._directive_changes(
+                *state.items(fields, state.stream.found, event, self._next_id)
+            )
         return changes
+
+    # ------------------------------------------------------------- directives
+
+    def _directives(self, turn: AssistantTurn) -> TurnDirectives:
+        if turn.directives is None:
+            turn.directives = TurnDirectives(markdown_images=self.limits.markdown_images)
+        state: TurnDirectives = turn.directives
+        return state
+
+    def _directive_changes(self, added: list[Item], updated: list[Item]) -> list[Change]:
+        return [*(self._add(item) for item in added), *(Updated(item) for item in updated)]
+
+    def _finish_directives(self, turn: AssistantTurn, event: RunEvent | None) -> list[Change]:
+        """The turn is ending: the text its directive reader held back, and its items."""
+        if turn.directives is None:
+            return []
+        source = event or RunEvent(type="client.close", payload={}, node_id=turn.node_id)
+        visible, added, updated = self._directives(turn).finish(source, self._next_id)
+        changes: list[Change] = []
+        if visible:
+            changes.append(Updated(turn, turn.body.append(visible)))
+        return changes + self._directive_changes(added, updated)
 
     def _new_turn(self, node_id: str | None) -> AssistantTurn:
         return AssistantTurn(self._next_id("assistant"), node_id, limit=self.limits.reply_bytes)
@@ -333,18 +367,26 @@ class Transcript:
         completion = reply_completion(event, envelopes)
         turn = self._open_turns.pop(event.node_id, None)
 
-        if completion is not None:
-            if turn is None:
-                turn = self._new_turn(event.node_id)
-                changes.append(self._add(turn))
-            if turn.full_text != completion:
+        if turn is not None:
+            changes += self._finish_directives(turn, event)
+        directive_items: list[Change] = []
+        if turn is None and completion is not None:
+            turn = self._new_turn(event.node_id)
+            changes.append(self._add(turn))
+        if turn is not None:
+            visible, added, updated = self._directives(turn).final(
+                completion, outputs, event, self._next_id
+            )
+            if visible is not None and turn.full_text != visible:
                 # The completion is authoritative: it replaces whatever the deltas built, and
-                # is capped the same way.
-                turn.text = completion
+                # is capped the same way (its directives taken out like the stream's).
+                turn.text = visible
+            directive_items = self._directive_changes(added, updated)
             turn.model = turn.model or _text(outputs.get("model"))
         if turn is not None:
             turn.final = True
             changes.append(Updated(turn))
+        changes += directive_items
 
         for envelope in envelopes:
             changes.extend(self._on_envelope(envelope))
@@ -377,7 +419,7 @@ class Transcript:
             if not envelope.partial:
                 del self._emissions[emission]
             return [Updated(item)]
-        item = EnvelopeItem(self._next_id("envelope"), envelope)
+        item = EnvelopeItem(self._next_id("envelope"), as_embed(envelope))
         if emission is not None and envelope.partial:
             self._emissions[emission] = item
         return [self._add(item)]
@@ -394,6 +436,7 @@ class Transcript:
         turn = self._open_turns.pop(event.node_id, None)
         changes: list[Change] = []
         if turn is not None:
+            changes += self._finish_directives(turn, event)
             turn.final = True
             changes.append(Updated(turn))
         pending = self._interrupts.get(event.node_id)

@@ -68,7 +68,7 @@ log.addHandler(logging.NullHandler())
 FALLBACK = "json"
 
 _REGISTRY: dict[str, Renderer] = {}
-_BUILTINS = ("markdown", "code", "card", "image", "audio", "file", "json")
+_BUILTINS = ("markdown", "code", "card", "image", "audio", "file", "embed", "json")
 _state = {"builtins": False, "plugins": False}
 # The app renders in worker threads, so the first lookups can race: loading happens under a
 # lock, and the "loaded" flag is set only once every module has registered itself.
