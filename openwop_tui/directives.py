@@ -255,8 +255,9 @@ def _looks_local(candidate: str) -> bool:
     )
 
 
-def _is_candidate(candidate: str) -> bool:
-    """Whether a part of a ``MEDIA:`` line is a reference at all (else it stays text)."""
+def _is_candidate(candidate: str, *, bare: bool = False) -> bool:
+    """Whether a part of a ``MEDIA:`` line is a reference at all (else it stays text); a bare
+    file name (``x.png``, a local path too) only with ``bare``, as OpenClaw's last resort."""
     if not candidate or len(candidate) > MAX_CANDIDATE:
         return False
     if _looks_local(candidate):
@@ -264,7 +265,7 @@ def _is_candidate(candidate: str) -> bool:
     scheme = _SCHEME.match(candidate)
     if scheme is not None:
         return len(candidate) > scheme.end()
-    return _FILE_EXT.search(candidate) is not None  # a bare file name: a local path too
+    return bare and _FILE_EXT.search(candidate) is not None
 
 
 def check_media(candidate: str) -> MediaCheck:
@@ -311,14 +312,14 @@ def check_media(candidate: str) -> MediaCheck:
             )
     elif host in _INTERNAL_NAMES or host.endswith(_INTERNAL_SUFFIXES):
         return MediaCheck(None, f"refused: {name} is an internal host name", reference)
-    elif host and "." not in host:
-        return MediaCheck(
-            None, f"refused: {name} is a single-label (internal) host name", reference
-        )
     try:
         url = resolve_media_url(candidate, _NO_HOST)
     except RefusedURL as refusal:
         return MediaCheck(None, clean(refusal.reason), reference)
+    if address is None and "." not in host:
+        return MediaCheck(
+            None, f"refused: {name} is a single-label (internal) host name", reference
+        )
     return MediaCheck(url, None, reference)
 
 
@@ -382,12 +383,12 @@ def _media_parts(payload: str) -> tuple[list[str], list[str]] | None:
     part is a reference (the line is then ordinary text)."""
     quoted = _unwrap(payload)
     if quoted is not None:
-        return ([quoted], []) if _is_candidate(quoted) else None
+        return ([quoted], []) if _is_candidate(quoted, bare=True) else None
     parts = payload.split()
     found = [p for p in (_clean_part(x) for x in parts) if _is_candidate(p)]
-    if not found:
-        return None
     whole = _clean_part(payload.strip())
+    if not found:
+        return ([whole], []) if _is_candidate(whole, bare=True) else None
     if len(parts) > 1 and len(found) < len(parts) and _looks_local(whole):
         return [whole], []  # "/Users/pete/My File.png": one path with a space in it
     rest = [x for x in parts if not _is_candidate(_clean_part(x))]
