@@ -466,6 +466,10 @@ def _markdown_image(line: str, pos: int) -> tuple[int, str, str] | bool | None:
 Hold = bool
 
 _OPENERS = ("[[", "[embed", "[view")
+#: Translated characters of a line kept before `DirectiveStream._trim` drops them.
+_TRIM_AT = 1024
+#: The start of a trimmed line kept for the fence check.
+_HEAD = 64
 
 
 class DirectiveStream:
@@ -479,6 +483,7 @@ class DirectiveStream:
     __slots__ = (
         "_done",
         "_fence",
+        "_head",
         "_last_ws",
         "_line",
         "_line_no",
@@ -513,6 +518,7 @@ class DirectiveStream:
         self._stripped = False
         self._visible = False
         self._tick = False
+        self._head: str | None = None
 
     # ------------------------------------------------------------- public API
 
@@ -521,17 +527,28 @@ class DirectiveStream:
         if self._done or not delta:
             return ""
         out: list[str] = []
-        self._line += delta
-        while True:
-            newline = self._line.find("\n", self._pos)
-            if newline < 0:
-                break
-            out.append(self._complete_line(self._line[:newline]))
-            self._line = self._line[newline + 1 :]
+        # Split once: slicing the rest off after every line would copy a big chunk per line.
+        pieces = delta.split("\n")
+        self._line += pieces[0]
+        for piece in pieces[1:]:
+            out.append(self._complete_line(self._line))
+            self._line = piece
             self._line_no += 1
             self._reset_line()
         out.append(self._scan(final=False))
+        self._trim()
         return "".join(out)
+
+    def _trim(self) -> None:
+        """Drop what of a long line is translated already (one character kept: a reply tag
+        looks at the one before it), so a line that never ends costs its chunks, not a copy of
+        itself per chunk. Its first characters are kept for the fence check at its end."""
+        if self._mode not in ("text", "code") or self._pos <= _TRIM_AT:
+            return
+        if self._head is None:
+            self._head = self._line[:_HEAD]
+        self._line = self._line[self._pos - 1 :]
+        self._pos = 1
 
     def finish(self) -> str:
         """The reply is complete: what was held back, read as a last line."""
@@ -573,6 +590,8 @@ class DirectiveStream:
         return shown
 
     def _update_blocks(self, line: str, mode: str | None) -> None:
+        if self._head is not None:  # trimmed: a long line, neither blank nor a closing fence
+            line = self._head + "\0"
         stripped = line.lstrip(" ")
         indent = len(line) - len(stripped)
         fence = re.match(r"(`{3,}|~{3,})", stripped) if indent <= 3 else None
@@ -598,11 +617,12 @@ class DirectiveStream:
         if self._fence is not None:
             return "code"
         rest = line.lstrip(" \t")
-        if not rest:
-            return None if not final else "text"
         lead = line[: len(line) - len(rest)]
         if self._prev_blank_or_code and (lead.startswith("    ") or "\t" in lead):
             return "code"
+        if not rest:
+            # White space only so far: wait, but not past where a MEDIA: line could start.
+            return "text" if final or len(line) > MAX_MEDIA_LINE else None
         if rest[0] in "`~":
             if len(rest) < 3 and not final:
                 return None

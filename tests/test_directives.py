@@ -430,3 +430,34 @@ def test_a_huge_reply_streamed_in_small_chunks_is_read_once() -> None:
     shown = sum(len(stream.feed(text[at : at + 50])) for at in range(0, len(text), 50))
     assert shown + len(stream.finish()) == len(text)
     assert len(stream._line) < 100  # only the current line is kept, never the whole text
+
+
+def test_a_line_that_never_ends_is_not_kept_whole() -> None:
+    """A 2 MB reply with no newline: the stream keeps only the untranslated tail of the line
+    (a copy of the whole line per chunk would be quadratic), and still reads its directives."""
+    stream = DirectiveStream()
+    text = "word " * 400_000 + "[[audio_as_voice]] tail " + '[embed ref="r" /]'
+    longest = 0
+    for at in range(0, len(text), 40):
+        stream.feed(text[at : at + 40])
+        longest = max(longest, len(stream._line))
+    stream.finish()
+    assert longest < 2_000
+    assert stream.found.audio_as_voice and len(stream.found.records) == 1
+
+
+@pytest.mark.parametrize("size", [1, 7, 333])
+def test_long_lines_stream_as_they_parse(size: int) -> None:
+    text = (
+        "x" * 3000
+        + " [[reply_to:1]] "
+        + "y" * 2000
+        + "\n```"
+        + "z" * 2000
+        + "\nMEDIA: https://a.example/in-fence.png\n```\n"
+        + " " * 9000
+        + "MEDIA: https://a.example/x.png\nend"
+    )
+    whole = parse(text)
+    assert "".join(streamed(text, [size])) == whole.text
+    assert whole.reply == Reply("1") and whole.media == []
