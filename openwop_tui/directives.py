@@ -4,9 +4,9 @@ Agents bridged from OpenClaw into an OpenWOP host put a small set of directives 
 text (OpenClaw's "rich output protocol"); printed raw they are noise, and a ``MEDIA:`` line names
 a file to attach. What counts follows OpenClaw's own parser:
 
-* ``MEDIA: <url-or-path>`` at the start of a line (leading spaces allowed), not inside a fenced
-  or indented code block. The rest of the line is split on white space, each part a candidate
-  (quotes, backticks and brackets around it dropped); a payload quoted as a whole is one
+* ``MEDIA: <url-or-path>`` (upper case) at the start of a line (leading spaces allowed), not
+  in a fenced or indented code block. The rest of the line is split on white space, each part
+  a candidate (quotes, backticks and brackets around it dropped); a payload quoted as a whole is one
   candidate that may hold spaces, and so is an unquoted local path with spaces in it. Parts
   that are neither a URL nor a path stay in the text.
 * ``[[audio_as_voice]]`` anywhere: the turn's audio is a voice note.
@@ -96,9 +96,11 @@ _FILE_EXT = re.compile(r"\.\w{1,10}$")
 _AUDIO_TAG = re.compile(r"\s*audio_as_voice\s*", re.IGNORECASE)
 _REPLY_CURRENT = re.compile(r"\s*reply_to_current\s*", re.IGNORECASE)
 _REPLY_ID = re.compile(r"\s*reply_to\s*:\s*([^\]\n]+?)\s*", re.IGNORECASE)
-_ATTR = re.compile(r"""\s*([A-Za-z][\w-]*)\s*=\s*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'\]/]+))""")
+_ATTR = re.compile(
+    r"""\s*([A-Za-z][\w-]*)\s*=\s*(?:"([^"\n]*)"|'([^'\n]*)'|((?:[^\s"'\]/]|/(?!\]))+))"""
+)
 #: An attribute cut off by the end of a chunk (``ref="cv_1``): the shortcode may still complete.
-_PARTIAL_ATTR = re.compile(r"""[\w-]*\s*(?:=\s*(?:"[^"\n]*|'[^'\n]*|[^\s"'\]/]*)?)?""")
+_PARTIAL_ATTR = re.compile(r"""[\w-]*\s*(?:=\s*(?:"[^"\n]*|'[^'\n]*|[^\s"'\]]*)?)?""")
 _INTERNAL_SUFFIXES = (".localhost", ".local", ".internal", ".lan", ".home.arpa", ".localdomain")
 _INTERNAL_NAMES = frozenset({"localhost", "localhost.localdomain", "home.arpa"})
 _CGNAT = ipaddress.ip_network("100.64.0.0/10")
@@ -375,7 +377,8 @@ def _unwrap(value: str) -> str | None:
 
 
 def _clean_part(part: str) -> str:
-    return re.sub(r"[`\"'\\})\],]+$", "", re.sub(r"^[`\"'\[{(]+", "", part))
+    # U+240D: a CR shown as its symbol (a CRLF split between two chunks is cleaned apart).
+    return re.sub(r"[`\"'\\})\],\u240d]+$", "", re.sub(r"^[`\"'\[{(]+", "", part))
 
 
 def _media_parts(payload: str) -> tuple[list[str], list[str]] | None:
@@ -628,7 +631,8 @@ class DirectiveStream:
                 return None
             if rest[:3] in ("```", "~~~") and len(lead) <= 3:
                 return "code"
-        head = rest[:6].upper()
+        # Upper case only, as OpenClaw's token pattern is ("Media: the plural of medium").
+        head = rest[:6]
         if head == "MEDIA:":
             if len(line) > MAX_MEDIA_LINE:
                 return "text"

@@ -61,7 +61,8 @@ def test_a_media_line_becomes_a_reference_and_leaves_the_text() -> None:
     ("line", "expected"),
     [
         ("MEDIA:https://a.example/x.png", ["https://a.example/x.png"]),
-        ("   media: https://a.example/x.png", ["https://a.example/x.png"]),
+        ("   MEDIA: https://a.example/x.png", ["https://a.example/x.png"]),
+        ("MEDIA: https://a.example/x.png\u240d", ["https://a.example/x.png"]),
         ("MEDIA: `https://a.example/x.png`", ["https://a.example/x.png"]),
         ('MEDIA: "https://a.example/x.png"', ["https://a.example/x.png"]),
         ("MEDIA: (https://a.example/x.png),", ["https://a.example/x.png"]),
@@ -93,8 +94,16 @@ def test_words_that_are_no_reference_stay_text() -> None:
     assert parse("MEDIA:").text == "MEDIA:"
 
 
-def test_media_only_counts_at_the_start_of_a_line() -> None:
-    text = "the tool said MEDIA: https://a.example/x.png"
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the tool said MEDIA: https://a.example/x.png",
+        "> MEDIA: https://a.example/x.png",
+        "- MEDIA: https://a.example/x.png",
+        "Media: https://a.example/x.png",  # upper case only, as OpenClaw's pattern
+    ],
+)
+def test_media_only_counts_in_capitals_at_the_start_of_a_line(text: str) -> None:
     assert parse(text).text == text
     assert media(text) == []
 
@@ -240,6 +249,10 @@ def test_an_unknown_double_bracket_is_text() -> None:
             Embed(None, "https://c.example/b", None, 480, 1),
         ),
         ("[embed ref='cv_1' height=\"320px\"/]", Embed("cv_1", None, None, 320, 1)),
+        (
+            "[embed url=https://c.example/b/7 /]",
+            Embed(None, "https://c.example/b/7", None, None, 1),
+        ),
     ],
 )
 def test_self_closing_embeds(text: str, expected: Embed) -> None:
