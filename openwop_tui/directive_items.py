@@ -188,10 +188,7 @@ class TurnDirectives:
         updated: list[Item] = []
         if found.audio_as_voice and not self._voice:
             self._voice = True
-            for item in self._audio:
-                payload = {**item.envelope.payload, "audioAsVoice": True}
-                item.envelope = replace(item.envelope, payload=payload)
-                updated.append(item)
+            updated += [item for item in self._audio if _mark_voice(item)]
         for record in records:
             key = _key(record)
             if key in self._seen or self._count >= MAX_RECORDS:
@@ -214,6 +211,15 @@ class TurnDirectives:
             text = f"more than {MAX_RECORDS} directives in this reply: the rest are shown as text"
             added.append(Notice(next_id("notice"), "warning", text, False, event))
         return added, updated
+
+    def track_audio(self, item: EnvelopeItem) -> None:
+        """An envelope the host sent with this turn: its audio is a voice note too (now, or
+        when the tag arrives)."""
+        if item.envelope.display != "audio" or len(self._audio) >= MAX_RECORDS:
+            return
+        self._audio.append(item)
+        if self._voice:
+            _mark_voice(item)
 
     def _reply_items(
         self,
@@ -270,6 +276,15 @@ class TurnDirectives:
         found.reply = found.reply or self.stream.found.reply
         added, updated = self.items(records, found, event, next_id)
         return (found.text if completion else None), added, updated
+
+
+def _mark_voice(item: EnvelopeItem) -> bool:
+    """Put ``"audioAsVoice": true`` in the item's payload; whether it changed."""
+    payload = item.envelope.payload
+    if not isinstance(payload, Mapping) or payload.get("audioAsVoice") is True:
+        return False
+    item.envelope = replace(item.envelope, payload={**payload, "audioAsVoice": True})
+    return True
 
 
 def _canvas_record(block: Mapping[str, Any]) -> Embed:

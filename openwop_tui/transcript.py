@@ -265,6 +265,23 @@ class Transcript:
     def _directive_changes(self, added: list[Item], updated: list[Item]) -> list[Change]:
         return [*(self._add(item) for item in added), *(Updated(item) for item in updated)]
 
+    def _final_directives(
+        self,
+        turn: AssistantTurn,
+        completion: str | None,
+        outputs: Mapping[str, Any],
+        event: RunEvent,
+    ) -> list[Change]:
+        """The final payload's directives: the completion is authoritative (it replaces what the
+        deltas built, capped the same way, its directives taken out like the stream's); what
+        it and the structured fields name that the stream did not is added."""
+        visible, added, updated = self._directives(turn).final(
+            completion, outputs, event, self._next_id
+        )
+        if visible is not None and turn.full_text != visible:
+            turn.text = visible
+        return self._directive_changes(added, updated)
+
     def _finish_directives(self, turn: AssistantTurn, event: RunEvent | None) -> list[Change]:
         """The turn is ending: the text its directive reader held back, and its items."""
         if turn.directives is None:
@@ -369,27 +386,19 @@ class Transcript:
 
         if turn is not None:
             changes += self._finish_directives(turn, event)
-        directive_items: list[Change] = []
         if turn is None and completion is not None:
             turn = self._new_turn(event.node_id)
             changes.append(self._add(turn))
+        directive_items: list[Change] = []
         if turn is not None:
-            visible, added, updated = self._directives(turn).final(
-                completion, outputs, event, self._next_id
-            )
-            if visible is not None and turn.full_text != visible:
-                # The completion is authoritative: it replaces whatever the deltas built, and
-                # is capped the same way (its directives taken out like the stream's).
-                turn.text = visible
-            directive_items = self._directive_changes(added, updated)
+            directive_items = self._final_directives(turn, completion, outputs, event)
             turn.model = turn.model or _text(outputs.get("model"))
-        if turn is not None:
             turn.final = True
             changes.append(Updated(turn))
         changes += directive_items
 
         for envelope in envelopes:
-            changes.extend(self._on_envelope(envelope))
+            changes.extend(self._on_envelope(envelope, turn))
 
         duration = event.payload.get("durationMs")
         suffix = f" in {duration} ms" if isinstance(duration, int | float) else ""
@@ -407,7 +416,9 @@ class Transcript:
             changes.append(self._notice("info", text, event, verbose=True))
         return changes
 
-    def _on_envelope(self, envelope: Envelope) -> list[Change]:
+    def _on_envelope(self, envelope: Envelope, turn: AssistantTurn | None = None) -> list[Change]:
+        """Add (or, for a fragment, update) the envelope's item; audio that comes with ``turn``
+        is a voice note when the turn says ``[[audio_as_voice]]``."""
         if envelope.key in self._seen_envelopes:
             return []
         self._seen_envelopes.add(envelope.key)
@@ -420,14 +431,17 @@ class Transcript:
                 del self._emissions[emission]
             return [Updated(item)]
         item = EnvelopeItem(self._next_id("envelope"), as_embed(envelope))
+        if turn is not None:
+            self._directives(turn).track_audio(item)
         if emission is not None and envelope.partial:
             self._emissions[emission] = item
         return [self._add(item)]
 
     def _on_media(self, event: RunEvent) -> list[Change]:
         changes: list[Change] = []
+        turn = self._open_turns.get(event.node_id)
         for envelope in extract_envelopes(event):
-            changes.extend(self._on_envelope(envelope))
+            changes.extend(self._on_envelope(envelope, turn))
         return changes
 
     def _on_node_failed(self, event: RunEvent) -> list[Change]:

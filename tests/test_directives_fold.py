@@ -398,3 +398,27 @@ def test_markdown_images_is_a_flag_of_the_app_run_and_render_and_a_config_key(
     config = load_config({}, environ={}, path=path)
     assert config.markdown_images and config.limits.markdown_images
     assert not Config().limits.markdown_images
+
+
+def test_audio_the_host_sends_with_a_voice_turn_is_a_voice_note() -> None:
+    e = Events()
+    audio = {"url": "https://cdn.example.com/v.ogg", "mimeType": "audio/ogg"}
+    transcript, changes = fold(
+        [
+            e.chunk("Listen."),
+            e.event("media.audio", audio),  # before the tag: updated when it arrives
+            e.chunk(" [[audio_as_voice]]"),
+            e.completed(
+                envelope={
+                    "type": "media.audio",
+                    "payload": dict(audio, url="https://cdn.example.com/w.ogg"),
+                }
+            ),
+        ]
+    )
+    first, second = envelopes(transcript)
+    assert first.envelope.payload["audioAsVoice"] is True
+    assert second.envelope.payload["audioAsVoice"] is True
+    assert any(isinstance(c, Updated) and c.item is first for c in changes)
+    other, _ = fold([Events().event("media.audio", audio)])
+    assert "audioAsVoice" not in envelopes(other)[0].envelope.payload  # no tag, no voice note
