@@ -19,7 +19,8 @@ a file to attach. What counts follows OpenClaw's own parser:
 
 Directives inside inline code (between backticks) are left alone too.
 
-A recognised media reference is checked at once (`check_media`): remote ones must be public
+A recognised media reference is checked at once (`check_media`, in
+`openwop_tui.directive_policy`): remote ones must be public
 ``https:`` URLs; ``http:``, IP literals that are loopback, private, link-local, CGNAT, multicast,
 reserved or unspecified (IPv4-mapped, NAT64 and 6to4 forms too), internal names (``localhost``,
 ``*.local``, ``*.internal``, ``*.lan``, ``*.home.arpa``, single labels) and other schemes are
@@ -40,16 +41,27 @@ are cleaned for the terminal. Pure: no I/O, no Rich, no Textual.
 
 from __future__ import annotations
 
-import ipaddress
-import mimetypes
-import posixpath
 import re
 from dataclasses import dataclass, field
 from typing import Literal
-from urllib.parse import unquote, urlsplit
 
-from openwop_tui.protocol.media import MediaPolicy, RefusedURL, resolve_media_url
-from openwop_tui.sanitize import clean, clean_label
+from openwop_tui.directive_policy import (
+    MAX_FIELD,
+    Family,
+    MediaCheck,
+    check_media,
+    cut,
+    media_family,
+    name_of,
+)
+from openwop_tui.directive_syntax import (
+    height,
+    markdown_image,
+    media_parts,
+    shortcode,
+    unwrap,
+)
+from openwop_tui.sanitize import clean_label
 
 __all__ = [
     "MAX_RECORDS",
@@ -72,58 +84,16 @@ MAX_RECORDS = 64
 MAX_MEDIA_LINE = 8192
 #: A ``[[…]]`` tag longer than this is text.
 MAX_TAG = 256
-#: A ``[embed …]`` / ``[view …]`` shortcode longer than this is text.
-MAX_SHORTCODE = 4096
-#: A ``![alt](url)`` longer than this is text.
-MAX_MARKDOWN_IMAGE = 4096
-#: A media candidate longer than this is not one.
-MAX_CANDIDATE = 4096
-#: The longest title and ref kept (cut with an ellipsis).
-MAX_FIELD = 200
-#: The tallest preferred height believed (pixels).
-MAX_HEIGHT = 10_000
 
-Family = Literal["image", "audio", "file"]
 Origin = Literal["MEDIA", "markdown", "field"]
 
-# A policy whose configured host is nothing real: no directive URL gets the host's exemptions
-# (plain http:, loopback for a local dev host) through `resolve_media_url`.
-_NO_HOST = MediaPolicy(base_url="https://directive.invalid")
 
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
-_WINDOWS_DRIVE = re.compile(r"[A-Za-z]:[\\/]")
-_FILE_EXT = re.compile(r"\.\w{1,10}$")
 _AUDIO_TAG = re.compile(r"\s*audio_as_voice\s*", re.IGNORECASE)
 _REPLY_CURRENT = re.compile(r"\s*reply_to_current\s*", re.IGNORECASE)
 _REPLY_ID = re.compile(r"\s*reply_to\s*:\s*([^\]\n]+?)\s*", re.IGNORECASE)
-_ATTR = re.compile(
-    r"""\s*([A-Za-z][\w-]*)\s*=\s*(?:"([^"\n]*)"|'([^'\n]*)'|((?:[^\s"'\]/]|/(?!\]))+))"""
-)
-#: An attribute cut off by the end of a chunk (``ref="cv_1``): the shortcode may still complete.
-_PARTIAL_ATTR = re.compile(r"""[\w-]*\s*(?:=\s*(?:"[^"\n]*|'[^'\n]*|[^\s"'\]]*)?)?""")
-_INTERNAL_SUFFIXES = (".localhost", ".local", ".internal", ".lan", ".home.arpa", ".localdomain")
-_INTERNAL_NAMES = frozenset({"localhost", "localhost.localdomain", "home.arpa"})
-_CGNAT = ipaddress.ip_network("100.64.0.0/10")
-_NAT64 = ipaddress.ip_network("64:ff9b::/96")
-_SIXTOFOUR = ipaddress.ip_network("2002::/16")
-
-_IMAGE_EXTS = frozenset({"png", "jpg", "jpeg", "gif", "webp", "bmp", "svg", "avif", "heic", "ico"})
-_AUDIO_EXTS = frozenset({"mp3", "wav", "ogg", "oga", "opus", "m4a", "aac", "flac", "weba", "mpga"})
 
 
 # ------------------------------------------------------------------ records
-
-
-@dataclass(frozen=True, slots=True)
-class MediaCheck:
-    """What the policy says of one media reference: the URL to fetch, or why not."""
-
-    url: str | None
-    """The absolute ``https:`` URL to fetch (``None`` when refused)."""
-    refused: str | None
-    """Why it is not fetched, a sentence (``None`` when accepted)."""
-    reference: str | None
-    """The URL to show the user when the reference is a URL (never a local path)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,256 +184,21 @@ class Parsed:
         return [r for r in self.records if isinstance(r, MediaDirective)]
 
 
-# ---------------------------------------------------------------- the policy
-
-
-def _cut(text: str, limit: int = MAX_FIELD) -> str:
-    text = clean(text)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _address_kind(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
-    """Name the kind of a non-public address, looking inside IPv6 forms that carry an IPv4."""
-    if isinstance(address, ipaddress.IPv6Address):
-        embedded = address.ipv4_mapped
-        if embedded is None and address in _NAT64:
-            embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
-        if embedded is None and address in _SIXTOFOUR:
-            embedded = address.sixtofour
-        if embedded is not None:
-            return _address_kind(embedded)
-    if isinstance(address, ipaddress.IPv4Address) and address in _CGNAT:
-        return "shared (CGNAT)"
-    checks = (
-        ("loopback", address.is_loopback),
-        ("link-local", address.is_link_local),
-        ("unspecified", address.is_unspecified),
-        ("multicast", address.is_multicast),
-        ("reserved", address.is_reserved),
-        ("private", address.is_private),
-        ("non-public", not address.is_global),
-    )
-    return next((kind for kind, hit in checks if hit), None)
-
-
-def _looks_local(candidate: str) -> bool:
-    """A path on some machine's disk: absolute, relative, home, Windows, UNC, ``file:``."""
-    if candidate.lower().startswith("file:"):
-        return True
-    return (
-        candidate.startswith(("/", "./", "../", "~", "\\\\"))
-        or _WINDOWS_DRIVE.match(candidate) is not None
-        or (_SCHEME.match(candidate) is None and ("/" in candidate or "\\" in candidate))
-    )
-
-
-def _is_candidate(candidate: str, *, bare: bool = False) -> bool:
-    """Whether a part of a ``MEDIA:`` line is a reference at all (else it stays text); a bare
-    file name (``x.png``, a local path too) only with ``bare``, as OpenClaw's last resort."""
-    if not candidate or len(candidate) > MAX_CANDIDATE:
-        return False
-    if _looks_local(candidate):
-        return True
-    scheme = _SCHEME.match(candidate)
-    if scheme is not None:
-        return len(candidate) > scheme.end()
-    return bare and _FILE_EXT.search(candidate) is not None
-
-
-def check_media(candidate: str) -> MediaCheck:
-    """Apply the directive media policy to one reference (pure: no DNS)."""
-    shown = _cut(candidate, 120)
-    if _looks_local(candidate) or _SCHEME.match(candidate) is None:
-        return MediaCheck(
-            None,
-            f"refused: {shown} is a local path; a path the host names is never read from "
-            "this machine's disk",
-            None,
-        )
-    if any(not ch.isprintable() or ch.isspace() for ch in candidate):
-        return MediaCheck(None, "refused: the URL contains spaces or control characters", None)
-    scheme = candidate.split(":", 1)[0].lower()
-    if scheme == "http":
-        return MediaCheck(
-            None,
-            "refused: plain http: is not fetched for a MEDIA: reference; it must be https:",
-            _cut(candidate, 2048),
-        )
-    if scheme != "https":
-        reference = None if scheme in ("data", "javascript", "blob") else _cut(candidate, 2048)
-        return MediaCheck(
-            None, f"refused: {clean(scheme)[:20]}: references are never fetched", reference
-        )
-    reference = _cut(candidate, 2048)
-    try:
-        host = (urlsplit(candidate).hostname or "").rstrip(".")
-    except ValueError:
-        return MediaCheck(None, "refused: the URL is malformed", reference)
-    name = clean(host)[:80]
-    try:
-        address: ipaddress.IPv4Address | ipaddress.IPv6Address | None = ipaddress.ip_address(
-            host.split("%", 1)[0]
-        )
-    except ValueError:
-        address = None
-    if address is not None:
-        kind = _address_kind(address)
-        if kind is not None:
-            return MediaCheck(
-                None, f"refused: {name} is a {kind} address; media must be public", reference
-            )
-    elif host in _INTERNAL_NAMES or host.endswith(_INTERNAL_SUFFIXES):
-        return MediaCheck(None, f"refused: {name} is an internal host name", reference)
-    try:
-        url = resolve_media_url(candidate, _NO_HOST)
-    except RefusedURL as refusal:
-        return MediaCheck(None, clean(refusal.reason), reference)
-    if address is None and "." not in host:
-        return MediaCheck(
-            None, f"refused: {name} is a single-label (internal) host name", reference
-        )
-    return MediaCheck(url, None, reference)
-
-
-def media_family(reference: str, *, voice: bool = False) -> tuple[Family, str | None]:
-    """The display family and a guessed media type from a reference's extension."""
-    try:
-        path = urlsplit(reference).path if _SCHEME.match(reference) else reference
-    except ValueError:
-        path = reference
-    ext = path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
-    guessed = mimetypes.guess_type(f"x.{ext}", strict=False)[0] if ext else None
-    if ext in _IMAGE_EXTS or (guessed or "").startswith("image/"):
-        return "image", guessed
-    if ext in _AUDIO_EXTS or (guessed or "").startswith("audio/"):
-        return "audio", guessed or ("audio/ogg" if ext == "opus" else None)
-    return ("audio" if voice and not ext else "file"), guessed
-
-
-def _name_of(reference: str) -> str | None:
-    try:
-        path = urlsplit(reference).path if _SCHEME.match(reference) else reference
-    except ValueError:
-        return None
-    base = posixpath.basename(unquote(path).replace("\\", "/"))
-    return clean_label(base)[:MAX_FIELD] if base else None
-
-
 def media_directive(
     candidate: str, line: int, origin: Origin, alt: str | None = None
 ) -> MediaDirective:
     """The record for one media reference, checked."""
     family, mime = media_family(candidate)
     return MediaDirective(
-        source=_cut(candidate),
+        source=cut(candidate),
         line=line,
         origin=origin,
         family=family,
         mime_type=mime,
-        name=_name_of(candidate),
+        name=name_of(candidate),
         check=check_media(candidate),
         alt=clean_label(alt)[:MAX_FIELD] if alt else None,
     )
-
-
-# ------------------------------------------------------------------ parsing
-
-
-def _unwrap(value: str) -> str | None:
-    value = value.strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'`":
-        return value[1:-1].strip()
-    return None
-
-
-def _clean_part(part: str) -> str:
-    # U+240D: a CR shown as its symbol (a CRLF split between two chunks is cleaned apart).
-    return re.sub(r"[`\"'\\})\],\u240d]+$", "", re.sub(r"^[`\"'\[{(]+", "", part))
-
-
-def _media_parts(payload: str) -> tuple[list[str], list[str]] | None:
-    """The candidates of a ``MEDIA:`` payload and the words that stay text; ``None`` when no
-    part is a reference (the line is then ordinary text)."""
-    quoted = _unwrap(payload)
-    if quoted is not None:
-        return ([quoted], []) if _is_candidate(quoted, bare=True) else None
-    parts = payload.split()
-    found = [p for p in (_clean_part(x) for x in parts) if _is_candidate(p)]
-    whole = _clean_part(payload.strip())
-    if not found:
-        return ([whole], []) if _is_candidate(whole, bare=True) else None
-    if len(parts) > 1 and len(found) < len(parts) and _looks_local(whole):
-        return [whole], []  # "/Users/pete/My File.png": one path with a space in it
-    rest = [x for x in parts if not _is_candidate(_clean_part(x))]
-    return found, rest
-
-
-def _shortcode(line: str, pos: int, name: str) -> tuple[int, dict[str, str], bool] | bool | None:
-    """Read ``[name attr=… /]`` at ``pos``: ``(end, attrs, self_closing)``; ``True`` when it
-    may still complete (more text needed); ``None`` when it is not one."""
-    at = pos + 1 + len(name)
-    limit = min(len(line), pos + MAX_SHORTCODE)
-    attrs: dict[str, str] = {}
-    while True:
-        while at < limit and line[at] in " \t":
-            at += 1
-        if at >= limit:
-            return True if len(line) < pos + MAX_SHORTCODE else None
-        if line.startswith("/]", at):
-            return at + 2, attrs, True
-        if line[at] == "]":
-            return at + 1, attrs, False
-        if line[at] == "/" and at + 1 >= len(line):
-            return True
-        match = _ATTR.match(line, at)
-        if match is None or match.end() > limit:
-            # An attribute still arriving ("ref=\"cv_1") or one that never will be.
-            rest = line[at:limit]
-            if len(line) < pos + MAX_SHORTCODE and _PARTIAL_ATTR.fullmatch(rest):
-                return True
-            return None
-        key = match.group(1).lower()
-        value = next(g for g in match.groups()[1:] if g is not None)
-        attrs.setdefault(key, value)
-        at = match.end()
-
-
-def _height(value: str | None) -> int | None:
-    if value is None:
-        return None
-    digits = value.strip().lower().removesuffix("px")
-    if not digits.isdigit() or len(digits) > 6:
-        return None
-    number = int(digits)
-    return min(number, MAX_HEIGHT) if number > 0 else None
-
-
-def _markdown_image(line: str, pos: int) -> tuple[int, str, str] | bool | None:
-    """Read ``![alt](dest "title")`` at ``pos``: ``(end, alt, dest)``; ``True``: may complete."""
-    limit = min(len(line), pos + MAX_MARKDOWN_IMAGE)
-    more = len(line) < pos + MAX_MARKDOWN_IMAGE
-    if pos + 1 >= len(line):
-        return True if more else None
-    if line[pos + 1] != "[":
-        return None
-    close = line.find("]", pos + 2, limit)
-    if close < 0:
-        return True if more else None
-    if close + 1 >= len(line):
-        return True if more else None
-    if line[close + 1] != "(":
-        return None
-    end = line.find(")", close + 2, limit)
-    if end < 0:
-        return True if more else None
-    inside = line[close + 2 : end].strip()
-    if inside.startswith("<") and ">" in inside:
-        dest = inside[1 : inside.index(">")]
-    else:
-        dest = inside.split(maxsplit=1)[0] if inside else ""
-    if not dest:
-        return None
-    return end + 1, line[pos + 2 : close], dest
 
 
 Hold = bool
@@ -644,7 +379,7 @@ class DirectiveStream:
     def _media_line(self, line: str, *, last: bool) -> str:
         """A complete ``MEDIA:`` line: its references become records; leftovers stay text."""
         rest = line.lstrip(" \t")
-        found = _media_parts(rest[6:])
+        found = media_parts(rest[6:])
         if found is None:
             # Not a reference after all: ordinary text (its inline directives still count).
             self._mode = "text"
@@ -720,13 +455,13 @@ class DirectiveStream:
         ``(end, True)`` for one kept as text, ``None`` for none."""
         room = len(self.found.records) < MAX_RECORDS
         if text[pos] == "!":
-            image = _markdown_image(text, pos)
+            image = markdown_image(text, pos)
             if image is True:
                 return None if final else True
             if image is None or image is False:
                 return None
             end, alt, dest = image
-            dest = _unwrap(dest) or dest
+            dest = unwrap(dest) or dest
             if not re.match(r"https?:", dest, re.IGNORECASE) or not self._room():
                 return None
             self.found.records.append(media_directive(dest, self._line_no, "markdown", alt))
@@ -752,7 +487,7 @@ class DirectiveStream:
                 return self._stripped_to(close + 2)
             match = _REPLY_ID.fullmatch(inner) if at_word_start else None
             if match is not None:
-                self.found.reply = Reply(target=_cut(match.group(1), 120))
+                self.found.reply = Reply(target=cut(match.group(1), 120))
                 return self._stripped_to(close + 2)
             return None
         lowered = rest.lower()
@@ -765,13 +500,13 @@ class DirectiveStream:
                 return None if final else True
             if after not in " \t/]":
                 return None
-            shortcode = _shortcode(text, pos, name)
-            if shortcode is True:
+            code = shortcode(text, pos, name)
+            if code is True:
                 return None if final else True
-            if shortcode is None or shortcode is False or not room:
+            if code is None or code is False or not room:
                 return None
-            end, attrs, closing = shortcode
-            written = _cut(text[pos:end])
+            end, attrs, closing = code
+            written = cut(text[pos:end])
             if name == "view" or not closing:
                 form: Literal["html-embed", "view"] = "view" if name == "view" else "html-embed"
                 self.found.records.append(Inert(form, written, self._line_no))
@@ -782,10 +517,10 @@ class DirectiveStream:
             title = attrs.get("title")
             self.found.records.append(
                 Embed(
-                    ref=_cut(ref) if ref else None,
-                    url=_cut(url, 2048) if url else None,
+                    ref=cut(ref) if ref else None,
+                    url=cut(url, 2048) if url else None,
                     title=clean_label(title)[:MAX_FIELD] if title else None,
-                    height=_height(attrs.get("height")),
+                    height=height(attrs.get("height")),
                     line=self._line_no,
                 )
             )
