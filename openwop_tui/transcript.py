@@ -177,6 +177,7 @@ class Transcript:
             if not turn.final:
                 changes += self._finish_directives(turn, None)
                 turn.final = True
+                turn.directives = None  # settled: nothing more to read or de-duplicate
                 changes.append(Updated(turn))
         self._open_turns.clear()
         pending: list[Reasoning | ToolCall] = [*self._reasoning.values(), *self._calls.values()]
@@ -399,6 +400,8 @@ class Transcript:
 
         for envelope in envelopes:
             changes.extend(self._on_envelope(envelope, turn))
+        if turn is not None:
+            turn.directives = None  # settled: a long session keeps no reader per reply
 
         duration = event.payload.get("durationMs")
         suffix = f" in {duration} ms" if isinstance(duration, int | float) else ""
@@ -452,6 +455,7 @@ class Transcript:
         if turn is not None:
             changes += self._finish_directives(turn, event)
             turn.final = True
+            turn.directives = None
             changes.append(Updated(turn))
         pending = self._interrupts.get(event.node_id)
         if pending is not None:

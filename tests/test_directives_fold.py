@@ -422,3 +422,16 @@ def test_audio_the_host_sends_with_a_voice_turn_is_a_voice_note() -> None:
     assert any(isinstance(c, Updated) and c.item is first for c in changes)
     other, _ = fold([Events().event("media.audio", audio)])
     assert "audioAsVoice" not in envelopes(other)[0].envelope.payload  # no tag, no voice note
+
+
+def test_a_settled_reply_keeps_no_reader() -> None:
+    """Ten thousand replies in a session must not each keep a directive reader."""
+    e = Events()
+    for end in (e.completed(), None):
+        transcript, _ = fold(
+            [e.chunk("MEDIA: https://cdn.example.com/x.png\nok"), *([end] if end else [])]
+        )
+        if end is None:
+            transcript.close_open()
+        assert turn_of(transcript).directives is None
+        assert len(envelopes(transcript)) == 1
