@@ -168,7 +168,16 @@ def _key(record: Record) -> str:
 class TurnDirectives:
     """The directive state of one assistant turn: its stream, and the items already made."""
 
-    __slots__ = ("_audio", "_count", "_overflow_said", "_reply", "_seen", "_voice", "stream")
+    __slots__ = (
+        "_audio",
+        "_count",
+        "_overflow_said",
+        "_reply",
+        "_seen",
+        "_state",
+        "_voice",
+        "stream",
+    )
 
     def __init__(self, *, markdown_images: bool = False) -> None:
         self.stream = DirectiveStream(markdown_images=markdown_images)
@@ -178,6 +187,7 @@ class TurnDirectives:
         self._reply: Notice | None = None
         self._count = 0
         self._overflow_said = False
+        self._state: tuple[int, bool, Reply | None, bool] = (0, False, None, False)
 
     def items(
         self, records: list[Record], found: Parsed, event: RunEvent, next_id: Callable[[str], str]
@@ -243,7 +253,12 @@ class TurnDirectives:
     ) -> tuple[str, list[Item], list[Item]]:
         """A streamed chunk: the visible text to append, and the items it made or changed."""
         visible = self.stream.feed(delta)
-        return (visible, *self.items(self.stream.take_new(), self.stream.found, event, next_id))
+        found = self.stream.found
+        state = (len(found.records), found.audio_as_voice, found.reply, found.overflow)
+        if state == self._state:  # nothing new (most chunks): no items to look at
+            return visible, [], []
+        self._state = state
+        return (visible, *self.items(self.stream.take_new(), found, event, next_id))
 
     def finish(
         self, event: RunEvent, next_id: Callable[[str], str]

@@ -204,6 +204,9 @@ def media_directive(
 Hold = bool
 
 _OPENERS = ("[[", "[embed", "[view")
+#: Characters that can start nothing (a directive, inline code): read as one run.
+_PLAIN = re.compile(r"[^\[`]+")
+_PLAIN_MD = re.compile(r"[^\[`!]+")
 #: Translated characters of a line kept before `DirectiveStream._trim` drops them.
 _TRIM_AT = 1024
 #: The start of a trimmed line kept for the fence check.
@@ -264,18 +267,23 @@ class DirectiveStream:
         """Take the next chunk of the reply; return the text to show now."""
         if self._done or not delta:
             return ""
-        out: list[str] = []
+        if "\n" not in delta:  # the common token: no line ends
+            self._line += delta
+            out = self._scan(final=False)
+            self._trim()
+            return out
+        parts: list[str] = []
         # Split once: slicing the rest off after every line would copy a big chunk per line.
         pieces = delta.split("\n")
         self._line += pieces[0]
         for piece in pieces[1:]:
-            out.append(self._complete_line(self._line))
+            parts.append(self._complete_line(self._line))
             self._line = piece
             self._line_no += 1
             self._reset_line()
-        out.append(self._scan(final=False))
+        parts.append(self._scan(final=False))
         self._trim()
-        return "".join(out)
+        return "".join(parts)
 
     def _trim(self) -> None:
         """Drop what of a long line is translated already (one character kept: a reply tag
@@ -417,6 +425,7 @@ class DirectiveStream:
             return raw
         out: list[str] = []
         pos = self._pos
+        plain = _PLAIN_MD if self.markdown_images else _PLAIN
         while pos < len(text):
             ch = text[pos]
             if ch == "`":
@@ -434,19 +443,22 @@ class DirectiveStream:
                     self._visible, self._skip_ws, self._last_ws = True, False, False
                     pos = end
                     continue
-            if ch in " \t":
-                # Shown at once (a stream must not lag by a space); after a stripped
-                # directive that followed white space, the next run of it is dropped.
-                if not self._skip_ws:
-                    out.append(ch)
-                    self._last_ws = True
-                pos += 1
-                continue
-            self._last_ws = False
-            self._skip_ws = False
-            out.append(ch)
-            self._visible = True
-            pos += 1
+            # A run of ordinary characters at once (a regex, not a Python loop per character);
+            # a special one that is not a directive goes alone.
+            match = plain.match(text, pos)
+            run = match.group() if match is not None else ch
+            pos += len(run)
+            if self._skip_ws:
+                # After a directive that followed white space, the next run of it is dropped.
+                run = run.lstrip(" \t")
+                if not run:
+                    continue
+                self._skip_ws = False
+            out.append(run)
+            # Shown at once (a stream must not lag by a space): a trailing blank is remembered.
+            self._last_ws = run[-1] in " \t"
+            if not self._visible and run.strip(" \t"):
+                self._visible = True
         self._pos = pos
         return "".join(out)
 

@@ -246,8 +246,11 @@ class Transcript:
             visible, added, updated = self._directives(turn).delta(delta, event, self._next_id)
             if visible:
                 changes.append(Updated(turn, turn.body.append(visible)))
-            changes += self._directive_changes(added, updated)
-        fields = structured_media(payload)
+            if added or updated:
+                changes += self._directive_changes(added, updated)
+        fields = (
+            structured_media(payload) if "mediaUrl" in payload or "mediaUrls" in payload else []
+        )
         if fields:
             state = self._directives(turn)
             changes += self._directive_changes(
