@@ -279,7 +279,7 @@ class TurnDirectives:
         markdown_images = self.stream.markdown_images
         found = parse(completion, markdown_images=markdown_images) if completion else Parsed()
         records: list[Record] = list(found.records)
-        records += structured_media(outputs)
+        records += structured_media(outputs) + structured_media(event.payload)
         if outputs.get("audioAsVoice") is True:
             found.audio_as_voice = True
         content = outputs.get("content")

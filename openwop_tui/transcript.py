@@ -248,9 +248,13 @@ class Transcript:
                 changes.append(Updated(turn, turn.body.append(visible)))
             if added or updated:
                 changes += self._directive_changes(added, updated)
-        fields = (
-            structured_media(payload) if "mediaUrl" in payload or "mediaUrls" in payload else []
-        )
+        # Structured media beside the text (OpenClaw's mediaUrl / mediaUrls), top level or meta.
+        fields = [
+            record
+            for source in (payload, meta)
+            if "mediaUrl" in source or "mediaUrls" in source
+            for record in structured_media(source)
+        ]
         if fields:
             state = self._directives(turn)
             changes += self._directive_changes(

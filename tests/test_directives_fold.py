@@ -133,11 +133,14 @@ def test_structured_media_fields_on_a_chunk_become_items_once() -> None:
         [
             e.chunk("Here.", mediaUrl="https://cdn.example.com/a.mp3"),
             e.chunk(" Again.", mediaUrls=["https://cdn.example.com/a.mp3"]),
+            e.chunk(" Meta.", meta={"mediaUrls": ["https://cdn.example.com/a.mp3"]}),
             e.completed(),
         ]
     )
     [item] = envelopes(transcript)
     assert item.envelope.kind == "media.audio"
+    meta_only, _ = fold([Events().chunk("x", meta={"mediaUrl": "https://cdn.example.com/b.png"})])
+    assert [i.envelope.kind for i in envelopes(meta_only)] == ["media.image"]
 
 
 def test_audio_as_voice_marks_audio_drawn_before_the_tag_arrived() -> None:
