@@ -11,6 +11,7 @@ Pure, like every renderer: opening is the app's business.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,6 +23,8 @@ from openwop_tui.renderers.base import Action, Code, RenderContext, Rendered
 from openwop_tui.sanitize import clean, clean_label
 
 OPEN_IN_BROWSER = Action("open", "Open in browser")
+
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 #: Shown with every canvas: why it is a description here.
 NOT_RUN_NOTE = "a terminal cannot run the web canvas: open it in a browser"
@@ -73,6 +76,8 @@ def render_embed(envelope: Envelope, context: RenderContext) -> Rendered:
         where = "no URL: the canvas is only on the agent's own UI"
     elif openable:
         where = "press o to open it in a browser"
+    elif _SCHEME.match(url) is None:
+        where = "not opened here: the URL is relative to the agent's own UI"
     else:
         reason = check.refused if check is not None and check.refused else "not a URL"
         where = f"not opened here: {reason.removeprefix('refused: ')}"

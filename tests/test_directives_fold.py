@@ -254,6 +254,14 @@ class RecordingSession:
         return Asset(url=envelope.media_ref.url, error="HTTP 404 from host", failure="failed")
 
 
+def plain_text(renderable: Any) -> str:
+    from rich.console import Console
+
+    console = Console(width=160, record=True, force_terminal=False)
+    console.print(renderable)
+    return " ".join(console.export_text().split())
+
+
 def items_for(text: str) -> list[EnvelopeItem]:
     transcript, _ = fold([Events().completed(completion=text)])
     return envelopes(transcript)
@@ -284,6 +292,8 @@ async def test_a_refused_reference_is_never_fetched_and_shows_why(
     assert rendered.degradation.code is Code.FETCH_REFUSED
     assert rendered.degradation.reference == reference
     assert "refused" in rendered.degradation.reason
+    shown = plain_text(rendered.body)
+    assert "neither a URL nor inline data" not in shown  # the host did name something
 
 
 async def test_an_accepted_reference_goes_through_the_ordinary_fetch_path() -> None:
@@ -344,6 +354,10 @@ def test_an_embed_with_an_https_url_offers_the_browser() -> None:
 )
 def test_an_embed_without_a_public_https_url_is_not_opened(text: str) -> None:
     rendered = render(embed_item(text).envelope, RenderContext())
+    shown = plain_text(rendered.body)
+    assert "not opened here" in shown or "no URL" in shown
+    if "/__openclaw__/canvas/documents" in text:
+        assert "relative to the agent's own UI" in shown
     assert rendered.actions == ()
     assert rendered.degradation is not None and rendered.degradation.reference is None
     with pytest.raises(ActionError):
