@@ -436,7 +436,7 @@ class Transcript:
         if emission is not None and emission in self._emissions:
             # A later fragment of a streamed emission (rule E1): it replaces the one drawn.
             item = self._emissions[emission]
-            item.envelope = envelope
+            item.envelope = as_embed(envelope)
             if not envelope.partial:
                 del self._emissions[emission]
             return [Updated(item)]
