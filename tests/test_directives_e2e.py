@@ -91,3 +91,39 @@ async def test_the_app_draws_the_directives_and_opens_an_embed(
         await settle(pilot, app, lambda: bool(opened), what="the browser was asked")
         assert opened == ["https://canvas.example.com/board/7"]
         assert any("opened https://canvas.example.com/board/7" in text for _, text in notes)
+
+
+def test_the_demo_hosts_openclaw_workflow_folds_to_items() -> None:
+    """``demo.openclaw`` over loopback HTTP, folded (its media are not fetched here: the one
+    public URL would need the network)."""
+    import json
+
+    import httpx
+
+    from openwop_tui.demo_host import DemoHost
+    from openwop_tui.protocol.events import normalize
+    from openwop_tui.transcript import EnvelopeItem, Transcript
+
+    transcript = Transcript()
+    with DemoHost(pace=0) as host:
+        headers = {"Authorization": f"Bearer {host.api_key}"}
+        with httpx.Client(base_url=f"{host.url}/v1", headers=headers, timeout=10) as client:
+            run = client.post("/runs", json={"workflowId": "demo.openclaw", "inputs": {}})
+            run_id = run.json()["runId"]
+            url = f"/runs/{run_id}/events"
+            sse = {"Accept": "text/event-stream"}
+            with client.stream("GET", url, params={"streamMode": "debug"}, headers=sse) as response:
+                for line in response.iter_lines():
+                    if line.startswith("data: "):
+                        transcript.apply(normalize(json.loads(line[6:])))
+    [turn] = [i for i in transcript.items if isinstance(i, AssistantTurn)]
+    before_code = turn.text.split("```")[0]
+    assert "MEDIA:" not in before_code and "[[" not in before_code and "[embed" not in before_code
+    kinds = [i.envelope.kind for i in transcript.items if isinstance(i, EnvelopeItem)]
+    assert kinds.count("media.image") == 2 and kinds.count("canvas") == 2
+    voice = [
+        i.envelope.payload
+        for i in transcript.items
+        if isinstance(i, EnvelopeItem) and i.envelope.kind == "media.audio"
+    ]
+    assert voice == [dict(voice[0], audioAsVoice=True)] and voice[0]["audioAsVoice"] is True
