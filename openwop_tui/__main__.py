@@ -85,6 +85,7 @@ def _connection_flags(parser: argparse.ArgumentParser) -> None:
         default=argparse.SUPPRESS,
         help="never play sound",
     )
+    _markdown_images_flag(parser)
     parser.add_argument(
         "--max-asset-bytes",
         type=int,
@@ -164,6 +165,16 @@ def display_output(
         save_media,
         audio_off=switch == "off",
         colors=getattr(args, "colors", None),
+    )
+
+
+def _markdown_images_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--markdown-images",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="fetch and show ![alt](https://…) images in replies (under the media policy); "
+        "by default they stay text",
     )
 
 
@@ -272,6 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="how to draw images: auto (ask the terminal; half-blocks to a pipe), kitty, sixel, "
         "halfblock or none; kitty and sixel are drawn even to a pipe",
     )
+    _markdown_images_flag(render)
     render.add_argument(
         "--save-media", metavar="DIR", type=Path, help="save inline media bytes into DIR"
     )
@@ -436,7 +448,16 @@ def _seconds(text: str) -> float:
     return value
 
 
-_SETTINGS = ("host", "api_key", "images", "audio", "max_asset_bytes", "workflow", "demo_pace")
+_SETTINGS = (
+    "host",
+    "api_key",
+    "images",
+    "audio",
+    "max_asset_bytes",
+    "workflow",
+    "demo_pace",
+    "markdown_images",
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

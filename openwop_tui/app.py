@@ -50,6 +50,7 @@ from openwop_tui.conversation import (
     Update,
     stored,
 )
+from openwop_tui.embed_open import open_embed
 from openwop_tui.messages import (
     ActionRequested,
     EnvelopeRenderRequested,
@@ -672,6 +673,9 @@ class ChatApp(App[None]):
         try:
             if name in app_playback.CONTROLS:
                 await self.playback.act(item, name, rendered)
+            elif name == "open" and rendered.renderer == "embed":
+                message = await asyncio.to_thread(open_embed, rendered)
+                self.notify(clean(message), markup=False)
             elif name in app_files.NAMES:
                 await app_files.carry_out(self, name, rendered)
             elif name == "copy":

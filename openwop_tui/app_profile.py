@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from openwop_tui.config import Config
+from openwop_tui.conversation import check_link
 from openwop_tui.profile import PRESETS, Profile, preset
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers import render
@@ -48,6 +49,7 @@ async def context_for(
         base,
         asset=profile.asset(envelope, None),
         max_inline_bytes=app.conversation.max_inline_bytes,
+        link_check=check_link,
     )
 
 

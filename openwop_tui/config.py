@@ -72,6 +72,9 @@ class Config:
     """JSON of a tool call's inputs or outcome (64 KiB) beyond which the call says it was cut."""
     max_events_shown: int = EVENTS_SHOWN
     """Lines the events panel keeps (2,000); it counts the older ones it let go."""
+    markdown_images: bool = False
+    """Read plain markdown images (``![alt](https://…)``) in replies as media and fetch them
+    under the media policy; off (the default), they stay text, as OpenClaw does."""
     keys: tuple[tuple[str, str], ...] = ()
     """The ``[keys]`` table: (action name, ``"key,key"``) pairs that replace the default keys
     (`openwop_tui.keys`), already checked. `keymap` gives them as a dict."""
@@ -93,6 +96,7 @@ class Config:
             reasoning_bytes=self.max_reasoning_bytes,
             tool_bytes=self.max_tool_bytes,
             events_shown=self.max_events_shown,
+            markdown_images=self.markdown_images,
         )
 
     def __repr__(self) -> str:  # keep the key out of logs and tracebacks

@@ -22,6 +22,8 @@ from typing import Any, Protocol, TypeAlias
 
 from openwop_tui import renderers
 from openwop_tui.chat_history import ChatHistory
+from openwop_tui.directive_items import refused_asset
+from openwop_tui.directives import check_media
 from openwop_tui.hitl import Submitted, submit
 from openwop_tui.protocol.client import Discovery, RunHandle
 from openwop_tui.protocol.envelopes import Envelope
@@ -526,7 +528,11 @@ class Conversation:
         """The bytes behind a media envelope's ``url``: stored ones first, else fetched from
         the host (and stored), else why there are none; ``None`` without a URL, or when the
         renderer for its display draws no bytes (``needs_bytes``, else `self.needs_bytes`:
-        the renderer registry decides, not a list of families here)."""
+        the renderer registry decides, not a list of families here). A media directive the
+        policy refused is never fetched: its refusal is the answer."""
+        refused = refused_asset(envelope)
+        if refused is not None:
+            return refused
         media = envelope.bytes_ref(needs_bytes or self.needs_bytes)
         if media is None or media.url is None or media.base64 is not None:
             return None
@@ -555,13 +561,21 @@ class Conversation:
     async def context_for(
         self, envelope: Envelope, base: RenderContext, needs_bytes: NeedsBytes | None = None
     ) -> RenderContext:
-        """``base`` with the envelope's asset (`asset_for`) and the host's inline cap filled
-        in."""
+        """``base`` with the envelope's asset (`asset_for`), the host's inline cap and the
+        policy for links a renderer may offer to open (`check_link`) filled in."""
         return replace(
             base,
             asset=await self.asset_for(envelope, needs_bytes),
             max_inline_bytes=self.max_inline_bytes,
+            link_check=check_link,
         )
+
+
+def check_link(url: str) -> tuple[str | None, str | None]:
+    """A URL a renderer offers to a browser (an embed's), judged by the directive media policy:
+    only a public ``https:`` URL is opened (`openwop_tui.renderers.base.LinkCheck`)."""
+    checked = check_media(url)
+    return checked.url, checked.refused
 
 
 def stored(

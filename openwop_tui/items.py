@@ -54,6 +54,9 @@ class Limits:
     """JSON of a tool call's inputs, and of its outcome, beyond which the call says it was cut."""
     events_shown: int = EVENTS_SHOWN
     """Events the events panel keeps on screen (older ones scroll away, counted)."""
+    markdown_images: bool = False
+    """Read ``![alt](https://…)`` in replies as media to fetch (``--markdown-images``); off,
+    markdown images stay text."""
 
 
 class TextBuffer:
@@ -184,7 +187,7 @@ class _Streamed:
 class AssistantTurn(_Streamed):
     """A reply, growing while chunks arrive; ``final`` once the node completed."""
 
-    __slots__ = ("final", "finish_reason", "id", "model", "node_id")
+    __slots__ = ("directives", "final", "finish_reason", "id", "model", "node_id")
 
     def __init__(
         self,
@@ -204,6 +207,9 @@ class AssistantTurn(_Streamed):
         self.model = model
         self.finish_reason = finish_reason
         self.saved_to = None
+        self.directives: Any = None
+        """The fold's OpenClaw directive state for this reply
+        (`openwop_tui.directive_items.TurnDirectives`); the text holds what is left visible."""
 
     @property
     def settled(self) -> bool:

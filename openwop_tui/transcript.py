@@ -34,6 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from openwop_tui.directive_items import TurnDirectives, as_embed, structured_media
 from openwop_tui.event_lines import line_for
 from openwop_tui.items import (
     Added,
@@ -179,7 +180,9 @@ class Transcript:
         changes: list[Change] = []
         for turn in self._open_turns.values():
             if not turn.final:
+                changes += self._finish_directives(turn, None)
                 turn.final = True
+                turn.directives = None  # settled: nothing more to read or de-duplicate
                 changes.append(Updated(turn))
         self._open_turns.clear()
         pending: list[Reasoning | ToolCall] = [*self._reasoning.values(), *self._calls.values()]
@@ -212,7 +215,11 @@ class Transcript:
     def _close_replies(self) -> None:
         self._echo.clear()
         for turn in self._open_turns.values():
-            turn.final = True  # drawn as it stands; no Updated needed for a flag the view reads
+            # What the directive reader held back joins the text (a user turn cut the reply
+            # short); the view redraws the reply when it next draws it.
+            self._finish_directives(turn, None)
+            turn.final = True
+            turn.directives = None
         self._open_turns.clear()
 
     @property
@@ -265,8 +272,25 @@ class Transcript:
         turn.finish_reason = _text(meta.get("finishReason")) or turn.finish_reason
         if delta:
             # O(delta): the buffer keeps parts. Past the limit nothing more is drawn, but the
-            # (empty) delta still tells the view that the "cut" count grew.
-            changes.append(Updated(turn, turn.body.append(delta)))
+            # (empty) delta still tells the view that the "cut" count grew. Directives are
+            # taken out first (held back while incomplete), so none flashes as raw text.
+            visible, added, updated = self._directives(turn).delta(delta, event, self._next_id)
+            if visible:
+                changes.append(Updated(turn, turn.body.append(visible)))
+            if added or updated:
+                changes += self._directive_changes(added, updated)
+        # Structured media beside the text (OpenClaw's mediaUrl / mediaUrls), top level or meta.
+        fields = [
+            record
+            for source in (payload, meta)
+            if "mediaUrl" in source or "mediaUrls" in source
+            for record in structured_media(source)
+        ]
+        if fields:
+            state = self._directives(turn)
+            changes += self._directive_changes(
+                *state.items(fields, state.stream.found, event, self._next_id)
+            )
         return changes
 
     def _unechoed(self, node_id: str | None, delta: str) -> str:
@@ -296,14 +320,15 @@ class Transcript:
         turn = p.get(key) if key else None
         changes: list[Change] = []
         if isinstance(turn, Mapping):
-            changes += self._conversation_turn(event.node_id, turn)
+            changes += self._conversation_turn(event, turn)
         line = line_for(event)
         if line is not None:
             level, text, verbose = line
             changes.append(self._notice(level, text, event, verbose=verbose))
         return changes
 
-    def _conversation_turn(self, node_id: str | None, turn: Mapping[str, Any]) -> list[Change]:
+    def _conversation_turn(self, event: RunEvent, turn: Mapping[str, Any]) -> list[Change]:
+        node_id = event.node_id
         text = turn_text(turn.get("content"))
         if not text:
             return []
@@ -319,16 +344,59 @@ class Transcript:
             return [self._notice("info", text)]
         open_turn = self._open_turns.get(node_id)
         if open_turn is not None and not open_turn.final:
-            # Streamed already: the event settles it (its text is the authoritative one).
+            # Streamed already: the event settles it (its text is the authoritative one, its
+            # directives read like a completion's).
+            changes = self._final_directives(open_turn, text, {}, event)
             open_turn.final = True
+            open_turn.directives = None
             del self._open_turns[node_id]
-            if open_turn.full_text.strip() != text.strip():
-                open_turn.text = text
-            return [Updated(open_turn)]
+            return [Updated(open_turn), *changes]
         reply = self._new_turn(node_id)
-        reply.text, reply.final = text, True
+        added = self._add(reply)
+        changes = self._final_directives(reply, text, {}, event)
+        reply.final = True
+        reply.directives = None
         self._echo[node_id] = (text, 0)
-        return [self._add(reply)]
+        return [added, *changes]
+
+    # ------------------------------------------------------------- directives
+
+    def _directives(self, turn: AssistantTurn) -> TurnDirectives:
+        if turn.directives is None:
+            turn.directives = TurnDirectives(markdown_images=self.limits.markdown_images)
+        state: TurnDirectives = turn.directives
+        return state
+
+    def _directive_changes(self, added: list[Item], updated: list[Item]) -> list[Change]:
+        return [*(self._add(item) for item in added), *(Updated(item) for item in updated)]
+
+    def _final_directives(
+        self,
+        turn: AssistantTurn,
+        completion: str | None,
+        outputs: Mapping[str, Any],
+        event: RunEvent,
+    ) -> list[Change]:
+        """The final payload's directives: the completion is authoritative (it replaces what the
+        deltas built, capped the same way, its directives taken out like the stream's); what
+        it and the structured fields name that the stream did not is added."""
+        visible, added, updated = self._directives(turn).final(
+            completion, outputs, event, self._next_id
+        )
+        if visible is not None and turn.full_text != visible:
+            turn.text = visible
+        return self._directive_changes(added, updated)
+
+    def _finish_directives(self, turn: AssistantTurn, event: RunEvent | None) -> list[Change]:
+        """The turn is ending: the text its directive reader held back, and its items."""
+        if turn.directives is None:
+            return []
+        source = event or RunEvent(type="client.close", payload={}, node_id=turn.node_id)
+        visible, added, updated = self._directives(turn).finish(source, self._next_id)
+        changes: list[Change] = []
+        if visible:
+            changes.append(Updated(turn, turn.body.append(visible)))
+        return changes + self._directive_changes(added, updated)
 
     def _new_turn(self, node_id: str | None) -> AssistantTurn:
         return AssistantTurn(self._next_id("assistant"), node_id, limit=self.limits.reply_bytes)
@@ -421,21 +489,23 @@ class Transcript:
         completion = reply_completion(event, envelopes)
         turn = self._open_turns.pop(event.node_id, None)
 
-        if completion is not None:
-            if turn is None:
-                turn = self._new_turn(event.node_id)
-                changes.append(self._add(turn))
-            if turn.full_text != completion:
-                # The completion is authoritative: it replaces whatever the deltas built, and
-                # is capped the same way.
-                turn.text = completion
-            turn.model = turn.model or _text(outputs.get("model"))
         if turn is not None:
+            changes += self._finish_directives(turn, event)
+        if turn is None and completion is not None:
+            turn = self._new_turn(event.node_id)
+            changes.append(self._add(turn))
+        directive_items: list[Change] = []
+        if turn is not None:
+            directive_items = self._final_directives(turn, completion, outputs, event)
+            turn.model = turn.model or _text(outputs.get("model"))
             turn.final = True
             changes.append(Updated(turn))
+        changes += directive_items
 
         for envelope in envelopes:
-            changes.extend(self._on_envelope(envelope))
+            changes.extend(self._on_envelope(envelope, turn))
+        if turn is not None:
+            turn.directives = None  # settled: a long session keeps no reader per reply
 
         duration = event.payload.get("durationMs")
         suffix = f" in {duration} ms" if isinstance(duration, int | float) else ""
@@ -453,7 +523,9 @@ class Transcript:
             changes.append(self._notice("info", text, event, verbose=True))
         return changes
 
-    def _on_envelope(self, envelope: Envelope) -> list[Change]:
+    def _on_envelope(self, envelope: Envelope, turn: AssistantTurn | None = None) -> list[Change]:
+        """Add (or, for a fragment, update) the envelope's item; audio that comes with ``turn``
+        is a voice note when the turn says ``[[audio_as_voice]]``."""
         if envelope.key in self._seen_envelopes:
             return []
         self._seen_envelopes.add(envelope.key)
@@ -461,19 +533,22 @@ class Transcript:
         if emission is not None and emission in self._emissions:
             # A later fragment of a streamed emission (rule E1): it replaces the one drawn.
             item = self._emissions[emission]
-            item.envelope = envelope
+            item.envelope = as_embed(envelope)
             if not envelope.partial:
                 del self._emissions[emission]
             return [Updated(item)]
-        item = EnvelopeItem(self._next_id("envelope"), envelope)
+        item = EnvelopeItem(self._next_id("envelope"), as_embed(envelope))
+        if turn is not None:
+            self._directives(turn).track_audio(item)
         if emission is not None and envelope.partial:
             self._emissions[emission] = item
         return [self._add(item)]
 
     def _on_media(self, event: RunEvent) -> list[Change]:
         changes: list[Change] = []
+        turn = self._open_turns.get(event.node_id)
         for envelope in extract_envelopes(event):
-            changes.extend(self._on_envelope(envelope))
+            changes.extend(self._on_envelope(envelope, turn))
         return changes
 
     def _on_node_failed(self, event: RunEvent) -> list[Change]:
@@ -482,7 +557,9 @@ class Transcript:
         turn = self._open_turns.pop(event.node_id, None)
         changes: list[Change] = []
         if turn is not None:
+            changes += self._finish_directives(turn, event)
             turn.final = True
+            turn.directives = None
             changes.append(Updated(turn))
         pending = self._interrupts.get(event.node_id)
         if pending is not None:

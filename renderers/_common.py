@@ -119,6 +119,8 @@ class Media:
             return self.url if absolute else f"{self.url} (relative to the host's base URL)"
         if self.inline:
             return "inline in the envelope only (not decoded; see the raw envelope)"
+        if self.error_code is Code.FETCH_REFUSED:
+            return "nowhere this client may fetch from (see why)"
         return "nowhere: the host sent neither a URL nor inline data"
 
     @property

@@ -9,6 +9,7 @@ exactly what the thing is, why it is not shown and where to get it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal, Protocol
@@ -27,6 +28,7 @@ __all__ = [
     "Degradation",
     "Graphics",
     "ImageMode",
+    "LinkCheck",
     "RenderContext",
     "Rendered",
     "Renderer",
@@ -65,6 +67,12 @@ class AudioSupport:
     reason: str | None = None
 
 
+LinkCheck = Callable[[str], tuple[str | None, str | None]]
+"""How a URL a renderer would offer to open is judged: ``(the URL to open, None)`` or
+``(None, why not)``. Given by the pipeline (`openwop_tui.conversation`), which holds the media
+policy: renderers never import the HTTP client or its URL parser."""
+
+
 @dataclass(frozen=True, slots=True)
 class RenderContext:
     """Everything a renderer may know about where it draws, and in which colours."""
@@ -86,6 +94,9 @@ class RenderContext:
     """The host's ``maxInlineMediaBytes``: inline base64 larger than this is not decoded."""
     max_image_pixels: int = 40_000_000
     """Decompression-bomb guard: larger images are not decoded."""
+    link_check: LinkCheck | None = None
+    """The client's policy for URLs offered to a browser (an embed's); ``None``: nothing is
+    offered, and the item says the link was not checked."""
     palette: Palette = field(default_factory=Palette.default)
     """The colours to draw with (from the app's active theme); renderers write no colour of
     their own."""

@@ -56,7 +56,7 @@ ENTRY_POINT_GROUP = "openwop_tui.renderers"
 FALLBACK = "json"
 
 #: The modules of the built-in renderers, in the order they are loaded.
-BUILTIN_MODULES = ("markdown", "code", "card", "image", "audio", "file", "json")
+BUILTIN_MODULES = ("markdown", "code", "card", "image", "audio", "file", "embed", "json")
 
 #: Actions the app carries out itself (with the rendered bytes or text); any other name a
 #: renderer declares is carried out by the handler its `PluginAction` names.

@@ -15,7 +15,7 @@ from openwop_tui import renderers
 from openwop_tui.renderers import RenderContext, Rendered, RendererSpec, render
 from openwop_tui.renderers.registry import Registry
 
-BUILTINS = ("markdown", "code", "card", "image", "audio", "file", "json")
+BUILTINS = ("markdown", "code", "card", "image", "audio", "file", "embed", "json")
 
 
 def test_the_built_ins_declare_what_they_need() -> None:

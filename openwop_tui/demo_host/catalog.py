@@ -81,6 +81,12 @@ WORKFLOW_INFO: Mapping[str, WorkflowInfo] = {
         (("conversation", "core.conversationGate", "Conversation"),),
         "agent:demo",
     ),
+    "demo.openclaw": WorkflowInfo(
+        "Demo: OpenClaw directives",
+        "A reply with OpenClaw's MEDIA:, voice, reply and embed directives, drawn as items.",
+        ("demo", "openclaw"),
+        (("agent", _AI, "Agent"),),
+    ),
     "conformance-noop": WorkflowInfo(
         "Conformance: No-op",
         "One node that does nothing.",

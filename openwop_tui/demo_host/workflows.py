@@ -15,6 +15,7 @@ from types import MappingProxyType
 from openwop_tui.demo_host import hitl, tour
 from openwop_tui.demo_host.chat import demo_chat
 from openwop_tui.demo_host.conversation import demo_conversation
+from openwop_tui.demo_host.openclaw import demo_openclaw
 from openwop_tui.demo_host.runs import Workflow
 from openwop_tui.demo_host.steps import Emit, Pause, Step, WorkflowContext, text_node
 
@@ -76,6 +77,7 @@ WORKFLOWS: Mapping[str, Workflow] = MappingProxyType(
         "demo.approve": hitl.demo_approve,
         "demo.low-confidence": hitl.demo_low_confidence,
         "demo.conversation": demo_conversation,
+        "demo.openclaw": demo_openclaw,
         "conformance-noop": conformance_noop,
         "conformance-clarification": hitl.conformance_clarification,
         "conformance-approval": hitl.conformance_approval,
