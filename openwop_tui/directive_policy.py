@@ -20,7 +20,9 @@ import posixpath
 import re
 from dataclasses import dataclass
 from typing import Literal
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+import idna  # httpx's own IDNA codec: the name shown is the name connected to
 
 from openwop_tui.protocol.media import MediaPolicy, RefusedURL, resolve_media_url
 from openwop_tui.sanitize import clean, clean_label
@@ -64,6 +66,25 @@ class MediaCheck:
 def cut(text: str, limit: int = MAX_FIELD) -> str:
     text = clean(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def ascii_host(url: str) -> str | None:
+    """``url`` with an international host name in its ASCII (``xn--``) form, which is what is
+    connected to and what the user is shown: ``ex\u0430mple.com`` (a Cyrillic ``a``) reads
+    as ``example.com`` but is ``xn--exmple-4nf.com``. ``url`` itself when the host is ASCII;
+    ``None`` when the name has no ASCII form."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if host.isascii():
+        return url
+    try:
+        encoded = idna.encode(host, uts46=True).decode("ascii")
+    except (idna.IDNAError, UnicodeError, ValueError):
+        return None
+    # Everything around the name is kept as written (user info too, which is then refused).
+    userinfo, at, _ = parts.netloc.rpartition("@")
+    netloc = userinfo + at + (encoded if parts.port is None else f"{encoded}:{parts.port}")
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
 def _address_kind(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
@@ -141,8 +162,15 @@ def check_media(candidate: str) -> MediaCheck:
     reference = cut(candidate, 2048)
     try:
         host = (urlsplit(candidate).hostname or "").rstrip(".")
+        ascii_url = ascii_host(candidate)
     except ValueError:
         return MediaCheck(None, "refused: the URL is malformed", reference)
+    if ascii_url is None:
+        return MediaCheck(None, "refused: the host name is not a valid international name", None)
+    if ascii_url != candidate:
+        # From here on the URL is its ASCII form: what is checked, fetched and shown.
+        candidate, reference = ascii_url, cut(ascii_url, 2048)
+        host = (urlsplit(candidate).hostname or "").rstrip(".")
     name = clean(host)[:80]
     try:
         address: ipaddress.IPv4Address | ipaddress.IPv6Address | None = ipaddress.ip_address(

@@ -22,8 +22,10 @@ from openwop_tui.protocol.hostdata import MASK, mask, secrets_of
 
 __all__ = ["MASK", "RedactingWriter", "Redactor", "display_url"]
 
-#: ``scheme://user:password@`` in any text (error messages quote URLs).
-_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]{0,20}://)[^/\s@?#]+@")
+#: ``scheme://user:password@`` in any text (error messages quote URLs). No ``\b`` before the
+#: scheme: printed text has SGR codes right before it (``\x1b[0mhttps://…``), and the ``m``
+#: ending one is a word character, so a word boundary there would let the credentials through.
+_URL_USERINFO = re.compile(r"(?i)([a-z][a-z0-9+.\-]{0,20}://)[^/\s@?#]+@")
 #: ``Authorization: Bearer <token>`` echoed back by a host or a proxy.
 _BEARER = re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=\-]{4,}")
 

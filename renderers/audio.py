@@ -66,6 +66,16 @@ def _info(data: bytes) -> tuple[Any, str | None]:
         return None, getattr(error, "error_string", None) or str(error)
 
 
+def _rate(rate: int) -> str:
+    """A sample rate as a person reads it: ``44.1 kHz``, ``8 Hz`` (a header can say anything:
+    1 Hz reads as such, not as ``0.001 kHz``), ``10 MHz``."""
+    if rate < 1000:
+        return f"{rate:,} Hz"
+    if rate < 1_000_000:
+        return f"{rate / 1000:g} kHz"
+    return f"{rate / 1_000_000:g} MHz"
+
+
 def _channels(count: int) -> str:
     return {1: "mono", 2: "stereo"}.get(count, f"{count} channels")
 
@@ -89,7 +99,7 @@ def render_audio(envelope: Envelope, context: RenderContext) -> Rendered:
     seconds = float(info.duration)
     voice = is_voice(envelope)
     palette = context.palette
-    sound = f"{info.samplerate / 1000:g} kHz {_channels(info.channels)}"
+    sound = f"{_rate(info.samplerate)} {_channels(info.channels)}"
     encoding = clean(f"{info.format_info}, {info.subtype_info}")
     line = Text.assemble(
         (f"{VOICE_LABEL} · " if voice else "▶ ", "bold"),

@@ -175,7 +175,9 @@ def _source_lexer(media_type: str, filename: str | None) -> Lexer | None:
 
 def binary_reason(head: bytes, text: str) -> str | None:
     """Why ``head`` (decoded as ``text``) is binary, or ``None`` when it reads as text."""
-    if b"\x00" in head:
+    # UTF-16 and UTF-32 text is full of NUL bytes: there the decoded text must have none.
+    wide = encoding_of(head)[0] != "utf-8"
+    if "\x00" in text if wide else b"\x00" in head:
         return "the content is binary (it has NUL bytes)"
     if not text:
         return None
@@ -188,16 +190,40 @@ def binary_reason(head: bytes, text: str) -> str | None:
     return None
 
 
+#: Byte-order marks and the codec each names (UTF-32 before UTF-16: its LE mark starts alike).
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+def encoding_of(data: bytes) -> tuple[str, int]:
+    """The codec ``data`` is in and the length of its byte-order mark: a UTF-16 or UTF-32 file
+    (Windows tools write them) is text with NUL bytes, not binary; no mark reads as UTF-8."""
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            return codec, len(bom)
+    return "utf-8", 0
+
+
 def _decode(data: bytes) -> tuple[str, bool]:
     """The first `PREVIEW_BYTES` as text and whether that is all of it. A multi-byte character
     cut by the bound is left out rather than shown as invalid."""
-    head = data[:PREVIEW_BYTES]
+    codec, skip = encoding_of(data)
+    head = data[skip:PREVIEW_BYTES]
     whole = len(data) <= PREVIEW_BYTES
-    text = codecs.getincrementaldecoder("utf-8")("replace").decode(head, final=whole)
+    text = codecs.getincrementaldecoder(codec)("replace").decode(head, final=whole)
     return text.removeprefix("\ufeff"), whole
 
 
 def _line_count(data: bytes) -> int:
+    codec, _ = encoding_of(data)
+    if codec != "utf-8":  # a newline is more than one byte: count in the decoded text
+        text = data.decode(codec, "replace").removeprefix("\ufeff")
+        return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
     return data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
 
 
@@ -228,9 +254,9 @@ def preview(
         return Preview(kind, refused=refused)
     if kind in ("csv", "tsv"):
         table = _table(text, whole, data, "\t" if kind == "tsv" else ",", palette, save_hint)
-        if table is not None:
+        if isinstance(table, Preview):
             return table
-        lexer = "text"
+        kind, lexer = f"{kind} ({table}: shown as text)", "text"
     total = _line_count(data)
     if kind == "json" and len(data) <= JSON_PARSE_BYTES:
         pretty = _pretty_json(data)
@@ -241,9 +267,25 @@ def preview(
     return _lines(kind, lexer, text, whole, total, len(data), palette, save_hint)
 
 
+def _unclosed_quote(text: str, delimiter: str, whole: bool, rows: list[list[str]]) -> bool:
+    """Whether a quote opens and never closes (the rest of the file is one field). Strict
+    parsing runs out of data inside a quote; in a whole file that is it, in one cut by the byte
+    bound only when that last field holds most of what was read (a cut may also fall inside an
+    ordinary quoted field)."""
+    try:
+        for _ in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True):
+            pass
+    except csv.Error as error:
+        if "end of data" not in str(error):
+            return False
+        return whole or (bool(rows) and sum(map(len, rows[-1])) > len(text) // 2)
+    return False
+
+
 def _pretty_json(data: bytes) -> str | None:
     try:
-        parsed = json.loads(data.decode("utf-8-sig"))
+        codec, skip = encoding_of(data)
+        parsed = json.loads(data[skip:].decode(codec))
         return json.dumps(parsed, indent=2, ensure_ascii=False)
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
         return None
@@ -289,19 +331,24 @@ def _lines(
 
 def _table(
     text: str, whole: bool, data: bytes, delimiter: str, palette: Palette, save_hint: str
-) -> Preview | None:
-    """The first rows as a table, or ``None`` when the text does not parse as CSV."""
+) -> Preview | str:
+    """The first rows as a table, or why the text is not one (it is then shown as text)."""
     kind = "tsv" if delimiter == "\t" else "csv"
     rows: list[list[str]] = []
     try:
         reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
         rows = [row for row in reader if row]
     except csv.Error:
-        return None
+        return "does not parse"
+    if _unclosed_quote(text, delimiter, whole, rows):
+        return "a quote is never closed"  # the rest is one field: a table would show nothing
+    # The last row read may be cut by the byte bound; a lone row that is cut still has its
+    # first columns, but its width is only a lower bound.
+    partial = not whole and len(rows) == 1
     if not whole and len(rows) > 1:
-        rows = rows[:-1]  # the last row read may be cut by the byte bound
+        rows = rows[:-1]
     if not rows:
-        return None
+        return "no rows"
     header, body_rows = rows[0], rows[1:]
     width = max(len(row) for row in rows[: TABLE_ROWS + 1])
     columns = min(width, TABLE_COLUMNS)
@@ -314,10 +361,16 @@ def _table(
         table.add_row(*(Text(cell) for cell in cells))
     total_rows = len(body_rows) if whole else max(0, _line_count(data) - 1)
     parts = []
-    if min(len(body_rows), TABLE_ROWS) < total_rows:
+    if partial and total_rows:
+        parts.append(
+            f"no rows shown: the first row alone is longer than the {human_size(PREVIEW_BYTES)}"
+            " read for a preview"
+        )
+    elif min(len(body_rows), TABLE_ROWS) < total_rows:
         shown = min(len(body_rows), TABLE_ROWS)
         parts.append(f"first {shown:,} of {_plural(total_rows, 'row', about=not whole)}")
     if width > columns:
-        parts.append(f"{width - columns:,} more columns not shown")
+        more = f"{width - columns:,} more columns"
+        parts.append(f"at least {more} not shown" if partial else f"{more} not shown")
     note = f"{', '.join(parts)} — the whole file: {save_hint}" if parts else None
     return Preview(kind, body=table, note=note)
