@@ -41,6 +41,9 @@ TABLE_COLUMNS = 8
 MAX_VALUE = 500
 """Characters of one string shown (a table cell is a summary; the inspector has it all)."""
 MAX_KEY = 80
+TABLE_CELL = 80
+"""Characters of one string in a table cell (a row of eight 500-character cells would stand
+dozens of lines tall)."""
 
 FOLDED_NOTE = "parts folded — the inspector (i) shows the whole JSON"
 
@@ -60,19 +63,20 @@ class _Fields:
         self.folded = True
         return Text(text, style=self.palette.muted)
 
-    def scalar(self, value: Any) -> Text:
-        """A value that is not an object or an array, as a person reads it."""
+    def scalar(self, value: Any, limit: int = MAX_VALUE) -> Text:
+        """A value that is not an object or an array, as a person reads it (strings cut at
+        ``limit``, before they are cleaned: a megabyte string costs what is shown)."""
         if value is None:
             return Text("null", style=self.palette.muted)
         if isinstance(value, bool):
             return Text("true" if value else "false")
         if isinstance(value, int | float):
             return Text(repr(value))
-        text = clean(value if isinstance(value, str) else str(value))
-        if len(text) > MAX_VALUE:
+        text = value if isinstance(value, str) else str(value)
+        if len(text) > limit:
             self.folded = True
-            text = f"{text[:MAX_VALUE]}…"
-        return Text(text)
+            return Text(f"{clean(text[:limit])}…")
+        return Text(clean(text))
 
     def folded_summary(self, value: dict[Any, Any] | list[Any]) -> Text:
         self.folded = True
@@ -162,8 +166,10 @@ class _Fields:
                 cell = by_name[str(key)]
                 if isinstance(cell, dict | list) and cell:
                     cells.append(self.folded_summary(cell))
-                else:
+                elif isinstance(cell, dict | list):
                     cells.append(self.value(cell, OPEN_DEPTH + 1))
+                else:
+                    cells.append(self.scalar(cell, TABLE_CELL))
             table.add_row(*cells)
         notes = []
         if len(rows) > TABLE_ROWS:

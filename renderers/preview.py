@@ -259,9 +259,9 @@ def preview(
         kind, lexer = f"{kind} ({table}: shown as text)", "text"
     total = _line_count(data)
     if kind == "json" and len(data) <= JSON_PARSE_BYTES:
-        pretty = _pretty_json(data)
+        pretty, why = _pretty_json(data)
         if pretty is None:
-            kind, lexer = "json (does not parse: shown as text)", "text"
+            kind, lexer = f"json ({why}: shown as text)", "text"
         else:
             text, whole = pretty, True
     return _lines(kind, lexer, text, whole, total, len(data), palette, save_hint)
@@ -282,13 +282,17 @@ def _unclosed_quote(text: str, delimiter: str, whole: bool, rows: list[list[str]
     return False
 
 
-def _pretty_json(data: bytes) -> str | None:
+def _pretty_json(data: bytes) -> tuple[str | None, str]:
+    """The document pretty-printed, or ``None`` and why not: it does not parse, or it parses
+    but nests deeper than the parser goes (valid JSON must not be called broken)."""
     try:
         codec, skip = encoding_of(data)
         parsed = json.loads(data[skip:].decode(codec))
-        return json.dumps(parsed, indent=2, ensure_ascii=False)
-    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
-        return None
+        return json.dumps(parsed, indent=2, ensure_ascii=False), ""
+    except RecursionError:
+        return None, "nested too deeply to lay out"
+    except ValueError:  # UnicodeDecodeError is a ValueError
+        return None, "does not parse"
 
 
 def _lines(

@@ -158,3 +158,16 @@ def test_a_card_with_100k_keys_shows_the_first_and_counts_the_rest() -> None:
     payload = {f"k{i}": i for i in range(100_000)}
     out = shown(render(envelope("vendor.x", payload, {"display": "card"}), RenderContext()))
     assert "k0" in out and "and 99,960 more keys" in out
+
+
+def test_a_table_cell_is_a_summary_not_a_wall_of_text() -> None:
+    rows = [{f"c{j}": "v" * 1_000 for j in range(8)} for _ in range(3)]
+    out = shown(render(envelope("vendor.x", {"rows": rows}, {"display": "card"}), RenderContext()))
+    assert len(out.splitlines()) < 60  # eight 500-character cells a row stood ~70 lines tall
+
+
+def test_valid_json_too_deep_to_lay_out_is_not_called_broken() -> None:
+    found = _preview(b"[" * 100_000 + b"]" * 100_000, "application/json", "deep.json")
+    assert found.kind == "json (nested too deeply to lay out: shown as text)"
+    broken = _preview(b'{"a": ', "application/json", "broken.json")
+    assert broken.kind == "json (does not parse: shown as text)"

@@ -228,7 +228,7 @@ def test_a_huge_json_document_is_shown_as_text_unparsed() -> None:
 def test_deeply_nested_json_does_not_crash_the_preview() -> None:
     data = b"[" * 100_000 + b"]" * 100_000
     result = render(file_of(data, "application/json", "deep.json"), RenderContext())
-    assert result.detail == "preview · json (does not parse: shown as text)"
+    assert result.detail == "preview · json (nested too deeply to lay out: shown as text)"
 
 
 def test_the_cli_hint_reads_in_the_note() -> None:
