@@ -43,6 +43,7 @@ from typing import Literal, Protocol
 
 from openwop_tui.graphics.tmux import passthrough
 from openwop_tui.renderers.base import Graphics, RenderContext
+from openwop_tui.sanitize import clean_label
 
 __all__ = [
     "DEFAULT_CELL",
@@ -93,9 +94,17 @@ TMUX_QUERY = (
 """Inside tmux: the kitty query and DA1 for the outer terminal, the cell size for tmux."""
 
 _KITTY_REPLY = re.compile(rb"\x1b_G([^\x1b]*)\x1b\\")
-_DA1_REPLY = re.compile(rb"\x1b\[\?([0-9;]*)c")
-_CELL_SIZE_REPLY = re.compile(rb"\x1b\[6;([0-9]+);([0-9]+)t")
-_SIXEL_REPLY = re.compile(rb"\x1b\[\?1;([0-9]+);([0-9]+)S")
+# Numbers are bounded in the patterns: a faulty or hostile terminal can answer with thousands
+# of digits, which `int` refuses (over 4,300) and no real answer has; such an answer is none.
+_DA1_REPLY = re.compile(rb"\x1b\[\?([0-9;]{0,256})c")
+_CELL_SIZE_REPLY = re.compile(rb"\x1b\[6;([0-9]{1,6});([0-9]{1,6})t")
+_SIXEL_REPLY = re.compile(rb"\x1b\[\?1;([0-9]{1,3});([0-9]{1,9})S")
+#: The most bytes of answers read: a terminal that streams without ever sending DA1 is cut off
+#: here as well as at the timeout (and each look for DA1 stays cheap).
+MAX_ANSWER = 65_536
+#: A cell is believed between 1 and this many pixels each way (a kernel that reports a
+#: 65,535-pixel window of one column would make every image canvas enormous).
+MAX_CELL = 999
 
 
 class _Stream(Protocol):
@@ -173,20 +182,24 @@ def parse_answers(data: bytes) -> Answers:
         if message == b"OK":
             kitty = True
         else:
-            kitty_error = message.decode("ascii", "replace")[:80] or "no message"
+            # Shown to the user in reasons: the terminal's bytes are cleaned like a host's.
+            kitty_error = clean_label(message[:80].decode("ascii", "replace")) or "no message"
     da1 = _DA1_REPLY.search(data)
     attributes = tuple(da1.group(1).decode("ascii").split(";")) if da1 else None
     size = _CELL_SIZE_REPLY.search(data)
     cell_size = None
     if size:
         height, width = int(size.group(1)), int(size.group(2))
-        if 0 < width < 1000 and 0 < height < 1000:
-            cell_size = (width, height)
+        cell_size = _plausible_cell(width, height)
     registers = None
     sixel = _SIXEL_REPLY.search(data)
     if sixel and sixel.group(1) == b"0":
         registers = int(sixel.group(2)[:6])
     return Answers(kitty, kitty_error, attributes, cell_size, registers)
+
+
+def _plausible_cell(width: int, height: int) -> tuple[int, int] | None:
+    return (width, height) if 0 < width <= MAX_CELL and 0 < height <= MAX_CELL else None
 
 
 def answered(data: bytes | bytearray) -> bool:
@@ -300,7 +313,7 @@ def query_terminal(
         tty.setraw(fd_in, termios.TCSANOW)
         os.write(fd_out, query)
         deadline = time.monotonic() + timeout
-        while not answered(received):
+        while not answered(received) and len(received) < MAX_ANSWER:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
@@ -330,7 +343,7 @@ def kernel_cell_size(stream: _Stream) -> tuple[int, int] | None:
         return None
     if not (rows and columns and width and height):
         return None
-    return width // columns, height // rows
+    return _plausible_cell(width // columns, height // rows)
 
 
 def colour_system(environ: Mapping[str, str]) -> str:
