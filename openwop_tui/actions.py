@@ -282,7 +282,25 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"\xca\xfe\xba\xbe", "a macOS or Java program"),
     (b"[Desktop Entry]", "a desktop launcher (it starts the command written in it)"),
 )
-_MARKUP_STARTS = (b"<!doctype html", b"<html", b"<svg", b"<script", b"<?xml")
+#: How a browser recognises HTML by its content (WHATWG MIME Sniffing, "identifying a
+#: resource with an unknown MIME type"), with SVG, which runs scripts too. A tag counts when
+#: it ends: white space, ``>`` or ``/`` after it (``<svg\n xmlns=…>`` included, so a little
+#: more than the standard's space or ``>``).
+_MARKUP_TAGS = (
+    b"<!doctype html", b"<html", b"<head", b"<script", b"<iframe", b"<h1", b"<div", b"<font",
+    b"<table", b"<a", b"<style", b"<title", b"<b", b"<body", b"<br", b"<p", b"<svg",
+)  # fmt: skip
+_MARKUP_STARTS = (b"<?xml", b"<!--")
+_TAG_ENDS = frozenset(b" \t\n\r\x0c>/")
+#: Byte-order marks a sniffing opener reads text through (UTF-32 first: its LE mark starts
+#: like UTF-16's).
+_TEXT_BOMS = (
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xef\xbb\xbf", "utf-8"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,13 +324,27 @@ def _suffix(name: str) -> str:
     return PurePath(name.rstrip(". ")).suffix.lower()
 
 
+def _markup(start: bytes) -> bool:
+    lowered = start.lstrip(b"\t\n\x0c\r ")[:64].lower()
+    if lowered.startswith(_MARKUP_STARTS):
+        return True
+    for tag in _MARKUP_TAGS:
+        if lowered.startswith(tag) and len(lowered) > len(tag) and lowered[len(tag)] in _TAG_ENDS:
+            return True
+    return False
+
+
 def _sniffed(head: bytes) -> str | None:
-    start = head.lstrip(b"\xef\xbb\xbf")  # a BOM hides nothing from a sniffing opener
+    start = head
+    for bom, codec in _TEXT_BOMS:  # a BOM hides nothing from a sniffing opener
+        if head.startswith(bom):
+            text = head[len(bom) :].decode(codec, "ignore")
+            start = text.encode("ascii", "replace")
+            break
     for magic, what in _MAGIC:
         if start.startswith(magic):
             return what
-    lowered = start.lstrip()[:64].lower()
-    if lowered.startswith(_MARKUP_STARTS):
+    if _markup(start):
         return "markup a browser may run scripts from (it starts like HTML, SVG or XML)"
     return None
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from render_helpers import envelope, media, shown, terminal_output, wav
 
+from openwop_tui.actions import open_risk
 from openwop_tui.directive_policy import check_media
 from openwop_tui.palette import Palette
 from openwop_tui.redact import Redactor
@@ -171,3 +172,30 @@ def test_valid_json_too_deep_to_lay_out_is_not_called_broken() -> None:
     assert found.kind == "json (nested too deeply to lay out: shown as text)"
     broken = _preview(b'{"a": ', "application/json", "broken.json")
     assert broken.kind == "json (does not parse: shown as text)"
+
+
+# ------------------------------------------------------------------------------ open risks
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        b"<body onload=alert(1)>",
+        b"<!-- hi --><script>alert(1)</script>",
+        b"<iframe src=x>",
+        b"<p>click</p>",
+        b"<svg\n xmlns='http://www.w3.org/2000/svg'>",
+        "<html><script>".encode("utf-16"),
+        "<html><script>".encode("utf-32"),
+        "#!/bin/sh\n".encode("utf-16"),
+    ],
+    ids=["body", "comment", "iframe", "p", "svg-newline", "utf16-html", "utf32-html", "utf16-sh"],
+)
+def test_content_a_browser_would_sniff_as_html_asks_first(head: bytes) -> None:
+    risk = open_risk("picture.png", "image/png", head)
+    assert risk is not None and "opening it may run it" in risk.reason
+
+
+@pytest.mark.parametrize("head", [b"\x89PNG\r\n\x1a\n", b"<pre>", b"<abc>", b"plain <p> later"])
+def test_content_that_is_not_markup_does_not_ask(head: bytes) -> None:
+    assert open_risk("picture.png", "image/png", head) is None
