@@ -25,6 +25,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 import idna  # httpx's own IDNA codec: the name shown is the name connected to
 
 from openwop_tui.protocol.media import MediaPolicy, RefusedURL, resolve_media_url
+from openwop_tui.redact import display_url
 from openwop_tui.sanitize import clean, clean_label
 
 __all__ = ["MAX_CANDIDATE", "MAX_FIELD", "Family", "MediaCheck", "check_media", "media_family"]
@@ -66,6 +67,12 @@ class MediaCheck:
 def cut(text: str, limit: int = MAX_FIELD) -> str:
     text = clean(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def shown_url(text: str, limit: int = 2048) -> str:
+    """A URL as the user may be shown it: without ``user:password@`` (it reaches the screen,
+    the inspector and exports), cleaned and cut."""
+    return cut(display_url(text), limit)
 
 
 def ascii_host(url: str) -> str | None:
@@ -152,14 +159,14 @@ def check_media(candidate: str) -> MediaCheck:
         return MediaCheck(
             None,
             "refused: plain http: is not fetched for a MEDIA: reference; it must be https:",
-            cut(candidate, 2048),
+            shown_url(candidate),
         )
     if scheme != "https":
-        reference = None if scheme in ("data", "javascript", "blob") else cut(candidate, 2048)
+        reference = None if scheme in ("data", "javascript", "blob") else shown_url(candidate)
         return MediaCheck(
             None, f"refused: {clean(scheme)[:20]}: references are never fetched", reference
         )
-    reference = cut(candidate, 2048)
+    reference = shown_url(candidate)
     try:
         host = (urlsplit(candidate).hostname or "").rstrip(".")
         ascii_url = ascii_host(candidate)
@@ -169,7 +176,7 @@ def check_media(candidate: str) -> MediaCheck:
         return MediaCheck(None, "refused: the host name is not a valid international name", None)
     if ascii_url != candidate:
         # From here on the URL is its ASCII form: what is checked, fetched and shown.
-        candidate, reference = ascii_url, cut(ascii_url, 2048)
+        candidate, reference = ascii_url, shown_url(ascii_url)
         host = (urlsplit(candidate).hostname or "").rstrip(".")
     name = clean(host)[:80]
     try:

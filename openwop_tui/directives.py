@@ -53,6 +53,7 @@ from openwop_tui.directive_policy import (
     cut,
     media_family,
     name_of,
+    shown_url,
 )
 from openwop_tui.directive_syntax import (
     height,
@@ -115,8 +116,12 @@ class MediaDirective:
 
     @property
     def key(self) -> str:
-        """What makes two references the same (the URL fetched, else the reference itself)."""
-        return self.check.url or self.check.reference or self.source
+        """What makes two references the same: the URL fetched, else the refusal and the
+        reference shown (a refused ``https://u:p@h/a.png`` is shown as ``https://h/a.png``, and
+        must not stand for, and hide, an accepted ``https://h/a.png``)."""
+        if self.check.url is not None:
+            return self.check.url
+        return f"{self.check.refused}\0{self.check.reference or self.source}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,7 +195,7 @@ def media_directive(
     """The record for one media reference, checked."""
     family, mime = media_family(candidate)
     return MediaDirective(
-        source=cut(candidate),
+        source=shown_url(candidate, MAX_FIELD),
         line=line,
         origin=origin,
         family=family,
@@ -530,7 +535,7 @@ class DirectiveStream:
             self.found.records.append(
                 Embed(
                     ref=cut(ref) if ref else None,
-                    url=cut(url, 2048) if url else None,
+                    url=shown_url(url) if url else None,
                     title=clean_label(title)[:MAX_FIELD] if title else None,
                     height=height(attrs.get("height")),
                     line=self._line_no,

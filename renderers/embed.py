@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from openwop_tui.protocol.envelopes import Envelope
+from openwop_tui.redact import display_url
 from openwop_tui.renderers import register
 from openwop_tui.renderers._common import block, degradation
 from openwop_tui.renderers.base import Action, Code, RenderContext, Rendered
@@ -33,7 +34,8 @@ def _text(preview: Mapping[str, Any], key: str, limit: int = 2048) -> str | None
     value = preview.get(key)
     if not isinstance(value, str) or not value.strip():
         return None
-    shown = clean(value.strip())
+    # A URL is shown without its user:password@ (the link check still sees it, and refuses).
+    shown = clean(display_url(value.strip()) if key == "url" else value.strip())
     return shown if len(shown) <= limit else shown[: limit - 1] + "…"
 
 
