@@ -148,6 +148,7 @@ class Output:
             stdout=self.console.file,
             environ=os.environ,
             colour=self.console.color_system is not None,
+            colours=self.console.color_system,
         )
         off_reason = "image display is off (--images none)"
         mode = support.mode

@@ -70,6 +70,9 @@ COLOUR_LABELS: dict[str, str] = {
 
 #: The narrowest width a profile draws in (a renderer needs some room to say anything).
 MIN_WIDTH = 20
+#: The widest: no terminal has more columns, and every line drawn is padded to the width (a
+#: mistyped ``--width 100000000`` would build lines of a hundred million cells).
+MAX_WIDTH = 1000
 
 
 def parse_width(value: str) -> int | None:
@@ -82,6 +85,8 @@ def parse_width(value: str) -> int | None:
         raise ValueError(f"width must be a number of columns or full, not {value!r}") from None
     if width < MIN_WIDTH:
         raise ValueError(f"width must be at least {MIN_WIDTH} columns, not {width}")
+    if width > MAX_WIDTH:
+        raise ValueError(f"width must be at most {MAX_WIDTH:,} columns, not {width:,}")
     return width
 
 

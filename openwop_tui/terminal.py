@@ -438,13 +438,16 @@ def for_printing(
     environ: Mapping[str, str],
     colour: bool,
     timeout: float = DEFAULT_TIMEOUT,
+    colours: str | None = "truecolor",
 ) -> ImageSupport:
     """How ``render`` and ``run`` draw images on ``stdout``.
 
     ``kitty`` and ``sixel`` are drawn to any output, a pipe too (the console is made to pass
     them: `graphics_console_options`); ``auto`` asks the terminal when stdout (and stdin, where
     the answers come) is one, else draws half-blocks, or nothing when the output has no colour
-    (``colour``) to draw them with.
+    (``colour``) to draw them with. ``colours`` is the console's colour system (Rich's name;
+    ``None``: no colour): ``--colors 16`` with ``--images kitty`` cannot name a kitty image
+    (its id is the placeholders' colour), and the image then says so instead of vanishing.
     """
     if requested == "auto" and not (stdin.isatty() and stdout.isatty()):
         if colour:
@@ -457,8 +460,8 @@ def for_printing(
     )
     if support.mode == "halfblock" and not colour and requested == "auto":
         return ImageSupport("none", "the output has no colours (NO_COLOR is set)")
-    if requested == "kitty":  # the console is made true colour for it
-        return replace(support, colours="truecolor")
+    if requested == "kitty":  # the console is made true colour for it, unless --colors says not
+        return replace(support, colours=colours or "no")
     return support
 
 

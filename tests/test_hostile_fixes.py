@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from render_helpers import envelope, media, shown, terminal_output, wav
+from render_helpers import envelope, media, png, shown, terminal_output, wav
 
 from openwop_tui.actions import open_risk
 from openwop_tui.directive_policy import check_media
@@ -199,3 +199,31 @@ def test_content_a_browser_would_sniff_as_html_asks_first(head: bytes) -> None:
 @pytest.mark.parametrize("head", [b"\x89PNG\r\n\x1a\n", b"<pre>", b"<abc>", b"plain <p> later"])
 def test_content_that_is_not_markup_does_not_ask(head: bytes) -> None:
     assert open_risk("picture.png", "image/png", head) is None
+
+
+def test_a_profile_width_past_any_terminal_is_refused_with_the_limit() -> None:
+    from openwop_tui.profile import MAX_WIDTH, parse_width
+
+    assert parse_width(str(MAX_WIDTH)) == MAX_WIDTH
+    with pytest.raises(ValueError, match="at most 1,000 columns"):
+        parse_width("100000000")
+
+
+@pytest.mark.parametrize("colors", ["16", "none"])
+def test_forced_kitty_in_too_few_colours_says_so_instead_of_vanishing(
+    colors: str, tmp_path: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A kitty image is named by its placeholders' colour; 16 colours (or none) lose the name,
+    # so the terminal would draw nothing where the transcript said "kitty".
+    from hostile_media import media_envelope, stream
+
+    from openwop_tui import __main__ as cli
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("TMUX", raising=False)
+    path = tmp_path / "s.sse"
+    path.write_text(stream([], [media_envelope("image", png(), "image/png", "p.png")]))
+    argv = ["render", str(path), "--images", "kitty", "--colors", colors, "--audio", "off"]
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "kitty unavailable" in out and "\x1b_G" not in out
