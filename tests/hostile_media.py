@@ -375,3 +375,18 @@ def visible(out: str) -> str:
     text = _OWN.sub("", out)
     lines = [line.strip().strip("│").strip() for line in text.splitlines()]
     return " ".join(line for line in lines if line)
+
+
+def forget_rendered_colours() -> None:
+    """Forget the SGR codes Rich keeps on every `Style` it has written: Rich works them out once
+    per style, for the colour system of the first console that printed it (one console per
+    process, as a command runs). These sweeps print the same styles in 16 colours and in true
+    colour in one process; without this a later test would read 16-colour codes from a
+    true-colour console. Run once, when a sweep module is done."""
+    import gc
+
+    from rich.style import Style
+
+    for thing in gc.get_objects():
+        if isinstance(thing, Style):
+            thing._ansi = None

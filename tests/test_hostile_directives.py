@@ -9,10 +9,19 @@ media policy, records kept), never timed.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hostile_media import PROFILES, REFUSED_URLS, directive_texts, stream, terminal_leak, visible
+from hostile_media import (
+    PROFILES,
+    REFUSED_URLS,
+    directive_texts,
+    forget_rendered_colours,
+    stream,
+    terminal_leak,
+    visible,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -29,6 +38,12 @@ def _plain_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("OPENWOP_TUI_AUDIO", "off")
     monkeypatch.delenv("TMUX", raising=False)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _forget_colours() -> Iterator[None]:
+    yield
+    forget_rendered_colours()  # this module printed in 16 colours: see its docstring
 
 
 def printed(

@@ -8,9 +8,11 @@ a card whose array has thousands of wide objects.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hostile_media import forget_rendered_colours
 from render_helpers import envelope, media, png, shown, terminal_output, wav
 
 from openwop_tui.actions import open_risk
@@ -19,6 +21,13 @@ from openwop_tui.palette import Palette
 from openwop_tui.redact import Redactor
 from openwop_tui.renderers import AudioSupport, RenderContext, preview, render
 from openwop_tui.renderers.card import TABLE_ROWS, fields
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _forget_colours() -> Iterator[None]:
+    yield
+    forget_rendered_colours()  # this module printed in 16 colours: see its docstring
+
 
 # ------------------------------------------------------------------ international host names
 
