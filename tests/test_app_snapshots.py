@@ -67,7 +67,7 @@ def free_port() -> None:
 
 def snapshot_app(theme: str | None = None, workflow: str | None = None) -> ChatApp:
     return ChatApp(
-        Config(images="halfblock", theme=theme, workflow=workflow),
+        Config(images="halfblock", theme=theme, **({"workflow": workflow} if workflow else {})),
         demo_host=DemoHost(port=SNAPSHOT_PORT, pace=0, deterministic=True),
         audio_support=AudioSupport(False, "no audio device (snapshot)"),
     )
