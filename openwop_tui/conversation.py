@@ -152,6 +152,8 @@ class Conversation:
         self.secrets = tuple(secrets)
         self._capture = capture
         self._pending_user: str | None = None
+        self._absolute: dict[str, str] = {}
+        """Each fetched media URL as the envelope gave it → as the fetch resolved it."""
         self._carry: str | None = None
         """The message that started this run, until it goes as the first turn of a
         conversation the run opens (or the host shows it already took it)."""
@@ -542,6 +544,10 @@ class Conversation:
         if self.session is None:
             return Asset(url=media.url, error=OFFLINE_REASON, failure="not-fetched")
         asset = await self.session.asset_for(envelope, media)
+        if asset is not None and asset.url:
+            # The stored copy is keyed by the envelope's URL (often relative to the host):
+            # the absolute one the fetch resolved is what the user is shown, redraw after redraw.
+            self._absolute[media.url] = asset.url
         if asset is not None and asset.data is not None and self.store is not None:
             try:
                 self.store.put_asset(media.url, asset.data, asset.content_type)
@@ -556,7 +562,9 @@ class Conversation:
             found = self.store.asset(url)
         except StoreError:
             return None
-        return Asset(url=url, data=found[0], content_type=found[1]) if found else None
+        if not found:
+            return None
+        return Asset(url=self._absolute.get(url, url), data=found[0], content_type=found[1])
 
     async def context_for(
         self, envelope: Envelope, base: RenderContext, needs_bytes: NeedsBytes | None = None

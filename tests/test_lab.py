@@ -97,6 +97,21 @@ async def test_images_off_describes_every_drawn_image_and_half_blocks_bring_them
         assert len(items_of(app, UserTurn)) == runs  # no new run: the same items, redrawn
 
 
+async def test_a_switch_keeps_every_where_absolute() -> None:
+    """Redrawn from the stored bytes, a fetched item still says where it came from in full
+    (the stored copy is keyed by the envelope's relative URL)."""
+    app = demo_app(images="halfblock")
+    async with app.run_test(size=SIZE) as pilot:
+        await tour(pilot, app)
+        await palette_command(pilot, app, "Images: off")
+        await redrawn(pilot, app)
+        for block in envelope_views(app):
+            text = app.view.text_of(block.item_id)
+            for line in text.splitlines():
+                if line.strip().startswith("where") and "/v1/host/" in line:
+                    assert "http://127.0.0.1:" in line, line
+
+
 def colour_types(app: ChatApp) -> set[ColorType]:
     view = app.view
     found: set[ColorType] = set()
