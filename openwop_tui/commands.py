@@ -154,8 +154,10 @@ class Output:
         mode = support.mode
         if self.config.images == "auto":
             off_reason = support.reason
-            if self.colors == "none":
-                mode, off_reason = "none", "the output has no colours (--colors none)"
+        if self.colors == "none" and mode in ("halfblock", "kitty"):
+            # Half-block cells and kitty's image ids are colours: with none, describe instead.
+            mode = "none"
+            off_reason = "the output has no colours (--colors none), and these pixels are colours"
         if self.audio_off:
             audio = AudioSupport(False, "audio is switched off (--audio off)")
         return RenderContext(

@@ -45,6 +45,9 @@ WIDTHS: tuple[int | None, ...] = (80, 120, None)
 AUDIO_OFF_REASON = "audio switched off in the lab"
 FETCH_OFF_REASON = "not fetched: media fetching is switched off"
 IMAGES_OFF_REASON = "image display is switched off in the lab (Images: off)"
+NO_COLOUR_REASON = (
+    "half-block and kitty pixels are drawn with colours, and colours are off (Colours: none)"
+)
 
 _SYSTEMS: dict[Colours, ColorSystem | None] = {
     "truecolor": ColorSystem.TRUECOLOR,
@@ -133,6 +136,17 @@ class Profile:
         }
         if self.images == "none":
             changes["images_off_reason"] = IMAGES_OFF_REASON
+        elif self.colours == "none" and self.images in ("halfblock", "kitty"):
+            # Half-block pixels are coloured cells, and kitty names its image by a colour:
+            # with no colour neither shows anything, so say so instead of drawing blank cells.
+            changes["images"] = "none"
+            changes["images_off_reason"] = NO_COLOUR_REASON
+        elif self.colours == "16" and "kitty" in base.graphics.protocols:
+            changes["graphics"] = replace(
+                base.graphics,
+                protocols=base.graphics.protocols - {"kitty"},
+                reason="kitty names an image by a colour, which 16 colours cannot carry",
+            )
         return replace(base, **changes)  # type: ignore[arg-type]
 
     def asset(self, envelope: Envelope, asset: Asset | None) -> Asset | None:

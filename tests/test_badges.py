@@ -127,6 +127,18 @@ def test_render_without_colours_keeps_bold_and_describes_images(
     assert "⌁ image · images off → description" in text
 
 
+@pytest.mark.parametrize("images", ["halfblock", "kitty"])
+def test_forced_pixels_without_colours_are_described(
+    recording: Path, capsys: pytest.CaptureFixture[str], images: str
+) -> None:
+    """Half-block cells and kitty ids are colours: forced with ``--colors none`` they would
+    print blank cells, so the image is described with the reason."""
+    assert main(["render", str(recording), "--colors", "none", "--images", images]) == 0
+    text = "\n".join(visible(capsys.readouterr().out))
+    assert "these pixels are colours" in text
+    assert "⌁ image · images off → description" in text
+
+
 def test_run_takes_the_same_flags(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["run", "demo.tour", "--demo-pace", "0", "--colors", "256", "--width", "90"]
     assert main([*args, "--audio", "off"]) == 0

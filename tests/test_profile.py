@@ -27,7 +27,7 @@ from openwop_tui.profile import (
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.media import Asset
 from openwop_tui.renderers import render
-from openwop_tui.renderers.base import AudioSupport, Code, RenderContext
+from openwop_tui.renderers.base import AudioSupport, Code, Graphics, RenderContext
 
 
 def png(width: int = 24, height: int = 12) -> bytes:
@@ -103,6 +103,30 @@ def test_images_off_describes_the_image_with_its_code() -> None:
     rendered = render(inline, Profile(images="none").context(BASE))
     assert rendered.degradation is not None and rendered.degradation.code == Code.IMAGES_OFF
     assert IMAGES_OFF_REASON in rendered.degradation.reason
+
+
+@pytest.mark.parametrize("images", ["halfblock", "kitty"])
+def test_no_colour_describes_images_drawn_with_colour(images: str) -> None:
+    """Half-block cells and kitty ids are colours: with none, the image is described, not
+    drawn as blank cells."""
+    inline = media("image", png(), mime="image/png")
+    graphics = Graphics(protocols=frozenset({"kitty", "sixel"}))
+    base = replace(BASE, graphics=graphics)
+    profile = Profile(images=images, colours="none")  # type: ignore[arg-type]
+    rendered = render(inline, profile.context(base))
+    assert rendered.degradation is not None and rendered.degradation.code == Code.IMAGES_OFF
+    assert "colours are off" in rendered.degradation.reason
+    # Sixel carries its own palette: it still draws.
+    sixel = render(inline, Profile(images="sixel", colours="none").context(base))
+    assert sixel.degradation is None and sixel.detail == "sixel"
+
+
+def test_16_colours_cannot_carry_kitty_ids() -> None:
+    inline = media("image", png(), mime="image/png")
+    base = replace(BASE, graphics=Graphics(protocols=frozenset({"kitty"})))
+    rendered = render(inline, Profile(images="kitty", colours="16").context(base))
+    assert rendered.fallback is not None and rendered.fallback.code == Code.NO_GRAPHICS
+    assert "16 colours" in rendered.fallback.reason
 
 
 @pytest.mark.parametrize(
