@@ -126,6 +126,9 @@ class ImageSupport:
     colours: str = field(default="truecolor", compare=False)
     """The colours the output is written in (Rich's names: truecolor, 256, standard …); not
     part of the decision, so not compared."""
+    blocked: str | None = None
+    """Why the asked-for protocol cannot reach the terminal although it was forced (kitty
+    inside tmux with passthrough off): images then fall back, saying this."""
 
     @property
     def pixels(self) -> bool:
@@ -137,6 +140,8 @@ class ImageSupport:
         protocols = frozenset({self.mode}) if self.pixels else frozenset[str]()
         size = self.cell_size or DEFAULT_CELL
         reason = f"this output takes {self.mode} graphics only" if self.pixels else self.reason
+        if self.blocked is not None:
+            protocols, reason = frozenset(), self.blocked
         if self.mode == "kitty" and self.colours not in ("truecolor", "256"):
             # A kitty image is named by its cells' colour: 16 colours cannot name one.
             protocols = frozenset()
@@ -393,6 +398,13 @@ def _detect(
         decided = forced_or_skipped(requested, interactive=interactive, environ=environ)
         if decided is not None:
             decided = ImageSupport(decided.mode, decided.reason, decided.cell_size, tmux)
+            if decided.mode == "kitty" and tmux and interactive and ask_tmux() is False:
+                # Forced, but tmux would print the commands' placeholders as junk.
+                return replace(
+                    decided,
+                    blocked="tmux passes no kitty commands through (allow-passthrough is off: "
+                    "tmux set -g allow-passthrough on)",
+                )
             if decided.pixels and interactive:
                 return _with_cell_size(decided, kernel_cell_size(stdout))
             return decided

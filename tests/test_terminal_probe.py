@@ -174,6 +174,25 @@ def test_inside_tmux_without_passthrough_nothing_is_written(
         os.read(terminal, 1024)
 
 
+def test_forced_kitty_inside_tmux_without_passthrough_falls_back_saying_why(
+    pseudo_terminal: tuple[int, int],
+) -> None:
+    """``--images kitty`` in tmux with passthrough off: the placeholders would print as junk,
+    so images fall back to half-blocks with the reason (the badge says kitty unavailable)."""
+    _, program = pseudo_terminal
+    tty = Tty(program)
+    support = detect_image_mode(
+        "kitty", stdin=tty, stdout=tty, environ=TMUX, timeout=1.0, ask_tmux=lambda: False
+    )
+    graphics = support.graphics()
+    assert support.mode == "kitty" and "kitty" not in graphics.protocols
+    assert "allow-passthrough" in graphics.reason
+    forced = detect_image_mode(
+        "kitty", stdin=tty, stdout=tty, environ=TMUX, timeout=1.0, ask_tmux=lambda: True
+    )
+    assert "kitty" in forced.graphics().protocols
+
+
 class Pipe(Tty):
     def isatty(self) -> bool:
         return False
