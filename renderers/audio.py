@@ -16,6 +16,7 @@ and format, and a ``save`` action; the result carries a `Degradation` (`Code.NO_
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from io import BytesIO
 from typing import Any
 
@@ -80,6 +81,14 @@ def _channels(count: int) -> str:
     return {1: "mono", 2: "stereo"}.get(count, f"{count} channels")
 
 
+def _voice_kept(envelope: Envelope, rendered: Rendered) -> Rendered:
+    """A voice note that cannot be played or fetched still says it is one (the host marked it
+    so: ``[[audio_as_voice]]``), in its title."""
+    if not is_voice(envelope):
+        return rendered
+    return replace(rendered, title=join(rendered.title, "voice note"))
+
+
 @register("audio", name="Audio", needs_bytes=True)
 def render_audio(envelope: Envelope, context: RenderContext) -> Rendered:
     """Draw a player line for a sound, or the what/why/where block."""
@@ -90,11 +99,17 @@ def render_audio(envelope: Envelope, context: RenderContext) -> Rendered:
     advertised = envelope.media.duration_seconds if envelope.media else None
     said = ("duration", f"{duration(advertised)} (advertised)" if advertised is not None else None)
     if media.data is None:
-        return degraded(media, media.error or "no audio data", said, duration_seconds=advertised)
+        return _voice_kept(
+            envelope,
+            degraded(media, media.error or "no audio data", said, duration_seconds=advertised),
+        )
     info, error = _info(media.data)
     if info is None:
         reason = f"cannot decode {media.media_type or 'audio'}: {clean(error or 'unknown')}"
-        return degraded(media, reason, said, code=Code.BAD_DATA, duration_seconds=advertised)
+        return _voice_kept(
+            envelope,
+            degraded(media, reason, said, code=Code.BAD_DATA, duration_seconds=advertised),
+        )
 
     seconds = float(info.duration)
     voice = is_voice(envelope)

@@ -230,7 +230,9 @@ class Rendered:
     def badge(self) -> str:
         """The small label under an item: the renderer that drew it and, when one ran, the
         fallback and why ("image · half-blocks · sixel unavailable → half-blocks")."""
-        parts = [self.renderer or "renderer", self.detail]
+        # The fallback names what was drawn already ("→ half-blocks"): the detail would repeat it.
+        repeated = self.fallback is not None and self.fallback.instead == self.detail
+        parts = [self.renderer or "renderer", None if repeated else self.detail]
         for note in (self.fallback, self.degradation):
             if note is not None:
                 parts.append(note.badge)

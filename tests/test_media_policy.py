@@ -353,6 +353,7 @@ async def test_unresolvable_name() -> None:
 
     asset, _ = await fetch("https://nope.example/a.png", never, resolver=resolver)
     assert asset.error == "cannot resolve nope.example"
+    assert asset.failure == "failed"  # a lookup that failed, not a URL the policy refused
 
 
 async def test_refused_url_never_raises_and_keeps_the_url() -> None:

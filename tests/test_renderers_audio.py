@@ -159,6 +159,16 @@ def test_voice_note_without_a_device_still_says_voice_note() -> None:
     assert result.degradation is not None and result.degradation.code is Code.NO_AUDIO
 
 
+def test_a_voice_note_that_cannot_be_fetched_or_decoded_still_says_so() -> None:
+    """``[[audio_as_voice]]`` on a clip whose bytes never came (or do not decode)."""
+    by_url = media(
+        "audio", url="https://cdn.example.com/a.opus", mime="audio/ogg", audioAsVoice=True
+    )
+    assert "voice note" in render(by_url, CAN_PLAY).title
+    broken = media("audio", b"not a sound", mime="audio/ogg", audioAsVoice=True)
+    assert "voice note" in render(broken, CAN_PLAY).title
+
+
 def test_the_waveform_is_narrowed_to_the_width() -> None:
     env = media("audio", burst_then_silence(), mime="audio/wav")
     result = render(env, RenderContext(audio=AudioSupport(True), width=20))

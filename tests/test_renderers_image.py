@@ -317,7 +317,7 @@ def test_a_pixel_mode_the_output_does_not_take_falls_back_to_half_blocks(mode: s
     assert result.fallback.badge == f"{mode} unavailable → half-blocks"
     assert "the terminal said no" in result.fallback.reason
     assert "▄" in shown(result)
-    assert result.badge == f"image · half-blocks · {mode} unavailable → half-blocks"
+    assert result.badge == f"image · {mode} unavailable → half-blocks"  # said once
 
 
 def test_kitty_draws_the_image_scaled_into_its_cells_keeping_the_aspect_ratio() -> None:

@@ -41,7 +41,7 @@ import re
 import socket
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 import httpx
@@ -98,10 +98,12 @@ Resolver = Callable[[str, int], Awaitable[Iterable[str]]]
 class RefusedURL(Exception):
     """The policy refuses a URL; ``reason`` is the sentence to show, ``url`` the resolved URL."""
 
-    def __init__(self, reason: str, url: str | None = None) -> None:
+    def __init__(self, reason: str, url: str | None = None, *, lookup: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.url = url
+        self.lookup = lookup
+        """The name did not resolve: a failure to fetch, not a refusal of the URL."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -340,9 +342,9 @@ async def _check_addresses(url: str, policy: MediaPolicy, resolver: Resolver) ->
     try:
         answers = list(await resolver(target.host, target.port))
     except Exception:  # OSError, UnicodeError, or whatever a custom resolver raises
-        raise RefusedURL(f"cannot resolve {host}") from None
+        raise RefusedURL(f"cannot resolve {host}", lookup=True) from None
     if not answers:
-        raise RefusedURL(f"cannot resolve {host}: no addresses")
+        raise RefusedURL(f"cannot resolve {host}: no addresses", lookup=True)
     checked: dict[str, None] = {}
     for item in answers:
         shown = clean(str(item))[:64]
@@ -542,7 +544,8 @@ async def _download(
             try:
                 addresses = await _check_addresses(current, policy, resolver)
             except RefusedURL as refused:
-                return Asset(url=absolute, error=prefix + refused.reason, failure="refused")
+                failure: Literal["refused", "failed"] = "failed" if refused.lookup else "refused"
+                return Asset(url=absolute, error=prefix + refused.reason, failure=failure)
             # Through a proxy the proxy resolves and connects: the client cannot pin, and the
             # name must reach the proxy (its allow-lists and NO_PROXY speak names). What is
             # left is the DNS check above, made with this machine's resolver.

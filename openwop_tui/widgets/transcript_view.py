@@ -42,7 +42,7 @@ from openwop_tui.palette import Palette
 from openwop_tui.profile import Colours
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers import Registry, default_registry
-from openwop_tui.renderers.base import Rendered
+from openwop_tui.renderers.base import Code, Rendered
 from openwop_tui.renderers.registry import APP_ACTIONS
 from openwop_tui.transcript import (
     Added,
@@ -768,6 +768,13 @@ class TranscriptView(ScrollView, can_focus=True):
         # keys wherever play is.
         wanted = "save" if name == "save-as" else name
         if wanted not in available and not (name in PLAYER_KEYS and "play" in available):
+            rendered = block.rendered
+            why = rendered.degradation if rendered is not None else None
+            if (name == "play" or name in PLAYER_KEYS) and why and why.code == Code.NO_AUDIO:
+                # A sound that cannot play here: say why, and what can be done instead.
+                hint = " — s saves it" if "save" in available else ""
+                self.notify(f"cannot play here: {why.reason}{hint}", severity="warning")
+                return
             what = "seek" if name in PLAYER_KEYS else name
             self.notify(f"nothing to {what} here", severity="warning")
             return
