@@ -33,6 +33,7 @@ from textual.pilot import Pilot
 from openwop_tui.app import ChatApp
 from openwop_tui.config import Config
 from openwop_tui.demo_host import DemoHost, chat, steps
+from openwop_tui.profile import Profile
 from openwop_tui.renderers import AudioSupport
 from openwop_tui.screens.help import HelpScreen
 from openwop_tui.widgets.interrupt_form import InterruptForm
@@ -223,3 +224,55 @@ def test_tour_in_theme(snap_compare: Snap, theme: str, name: str | None) -> None
     """The tour in the light and the high-contrast theme: every item in the theme's colours
     (no black code or inline-code slabs on the light one, no dimmed text on high contrast)."""
     assert snap_compare(snapshot_app(theme), terminal_size=SIZE, run_before=tour_at(name))
+
+
+#: The degradation lab's forced profiles (issue 8): each renderer and each degraded path of
+#: the tour drawn under each. Set before the run, as the lab's switches would.
+FORCED = {
+    "no-images": Profile(images="none"),
+    "16-colours": Profile(colours="16"),
+    "no-audio": Profile(audio=False),
+}
+#: Where the tour is scrolled to: the card, the chart (an image by URL), the audio and file,
+#: the undecodable and unsupported images, the animated GIF and the refused URLs.
+STOPS = ["Deployment summary", "Demo revenue by region", "Spoken greeting", "Undecodable image"]
+
+
+def under(profile: Profile, run_before: RunBefore) -> RunBefore:
+    async def before(pilot: Pilot[Any]) -> None:
+        app = app_of(pilot)
+        app.profile = profile
+        app.view.set_profile(profile.colours, profile.width)
+        await run_before(pilot)
+
+    return before
+
+
+@pytest.mark.parametrize("stop", STOPS)
+@pytest.mark.parametrize("profile", list(FORCED))
+def test_tour_under_forced_profiles(snap_compare: Snap, profile: str, stop: str) -> None:
+    """Every renderer and degraded path under each forced profile, with its badge."""
+    run_before = under(FORCED[profile], tour_at(stop))
+    assert snap_compare(snapshot_app(), terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("stop", [None, "Demo revenue by region", "Oversized image"])
+def test_tour_at_80x24(snap_compare: Snap, stop: str | None) -> None:
+    """The smallest common terminal: items, boxes and badges fit 80 columns."""
+    assert snap_compare(snapshot_app(), terminal_size=(80, 24), run_before=tour_at(stop))
+
+
+def test_openclaw_directives(snap_compare: Snap) -> None:
+    """OpenClaw's directives: stripped text, media items, refusals, the embed, the reply line."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        app = await ask(pilot, "hello")
+        await draw_everything(pilot, app)
+        app.view.action_first()
+        app.view.cursor = None
+        for _ in range(3):
+            await pilot.pause()
+            await settle(pilot, app, lambda: all_rendered(app), what="the envelopes shown drawn")
+
+    app = snapshot_app(workflow="demo.openclaw")
+    assert snap_compare(app, terminal_size=(120, 60), run_before=run_before)
