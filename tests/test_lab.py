@@ -22,6 +22,7 @@ from app_support import (
 )
 from rich.color import ColorType
 from textual.command import CommandList, CommandPalette
+from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 
 from openwop_tui import keys
@@ -248,6 +249,13 @@ async def test_the_matrix_view_draws_the_selected_envelope_under_each_profile() 
         panels = list(screen.query(MatrixPanel))
         assert len(panels) == 5
         assert all(panel.border_title for panel in panels)
+        # It has the keys at once: PageDown scrolls its panels, not the transcript beneath.
+        await pilot.pause()
+        scroll = screen.query_one(VerticalScroll)
+        assert scroll.has_focus
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert scroll.scroll_y > 0
         await pilot.press("escape")
         await settle(pilot, app, lambda: not isinstance(app.screen, MatrixScreen))
         await settle(pilot, app, lambda: all_rendered(app))

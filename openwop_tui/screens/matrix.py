@@ -51,13 +51,18 @@ class MatrixScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         palette = Palette.of(self.app.current_theme)
-        scroll = VerticalScroll()
+        scroll = VerticalScroll(can_focus=True)
         scroll.border_title = Content(
             f"matrix · {clean(self.envelope.display or 'json')} · {clean(self.envelope.kind)}"
         )
+        scroll.border_subtitle = Content("↑ ↓ PgUp PgDn scroll · Esc closes")
         with scroll:
             for name, profile, rendered in self.drawn:
                 yield self.panel(name, profile, rendered, palette)
+
+    def on_mount(self) -> None:
+        # Focused at once, so the keys scroll the panels (not the transcript underneath).
+        self.query_one(VerticalScroll).focus()
 
     @staticmethod
     def panel(name: str, profile: Profile, rendered: Rendered, palette: Palette) -> MatrixPanel:
