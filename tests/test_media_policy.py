@@ -637,3 +637,11 @@ def test_fetch_asset_only_returns_assets(url: object, location: str) -> None:
     assert isinstance(asset, Asset)
     assert (asset.data is None) != (asset.error is None)
     assert asset.url is None or isinstance(asset.url, str)
+
+
+def test_plain_http_to_a_private_address_names_the_address_first() -> None:
+    """``https:`` would not make a private address fetchable: the reason says what counts."""
+    reason = refused("http://10.20.30.40/a.png")
+    assert reason.startswith("refused: 10.20.30.40 is a private address")
+    assert "needs https" not in reason
+    assert "needs https:" in refused("http://cdn.example.org/a.png")

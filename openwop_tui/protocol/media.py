@@ -297,6 +297,15 @@ def _resolve(url: str, policy: MediaPolicy) -> str:
     configured = _is_configured_host(text, policy)
     base = _key(policy.base_url)
     if scheme == "http" and not (configured and base is not None and base[0] == "http"):
+        literal = _ip_literal(target.host)
+        kind = _non_public(literal) if literal is not None and not configured else None
+        if kind is not None:
+            # Say the address first: https: would not make a private address fetchable.
+            raise RefusedURL(
+                f"refused: {host} is a {kind} address and not the configured host "
+                "(and plain http: is only fetched from the configured host)",
+                url=text,
+            )
         raise RefusedURL(
             f"refused: plain http: is only fetched from the configured host; {host} needs https:",
             url=text,
