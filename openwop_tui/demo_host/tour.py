@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from openwop_tui.demo_host import media
 from openwop_tui.demo_host.steps import (
@@ -92,17 +93,15 @@ def chart(ctx: WorkflowContext) -> Iterator[Step]:
     """A PNG by URL; the one item whose URL is absolute, so clients handle both shapes."""
     data = media.chart_png()
     url = ctx.store(data, "image/png", absolute=True)
-    yield from envelope_node(
+    yield from _media_item(
         ctx,
         "chart",
-        "media.image",
-        _media(url=url, size=len(data), mime_type="image/png"),
-        {
-            "display": "image",
-            "mimeType": "image/png",
-            "title": "Demo revenue by region",
-            "alt": "Bar chart of demo revenue by region: North 42, South 67, East 55, West 88",
-        },
+        "image",
+        "image/png",
+        title="Demo revenue by region",
+        alt="Bar chart of demo revenue by region: North 42, South 67, East 55, West 88",
+        url=url,
+        size=len(data),
     )
 
 
@@ -110,17 +109,15 @@ def badge(ctx: WorkflowContext) -> Iterator[Step]:
     """A small PNG carried inline as base64 (well under ``maxInlineMediaBytes``)."""
     data = media.badge_png()
     encoded = base64.b64encode(data).decode("ascii")
-    yield from envelope_node(
+    yield from _media_item(
         ctx,
         "badge",
-        "media.image",
-        _media(data=encoded, size=len(data), mime_type="image/png"),
-        {
-            "display": "image",
-            "mimeType": "image/png",
-            "title": "Inline image",
-            "alt": "A green badge with a tick and the word 'inline'",
-        },
+        "image",
+        "image/png",
+        title="Inline image",
+        alt="A green badge with a tick and the word 'inline'",
+        data=encoded,
+        size=len(data),
     )
 
 
@@ -128,19 +125,16 @@ def speech(ctx: WorkflowContext) -> Iterator[Step]:
     """A real spoken clip by URL, with its measured duration."""
     data = media.audio_ogg()
     url = ctx.store(data, "audio/ogg")
-    yield from envelope_node(
+    yield from _media_item(
         ctx,
         "speech",
-        "media.audio",
-        _media(
-            url=url, size=len(data), mime_type="audio/ogg", duration=media.AUDIO_DURATION_SECONDS
-        ),
-        {
-            "display": "audio",
-            "mimeType": "audio/ogg",
-            "title": "Spoken greeting",
-            "alt": f"A synthetic voice saying: '{media.AUDIO_TRANSCRIPT}'",
-        },
+        "audio",
+        "audio/ogg",
+        title="Spoken greeting",
+        alt=f"A synthetic voice saying: '{media.AUDIO_TRANSCRIPT}'",
+        url=url,
+        size=len(data),
+        duration=media.AUDIO_DURATION_SECONDS,
     )
 
 
@@ -149,17 +143,16 @@ def report(ctx: WorkflowContext) -> Iterator[Step]:
     data = media.report_csv()
     url = ctx.store(data, "text/csv")
     name = "tour-report.csv"
-    yield from envelope_node(
+    yield from _media_item(
         ctx,
         "report",
-        "media.file",
-        _media(url=url, size=len(data), mime_type="text/csv", name=name),
-        {
-            "display": "file",
-            "mimeType": "text/csv",
-            "title": name,
-            "alt": "A CSV report listing every envelope family in the tour",
-        },
+        "file",
+        "text/csv",
+        title=name,
+        alt="A CSV report listing every envelope family in the tour",
+        url=url,
+        size=len(data),
+        name=name,
     )
     yield Emit(
         "artifact.created",
@@ -187,17 +180,16 @@ def script(ctx: WorkflowContext) -> Iterator[Step]:
     """A shell script offered as a file: previewed as text, and opening it asks first."""
     url = ctx.store(SETUP_SH, "application/x-sh")
     name = "setup.sh"
-    yield from envelope_node(
+    yield from _media_item(
         ctx,
         "script",
-        "media.file",
-        _media(url=url, size=len(SETUP_SH), mime_type="application/x-sh", name=name),
-        {
-            "display": "file",
-            "mimeType": "application/x-sh",
-            "title": name,
-            "alt": "A shell script: opening it could run it",
-        },
+        "file",
+        "application/x-sh",
+        title=name,
+        alt="A shell script: opening it could run it",
+        url=url,
+        size=len(SETUP_SH),
+        name=name,
     )
 
 
@@ -228,17 +220,15 @@ def raw(ctx: WorkflowContext) -> Iterator[Step]:
 def oversized(ctx: WorkflowContext) -> Iterator[Step]:
     """A 48 MiB PNG by URL: a client should refuse to fetch it and say why."""
     token = ctx.assets.put_lazy(media.OVERSIZED_BYTES, "image/png", media.oversized_png_chunks)
-    yield from envelope_node(
+    yield from _media_item(
         ctx,
         "oversized",
-        "media.image",
-        _media(url=ctx.assets.path(token), size=media.OVERSIZED_BYTES, mime_type="image/png"),
-        {
-            "display": "image",
-            "mimeType": "image/png",
-            "title": "Oversized image",
-            "alt": "A 48 MiB picture: far too large to fetch by default",
-        },
+        "image",
+        "image/png",
+        title="Oversized image",
+        alt="A 48 MiB picture: far too large to fetch by default",
+        url=ctx.assets.path(token),
+        size=media.OVERSIZED_BYTES,
     )
 
 
@@ -246,49 +236,44 @@ def undecodable(ctx: WorkflowContext) -> Iterator[Step]:
     """Bytes labelled image/png that are not an image: the decoder must fail gracefully."""
     data = media.undecodable_bytes()
     url = ctx.store(data, "image/png")
-    yield from envelope_node(
+    yield from _media_item(
         ctx,
         "undecodable",
-        "media.image",
-        _media(url=url, size=len(data), mime_type="image/png"),
-        {
-            "display": "image",
-            "mimeType": "image/png",
-            "title": "Undecodable image",
-            "alt": "A picture whose bytes are not an image at all",
-        },
+        "image",
+        "image/png",
+        title="Undecodable image",
+        alt="A picture whose bytes are not an image at all",
+        url=url,
+        size=len(data),
     )
 
 
 def missing_audio(ctx: WorkflowContext) -> Iterator[Step]:
     """An audio clip whose asset the host does not have: fetching it answers 404."""
-    yield from envelope_node(
+    yield from _media_item(
         ctx,
         "missing-audio",
-        "media.audio",
-        _media(url=ctx.missing_asset_url(), size=81234, mime_type="audio/ogg", duration=4.2),
-        {
-            "display": "audio",
-            "mimeType": "audio/ogg",
-            "title": "Missing audio",
-            "alt": "An audio clip the host no longer has",
-        },
+        "audio",
+        "audio/ogg",
+        title="Missing audio",
+        alt="An audio clip the host no longer has",
+        url=ctx.missing_asset_url(),
+        size=81234,
+        duration=4.2,
     )
 
 
 def unsafe_url(ctx: WorkflowContext) -> Iterator[Step]:
     """An image pointing at a local file: a client must refuse the URL, not open it."""
-    yield from envelope_node(
+    yield from _media_item(
         ctx,
         "unsafe-url",
-        "media.image",
-        _media(url="file:///etc/passwd", size=2048, mime_type="image/png"),
-        {
-            "display": "image",
-            "mimeType": "image/png",
-            "title": "Unsafe URL",
-            "alt": "An image whose URL points at a local file; it must not be loaded",
-        },
+        "image",
+        "image/png",
+        title="Unsafe URL",
+        alt="An image whose URL points at a local file; it must not be loaded",
+        url="file:///etc/passwd",
+        size=2048,
     )
 
 
@@ -297,17 +282,15 @@ def bitmap(ctx: WorkflowContext) -> Iterator[Step]:
     client that decodes more than the web formats; else degraded as unsupported."""
     data = media.bitmap_bmp()
     url = ctx.store(data, "image/bmp")
-    yield from envelope_node(
+    yield from _media_item(
         ctx,
         "bitmap",
-        "media.image",
-        _media(url=url, size=len(data), mime_type="image/bmp"),
-        {
-            "display": "image",
-            "mimeType": "image/bmp",
-            "title": "Windows bitmap",
-            "alt": "A small teal rectangle with a yellow frame, as a BMP file",
-        },
+        "image",
+        "image/bmp",
+        title="Windows bitmap",
+        alt="A small teal rectangle with a yellow frame, as a BMP file",
+        url=url,
+        size=len(data),
     )
 
 
@@ -315,17 +298,15 @@ def animated(ctx: WorkflowContext) -> Iterator[Step]:
     """An animated GIF: a terminal draws its first frame and says so."""
     data = media.animated_gif()
     url = ctx.store(data, "image/gif")
-    yield from envelope_node(
+    yield from _media_item(
         ctx,
         "animated",
-        "media.image",
-        _media(url=url, size=len(data), mime_type="image/gif"),
-        {
-            "display": "image",
-            "mimeType": "image/gif",
-            "title": "Animated GIF",
-            "alt": "A dot moving from left to right in three frames",
-        },
+        "image",
+        "image/gif",
+        title="Animated GIF",
+        alt="A dot moving from left to right in three frames",
+        url=url,
+        size=len(data),
     )
 
 
@@ -334,33 +315,29 @@ def huge_pixels(ctx: WorkflowContext) -> Iterator[Step]:
     data = media.huge_pixels_png()
     url = ctx.store(data, "image/png")
     width, height = media.HUGE_PIXELS
-    yield from envelope_node(
+    yield from _media_item(
         ctx,
         "huge-pixels",
-        "media.image",
-        _media(url=url, size=len(data), mime_type="image/png"),
-        {
-            "display": "image",
-            "mimeType": "image/png",
-            "title": "Pixel bomb",
-            "alt": f"An {width}x{height} black picture: small to download, too big to decode",
-        },
+        "image",
+        "image/png",
+        title="Pixel bomb",
+        alt=f"An {width}x{height} black picture: small to download, too big to decode",
+        url=url,
+        size=len(data),
     )
 
 
 def private_url(ctx: WorkflowContext) -> Iterator[Step]:
     """An image on plain ``http:`` at a private address: refused, with the reason."""
-    yield from envelope_node(
+    yield from _media_item(
         ctx,
         "private-url",
-        "media.image",
-        _media(url="http://10.20.30.40/chart.png", size=4096, mime_type="image/png"),
-        {
-            "display": "image",
-            "mimeType": "image/png",
-            "title": "Private address",
-            "alt": "An image on a private network address, over plain http",
-        },
+        "image",
+        "image/png",
+        title="Private address",
+        alt="An image on a private network address, over plain http",
+        url="http://10.20.30.40/chart.png",
+        size=4096,
     )
 
 
@@ -376,6 +353,27 @@ def no_media(ctx: WorkflowContext) -> Iterator[Step]:
             "title": "Image without an image",
             "alt": "A snapshot the agent meant to attach",
         },
+    )
+
+
+def _media_item(
+    ctx: WorkflowContext,
+    node: str,
+    family: str,
+    mime_type: str,
+    *,
+    title: str,
+    alt: str,
+    **ref: Any,
+) -> Iterator[Step]:
+    """One ``media.<family>`` envelope at ``node``: its payload (``ref``: ``url`` or ``data``,
+    ``size``, ``name``, ``duration``) and a hint naming the family, type, title and alt."""
+    yield from envelope_node(
+        ctx,
+        node,
+        f"media.{family}",
+        _media(mime_type=mime_type, **ref),
+        {"display": family, "mimeType": mime_type, "title": title, "alt": alt},
     )
 
 
