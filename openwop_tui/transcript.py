@@ -177,14 +177,7 @@ class Transcript:
         A tool call that never returned or reasoning that never got its ``agent.reasoned``
         will not change any more, and the view only moves settled items to its history.
         """
-        changes: list[Change] = []
-        for turn in self._open_turns.values():
-            if not turn.final:
-                changes += self._finish_directives(turn, None)
-                turn.final = True
-                turn.directives = None  # settled: nothing more to read or de-duplicate
-                changes.append(Updated(turn))
-        self._open_turns.clear()
+        changes = self._settle_replies()
         pending: list[Reasoning | ToolCall] = [*self._reasoning.values(), *self._calls.values()]
         for item in pending:
             if not item.done:
@@ -212,15 +205,23 @@ class Transcript:
         self._close_replies()
         return self._add(UserTurn(self._next_id("user"), text))
 
-    def _close_replies(self) -> None:
-        self._echo.clear()
+    def _settle_replies(self) -> list[Change]:
+        """Every open reply is final: what its directive reader held back joins its text."""
+        changes: list[Change] = []
         for turn in self._open_turns.values():
-            # What the directive reader held back joins the text (a user turn cut the reply
-            # short); the view redraws the reply when it next draws it.
-            self._finish_directives(turn, None)
-            turn.final = True
-            turn.directives = None
+            if not turn.final:
+                changes += self._finish_directives(turn, None)
+                turn.final = True
+                turn.directives = None  # settled: nothing more to read or de-duplicate
+                changes.append(Updated(turn))
         self._open_turns.clear()
+        return changes
+
+    def _close_replies(self) -> None:
+        """A user turn cuts the open replies short (the next reply is a new turn). Their
+        changes are not returned: the view redraws a settled reply when it next draws it."""
+        self._echo.clear()
+        self._settle_replies()
 
     @property
     def own_turns(self) -> tuple[str, ...]:
@@ -463,14 +464,8 @@ class Transcript:
 
     def _on_snapshot(self, event: RunEvent) -> list[Change]:
         """A ``values``-mode ``state.snapshot``: the status it names, and its open interrupt."""
+        changes = self.take_snapshot_question(event.payload, event)
         status = _text(event.payload.get("status"))
-        if status:
-            self.status = _STATUS_OF.get(status, status)
-        changes: list[Change] = []
-        request = request_from_snapshot(event.payload)
-        if request is not None and self.status == "waiting":
-            request.run_id = request.run_id or event.run_id
-            changes += self._take_request(request, event)
         text = f"snapshot · status {status}" if status else "snapshot"
         changes.append(self._notice("info", text, event, verbose=True))
         return changes
@@ -635,16 +630,22 @@ class Transcript:
             self.status = "waiting"
         return self._take_request(request, event)
 
-    def take_snapshot_question(self, snapshot: Mapping[str, Any]) -> list[Change]:
-        """The open question of a run snapshot (``GET …/runs/{runId}``), for a client that
-        attaches after it was asked (``attach --from``): a pending interrupt, as if its
-        events had been seen; nothing when the snapshot has none."""
+    def take_snapshot_question(
+        self, snapshot: Mapping[str, Any], event: RunEvent | None = None
+    ) -> list[Change]:
+        """The status a run snapshot names and its open question: a pending interrupt, as if
+        its events had been seen, when the run waits (``GET …/runs/{runId}`` for a client that
+        attaches after it was asked, ``attach --from``; a ``values``-mode ``state.snapshot``
+        ``event``); nothing when it has none."""
+        status = _text(snapshot.get("status"))
+        if status:
+            self.status = _STATUS_OF.get(status, status)
         request = request_from_snapshot(snapshot)
-        if request is None:
+        if request is None or self.status != "waiting":
             return []
-        if self.status not in TERMINAL_STATUSES:
-            self.status = "waiting"
-        return self._take_request(request, None)
+        if event is not None:
+            request.run_id = request.run_id or event.run_id
+        return self._take_request(request, event)
 
     def _take_request(self, request: InterruptRequest, event: RunEvent | None) -> list[Change]:
         """One pending item per node: a second event about it fills the first in."""
