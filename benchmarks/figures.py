@@ -92,7 +92,7 @@ import asyncio, sys, time
 start = float(sys.argv[1])
 async def main():
     if sys.argv[2] == "ours":
-        from openwop_tui.app import ChatApp
+        from openwop_tui.ui.app import ChatApp
         from openwop_tui.config import Config
         from openwop_tui.renderers.base import AudioSupport
         app = ChatApp(Config(host="http://127.0.0.1:9", audio=False, images="none"),
@@ -156,11 +156,11 @@ async def _bench_run(url: str, key: str) -> tuple[str, dict[str, str]]:
 async def ingest() -> list[Figure]:
     """20,000 small events from the loopback demo host through decode, normalise and fold,
     against bare httpx-sse reading the same stream."""
+    from openwop_tui.core.fold import Transcript
     from openwop_tui.demo_host import DemoHost
     from openwop_tui.protocol.client import HostClient
     from openwop_tui.protocol.events import RunEvent
     from openwop_tui.protocol.stream import subscribe
-    from openwop_tui.transcript import Transcript
 
     with DemoHost(pace=0) as demo:
         # Baseline: httpx-sse alone, no decoding beyond its own, no JSON.

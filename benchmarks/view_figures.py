@@ -22,8 +22,8 @@ from textual.containers import VerticalScroll
 from textual.widgets import Markdown, RichLog, Static
 
 from benchmarks.figures import Figure, figure, peak_rss_mb
-from openwop_tui.transcript import Added, AssistantTurn, Change, Transcript, Updated
-from openwop_tui.widgets.transcript_view import TranscriptView
+from openwop_tui.core.fold import Added, AssistantTurn, Change, Transcript, Updated
+from openwop_tui.ui.widgets.transcript_view import TranscriptView
 
 SIZE = (120, 40)
 REPLY = (
@@ -258,8 +258,8 @@ async def stream() -> list[Figure]:
 async def open_session() -> list[Figure]:
     """Reopen a saved 5,000-message session to its last message drawn, against reading the
     same rows from SQLite alone."""
-    from openwop_tui import conversation
-    from openwop_tui.store import Entry, Store
+    from openwop_tui.core import conversation
+    from openwop_tui.store.sessions import Entry, Store
 
     with tempfile.TemporaryDirectory() as folder:
         store = Store(Path(folder) / "sessions.db")
@@ -294,7 +294,7 @@ async def open_session() -> list[Figure]:
 def _fill_session(store: object, entry: type, turns: int) -> str:
     """A stored session of ``turns`` chat turns, written as the app writes them: the user's
     message, the run's creation, its frames, its end."""
-    from openwop_tui.store import SessionLog
+    from openwop_tui.store.sessions import SessionLog
 
     log = SessionLog(store, None, host="http://127.0.0.1:1", workflow="demo.chat")  # type: ignore[arg-type]
     seq = 0
@@ -321,10 +321,10 @@ def _fill_session(store: object, entry: type, turns: int) -> str:
 @figure("turns")
 async def turns() -> list[Figure]:
     """500 chat turns against the embedded demo host: the 500th turn's latency over the first's."""
-    from openwop_tui.app import ChatApp
     from openwop_tui.config import Config
     from openwop_tui.demo_host import DemoHost
     from openwop_tui.renderers.base import AudioSupport
+    from openwop_tui.ui.app import ChatApp
 
     latencies: list[float] = []
     with DemoHost(pace=0) as demo:

@@ -32,10 +32,10 @@ from typing import TYPE_CHECKING, Any
 from openwop_tui import __version__
 from openwop_tui.config import IMAGE_MODES, Config, ConfigError, load_config
 from openwop_tui.logs import setup_logging
-from openwop_tui.redact import RedactingWriter, Redactor
+from openwop_tui.text.redact import RedactingWriter, Redactor
 
 if TYPE_CHECKING:
-    from openwop_tui.commands import Output
+    from openwop_tui.cli.commands import Output
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +111,7 @@ def _connection_flags(parser: argparse.ArgumentParser) -> None:
 
 def _display_flags(parser: argparse.ArgumentParser) -> None:
     """How a printed transcript is drawn (``render`` and ``run``): the degradation lab's
-    switches outside the app (`openwop_tui.profile`), in one group."""
+    switches outside the app (`openwop_tui.devices.profile`), in one group."""
     group = parser.add_argument_group("display (the degradation lab's switches)")
     group.add_argument(
         "--colors",
@@ -149,9 +149,9 @@ def _columns(text: str) -> int:
 def display_output(
     args: argparse.Namespace, config: Config, save_media: Path | None = None
 ) -> Output:
-    """The `openwop_tui.commands.Output` of a printing command, with its display flags (the
+    """The `openwop_tui.cli.commands.Output` of a printing command, with its display flags (the
     one reading of ``--colors``, ``--width`` and ``--audio``, for every command that prints)."""
-    from openwop_tui.commands import Output, make_console
+    from openwop_tui.cli.commands import Output, make_console
 
     console = make_console(
         colors=getattr(args, "colors", None),
@@ -522,21 +522,21 @@ def dispatch(args: argparse.Namespace, config: Config, *, log_file: Path | None 
             return 2
         return 0
     if args.command == "render":
-        from openwop_tui.commands import render_file
+        from openwop_tui.cli.commands import render_file
 
         return render_file(args.file, display_output(args, config, args.save_media))
     if args.command in ("run", "attach"):
         return _follow(args, config)
     if args.command == "workflows":
-        from openwop_tui.commands import Output, list_workflows, make_console
+        from openwop_tui.cli.commands import Output, list_workflows, make_console
 
         return list_workflows(Output(config, make_console()), as_json=args.json)
     if args.command in ("sessions", "export", "replay"):
         return _stored(args, config, log_file)
     app_options: dict[str, Any] = {}
     if args.continue_latest or args.session is not None:
-        from openwop_tui.session_commands import chosen_session
-        from openwop_tui.store import StoreError
+        from openwop_tui.cli.sessions import chosen_session
+        from openwop_tui.store.sessions import StoreError
 
         try:
             chosen = chosen_session(args.session, api_key=config.api_key)
@@ -553,8 +553,8 @@ def dispatch(args: argparse.Namespace, config: Config, *, log_file: Path | None 
 
 def _follow(args: argparse.Namespace, config: Config) -> int:
     """``run`` and ``attach``."""
-    from openwop_tui.answering import AnswerFlags, FlagError
-    from openwop_tui.commands import attach_run, run_workflow
+    from openwop_tui.cli.answering import AnswerFlags, FlagError
+    from openwop_tui.cli.commands import attach_run, run_workflow
 
     try:
         flags = AnswerFlags.parse(
@@ -579,8 +579,8 @@ def _follow(args: argparse.Namespace, config: Config) -> int:
 
 def _stored(args: argparse.Namespace, config: Config, log_file: Path | None) -> int:
     """``sessions``, ``export`` and ``replay``."""
-    from openwop_tui import session_commands as stored
-    from openwop_tui.commands import Output, make_console
+    from openwop_tui.cli import sessions as stored
+    from openwop_tui.cli.commands import Output, make_console
 
     output = Output(config, make_console())
     if args.command == "sessions":
@@ -603,8 +603,8 @@ def _run_app(config: Config, *, log_file: Path | None = None, **options: Any) ->
     """Start the chat app. ``options`` (only those given): ``session_id`` (a stored session
     to open, checked to exist), ``record`` (a path to record the raw stream to), ``replay``
     (``(path, speed)``: play a recording instead of talking to a host)."""
-    from openwop_tui.app import ChatApp
-    from openwop_tui.terminal import detect_image_mode
+    from openwop_tui.devices.terminal import detect_image_mode
+    from openwop_tui.ui.app import ChatApp
 
     # Once, before Textual takes the terminal: after that its input thread owns the answers.
     support = detect_image_mode(

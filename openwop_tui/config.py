@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from openwop_tui.items import EVENTS_SHOWN, REASONING_BYTES, REPLY_BYTES, TOOL_BYTES, Limits
+from openwop_tui.core.items import EVENTS_SHOWN, REASONING_BYTES, REPLY_BYTES, TOOL_BYTES, Limits
 from openwop_tui.protocol.media import DEFAULT_MAX_BYTES
 
 IMAGE_MODES = ("auto", "kitty", "sixel", "halfblock", "none")
@@ -77,7 +77,7 @@ class Config:
     under the media policy; off (the default), they stay text, as OpenClaw does."""
     keys: tuple[tuple[str, str], ...] = ()
     """The ``[keys]`` table: (action name, ``"key,key"``) pairs that replace the default keys
-    (`openwop_tui.keys`), already checked. `keymap` gives them as a dict."""
+    (`openwop_tui.ui.keys`), already checked. `keymap` gives them as a dict."""
 
     renderer_override: tuple[str, ...] = ()
     """``[renderers] override = ["image", …]``: the built-in renderers a plugin may replace.
@@ -160,7 +160,7 @@ def _checked_keys(table: Any, earlier: dict[str, str], source: str) -> tuple[tup
     """``table`` laid over the keys of earlier sources, checked as a whole (a key may not run two
     actions), as the frozen pairs `Config` keeps."""
     # Imported here: the key table is only needed when a config names keys.
-    from openwop_tui.keys import check_keymap
+    from openwop_tui.ui.keys import check_keymap
 
     if not isinstance(table, Mapping):
         raise ConfigError(f'{source}: [keys] must be a table of action = "key" lines')

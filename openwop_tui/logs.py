@@ -17,7 +17,7 @@ from pathlib import Path
 
 import platformdirs
 
-from openwop_tui.redact import Redactor
+from openwop_tui.text.redact import Redactor
 
 __all__ = ["default_log_path", "setup_logging"]
 

@@ -1,6 +1,6 @@
 """Helpers shared by the renderers: sizes, durations, media bytes and the degradation block.
 
-Sizes follow `openwop_tui.units` (decimal, exact bytes in parentheses).
+Sizes follow `openwop_tui.text.units` (decimal, exact bytes in parentheses).
 
 `load_media` finds a media envelope's bytes (inline base64 or the fetched `Asset`) and, when there
 are none, the reason. `degraded_block` draws what the client knows about something it cannot show
@@ -22,11 +22,11 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from openwop_tui.palette import Palette
+from openwop_tui.present.palette import Palette
 from openwop_tui.protocol.envelopes import Envelope, MediaRef
 from openwop_tui.renderers.base import Action, Code, Degradation, RenderContext, Rendered
-from openwop_tui.sanitize import clean, safe_filename
-from openwop_tui.units import exact_size, human_size
+from openwop_tui.text.sanitize import clean, safe_filename
+from openwop_tui.text.units import exact_size, human_size
 
 SAVE = Action("save", "Save")
 OPEN = Action("open", "Open")

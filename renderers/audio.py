@@ -4,7 +4,8 @@ it cannot play.
 The renderer never plays anything: it reads the header with soundfile (duration, sample rate,
 channels), draws the clip's waveform from its samples (`openwop_tui.renderers.waveform`, computed
 once per clip and bounded in cost by the width) and returns ``play`` / ``stop`` / ``save``
-actions that the app carries out with `openwop_tui.audio.Player`. soundfile (and numpy behind
+actions that the app carries out with `openwop_tui.devices.audio.Player`. soundfile (and numpy
+behind
 it) is imported on first use, so start-up does not pay for it.
 
 An envelope whose payload says ``"audioAsVoice": true`` (OpenClaw's ``[[audio_as_voice]]``) is a
@@ -35,8 +36,8 @@ from openwop_tui.renderers.waveform import (
     is_voice,
     waveform_columns,
 )
-from openwop_tui.sanitize import clean
-from openwop_tui.units import duration, human_size
+from openwop_tui.text.sanitize import clean
+from openwop_tui.text.units import duration, human_size
 
 PLAY = Action("play", "Play")
 STOP = Action("stop", "Stop")

@@ -16,7 +16,7 @@ from typing import Literal, Protocol
 
 from rich.console import RenderableType
 
-from openwop_tui.palette import Palette
+from openwop_tui.present.palette import Palette
 from openwop_tui.protocol.asset import Asset
 from openwop_tui.protocol.envelopes import Envelope
 
@@ -69,7 +69,7 @@ class AudioSupport:
 
 LinkCheck = Callable[[str], tuple[str | None, str | None]]
 """How a URL a renderer would offer to open is judged: ``(the URL to open, None)`` or
-``(None, why not)``. Given by the pipeline (`openwop_tui.conversation`), which holds the media
+``(None, why not)``. Given by the pipeline (`openwop_tui.core.conversation`), which holds the media
 policy: renderers never import the HTTP client or its URL parser."""
 
 

@@ -19,15 +19,15 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from openwop_tui.palette import Palette
+from openwop_tui.present.palette import Palette
+from openwop_tui.present.safe_text import safe_text
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers import register
 from openwop_tui.renderers._common import text_of
 from openwop_tui.renderers.base import RenderContext, Rendered
 from openwop_tui.renderers.json import as_json
 from openwop_tui.renderers.markdown import markdown
-from openwop_tui.safe_text import safe_text
-from openwop_tui.sanitize import clean
+from openwop_tui.text.sanitize import clean
 
 OPEN_DEPTH = 2
 """Objects and arrays nested this deep (the payload's own values are depth 1) are shown open;

@@ -25,7 +25,7 @@ from openwop_tui.renderers import register
 from openwop_tui.renderers._common import join, text_of
 from openwop_tui.renderers.base import Action, RenderContext, Rendered
 from openwop_tui.renderers.json import as_json
-from openwop_tui.sanitize import clean, safe_filename
+from openwop_tui.text.sanitize import clean, safe_filename
 
 #: Payload keys that may hold the source when the envelope has no text of its own.
 SOURCE_KEYS = ("source", "code", "text")

@@ -16,11 +16,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from openwop_tui.protocol.envelopes import Envelope
-from openwop_tui.redact import display_url
 from openwop_tui.renderers import register
 from openwop_tui.renderers._common import block, degradation
 from openwop_tui.renderers.base import Action, Code, RenderContext, Rendered
-from openwop_tui.sanitize import clean, clean_label
+from openwop_tui.text.redact import display_url
+from openwop_tui.text.sanitize import clean, clean_label
 
 OPEN_IN_BROWSER = Action("open", "Open in browser")
 

@@ -16,7 +16,7 @@ from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.measure import Measurement
 from rich.text import Text
 
-from openwop_tui.sanitize import clean
+from openwop_tui.text.sanitize import clean
 
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())  # never Python's last-resort print to stderr

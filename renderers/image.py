@@ -1,7 +1,8 @@
 """The ``image`` renderer: real terminal pixels (kitty graphics, sixel), else half-blocks.
 
 ``context.images`` says how to draw; ``context.graphics`` says what the output takes. Kitty and
-sixel are drawn by `openwop_tui.graphics` into the cell box the image needs (scaled down, never
+sixel are drawn by `openwop_tui.devices.graphics` into the cell box the image needs (scaled down,
+never
 up, keeping its aspect ratio, with the measured cell size); asked for one the output does not
 take, the renderer draws half-blocks and records it (`Code.NO_GRAPHICS`: "sixel unavailable →
 half-blocks"). ``Rendered.detail`` names what was drawn.
@@ -41,9 +42,16 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 from rich_pixels import HalfcellRenderer, Pixels
 
-from openwop_tui.graphics import WEB_FORMATS, KittyGraphic, SixelGraphic, cell_box, picture, sniff
-from openwop_tui.graphics.formats import WEB_NAMES
-from openwop_tui.graphics.kitty import MAX_CELLS
+from openwop_tui.devices.graphics import (
+    WEB_FORMATS,
+    KittyGraphic,
+    SixelGraphic,
+    cell_box,
+    picture,
+    sniff,
+)
+from openwop_tui.devices.graphics.formats import WEB_NAMES
+from openwop_tui.devices.graphics.kitty import MAX_CELLS
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers import register
 from openwop_tui.renderers._common import (

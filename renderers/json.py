@@ -23,7 +23,7 @@ from openwop_tui.protocol.envelopes import KNOWN_DISPLAYS, Envelope
 from openwop_tui.protocol.hostdata import host_value
 from openwop_tui.renderers import register
 from openwop_tui.renderers.base import Action, RenderContext, Rendered
-from openwop_tui.sanitize import clean
+from openwop_tui.text.sanitize import clean
 
 #: Strings longer than this are cut on screen (with the number of characters left out).
 MAX_STRING = 2000

@@ -1,7 +1,7 @@
 """The ``markdown`` renderer: the envelope's text as Rich Markdown.
 
 The source is cleaned *before* parsing, so an escape sequence cannot hide inside a code span or a
-link, and the parsed tokens are cleaned *after* it (`openwop_tui.sanitize_markdown.SafeMarkdown`),
+link, and the parsed tokens are cleaned *after* it (`openwop_tui.text.markdown.SafeMarkdown`),
 so a character reference (``&#x202e;``, ``&rlm;``) cannot decode into a bidi control.
 
 Links are drawn as ``text (url)`` rather than terminal hyperlinks: in a chat with a remote
@@ -18,8 +18,8 @@ from openwop_tui.renderers import register
 from openwop_tui.renderers._common import degradation, join, media_ref, text_of
 from openwop_tui.renderers.base import Code, RenderContext, Rendered
 from openwop_tui.renderers.json import as_json
-from openwop_tui.sanitize import clean
-from openwop_tui.sanitize_markdown import SafeMarkdown
+from openwop_tui.text.markdown import SafeMarkdown
+from openwop_tui.text.sanitize import clean
 
 #: Payload keys that may hold the markdown when the envelope has no text of its own.
 TEXT_KEYS = ("markdown", "text", "content")

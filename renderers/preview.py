@@ -9,7 +9,7 @@ What is shown is bounded twice, by bytes read (`PREVIEW_BYTES`) and by lines dra
 (`PREVIEW_LINES`), and long lines are cut, so a many-megabyte file costs what its first screen
 costs; a note says how much is shown ("first 40 of 1,234 lines") and how to get the rest. JSON
 is pretty-printed when it parses (and is small enough to parse), CSV and TSV are tables. Every
-string goes through `openwop_tui.sanitize.clean` before it reaches Rich: host bytes can carry
+string goes through `openwop_tui.text.sanitize.clean` before it reaches Rich: host bytes can carry
 escape sequences.
 """
 
@@ -35,9 +35,9 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from openwop_tui.palette import Palette
-from openwop_tui.sanitize import clean
-from openwop_tui.units import human_size
+from openwop_tui.present.palette import Palette
+from openwop_tui.text.sanitize import clean
+from openwop_tui.text.units import human_size
 
 PREVIEW_LINES = 40
 """Lines of text drawn at most."""

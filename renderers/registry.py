@@ -33,7 +33,7 @@ from typing import Any
 
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import Action, Rendered, Renderer
-from openwop_tui.sanitize import clean
+from openwop_tui.text.sanitize import clean
 
 __all__ = [
     "APP_ACTIONS",

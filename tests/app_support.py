@@ -22,13 +22,13 @@ from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
 
-from openwop_tui.app import ChatApp
 from openwop_tui.config import Config
+from openwop_tui.core.fold import EnvelopeItem, Notice, UserTurn
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.renderers import AudioSupport, registered
-from openwop_tui.transcript import EnvelopeItem, Notice, UserTurn
-from openwop_tui.widgets.blocks import Block
-from openwop_tui.widgets.prompt import PromptInput
+from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.widgets.blocks import Block
+from openwop_tui.ui.widgets.prompt import PromptInput
 
 NO_AUDIO = AudioSupport(False, "no audio device (test)")
 SIZE = (120, 50)

@@ -9,7 +9,7 @@ from io import BytesIO
 
 from PIL import Image
 
-from openwop_tui.graphics.kitty import DIACRITICS, PLACEHOLDER
+from openwop_tui.devices.graphics.kitty import DIACRITICS, PLACEHOLDER
 
 _TMUX = re.compile(r"\x1bPtmux;((?:[^\x1b]|\x1b\x1b)*)\x1b\\")
 _APC = re.compile(r"\x1b_G([^;\x1b]*)(?:;([^\x1b]*))?\x1b\\")

@@ -18,9 +18,9 @@ import pytest
 from hypothesis import strategies as st
 from rich.console import Console
 
-from openwop_tui.commands import Output, render_file
+from openwop_tui.cli.commands import Output, render_file
 from openwop_tui.config import Config
-from openwop_tui.redact import RedactingWriter, Redactor
+from openwop_tui.text.redact import RedactingWriter, Redactor
 
 API_KEY = "sk-hostile-4f3e2d1c0b"
 """The key the tests configure; a host echoing it back must never get it shown."""

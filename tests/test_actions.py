@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from openwop_tui import actions
-from openwop_tui.actions import RISKY_EXTENSIONS, RISKY_MEDIA_TYPES, ActionError, open_risk
+from openwop_tui.devices import desktop as actions
+from openwop_tui.devices.desktop import RISKY_EXTENSIONS, RISKY_MEDIA_TYPES, ActionError, open_risk
 
 #: Every extension the issue names, and more: each one must ask.
 MUST_ASK = [

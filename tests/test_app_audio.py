@@ -30,15 +30,15 @@ from app_support import (
 )
 from textual.pilot import Pilot
 
-from openwop_tui.app import ChatApp
 from openwop_tui.config import Config
 from openwop_tui.demo_host import DemoHost, media
 from openwop_tui.renderers import AudioSupport
-from openwop_tui.widgets.blocks import Block
+from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.widgets.blocks import Block
 
 
 class StubPlayer:
-    """Stands in for `openwop_tui.audio.Player`: "plays" until stopped, no sound card."""
+    """Stands in for `openwop_tui.devices.audio.Player`: "plays" until stopped, no sound card."""
 
     def __init__(self) -> None:
         self.playing = False
@@ -134,12 +134,12 @@ needs_portaudio = pytest.mark.skipif(
 AUDIO_SCRIPT = """
 import asyncio, json
 
-from openwop_tui.app import ChatApp
+from openwop_tui.ui.app import ChatApp
 from openwop_tui.config import Config
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.renderers import registered
-from openwop_tui.transcript import EnvelopeItem
-from openwop_tui.widgets.prompt import PromptInput
+from openwop_tui.core.fold import EnvelopeItem
+from openwop_tui.ui.widgets.prompt import PromptInput
 
 
 async def main():

@@ -27,9 +27,9 @@ from app_support import (
     turn,
 )
 
+from openwop_tui.core.fold import AssistantTurn, EnvelopeItem, Notice, UserTurn
 from openwop_tui.demo_host import chat, media
-from openwop_tui.transcript import AssistantTurn, EnvelopeItem, Notice, UserTurn
-from openwop_tui.widgets.prompt import PromptInput
+from openwop_tui.ui.widgets.prompt import PromptInput
 
 # ------------------------------------------------------------------------ chat turns
 

@@ -25,12 +25,12 @@ from app_support import (
     turn,
 )
 
-from openwop_tui.app import ChatApp
 from openwop_tui.config import Config
+from openwop_tui.core.fold import Added, AssistantTurn, Notice, Updated, UserTurn
 from openwop_tui.demo_host import DemoHost, chat
-from openwop_tui.screens.workflows import WorkflowPicker
-from openwop_tui.transcript import Added, AssistantTurn, Notice, Updated, UserTurn
-from openwop_tui.widgets.prompt import PromptInput
+from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.screens.workflows import WorkflowPicker
+from openwop_tui.ui.widgets.prompt import PromptInput
 
 
 @pytest.fixture

@@ -27,12 +27,12 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
-from openwop_tui import actions
-from openwop_tui.app import ChatApp
 from openwop_tui.demo_host.tour import SETUP_SH
-from openwop_tui.screens.confirm_open import ConfirmOpenScreen
-from openwop_tui.screens.save_as import SaveAsScreen
-from openwop_tui.widgets.blocks import Block
+from openwop_tui.devices import desktop as actions
+from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.screens.confirm_open import ConfirmOpenScreen
+from openwop_tui.ui.screens.save_as import SaveAsScreen
+from openwop_tui.ui.widgets.blocks import Block
 
 Launched = list[list[str]]
 

@@ -2,15 +2,16 @@
 prompt that takes focus; the answer goes through the pipeline; the run completes (or fails with
 the host's reason on a rejection). Real demo host over loopback, Pilot keys.
 
-Without the wiring (`openwop_tui.app_interrupts`) no form appears and the runs stay waiting.
+Without the wiring (`openwop_tui.ui.controllers.interrupts`) no form appears and the runs stay
+waiting.
 """
 
 from __future__ import annotations
 
 from app_support import SIZE, connected, demo_app, send, settle
 
-from openwop_tui.items import Interrupt
-from openwop_tui.widgets.interrupt_form import InterruptForm
+from openwop_tui.core.items import Interrupt
+from openwop_tui.ui.widgets.interrupt_form import InterruptForm
 
 
 async def _form(pilot, app) -> InterruptForm:  # type: ignore[no-untyped-def]

@@ -29,14 +29,14 @@ from rich.console import Console
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
+from openwop_tui.core.fold import Transcript
 from openwop_tui.demo_host import media
 from openwop_tui.protocol.events import normalize
-from openwop_tui.screens.help import HelpScreen, KeyRow
-from openwop_tui.screens.inspect import InspectScreen
-from openwop_tui.transcript import Transcript
-from openwop_tui.widgets.events_panel import EventsPanel
-from openwop_tui.widgets.prompt import PromptInput
-from openwop_tui.widgets.transcript_view import TranscriptView
+from openwop_tui.ui.screens.help import HelpScreen, KeyRow
+from openwop_tui.ui.screens.inspect import InspectScreen
+from openwop_tui.ui.widgets.events_panel import EventsPanel
+from openwop_tui.ui.widgets.prompt import PromptInput
+from openwop_tui.ui.widgets.transcript_view import TranscriptView
 
 # ------------------------------------------------------------------------ bindings
 

@@ -27,13 +27,13 @@ from rich.text import Text
 from test_audio_controls import FakeBackend
 from textual.pilot import Pilot
 
-from openwop_tui.app import ChatApp
-from openwop_tui.audio import Player
 from openwop_tui.config import Config
 from openwop_tui.demo_host import DemoHost, media
+from openwop_tui.devices.audio import Player
 from openwop_tui.renderers import AudioSupport
 from openwop_tui.renderers.base import Code
-from openwop_tui.widgets.blocks import Block
+from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.widgets.blocks import Block
 
 RATE = 16_000  # the demo clip's sample rate
 CLIP = media.AUDIO_DURATION_SECONDS

@@ -19,10 +19,10 @@ from app_support import (
 )
 from textual.widgets import Static
 
-from openwop_tui.app import ChatApp
 from openwop_tui.config import Config
 from openwop_tui.demo_host import DemoHost
-from openwop_tui.screens.quit import QuitScreen
+from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.screens.quit import QuitScreen
 
 
 @pytest.fixture

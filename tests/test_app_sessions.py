@@ -14,13 +14,13 @@ from pathlib import Path
 
 from app_support import NO_AUDIO, SIZE, connected, demo_app, items_of, settle, turn
 
-from openwop_tui.app import ChatApp
-from openwop_tui.app_sessions import kept_session_id
 from openwop_tui.config import Config
-from openwop_tui.record import read_recording
-from openwop_tui.screens.sessions import SessionsScreen
-from openwop_tui.store import Store
-from openwop_tui.transcript import AssistantTurn, UserTurn
+from openwop_tui.core.fold import AssistantTurn, UserTurn
+from openwop_tui.store.record import read_recording
+from openwop_tui.store.sessions import Store
+from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.controllers.sessions import kept_session_id
+from openwop_tui.ui.screens.sessions import SessionsScreen
 
 
 async def _chat(app: ChatApp, *messages: str) -> str | None:

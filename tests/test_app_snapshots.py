@@ -30,14 +30,14 @@ from app_support import (
 )
 from textual.pilot import Pilot
 
-from openwop_tui.app import ChatApp
 from openwop_tui.config import Config
 from openwop_tui.demo_host import DemoHost, chat, steps
-from openwop_tui.profile import Profile
+from openwop_tui.devices.profile import Profile
 from openwop_tui.renderers import AudioSupport
-from openwop_tui.screens.help import HelpScreen
-from openwop_tui.widgets.interrupt_form import InterruptForm
-from openwop_tui.widgets.prompt import PromptInput
+from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.screens.help import HelpScreen
+from openwop_tui.ui.widgets.interrupt_form import InterruptForm
+from openwop_tui.ui.widgets.prompt import PromptInput
 
 SIZE = (120, 50)
 #: A fixed loopback port for the demo host (below Linux's ephemeral range, 32768-60999).

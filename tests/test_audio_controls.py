@@ -1,4 +1,4 @@
-"""`openwop_tui.audio.Player`'s state machine, driven through a stand-in output stream.
+"""`openwop_tui.devices.audio.Player`'s state machine, driven through a stand-in output stream.
 
 `FakeBackend` stands where sounddevice does: its stream never touches a sound card, and the test
 pulls buffers from the player's callback (what PortAudio's thread does) with `FakeStream.pull`,
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from render_helpers import wav
 
-from openwop_tui.audio import PlaybackError, Player
+from openwop_tui.devices.audio import PlaybackError, Player
 
 RATE = 8000
 

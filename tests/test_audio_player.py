@@ -1,4 +1,5 @@
-"""`openwop_tui.audio`: probing for a sound card and playing through a real (null) ALSA device.
+"""`openwop_tui.devices.audio`: probing for a sound card and playing through a real (null) ALSA
+device.
 
 PortAudio enumerates devices once, when sounddevice is first imported, so every test that needs
 a particular ALSA configuration runs in a fresh interpreter with ``ALSA_CONFIG_PATH`` pointing at
@@ -22,7 +23,7 @@ from typing import Any
 import pytest
 from render_helpers import wav
 
-from openwop_tui.audio import PlaybackError, Player, probe
+from openwop_tui.devices.audio import PlaybackError, Player, probe
 from openwop_tui.renderers import AudioSupport
 
 needs_portaudio = pytest.mark.skipif(
@@ -42,7 +43,7 @@ def run_with_alsa(tmp_path: Path, config: str, body: str) -> dict[str, Any]:
     conf.write_text(config)
     env = {**os.environ, "ALSA_CONFIG_PATH": str(conf)}
     env.pop("OPENWOP_TUI_AUDIO", None)
-    code = "import json, sys\nfrom openwop_tui.audio import PlaybackError, Player, probe\n"
+    code = "import json, sys\nfrom openwop_tui.devices.audio import PlaybackError, Player, probe\n"
     code += textwrap.dedent(body)
     done = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
@@ -57,7 +58,8 @@ def test_probe_honours_the_off_switch_without_loading_portaudio() -> None:
         False, "audio disabled by OPENWOP_TUI_AUDIO=off"
     )
     code = (
-        "import os, sys; os.environ['OPENWOP_TUI_AUDIO'] = 'off'; import openwop_tui.audio as a; "
+        "import os, sys; os.environ['OPENWOP_TUI_AUDIO'] = 'off'; "
+        "import openwop_tui.devices.audio as a; "
         "print(a.probe().reason); "
         "print(any(m in sys.modules for m in ('sounddevice', 'soundfile', 'numpy')))"
     )

@@ -21,15 +21,9 @@ from render_helpers import media
 from rich.console import Console
 from textual.app import App, ComposeResult
 
-from openwop_tui import overflow, present
-from openwop_tui.audio import PlaybackError, Player
+from openwop_tui.cli.printer import TranscriptPrinter
 from openwop_tui.config import Config, ConfigError
-from openwop_tui.printer import TranscriptPrinter
-from openwop_tui.protocol.events import RunEvent, normalize
-from openwop_tui.renderers import image as image_renderer
-from openwop_tui.renderers import render
-from openwop_tui.renderers.base import RenderContext
-from openwop_tui.transcript import (
+from openwop_tui.core.fold import (
     AssistantTurn,
     Limits,
     Reasoning,
@@ -37,8 +31,15 @@ from openwop_tui.transcript import (
     Transcript,
     Updated,
 )
-from openwop_tui.widgets.blocks import Splitter
-from openwop_tui.widgets.events_panel import LINE_CHARS, EventsPanel, preview
+from openwop_tui.devices.audio import PlaybackError, Player
+from openwop_tui.present import items as present
+from openwop_tui.protocol.events import RunEvent, normalize
+from openwop_tui.renderers import image as image_renderer
+from openwop_tui.renderers import render
+from openwop_tui.renderers.base import RenderContext
+from openwop_tui.store import overflow
+from openwop_tui.ui.widgets.blocks import Splitter
+from openwop_tui.ui.widgets.events_panel import LINE_CHARS, EventsPanel, preview
 
 SMALL = Limits(reply_bytes=100, reasoning_bytes=50, tool_bytes=40, events_shown=5)
 

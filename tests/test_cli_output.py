@@ -14,10 +14,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from openwop_tui import catalog
 from openwop_tui.__main__ import build_parser, main
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.demo_host.catalog import WORKFLOW_INFO
+from openwop_tui.protocol import catalog
 from openwop_tui.protocol.client import HostClient
 
 CAPTURES = Path(__file__).parent / "data" / "captures"

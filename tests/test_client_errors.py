@@ -13,7 +13,7 @@ import pytest
 from client_support import KEY, answer, make_client, raising
 
 from openwop_tui.protocol.client import HostClient, HostError
-from openwop_tui.sanitize import clean
+from openwop_tui.text.sanitize import clean
 
 
 async def test_connection_refused_on_a_real_closed_port() -> None:
@@ -239,7 +239,7 @@ async def test_control_characters_from_host_are_made_visible() -> None:
         with pytest.raises(HostError) as caught:
             await client.get_run("r")
     assert "\x1b" not in caught.value.message
-    # Shown as `openwop_tui.sanitize.clean` shows it (was the escape `\u001b`).
+    # Shown as `openwop_tui.text.sanitize.clean` shows it (was the escape `\u001b`).
     assert "evil ␛]52;c;AAAA␇ text" in caught.value.message
 
 
@@ -334,7 +334,7 @@ async def test_content_type_of_a_non_json_discovery_answer_is_cleaned() -> None:
 
 def test_excerpt_matches_sanitize_clean_and_stays_on_one_line() -> None:
     from openwop_tui.protocol.errors import excerpt
-    from openwop_tui.sanitize import clean
+    from openwop_tui.text.sanitize import clean
 
     text = "a\x1b[31mb\x9b\u202ec\x7f"
     assert excerpt(text) == clean(text)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from textual.app import App
 
-from openwop_tui import clipboard
+from openwop_tui.devices import clipboard
 
 
 async def test_a_copy_is_sent_to_the_terminal_and_saved_and_says_so(tmp_path: Path) -> None:

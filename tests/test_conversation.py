@@ -6,15 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from openwop_tui.conversation import Conversation, EventArrived, RunEnded, RunStarted, stored
-from openwop_tui.demo_host import DemoHost
-from openwop_tui.protocol.client import HostClient
-from openwop_tui.protocol.sse import parse_sse_text
-from openwop_tui.record import Recorder, read_recording
-from openwop_tui.renderers.base import RenderContext
-from openwop_tui.session import Session
-from openwop_tui.store import Store
-from openwop_tui.transcript import (
+from openwop_tui.core.conversation import Conversation, EventArrived, RunEnded, RunStarted, stored
+from openwop_tui.core.fold import (
     AssistantTurn,
     EnvelopeItem,
     Item,
@@ -23,6 +16,13 @@ from openwop_tui.transcript import (
     ToolCall,
     UserTurn,
 )
+from openwop_tui.core.session import Session
+from openwop_tui.demo_host import DemoHost
+from openwop_tui.protocol.client import HostClient
+from openwop_tui.protocol.sse import parse_sse_text
+from openwop_tui.renderers.base import RenderContext
+from openwop_tui.store.record import Recorder, read_recording
+from openwop_tui.store.sessions import Store
 
 
 def described(item: Item) -> tuple[Any, ...]:

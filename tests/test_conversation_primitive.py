@@ -14,14 +14,14 @@ from typing import Any
 
 from app_support import SIZE, connected, demo_app, send, settle
 
-from openwop_tui.conversation import Conversation
+from openwop_tui.core.conversation import Conversation
+from openwop_tui.core.fold import Transcript
+from openwop_tui.core.items import AssistantTurn, Interrupt, Notice, UserTurn
+from openwop_tui.core.session import Session
 from openwop_tui.demo_host import DemoHost
-from openwop_tui.items import AssistantTurn, Interrupt, Notice, UserTurn
 from openwop_tui.protocol.client import HostClient
 from openwop_tui.protocol.events import normalize
-from openwop_tui.session import Session
-from openwop_tui.transcript import Transcript
-from openwop_tui.widgets.interrupt_form import InterruptForm
+from openwop_tui.ui.widgets.interrupt_form import InterruptForm
 
 
 def turns(transcript: Transcript, *, verbose: bool = False) -> list[tuple[str, str]]:

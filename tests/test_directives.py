@@ -1,4 +1,4 @@
-"""OpenClaw rich-output directives read out of assistant text (`openwop_tui.directives`).
+"""OpenClaw rich-output directives read out of assistant text (`openwop_tui.openclaw.reader`).
 
 Every form of the protocol, the media policy for each refused URL class, code blocks left alone,
 directives split across chunks, and hostile input (escapes in fields, huge inputs).
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openwop_tui.directives import (
+from openwop_tui.openclaw.reader import (
     MAX_MEDIA_LINE,
     MAX_RECORDS,
     MAX_TAG,

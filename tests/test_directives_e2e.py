@@ -23,10 +23,10 @@ from app_support import (
 )
 
 from openwop_tui.__main__ import main
-from openwop_tui.app import ChatApp
 from openwop_tui.config import Config
+from openwop_tui.core.fold import AssistantTurn, Notice
 from openwop_tui.renderers.base import Code
-from openwop_tui.transcript import AssistantTurn, Notice
+from openwop_tui.ui.app import ChatApp
 
 CAPTURE = Path(__file__).parent / "data" / "captures" / "openclaw-directives.sse"
 
@@ -100,9 +100,9 @@ def test_the_demo_hosts_openclaw_workflow_folds_to_items() -> None:
 
     import httpx
 
+    from openwop_tui.core.fold import EnvelopeItem, Transcript
     from openwop_tui.demo_host import DemoHost
     from openwop_tui.protocol.events import normalize
-    from openwop_tui.transcript import EnvelopeItem, Transcript
 
     transcript = Transcript()
     with DemoHost(pace=0) as host:

@@ -12,24 +12,24 @@ from typing import Any, cast
 import pytest
 
 from openwop_tui.__main__ import build_parser
-from openwop_tui.actions import ActionError
 from openwop_tui.config import Config, load_config
-from openwop_tui.conversation import Conversation, check_link
-from openwop_tui.directive_items import DirectiveEnvelope, refused_asset
-from openwop_tui.embed_open import open_embed
-from openwop_tui.items import Limits
-from openwop_tui.protocol.events import RunEvent
-from openwop_tui.protocol.media import Asset
-from openwop_tui.renderers import RenderContext, render
-from openwop_tui.renderers.base import Code
-from openwop_tui.session import Session
-from openwop_tui.transcript import (
+from openwop_tui.core.conversation import Conversation, check_link
+from openwop_tui.core.fold import (
     AssistantTurn,
     EnvelopeItem,
     Notice,
     Transcript,
     Updated,
 )
+from openwop_tui.core.items import Limits
+from openwop_tui.core.session import Session
+from openwop_tui.devices.browser import open_embed
+from openwop_tui.devices.desktop import ActionError
+from openwop_tui.openclaw.items import DirectiveEnvelope, refused_asset
+from openwop_tui.protocol.events import RunEvent
+from openwop_tui.protocol.media import Asset
+from openwop_tui.renderers import RenderContext, render
+from openwop_tui.renderers.base import Code
 
 RUN = "run-oc"
 

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from openwop_tui.event_lines import SILENT
-from openwop_tui.items import ArtifactNotice, Notice, ToolCall
+from openwop_tui.core.event_lines import SILENT
+from openwop_tui.core.fold import Transcript
+from openwop_tui.core.items import ArtifactNotice, Notice, ToolCall
 from openwop_tui.protocol.envelopes import extract_envelopes
 from openwop_tui.protocol.events import CHUNK_TYPES, RunEvent, chunk_text, normalize
 from openwop_tui.protocol.sse import events_from_frame, parse_sse_text
-from openwop_tui.transcript import Transcript
 
 CAPTURES = Path(__file__).parent / "data" / "captures"
 

@@ -7,10 +7,10 @@ from graphics_decode import decode_kitty, decode_sixel
 from PIL import Image, ImageChops
 from rich.console import Console, Group
 
-from openwop_tui.graphics import KittyGraphic, SixelGraphic
+from openwop_tui.devices.graphics import KittyGraphic, SixelGraphic
 from openwop_tui.renderers.base import Rendered
-from openwop_tui.widgets.blocks import render_lines
-from openwop_tui.widgets.pixels import KittySender, SixelPainter
+from openwop_tui.ui.widgets.blocks import render_lines
+from openwop_tui.ui.widgets.pixels import KittySender, SixelPainter
 
 
 def stripes(width: int = 40, height: int = 60) -> Image.Image:

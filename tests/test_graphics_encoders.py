@@ -8,9 +8,9 @@ from graphics_decode import decode_kitty, decode_sixel
 from PIL import Image, ImageChops, ImageStat
 from rich.console import Console
 
-from openwop_tui.graphics import KittyGraphic, SixelGraphic, cell_box, passthrough
-from openwop_tui.graphics.kitty import EIGHT_BIT_IDS
-from openwop_tui.graphics.sixel import quantise
+from openwop_tui.devices.graphics import KittyGraphic, SixelGraphic, cell_box, passthrough
+from openwop_tui.devices.graphics.kitty import EIGHT_BIT_IDS
+from openwop_tui.devices.graphics.sixel import quantise
 
 
 def gradient(width: int = 37, height: int = 23) -> Image.Image:
@@ -104,7 +104,7 @@ def test_with_256_colours_the_id_is_a_colour_index_and_a_third_diacritic() -> No
 
 
 def test_kitty_needs_256_colours_at_least() -> None:
-    from openwop_tui.terminal import ImageSupport
+    from openwop_tui.devices.terminal import ImageSupport
 
     assert ImageSupport("kitty", "test", colours="256").graphics().protocols == {"kitty"}
     assert not ImageSupport("kitty", "test", colours="256").graphics().truecolor

@@ -13,8 +13,8 @@ import pytest
 from graphics_decode import decode_kitty, decode_sixel
 from PIL import Image, ImageChops, ImageStat
 
-from openwop_tui.graphics.fit import cell_box
-from openwop_tui.graphics.sixel import quantise
+from openwop_tui.devices.graphics.fit import cell_box
+from openwop_tui.devices.graphics.sixel import quantise
 
 CAPTURES = Path(__file__).parent / "data" / "captures"
 RED_PIXEL = (

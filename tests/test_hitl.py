@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 from client_support import KEY, make_client
 
-from openwop_tui.hitl import other_clarification_shape, submit
+from openwop_tui.core.hitl import other_clarification_shape, submit
 from openwop_tui.protocol.interrupt_answers import answer_clarification
 from openwop_tui.protocol.interrupts import read_request
 

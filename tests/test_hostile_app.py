@@ -24,10 +24,10 @@ from hostile_media import (
     stream,
 )
 
-from openwop_tui.app import ChatApp
 from openwop_tui.config import Config
-from openwop_tui.terminal import ImageSupport
-from openwop_tui.widgets.events_panel import EventsPanel
+from openwop_tui.devices.terminal import ImageSupport
+from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.widgets.events_panel import EventsPanel
 
 _SVG_TEXT = re.compile(r">([^<]*)<")
 

@@ -18,9 +18,9 @@ from hostile import API_KEY, INVISIBLE, leak, printed
 from hostile_host import HostileHost
 
 from openwop_tui import __main__ as cli
-from openwop_tui.app import ChatApp
 from openwop_tui.config import Config
-from openwop_tui.widgets.events_panel import EventsPanel
+from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.widgets.events_panel import EventsPanel
 
 CORPUS = sorted((Path(__file__).parent / "data" / "hostile").glob("*.sse"))
 IDS = [path.stem for path in CORPUS]

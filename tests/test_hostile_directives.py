@@ -26,9 +26,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from openwop_tui import __main__ as cli
-from openwop_tui import directives
-from openwop_tui.directive_policy import check_media
-from openwop_tui.directives import MAX_RECORDS, DirectiveStream, parse
+from openwop_tui.openclaw import reader as directives
+from openwop_tui.openclaw.policy import check_media
+from openwop_tui.openclaw.reader import MAX_RECORDS, DirectiveStream, parse
 
 TEXTS = directive_texts()
 

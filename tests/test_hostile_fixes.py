@@ -15,12 +15,12 @@ import pytest
 from hostile_media import forget_rendered_colours
 from render_helpers import envelope, media, png, shown, terminal_output, wav
 
-from openwop_tui.actions import open_risk
-from openwop_tui.directive_policy import check_media
-from openwop_tui.palette import Palette
-from openwop_tui.redact import Redactor
+from openwop_tui.devices.desktop import open_risk
+from openwop_tui.openclaw.policy import check_media
+from openwop_tui.present.palette import Palette
 from openwop_tui.renderers import AudioSupport, RenderContext, preview, render
 from openwop_tui.renderers.card import TABLE_ROWS, fields
+from openwop_tui.text.redact import Redactor
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -211,7 +211,7 @@ def test_content_that_is_not_markup_does_not_ask(head: bytes) -> None:
 
 
 def test_a_profile_width_past_any_terminal_is_refused_with_the_limit() -> None:
-    from openwop_tui.profile import MAX_WIDTH, parse_width
+    from openwop_tui.devices.profile import MAX_WIDTH, parse_width
 
     assert parse_width(str(MAX_WIDTH)) == MAX_WIDTH
     with pytest.raises(ValueError, match="at most 1,000 columns"):

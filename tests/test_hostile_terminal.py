@@ -18,8 +18,8 @@ from hostile_media import terminal_leak
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openwop_tui import terminal
-from openwop_tui.terminal import (
+from openwop_tui.devices import terminal
+from openwop_tui.devices.terminal import (
     MAX_ANSWER,
     QUERY,
     choose,

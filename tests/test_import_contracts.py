@@ -52,9 +52,9 @@ PROTOCOL = "openwop_tui/protocol/ids.py"
     ("path", "source", "imported"),
     [
         (RENDERER, "import httpx\n", "httpx"),
-        (RENDERER, "from openwop_tui import app\n", "openwop_tui.app"),
-        (RENDERER, "import openwop_tui.conversation\n", "openwop_tui.conversation"),
-        (RENDERER, "from openwop_tui.widgets import blocks\n", "openwop_tui.widgets"),
+        (RENDERER, "from openwop_tui.ui import app\n", "openwop_tui.ui"),
+        (RENDERER, "import openwop_tui.core.conversation\n", "openwop_tui.core.conversation"),
+        (RENDERER, "from openwop_tui.ui.widgets import blocks\n", "openwop_tui.ui.widgets"),
         (PROTOCOL, "import rich\n", "rich"),
         (PROTOCOL, "import textual\n", "textual"),
     ],
@@ -80,7 +80,9 @@ def test_every_app_module_is_forbidden_to_the_renderers() -> None:
     forbidden = set(renderers["forbidden_modules"])
     apps = {f"openwop_tui.{p.stem}" for p in (ROOT / "openwop_tui").glob("app*.py")}
     assert apps and apps <= forbidden
-    assert {"openwop_tui.session", "openwop_tui.conversation", "openwop_tui.protocol.client"} <= (
-        forbidden
-    )
-    assert {"httpx", "openwop_tui.widgets", "openwop_tui.screens"} <= forbidden
+    assert {
+        "openwop_tui.core.session",
+        "openwop_tui.core.conversation",
+        "openwop_tui.protocol.client",
+    } <= (forbidden)
+    assert {"httpx", "openwop_tui.ui.widgets", "openwop_tui.ui.screens"} <= forbidden

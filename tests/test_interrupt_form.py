@@ -14,19 +14,19 @@ from textual.app import App, ComposeResult
 from textual.message import Message
 from textual.widgets import Button, Input, OptionList, Static
 
+from openwop_tui.core.fold import Transcript
+from openwop_tui.core.items import Interrupt
 from openwop_tui.demo_host.hitl import DEMO_QUESTIONS
-from openwop_tui.items import Interrupt
-from openwop_tui.messages import (
+from openwop_tui.protocol.events import RunEvent, normalize
+from openwop_tui.protocol.interrupts import read_request
+from openwop_tui.protocol.sse import events_from_frame, parse_sse_text
+from openwop_tui.ui.messages import (
     InterruptAnswered,
     InterruptFormClosed,
     InterruptFormLeft,
     RunCancelRequested,
 )
-from openwop_tui.protocol.events import RunEvent, normalize
-from openwop_tui.protocol.interrupts import read_request
-from openwop_tui.protocol.sse import events_from_frame, parse_sse_text
-from openwop_tui.transcript import Transcript
-from openwop_tui.widgets.interrupt_form import InterruptForm
+from openwop_tui.ui.widgets.interrupt_form import InterruptForm
 
 CAPTURES = Path(__file__).parent / "data" / "captures"
 

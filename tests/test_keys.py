@@ -10,11 +10,11 @@ from textual.command import CommandList, CommandPalette
 from textual.keys import Keys
 from textual.widgets import TextArea
 
-from openwop_tui import keys
-from openwop_tui.commands_palette import COMMANDS
 from openwop_tui.config import Config, ConfigError, load_config
-from openwop_tui.screens.help import HelpScreen, KeyRow
-from openwop_tui.widgets.events_panel import EventsPanel
+from openwop_tui.ui import keys
+from openwop_tui.ui.command_palette import COMMANDS
+from openwop_tui.ui.screens.help import HelpScreen, KeyRow
+from openwop_tui.ui.widgets.events_panel import EventsPanel
 
 
 def test_named_keys_are_keys_textual_knows() -> None:

@@ -25,14 +25,14 @@ from textual.command import CommandList, CommandPalette
 from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 
-from openwop_tui import keys
-from openwop_tui.app import ChatApp
-from openwop_tui.commands_palette import COMMANDS, LAB_COMMANDS
-from openwop_tui.profile import AUDIO_OFF_REASON, FETCH_OFF_REASON, IMAGES_OFF_REASON
+from openwop_tui.core.fold import UserTurn
+from openwop_tui.devices.profile import AUDIO_OFF_REASON, FETCH_OFF_REASON, IMAGES_OFF_REASON
 from openwop_tui.renderers.base import Code
-from openwop_tui.screens.capabilities import CapabilitiesScreen
-from openwop_tui.screens.matrix import MatrixPanel, MatrixScreen
-from openwop_tui.transcript import UserTurn
+from openwop_tui.ui import keys
+from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.command_palette import COMMANDS, LAB_COMMANDS
+from openwop_tui.ui.screens.capabilities import CapabilitiesScreen
+from openwop_tui.ui.screens.matrix import MatrixPanel, MatrixScreen
 
 
 async def palette_command(pilot: Pilot[Any], app: ChatApp, name: str) -> None:

@@ -23,8 +23,8 @@ def imported_after(module: str) -> set[str]:
         "openwop_tui.protocol.client",
         "openwop_tui.protocol.stream",
         "openwop_tui.protocol.media",
-        "openwop_tui.transcript",
-        "openwop_tui.session",
+        "openwop_tui.core.fold",
+        "openwop_tui.core.session",
     ],
 )
 def test_core_does_not_import_textual(module: str) -> None:
@@ -41,10 +41,10 @@ def test_renderers_do_not_import_the_app() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     modules = set(result.stdout.split())
-    assert "openwop_tui.app" not in modules
+    assert "openwop_tui.ui.app" not in modules
     assert not any(name.startswith("textual") for name in modules)
 
 
 def test_audio_libraries_are_imported_lazily() -> None:
-    modules = imported_after("openwop_tui.audio")
+    modules = imported_after("openwop_tui.devices.audio")
     assert "sounddevice" not in modules

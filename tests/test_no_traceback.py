@@ -17,11 +17,11 @@ import pytest
 from textual.binding import Binding, BindingType
 
 from openwop_tui import __main__ as cli
-from openwop_tui.app import ChatApp
 from openwop_tui.config import Config
 from openwop_tui.logs import default_log_path, setup_logging
-from openwop_tui.redact import MASK, RedactingWriter, Redactor, display_url
 from openwop_tui.renderers.base import AudioSupport
+from openwop_tui.text.redact import MASK, RedactingWriter, Redactor, display_url
+from openwop_tui.ui.app import ChatApp
 
 KEY = "sk-test-9f8e7d6c5b4a"
 

@@ -10,13 +10,13 @@ import pytest
 from render_helpers import envelope, media, shown
 
 from openwop_tui import renderers
+from openwop_tui.core.fold import Notice, Transcript
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.renderers import RendererSpec, render
 from openwop_tui.renderers._common import load_media
 from openwop_tui.renderers.base import RenderContext, Rendered
 from openwop_tui.renderers.json import json_text
-from openwop_tui.transcript import Notice, Transcript
 
 
 def test_a_handler_that_fails_becomes_an_error_notice_and_the_run_goes_on() -> None:

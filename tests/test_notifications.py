@@ -6,7 +6,7 @@ from app_support import connected, demo_app
 from textual.errors import NoWidget
 from textual.widgets._toast import Toast
 
-from openwop_tui.widgets.prompt import InputArea, PromptInput
+from openwop_tui.ui.widgets.prompt import InputArea, PromptInput
 
 
 async def test_toasts_do_not_overlap_the_prompt_at_80x24() -> None:

@@ -2,7 +2,8 @@
 
 An editable install reads the checkout, so a package missing from ``pyproject.toml`` goes unseen
 until a user runs ``pip install openwop-tui`` and the app dies with ``ModuleNotFoundError`` (it
-happened: ``openwop_tui.screens`` was not listed). These tests build the real wheel and compare it
+happened: ``openwop_tui.ui.screens`` was not listed). These tests build the real wheel and compare
+it
 with the tree; ``tools/wheel-smoke`` (run by CI) installs it into a fresh venv and starts the app.
 """
 

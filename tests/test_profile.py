@@ -15,8 +15,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-from openwop_tui.palette import Palette
-from openwop_tui.profile import (
+from openwop_tui.devices.profile import (
     AUDIO_OFF_REASON,
     FETCH_OFF_REASON,
     IMAGES_OFF_REASON,
@@ -24,6 +23,7 @@ from openwop_tui.profile import (
     Profile,
     downgrade_segments,
 )
+from openwop_tui.present.palette import Palette
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.media import Asset
 from openwop_tui.renderers import render

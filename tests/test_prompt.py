@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.events import Key, Paste
 
-from openwop_tui.messages import MessageSubmitted
-from openwop_tui.widgets.prompt import BUSY_PLACEHOLDER, IDLE_PLACEHOLDER, PromptInput
+from openwop_tui.ui.messages import MessageSubmitted
+from openwop_tui.ui.widgets.prompt import BUSY_PLACEHOLDER, IDLE_PLACEHOLDER, PromptInput
 
 
 class PromptHost(App[None]):

@@ -28,12 +28,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
+from openwop_tui.core.fold import Transcript
 from openwop_tui.protocol.envelopes import extract_envelopes
 from openwop_tui.protocol.events import EventShapeError, normalize
 from openwop_tui.protocol.sse import SSEDecoder, decode_frame
 from openwop_tui.renderers import RenderContext, render
 from openwop_tui.renderers.base import AudioSupport
-from openwop_tui.transcript import Transcript
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from openwop_tui.widgets.prompt import InputArea
-from openwop_tui.widgets.queued import QueuedMessages
+from openwop_tui.ui.widgets.prompt import InputArea
+from openwop_tui.ui.widgets.queued import QueuedMessages
 
 
 class QueueHost(App[None]):

@@ -19,14 +19,14 @@ import pytest
 
 from openwop_tui import __main__ as cli
 from openwop_tui.__main__ import main
-from openwop_tui.conversation import Conversation, stored
+from openwop_tui.core.conversation import Conversation, stored
+from openwop_tui.core.fold import AssistantTurn, EnvelopeItem
+from openwop_tui.core.session import Session
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.protocol.client import HostClient
-from openwop_tui.record import read_recording, replay_frames
 from openwop_tui.renderers.base import RenderContext
-from openwop_tui.session import Session
-from openwop_tui.store import Entry, Store, default_path
-from openwop_tui.transcript import AssistantTurn, EnvelopeItem
+from openwop_tui.store.record import read_recording, replay_frames
+from openwop_tui.store.sessions import Entry, Store, default_path
 
 KEY = "sk-export-test-1a2b3c4d5e"
 

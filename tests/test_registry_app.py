@@ -19,7 +19,7 @@ from app_support import (
 from registry_support import BROKEN_PLUGIN, IMAGE_PLUGIN, VIDEO_PLUGIN, install_plugin
 from render_helpers import envelope
 
-from openwop_tui.transcript import Added, EnvelopeItem
+from openwop_tui.core.fold import Added, EnvelopeItem
 
 REFUSED = (
     "renderer plugin 'acme' wants to replace the built-in 'image' renderer: refused; allow it "

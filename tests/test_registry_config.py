@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from registry_support import BROKEN_PLUGIN, IMAGE_PLUGIN, install_plugin
 
-from openwop_tui import commands
+from openwop_tui.cli import commands
 from openwop_tui.config import Config, ConfigError, load_config
 
 

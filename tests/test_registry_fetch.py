@@ -11,16 +11,16 @@ import pytest
 from registry_support import VIDEO_PLUGIN, install_plugin
 from render_helpers import envelope
 
-from openwop_tui.conversation import Conversation
+from openwop_tui.core.conversation import Conversation
+from openwop_tui.core.fold import EnvelopeItem, Transcript
+from openwop_tui.core.session import Session
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.protocol.client import HostClient
 from openwop_tui.protocol.envelopes import Envelope, Rendering
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.renderers import RenderContext, Rendered, RendererSpec, render
 from openwop_tui.renderers.registry import Registry
-from openwop_tui.session import Session
-from openwop_tui.transcript import EnvelopeItem, Transcript
-from openwop_tui.widgets.blocks import Block
+from openwop_tui.ui.widgets.blocks import Block
 
 
 def as_video(image: Envelope) -> Envelope:

@@ -13,7 +13,7 @@ from PIL import Image, SgiImagePlugin, TiffImagePlugin
 from render_helpers import NASTY, envelope, media, png, shown
 from rich.console import Console
 
-from openwop_tui.palette import Palette
+from openwop_tui.present.palette import Palette
 from openwop_tui.renderers import Asset, Code, RenderContext, Rendered, render
 from openwop_tui.renderers.base import Graphics
 

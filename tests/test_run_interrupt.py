@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from openwop_tui.commands import _cancel_interrupted
+from openwop_tui.cli.commands import _cancel_interrupted
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.protocol.client import HostClient
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from openwop_tui.safe_text import safe_text
-from openwop_tui.sanitize import clean, safe_filename
+from openwop_tui.present.safe_text import safe_text
+from openwop_tui.text.sanitize import clean, safe_filename
 
 
 @pytest.mark.parametrize(

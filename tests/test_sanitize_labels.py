@@ -8,7 +8,7 @@ from render_helpers import envelope, media
 
 from openwop_tui.renderers import render
 from openwop_tui.renderers.base import RenderContext
-from openwop_tui.sanitize import clean_label, safe_filename
+from openwop_tui.text.sanitize import clean_label, safe_filename
 
 INVISIBLE = [
     "\u200b", "\u200c", "\u200d", "\u2060", "\u2064", "\ufeff", "\u180e", "\u00ad", "\u034f",

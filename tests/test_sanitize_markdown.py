@@ -9,13 +9,13 @@ import pytest
 from render_helpers import envelope
 from rich.console import Console
 
-from openwop_tui import present
-from openwop_tui.items import AssistantTurn
-from openwop_tui.palette import Palette
+from openwop_tui.core.items import AssistantTurn
+from openwop_tui.present import items as present
+from openwop_tui.present.palette import Palette
 from openwop_tui.renderers import render
 from openwop_tui.renderers.base import RenderContext
-from openwop_tui.sanitize_markdown import SafeMarkdown, markdown_parser
-from openwop_tui.widgets.blocks import Block
+from openwop_tui.text.markdown import SafeMarkdown, markdown_parser
+from openwop_tui.ui.widgets.blocks import Block
 
 BAD = re.compile(
     "[\x00-\x08\x0b-\x1a\x1c-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"

@@ -6,12 +6,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from openwop_tui.conversation import Conversation, EventArrived, RunStarted
+from openwop_tui.core.conversation import Conversation, EventArrived, RunStarted
+from openwop_tui.core.fold import EnvelopeItem, Transcript
+from openwop_tui.core.session import Session
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.protocol.client import HostClient, HostError
 from openwop_tui.protocol.events import RunEvent
-from openwop_tui.session import Session
-from openwop_tui.transcript import EnvelopeItem, Transcript
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ from textual.app import App
 from textual.message import Message
 from textual.widgets import DataTable, Input
 
-from openwop_tui.messages import SessionChosen, SessionDeleted, SessionRenamed
-from openwop_tui.screens.sessions import SessionsScreen, SessionSummary
+from openwop_tui.ui.messages import SessionChosen, SessionDeleted, SessionRenamed
+from openwop_tui.ui.screens.sessions import SessionsScreen, SessionSummary
 
 ROWS = [
     SessionSummary("s1", "First chat", datetime(2025, 6, 1, 14, 3), 4, "embedded demo host"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from textual.app import App, ComposeResult
 
-from openwop_tui.widgets.status import StatusLine
+from openwop_tui.ui.widgets.status import StatusLine
 
 
 class _Host(App[None]):

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from openwop_tui import store as store_module
-from openwop_tui.store import Entry, Store, StoreError, default_path
+from openwop_tui.store import sessions as store_module
+from openwop_tui.store.sessions import Entry, Store, StoreError, default_path
 
 KEY = "sk-store-test-9f8e7d6c5b"
 

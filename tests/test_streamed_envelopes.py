@@ -24,13 +24,13 @@ import pytest
 from app_support import SIZE, all_rendered, connected, demo_app, on_screen, settle
 
 from openwop_tui.__main__ import main
-from openwop_tui.app import ChatApp
-from openwop_tui.printer import INCOMPLETE
+from openwop_tui.cli.printer import INCOMPLETE
+from openwop_tui.core.fold import Change, EnvelopeItem
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.events import normalize
 from openwop_tui.renderers.base import Rendered
-from openwop_tui.transcript import Change, EnvelopeItem
-from openwop_tui.widgets.blocks import FRAGMENT
+from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.widgets.blocks import FRAGMENT
 
 # ------------------------------------------------------------------------------- stream building
 

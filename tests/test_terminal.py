@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from openwop_tui.terminal import (
+from openwop_tui.devices.terminal import (
     DA1_QUERY,
     KITTY_QUERY,
     QUERY,
@@ -297,12 +297,12 @@ APP_RUN = textwrap.dedent(
 
     from rich.console import Console
 
-    from openwop_tui.app import ChatApp
+    from openwop_tui.ui.app import ChatApp
     from openwop_tui.config import Config
     from openwop_tui.demo_host import DemoHost
     from openwop_tui.renderers import AudioSupport, registered
-    from openwop_tui.terminal import ImageSupport
-    from openwop_tui.transcript import EnvelopeItem
+    from openwop_tui.devices.terminal import ImageSupport
+    from openwop_tui.core.fold import EnvelopeItem
 
     mode = sys.argv[1]
     if mode.endswith("-unimportable"):

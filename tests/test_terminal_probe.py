@@ -12,8 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from openwop_tui.graphics import passthrough
-from openwop_tui.terminal import (
+from openwop_tui.devices.graphics import passthrough
+from openwop_tui.devices.terminal import (
     QUERY,
     TMUX_QUERY,
     ImageSupport,
@@ -219,7 +219,7 @@ def test_printing_to_a_pipe_asks_nothing_and_forced_modes_are_kept(
 
 
 def test_the_apps_context_carries_what_the_probe_found() -> None:
-    from openwop_tui.terminal import app_image_context
+    from openwop_tui.devices.terminal import app_image_context
 
     kitty = app_image_context(ImageSupport("kitty", "answered", (9, 18), tmux=True), "auto")
     assert kitty.images == "kitty"

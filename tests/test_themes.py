@@ -24,12 +24,12 @@ from rich.syntax import Syntax
 from rich.text import Text
 from textual.theme import BUILTIN_THEMES
 
-from openwop_tui import state
-from openwop_tui.palette import HIGH_CONTRAST_MIN, MIN_CONTRAST, Palette, Themed, contrast
+from openwop_tui.present.palette import HIGH_CONTRAST_MIN, MIN_CONTRAST, Palette, Themed, contrast
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers import Asset, AudioSupport, RenderContext, render, resolve
+from openwop_tui.store import state
 from openwop_tui.themes import DARK, DEFAULT, HIGH_CONTRAST, LIGHT, THEMES
-from openwop_tui.widgets.events_panel import EventsPanel
+from openwop_tui.ui.widgets.events_panel import EventsPanel
 
 SIZE = (100, 30)
 

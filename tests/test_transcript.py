@@ -6,9 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from openwop_tui.protocol.events import RunEvent, normalize
-from openwop_tui.protocol.sse import events_from_frame, parse_sse_text
-from openwop_tui.transcript import (
+from openwop_tui.core.fold import (
     Added,
     AssistantTurn,
     EnvelopeItem,
@@ -19,6 +17,8 @@ from openwop_tui.transcript import (
     Updated,
     UserTurn,
 )
+from openwop_tui.protocol.events import RunEvent, normalize
+from openwop_tui.protocol.sse import events_from_frame, parse_sse_text
 
 CAPTURES = Path(__file__).parent / "data" / "captures"
 

@@ -26,13 +26,13 @@ from textual.app import App, ComposeResult
 from textual.geometry import Offset
 from textual.selection import Selection
 
-from openwop_tui.messages import ActionRequested, EnvelopeRenderRequested, TranscriptLeft
-from openwop_tui.palette import Palette
-from openwop_tui.transcript import AssistantTurn, Transcript, Updated
-from openwop_tui.widgets import blocks
-from openwop_tui.widgets.prompt import PromptInput
-from openwop_tui.widgets.search_bar import SearchBar
-from openwop_tui.widgets.transcript_view import NEW_OUTPUT, TranscriptView
+from openwop_tui.core.fold import AssistantTurn, Transcript, Updated
+from openwop_tui.present.palette import Palette
+from openwop_tui.ui.messages import ActionRequested, EnvelopeRenderRequested, TranscriptLeft
+from openwop_tui.ui.widgets import blocks
+from openwop_tui.ui.widgets.prompt import PromptInput
+from openwop_tui.ui.widgets.search_bar import SearchBar
+from openwop_tui.ui.widgets.transcript_view import NEW_OUTPUT, TranscriptView
 
 
 class ViewHost(App[None]):
@@ -93,7 +93,7 @@ async def test_a_streamed_reply_redraws_its_open_tail_only(monkeypatch: Any) -> 
         view = app.query_one(TranscriptView)
         turn_ = AssistantTurn("assistant-x", None)
         transcript.items.append(turn_)
-        from openwop_tui.transcript import Added
+        from openwop_tui.core.fold import Added
 
         await view.apply([Added(turn_)])
         parts: list[str] = []

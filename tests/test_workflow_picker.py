@@ -6,9 +6,9 @@ from __future__ import annotations
 from textual.app import App
 from textual.widgets import OptionList
 
-from openwop_tui.catalog import AgentInfo, WorkflowChoice
-from openwop_tui.messages import WorkflowChosen
-from openwop_tui.screens.workflows import WorkflowPicker
+from openwop_tui.protocol.catalog import AgentInfo, WorkflowChoice
+from openwop_tui.ui.messages import WorkflowChosen
+from openwop_tui.ui.screens.workflows import WorkflowPicker
 
 CHOICES = [
     WorkflowChoice("conformance-clarification"),

@@ -13,9 +13,9 @@ import sys
 import time
 
 import openwop_tui
-from openwop_tui.app import ChatApp
 from openwop_tui.config import Config
-from openwop_tui.items import EnvelopeItem
+from openwop_tui.core.items import EnvelopeItem
+from openwop_tui.ui.app import ChatApp
 
 TIMEOUT_S = 90.0
 

@@ -1,6 +1,7 @@
 """``demo.openclaw``: a reply written the way an OpenClaw agent bridged into a host writes one.
 
-Its text carries OpenClaw's rich-output directives (`openwop_tui.directives`), streamed a couple
+Its text carries OpenClaw's rich-output directives (`openwop_tui.openclaw.reader`), streamed a
+couple
 of words per chunk so several of them arrive split: a reply tag, ``MEDIA:`` lines the client
 refuses for each reason it has (plain ``http:``, a private address, an internal name, a local
 path), a voice-note tag, two embeds, the retired ``[view …]`` and a fenced ``MEDIA:`` line that

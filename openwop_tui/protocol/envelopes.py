@@ -16,7 +16,7 @@ also record them as events of those types; both are accepted.
 It never raises: an event it cannot read yields one ``unreadable`` envelope that shows the
 payload as JSON. The event's host data is already clean (`normalize`); names and titles (a
 media ``name``, the hint's ``title`` and ``alt``) also go through
-`openwop_tui.sanitize.clean_label`, so zero-width and other invisible characters show.
+`openwop_tui.text.sanitize.clean_label`, so zero-width and other invisible characters show.
 Pure: no I/O, no Textual.
 """
 
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from openwop_tui.protocol.events import RunEvent
-from openwop_tui.sanitize import clean_label
+from openwop_tui.text.sanitize import clean_label
 
 #: Display values the client has renderers for (closed enum in the spec, `ai-envelope.md`).
 KNOWN_DISPLAYS = frozenset({"markdown", "code", "card", "image", "audio", "file"})

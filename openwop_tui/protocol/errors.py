@@ -14,7 +14,7 @@ sentences:
   status and error code (401 vs 403, ``run_already_active``, ``idempotency_in_flight`` …).
 
 Whatever a host sends back is untrusted: `excerpt` makes its controls visible (as
-`openwop_tui.sanitize.clean` does), makes it one line and cuts its length before it goes into a
+`openwop_tui.text.sanitize.clean` does), makes it one line and cuts its length before it goes into a
 message (the host's error code and message, a body, a ``Location``), and every message is
 scrubbed of the API key (a host may echo the ``Authorization`` header back in an error body).
 That is why these functions take the key: so they can remove it, never to send it anywhere.
@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from openwop_tui.protocol.hostdata import host_value, mask, secrets_of
-from openwop_tui.sanitize import clean
+from openwop_tui.text.sanitize import clean
 
 __all__ = [
     "BODY_EXCERPT",
@@ -115,7 +115,7 @@ def excerpt(text: str, limit: int = HOST_MESSAGE_MAX, *, secrets: tuple[str, ...
     ``secrets`` are masked *before* the cut: a cut through a key would leave a piece of it that
     a later scrub of the whole message cannot recognise.
 
-    The visible forms are `openwop_tui.sanitize.clean`'s (ESC shows as ``␛``, C1 and bidi
+    The visible forms are `openwop_tui.text.sanitize.clean`'s (ESC shows as ``␛``, C1 and bidi
     controls as ``<U+009B>``, ``<U+202E>``); on top of that the message stays on one line (a line
     feed shows as ``␊``, a tab as ``␉``) and any other character that is not printable (line and
     paragraph separators, zero-width and unassigned characters…) shows as ``<U+2028>``.

@@ -5,7 +5,7 @@ Everything a host sends (run events, HTTP answers, error bodies, discovery) pass
 and a new field cannot be forgotten. What comes out is made only of ``dict``, ``list``, ``str``,
 ``int``, ``float``, ``bool`` and ``None``, and:
 
-* every string and every key went through `openwop_tui.sanitize.clean` (terminal controls, C1,
+* every string and every key went through `openwop_tui.text.sanitize.clean` (terminal controls, C1,
   bidi controls and lone surrogates made visible);
 * every secret (the API key) is replaced by `MASK` wherever it occurs, and a secret's prefix of
   `MIN_PREFIX` or more characters at the end of a string is masked too, because a host that cuts
@@ -30,7 +30,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from openwop_tui.sanitize import clean
+from openwop_tui.text.sanitize import clean
 
 __all__ = [
     "INT_MAX",

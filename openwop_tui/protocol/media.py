@@ -48,8 +48,8 @@ import httpx
 
 from openwop_tui.protocol.asset import Asset
 from openwop_tui.protocol.events import parse_int
-from openwop_tui.sanitize import clean
-from openwop_tui.units import human_size
+from openwop_tui.text.sanitize import clean
+from openwop_tui.text.units import human_size
 
 __all__ = [
     "DEFAULT_MAX_BYTES",

@@ -63,7 +63,7 @@ from openwop_tui.protocol.errors import HostError
 from openwop_tui.protocol.events import EventShapeError, RunEvent, normalize
 from openwop_tui.protocol.hostdata import host_value
 from openwop_tui.protocol.sse import SSEDecoder, SSEFrame, decode_frame, safe_raw
-from openwop_tui.sanitize import clean
+from openwop_tui.text.sanitize import clean
 
 __all__ = [
     "KNOWN_MODES",

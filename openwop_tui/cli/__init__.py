@@ -1,0 +1,3 @@
+"""The commands (`run`, `attach`, `render`, `replay`, `export`, `sessions`, `workflows` …) and the
+printer they share.
+"""

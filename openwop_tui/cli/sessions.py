@@ -1,0 +1,125 @@
+"""The command-line side of stored sessions: ``sessions``, ``export``, ``replay``, ``--continue``.
+
+Every failure is one line on stderr and exit code 2 (a missing session, a damaged or locked
+store, an unwritable export path), never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+
+from rich.table import Table
+
+from openwop_tui.cli.commands import EXIT_OK, EXIT_USAGE, Output, print_entries
+from openwop_tui.core.conversation import Conversation
+from openwop_tui.renderers.base import AudioSupport
+from openwop_tui.store.export import ExportError, Format, export_session
+from openwop_tui.store.record import read_recording
+from openwop_tui.store.sessions import SessionInfo, Store, StoreError
+from openwop_tui.text.redact import Redactor
+from openwop_tui.text.sanitize import clean
+
+
+def _fail(message: str) -> int:
+    print(f"openwop-tui: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _when(stamp: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
+
+
+def list_sessions(output: Output, *, as_json: bool) -> int:
+    """``openwop-tui sessions``: a table (or JSON) of the stored sessions, newest first."""
+    try:
+        with Store(secrets=[output.config.api_key]) as store:
+            sessions = store.sessions()
+    except StoreError as error:
+        return _fail(str(error))
+    if as_json:
+        print(json.dumps([info.as_json() for info in sessions], ensure_ascii=False, indent=2))
+        return EXIT_OK
+    if not sessions:
+        output.console.print("no stored sessions yet: chat in the app and they are kept")
+        return EXIT_OK
+    table = Table(box=None, pad_edge=False)
+    for column in ("id", "updated", "title", "messages", "host"):
+        table.add_column(column, no_wrap=column != "title", overflow="fold")
+    for info in sessions:
+        table.add_row(
+            info.id, _when(info.updated), clean(info.title), str(info.messages), clean(info.host)
+        )
+    output.console.print(table)
+    return EXIT_OK
+
+
+def rename_session(output: Output, session_id: str, title: str) -> int:
+    """``openwop-tui sessions rename ID TITLE``."""
+    try:
+        with Store(secrets=[output.config.api_key]) as store:
+            store.rename(session_id, title)
+    except StoreError as error:
+        return _fail(str(error))
+    print(f"renamed session {session_id}")
+    return EXIT_OK
+
+
+def delete_session(output: Output, session_id: str) -> int:
+    """``openwop-tui sessions delete ID``."""
+    try:
+        with Store(secrets=[output.config.api_key]) as store:
+            store.delete(session_id)
+    except StoreError as error:
+        return _fail(str(error))
+    print(f"deleted session {session_id}")
+    return EXIT_OK
+
+
+def chosen_session(session_id: str | None, *, api_key: str | None) -> SessionInfo:
+    """The session ``--session ID`` names, or with ``None`` the latest (``--continue``);
+    `StoreError` with the sentence to show when there is none."""
+    with Store(secrets=[api_key]) as store:
+        if session_id is not None:
+            return store.info(session_id)
+        found = store.latest()
+        if found is None:
+            raise StoreError("there is no stored session to continue yet")
+        return found
+
+
+def export_command(output: Output, session_id: str | None, fmt: Format, path: Path | None) -> int:
+    """``openwop-tui export [SESSION] --format md|jsonl|sse -o PATH``."""
+    key = output.config.api_key
+    try:
+        with Store(secrets=[key]) as store:
+            info = store.info(session_id) if session_id else store.latest()
+            if info is None:
+                return _fail("there is no stored session to export yet")
+            target = path or Path(f"openwop-{info.id}.{fmt}")
+            done = export_session(store, info.id, fmt, target, redactor=Redactor([key]))
+    except (StoreError, ExportError) as error:
+        return _fail(str(error))
+    extra = f" and {len(done.assets)} assets in {done.assets[0].parent}" if done.assets else ""
+    print(f"exported session {info.id} to {done.path}{extra}")
+    return EXIT_OK
+
+
+def replay_print(path: str, output: Output) -> int:
+    """``replay`` without a terminal: print the recording as ``render`` does."""
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError as error:
+        return _fail(f"cannot read {path}: {error.strerror or error}")
+    recording = read_recording(text)
+    conversation = Conversation(
+        limits=output.config.limits,
+        secrets=[output.config.api_key] if output.config.api_key else [],
+        capture=not recording.marked,
+    )
+    audio = AudioSupport(False, "this is a printed transcript; play it in the app")
+    printer = output.printer(audio=audio, conversation=conversation)
+    return asyncio.run(print_entries(recording.entries, conversation, printer))

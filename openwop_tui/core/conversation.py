@@ -1,0 +1,609 @@
+"""The conversation pipeline every front end consumes: the app, ``run``, ``render``, ``replay``.
+
+A `Conversation` owns the network `Session` (runs, cancel, assets; ``None`` when offline), the
+pure `Transcript` fold, the chat history and the event logs it appends to (a stored session, a
+recording). `Conversation.send` and `Conversation.start` yield `Update`\\ s: the fold's `Added` /
+`Updated` plus `RunStarted`, `EventArrived`, `StreamNoticed` and `RunEnded`, so a view only draws.
+
+Everything it learns is appended to its logs as it arrives (`openwop_tui.store.sessions.Entry`): the
+user's message, the run's creation, each raw frame, the stream's notices, the run's end. A log
+folded back with `Conversation.replay` (or `from_log`) gives the same transcript and history,
+without contacting the host, because it goes through the same acceptance rules
+(`openwop_tui.protocol.stream.Redelivery`) and the same fold. No Textual, no widgets.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any, Protocol, TypeAlias
+
+from openwop_tui import renderers
+from openwop_tui.core.chat_history import ChatHistory
+from openwop_tui.core.fold import (
+    Added,
+    Change,
+    Interrupt,
+    Level,
+    Limits,
+    Transcript,
+    Updated,
+    UserTurn,
+)
+from openwop_tui.core.hitl import Submitted, submit
+from openwop_tui.core.session import RunCreated, Session
+from openwop_tui.openclaw.items import refused_asset
+from openwop_tui.openclaw.reader import check_media
+from openwop_tui.protocol.client import Discovery, RunHandle
+from openwop_tui.protocol.envelopes import Envelope
+from openwop_tui.protocol.events import RunEvent
+from openwop_tui.protocol.interrupt_answers import AnswerError, build_answer
+from openwop_tui.protocol.interrupts import InterruptState
+from openwop_tui.protocol.media import Asset
+from openwop_tui.protocol.stream import Arrival, Redelivery, StreamNotice
+from openwop_tui.renderers.base import RenderContext
+from openwop_tui.store.sessions import Entry, SessionLog, Store, StoreError
+
+log = logging.getLogger(__name__)
+
+#: Why a media URL has no bytes when the conversation has no host and none were stored.
+OFFLINE_REASON = "not fetched: this transcript is shown offline, without its host"
+#: The spec's inline media cap, used when no host told its own (protocol.md §4.5).
+DEFAULT_INLINE_BYTES = 262144
+
+
+@dataclass(frozen=True, slots=True)
+class RunStarted:
+    """The host created a run (its stream follows)."""
+
+    run_id: str
+    workflow: str
+    status: str | None = None
+    handle: RunHandle | None = None
+    """The host's answer, when live (``None`` when replayed from a log)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunEnded:
+    """A run's stream is over: ``status`` is the last the fold saw (``None``: it never said)."""
+
+    run_id: str | None
+    status: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class EventArrived:
+    """A run event arrived (before the fold's changes for it); for an events panel."""
+
+    event: RunEvent
+
+
+@dataclass(frozen=True, slots=True)
+class StreamNoticed:
+    """The stream told something about itself (reconnecting, a malformed frame…)."""
+
+    notice: StreamNotice
+
+
+Update: TypeAlias = Added | Updated | RunStarted | RunEnded | EventArrived | StreamNoticed
+
+StreamItem: TypeAlias = RunCreated | RunEvent | StreamNotice
+"""What a run's stream brings to `Conversation._consume`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """What became of an answer sent with `Conversation.answer`: the host's verdict
+    (`openwop_tui.core.hitl.Submitted`: outcome, sentence, whether to retry) and what it changed in
+    the transcript (the interrupt answered here, or closed)."""
+
+    submitted: Submitted
+    changes: list[Change]
+
+
+#: How a closing outcome settles the interrupt: its new state, and the words for it.
+_CLOSING: dict[str, tuple[InterruptState, str]] = {
+    "elsewhere": ("answered", "answered elsewhere first"),
+    "expired": ("expired", "expired"),
+    "closed": ("closed", "nothing left to resolve"),
+}
+
+
+NeedsBytes: TypeAlias = Callable[[str | None], bool]
+"""Whether the renderer for a display value needs its envelope's bytes fetched."""
+
+
+class EventLog(Protocol):
+    """Where a conversation appends what it learns (a stored session, a recording)."""
+
+    def append(self, entry: Entry) -> None:
+        """Keep ``entry``; called as things arrive, in order."""
+
+
+class Offline(RuntimeError):
+    """A send on a conversation that has no host."""
+
+
+class Conversation:
+    """One chat: the host (optional), the fold, the history and the logs, kept in step."""
+
+    def __init__(
+        self,
+        session: Session | None = None,
+        *,
+        limits: Limits | None = None,
+        logs: Sequence[EventLog] = (),
+        store: Store | None = None,
+        secrets: Iterable[str] = (),
+        capture: bool = False,
+    ) -> None:
+        """``store`` keeps fetched media bytes (and gives them back offline); ``secrets`` are
+        masked in decoded host data. ``capture``: what is replayed is a bare SSE capture, not
+        a log this program wrote: every frame's events are folded as decoded (no
+        de-duplication) and its malformed frames give their warnings (a log keeps the live
+        warnings as notices of their own)."""
+        self.session = session
+        self.transcript = Transcript(limits=limits or Limits())
+        self.chat = ChatHistory()
+        self.logs: list[EventLog] = list(logs)
+        self.store = store
+        self.secrets = tuple(secrets)
+        self._capture = capture
+        self._pending_user: str | None = None
+        self._absolute: dict[str, str] = {}
+        """Each fetched media URL as the envelope gave it → as the fetch resolved it."""
+        self._carry: str | None = None
+        """The message that started this run, until it goes as the first turn of a
+        conversation the run opens (or the host shows it already took it)."""
+        self._redelivery: Redelivery | None = None
+        self._run_id: str | None = None
+        self._unshown: list[Update] = []
+        self._replaying = False
+        self.log_error: str | None = None
+        """Why the last log write failed (the conversation goes on; the app may say so)."""
+        self.needs_bytes: NeedsBytes = renderers.needs_bytes
+        """Which displays get their URL fetched: the renderer registry's answer (the app sets
+        its own registry's; the default registry's otherwise)."""
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def history(self) -> list[dict[str, str]]:
+        """The messages the next `send` carries in ``inputs.messages``."""
+        return self.chat.messages
+
+    @property
+    def current_run(self) -> RunHandle | None:
+        """The run streaming now, if any."""
+        return self.session.current_run if self.session is not None else None
+
+    @property
+    def discovery(self) -> Discovery | None:
+        """The host's discovery document, once `connect` read it."""
+        return self.session.discovery if self.session is not None else None
+
+    async def connect(self) -> Discovery:
+        """Read the host's discovery document (raises `HostError`; `Offline` without a host)."""
+        return await self._session().connect()
+
+    async def cancel(self) -> bool:
+        """Ask the host to cancel the current run; ``False`` when there is none."""
+        return await self.session.cancel() if self.session is not None else False
+
+    def _session(self) -> Session:
+        if self.session is None:
+            raise Offline("this conversation has no host to send to")
+        return self.session
+
+    def _log(self, entry: Entry) -> None:
+        if self._replaying:
+            return
+        for sink in self.logs:
+            try:
+                sink.append(entry)
+            except (StoreError, OSError) as error:
+                # Losing the log must not lose the chat: say why once, keep going.
+                self.log_error = str(error)
+                log.warning("event log write failed: %s", error)
+
+    # ----------------------------------------------------------------- sending
+
+    def add_user(self, text: str) -> Added:
+        """Record a user message (logged, folded) before it is sent."""
+        self._log(Entry("user", text))
+        self._pending_user = text
+        return self.transcript.add_user(text)
+
+    def notice(self, level: Level, text: str) -> Added:
+        """Record a line of the client's own (an error, a hint): logged and folded."""
+        self._log(Entry("notice", text, label=level))
+        return self.transcript.add_notice(level, text)
+
+    async def send(self, text: str) -> AsyncIterator[Update]:
+        """Add ``text`` as a user turn and run it with the whole history; yield every update.
+
+        Raises `HostError` when the host refuses or cannot be reached (the turn stays on
+        screen but not in the history); `settle` then gives what the end of the run changed.
+        """
+        self._session()
+        inputs = self.chat.inputs(text)
+        yield self.add_user(text)
+        self._carry = text
+        async for update in self._run(inputs, user=text):
+            yield update
+
+    async def start(self, inputs: Mapping[str, Any]) -> AsyncIterator[Update]:
+        """Run the workflow with ``inputs`` as given (no user turn, no history): ``run``."""
+        async for update in self._run(dict(inputs), user=None):
+            yield update
+
+    async def _run(self, inputs: dict[str, Any], *, user: str | None) -> AsyncIterator[Update]:
+        session = self._session()
+        self._pending_user = user
+        source = session.start(inputs, on_arrival=self._arrived)
+        async for update in self._consume(source, session.workflow_id):
+            yield update
+
+    async def attach(self, run_id: str, from_seq: int | None = None) -> AsyncIterator[Update]:
+        """Follow a run this client did not start (``attach``, the app's ``--attach``): its
+        history from sequence ``from_seq`` on (``None``: all of it), then live to its end.
+
+        The run's snapshot is read first, so an unknown run is a `HostError` (404) before
+        anything is shown; `RunStarted` then carries the snapshot's workflow and status. A
+        finished run yields its whole history and ends. Nothing is ever cancelled here: a
+        consumer that stops iterating only stops following.
+        """
+        session = self._session()
+        self._pending_user = None
+        snapshot = await session.client.get_run(run_id)
+        workflow = snapshot.get("workflowId") or snapshot.get("workflow") or ""
+        status = snapshot.get("status")
+        handle = RunHandle(
+            run_id,
+            status if isinstance(status, str) else None,
+            session.client.events_url(run_id),
+            snapshot,
+        )
+        # The stream resumes *after* a sequence: from SEQ means after SEQ - 1.
+        after = from_seq - 1 if from_seq is not None and from_seq > 0 else None
+
+        async def source() -> AsyncIterator[StreamItem]:
+            yield RunCreated(handle)
+            async for item in session.follow(handle, last_event_id=after, on_arrival=self._arrived):
+                yield item
+
+        # From a sequence on, the events that asked the run's open question may be skipped:
+        # the snapshot's ``interrupt`` asks it (the events, if they come, merge into it).
+        opening = snapshot if after is not None else None
+        async for update in self._consume(source(), str(workflow) if workflow else "", opening):
+            yield update
+
+    def _arrived(self, arrival: Arrival) -> None:
+        self._log(Entry.of_arrival(arrival, self._run_id))
+
+    async def _consume(
+        self,
+        source: AsyncIterator[StreamItem],
+        workflow: str,
+        snapshot: Mapping[str, Any] | None = None,
+    ) -> AsyncIterator[Update]:
+        """Fold what a run's stream brings (its creation, events, notices) into updates;
+        ``snapshot``'s open question, if any, right after the run's creation."""
+        self._run_id = None
+        finished = False
+        try:
+            async for item in source:
+                if isinstance(item, RunCreated):
+                    yield self._started(item.handle.run_id, workflow, item.handle)
+                    if snapshot is not None:
+                        for change in self.transcript.take_snapshot_question(snapshot):
+                            yield change
+                elif isinstance(item, RunEvent):
+                    yield EventArrived(item)
+                    changes = self._apply(item)
+                    # Before the question is shown: nobody can answer it first.
+                    changes += await self._carried(changes)
+                    for change in changes:
+                        yield change
+                else:
+                    self._log(Entry("notice", item.message, label=item.level, meta={"stream": 1}))
+                    yield StreamNoticed(item)
+                    yield self.transcript.add_notice(item.level, item.message)
+            finished = True
+            for update in self._ended():
+                yield update
+        finally:
+            if not finished:
+                # Cancelled, closed or failed: the end is logged and folded now; the consumer
+                # asks `settle` for what it changed (a generator being closed cannot yield).
+                self._unshown.extend(self._ended())
+
+    # -------------------------------------------------------------- answering
+
+    @property
+    def run_id(self) -> str | None:
+        """The run being followed now (started or attached), if any."""
+        return self._run_id
+
+    async def answer(self, interrupt: Interrupt, value: Any) -> Answered:
+        """Send ``value`` (from `openwop_tui.protocol.interrupts.build_answer`) as the answer to
+        ``interrupt`` and record what became of it in the transcript: answered here, or closed
+        (answered elsewhere, expired, nothing to resolve). Never raises `HostError`: the
+        `Submitted` says what the host answered and whether another try makes sense."""
+        session = self._session()
+        request = interrupt.request
+        if request is None:
+            failed = Submitted("failed", "This item is not a question that can be answered.")
+            return Answered(failed, [])
+        if request.run_id is None and self._run_id is not None:
+            # A host whose events do not name their run: the run being followed is theirs.
+            request = replace(request, run_id=self._run_id)
+        submitted = await submit(session.client, request, value)
+        changes: list[Change] = []
+        if submitted.outcome == "answered":
+            named = submitted.response.get("interruptId") if submitted.response else None
+            changes = self.transcript.interrupt_answered(
+                interrupt, submitted.value, named if isinstance(named, str) else None
+            )
+        elif submitted.outcome in _CLOSING:
+            state, outcome = _CLOSING[submitted.outcome]
+            by = "elsewhere" if submitted.outcome == "elsewhere" else None
+            changes = self.transcript.interrupt_closed(interrupt, state, outcome, by=by)
+        return Answered(submitted, changes)
+
+    def open_conversation(self) -> Interrupt | None:
+        """The conversation turn the run waits for (RFC 0005, protocol.md §5 B), if any: while
+        there is one, a message is a turn of that conversation, not a new run."""
+        for item in reversed(self.transcript.pending_interrupts()):
+            request = item.request
+            if (
+                request is not None
+                and request.kind == "conversation"
+                and request.conversation_op in (None, "exchange")
+            ):
+                return item
+        return None
+
+    async def say(self, interrupt: Interrupt, text: str, *, shown: bool = False) -> Answered:
+        """Send ``text`` as the user's next turn of the conversation ``interrupt`` waits on:
+        the turn is added (unless ``shown`` already) and logged, then sent as the interrupt's
+        answer, built to its ``outcomeSchema``. A turn the host refuses stays on screen with
+        a line saying why."""
+        changes: list[Change] = [] if shown else [self.add_user(text)]
+        self._pending_user = None
+        request = interrupt.request
+        try:
+            if request is None:
+                raise AnswerError("this item is not a conversation turn")
+            value = build_answer(request, text=text, now=datetime.now(UTC))
+        except AnswerError as error:
+            failed = Submitted("failed", f"Your turn was not sent: {error}.")
+            return Answered(failed, [*changes, self.notice("error", failed.message)])
+        answered = await self.answer(interrupt, value)
+        changes += answered.changes
+        if answered.submitted.outcome != "answered":
+            changes.append(
+                self.notice("error", f"Your turn was not sent: {answered.submitted.message}")
+            )
+        return Answered(answered.submitted, changes)
+
+    async def _carried(self, changes: list[Change]) -> list[Change]:
+        """The run that a message started opened a conversation: that message is its first
+        turn (a host that took it from ``inputs.messages`` echoes it first, which drops it)."""
+        carry = self._carry
+        if carry is None:
+            return []
+        if any(isinstance(c.item, UserTurn) for c in changes if isinstance(c, Added)):
+            self._carry = None  # someone's turn came first: the conversation is under way
+            return []
+        opened = next(
+            (
+                c.item
+                for c in changes
+                if isinstance(c, Added)
+                and isinstance(c.item, Interrupt)
+                and c.item is self.open_conversation()
+            ),
+            None,
+        )
+        if opened is None:
+            return []
+        self._carry = None
+        if carry.strip() not in self.transcript.own_turns:
+            return []  # the host echoed it already: it took the message from the run's inputs
+        return (await self.say(opened, carry, shown=True)).changes
+
+    def settle(self) -> list[Update]:
+        """What the end of an interrupted run changed (after a cancel or a `HostError`)."""
+        updates, self._unshown = self._unshown, []
+        return updates
+
+    def _started(self, run_id: str, workflow: str, handle: RunHandle | None) -> RunStarted:
+        self._run_id = run_id
+        if self._pending_user is None:
+            self._carry = None
+        self._log(Entry("run", run=run_id, meta={"workflow": workflow}))
+        if self._pending_user is not None:
+            self.chat.accepted(self._pending_user)
+            self._pending_user = None
+        self._redelivery = Redelivery(run_id, self.secrets, filtered=not self._capture)
+        return RunStarted(run_id, workflow, handle.status if handle else None, handle)
+
+    def _apply(self, event: RunEvent) -> list[Change]:
+        changes = self.transcript.apply(event)
+        self.chat.saw(changes)
+        return changes
+
+    def _ended(self) -> list[Update]:
+        if self._run_id is None and self._redelivery is None:
+            return []
+        run_id, self._run_id, self._redelivery = self._run_id, None, None
+        status = self.transcript.status
+        self._log(Entry("end", run=run_id, meta={"status": status} if status else {}))
+        closed: list[Update] = list(self.transcript.close_open())
+        self.chat.saw(change for change in closed if isinstance(change, Added))
+        self.chat.run_ended()
+        return [*closed, RunEnded(run_id, status)]
+
+    # ----------------------------------------------------------------- replay
+
+    @classmethod
+    def from_log(
+        cls, entries: Iterable[Entry], session: Session | None = None, **kwargs: Any
+    ) -> Conversation:
+        """A conversation rebuilt from a log, without contacting anything: the transcript and
+        the history as they were, ready for the next `send` (through ``session``, if given).
+        ``kwargs`` as for the constructor (``logs``: where the continued chat is appended)."""
+        conversation = cls(session, **kwargs)
+        for entry in entries:
+            conversation.replay(entry)
+        conversation.finish_replay()
+        return conversation
+
+    def replay(self, entry: Entry) -> list[Update]:
+        """Fold one logged entry, as it was folded live; what it changed. Nothing is logged:
+        the entry is already in the log it came from."""
+        self._replaying = True
+        try:
+            return self._replay(entry)
+        finally:
+            self._replaying = False
+
+    def finish_replay(self) -> list[Update]:
+        """The end of a replayed log: settle a run it left open (the process was killed, or
+        the recording stopped, mid-run)."""
+        self._replaying = True
+        try:
+            return self._ended()
+        finally:
+            self._replaying = False
+
+    def _replay(self, entry: Entry) -> list[Update]:
+        if entry.kind == "user":
+            # Not the end of a run: a message may be queued while one streams.
+            self._pending_user = entry.data
+            return [self.transcript.add_user(entry.data)]
+        if entry.kind == "notice":
+            level: Level = "info"
+            if entry.label == "warning":
+                level = "warning"
+            elif entry.label == "error":
+                level = "error"
+            stream = [StreamNoticed(StreamNotice(level, entry.data))] if entry.meta else []
+            return [*stream, self.transcript.add_notice(level, entry.data)]
+        if entry.kind == "run":
+            ended = self._ended()  # a run the log never saw end (a killed process)
+            workflow = entry.meta.get("workflow")
+            started = self._started(entry.run or "?", str(workflow or ""), None)
+            return [*ended, started]
+        if entry.kind == "end":
+            return self._ended()
+        arrival = entry.arrival
+        if arrival is None:
+            return []
+        updates: list[Update] = []
+        if self._redelivery is None:
+            # Frames before any run marker (a capture, not a recording): one implicit run.
+            updates.append(self._started(entry.run or "?", "", None))
+        assert self._redelivery is not None
+        for item in self._redelivery.take(arrival):
+            if isinstance(item, RunEvent):
+                updates.append(EventArrived(item))
+                updates.extend(self._apply(item))
+            elif self._capture:
+                updates.append(StreamNoticed(item))
+                updates.append(self.transcript.add_notice(item.level, item.message))
+        return updates
+
+    # ------------------------------------------------------------------ assets
+
+    @property
+    def max_inline_bytes(self) -> int:
+        """The host's inline media cap, or the spec default offline."""
+        return self.session.max_inline_bytes if self.session is not None else DEFAULT_INLINE_BYTES
+
+    async def asset_for(
+        self, envelope: Envelope, needs_bytes: NeedsBytes | None = None
+    ) -> Asset | None:
+        """The bytes behind a media envelope's ``url``: stored ones first, else fetched from
+        the host (and stored), else why there are none; ``None`` without a URL, or when the
+        renderer for its display draws no bytes (``needs_bytes``, else `self.needs_bytes`:
+        the renderer registry decides, not a list of families here). A media directive the
+        policy refused is never fetched: its refusal is the answer."""
+        refused = refused_asset(envelope)
+        if refused is not None:
+            return refused
+        media = envelope.bytes_ref(needs_bytes or self.needs_bytes)
+        if media is None or media.url is None or media.base64 is not None:
+            return None
+        stored = self._stored(media.url)
+        if stored is not None:
+            return stored
+        if self.session is None:
+            return Asset(url=media.url, error=OFFLINE_REASON, failure="not-fetched")
+        asset = await self.session.asset_for(envelope, media)
+        if asset is not None and asset.url:
+            # The stored copy is keyed by the envelope's URL (often relative to the host):
+            # the absolute one the fetch resolved is what the user is shown, redraw after redraw.
+            self._absolute[media.url] = asset.url
+        if asset is not None and asset.data is not None and self.store is not None:
+            try:
+                self.store.put_asset(media.url, asset.data, asset.content_type)
+            except StoreError as error:
+                self.log_error = str(error)
+        return asset
+
+    def _stored(self, url: str) -> Asset | None:
+        if self.store is None:
+            return None
+        try:
+            found = self.store.asset(url)
+        except StoreError:
+            return None
+        if not found:
+            return None
+        return Asset(url=self._absolute.get(url, url), data=found[0], content_type=found[1])
+
+    async def context_for(
+        self, envelope: Envelope, base: RenderContext, needs_bytes: NeedsBytes | None = None
+    ) -> RenderContext:
+        """``base`` with the envelope's asset (`asset_for`), the host's inline cap and the
+        policy for links a renderer may offer to open (`check_link`) filled in."""
+        return replace(
+            base,
+            asset=await self.asset_for(envelope, needs_bytes),
+            max_inline_bytes=self.max_inline_bytes,
+            link_check=check_link,
+        )
+
+
+def check_link(url: str) -> tuple[str | None, str | None]:
+    """A URL a renderer offers to a browser (an embed's), judged by the directive media policy:
+    only a public ``https:`` URL is opened (`openwop_tui.renderers.base.LinkCheck`)."""
+    checked = check_media(url)
+    return checked.url, checked.refused
+
+
+def stored(
+    store: Store,
+    session_id: str | None = None,
+    *,
+    session: Session | None = None,
+    host: str = "",
+    workflow: str = "",
+    limits: Limits | None = None,
+    secrets: Iterable[str] = (),
+    logs: Sequence[EventLog] = (),
+) -> Conversation:
+    """A conversation kept in ``store``: session ``session_id`` folded back from its log
+    (without contacting the host; the next `send` through ``session`` continues it), or a new
+    one (``None``, created at its first entry, recording ``host`` without credentials).
+    ``logs``: more logs to append to (a recording). Raises `StoreError` for an unknown id."""
+    keep = SessionLog(store, session_id, host=host, workflow=workflow)
+    common: dict[str, Any] = {"limits": limits, "store": store, "secrets": secrets}
+    if session_id is None:
+        return Conversation(session, logs=[keep, *logs], **common)
+    entries = list(store.entries(session_id))
+    return Conversation.from_log(entries, session, logs=[keep, *logs], **common)

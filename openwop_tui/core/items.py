@@ -1,0 +1,392 @@
+"""What the transcript is made of: its items, and the changes the fold reports.
+
+Plain mutable objects (an item is itself, whatever its text: no value equality), shared by the
+fold (`openwop_tui.core.fold`), the app's widgets and the print commands. Pure: no I/O.
+
+Streamed text (replies, reasoning) lives in a `TextBuffer`: appending costs the delta, and past
+the item's `Limits` the text is kept but not drawn, so no reply can freeze the app.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from openwop_tui.protocol.envelopes import Envelope
+from openwop_tui.protocol.events import RunEvent
+from openwop_tui.protocol.interrupts import InterruptRequest, InterruptState
+
+Level = Literal["info", "warning", "error"]
+
+
+@dataclass(slots=True, eq=False)
+class UserTurn:
+    """Something the user typed."""
+
+    id: str
+    text: str
+
+
+KiB = 1024
+MiB = 1024 * KiB
+
+#: The default caps (see `Limits`).
+REPLY_BYTES = 1 * MiB
+REASONING_BYTES = 256 * KiB
+TOOL_BYTES = 64 * KiB
+EVENTS_SHOWN = 2_000
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How much of each item is drawn (design.md §Boundaries: resources are budgeted).
+
+    Sizes are UTF-8 bytes. What is past a limit is kept, not drawn: the item says it was cut and
+    by how much, and the full text is saved once the item is final. The defaults are far above
+    what normal work produces (a long model reply is tens of KB).
+    """
+
+    reply_bytes: int = REPLY_BYTES
+    """Text drawn per assistant reply."""
+    reasoning_bytes: int = REASONING_BYTES
+    """Text drawn per reasoning block."""
+    tool_bytes: int = TOOL_BYTES
+    """JSON of a tool call's inputs, and of its outcome, beyond which the call says it was cut."""
+    events_shown: int = EVENTS_SHOWN
+    """Events the events panel keeps on screen (older ones scroll away, counted)."""
+    markdown_images: bool = False
+    """Read ``![alt](https://…)`` in replies as media to fetch (``--markdown-images``); off,
+    markdown images stay text."""
+
+
+class TextBuffer:
+    """Text that grows by deltas in O(delta), drawn up to ``limit`` bytes, kept in full.
+
+    Appending to one ``str`` copies everything before it on every token (100,000 tokens make
+    that quadratic); the buffer keeps parts and joins them once, when the text is read, caching
+    the result until the next change. Past ``limit`` the parts go to the overflow: still kept
+    (`full`), never drawn (`shown`), and counted (`cut_bytes`).
+    """
+
+    __slots__ = ("_full", "_overflow", "_parts", "_shown", "cut_bytes", "limit", "shown_bytes")
+
+    def __init__(self, text: str = "", limit: int = REPLY_BYTES) -> None:
+        self.limit = max(0, limit)
+        self._parts: list[str] = []
+        self._overflow: list[str] = []
+        self._shown: str | None = ""
+        self._full: str | None = ""
+        self.shown_bytes = 0
+        """UTF-8 bytes of `shown`."""
+        self.cut_bytes = 0
+        """UTF-8 bytes kept but not shown (0 when nothing was cut)."""
+        if text:
+            self.append(text)
+
+    def __bool__(self) -> bool:
+        return self.shown_bytes > 0 or self.cut_bytes > 0
+
+    @property
+    def cut(self) -> bool:
+        """Whether some of the text is past the limit."""
+        return self.cut_bytes > 0
+
+    def append(self, delta: str) -> str:
+        """Add ``delta``; return the part of it that is shown ("" once past the limit)."""
+        if not delta:
+            return ""
+        self._full = None
+        if self.cut_bytes:
+            self._overflow.append(delta)
+            self.cut_bytes += len(delta.encode("utf-8", "surrogatepass"))
+            return ""
+        encoded = delta.encode("utf-8", "surrogatepass")
+        room = self.limit - self.shown_bytes
+        if len(encoded) <= room:
+            self._parts.append(delta)
+            self.shown_bytes += len(encoded)
+            self._shown = None
+            return delta
+        # Cut on a character boundary at or below the limit (never half a UTF-8 sequence).
+        cut = room
+        while cut > 0 and encoded[cut] & 0xC0 == 0x80:  # a continuation byte: back off
+            cut -= 1
+        shown = encoded[:cut].decode("utf-8", "surrogatepass")
+        shown_size = cut
+        self._overflow.append(delta[len(shown) :])
+        self.cut_bytes += len(encoded) - shown_size
+        if shown:
+            self._parts.append(shown)
+            self.shown_bytes += shown_size
+            self._shown = None
+        return shown
+
+    def replace(self, text: str) -> None:
+        """Start again from ``text`` (an authoritative completion), with the same limit."""
+        self._parts.clear()
+        self._overflow.clear()
+        self._shown = self._full = ""
+        self.shown_bytes = self.cut_bytes = 0
+        self.append(text)
+
+    @property
+    def shown(self) -> str:
+        """The text up to the limit (joined on first read after a change)."""
+        if self._shown is None:
+            self._shown = "".join(self._parts)
+            self._parts[:] = [self._shown]
+        return self._shown
+
+    @property
+    def full(self) -> str:
+        """Everything, the cut part too (for saving and exports)."""
+        if not self.cut_bytes:
+            return self.shown
+        if self._full is None:
+            self._full = self.shown + "".join(self._overflow)
+        return self._full
+
+    def tail(self, chars: int) -> str:
+        """The last ``chars`` characters shown, read from the last parts only (O(chars))."""
+        if self._shown is not None:
+            return self._shown[-chars:]
+        taken: list[str] = []
+        count = 0
+        for part in reversed(self._parts):
+            taken.append(part)
+            count += len(part)
+            if count >= chars:
+                break
+        return "".join(reversed(taken))[-chars:]
+
+
+class _Streamed:
+    """An item whose text streams in: ``text`` reads and writes the `TextBuffer`, capped."""
+
+    __slots__ = ("body", "saved_to")
+
+    body: TextBuffer
+    saved_to: str | None
+    """Where the full text was written once the item was final and cut (shown by the item)."""
+
+    @property
+    def text(self) -> str:
+        """What is drawn: the text up to the item's limit."""
+        return self.body.shown
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self.body.replace(value)
+
+    @property
+    def full_text(self) -> str:
+        """All of the text, including what is past the limit."""
+        return self.body.full
+
+
+class AssistantTurn(_Streamed):
+    """A reply, growing while chunks arrive; ``final`` once the node completed."""
+
+    __slots__ = ("directives", "final", "finish_reason", "id", "model", "node_id")
+
+    def __init__(
+        self,
+        id: str,
+        node_id: str | None,
+        text: str = "",
+        final: bool = False,
+        model: str | None = None,
+        finish_reason: str | None = None,
+        *,
+        limit: int = REPLY_BYTES,
+    ) -> None:
+        self.id = id
+        self.node_id = node_id
+        self.body = TextBuffer(text, limit)
+        self.final = final
+        self.model = model
+        self.finish_reason = finish_reason
+        self.saved_to = None
+        self.directives: Any = None
+        """The fold's OpenClaw directive state for this reply
+        (`openwop_tui.openclaw.items.TurnDirectives`); the text holds what is left visible."""
+
+    @property
+    def settled(self) -> bool:
+        """Whether the reply will not change any more."""
+        return self.final
+
+
+class Reasoning(_Streamed):
+    """An agent's reasoning, streamed, then replaced by the authoritative ``agent.reasoned``."""
+
+    __slots__ = ("agent_id", "done", "id")
+
+    def __init__(
+        self,
+        id: str,
+        agent_id: str,
+        text: str = "",
+        done: bool = False,
+        *,
+        limit: int = REASONING_BYTES,
+    ) -> None:
+        self.id = id
+        self.agent_id = agent_id
+        self.body = TextBuffer(text, limit)
+        self.done = done
+        self.saved_to = None
+
+    @property
+    def settled(self) -> bool:
+        """Whether the reasoning will not change any more."""
+        return self.done
+
+
+@dataclass(slots=True, eq=False)
+class ToolCall:
+    """A tool call and, once it returned, its outcome."""
+
+    id: str
+    call_id: str
+    agent_id: str
+    tool_name: str
+    inputs: Any = None
+    outcome: Any = None
+    error: Any = None
+    status: str | None = None
+    done: bool = False
+    inputs_json: str = ""
+    """The inputs as compact JSON, at most ``limit`` bytes of it (what is drawn)."""
+    outcome_json: str = ""
+    """The outcome (or the error) as compact JSON, at most ``limit`` bytes of it."""
+    inputs_cut: int = 0
+    """Bytes of the inputs' JSON past the limit (kept in ``inputs``, saved, not drawn)."""
+    outcome_cut: int = 0
+    """Bytes of the outcome's JSON past the limit."""
+    json_limit: int = TOOL_BYTES
+    """The cap the JSON fields were cut at."""
+    saved_to: str | None = None
+    """Where the full JSON was written once the call returned, if it was cut."""
+    duration_ms: float | None = None
+    """How long the call took, from ``agent.toolReturned.durationMs`` (or, as the Postgres host
+    sends it, ``outcome.durationMs``); ``None`` when the host did not say."""
+
+    @property
+    def settled(self) -> bool:
+        """Whether the call will not change any more."""
+        return self.done
+
+
+@dataclass(slots=True, eq=False)
+class EnvelopeItem:
+    """An envelope to draw through the renderer registry."""
+
+    id: str
+    envelope: Envelope
+
+
+@dataclass(slots=True, eq=False)
+class Notice:
+    """A line about the run: lifecycle, failures, interrupts, stream trouble.
+
+    ``verbose`` notices (node starts, usage figures) are the ones a chat view may hide and an
+    inspector shows.
+    """
+
+    id: str
+    level: Level
+    text: str
+    verbose: bool = False
+    event: RunEvent | None = None
+
+
+@dataclass(slots=True, eq=False)
+class Interrupt(Notice):
+    """Something the run waits for a person to answer: the form's data, and where it stands.
+
+    A `Notice` too, whose ``text`` is a one-line summary kept current with the state, so a view
+    that draws no form still shows the question and what became of it. A view that draws forms
+    checks for `Interrupt` before `Notice`.
+
+    ``request`` holds what the host said (kind, questions, actions, confidence, schema, routes:
+    `openwop_tui.protocol.interrupts.InterruptRequest`); the answer builders of that module turn
+    what a person typed into the ``resumeValue`` to send.
+    """
+
+    request: InterruptRequest | None = None
+    state: InterruptState = "pending"
+    answered_by: str | None = None
+    """``"you"`` once this client's answer was accepted, ``"elsewhere"`` when an event said it
+    was resolved first; ``None`` while pending."""
+    outcome: str | None = None
+    """What the answer was or what closed it, in a few words (``accept``, ``q1=blue``,
+    ``expired``, ``the run ended``)."""
+
+    @property
+    def settled(self) -> bool:
+        """Whether the form is done with (it no longer takes input)."""
+        return self.state != "pending"
+
+
+@dataclass(slots=True, eq=False)
+class ArtifactNotice(Notice):
+    """An ``artifact.created``: what a view needs to fetch its body on demand, with
+    ``GET …/runs/{run_id}/artifacts/{artifact_id}`` (protocol.md §2.1)."""
+
+    artifact_id: str = ""
+    artifact_type: str | None = None
+    run_id: str | None = None
+    node_id: str | None = None
+    version: Any = None
+    summary: str | None = None
+
+
+@dataclass(slots=True)
+class Usage:
+    """Token and cost totals from ``provider.usage`` events."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+    cost_usd: float = 0.0
+    """Summed ``costEstimateUsd`` (only events in USD, or with no currency, count)."""
+    events: int = 0
+    """How many usage events were summed (0: the host reported none)."""
+
+    def add(self, inputs: int, outputs: int, total: int | None, cost: float | None) -> None:
+        """Count one usage event (``total`` defaults to inputs + outputs)."""
+        self.input_tokens += inputs
+        self.output_tokens += outputs
+        self.total_tokens += total if total is not None else inputs + outputs
+        if cost is not None:
+            self.cost_usd += cost
+        self.events += 1
+
+    def describe(self) -> str:
+        """``1,200 in, 340 out`` with ``· $0.0123`` when a cost was reported."""
+        text = f"{self.input_tokens:,} in, {self.output_tokens:,} out"
+        return text + (f" · ${self.cost_usd:.4f}" if self.cost_usd else "")
+
+
+Item = UserTurn | AssistantTurn | Reasoning | ToolCall | EnvelopeItem | Notice
+"""Every item; `Interrupt` and `ArtifactNotice` are notices with more to them."""
+
+
+@dataclass(frozen=True, slots=True)
+class Added:
+    """A new item at the end of the transcript."""
+
+    item: Item
+
+
+@dataclass(frozen=True, slots=True)
+class Updated:
+    """An existing item changed. ``delta`` is the appended text when the change was an append;
+    ``None`` means the item's text was replaced (or it changed otherwise) and must be redrawn."""
+
+    item: Item
+    delta: str | None = None
+
+
+Change = Added | Updated

@@ -1,0 +1,152 @@
+"""The network side of a conversation with one host: runs, cancel, media assets.
+
+`Session.start` creates a run with one ``Idempotency-Key``, subscribes to its events and yields
+them (telling ``on_arrival`` the raw frames, for the event log). It also fetches media assets
+under the media policy, caching by URL, so a renderer is only ever handed bytes (or the reason
+there are none). The chat history, the fold and the log are the `Conversation`'s
+(`openwop_tui.core.conversation`), which owns a session. No Textual here.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from openwop_tui.protocol.client import Discovery, HostClient, RunHandle
+from openwop_tui.protocol.envelopes import Envelope, MediaRef
+from openwop_tui.protocol.events import RunEvent
+from openwop_tui.protocol.media import DEFAULT_MAX_BYTES, Asset
+from openwop_tui.protocol.stream import ArrivalSink, StreamNotice, subscribe
+from openwop_tui.renderers.base import RenderContext
+
+#: How many bytes of fetched media the session keeps for redrawing (least recently used go).
+ASSET_CACHE_BYTES = 64_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class RunCreated:
+    """The host accepted a run; the stream follows."""
+
+    handle: RunHandle
+
+
+StreamItem = RunCreated | RunEvent | StreamNotice
+
+
+class Session:
+    """Talks to one host for one workflow."""
+
+    def __init__(
+        self,
+        client: HostClient,
+        *,
+        workflow_id: str,
+        max_asset_bytes: int = DEFAULT_MAX_BYTES,
+        stream_modes: str = "updates,messages",
+        idle_timeout: float | None = None,
+    ) -> None:
+        """``idle_timeout``: seconds a run's stream may bring no bytes before the run is
+        checked (`subscribe`); ``None``: wait as long as the host keeps the stream open."""
+        self.client = client
+        self.workflow_id = workflow_id
+        self.discovery: Discovery | None = None
+        self.current_run: RunHandle | None = None
+        self._stream_modes = stream_modes
+        self._idle_timeout = idle_timeout
+        self._max_asset_bytes = max_asset_bytes
+        self._assets: OrderedDict[str, Asset] = OrderedDict()
+        self._cached_bytes = 0
+
+    async def connect(self) -> Discovery:
+        """Read the host's discovery document (raises `HostError` when it cannot)."""
+        self.discovery = await self.client.discover()
+        return self.discovery
+
+    @property
+    def max_inline_bytes(self) -> int:
+        """The host's inline media cap (protocol.md §4.5), or the spec default."""
+        return self.discovery.max_inline_media_bytes if self.discovery else 262144
+
+    async def start(
+        self,
+        inputs: Mapping[str, Any] | None = None,
+        *,
+        last_event_id: int | None = None,
+        on_arrival: ArrivalSink | None = None,
+    ) -> AsyncIterator[StreamItem]:
+        """Create a run of the session's workflow with ``inputs`` and stream it to the end.
+
+        ``on_arrival`` is told each raw frame (or document) before its events are yielded.
+        Raises `HostError` when the run cannot be created or its stream cannot be reached.
+        """
+        handle = await self.client.create_run(
+            self.workflow_id, dict(inputs or {}), idempotency_key=str(uuid.uuid4())
+        )
+        self.current_run = handle  # cancellable from the moment the host confirmed it
+        yield RunCreated(handle)
+        async for item in self.follow(handle, last_event_id=last_event_id, on_arrival=on_arrival):
+            yield item
+
+    async def follow(
+        self,
+        handle: RunHandle,
+        *,
+        last_event_id: int | None = None,
+        on_arrival: ArrivalSink | None = None,
+    ) -> AsyncIterator[RunEvent | StreamNotice]:
+        """Stream an existing run (one this session started, or one being attached to) to its
+        end, after sequence ``last_event_id`` (``None``: its whole history). It is the
+        `current_run` meanwhile. Raises `HostError` as `subscribe` does."""
+        self.current_run = handle
+        try:
+            async for item in subscribe(
+                self.client,
+                handle.run_id,
+                modes=self._stream_modes,
+                last_event_id=last_event_id,
+                idle_timeout=self._idle_timeout,
+                on_arrival=on_arrival,
+            ):
+                yield item
+        finally:
+            self.current_run = None
+
+    async def cancel(self) -> bool:
+        """Ask the host to cancel the current run; ``False`` when there is none."""
+        handle = self.current_run
+        if handle is None:
+            return False
+        await self.client.cancel_run(handle.run_id, reason="cancelled from openwop-tui")
+        return True
+
+    async def asset_for(self, envelope: Envelope, media: MediaRef | None = None) -> Asset | None:
+        """Fetch the bytes behind a media envelope's ``url`` (cached); ``None`` if it has none.
+        ``media`` is where they are, when the caller already knows (`Envelope.bytes_ref`)."""
+        media = media if media is not None else envelope.media_ref
+        if media is None or media.url is None or media.base64 is not None:
+            return None
+        cached = self._assets.get(media.url)
+        if cached is not None:
+            self._assets.move_to_end(media.url)
+            return cached
+        asset = await self.client.fetch_asset(
+            media.url, media.bytes, max_bytes=self._max_asset_bytes
+        )
+        if asset.data is not None:
+            # Failures are not kept (a timeout or a 503 may pass); successes are, up to a
+            # byte budget, so redrawing after a resize does not download again.
+            self._assets[media.url] = asset
+            self._cached_bytes += len(asset.data)
+            while self._cached_bytes > ASSET_CACHE_BYTES and len(self._assets) > 1:
+                _, dropped = self._assets.popitem(last=False)
+                self._cached_bytes -= len(dropped.data or b"")
+        return asset
+
+    async def context_for(self, envelope: Envelope, base: RenderContext) -> RenderContext:
+        """``base`` with the envelope's asset and the host's inline cap filled in."""
+        return replace(
+            base, asset=await self.asset_for(envelope), max_inline_bytes=self.max_inline_bytes
+        )

@@ -1,0 +1,3 @@
+"""OpenClaw's rich-output directives in assistant text: the reader, its syntax, the link policy and
+the items they become.
+"""

@@ -1,0 +1,3 @@
+"""Rich, no Textual: how transcript items and envelopes become renderables, for every sink (the
+app, the printed commands, the export).
+"""

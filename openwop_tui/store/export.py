@@ -1,0 +1,248 @@
+"""Exporting a stored session: Markdown with its assets, JSONL of the normalised events, raw SSE.
+
+All three are folds of the session's log (`openwop_tui.store.sessions`), made without the host:
+
+* ``md``: the transcript as Markdown, each envelope a readable section (code fenced with its
+  language, a card as a table, JSON fenced, media written into ``<name>-assets/`` from the
+  stored bytes or the inline base64 and linked relatively; what could not be included says
+  what, why and where). Replies, reasoning and tool calls appear whole, the cut part included.
+* ``jsonl``: one JSON object a line: the user's messages, the runs, the notices and every run
+  event as normalised (cleaned) by the protocol layer.
+* ``sse``: the raw stream, frame by frame as the host sent it (a recording `render` reads).
+
+Secrets never leave: everything written goes through a `Redactor` (the API key, URL
+credentials, Bearer tokens), asset file names through `safe_filename`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import quote
+
+from openwop_tui.core.conversation import Conversation, EventArrived
+from openwop_tui.core.items import (
+    AssistantTurn,
+    EnvelopeItem,
+    Item,
+    Notice,
+    Reasoning,
+    ToolCall,
+    UserTurn,
+)
+from openwop_tui.protocol.envelopes import Envelope
+from openwop_tui.renderers import needs_bytes, render
+from openwop_tui.renderers.base import Degradation, RenderContext
+from openwop_tui.store.overflow import full_text
+from openwop_tui.store.record import Recorder
+from openwop_tui.store.sessions import Entry, Store
+from openwop_tui.text.redact import Redactor
+from openwop_tui.text.sanitize import safe_filename
+from openwop_tui.text.units import compact_json
+
+Format = Literal["md", "jsonl", "sse"]
+FORMATS: tuple[Format, ...] = ("md", "jsonl", "sse")
+
+
+class ExportError(Exception):
+    """The export could not be written; ``str()`` is one sentence for the user."""
+
+
+@dataclass(frozen=True, slots=True)
+class Exported:
+    """What an export wrote."""
+
+    path: Path
+    assets: tuple[Path, ...] = ()
+
+
+def export_session(
+    store: Store,
+    session_id: str,
+    fmt: Format,
+    path: Path,
+    *,
+    redactor: Redactor | None = None,
+) -> Exported:
+    """Write session ``session_id`` to ``path`` in ``fmt``. Raises `ExportError`, `StoreError`."""
+    redact = (redactor or Redactor()).with_secrets(*store.secrets)
+    entries = list(store.entries(session_id))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if fmt == "sse":
+            return _sse(entries, path, redact)
+        if fmt == "jsonl":
+            return _jsonl(entries, path, redact, store.secrets)
+        title = store.info(session_id).title
+        return asyncio.run(_markdown(entries, store, path, redact, title))
+    except OSError as error:
+        raise ExportError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+def _sse(entries: list[Entry], path: Path, redact: Redactor) -> Exported:
+    recorder = Recorder(path, redactor=redact, keep_times=True)
+    try:
+        for entry in entries:
+            recorder.append(entry)
+    finally:
+        recorder.close()
+    return Exported(path)
+
+
+def _jsonl(entries: list[Entry], path: Path, redact: Redactor, secrets: Iterable[str]) -> Exported:
+    conversation = Conversation(secrets=secrets)
+    with path.open("w", encoding="utf-8") as out:
+        for entry in entries:
+            lines: list[dict[str, Any]] = []
+            if entry.kind == "user":
+                lines.append({"kind": "user", "text": entry.data})
+            elif entry.kind == "notice":
+                lines.append({"kind": "notice", "level": entry.label, "text": entry.data})
+            elif entry.kind in ("run", "end"):
+                lines.append({"kind": entry.kind, "runId": entry.run, **entry.meta})
+            for update in conversation.replay(entry):
+                if isinstance(update, EventArrived):
+                    lines.append(_event_line(update))
+            for line in lines:
+                out.write(redact(json.dumps(line, ensure_ascii=False, default=str)) + "\n")
+    return Exported(path)
+
+
+def _event_line(update: EventArrived) -> dict[str, Any]:
+    event = update.event
+    return {
+        "kind": "event",
+        "type": event.type,
+        "sequence": event.sequence,
+        "runId": event.run_id,
+        "nodeId": event.node_id,
+        "eventId": event.event_id,
+        "timestamp": event.timestamp,
+        "payload": event.payload,
+    }
+
+
+# ------------------------------------------------------------------- Markdown
+
+
+def _fence(text: str, lang: str = "") -> str:
+    """``text`` in a code fence longer than any run of backticks inside it."""
+    longest, run = 0, 0
+    for char in text:
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{lang}\n{text}\n{ticks}"
+
+
+def _cell(value: Any) -> str:
+    text = value if isinstance(value, str) else compact_json(value, 400)
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+class _Assets:
+    """The assets folder next to the Markdown file, created on first use."""
+
+    def __init__(self, markdown: Path) -> None:
+        self.folder = markdown.with_name(f"{markdown.stem}-assets")
+        self.written: list[Path] = []
+
+    def write(self, data: bytes, name: str | None, fallback: str) -> str:
+        """Write ``data``; the relative link to it."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        base = safe_filename(name, fallback)
+        target = self.folder / f"{len(self.written) + 1:03d}-{base}"
+        target.write_bytes(data)
+        self.written.append(target)
+        # Percent-encoded: a name with spaces or brackets still links in every renderer.
+        return quote(f"{self.folder.name}/{target.name}")
+
+
+async def _markdown(
+    entries: list[Entry], store: Store, path: Path, redact: Redactor, title: str
+) -> Exported:
+    conversation = Conversation.from_log(entries, store=store, secrets=store.secrets)
+    assets = _Assets(path)
+    parts = [f"# {_cell(title) or 'openwop-tui session'}"]
+    for item in conversation.transcript.items:
+        section = await _section(item, conversation, assets)
+        if section:
+            parts.append(section)
+    path.write_text(redact("\n\n".join(parts)) + "\n", encoding="utf-8", errors="replace")
+    return Exported(path, tuple(assets.written))
+
+
+async def _section(item: Item, conversation: Conversation, assets: _Assets) -> str | None:
+    if isinstance(item, UserTurn):
+        return f"## You\n\n{item.text}"
+    if isinstance(item, AssistantTurn):
+        return f"## Assistant\n\n{item.full_text}"
+    if isinstance(item, Reasoning):
+        quoted = "\n".join(f"> {line}" for line in item.full_text.splitlines())
+        return f"### Reasoning · {item.agent_id}\n\n{quoted}"
+    if isinstance(item, ToolCall):
+        _, text = full_text(item)
+        return f"### Tool call · {item.tool_name}\n\n{_fence(text, 'json')}"
+    if isinstance(item, Notice):
+        return None if item.verbose else f"> {item.level}: {item.text}"
+    return await _envelope(item, conversation, assets)
+
+
+async def _envelope(item: EnvelopeItem, conversation: Conversation, assets: _Assets) -> str:
+    envelope = item.envelope
+    context = await conversation.context_for(envelope, RenderContext(images="none"))
+    rendered = await asyncio.to_thread(render, envelope, context)
+    display = envelope.display or "json"
+    title = rendered.title or envelope.kind
+    head = f"### {title}"
+    ref = envelope.media_ref
+    if ref is not None or needs_bytes(envelope.display):
+        if rendered.data is not None:
+            link = assets.write(rendered.data, rendered.filename, f"{display}.bin")
+            alt = envelope.rendering.alt or title
+            shown = (
+                f"![{_cell(alt)}]({link})" if display == "image" else f"[{_cell(title)}]({link})"
+            )
+            # Not "degraded" here: the export holds the bytes themselves.
+            return f"{head}\n\n{shown}"
+        where = (context.asset.url if context.asset else None) or (ref.url if ref else None)
+        return (
+            f"{head}\n\n> **not included** · what: {display} ({envelope.kind}) · "
+            f"why: {_why(rendered.degradation)} · where: {where or 'nowhere given'}"
+        )
+    body = _body(envelope, rendered.data)
+    if rendered.degradation is not None:
+        body += f"\n\n> degraded · what: {envelope.kind} · why: {_why(rendered.degradation)}"
+    return f"{head}\n\n{body}"
+
+
+def _why(degradation: Degradation | None) -> str:
+    """The reason and its stable code (``too-large``, ``fetch-refused`` …), for a reader and a
+    script alike."""
+    if degradation is None:
+        return "no bytes"
+    return f"{degradation.reason} (`{degradation.code.value}`)"
+
+
+def _body(envelope: Envelope, data: bytes | None) -> str:
+    display, text, payload = envelope.display, envelope.text, envelope.payload
+    if display == "code":
+        source = data.decode("utf-8", "replace") if data is not None else (text or "")
+        lang = envelope.rendering.lang or ""
+        return _fence(source, "".join(c for c in lang if c.isalnum() or c in "+-#._"))
+    if display == "markdown" and (text or isinstance(payload, str)):
+        return text or str(payload)
+    if display == "card" and isinstance(payload, dict) and payload and not text:
+        rows = [f"| {_cell(key)} | {_cell(value)} |" for key, value in payload.items()]
+        return "\n".join(["| field | value |", "| --- | --- |", *rows])
+    if text and display in ("card", "markdown", None) and not isinstance(payload, dict | list):
+        return text
+    try:
+        shown = json.dumps(payload, ensure_ascii=False, indent=2, default=str)
+    except (TypeError, ValueError, RecursionError):
+        shown = repr(payload)
+    return _fence(shown, "json")

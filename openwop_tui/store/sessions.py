@@ -1,0 +1,511 @@
+"""Sessions kept in SQLite: the event log a transcript, a reopened chat and an export fold.
+
+A session is an ordered log of `Entry` rows: the user's messages, each run's start and end, every
+`Arrival` of its events exactly as the host sent it (an SSE frame's ``event:``, ``id:`` and data
+text, never cleaned: cleaning happens when an event is normalised), and the notices about the
+stream. Each entry is committed as it is appended, so a process that is killed loses nothing
+(WAL with ``synchronous=NORMAL``: a commit survives the process, not a power cut).
+
+Secrets never reach the file: the API key, URL credentials and Bearer tokens are masked
+wherever any text carries them (`Redactor`: the one change ever made to what the host sent), and
+a session's host is its display URL.
+
+Fetched media bytes are kept too (`Store.put_asset`, keyed by URL, least recently used dropped
+past `ASSET_BYTES`), so an export or a reopened session has its images without the host.
+
+Every database failure is a `StoreError` with one sentence for the user: a corrupt file, a
+locked one, a schema written by a newer version.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+import uuid
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import platformdirs
+
+from openwop_tui.protocol.hostdata import secrets_of
+from openwop_tui.protocol.sse import SSEFrame
+from openwop_tui.protocol.stream import Arrival
+from openwop_tui.text.redact import Redactor, display_url
+
+#: The schema this code reads and writes (``PRAGMA user_version``).
+SCHEMA_VERSION = 1
+#: Total size of stored media bytes; the least recently used go first past it.
+ASSET_BYTES = 256_000_000
+#: How long a write waits for another process holding the database.
+LOCK_WAIT_SECONDS = 5.0
+#: Longest title kept from a first message.
+TITLE_CHARS = 80
+
+Kind = Literal["user", "notice", "run", "end", "frame", "document", "snapshot"]
+
+_SCHEMA = """
+CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    title TEXT NOT NULL DEFAULT '',
+    host TEXT NOT NULL DEFAULT '',
+    workflow TEXT NOT NULL DEFAULT '',
+    created REAL NOT NULL,
+    updated REAL NOT NULL,
+    messages INTEGER NOT NULL DEFAULT 0,
+    runs INTEGER NOT NULL DEFAULT 0,
+    entries INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE entries (
+    session TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    at REAL NOT NULL,
+    kind TEXT NOT NULL,
+    run TEXT,
+    label TEXT,
+    frame_id TEXT,
+    data BLOB,
+    meta TEXT,
+    PRIMARY KEY (session, seq)
+);
+CREATE TABLE assets (
+    url TEXT PRIMARY KEY,
+    content_type TEXT,
+    data BLOB NOT NULL,
+    size INTEGER NOT NULL,
+    used REAL NOT NULL
+);
+CREATE INDEX sessions_by_update ON sessions(updated);
+CREATE INDEX assets_by_use ON assets(used);
+"""
+
+
+class StoreError(Exception):
+    """The session store cannot be used; ``str()`` is one sentence for the user."""
+
+
+def default_path() -> Path:
+    """``sessions.db`` in the user data folder (``$XDG_DATA_HOME/openwop-tui`` on Linux)."""
+    return platformdirs.user_data_path("openwop-tui", appauthor=False) / "sessions.db"
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One row of a session's log.
+
+    ``kind``: ``user`` (``data`` is the message), ``notice`` (``label`` the level, ``data`` the
+    text), ``run`` (the host created run ``run``; ``meta`` holds the workflow), ``end`` (the
+    stream of ``run`` ended; ``meta`` may hold ``status`` or ``error``), ``frame`` (an SSE frame:
+    ``label`` its ``event:``, ``frame_id`` its ``id:``, ``data`` its data text, ``meta`` the
+    decoder's ``problem``), ``document`` (an event document from a JSON answer or a poll) or
+    ``snapshot`` (the run snapshot a terminal event was synthesized from, as JSON).
+    """
+
+    kind: Kind
+    data: str = ""
+    run: str | None = None
+    label: str | None = None
+    frame_id: str | None = None
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    at: float = 0.0
+    """Seconds since the epoch when it was appended (replay paces by it)."""
+
+    @property
+    def arrival(self) -> Arrival | None:
+        """The `Arrival` a ``frame``, ``document`` or ``snapshot`` entry holds."""
+        if self.kind == "frame":
+            problem = self.meta.get("problem")
+            retry = self.meta.get("retry")
+            return Arrival(
+                frame=SSEFrame(
+                    event=self.label or "message",
+                    data=self.data,
+                    id=self.frame_id,
+                    retry=retry if isinstance(retry, int) else None,
+                    problem=problem if isinstance(problem, str) else None,
+                )
+            )
+        if self.kind == "document":
+            return Arrival(document=self.data)
+        if self.kind == "snapshot":
+            try:
+                snapshot = json.loads(self.data)
+            except ValueError:
+                return None
+            return Arrival(snapshot=snapshot) if isinstance(snapshot, dict) else None
+        return None
+
+    @classmethod
+    def of_arrival(cls, arrival: Arrival, run: str | None) -> Entry:
+        """The entry that keeps ``arrival`` (of run ``run``)."""
+        if arrival.frame is not None:
+            frame = arrival.frame
+            meta: dict[str, Any] = {}
+            if frame.problem is not None:
+                meta["problem"] = frame.problem
+            if frame.retry is not None:
+                meta["retry"] = frame.retry
+            return cls(
+                "frame", frame.data, run=run, label=frame.event, frame_id=frame.id, meta=meta
+            )
+        if arrival.document is not None:
+            return cls("document", arrival.document, run=run)
+        text = json.dumps(arrival.snapshot, default=str)
+        return cls("snapshot", text, run=run)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """A stored session as the list shows it."""
+
+    id: str
+    title: str
+    host: str
+    workflow: str
+    created: float
+    updated: float
+    messages: int
+    runs: int
+    entries: int
+
+    def as_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (``sessions --json``)."""
+        return {
+            "id": self.id,
+            "title": self.title,
+            "host": self.host,
+            "workflow": self.workflow,
+            "created": self.created,
+            "updated": self.updated,
+            "messages": self.messages,
+            "runs": self.runs,
+        }
+
+
+def _encode(text: str) -> bytes:
+    # Bytes, so any string a host or a user produced is kept, lone surrogates included.
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _decode(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "surrogatepass")
+    return str(value)
+
+
+def _failure(error: sqlite3.Error, path: Path) -> StoreError:
+    """One sentence for a database error (no traceback, no SQL)."""
+    text = str(error).lower()
+    if "locked" in text or "busy" in text:
+        return StoreError(
+            f"the session store {path} is locked by another program; close it and try again"
+        )
+    if "not a database" in text or "malformed" in text or "corrupt" in text:
+        return StoreError(
+            f"the session store {path} is damaged (not a readable SQLite database); move it "
+            "away to start a new one"
+        )
+    if "readonly" in text or "unable to open" in text or "disk" in text:
+        return StoreError(f"the session store {path} cannot be written: {error}")
+    return StoreError(f"the session store {path} cannot be used: {error}")
+
+
+class Store:
+    """The sessions database. One connection; every append is its own committed transaction."""
+
+    def __init__(self, path: Path | None = None, *, secrets: Iterable[str | None] = ()) -> None:
+        """Open (creating if needed) the database at ``path`` (`default_path` by default).
+
+        ``secrets`` (the API key) are masked in everything written. Raises `StoreError`.
+        """
+        self.path = path or default_path()
+        self.secrets = secrets_of(*secrets)
+        self._redact = Redactor(self.secrets)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise StoreError(
+                f"cannot create the folder for the session store {self.path.parent}: "
+                f"{error.strerror or error}"
+            ) from None
+        try:
+            self._db = sqlite3.connect(
+                self.path, timeout=LOCK_WAIT_SECONDS, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as error:
+            raise _failure(error, self.path) from None
+        try:
+            self._setup()
+        except sqlite3.Error as error:
+            self._db.close()
+            raise _failure(error, self.path) from None
+        except StoreError:
+            self._db.close()
+            raise
+
+    def _setup(self) -> None:
+        db = self._db
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA foreign_keys=ON")
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"the session store {self.path} was written by a newer openwop-tui (schema "
+                f"{version}; this version reads {SCHEMA_VERSION}): upgrade openwop-tui"
+            )
+        if version == 0:
+            with self._transaction():
+                # Again inside the write lock: another process may have just created it.
+                if int(db.execute("PRAGMA user_version").fetchone()[0]) == 0:
+                    if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+                        raise StoreError(
+                            f"{self.path} is an SQLite database of something else, not "
+                            "openwop-tui sessions"
+                        )
+                    for statement in _SCHEMA.split(";"):
+                        if statement.strip():
+                            db.execute(statement)
+                    db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        if os.name == "posix":
+            # Sessions hold conversations: readable by their owner only.
+            for suffix in ("", "-wal", "-shm"):
+                candidate = Path(f"{self.path}{suffix}")
+                if candidate.exists():
+                    candidate.chmod(0o600)
+
+    def _transaction(self) -> _Tx:
+        return _Tx(self._db, self.path)
+
+    def close(self) -> None:
+        """Close the connection (everything is already committed)."""
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ----------------------------------------------------------------- sessions
+
+    def create(self, *, host: str, workflow: str, title: str = "") -> str:
+        """A new, empty session; its id. ``host`` is stored without credentials."""
+        session_id = uuid.uuid4().hex[:12]
+        now = time.time()
+        shown = self._redact(display_url(host))
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO sessions (id, title, host, workflow, created, updated) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (session_id, self._redact(title), shown, workflow, now, now),
+            )
+        return session_id
+
+    def append(self, session_id: str, entry: Entry) -> Entry:
+        """Append ``entry`` (committed before this returns); the entry as stored."""
+        now = time.time()
+        stored = Entry(
+            entry.kind,
+            self._redact(entry.data),
+            run=entry.run,
+            label=self._redact(entry.label) if entry.label else entry.label,
+            frame_id=self._redact(entry.frame_id) if entry.frame_id else entry.frame_id,
+            meta=entry.meta,
+            at=entry.at or now,
+        )
+        meta = self._redact(json.dumps(dict(stored.meta), default=str)) if stored.meta else None
+        user = 1 if entry.kind == "user" else 0
+        with self._transaction() as db:
+            row = db.execute(
+                "SELECT entries, title FROM sessions WHERE id = ?", (session_id,)
+            ).fetchone()
+            if row is None:
+                raise StoreError(f"no stored session {session_id!r}")
+            db.execute(
+                "INSERT INTO entries (session, seq, at, kind, run, label, frame_id, data, meta) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    session_id,
+                    row[0],
+                    stored.at,
+                    stored.kind,
+                    stored.run,
+                    stored.label,
+                    stored.frame_id,
+                    _encode(stored.data),
+                    meta,
+                ),
+            )
+            title = row[1] or (_title(stored.data) if user else "")
+            db.execute(
+                "UPDATE sessions SET entries = entries + 1, messages = messages + ?, "
+                "runs = runs + ?, updated = ?, title = ? WHERE id = ?",
+                (user, 1 if entry.kind == "run" else 0, stored.at, title, session_id),
+            )
+        return stored
+
+    def entries(self, session_id: str) -> Iterator[Entry]:
+        """The session's log, in order. Raises `StoreError` for an unknown id."""
+        self.info(session_id)
+        try:
+            cursor = self._db.execute(
+                "SELECT kind, data, run, label, frame_id, meta, at FROM entries "
+                "WHERE session = ? ORDER BY seq",
+                (session_id,),
+            )
+            for kind, data, run, label, frame_id, meta, at in cursor:
+                yield Entry(
+                    kind,
+                    _decode(data),
+                    run=run,
+                    label=label,
+                    frame_id=frame_id,
+                    meta=_meta(meta),
+                    at=at,
+                )
+        except sqlite3.Error as error:
+            raise _failure(error, self.path) from None
+
+    def info(self, session_id: str) -> SessionInfo:
+        """One session's summary; `StoreError` naming the id when there is none."""
+        rows = self._select("WHERE id = ?", (session_id,))
+        if not rows:
+            raise StoreError(f"no stored session {session_id!r}; `openwop-tui sessions` lists them")
+        return rows[0]
+
+    def sessions(self) -> list[SessionInfo]:
+        """Every session, the most recently updated first."""
+        return self._select("ORDER BY updated DESC, rowid DESC", ())
+
+    def latest(self) -> SessionInfo | None:
+        """The most recently updated session, or ``None`` when there is none."""
+        rows = self._select("ORDER BY updated DESC, rowid DESC LIMIT 1", ())
+        return rows[0] if rows else None
+
+    def rename(self, session_id: str, title: str) -> None:
+        """Give a session a new title."""
+        self.info(session_id)
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE sessions SET title = ? WHERE id = ?", (self._redact(title), session_id)
+            )
+
+    def delete(self, session_id: str) -> None:
+        """Remove a session and its log."""
+        self.info(session_id)
+        with self._transaction() as db:
+            db.execute("DELETE FROM entries WHERE session = ?", (session_id,))
+            db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+
+    def _select(self, tail: str, args: tuple[Any, ...]) -> list[SessionInfo]:
+        try:
+            cursor = self._db.execute(
+                "SELECT id, title, host, workflow, created, updated, messages, runs, entries "
+                f"FROM sessions {tail}",
+                args,
+            )
+            return [SessionInfo(*row) for row in cursor]
+        except sqlite3.Error as error:
+            raise _failure(error, self.path) from None
+
+    # ------------------------------------------------------------------- assets
+
+    def put_asset(self, url: str, data: bytes, content_type: str | None = None) -> None:
+        """Keep fetched media bytes for ``url``; the least recently used go past the cap."""
+        if len(data) > ASSET_BYTES:
+            return
+        now = time.time()
+        with self._transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO assets (url, content_type, data, size, used) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (url, content_type, data, len(data), now),
+            )
+            total = int(db.execute("SELECT coalesce(sum(size), 0) FROM assets").fetchone()[0])
+            while total > ASSET_BYTES:
+                oldest = db.execute(
+                    "SELECT url, size FROM assets WHERE url != ? ORDER BY used LIMIT 1", (url,)
+                ).fetchone()
+                if oldest is None:
+                    break
+                db.execute("DELETE FROM assets WHERE url = ?", (oldest[0],))
+                total -= int(oldest[1])
+
+    def asset(self, url: str) -> tuple[bytes, str | None] | None:
+        """Stored bytes (and content type) for ``url``, or ``None``."""
+        try:
+            row = self._db.execute(
+                "SELECT data, content_type FROM assets WHERE url = ?", (url,)
+            ).fetchone()
+        except sqlite3.Error as error:
+            raise _failure(error, self.path) from None
+        return (bytes(row[0]), row[1]) if row is not None else None
+
+
+class _Tx:
+    """``BEGIN IMMEDIATE`` … ``COMMIT`` (rolled back on error), database errors as `StoreError`."""
+
+    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
+        self.db, self.path = db, path
+
+    def __enter__(self) -> sqlite3.Connection:
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as error:
+            raise _failure(error, self.path) from None
+        return self.db
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, _: object
+    ) -> None:
+        if kind is None:
+            try:
+                self.db.execute("COMMIT")
+                return
+            except sqlite3.Error as failure:
+                error = failure
+        if self.db.in_transaction:
+            self.db.execute("ROLLBACK")
+        if isinstance(error, sqlite3.Error):
+            raise _failure(error, self.path) from None
+
+
+def _title(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
+
+
+def _meta(text: Any) -> dict[str, Any]:
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+class SessionLog:
+    """One stored session as an event log: what a `Conversation` appends to.
+
+    A new session is created at its first entry, so starting the app and quitting without a
+    word leaves no empty session behind.
+    """
+
+    def __init__(
+        self, store: Store, session_id: str | None = None, *, host: str = "", workflow: str = ""
+    ) -> None:
+        self.store, self.session_id = store, session_id
+        self._host, self._workflow = host, workflow
+
+    def append(self, entry: Entry) -> None:
+        """Append and commit (creating the session first if it is new)."""
+        if self.session_id is None:
+            self.session_id = self.store.create(host=self._host, workflow=self._workflow)
+        self.store.append(self.session_id, entry)

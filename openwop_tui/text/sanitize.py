@@ -1,0 +1,128 @@
+"""Make host text safe to print on a terminal.
+
+Whatever a host sends (payloads, titles, alt text, file names, URLs, error messages) is printed
+by a terminal, and a terminal *executes* some characters: ESC starts CSI/OSC/DCS/APC sequences
+(an OSC 52 sequence writes the clipboard, others retitle the window or move the cursor), the C1
+controls U+0080 to U+009F are 8-bit forms of the same introducers, BEL rings, CR and backspace
+overwrite what is already on the line. Bidirectional overrides and isolates reorder what the user
+reads (the "Trojan Source" trick), so a file name can show one extension and be another.
+
+`clean` replaces every such character with a visible form in one regex pass:
+
+* C0 controls (except ``\\n`` and ``\\t``) become their Unicode control pictures: ESC shows as
+  ``␛``, BEL as ``␇``, CR as ``␍``; DEL shows as ``␡``;
+* C1 controls, bidi controls and lone surrogates (which cannot be encoded for the terminal)
+  show as ``<U+009B>``, ``<U+202E>``…;
+* ``\\r\\n`` becomes ``\\n``: Windows line ends are harmless and common, and showing ``␍`` on
+  every line would bury the characters that matter.
+
+`clean_label` is stricter, for names and titles (a media name, an envelope title or alt text):
+on top of `clean` it makes *invisible* characters visible, since in a name they hide what the
+name really is (``invoice\u200b.pdf`` is not ``invoice.pdf``): zero-width space, joiners and
+non-joiner (U+200B-U+200D), word joiner and invisible operators (U+2060-U+2064), BOM/ZWNBSP
+(U+FEFF), Mongolian vowel separator (U+180E), soft hyphen (U+00AD), combining grapheme joiner
+(U+034F), Hangul fillers (U+115F, U+1160, U+3164, U+FFA0), tag characters (U+E0000-U+E007F) and
+the variation selectors except U+FE0E/U+FE0F. Those two stay: they pick text or emoji style
+(``❤️`` is U+2764 U+FE0F) and hide nothing; the others have no use in a name and can smuggle
+hidden data after a visible character. Bidi marks and isolates are already made visible by
+`clean`.
+
+`safe_filename` makes a name safe to save a file under (it drops the same invisible
+characters); `openwop_tui.present.safe_text` wraps cleaned text in a Rich `Text`. Every function
+here is
+pure, and this module imports nothing but the standard library: the protocol core uses it, and
+never imports Rich (the import contracts in pyproject.toml).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["clean", "clean_label", "safe_filename"]
+
+_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+
+#: Characters that draw nothing; `clean_label` shows them, `safe_filename` drops them.
+_INVISIBLE = (
+    "\u00ad\u034f\u115f\u1160\u180e\u200b-\u200d\u2060-\u2064\u3164"
+    "\ufe00-\ufe0d\ufeff\uffa0\U000e0000-\U000e007f\U000e0100-\U000e01ef"
+)
+_INVISIBLE_RE = re.compile(f"[{_INVISIBLE}]")
+
+#: Everything `clean` rewrites. ``\r\n`` comes first so it wins over a lone ``\r``.
+_UNSAFE = re.compile(f"\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}\ud800-\udfff]")
+
+
+def _visible(char: str) -> str:
+    code = ord(char)
+    if code < 0x20:
+        return chr(0x2400 + code)  # the Control Pictures block mirrors C0 in order
+    if code == 0x7F:
+        return "\u2421"
+    return f"<U+{code:04X}>"
+
+
+#: Precomputed replacements for the single characters, so the hot path is one dict lookup.
+_REPLACE: dict[str, str] = {
+    chr(c): _visible(chr(c)) for c in [*range(0x20), *range(0x7F, 0xA0)] if c not in (9, 10)
+}
+_REPLACE["\r\n"] = "\n"
+
+
+def _substitute(match: re.Match[str]) -> str:
+    found = match.group()
+    return _REPLACE.get(found) or _visible(found)
+
+
+def clean(text: str) -> str:
+    """Return ``text`` with every terminal-active or reordering character made visible.
+
+    Text without any such character is returned unchanged (the same object).
+    """
+    return _UNSAFE.sub(_substitute, text)
+
+
+def clean_label(text: str) -> str:
+    """`clean`, and invisible characters shown as ``<U+200B>``: for names and titles.
+
+    Idempotent, like `clean`: the markers it writes are plain ASCII.
+    """
+    return _INVISIBLE_RE.sub(_substitute, clean(text))
+
+
+#: Characters never kept in a saved file name: path separators, characters Windows refuses,
+#: and everything `clean` would rewrite.
+_FILENAME_UNSAFE = re.compile(f'[/\\\\:*?"<>|\x00-\x1f\x7f-\x9f{_BIDI}{_INVISIBLE}\ud800-\udfff]')
+_MAX_FILENAME_BYTES = 200  # below the 255-byte limit of common file systems, with room to spare
+_MAX_SUFFIX = 16
+
+
+def safe_filename(name: str | None, fallback: str) -> str:
+    """A file name derived from a host-supplied ``name``, safe to create in a directory.
+
+    Path separators, controls, bidi and invisible characters become ``_``; leading dots (hidden
+    files, ``..``) and surrounding spaces are stripped; the result is capped at 200 UTF-8 bytes,
+    keeping the extension. An empty result uses ``fallback`` (itself made safe), then
+    ``"download"``.
+    """
+    for candidate in (name, fallback, "download"):
+        if not candidate:
+            continue
+        safe = _FILENAME_UNSAFE.sub("_", candidate).strip().lstrip(".").strip().rstrip(". ")
+        if safe:
+            return _cap(safe)
+    return "download"  # unreachable: "download" is safe; kept for the type checker
+
+
+def _cap(name: str) -> str:
+    if len(name.encode()) <= _MAX_FILENAME_BYTES:
+        return name
+    stem, dot, suffix = name.rpartition(".")
+    if not dot or not stem or len(suffix) > _MAX_SUFFIX:
+        stem, suffix = name, ""
+    else:
+        suffix = "." + suffix
+    budget = _MAX_FILENAME_BYTES - len(suffix.encode())
+    # Cut on a character boundary: decode what fits and drop a partial trailing character.
+    stem = stem.encode()[:budget].decode(errors="ignore").rstrip(". ")
+    return (stem or "download") + suffix

@@ -1,0 +1,125 @@
+"""The command palette's own commands: every action of the app, by a name a person would type.
+
+Each command runs an app action by name (`App.run_action`), the same one its key runs, so the
+palette and the keys cannot drift apart. A command is offered only when the app has its action
+(`keys.available`): the table can name actions that later work adds (sessions, export, search,
+record, the workflow picker, attach) and they appear once the app implements them. The keys
+shown next to a command are the ones in effect, after the config's ``[keys]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from openwop_tui.ui import keys
+
+
+@dataclass(frozen=True, slots=True)
+class PaletteCommand:
+    """One entry of the palette."""
+
+    name: str
+    """What the user reads and types, e.g. ``Sessions: open, rename or delete``."""
+    action: str
+    """The app action it runs."""
+    help: str
+    key: str | None = None
+    """The `keys.ACTIONS` name whose keys are shown, if the action has keys."""
+
+
+def _lab(name: str, switch: str, value: str, help: str) -> PaletteCommand:
+    return PaletteCommand(name, f"lab_set({switch!r}, {value!r})", f"degradation lab: {help}")
+
+
+#: The degradation lab's switches (`openwop_tui.ui.controllers.profile`): every item redraws at
+#: once.
+LAB_COMMANDS: tuple[PaletteCommand, ...] = (
+    _lab("Images: off", "images", "none", "describe every image instead of drawing it"),
+    _lab("Images: half-blocks", "images", "halfblock", "pixels from half-block characters"),
+    _lab("Images: kitty", "images", "kitty", "kitty graphics"),
+    _lab("Images: sixel", "images", "sixel", "sixel graphics"),
+    _lab("Colours: true colour", "colours", "truecolor", "24-bit colour"),
+    _lab("Colours: 256", "colours", "256", "the 256-colour palette"),
+    _lab("Colours: 16", "colours", "16", "the 16 standard colours"),
+    _lab("Colours: none", "colours", "none", "no colour: bold and italic only"),
+    _lab("Audio: off", "audio", "off", "never play sound"),
+    _lab("Audio: on", "audio", "on", "play sound when the machine can"),
+    _lab("Media fetching: off", "fetching", "off", "download no media URL"),
+    _lab("Media fetching: on", "fetching", "on", "download media URLs"),
+    _lab("Width: 80", "width", "80", "draw items 80 columns wide"),
+    _lab("Width: 120", "width", "120", "draw items 120 columns wide"),
+    _lab("Width: full", "width", "full", "draw items as wide as the window"),
+)
+
+COMMANDS: tuple[PaletteCommand, ...] = (
+    PaletteCommand(
+        "Sessions: open, rename or delete a session", "sessions", "saved chats", "sessions"
+    ),
+    PaletteCommand("Export this session", "export", "Markdown, JSONL or SSE", "export"),
+    PaletteCommand("Search the transcript", "search", "messages, envelopes and JSON", "search"),
+    PaletteCommand("Record the stream to a file", "record", "raw SSE, replayable"),
+    PaletteCommand("Themes: change the colours", "change_theme", "dark, light, high contrast"),
+    PaletteCommand("Cancel the run", "cancel_run", "asks the host to stop", "cancel_run"),
+    PaletteCommand("Events panel: show or hide", "toggle_events", "every run event", "events"),
+    PaletteCommand(
+        "Lifecycle lines: show or hide", "toggle_verbose", "node started, usage…", "lifecycle"
+    ),
+    PaletteCommand("Save as…: choose the folder", "save_as", "the selected item's file"),
+    PaletteCommand("Copy the last reply", "copy_last_reply", "to the clipboard and a file"),
+    PaletteCommand("Go to the transcript", "focus_transcript", "move through items by keys"),
+    PaletteCommand("Discard queued messages", "discard_queued", "messages waiting for the run"),
+    PaletteCommand("Pick a workflow", "pick_workflow", "which workflow chat runs"),
+    PaletteCommand("Attach to a run", "attach", "follow a run already on the host"),
+    PaletteCommand("Help: every key", "help", "keys and hints", "help"),
+    PaletteCommand("Lab: capabilities and switches", "lab", "what this terminal supports", "lab"),
+    PaletteCommand(
+        "Lab: matrix view of the selected envelope", "matrix", "drawn under each profile"
+    ),
+    *LAB_COMMANDS,
+    PaletteCommand("Clear the screen", "clear", "the history is kept", "clear"),
+    PaletteCommand("Quit", "quit", "asks first while a run is going", "quit"),
+)
+
+
+class AppCommands(Provider):
+    """Offers `COMMANDS` the app can carry out; register it in ``App.COMMANDS``."""
+
+    def _offered(self) -> list[tuple[PaletteCommand, str]]:
+        """(command, help line with its keys) for each action the app has."""
+        keymap = keys.in_effect(self.app)
+        offered = []
+        for command in COMMANDS:
+            if not keys.available(self.app, command.action):
+                continue
+            shown = command.help
+            if command.key is not None:
+                shown = f"{keys.display(keymap[command.key])} · {shown}"
+            offered.append((command, shown))
+        return offered
+
+    async def discover(self) -> Hits:
+        """Everything, when nothing is typed yet."""
+        for command, shown in self._offered():
+            yield DiscoveryHit(
+                command.name, partial(self._run, command.action), command.name, shown
+            )
+
+    async def search(self, query: str) -> Hits:
+        """Commands whose name matches ``query`` (fuzzy, as Textual's own)."""
+        matcher = self.matcher(query)
+        for command, shown in self._offered():
+            score = matcher.match(command.name)
+            if score > 0:
+                yield Hit(
+                    score,
+                    matcher.highlight(command.name),
+                    partial(self._run, command.action),
+                    command.name,
+                    shown,
+                )
+
+    async def _run(self, action: str) -> None:
+        await self.app.run_action(action)

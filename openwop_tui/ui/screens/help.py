@@ -1,0 +1,139 @@
+"""The help panel: every key, as configured, and what to type to the demo host.
+
+The key list is built from `openwop_tui.ui.keys` with the keymap in effect, so a key moved in the
+config file shows where it went, and an action the app does not have yet is not listed. The
+panel fills the screen but for a margin and scrolls by keys (Up/Down, PgUp/PgDn, Home/End) and
+mouse: at 80x24 the keys come first, then the hints.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.dom import DOMNode
+from textual.screen import ModalScreen
+from textual.widgets import Markdown, Static
+
+from openwop_tui.ui import keys
+
+#: Keys of widgets, not of the app: fixed, listed after the app's.
+WIDGET_KEYS: tuple[tuple[str, str], ...] = (
+    ("↑ / ↓", "in the input, on its first / last line: earlier / later messages you sent"),
+    ("Shift+Tab / Ctrl+↑", "from the input: into the transcript"),
+    ("↑ / ↓ · Home / End", "in the transcript: previous / next item · first / last"),
+    ("Esc", "in the transcript: back to the input"),
+    ("s o p x c", "on an envelope: save, open, play, stop, copy"),
+    ("S", "on a file: save as… into a folder you choose"),
+    ("Space · ← → or [ ] · 0-9", "on a clip: pause / resume · 5 s back / on · to a tenth"),
+    ("i", "on an envelope: inspect it beside the run event it came in"),
+    ("m", "on an envelope: the degradation lab's matrix view (drawn under each profile)"),
+    ("Enter / Shift+Enter", "in search: next / previous match"),
+)
+
+HINTS = """\
+## Sending
+
+**Enter** sends; a message sent while a run streams waits (shown as *queued* above the
+input) and is sent when the run ends. New output keeps the view at the bottom until you
+scroll up.
+
+## The demo host
+
+With no `--host`, openwop-tui starts its own OpenWOP host on loopback. Ask it for
+**image**, **audio**, **code**, **card**, **file** or **json**, or say **show me everything**
+for the whole tour, including media that cannot be shown and how the client says so.
+**fail** shows a failed run; **slow** streams a long reply you can cancel with `Esc`.
+
+## When something cannot be shown
+
+An image, sound or file that cannot be drawn or played here is described instead: what it
+is (media type, size, alt text, name), why it is not shown, and where to get it (the URL, or
+*save* to write the bytes to a file).
+
+## Changing keys
+
+In the config file, a `[keys]` table: `help = "ctrl+g"`, `events = "f2,ctrl+t"`. Each
+action's name is in brackets after what it does.
+"""
+
+
+def key_rows(app: DOMNode) -> list[tuple[str, str]]:
+    """(keys, what they do [name]) for each action ``app`` has, then the widgets' keys."""
+    in_effect = keys.in_effect(app)
+    rows = [
+        (keys.display(in_effect[entry.name]), f"{entry.description} [{entry.name}]")
+        for entry in keys.PROMPT_KEYS + keys.APP_KEYS
+        if entry in keys.PROMPT_KEYS or keys.available(app, entry.action)
+    ]
+    return rows + list(WIDGET_KEYS)
+
+
+class KeyRow(Static):
+    """One line of the key list: the keys in a column, then what they do."""
+
+    DEFAULT_CSS = "KeyRow { height: auto; }"
+
+    def __init__(self, shown: str, does: str) -> None:
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(width=22, no_wrap=True)
+        grid.add_column(ratio=1)
+        grid.add_row(Text(shown, style="bold"), Text(does))
+        super().__init__(grid)
+        self.keys_shown = shown
+
+
+class HelpScreen(ModalScreen[None]):
+    """Key bindings and hints."""
+
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll {
+        width: 96; max-width: 100%; height: 100%;
+        margin: 1 2; background: $panel; border: round $primary; padding: 0 1;
+        border-title-align: center; border-subtitle-align: right;
+    }
+    HelpScreen .keys-heading { text-style: bold; margin-bottom: 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,f1,q", "dismiss", "Close"),
+        # On the screen, not the scroll view: whatever has focus (a link in the hints), the keys
+        # scroll the panel.
+        Binding("up", "scroll('up')", "Up", show=False),
+        Binding("down", "scroll('down')", "Down", show=False),
+        Binding("pageup", "scroll('page_up')", "Page up", show=False),
+        Binding("pagedown,space", "scroll('page_down')", "Page down", show=False),
+        Binding("home", "scroll('home')", "Top", show=False),
+        Binding("end", "scroll('end')", "Bottom", show=False),
+    ]
+
+    def compose(self) -> ComposeResult:
+        panel = VerticalScroll(id="help-scroll")
+        panel.border_title = "openwop-tui · keys"
+        panel.border_subtitle = "↑↓ PgUp PgDn Home End scroll · Esc closes"
+        with panel:
+            yield Static(
+                "Every key (the config file's [keys] table changes them):",
+                classes="keys-heading",
+                markup=False,
+            )
+            for shown, does in key_rows(self.app):
+                yield KeyRow(shown, does)
+            yield Markdown(HINTS)
+
+    def action_scroll(self, where: str) -> None:
+        """Scroll the panel: ``up``, ``down``, ``page_up``, ``page_down``, ``home``, ``end``."""
+        panel = self.query_one("#help-scroll", VerticalScroll)
+        moves = {
+            "up": panel.scroll_up,
+            "down": panel.scroll_down,
+            "page_up": panel.scroll_page_up,
+            "page_down": panel.scroll_page_down,
+            "home": panel.scroll_home,
+            "end": panel.scroll_end,
+        }
+        moves[where](animate=False)

@@ -1,0 +1,436 @@
+"""The form of a waiting run: answer a clarification, decide an approval, ratify a low-confidence
+decision or take a conversation turn, without leaving the keyboard.
+
+`InterruptForm` is given one `~openwop_tui.core.items.Interrupt` (the transcript item the fold made
+for
+it) and draws what its `~openwop_tui.protocol.interrupts.InterruptRequest` asks for:
+
+* clarification: one line per question, checked with `Question.check` as the answer is entered
+  (the reason shown under the line); a question with choices lists them under its line (``down``
+  goes to the list, Enter takes one). Enter on the last line, or on any line once every other
+  one is answered, submits;
+* approval: title, description and one button per action the host offers, each with its key
+  (``a`` accept, ``r`` reject, ``f`` refine: a feedback line opens, Enter sends it; ``R``
+  rejects with a reason: the same line opens, Enter sends the rejection with it);
+* low confidence: the reason, the agent, its confidence and the threshold, and the actions; when
+  the host offers nothing to resolve (`InterruptRequest.answerable` false), the reason and a
+  "Cancel run" button (`RunCancelRequested`);
+* conversation and any other input: one line, Enter sends.
+
+It never sends anything itself: it builds the resume value with
+`~openwop_tui.protocol.interrupts.build_answer` (an `AnswerError` is shown in the form and
+nothing is posted) and posts `InterruptAnswered`; the app sends it and reports the host's verdict
+with `show_outcome`. Esc posts `InterruptFormLeft` (the app focuses the prompt; the form stays).
+A form that closes (answered, elsewhere, expired) removes itself and posts `InterruptFormClosed`.
+Everything the host wrote passes `openwop_tui.text.sanitize.clean` and is shown literally.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Button, Input, OptionList, Static
+from textual.widgets.button import ButtonVariant
+from textual.widgets.option_list import Option
+
+from openwop_tui.core.items import Interrupt
+from openwop_tui.protocol.interrupt_answers import AnswerError, build_answer
+from openwop_tui.protocol.interrupts import (
+    ACTION_KEYS,
+    ACTION_LABELS,
+    InterruptRequest,
+    Question,
+)
+from openwop_tui.text.sanitize import clean, clean_label
+from openwop_tui.ui.messages import (
+    InterruptAnswered,
+    InterruptFormClosed,
+    InterruptFormLeft,
+    RunCancelRequested,
+)
+
+_VARIANTS: dict[str, ButtonVariant] = {"accept": "success", "reject": "error"}
+
+#: The button name of "Cancel run" (never an action name: those come from the host).
+CANCEL = "\x00cancel"
+
+
+def _line(text: str, limit: int = 2_000) -> str:
+    """Host text for one form line: cleaned, whitespace folded, bounded."""
+    folded = " ".join(clean(text).split())
+    return folded if len(folded) <= limit else folded[: limit - 1] + "…"
+
+
+def action_label(action: str) -> str:
+    """The button text for ``action``: its label and, for the known ones, its key."""
+    key = ACTION_KEYS.get(action)
+    label = ACTION_LABELS.get(action) or clean_label(action)
+    return f"{label} ({key})" if key else label
+
+
+@dataclass(slots=True)
+class _Field:
+    """One question's line, the note under it and, for a question with choices, its list."""
+
+    question: Question
+    input: Input
+    note: Static
+    options: OptionList | None = None
+
+
+class InterruptForm(Vertical):
+    """The form for one waiting interrupt; see the module docstring."""
+
+    DEFAULT_CSS = """
+    InterruptForm {
+        height: auto; max-height: 24; overflow-y: auto;
+        margin: 0 1; padding: 0 1;
+        border: round $warning; background: $panel;
+    }
+    InterruptForm:focus-within { border: round $accent; }
+    InterruptForm .form-title { text-style: bold; }
+    InterruptForm .form-text { color: $text; }
+    InterruptForm .form-muted { color: $text-muted; }
+    InterruptForm .form-field-note { color: $error; height: auto; }
+    InterruptForm .form-field-note.-empty { display: none; }
+    InterruptForm .form-note { height: auto; }
+    InterruptForm .form-note.-error { color: $error; }
+    InterruptForm .form-note.-empty { display: none; }
+    InterruptForm OptionList { height: auto; max-height: 8; }
+    InterruptForm Input { margin: 0; }
+    InterruptForm .form-buttons { height: auto; }
+    InterruptForm .form-buttons Button { margin-right: 1; }
+    InterruptForm .form-feedback { display: none; }
+    InterruptForm .form-feedback.-open { display: block; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "leave", "Back to the prompt"),
+        Binding("down", "to_choices", "Choices", show=False),
+        *(
+            Binding(key, f"choose({action!r})", ACTION_LABELS[action], show=False)
+            for action, key in ACTION_KEYS.items()
+        ),
+        Binding("R", "reject_with_reason", "Reject with a reason", show=False),
+    ]
+
+    def __init__(self, interrupt: Interrupt, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        if interrupt.request is None:
+            raise ValueError("an Interrupt without a request has no form")
+        self.interrupt = interrupt
+        self.request: InterruptRequest = interrupt.request
+        self._fields: list[_Field] = []
+        self._text: Input | None = None
+        self._feedback: Input | None = None
+        self._feedback_for = "refine"
+        """What Enter on the feedback line sends: ``refine``, or ``reject`` with a reason."""
+        self._note = Static("", classes="form-note -empty", markup=False)
+        self._sending = False
+        self._done = False
+
+    @property
+    def item_id(self) -> str:
+        """The id of the transcript item this form answers."""
+        return self.interrupt.id
+
+    @property
+    def sending(self) -> bool:
+        """An answer was posted and its verdict (`show_outcome`) has not come yet."""
+        return self._sending
+
+    # ----------------------------------------------------------------- drawing
+
+    def compose(self) -> ComposeResult:
+        request = self.request
+        where = f" at node {clean_label(request.node_id)}" if request.node_id else ""
+        kind = request.kind
+        if kind == "clarification":
+            yield self._title(request.title or f"The run asks{where}")
+            if request.description:
+                yield self._text_line(request.description)
+            yield from self._questions()
+        elif kind == "approval":
+            yield self._title(request.title or f"The run waits for approval{where}")
+            if request.description:
+                yield self._text_line(request.description)
+            yield from self._decision()
+        elif kind == "low-confidence":
+            yield self._title(f"The run paused for low confidence{where}")
+            yield from self._confidence()
+            if request.answerable:
+                yield from self._decision()
+            else:
+                yield self._text_line(request.unanswerable_reason or "", muted=True)
+                with Horizontal(classes="form-buttons"):
+                    yield Button(Text("Cancel run"), name=CANCEL, variant="error")
+        else:
+            yield from self._single_line(where)
+        yield self._note
+        yield Static(self._hint(), classes="form-muted", markup=False)
+
+    def _title(self, text: str) -> Static:
+        return Static(Text(_line(text, 200)), classes="form-title", markup=False)
+
+    def _text_line(self, text: str, *, muted: bool = False) -> Static:
+        classes = "form-muted" if muted else "form-text"
+        return Static(Text(_line(text)), classes=classes, markup=False)
+
+    def _questions(self) -> ComposeResult:
+        if not self.request.questions:
+            yield self._text_line("This question came without anything to answer.", muted=True)
+        for question in self.request.questions:
+            text = question.text or question.id
+            optional = "" if question.required else " (optional)"
+            yield Static(Text(_line(text) + optional), classes="form-text", markup=False)
+            choices = [clean_label(c.label) for c in question.choices]
+            placeholder = "one of: " + ", ".join(choices) if choices else "your answer"
+            field = _Field(
+                question,
+                Input(placeholder=_line(placeholder, 200)),
+                Static("", classes="form-field-note -empty", markup=False),
+            )
+            yield field.input
+            if choices:
+                field.options = OptionList(*(Option(Text(c)) for c in choices))
+                yield field.options
+            yield field.note
+            self._fields.append(field)
+
+    def _decision(self) -> ComposeResult:
+        actions = self.request.offered_actions
+        with Horizontal(classes="form-buttons"):
+            for action in actions:
+                variant = _VARIANTS.get(action, "default")
+                yield Button(Text(action_label(action)), name=action, variant=variant)
+        if "refine" in actions or "reject" in actions:
+            self._feedback = Input(
+                placeholder="what to change — Enter sends, Esc leaves", classes="form-feedback"
+            )
+            yield self._feedback
+
+    def _confidence(self) -> ComposeResult:
+        request = self.request
+        if request.reason:
+            yield self._text_line(f"Reason: {request.reason}")
+        if request.agent_id:
+            yield self._text_line(f"Agent: {request.agent_id}")
+        figures = []
+        if request.confidence is not None:
+            figures.append(f"confidence {request.confidence:.2f}")
+        if request.threshold is not None:
+            figures.append(f"threshold {request.threshold:.2f}")
+        if figures:
+            yield self._text_line(" · ".join(figures))
+        if request.decision is not None:
+            try:
+                decision = json.dumps(request.decision, ensure_ascii=False, default=str)
+            except (TypeError, ValueError, RecursionError):
+                decision = repr(request.decision)
+            yield self._text_line(f"Decision: {_line(decision, 300)}", muted=True)
+
+    def _single_line(self, where: str) -> ComposeResult:
+        request = self.request
+        if request.kind == "conversation":
+            yield self._title(request.title or f"The conversation waits for your turn{where}")
+        else:
+            what = request.host_kind or request.reason or "input"
+            yield self._title(request.title or f"The run waits for {what}{where}")
+        for text in (request.description, request.prompt):
+            if text:
+                yield self._text_line(text)
+        placeholder = "your turn" if request.kind == "conversation" else "a value (JSON or text)"
+        self._text = Input(placeholder=placeholder)
+        yield self._text
+
+    def _hint(self) -> str:
+        request = self.request
+        if request.kind == "clarification":
+            return "Enter submits · Esc back to the prompt"
+        if request.kind in ("approval", "low-confidence") and request.offered_actions:
+            keys = [f"{ACTION_KEYS[a]} {a}" for a in request.offered_actions if a in ACTION_KEYS]
+            if "reject" in request.offered_actions:
+                keys.append("R reject with a reason")
+            return " · ".join([*keys, "Esc back to the prompt"])
+        if request.kind == "low-confidence":
+            return "Esc back to the prompt"
+        return "Enter sends · Esc back to the prompt"
+
+    def on_mount(self) -> None:
+        if self.interrupt.settled:
+            self.sync()
+            return
+        self.focus_first()
+
+    def focus_first(self) -> None:
+        """Focus the first thing to answer (a line, else a button)."""
+        for widget in self.query("Input, Button").results():
+            if widget.display and widget.focusable:
+                widget.focus()
+                return
+
+    def _say(self, text: str | None, *, error: bool = False) -> None:
+        self._note.set_class(not text, "-empty")
+        self._note.set_class(error, "-error")
+        self._note.update(Text(_line(text or "")))
+
+    @staticmethod
+    def _field_say(field: _Field, text: str | None) -> None:
+        field.note.set_class(not text, "-empty")
+        field.note.update(Text(_line(text or "")))
+
+    # ----------------------------------------------------------------- answering
+
+    def _check(self, field: _Field) -> bool:
+        """Check one question's line, showing why it does not fit under it."""
+        try:
+            field.question.check(field.input.value)
+        except AnswerError as error:
+            self._field_say(field, str(error))
+            return False
+        self._field_say(field, None)
+        return True
+
+    def _entered(self, field: _Field) -> None:
+        """Enter on a question's line: check it; then go to the next line that still needs an
+        answer, or submit when none does."""
+        if not self._check(field):
+            field.input.focus()
+            return
+        for other in self._fields:
+            if other is field:
+                continue
+            if not other.input.value.strip():
+                if other.question.required:
+                    other.input.focus()
+                    return
+                continue
+            if not self._check(other):
+                other.input.focus()
+                return
+        answers = {f.question.id: f.input.value for f in self._fields if f.input.value.strip()}
+        self._submit(answers=answers)
+
+    def _submit(self, **given: Any) -> None:
+        """Build the resume value and post it; an answer that does not fit is shown instead."""
+        if self._sending or self._done:
+            return
+        try:
+            value = build_answer(self.request, now=datetime.now(UTC), **given)
+        except AnswerError as error:
+            self._say(str(error), error=True)
+            return
+        self._sending = True
+        self.add_class("-sending")
+        self._say("Sending…")
+        self.post_message(InterruptAnswered(self.item_id, value))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.input is self._feedback:
+            if self._feedback_for == "reject" and not event.value.strip():
+                self._say("Type why you reject it, then Enter (r rejects without a reason).")
+                return
+            self._submit(action=self._feedback_for, feedback=event.value)
+        elif event.input is self._text:
+            self._submit(text=event.value)
+        else:
+            field = next((f for f in self._fields if f.input is event.input), None)
+            if field is not None:
+                self._entered(field)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """A choice taken from a question's list: it becomes that line's answer."""
+        event.stop()
+        field = next((f for f in self._fields if f.options is event.option_list), None)
+        if field is None:
+            return
+        field.input.value = field.question.choices[event.option_index].label
+        self._entered(field)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        name = event.button.name
+        if name == CANCEL:
+            self.post_message(RunCancelRequested(self.item_id, self.request.run_id))
+        elif name is not None:
+            self.action_choose(name)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The action keys work only for actions this interrupt offers, and ``down`` only
+        from a question's line that has choices."""
+        if action == "choose":
+            return bool(parameters) and parameters[0] in self.request.offered_actions
+        if action == "reject_with_reason":
+            return "reject" in self.request.offered_actions and self._feedback is not None
+        if action == "to_choices":
+            return any(f.options is not None and f.input.has_focus for f in self._fields)
+        return True
+
+    def action_choose(self, action: str) -> None:
+        """A decision: ``refine`` opens the feedback line first; the others are sent."""
+        if action == "refine" and self._feedback is not None:
+            self._open_feedback("refine", "what to change", "Type what to change, then Enter.")
+            return
+        self._submit(action=action)
+
+    def action_reject_with_reason(self) -> None:
+        """Open the feedback line for a rejection: Enter sends ``reject`` with the reason."""
+        self._open_feedback("reject", "why you reject it", "Type why you reject it, then Enter.")
+
+    def _open_feedback(self, action: str, what: str, note: str) -> None:
+        if self._feedback is None:
+            return
+        self._feedback_for = action
+        self._feedback.placeholder = f"{what} — Enter sends, Esc leaves"
+        self._feedback.add_class("-open")
+        self._feedback.focus()
+        self._say(note)
+
+    def action_to_choices(self) -> None:
+        for field in self._fields:
+            if field.options is not None and field.input.has_focus:
+                field.options.focus()
+                if field.options.highlighted is None:
+                    field.options.highlighted = 0
+
+    def action_leave(self) -> None:
+        self.post_message(InterruptFormLeft(self.item_id))
+
+    # ----------------------------------------------------------------- the verdict
+
+    def show_outcome(self, message: str, *, retry: bool, close: bool) -> None:
+        """The host's verdict on the answer posted last (`openwop_tui.core.hitl.Submitted`): a
+        closing one (answered, elsewhere, expired, nothing to resolve) closes the form with
+        ``message``; otherwise ``message`` is shown and the form takes input again, focused on
+        what to fix when ``retry``."""
+        self._sending = False
+        self.remove_class("-sending")
+        if close:
+            self.close(message)
+            return
+        self._say(message, error=True)
+        if retry:
+            self.focus_first()
+
+    def sync(self) -> None:
+        """Call when the fold updated this form's item: a settled interrupt (answered
+        elsewhere, expired, the run ended) closes the form, saying what became of it."""
+        if self.interrupt.settled and not self._done:
+            outcome = self.interrupt.outcome or self.interrupt.state
+            self.close(f"The question is closed: {clean(outcome)}.")
+
+    def close(self, message: str | None = None) -> None:
+        """Remove the form and post `InterruptFormClosed` (once)."""
+        if self._done:
+            return
+        self._done = True
+        self.display = False
+        self.post_message(InterruptFormClosed(self.item_id, message))
+        self.remove()

@@ -1,0 +1,171 @@
+"""The message input: a multi-line `TextArea` that remembers what was sent, as a shell does.
+
+Enter sends (the prompt posts `MessageSubmitted` and empties itself); Shift+Enter and Ctrl+J
+insert a newline. Ctrl+J is the one that always works: most terminals send Shift+Enter as a plain
+Enter unless they speak the kitty keyboard protocol. A paste keeps every line. The prompt grows
+with its text up to a few lines (app.tcss), then scrolls.
+
+Up and Down walk through earlier messages only when the cursor is on the first (Up) or last
+(Down) visual line; anywhere else they move the cursor, so a long message can be edited. The text
+being typed is kept and comes back at the bottom of the history. The placeholder says which keys
+do what, and when a run is in progress that a new message will wait for it.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.events import Key, Paste
+from textual.widgets import TextArea
+
+from openwop_tui.ui import keys
+from openwop_tui.ui.messages import MessageSubmitted
+from openwop_tui.ui.widgets.queued import QueuedMessages
+
+IDLE_PLACEHOLDER = "Message the host — Enter sends, Ctrl+J (or Shift+Enter) adds a line, F1 help"
+BUSY_PLACEHOLDER = "A run is in progress — Enter queues a message for after it, Esc cancels it"
+CONVERSATION_PLACEHOLDER = (
+    "Your turn in the conversation — Enter sends it to the same run; “bye” closes it"
+)
+
+
+class PromptInput(TextArea):
+    """Where the user types."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(
+            id=id,
+            soft_wrap=True,
+            tab_behavior="focus",
+            show_line_numbers=False,
+            highlight_cursor_line=False,
+            placeholder=IDLE_PLACEHOLDER,
+        )
+        self._sent: list[str] = []
+        self._position = 0
+        """Index into ``_sent``; ``len(_sent)`` is the draft being typed."""
+        self._draft = ""
+        self._busy = False
+
+    @property
+    def value(self) -> str:
+        """The text in the prompt (the name `Input` uses, kept for callers and tests)."""
+        return self.text
+
+    @value.setter
+    def value(self, text: str) -> None:
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+
+    def remember(self, text: str) -> None:
+        """Record a sent message (consecutive repeats are kept once)."""
+        if not self._sent or self._sent[-1] != text:
+            self._sent.append(text)
+        self._position = len(self._sent)
+        self._draft = ""
+
+    def set_busy(self, busy: bool) -> None:
+        """Say in the placeholder whether a run is in progress."""
+        self._busy = busy
+        self.placeholder = BUSY_PLACEHOLDER if busy else IDLE_PLACEHOLDER
+
+    def set_conversation(self, open_turn: bool) -> None:
+        """Say in the placeholder that the run waits for the user's turn of a conversation
+        (Enter sends it), or go back to the busy/idle one."""
+        if open_turn:
+            self.placeholder = CONVERSATION_PLACEHOLDER
+        else:
+            self.placeholder = BUSY_PLACEHOLDER if self._busy else IDLE_PLACEHOLDER
+
+    # ------------------------------------------------------------------ keys
+
+    def action_send(self) -> None:
+        """Post the text as a `MessageSubmitted`, remember it and empty the prompt.
+
+        Blank text is not a message. Blank lines around the text and trailing spaces go; the
+        indentation of the first line stays (it may be code)."""
+        text = self.text.strip("\r\n").rstrip()
+        if not text.strip():
+            return
+        self.remember(text)
+        self.value = ""
+        self.post_message(MessageSubmitted(text))
+
+    def action_newline(self) -> None:
+        """Insert a line break at the cursor (replacing the selection)."""
+        self.replace("\n", *self.selection)
+
+    def action_cursor_up(self, select: bool = False) -> None:
+        """On the first visual line Up recalls an earlier message; elsewhere it moves up."""
+        if not select and self._sent and self._visual_row() == 0:
+            self.action_history(-1)
+            return
+        super().action_cursor_up(select)
+
+    def action_cursor_down(self, select: bool = False) -> None:
+        """On the last visual line Down goes to a later message; elsewhere it moves down."""
+        last = self.wrapped_document.height - 1
+        if not select and self._position < len(self._sent) and self._visual_row() >= last:
+            self.action_history(1)
+            return
+        super().action_cursor_down(select)
+
+    async def _on_key(self, event: Key) -> None:
+        """Send and new-line keys are handled here, as each key arrives, in typing order.
+
+        Not as bindings: TextArea takes Enter in its own key handler before bindings are looked
+        at, a priority binding runs as the key arrives, ahead of the letters still queued before
+        it, and an ordinary binding runs after the key has bubbled up to the app, behind the
+        letters typed after it: a fast ``hello⏎world`` would send ``""`` or ``helloworld``. The
+        keys are the ``[keys]`` names ``send`` and ``newline`` (`openwop_tui.ui.keys`)."""
+        in_effect = keys.in_effect(self.app)
+        if event.key in in_effect["send"].split(","):
+            event.prevent_default()
+            event.stop()
+            self.action_send()
+        elif event.key in in_effect["newline"].split(","):
+            event.prevent_default()
+            event.stop()
+            self.action_newline()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """PgUp and PgDn pass through to the app, which pages the transcript: the prompt is a
+        few lines high and has nothing to page."""
+        if action in ("cursor_page_up", "cursor_page_down"):
+            return False
+        return super().check_action(action, parameters)
+
+    def _visual_row(self) -> int:
+        """The cursor's row counted in wrapped lines, so a long soft-wrapped line is not one."""
+        return self.wrapped_document.location_to_offset(self.cursor_location).y
+
+    def action_history(self, step: int) -> None:
+        """Show the previous (``-1``) or next (``1``) sent message."""
+        if not self._sent:
+            return
+        if self._position == len(self._sent):
+            self._draft = self.text
+        position = min(max(self._position + step, 0), len(self._sent))
+        if position == self._position:
+            return
+        self._position = position
+        self.value = self._draft if position == len(self._sent) else self._sent[position]
+
+    async def _on_paste(self, event: Paste) -> None:
+        """Keep every pasted line; Windows and old Mac line ends become newlines (a stray
+        carriage return would otherwise be sent to the host inside the text)."""
+        event.prevent_default()  # TextArea's own handler would insert the raw text again
+        if self.read_only:
+            return
+        text = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        result = self.replace(text, *self.selection)
+        self.move_cursor(result.end_location)
+        self.focus()
+
+
+class InputArea(Vertical):
+    """The bottom of the chat screen: the queued messages' line above the prompt."""
+
+    def compose(self) -> ComposeResult:
+        yield QueuedMessages(id="queued")
+        yield PromptInput(id="prompt")

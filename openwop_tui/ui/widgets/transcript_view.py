@@ -1,0 +1,846 @@
+"""The transcript: one Line-API view holding every item, however old, drawn the same way.
+
+Fold changes come in through `apply`; each item is a `Block` (`openwop_tui.ui.widgets.blocks`)
+drawn from `openwop_tui.present.items` with the theme's `Palette`. Drawing costs what is visible:
+
+* a block is rendered to lines the first time it is in the viewport, and cached per width;
+  until then its height is an estimate, corrected when drawn, with the scroll position anchored
+  to the item at the top of the viewport so nothing jumps;
+* a new item, a token or a resize never re-renders the rest: a resize re-renders only what is
+  visible, and keeps the item at the top of the viewport there;
+* a streaming reply's finished markdown blocks are cached; only its open tail is drawn again,
+  and redraws of streamed items are coalesced (`STREAM_REDRAW_SECONDS`).
+
+The view follows the end while it is at the bottom; scrolled up, new output does not move it
+and a "new output below ↓" line shows (click it, or End). A cursor selects one item (Up/Down,
+Home/End); its actions are keys and clickable text. The view never calls the app: it posts
+`ActionRequested`, `EnvelopeRenderRequested` and `TranscriptLeft` (`openwop_tui.ui.messages`), and
+the app answers a render request with `set_rendered`.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterable
+from itertools import accumulate
+from typing import ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Offset, Region, Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.selection import Selection
+from textual.strip import Strip
+from textual.timer import Timer
+
+from openwop_tui.core.fold import (
+    Added,
+    AssistantTurn,
+    Change,
+    EnvelopeItem,
+    Item,
+    Reasoning,
+    Updated,
+    UserTurn,
+)
+from openwop_tui.devices.profile import Colours
+from openwop_tui.present.palette import Palette
+from openwop_tui.protocol.envelopes import Envelope
+from openwop_tui.renderers import Registry, default_registry
+from openwop_tui.renderers.base import Code, Rendered
+from openwop_tui.renderers.registry import APP_ACTIONS
+from openwop_tui.ui.messages import ActionRequested, EnvelopeRenderRequested, TranscriptLeft
+from openwop_tui.ui.widgets.blocks import Block, button_text
+from openwop_tui.ui.widgets.pixels import KittySender, SixelPainter
+
+#: Coalescing of streamed redraws: a burst of tokens costs one redraw per this many seconds.
+STREAM_REDRAW_SECONDS = 0.04
+#: Columns left of every item: a bar for the selected item (and envelopes), then a space.
+GUTTER = 2
+NEW_OUTPUT = " new output below ↓ (End) "
+#: Actions of the player keys, valid on any item that can play (they are not buttons).
+PLAYER_KEYS = frozenset({"seek-back", "seek-forward", *(f"seek:{n}" for n in range(10))})
+
+
+class TranscriptView(ScrollView, can_focus=True):
+    """Everything said in this session, newest at the bottom. Focus it (Shift+Tab or Ctrl+Up
+    from the input) to move between items and use their keys: s save, S save as…, o open,
+    p or space play and pause, x stop, ←/→ or [/] seek 5 s, 0-9 jump to a tenth of the clip,
+    c copy, y copy the code block, i inspect, m the lab's matrix view; Esc goes back to the
+    input."""
+
+    DEFAULT_CSS = """
+    TranscriptView { height: 1fr; overflow-x: hidden; scrollbar-gutter: stable; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "cursor(-1)", "Previous", show=False),
+        Binding("down,j", "cursor(1)", "Next", show=False),
+        Binding("home", "first", "First", show=False),
+        Binding("end", "last", "Last", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("escape", "leave", "Back to input", show=False),
+        Binding("s", "request('save')", "Save"),
+        Binding("S", "request('save-as')", "Save as…", show=False),
+        Binding("o", "request('open')", "Open"),
+        Binding("p", "request('play')", "Play"),
+        Binding("x", "request('stop')", "Stop"),
+        # The player keys (`openwop_tui.ui.controllers.playback`); left/right would scroll
+        # sideways, which
+        # the transcript never does (overflow-x is hidden).
+        Binding("space", "request('play')", "Pause", show=False),
+        Binding("left,left_square_bracket", "request('seek-back')", "Back 5 s", show=False),
+        Binding("right,right_square_bracket", "request('seek-forward')", "On 5 s", show=False),
+        *(Binding(str(n), f"request('seek:{n}')", f"To {n}0%", show=False) for n in range(10)),
+        Binding("c", "request('copy')", "Copy"),
+        Binding("y", "request('copy-code')", "Copy code"),
+        Binding("i", "request('inspect')", "Inspect"),
+        Binding("m", "matrix", "Matrix"),
+    ]
+
+    def __init__(self, *, id: str | None = None, registry: Registry | None = None) -> None:
+        """``registry``: the app's renderers (which items redraw on resize); the default
+        registry's when ``None``."""
+        super().__init__(id=id)
+        self.registry = registry or default_registry()
+        self._blocks: list[Block] = []
+        self._where: dict[str, int] = {}
+        self._tops: list[int] = [0]
+        """First line of each block (and the total at the end), valid up to ``_dirty``."""
+        self._dirty = 0
+        self._width = 0
+        """The content width the heights are for."""
+        self._palette: Palette | None = None
+        self.colours: Colours = "truecolor"
+        """The colour system items are drawn in (the lab's profile)."""
+        self.width_cap: int | None = None
+        """Columns items are drawn in, at most (the lab's profile); ``None``: the view's."""
+        self._show_verbose = False
+        self.cursor: int | None = None
+        """The selected block's index."""
+        self._follow = True
+        self.unseen = False
+        """New output arrived below while scrolled up (the marker shows)."""
+        self._anchor: tuple[int, int] | None = None
+        """(block, line within it) at the top of the viewport, kept through height changes."""
+        self._pending: set[int] = set()
+        self._flush_timer: Timer | None = None
+        self._query = ""
+        self._matches: list[tuple[int, int]] = []
+        """(block, occurrence within it) of every search match, in order."""
+        self._match = -1
+        self._kitty = KittySender()
+        """Sends kitty images to the terminal once per drawing (their cells are text)."""
+        self._sixel = SixelPainter()
+        """Paints sixel images' rows over their blank cells as lines are painted."""
+
+    # -------------------------------------------------------------- lifecycle
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    @property
+    def palette(self) -> Palette:
+        """The colours items are drawn in (the active theme's)."""
+        if self._palette is None:
+            self._palette = Palette.from_theme(self.app.current_theme)
+        return self._palette
+
+    def _theme_changed(self, _theme: object) -> None:
+        self._palette = None
+        self.redraw_all()
+
+    def set_profile(self, colours: Colours, width: int | None) -> None:
+        """The lab's profile changed: draw every item again in ``colours``, at most ``width``
+        columns wide, and ask the app again for every envelope (drawn under the new profile)."""
+        self.colours, self.width_cap = colours, width
+        self.redraw_all()
+
+    def redraw_all(self) -> None:
+        """Forget every item's lines and drawing: all are drawn again, envelopes asked for
+        again (the old drawing shows until the new one comes)."""
+        for block in self._blocks:
+            block.changed()
+            block.parts.clear()
+            if block.rendered is not None:
+                block.stale = True  # renderers draw with the theme too: ask again
+            block.requested = None
+        self.refresh()
+
+    # ------------------------------------------------------------------ model
+
+    @property
+    def block_count(self) -> int:
+        return len(self._blocks)
+
+    def block_for(self, item_id: str) -> Block | None:
+        """The block showing the item ``item_id``."""
+        index = self._where.get(item_id)
+        return None if index is None else self._blocks[index]
+
+    def blocks(self) -> list[Block]:
+        return list(self._blocks)
+
+    def text_of(self, item_id: str) -> str:
+        """What the view draws for an item, as text (drawing it at the current width if it was
+        not drawn yet): for tests and for copying what is seen."""
+        block = self.block_for(item_id)
+        width = self._width or self._content_width()
+        if block is None or width <= 0:
+            return ""
+        return "\n".join(line.text.rstrip() for line in self._lines_of(block, width))
+
+    def _lines_of(self, block: Block, width: int) -> list[Strip]:
+        """A block's lines, laying out again if drawing it changed its height."""
+        before = block.height
+        lines = block.lines(self.app.console, width, self.palette, self.colours)
+        if block.height != before:
+            self._dirty = min(self._dirty, self._where[block.item_id])
+            self.call_later(self._relayout)
+        return lines
+
+    @property
+    def show_verbose(self) -> bool:
+        """Whether lifecycle lines (verbose notices) are shown."""
+        return self._show_verbose
+
+    @show_verbose.setter
+    def show_verbose(self, value: bool) -> None:
+        if value != self._show_verbose:
+            self._show_verbose = value
+            self._dirty = 0
+            if self.cursor is not None and self._hidden(self.cursor):
+                self.cursor = self._step(self.cursor, -1) or self._step(self.cursor, 1)
+            self._relayout()
+
+    def _hidden(self, index: int) -> bool:
+        return self._blocks[index].verbose and not self._show_verbose
+
+    def _eff(self, index: int) -> int:
+        return 0 if self._hidden(index) else self._blocks[index].height
+
+    async def apply(self, changes: Iterable[Change]) -> None:
+        """Draw a batch of fold changes (awaitable, as the app awaits its view). Nothing once
+        the view is gone: the app is closing and the run's last events still arrive."""
+        if self.is_attached:
+            self.apply_changes(changes)
+
+    def apply_changes(self, changes: Iterable[Change]) -> None:
+        """Take a batch of fold changes: nothing is rendered here, only marked."""
+        grew = False
+        for change in changes:
+            item = change.item
+            index = self._where.get(item.id)
+            if isinstance(change, Added) and index is None:
+                self._add(item)
+                grew = True
+            elif isinstance(change, Updated) and index is not None:
+                self._update(index, change)
+                grew = grew or index >= self._bottom_block()
+        if grew and not self._follow:
+            self.unseen = True
+        self._relayout()
+
+    def _add(self, item: Item) -> None:
+        block = Block(item, resizes=self.registry.redraw_on_resize)
+        if isinstance(item, AssistantTurn):
+            block.reset_text(item.text)
+        block.height = block.estimate(self._content_width() or 80)
+        self._where[item.id] = len(self._blocks)
+        self._blocks.append(block)
+        if self._dirty == len(self._blocks) - 1:
+            self._tops.append(self._tops[-1] + self._eff(len(self._blocks) - 1))
+            self._dirty = len(self._blocks)
+
+    def _update(self, index: int, change: Updated) -> None:
+        block = self._blocks[index]
+        item = block.item
+        if isinstance(item, AssistantTurn):
+            if change.delta is not None:
+                block.feed(change.delta)
+                self._schedule(index)
+                return
+            if block.splitter is None or block.splitter.text != item.text:
+                block.reset_text(item.text)
+            block.changed()
+        elif isinstance(item, Reasoning) and not item.done:
+            block.changed()
+            self._schedule(index)
+            return
+        else:
+            block.changed()
+        self._remeasure(index)
+
+    def _schedule(self, index: int) -> None:
+        """Redraw a streaming block soon (a burst of tokens costs one redraw)."""
+        self._pending.add(index)
+        if self._flush_timer is None:
+            self._flush_timer = self.set_timer(STREAM_REDRAW_SECONDS, self._flush)
+
+    def _flush(self) -> None:
+        self._flush_timer = None
+        pending, self._pending = self._pending, set()
+        for index in pending:
+            if index < len(self._blocks):
+                self._blocks[index].cache.clear()  # the tail changed; finished parts stay
+                self._blocks[index].measured = False
+                self._remeasure(index)
+        if not self._follow and any(index >= self._bottom_block() for index in pending):
+            self.unseen = True
+        self._relayout()
+
+    def _remeasure(self, index: int) -> None:
+        """A block changed: draw it again now if it is visible, else estimate its height."""
+        block = self._blocks[index]
+        width = self._content_width()
+        if width and self._is_visible(index):
+            block.lines(self.app.console, width, self.palette, self.colours)
+            self._request_render(block, width)
+        elif not block.measured:
+            block.height = block.estimate(width or 80)
+        self._dirty = min(self._dirty, index)
+
+    async def clear(self) -> None:
+        """Empty the view."""
+        self._blocks.clear()
+        self._where.clear()
+        self._tops = [0]
+        self._dirty = 0
+        self.cursor = None
+        self._pending.clear()
+        self._matches.clear()
+        self._match = -1
+        self._follow = True
+        self.unseen = False
+        self._relayout()
+
+    # ---------------------------------------------------------------- envelopes
+
+    def set_rendered(
+        self,
+        item_id: str,
+        rendered: Rendered,
+        *,
+        envelope: Envelope | None = None,
+        width: int = 0,
+    ) -> None:
+        """The app drew an envelope: ``rendered`` from ``envelope`` (default: the item's
+        current one) at ``width``. A stale answer (an item cleared meanwhile) is ignored."""
+        block = self.block_for(item_id)
+        if block is None or not isinstance(block.item, EnvelopeItem):
+            return
+        self._kitty.send(self.app, item_id, rendered)
+        self._sixel.take(item_id, rendered)
+        block.rendered = rendered
+        block.drawn = envelope or block.item.envelope
+        block.drawn_width = width
+        block.stale = False
+        block.changed()
+        self._remeasure(self._where[item_id])
+        self._relayout()
+
+    def set_playback(self, item_id: str, text: str | Text | None) -> None:
+        """Show where a clip's playback is under its envelope (``None`` hides the line)."""
+        block = self.block_for(item_id)
+        if block is None or block.playback == text:
+            return
+        block.playback = text
+        block.changed()
+        self._remeasure(self._where[item_id])
+        self._relayout()
+
+    @property
+    def pending_renders(self) -> int:
+        """Envelopes the view asked the app to draw that are not drawn yet."""
+        return sum(
+            1
+            for block in self._blocks
+            if block.requested is not None
+            and (block.rendered is None or block.drawn is not block.requested[1] or block.stale)
+        )
+
+    def _request_render(self, block: Block, width: int) -> None:
+        if not isinstance(block.item, EnvelopeItem):
+            return
+        body_width = max(20, width - 2)
+        if not block.needs_render(body_width):
+            return
+        wanted = (body_width, block.item.envelope)
+        if block.requested is not None and block.requested == wanted:
+            return
+        block.requested = wanted
+        self._post(EnvelopeRenderRequested(block.item_id, body_width))
+
+    def _post(self, message: Message) -> None:
+        """Post a message that bubbles up to the app whoever is running: posted while the
+        screen paints, Textual would take the screen for the sender and stop it there."""
+        self.post_message(message.set_sender(self))
+
+    # ------------------------------------------------------------------- layout
+
+    def _content_width(self) -> int:
+        width = max(0, self.scrollable_content_region.width - GUTTER - 1)
+        return width if self.width_cap is None else min(width, self.width_cap)
+
+    def _fix_tops(self) -> None:
+        n = len(self._blocks)
+        if self._dirty >= n and len(self._tops) == n + 1:
+            return
+        start = min(self._dirty, n)
+        del self._tops[start + 1 :]
+        heights = (self._eff(index) for index in range(start, n))
+        self._tops.extend(accumulate(heights, initial=self._tops[start]))
+        del self._tops[start + 1]  # accumulate repeats the initial value
+        self._dirty = n
+
+    def _block_at(self, y: int) -> int:
+        """The block holding line ``y`` (the last one past the end)."""
+        self._fix_tops()
+        # The last block starting at or before y: among blocks of no height (hidden lifecycle
+        # lines) starting at the same line, that is the shown one after them.
+        index = bisect_right(self._tops, y, hi=len(self._blocks)) - 1
+        return min(max(index, 0), len(self._blocks) - 1)
+
+    def _bottom_block(self) -> int:
+        if not self._blocks:
+            return 0
+        return self._block_at(int(self.scroll_y) + max(self.size.height, 1) - 1)
+
+    def _is_visible(self, index: int) -> bool:
+        self._fix_tops()
+        top = int(self.scroll_y)
+        if self._follow:
+            top = max(0, self._tops[-1] - self.size.height)
+        return self._tops[index] < top + self.size.height and self._tops[index + 1] > top
+
+    def _relayout(self) -> None:
+        """Recompute the line offsets, the virtual size and the scroll position."""
+        anchor = self._anchor
+        self._fix_tops()
+        total = self._tops[-1]
+        width = self.scrollable_content_region.width
+        if self.virtual_size != Size(width, total):
+            self.virtual_size = Size(width, total)
+        if self._follow:
+            self.set_scroll(None, max(0, total - self.scrollable_content_region.height))
+        elif anchor is not None and anchor[0] < len(self._blocks):
+            index, offset = anchor
+            target = self._tops[index] + min(offset, max(self._eff(index) - 1, 0))
+            if target != round(self.scroll_y):
+                self.set_scroll(None, target)
+        self.refresh()
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        if self._blocks:
+            self._fix_tops()
+            self._follow = round(new) >= self._tops[-1] - self.scrollable_content_region.height
+            if self._follow:
+                self.unseen = False
+            index = self._block_at(round(new))
+            self._anchor = (index, round(new) - self._tops[index])
+
+    def _prepare(self) -> None:
+        """Draw what the viewport shows (and nothing else), fixing heights and position."""
+        width = self._content_width()
+        if width <= 0 or not self._blocks:
+            return
+        if width != self._width:
+            self._rewidth(width)
+        console, palette = self.app.console, self.palette
+        height = self.scrollable_content_region.height
+        for _ in range(4):  # heights settle in a pass or two
+            self._fix_tops()
+            changed = False
+            if self._follow:
+                indices = self._from_end(height)
+            else:
+                top = round(self.scroll_y)
+                first = self._block_at(top)
+                indices = self._from(first, top + height)
+            for index in indices:
+                block = self._blocks[index]
+                self._request_render(block, width)  # even if drawn already (a placeholder)
+                if width in block.cache and block.measured:
+                    continue
+                before = block.height
+                block.lines(console, width, palette, self.colours)
+                if block.height != before:
+                    self._dirty = min(self._dirty, index)
+                    changed = True
+            if not changed:
+                break
+            self._relayout()
+
+    def _from(self, first: int, bottom: int) -> list[int]:
+        indices = []
+        index = first
+        while index < len(self._blocks) and self._tops[index] < bottom:
+            if not self._hidden(index):
+                indices.append(index)
+            index += 1
+        return indices
+
+    def _from_end(self, height: int) -> list[int]:
+        indices = []
+        total = 0
+        index = len(self._blocks) - 1
+        while index >= 0 and total < height:
+            if not self._hidden(index):
+                indices.append(index)
+                total += self._blocks[index].height
+            index -= 1
+        return indices
+
+    def _rewidth(self, width: int) -> None:
+        """A new width: re-estimate every height; only what is visible is drawn again."""
+        anchor = self._anchor
+        for block in self._blocks:
+            cached = block.cache.get(width)
+            if cached is not None:
+                block.height = len(cached)
+            else:
+                block.height = block.estimate(width)
+                block.measured = False
+        self._width = width
+        self._dirty = 0
+        self._anchor = anchor
+        self._relayout()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._prepare()
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        """One line of the viewport, from the cache (rendering the block if it must)."""
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        if self.unseen and y == self.scrollable_content_region.height - 1:
+            return self._marker(width)
+        virtual_y = round(self.scroll_y) + y
+        self._fix_tops()
+        if not self._blocks or virtual_y >= self._tops[-1] or self._width <= 0:
+            return Strip.blank(width, base)
+        index = self._block_at(virtual_y)
+        block = self._blocks[index]
+        lines = block.lines(self.app.console, self._width, self.palette, self.colours)
+        row = virtual_y - self._tops[index]
+        if row >= len(lines):
+            self.call_after_refresh(self._relayout)  # measured while painting: lay out again
+            return Strip.blank(width, base)
+        line = lines[row]
+        if row == 0:
+            line = self._with_buttons(block, index, line)
+        if self._query:
+            line = self._highlight(line)
+        strip = Strip.join([self._gutter(block, index), line, Strip.blank(1)])
+        if index == self.cursor:
+            strip = strip.apply_style(Style.parse(self.palette.selection))
+        strip = strip.apply_style(base).crop_extend(0, width, base)
+        selection = self.text_selection
+        if selection is not None and (span := selection.get_span(virtual_y)) is not None:
+            strip = self._select(strip, span)
+        strip = strip.apply_offsets(0, virtual_y)
+        if self.screen.is_active:
+            region = self.content_region
+            strip = self._sixel.paint(strip, region.x, region.y + y)
+        return strip
+
+    def _gutter(self, block: Block, index: int) -> Strip:
+        palette = self.palette
+        if index == self.cursor and self.has_focus:
+            return Strip([Segment("▌ ", Style.parse(palette.accent))], GUTTER)
+        if index == self.cursor:
+            return Strip([Segment("▎ ", Style.parse(palette.accent))], GUTTER)
+        if isinstance(block.item, EnvelopeItem):
+            degraded = block.rendered is not None and block.rendered.degraded
+            colour = palette.degraded_border if degraded else palette.border
+            return Strip([Segment("▎ ", Style.parse(colour))], GUTTER)
+        return Strip([Segment("  ")], GUTTER)
+
+    def _with_buttons(self, block: Block, index: int, line: Strip) -> Strip:
+        """Replies and user turns carry their buttons on their heading line; other items
+        show them there while selected (an envelope has a line of its own)."""
+        if isinstance(block.item, EnvelopeItem):
+            return line
+        if index != self.cursor and not isinstance(block.item, AssistantTurn | UserTurn):
+            return line
+        buttons = button_text(block.actions(), block.item_id, self.palette)
+        segments = list(buttons.render(self.app.console))
+        size = buttons.cell_len
+        free = line.cell_length - len(line.text.rstrip())
+        if size + 1 > free:
+            return line  # never over the item's text (the keys still work)
+        return Strip.join([line.crop(0, line.cell_length - size), Strip(segments, size)])
+
+    def _highlight(self, line: Strip) -> Strip:
+        text = line.text.lower()
+        query = self._query
+        start = text.find(query)
+        if start < 0:
+            return line
+        style = Style.parse(self.palette.match)
+        pieces: list[Strip] = []
+        cut = 0
+        while start >= 0:
+            end = start + len(query)
+            pieces.append(line.crop(cut, start))
+            pieces.append(line.crop(start, end).apply_style(style))
+            cut = end
+            start = text.find(query, end)
+        pieces.append(line.crop(cut, line.cell_length))
+        return Strip.join(pieces)
+
+    def _select(self, strip: Strip, span: tuple[int, int]) -> Strip:
+        start, end = span
+        end = strip.cell_length if end == -1 else end
+        style = self.screen.get_component_rich_style("screen--selection")
+        return Strip.join(
+            [
+                strip.crop(0, start),
+                strip.crop(start, end).apply_style(style),
+                strip.crop(end, strip.cell_length),
+            ]
+        )
+
+    def _marker(self, width: int) -> Strip:
+        palette = self.palette
+        text = Text(NEW_OUTPUT, style=Style.parse(f"reverse {palette.accent}"))
+        text.apply_meta({"@click": "last"})
+        segments = list(text.render(self.app.console))
+        pad = max(0, width - text.cell_len)
+        strip = Strip([Segment(" " * (pad // 2)), *segments], pad // 2 + text.cell_len)
+        return strip.apply_style(self.rich_style).crop_extend(0, width, self.rich_style)
+
+    # ---------------------------------------------------------------- selection
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The text under a mouse selection (Textual's selection support)."""
+        self._fix_tops()
+        if not self._blocks or self._width <= 0:
+            return None
+        start = selection.start or Offset(0, 0)
+        end = selection.end or Offset(self._width + GUTTER, self._tops[-1] - 1)
+        lines = [self._line_text(y) for y in range(start.y, min(end.y, self._tops[-1] - 1) + 1)]
+        shifted = Selection(
+            Offset(max(0, start.x - GUTTER), 0),
+            Offset(max(0, end.x - GUTTER), len(lines) - 1),
+        )
+        text = shifted.extract("\n".join(lines))
+        return "\n".join(line.rstrip() for line in text.split("\n")), "\n"
+
+    def _line_text(self, virtual_y: int) -> str:
+        index = self._block_at(virtual_y)
+        lines = self._lines_of(self._blocks[index], self._width)
+        row = virtual_y - self._tops[index]
+        return lines[row].text if 0 <= row < len(lines) else ""
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
+
+    # ------------------------------------------------------------------ cursor
+
+    def _step(self, index: int, direction: int) -> int | None:
+        index += direction
+        while 0 <= index < len(self._blocks):
+            if not self._hidden(index):
+                return index
+            index += direction
+        return None
+
+    def select(self, index: int | None) -> None:
+        """Select block ``index`` and scroll it into view."""
+        self.cursor = index
+        if index is not None:
+            self._scroll_to_block(index)
+        self.refresh()
+
+    def _scroll_to_block(self, index: int, row: int = 0) -> None:
+        self._fix_tops()
+        top = self._tops[index] + row
+        height = self.scrollable_content_region.height
+        if top < round(self.scroll_y) or top >= round(self.scroll_y) + height:
+            self._follow = False
+            self._anchor = (index, row)
+            self.set_scroll(None, max(0, top - (height // 3 if row else 0)))
+        self.refresh()
+
+    def show_at_top(self, index: int) -> None:
+        """Scroll so block ``index`` is the first one shown (it stays there as heights settle)."""
+        self._fix_tops()
+        self._follow = False
+        self._anchor = (index, 0)
+        self.set_scroll(None, self._tops[index])
+        self.refresh()
+
+    def select_last(self) -> None:
+        """Select the newest item (entering the transcript from the input)."""
+        last = self._step(len(self._blocks), -1)
+        self.select(last)
+
+    def on_focus(self) -> None:
+        if self.cursor is None:
+            self.select_last()
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    def action_cursor(self, direction: int) -> None:
+        if self.cursor is None:
+            self.select_last()
+            return
+        step = self._step(self.cursor, direction)
+        if step is not None:
+            self.select(step)
+
+    def action_first(self) -> None:
+        self.select(self._step(-1, 1))
+        self._follow = False
+        self.set_scroll(None, 0)
+        self._anchor = (0, 0)
+
+    def action_last(self) -> None:
+        """Go to the end and follow it again."""
+        self.cursor = self._step(len(self._blocks), -1)
+        self._follow = True
+        self.unseen = False
+        self._relayout()
+
+    def action_page(self, direction: int) -> None:
+        if direction < 0:
+            self.scroll_page_up(animate=False)
+        else:
+            self.scroll_page_down(animate=False)
+
+    def action_leave(self) -> None:
+        self._post(TranscriptLeft())
+
+    def on_click(self, event: events.Click) -> None:
+        if not self._blocks:
+            return
+        virtual_y = round(self.scroll_y) + event.y
+        self._fix_tops()
+        if virtual_y < self._tops[-1]:
+            self.cursor = self._block_at(virtual_y)
+            self.refresh()
+
+    # ------------------------------------------------------------------ actions
+
+    def on_key(self, event: events.Key) -> None:
+        """A key a renderer asked for runs its action on the selected item. The view's own
+        keys keep their meaning: a renderer cannot take ``s`` or ``j`` away."""
+        # Single letters and digits only: Enter, Tab or a Ctrl key belong to the app.
+        if self.cursor is None or event.key in _VIEW_KEYS or len(event.key) != 1:
+            return
+        rendered = self._blocks[self.cursor].rendered
+        for action in rendered.actions if rendered is not None else ():
+            if action.key == event.key and action.name not in APP_ACTIONS:
+                event.stop()
+                event.prevent_default()
+                self.action_item_action(self._blocks[self.cursor].item_id, action.name)
+                return
+
+    def action_request(self, name: str) -> None:
+        """Carry out one of the selected item's actions, if it has it."""
+        if self.cursor is None:
+            return
+        self.action_item_action(self._blocks[self.cursor].item_id, name)
+
+    def action_matrix(self) -> None:
+        """Ask the app for the lab's matrix view of the selected envelope."""
+        if self.cursor is None or not isinstance(self._blocks[self.cursor].item, EnvelopeItem):
+            self.notify("select an envelope to see it under each profile", severity="warning")
+            return
+        self._post(ActionRequested(self._blocks[self.cursor].item_id, "matrix"))
+
+    def action_item_action(self, item_id: str, name: str) -> None:
+        """Ask the app to carry out an action on an item (a key or a click)."""
+        block = self.block_for(item_id)
+        if block is None:
+            return
+        available = block.actions()
+        # "Save as…" is a save that asks for the folder: offered wherever save is; the player
+        # keys wherever play is.
+        wanted = "save" if name == "save-as" else name
+        if wanted not in available and not (name in PLAYER_KEYS and "play" in available):
+            rendered = block.rendered
+            why = rendered.degradation if rendered is not None else None
+            if (name == "play" or name in PLAYER_KEYS) and why and why.code == Code.NO_AUDIO:
+                # A sound that cannot play here: say why, and what can be done instead.
+                hint = " — s saves it" if "save" in available else ""
+                self.notify(f"cannot play here: {why.reason}{hint}", severity="warning")
+                return
+            what = "seek" if name in PLAYER_KEYS else name
+            self.notify(f"nothing to {what} here", severity="warning")
+            return
+        self._post(ActionRequested(item_id, name))
+
+    # ------------------------------------------------------------------- search
+
+    def search(self, query: str) -> int:
+        """Find ``query`` (case-insensitive) in every item, drawn or not; the match count."""
+        self._query = query.lower()
+        self._matches = []
+        self._match = -1
+        if self._query:
+            for index, block in enumerate(self._blocks):
+                count = block.plain().count(self._query)
+                self._matches.extend((index, k) for k in range(count))
+        self.refresh()
+        return len(self._matches)
+
+    @property
+    def search_query(self) -> str:
+        """The query being highlighted (lower-cased), ``""`` when none."""
+        return self._query
+
+    @property
+    def match_position(self) -> tuple[int, int]:
+        """(the current match, 1-based, or 0 before the first step; the match count)."""
+        return self._match + 1, len(self._matches)
+
+    def step_match(self, direction: int) -> tuple[int, int]:
+        """Go to the next (1) or previous (-1) match: select its item, scroll to it."""
+        if not self._matches:
+            return 0, 0
+        if self._match < 0:
+            self._match = 0 if direction > 0 else len(self._matches) - 1
+        else:
+            self._match = (self._match + direction) % len(self._matches)
+        index, occurrence = self._matches[self._match]
+        if self._hidden(index):
+            self.show_verbose = True
+        self.cursor = index
+        row = 0
+        if self._width > 0:
+            lines = self._blocks[index].lines(
+                self.app.console, self._width, self.palette, self.colours
+            )
+            hits = [n for n, line in enumerate(lines) if self._query in line.text.lower()]
+            if hits:
+                row = hits[min(occurrence, len(hits) - 1)]
+            self._dirty = min(self._dirty, index)
+        self._scroll_to_block(index, row)
+        return self.match_position
+
+    def end_search(self) -> None:
+        """Stop highlighting matches."""
+        self._query = ""
+        self._matches = []
+        self._match = -1
+        self.refresh()
+
+
+#: Keys the view binds itself (a renderer's action cannot take them).
+_VIEW_KEYS = frozenset(
+    key.strip()
+    for binding in TranscriptView.BINDINGS
+    if isinstance(binding, Binding)
+    for key in binding.key.split(",")
+)
