@@ -338,7 +338,7 @@ async def turns() -> list[Figure]:
             for n in range(500):
                 start = time.perf_counter()
                 await pilot.press(*f"hi {n}", "enter")
-                while app._busy or app.transcript.status not in ("completed", "failed"):
+                while app.runs.busy or app.transcript.status not in ("completed", "failed"):
                     await pilot.pause(0.001)
                 latencies.append(time.perf_counter() - start)
                 app.transcript.status = None

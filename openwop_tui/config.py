@@ -160,7 +160,7 @@ def _checked_keys(table: Any, earlier: dict[str, str], source: str) -> tuple[tup
     """``table`` laid over the keys of earlier sources, checked as a whole (a key may not run two
     actions), as the frozen pairs `Config` keeps."""
     # Imported here: the key table is only needed when a config names keys.
-    from openwop_tui.ui.keys import check_keymap
+    from openwop_tui.keymap import check_keymap
 
     if not isinstance(table, Mapping):
         raise ConfigError(f'{source}: [keys] must be a table of action = "key" lines')

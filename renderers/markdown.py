@@ -13,12 +13,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import cast
 
+from openwop_tui.present.markdown import SafeMarkdown
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers import register
 from openwop_tui.renderers._common import degradation, join, media_ref, text_of
 from openwop_tui.renderers.base import Code, RenderContext, Rendered
 from openwop_tui.renderers.json import as_json
-from openwop_tui.text.markdown import SafeMarkdown
 from openwop_tui.text.sanitize import clean
 
 #: Payload keys that may hold the markdown when the envelope has no text of its own.

@@ -205,7 +205,7 @@ async def main():
         )
         result = {
             "ok": ok,
-            "support": [app._audio_support.available, app._audio_support.reason],
+            "support": [app.lab.audio_support.available, app.lab.audio_support.reason],
             "degraded": view.rendered.degraded,
             "actions": [a.name for a in view.rendered.actions],
             "seen": seen,

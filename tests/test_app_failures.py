@@ -24,6 +24,7 @@ from app_support import (
     settle,
     turn,
 )
+from textual.widgets import OptionList
 
 from openwop_tui.config import Config
 from openwop_tui.core.fold import Added, AssistantTurn, Notice, Updated, UserTurn
@@ -134,7 +135,9 @@ async def test_the_picked_workflow_runs_the_waiting_message(host: DemoHost) -> N
         await settle(pilot, app, lambda: isinstance(app.screen, WorkflowPicker), what="picker")
         picker = app.screen
         assert isinstance(picker, WorkflowPicker)
-        picker.dismiss("conformance-noop")
+        options = picker.query_one(OptionList)
+        options.highlighted = [c.id for c in picker.choices].index("conformance-noop")
+        await pilot.press("enter")
         await settle(pilot, app, lambda: app.status.workflow == "conformance-noop", what="used")
         await send(pilot, app, "hello")
         await settle(pilot, app, lambda: app.transcript.status == "completed", what="completed")
@@ -192,7 +195,7 @@ async def test_a_second_enter_while_a_run_is_being_created_is_queued_then_sent()
         await pilot.press("enter")
         prompt.value = "second"
         await pilot.press("enter")  # no await in between: the first run is not created yet
-        assert app.queued.pending == ("second",)
+        assert app.chat.parts.queued.pending == ("second",)
         assert [u.text for u in items_of(app, UserTurn)] == ["slow"]
         await pilot.press("escape")
         await settle(
@@ -202,7 +205,7 @@ async def test_a_second_enter_while_a_run_is_being_created_is_queued_then_sent()
             what="the queued message sent after the slow run",
         )
         assert [u.text for u in items_of(app, UserTurn)] == ["slow", "second"]
-        assert not app.queued.pending
+        assert not app.chat.parts.queued.pending
 
 
 async def test_host_text_with_markup_characters_is_shown_not_parsed() -> None:

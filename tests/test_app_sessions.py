@@ -19,7 +19,6 @@ from openwop_tui.core.fold import AssistantTurn, UserTurn
 from openwop_tui.store.record import read_recording
 from openwop_tui.store.sessions import Store
 from openwop_tui.ui.app import ChatApp
-from openwop_tui.ui.controllers.sessions import kept_session_id
 from openwop_tui.ui.screens.sessions import SessionsScreen
 
 
@@ -28,7 +27,7 @@ async def _chat(app: ChatApp, *messages: str) -> str | None:
         await connected(pilot, app)
         for message in messages:
             await turn(pilot, app, message)
-        return kept_session_id(app)
+        return app.sessions.kept_session_id()
 
 
 async def test_a_session_is_kept_and_reopens_at_once_without_its_host() -> None:

@@ -13,6 +13,7 @@ and the run and node durations, measured on the real clock, by the ``fixed_durat
 
 from __future__ import annotations
 
+import os
 import socket
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
@@ -55,15 +56,23 @@ def fixed_durations(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
+#: One worker runs every snapshot (``--dist loadgroup``): they share `SNAPSHOT_PORT`.
+pytestmark = pytest.mark.xdist_group("snapshots")
+
+
 @pytest.fixture(autouse=True)
 def free_port() -> None:
-    """Skip, rather than fail, when something else holds `SNAPSHOT_PORT`."""
+    """Skip, rather than fail, when something else on this machine holds `SNAPSHOT_PORT`; in CI
+    (``CI`` set), where nothing else may, fail."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the host does
         try:
             probe.bind(("127.0.0.1", SNAPSHOT_PORT))
         except OSError as error:
-            pytest.skip(f"port {SNAPSHOT_PORT} is busy ({error}); the snapshots show the host URL")
+            why = f"port {SNAPSHOT_PORT} is busy ({error}); the snapshots show the host URL"
+            if os.environ.get("CI"):
+                pytest.fail(why)
+            pytest.skip(why)
 
 
 def snapshot_app(theme: str | None = None, workflow: str | None = None) -> ChatApp:
@@ -241,7 +250,7 @@ STOPS = ["Deployment summary", "Demo revenue by region", "Spoken greeting", "Und
 def under(profile: Profile, run_before: RunBefore) -> RunBefore:
     async def before(pilot: Pilot[Any]) -> None:
         app = app_of(pilot)
-        app.profile = profile
+        app.lab.profile = profile
         app.view.set_profile(profile.colours, profile.width)
         await run_before(pilot)
 

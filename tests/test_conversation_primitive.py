@@ -204,7 +204,7 @@ async def test_the_app_chats_through_the_conversation_from_its_prompt() -> None:
         await settle(
             pilot, app, lambda: replies() >= 3 and waiting(), what="second reply", workers=False
         )
-        assert not app.queued.pending  # the turn went to the run, it was not queued
+        assert not app.chat.parts.queued.pending  # the turn went to the run, it was not queued
         await send(pilot, app, "bye")
         await settle(pilot, app, lambda: app.transcript.status == "completed", what="completed")
         you = [i.text for i in app.transcript.items if isinstance(i, UserTurn)]

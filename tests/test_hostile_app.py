@@ -71,7 +71,7 @@ async def _drive(text: str, images: str) -> tuple[list[str], str]:
             for _ in range(500):
                 await app.workers.wait_for_complete()
                 await pilot.pause()
-                if app.transcript.status == "completed" and not app._busy:
+                if app.transcript.status == "completed" and not app.runs.busy:
                     break
             await app.workers.wait_for_complete()
             await pilot.pause()

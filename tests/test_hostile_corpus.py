@@ -83,7 +83,7 @@ async def test_the_app_draws_the_corpus_cleanly(path: Path) -> None:
             for _ in range(500):
                 await app.workers.wait_for_complete()
                 await pilot.pause()
-                if app.transcript.status == "completed" and not app._busy:
+                if app.transcript.status == "completed" and not app.runs.busy:
                     break
             await app.workers.wait_for_complete()
             await pilot.pause()

@@ -15,7 +15,7 @@ async def test_toasts_do_not_overlap_the_prompt_at_80x24() -> None:
         await connected(pilot, app)
         prompt = app.query_one(PromptInput)
         prompt.value = "\n".join(f"line {n}" for n in range(12))  # the prompt at its tallest
-        app.queued.add("waiting")
+        app.chat.parts.queued.add("waiting")
         for n in range(6):
             app.notify(f"notification {n}: " + "a long sentence " * 8, timeout=60)
         await pilot.pause()

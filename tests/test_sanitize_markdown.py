@@ -11,10 +11,11 @@ from rich.console import Console
 
 from openwop_tui.core.items import AssistantTurn
 from openwop_tui.present import items as present
+from openwop_tui.present.markdown import SafeMarkdown
 from openwop_tui.present.palette import Palette
 from openwop_tui.renderers import render
 from openwop_tui.renderers.base import RenderContext
-from openwop_tui.text.markdown import SafeMarkdown, markdown_parser
+from openwop_tui.text.markdown import markdown_parser
 from openwop_tui.ui.widgets.blocks import Block
 
 BAD = re.compile(

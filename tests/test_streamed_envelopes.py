@@ -301,14 +301,14 @@ async def test_a_late_drawing_of_an_older_fragment_never_replaces_the_final_one(
     # fragment arrives: whichever drawing lands last, the view must end on the final version.
     app = demo_app()
     gate = asyncio.Event()
-    original = app._rendered
+    original = app.lab.rendered
 
     async def gated(envelope: Envelope, width: int) -> Rendered:
         if envelope.partial:
             await gate.wait()
         return await original(envelope, width)
 
-    monkeypatch.setattr(app, "_rendered", gated)
+    monkeypatch.setattr(app.lab, "rendered", gated)
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot, app)
         await app.view.apply(

@@ -16,11 +16,11 @@ from rich.padding import Padding
 from rich.text import Text
 
 from openwop_tui.core.fold import AssistantTurn, Notice, Reasoning, ToolCall, UserTurn
+from openwop_tui.present.markdown import SafeMarkdown
 from openwop_tui.present.palette import Palette, Themed
 from openwop_tui.present.safe_text import safe_text
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.text import units
-from openwop_tui.text.markdown import SafeMarkdown
 from openwop_tui.text.sanitize import clean
 
 NOTICE_ICON = {"info": "•", "warning": "⚠", "error": "✖"}

@@ -109,6 +109,9 @@ class StreamNotice:
     raw: str | None = None
     """The frame text a warning is about: cleaned (and, where it is made, the API key masked
     and the text cut), so it is safe to show."""
+    kind: Literal["note", "reconnecting"] = "note"
+    """What the notice means for the connection, so a front end never reads it from the
+    sentence: ``reconnecting`` while the client waits to open the stream again."""
 
     def __post_init__(self) -> None:
         # Belt and braces for notices built anywhere: what a notice holds is always printable.
@@ -620,6 +623,7 @@ async def subscribe(
             "info",
             f"{reason} Reconnecting in {delay:g} s{after} "
             f"(attempt {failures} of {max_reconnects}).",
+            kind="reconnecting",
         )
         await sleep(delay)
 

@@ -1,4 +1,4 @@
-"""Markdown cleaned *after* parsing, for Rich and for Textual.
+"""Markdown cleaned *after* parsing: the token cleaning every markdown sink shares.
 
 Cleaning the source (`openwop_tui.text.sanitize.clean`) is not enough: markdown turns character
 references into characters while parsing, so ``&#x202e;`` becomes a right-to-left override,
@@ -8,26 +8,25 @@ every token markdown-it produces, children included, after the whole parse:
 
 * `markdown_parser` is a ``parser_factory`` for Textual's ``Markdown`` widget (and anything
   else that takes a `MarkdownIt`): its last core rule cleans the token stream;
-* `SafeMarkdown` is Rich's ``Markdown`` (which builds its own parser) with its parsed tokens
-  cleaned the same way.
+* `openwop_tui.present.markdown.SafeMarkdown` is Rich's ``Markdown`` (which builds its own
+  parser) with its parsed tokens cleaned by `clean_tokens`.
 
 Token ``content``, ``info`` (a fence's language), ``markup`` and every attribute value (a link's
-``href``, an image's ``src`` and ``title``) are cleaned. No app imports: renderers use this.
+``href``, an image's ``src`` and ``title``) are cleaned. No Rich, no Textual: every layer that
+parses markdown uses this.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
-from rich.markdown import Markdown
 
 from openwop_tui.text.sanitize import clean
 
-__all__ = ["SafeMarkdown", "clean_tokens", "markdown_parser"]
+__all__ = ["clean_tokens", "markdown_parser"]
 
 
 def clean_tokens(tokens: Iterable[Token]) -> None:
@@ -60,11 +59,3 @@ def markdown_parser() -> MarkdownIt:
     # Last in the core chain: after `inline` has built the children and references are decoded.
     parser.core.ruler.push("clean_host_text", _clean_rule)
     return parser
-
-
-class SafeMarkdown(Markdown):
-    """Rich ``Markdown`` whose parsed tokens are cleaned (see the module docstring)."""
-
-    def __init__(self, markup: str, *args: Any, **kwargs: Any) -> None:
-        super().__init__(clean(markup), *args, **kwargs)
-        clean_tokens(self.parsed)

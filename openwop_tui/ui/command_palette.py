@@ -30,6 +30,11 @@ class PaletteCommand:
     """The `keys.ACTIONS` name whose keys are shown, if the action has keys."""
 
 
+#: Textual's own palette commands that `COMMANDS` below already offers (the app leaves them out
+#: of its system commands, so the palette lists each once).
+OWN_SYSTEM_COMMANDS = frozenset({"Theme", "Quit"})
+
+
 def _lab(name: str, switch: str, value: str, help: str) -> PaletteCommand:
     return PaletteCommand(name, f"lab_set({switch!r}, {value!r})", f"degradation lab: {help}")
 

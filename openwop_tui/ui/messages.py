@@ -9,20 +9,24 @@ nested in their widget.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from textual.message import Message
 
 __all__ = [
     "ActionRequested",
+    "Connection",
+    "ConnectionChanged",
     "EnvelopeRenderRequested",
+    "HostShown",
     "InterruptAnswered",
     "InterruptFormClosed",
     "InterruptFormLeft",
     "MessageSubmitted",
     "RunCancelRequested",
-    "RunEnded",
-    "RunStarted",
+    "RunChanged",
+    "RunPhase",
     "SessionChosen",
     "SessionDeleted",
     "SessionRenamed",
@@ -61,19 +65,57 @@ class TranscriptLeft(Message):
     """The user left the transcript (Esc): focus goes back to the input."""
 
 
+class Connection(StrEnum):
+    """Where the app stands with its host (the status line shows the value)."""
+
+    CONNECTING = "connecting"
+    CONNECTED = "connected"
+    STREAMING = "streaming"
+    RECONNECTING = "reconnecting"
+    DISCONNECTED = "disconnected"
+    ERROR = "error"
+    REPLAYING = "replaying"
+    REPLAYED = "replayed"
+
+
 @dataclass
-class RunStarted(Message):
-    """The host accepted a run."""
+class ConnectionChanged(Message):
+    """The connection to the host changed state (posted by the connection and runs
+    controllers; the status line shows it)."""
 
-    run_id: str
+    state: Connection
 
 
 @dataclass
-class RunEnded(Message):
-    """A run's stream ended; ``status`` is the last status the fold saw (``None``: unknown)."""
+class HostShown(Message):
+    """What the status line names as the host: ``host`` (never the key), and once discovery
+    answered its ``protocol`` version and ``implementation`` name."""
 
-    run_id: str | None
-    status: str | None
+    host: str
+    protocol: str = ""
+    implementation: str = ""
+
+
+class RunPhase(StrEnum):
+    """What happened to a run."""
+
+    STARTED = "started"
+    """The host accepted it (or the app attached to it); its events follow."""
+    STATUS = "status"
+    """The fold saw a new run status."""
+    ENDED = "ended"
+    """Its stream is over, whatever ended it."""
+
+
+@dataclass
+class RunChanged(Message):
+    """A run started, changed status or ended (posted by the runs controller). ``status`` is
+    the run's status as last seen (``None``: unknown)."""
+
+    phase: RunPhase
+    run_id: str | None = None
+    status: str | None = None
+    workflow: str | None = None
 
 
 @dataclass
@@ -137,6 +179,7 @@ class RunCancelRequested(Message):
 
 @dataclass
 class WorkflowChosen(Message):
-    """The user picked the workflow to talk to (the workflow picker, Enter)."""
+    """The workflow each message runs was chosen: configured, picked by the user (the workflow
+    picker, Enter) or the host's only one. The status line shows it."""
 
     workflow_id: str

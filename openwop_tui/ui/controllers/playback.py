@@ -1,7 +1,7 @@
 """Audio playback in the app: the player keys of a transcript item and the line that follows a clip.
 
-`Playback` belongs to the `openwop_tui.ui.app.ChatApp` (its action handler hands it the actions in
-`CONTROLS`), so the app module stays about composition and routing. It owns the one
+`Playback` is the app's playback controller (the item actions controller hands it the actions
+in `CONTROLS`). It owns the one
 `openwop_tui.devices.audio.Player` (one clip at a time: playing another stops the first) and carries
 out:
 
@@ -34,11 +34,11 @@ from openwop_tui.renderers.base import Rendered
 from openwop_tui.renderers.waveform import clip_peaks, draw, is_voice, waveform_columns
 from openwop_tui.text.sanitize import clean
 from openwop_tui.text.units import duration as format_duration
+from openwop_tui.ui.controllers.chat import Chat
 
 if TYPE_CHECKING:
     from textual.timer import Timer
 
-    from openwop_tui.ui.app import ChatApp
 
 #: Seconds a seek key moves.
 SEEK_STEP = 5.0
@@ -55,8 +55,8 @@ KEYS_PAUSED = "space resume · ←/→ 5 s · 0-9 jump · x stop"
 class Playback:
     """The app's player and the playback line of the clip it plays."""
 
-    def __init__(self, app: ChatApp, player: Callable[[], Player] = Player) -> None:
-        self._app = app
+    def __init__(self, chat: Chat, player: Callable[[], Player] = Player) -> None:
+        self.chat = chat
         self._make_player = player
         self.player: Player | None = None
         """Made on the first play (tests put a player with a stand-in stream here)."""
@@ -91,7 +91,7 @@ class Playback:
                 self._loading = item.id
                 # A worker: decoding a long clip takes a while, and the app's own messages
                 # must not wait for it.
-                self._app.run_worker(self._play(item, rendered.data), group="playback")
+                self.chat.app.run_worker(self._play(item, rendered.data), group="playback")
         elif not current or player is None:
             raise actions.ActionError("this clip is not playing: press p to play it")
         elif name in SEEK_TO:
@@ -109,33 +109,33 @@ class Playback:
             # still work on a large clip, hence the thread).
             peaks = await asyncio.to_thread(clip_peaks, data)
         except PlaybackError as error:
-            self._app.notify(clean(str(error)), severity="error", timeout=8, markup=False)
+            self.chat.app.notify(clean(str(error)), severity="error", timeout=8, markup=False)
             return
         finally:
             self._loading = None
-        block = self._app.view.block_for(item.id)
+        block = self.chat.parts.view.block_for(item.id)
         width = block.drawn_width if block is not None and block.drawn_width else 60
-        self._app.notify(f"playing {seconds:.1f} s")
+        self.chat.app.notify(f"playing {seconds:.1f} s")
         self._follow(item.id, peaks, waveform_columns(width, is_voice(item.envelope)))
 
     def _follow(self, item_id: str, peaks: tuple[float, ...], columns: int) -> None:
         """Show the line under ``item_id`` (and take it from the clip before) until it ends."""
         if self.timer is not None:
             self.timer.stop()
-        view = self._app.view
+        view = self.chat.parts.view
         if self.item_id is not None and self.item_id != item_id:
             view.set_playback(self.item_id, None)
         self.item_id, self._peaks, self._columns = item_id, peaks, columns
         self.show()
         if self.item_id is not None:
-            self.timer = self._app.set_interval(TICK_SECONDS, self.show)
+            self.timer = self.chat.app.set_interval(TICK_SECONDS, self.show)
 
     def show(self) -> None:
         """Draw the playback line now; hide it (and stop the timer) once the clip is over."""
         item_id = self.item_id
         if item_id is None:
             return
-        view = self._app.view
+        view = self.chat.parts.view
         player = self.player
         if player is None or not player.is_playing or view.block_for(item_id) is None:
             view.set_playback(item_id, None)

@@ -1,29 +1,30 @@
-"""The degradation lab in the app: the active `Profile`, switched live, and what it draws.
+"""The degradation lab in the app: the active `Profile`, switched live, and every envelope drawn
+under it.
 
-Functions of the `openwop_tui.ui.app.ChatApp` they are given (its actions call these), kept apart so
-the app module stays about composition and routing. A switch (a palette command, a key on the
-capabilities screen) replaces ``app.profile`` and tells the transcript view, which draws every
-item again and asks again for every envelope; `context_for` is what each envelope is then drawn
-with, so the same renderers draw what a terminal or a machine with that profile would show.
+`LabController` owns what envelopes are drawn with: the terminal's probed image support, the
+machine's audio support, the theme's palette and the lab's switches (images, colours, audio,
+fetching, width). A switch (a palette command, a key on the capabilities screen) replaces the
+profile and tells the transcript view, which draws every item again and asks again for every
+envelope; `context_for` is what each envelope is then drawn with, so the same renderers draw what
+a terminal or a machine with that profile would show.
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from openwop_tui.config import Config
 from openwop_tui.core.conversation import check_link
 from openwop_tui.core.fold import EnvelopeItem
 from openwop_tui.devices.profile import PRESETS, Profile, preset
-from openwop_tui.devices.terminal import ImageSupport
+from openwop_tui.devices.terminal import ImageSupport, app_image_context
+from openwop_tui.present.palette import Palette
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers import render
-from openwop_tui.renderers.base import RenderContext, Rendered
-
-if TYPE_CHECKING:
-    from openwop_tui.ui.app import ChatApp
+from openwop_tui.renderers.base import AudioSupport, RenderContext, Rendered
+from openwop_tui.ui.controllers.chat import Chat
+from openwop_tui.ui.widgets.blocks import FRAGMENT
 
 
 def initial(config: Config, support: ImageSupport | None) -> Profile:
@@ -34,106 +35,161 @@ def initial(config: Config, support: ImageSupport | None) -> Profile:
     return Profile(images=mode)  # type: ignore[arg-type]
 
 
-async def context_for(
-    app: ChatApp, envelope: Envelope, width: int, profile: Profile | None = None
-) -> RenderContext:
-    """What ``envelope`` is drawn with at ``width`` under ``profile`` (default: the active one):
-    the app's context as the profile allows, with the asset (not fetched when fetching is off)."""
-    profile = profile or app.profile
-    base = profile.context(replace(app._base_context, width=max(20, width)))
-    if profile.fetching:
-        return await app.conversation.context_for(envelope, base, app.registry.needs_bytes)
-    # No download, and no stored bytes either: the lab shows what a client that does not fetch
-    # shows. Inline bytes are not a fetch, and still show.
-    return replace(
-        base,
-        asset=profile.asset(envelope, None),
-        max_inline_bytes=app.conversation.max_inline_bytes,
-        link_check=check_link,
-    )
+class LabController:
+    """The profile envelopes are drawn under, and the drawing itself."""
 
+    def __init__(
+        self,
+        chat: Chat,
+        image_support: ImageSupport | None,
+        audio_support: AudioSupport | None,
+        palette: Palette,
+    ) -> None:
+        self.chat = chat
+        self.image_support = image_support
+        """What ``__main__`` probed before the app took the terminal (``None``: not probed)."""
+        self.audio_support = audio_support
+        """The sound card's answer (``None`` until the connection controller probed it)."""
+        self.profile = initial(chat.config, image_support)
+        """The lab's switches."""
+        self._base = replace(app_image_context(image_support, chat.config.images), palette=palette)
 
-def switch(app: ChatApp, name: str, value: str) -> None:
-    """Set one switch of the active profile (``images``, ``none``) and redraw everything."""
-    try:
-        profile = app.profile.with_switch(name, value)
-    except ValueError as error:
-        app.notify(str(error), severity="error", markup=False)
-        return
-    apply(app, profile)
+    def set_palette(self, palette: Palette) -> None:
+        """A theme was chosen: envelopes drawn from now on take its colours."""
+        self._base = replace(self._base, palette=palette)
 
+    def set_audio(self, support: AudioSupport) -> None:
+        self.audio_support = support
+        self._base = replace(self._base, audio=support)
 
-def apply(app: ChatApp, profile: Profile) -> None:
-    """Make ``profile`` the active one: every item redraws at once, without a new run."""
-    app.profile = profile
-    app.view.set_profile(profile.colours, profile.width)
-    app.notify(f"lab: {profile.describe()}", markup=False)
-    from openwop_tui.ui.screens.capabilities import CapabilitiesScreen
+    async def context_for(
+        self, envelope: Envelope, width: int, profile: Profile | None = None
+    ) -> RenderContext:
+        """What ``envelope`` is drawn with at ``width`` under ``profile`` (default: the active
+        one): the app's context as the profile allows, with the asset (not fetched when
+        fetching is off)."""
+        chat = self.chat
+        profile = profile or self.profile
+        base = profile.context(replace(self._base, width=max(20, width)))
+        if profile.fetching:
+            return await chat.conversation.context_for(envelope, base, chat.registry.needs_bytes)
+        # No download, and no stored bytes either: the lab shows what a client that does not
+        # fetch shows. Inline bytes are not a fetch, and still show.
+        return replace(
+            base,
+            asset=profile.asset(envelope, None),
+            max_inline_bytes=chat.conversation.max_inline_bytes,
+            link_check=check_link,
+        )
 
-    for screen in app.screen_stack:
-        if isinstance(screen, CapabilitiesScreen):
-            screen.show(profile)
+    async def rendered(self, envelope: Envelope, width: int) -> Rendered:
+        """Fetch the envelope's asset (stored bytes first: a reopened session draws without its
+        host), then run its renderer in a thread."""
+        context = await self.context_for(envelope, width)
+        rendered = await asyncio.to_thread(render, envelope, context, self.chat.registry)
+        if envelope.partial:
+            # Rule E1: a fragment may be drawn, but nothing may be done with it until the
+            # emission is complete.
+            rendered = replace(rendered, actions=(), title=f"{rendered.title} · {FRAGMENT}")
+        return rendered
 
-
-def open_lab(app: ChatApp) -> None:
-    """The capabilities screen: what the terminal was probed to support, the active profile and
-    its switches."""
-    from openwop_tui.ui.screens.capabilities import CapabilitiesScreen, Probed
-
-    support = app._image_support
-    machine = app._audio_support
-    probed = Probed(
-        images=support.mode if support is not None else app.config.images,
-        images_reason=support.reason if support is not None else "not probed (set in the config)",
-        cell_size=support.cell_size if support is not None else None,
-        colours=app.console.color_system or "none",
-        audio=machine.available if machine is not None else None,
-        audio_reason=(machine.reason or "an output device is there")
-        if machine is not None
-        else "not probed yet",
-        size=(app.size.width, app.size.height),
-    )
-    app.push_screen(CapabilitiesScreen(probed, app.profile))
-
-
-def selected_envelope(app: ChatApp, item_id: str | None = None) -> EnvelopeItem | None:
-    """The envelope the matrix view draws: ``item_id``'s, else the one under the view's cursor,
-    else the newest envelope of the transcript."""
-    view = app.view
-    blocks = view.blocks()
-    if item_id is not None:
+    async def draw(self, item_id: str, width: int) -> None:
+        """Draw the envelope of item ``item_id`` at ``width`` and hand it to the view."""
+        view = self.chat.parts.view
         block = view.block_for(item_id)
-        return block.item if block is not None and isinstance(block.item, EnvelopeItem) else None
-    if view.cursor is not None and isinstance(blocks[view.cursor].item, EnvelopeItem):
-        item = blocks[view.cursor].item
-        assert isinstance(item, EnvelopeItem)
-        return item
-    for block in reversed(blocks):
-        if isinstance(block.item, EnvelopeItem):
-            return block.item
-    return None
+        if block is None or not isinstance(block.item, EnvelopeItem):
+            return
+        envelope = block.item.envelope
+        rendered = await self.rendered(envelope, width)
+        view.set_rendered(item_id, rendered, envelope=envelope, width=width)
 
+    def switch(self, name: str, value: str) -> None:
+        """Set one switch of the active profile (``images``, ``none``) and redraw everything."""
+        try:
+            profile = self.profile.with_switch(name, value)
+        except ValueError as error:
+            self.chat.app.notify(str(error), severity="error", markup=False)
+            return
+        self.apply(profile)
 
-async def matrix(
-    app: ChatApp, envelope: Envelope, width: int
-) -> list[tuple[str, Profile, Rendered]]:
-    """``envelope`` drawn under each preset profile (each one switch away from the active one)."""
-    drawn = []
-    for name, changes in PRESETS:
-        profile = preset(app.profile, changes)
-        context = await context_for(app, envelope, profile.cap(width), profile)
-        drawn.append((name, profile, await asyncio.to_thread(render, envelope, context)))
-    return drawn
+    def apply(self, profile: Profile) -> None:
+        """Make ``profile`` the active one: every item redraws at once, without a new run."""
+        app = self.chat.app
+        self.profile = profile
+        self.chat.parts.view.set_profile(profile.colours, profile.width)
+        app.notify(f"lab: {profile.describe()}", markup=False)
+        from openwop_tui.ui.screens.capabilities import CapabilitiesScreen
 
+        for screen in app.screen_stack:
+            if isinstance(screen, CapabilitiesScreen):
+                screen.show(profile)
 
-async def open_matrix(app: ChatApp, item_id: str | None = None) -> None:
-    """The matrix view of the selected envelope."""
-    from openwop_tui.ui.screens.matrix import MatrixScreen
+    def open_lab(self) -> None:
+        """The capabilities screen: what the terminal was probed to support, the active profile
+        and its switches."""
+        from openwop_tui.ui.screens.capabilities import CapabilitiesScreen, Probed
 
-    item = selected_envelope(app, item_id)
-    if item is None:
-        app.notify("no envelope to draw: select one in the transcript", severity="warning")
-        return
-    width = max(20, app.size.width - 8)
-    drawn = await matrix(app, item.envelope, width)
-    app.push_screen(MatrixScreen(item.envelope, drawn))
+        app = self.chat.app
+        support = self.image_support
+        machine = self.audio_support
+        probed = Probed(
+            images=support.mode if support is not None else self.chat.config.images,
+            images_reason=support.reason
+            if support is not None
+            else "not probed (set in the config)",
+            cell_size=support.cell_size if support is not None else None,
+            colours=app.console.color_system or "none",
+            audio=machine.available if machine is not None else None,
+            audio_reason=(machine.reason or "an output device is there")
+            if machine is not None
+            else "not probed yet",
+            size=(app.size.width, app.size.height),
+        )
+        app.push_screen(CapabilitiesScreen(probed, self.profile))
+
+    def selected_envelope(self, item_id: str | None = None) -> EnvelopeItem | None:
+        """The envelope the matrix view draws: ``item_id``'s, else the one under the view's
+        cursor, else the newest envelope of the transcript."""
+        view = self.chat.parts.view
+        blocks = view.blocks()
+        if item_id is not None:
+            block = view.block_for(item_id)
+            found = block.item if block is not None else None
+            return found if isinstance(found, EnvelopeItem) else None
+        if view.cursor is not None:
+            under = blocks[view.cursor].item
+            if isinstance(under, EnvelopeItem):
+                return under
+        for block in reversed(blocks):
+            if isinstance(block.item, EnvelopeItem):
+                return block.item
+        return None
+
+    async def matrix(self, envelope: Envelope, width: int) -> list[tuple[str, Profile, Rendered]]:
+        """``envelope`` drawn under each preset profile (each one switch away from the active
+        one)."""
+        drawn = []
+        for name, changes in PRESETS:
+            profile = preset(self.profile, changes)
+            context = await self.context_for(envelope, profile.cap(width), profile)
+            drawn.append(
+                (
+                    name,
+                    profile,
+                    await asyncio.to_thread(render, envelope, context, self.chat.registry),
+                )
+            )
+        return drawn
+
+    async def open_matrix(self, item_id: str | None = None) -> None:
+        """The matrix view of the selected envelope."""
+        from openwop_tui.ui.screens.matrix import MatrixScreen
+
+        app = self.chat.app
+        item = self.selected_envelope(item_id)
+        if item is None:
+            app.notify("no envelope to draw: select one in the transcript", severity="warning")
+            return
+        width = max(20, app.size.width - 8)
+        drawn = await self.matrix(item.envelope, width)
+        app.push_screen(MatrixScreen(item.envelope, drawn))

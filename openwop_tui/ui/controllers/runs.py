@@ -1,114 +1,353 @@
-"""The app's runs beyond a chat turn: following a run someone else started, playing a
-recording, and choosing the workflow each message runs.
+"""The app's runs: a chat turn, a run someone else started, a recording played back, the
+workflow each message runs, the queue of messages typed while a run is going, and cancelling.
 
-Functions of the `openwop_tui.ui.app.ChatApp` they are given (its workers call these), kept apart
-so the app module stays about composition and routing.
+`RunsController` owns whether a turn is going (``busy``, set before any await so a second Enter
+cannot start a second run while the first is still being created) and whether the workflow
+picker is open (``picking``); messages typed meanwhile wait in the queue above the prompt and go
+when the run ends. Each run streams in a worker of the app's ``run`` group (exclusive: one run
+at a time; cancelling the worker stops listening, nothing more). What a run changes is shown by
+the `Feed`; what the status line shows is told to it by `RunChanged`/`ConnectionChanged`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
+from openwop_tui.core.conversation import Update
 from openwop_tui.protocol.catalog import load_catalog, obvious_choice
 from openwop_tui.protocol.errors import HostError
 from openwop_tui.store.record import replay_frames
-from openwop_tui.ui.screens.ask import AskScreen
-from openwop_tui.ui.screens.workflows import WorkflowPicker
-from openwop_tui.ui.widgets.prompt import PromptInput
+from openwop_tui.text.sanitize import clean
+from openwop_tui.ui.controllers.chat import Chat
+from openwop_tui.ui.controllers.feed import Feed
+from openwop_tui.ui.controllers.interrupts import InterruptsController
+from openwop_tui.ui.messages import (
+    Connection,
+    ConnectionChanged,
+    HostShown,
+    RunChanged,
+    RunPhase,
+    WorkflowChosen,
+)
 
-if TYPE_CHECKING:
-    from openwop_tui.ui.app import ChatApp
+log = logging.getLogger(__name__)
 
-
-async def follow_run(app: ChatApp, run_id: str) -> None:
-    """A run this client did not start, from its first event to its end. Stopping only stops
-    following: nothing is cancelled."""
-    prompt = app._part(PromptInput)
-    app._busy = True
-    prompt.set_busy(True)
-    try:
-        await app._notice("info", f"attaching to run {run_id}")
-        async for update in app.conversation.attach(run_id):
-            await app._draw([update])
-    except HostError as error:
-        await app._notice("error", error.message)
-    finally:
-        await app._run_ended(prompt)
+#: How long after an accepted cancel the app waits for the stream's run.cancelled.
+CANCEL_GRACE_SECONDS = 5.0
 
 
-def ask_for_run(app: ChatApp) -> None:
-    """The palette's Attach: ask for a run id, then follow that run."""
-    if app.session is None or app.session.discovery is None:
-        app.notify("Not connected to a host yet.", severity="warning")
-        return
-    if app._busy:
-        app.notify("A run is in progress: attach when it has ended.")
-        return
+class RunsController:
+    """Starts, follows and ends the chat's runs."""
 
-    def chosen(run_id: str | None) -> None:
-        if run_id:
-            app.follow_run(run_id)
+    def __init__(self, chat: Chat, feed: Feed, interrupts: InterruptsController) -> None:
+        self.chat = chat
+        self.feed = feed
+        self.interrupts = interrupts
+        self.busy = False
+        """A turn is between Enter and the end of its run."""
+        self.picking = False
+        """The workflow picker is open: messages wait until a workflow is chosen."""
+        self.attach_to: str | None = None
+        """A run to follow once connected (``--attach``)."""
+        self.workflow_settled = False
+        """The workflow to chat with is decided (said by the user, or picked from the host)."""
 
-    app.push_screen(AskScreen("Attach to run", "the run id, as the host gave it"), chosen)
+    # ------------------------------------------------------------------ helpers
 
+    def _status(self, message: RunChanged | ConnectionChanged | HostShown | WorkflowChosen) -> None:
+        self.chat.parts.status.post_message(message)
 
-async def choose_workflow(app: ChatApp, *, ask: bool = False) -> None:
-    """Decide what each message runs, from what the host offers (discovery ``fixtures``,
-    ``/workflows``, ``/agents``): the configured workflow when the host has it, else the one
-    obvious choice, else the picker (messages typed meanwhile wait in the queue). ``ask``:
-    always show the picker (the palette's Pick a workflow)."""
-    assert app.session is not None and app._client is not None
-    try:
-        choices = await load_catalog(app._client)
-    except HostError as error:
-        await app._notice("warning", f"could not list the host's workflows: {error.message}")
-        choices = []
-    current = app.session.workflow_id
-    ids = [choice.id for choice in choices]
-    chosen = None if ask else obvious_choice(choices, preferred=current)
-    if not choices or (chosen is not None and chosen.id == current):
-        app.call_later(app._send_queued)
-        return
-    if chosen is not None:
-        use_workflow(app, chosen.id, "the host's only or default workflow")
-        return
-    if not ask and current not in ids:
-        await app._notice(
-            "info",
-            f"this host has no workflow {current!r}: pick one of its {len(ids)} (Enter takes "
-            "the highlighted one)",
+    async def _show(self, update: Update) -> None:
+        await self.feed.show([update])
+
+    def _worker(self, work: Coroutine[Any, Any, None], name: str) -> None:
+        # One run at a time: a new one replaces (cancels) the worker of the last.
+        self.chat.app.run_worker(work, name=name, group="run", exclusive=True)
+
+    # --------------------------------------------------------------- messages
+
+    async def submitted(self, text: str) -> None:
+        """The user sent ``text``: the open conversation's next turn, now, or queued (shown
+        above the input) while a run is going or the host is not reached yet."""
+        chat = self.chat
+        talking = chat.conversation.open_conversation()
+        if talking is not None and not self.picking:
+            # The run holds a conversation open: the message is its next turn (RFC 0005).
+            chat.app.run_worker(self.interrupts.say(talking.id, text), group="turns")
+            return
+        if chat.session is None or self.busy or self.picking:
+            chat.parts.queued.add(text)
+            return
+        self._start_turn(text)
+
+    def _start_turn(self, text: str) -> None:
+        self.busy = True
+        self.chat.parts.view.scroll_end(animate=False)
+        self._worker(self._run_turn(text), "turn")
+
+    async def send_queued(self) -> None:
+        """The run ended or the host answered: send the next queued message, if any."""
+        if self.busy or self.chat.session is None:
+            return
+        text = self.chat.parts.queued.take()
+        if text is not None:
+            self._start_turn(text)
+
+    def discard_queued(self) -> None:
+        count = self.chat.parts.queued.clear()
+        self.chat.app.notify(f"discarded {count} queued message{'s' if count != 1 else ''}")
+
+    # ------------------------------------------------------------------- runs
+
+    async def _run_turn(self, text: str) -> None:
+        """One user turn: create the run, stream it, fold and draw every event."""
+        chat = self.chat
+        session = chat.session
+        assert session is not None
+        chat.parts.prompt.set_busy(True)
+        try:
+            if session.discovery is None and not await self.discover(unsent=text):
+                return
+            async for update in chat.conversation.send(text):
+                await self._show(update)
+        except HostError as error:
+            self._status(RunChanged(RunPhase.STATUS, status="error"))
+            await chat.notice("error", error.message)
+        except Exception as error:  # the user sees a sentence, the log keeps the traceback
+            if not chat.app.is_running:
+                # The app is closing (its widgets are going away under the stream): not an error.
+                return
+            log.exception("run failed unexpectedly")
+            self._status(RunChanged(RunPhase.STATUS, status="error"))
+            await chat.notice("error", f"unexpected error: {type(error).__name__}: {error}")
+        finally:
+            await self._ended_quietly()
+
+    def follow(self, run_id: str) -> None:
+        """``--attach RUN_ID`` and the palette's Attach: a run this client did not start, from
+        its first event to its end. Stopping only stops following: nothing is cancelled."""
+        self._worker(self._follow(run_id), "attach")
+
+    async def _follow(self, run_id: str) -> None:
+        chat = self.chat
+        self.busy = True
+        chat.parts.prompt.set_busy(True)
+        try:
+            await chat.notice("info", f"attaching to run {run_id}")
+            async for update in chat.conversation.attach(run_id):
+                await self._show(update)
+        except HostError as error:
+            await chat.notice("error", error.message)
+        finally:
+            await self._ended_quietly()
+
+    def ask_for_run(self) -> None:
+        """The palette's Attach: ask for a run id, then follow that run."""
+        chat = self.chat
+        if chat.session is None or chat.session.discovery is None:
+            chat.app.notify("Not connected to a host yet.", severity="warning")
+            return
+        if self.busy:
+            chat.app.notify("A run is in progress: attach when it has ended.")
+            return
+        from openwop_tui.ui.screens.ask import AskScreen
+
+        def chosen(run_id: str | None) -> None:
+            if run_id:
+                self.follow(run_id)
+
+        chat.app.push_screen(AskScreen("Attach to run", "the run id, as the host gave it"), chosen)
+
+    def play_recording(self, path: Path, speed: float) -> None:
+        """``replay FILE``: the recording's events through the same fold and view, paced."""
+        self._worker(self._play(path, speed), "replay")
+
+    async def _play(self, path: Path, speed: float) -> None:
+        chat = self.chat
+        self._status(HostShown(f"replay of {path.name}"))
+        self._status(ConnectionChanged(Connection.REPLAYING))
+        try:
+            async for entry in replay_frames(path, speed):
+                await self.feed.show(chat.conversation.replay(entry))
+            await self.feed.show(chat.conversation.finish_replay())
+        except OSError as error:
+            await chat.notice("error", f"cannot read {path}: {error.strerror or error}")
+        self._status(ConnectionChanged(Connection.REPLAYED))
+        await chat.notice("info", "End of the recording. Nothing here talks to a host.")
+
+    async def _ended_quietly(self) -> None:
+        """`_ended`, even while the app closes: Textual removes the widgets before it cancels
+        the workers, so a run that ends then finds nothing to draw into, which is not an error."""
+        try:
+            await self._ended()
+        except Exception:
+            if self.chat.app.is_running:
+                raise
+
+    async def _ended(self) -> None:
+        """Whatever ended the stream, nothing still open will change any more; then the next
+        queued message goes."""
+        chat = self.chat
+        await self.feed.show(chat.conversation.settle())
+        await self.feed.show_changes(chat.transcript.close_open())
+        self.interrupts.close_all()
+        self.busy = False
+        chat.parts.prompt.set_busy(False)
+        self._status(RunChanged(RunPhase.ENDED, status=chat.transcript.status))
+        chat.app.call_later(self.send_queued)
+
+    # -------------------------------------------------------------- discovery
+
+    async def discover(self, *, unsent: str | None = None) -> bool:
+        """Read the discovery document; say why when the host cannot be reached. ``unsent``: a
+        message that was waiting for it, kept on screen (and in the log) above the reason."""
+        chat = self.chat
+        assert chat.session is not None
+        try:
+            discovery = await chat.session.connect()
+        except HostError as error:
+            self._status(ConnectionChanged(Connection.DISCONNECTED))
+            if unsent is not None:
+                await self.feed.show([chat.conversation.add_user(unsent)])
+            await chat.notice("error", error.message)
+            return False
+        self._status(ConnectionChanged(Connection.CONNECTED))
+        self._status(
+            HostShown(
+                chat.host_label,
+                discovery.protocol_version or "?",
+                discovery.implementation_name or "",
+            )
         )
-    app._picking = True
-
-    def picked(workflow_id: str | None) -> None:
-        app._picking = False
-        if workflow_id:
-            use_workflow(app, workflow_id, "picked")
+        if self.attach_to is not None:
+            run_id, self.attach_to = self.attach_to, None
+            self.follow(run_id)
+        elif chat.config.host is not None and not self.workflow_settled:
+            self.workflow_settled = True
+            chat.app.run_worker(self.choose_workflow(), group="workflows", exclusive=True)
         else:
-            app.call_later(app._send_queued)
+            chat.app.call_later(self.send_queued)
+        if chat.demo and not chat.transcript.items:
+            await chat.notice(
+                "info",
+                "Connected to the embedded demo host. Try “show me everything”, or ask for an "
+                "image, audio, code, a card, a file or json. F1 lists the keys.",
+            )
+        return True
 
-    app.push_screen(WorkflowPicker(choices, current=current), picked)
+    # --------------------------------------------------------------- workflow
 
+    def pick_workflow(self) -> None:
+        """The palette's Pick a workflow: always the picker."""
+        chat = self.chat
+        if chat.session is None or chat.session.discovery is None or self.busy:
+            chat.app.notify("Connect first, and wait for the run to end.", severity="warning")
+            return
+        chat.app.run_worker(self.choose_workflow(ask=True), group="workflows", exclusive=True)
 
-def use_workflow(app: ChatApp, workflow_id: str, why: str) -> None:
-    """Run ``workflow_id`` for every message from now on, and say so."""
-    assert app.session is not None
-    app.session.workflow_id = workflow_id
-    app.status.workflow = workflow_id
-    app.notify(f"chatting with workflow {workflow_id} ({why})", markup=False)
-    app.call_later(app._send_queued)
+    async def choose_workflow(self, *, ask: bool = False) -> None:
+        """Decide what each message runs, from what the host offers (discovery ``fixtures``,
+        ``/workflows``, ``/agents``): the configured workflow when the host has it, else the one
+        obvious choice, else the picker (messages typed meanwhile wait in the queue). ``ask``:
+        always show the picker."""
+        chat = self.chat
+        assert chat.session is not None and chat.client is not None
+        try:
+            choices = await load_catalog(chat.client)
+        except HostError as error:
+            await chat.notice("warning", f"could not list the host's workflows: {error.message}")
+            choices = []
+        current = chat.session.workflow_id
+        ids = [choice.id for choice in choices]
+        chosen = None if ask else obvious_choice(choices, preferred=current)
+        if not choices or (chosen is not None and chosen.id == current):
+            chat.app.call_later(self.send_queued)
+            return
+        if chosen is not None:
+            self.use_workflow(chosen.id, "the host's only or default workflow")
+            return
+        if not ask and current not in ids:
+            await chat.notice(
+                "info",
+                f"this host has no workflow {current!r}: pick one of its {len(ids)} (Enter takes "
+                "the highlighted one)",
+            )
+        self.picking = True
+        from openwop_tui.ui.screens.workflows import WorkflowPicker
 
+        def closed(workflow_id: str | None) -> None:
+            # A workflow chosen arrives as `WorkflowChosen` (the app routes it to
+            # `use_workflow`); here only Esc is left to handle.
+            self.picking = False
+            if workflow_id is None:
+                chat.app.call_later(self.send_queued)
 
-async def play_recording(app: ChatApp, path: Path, speed: float) -> None:
-    """``replay FILE``: the recording's events through the same fold and view, paced."""
-    app.status.host = f"replay of {path.name}"
-    app.status.connection = "replaying"
-    try:
-        async for entry in replay_frames(path, speed):
-            await app._draw(app.conversation.replay(entry))
-        await app._draw(app.conversation.finish_replay())
-    except OSError as error:
-        await app._notice("error", f"cannot read {path}: {error.strerror or error}")
-    app.status.connection = "replayed"
-    await app._notice("info", "End of the recording. Nothing here talks to a host.")
+        chat.app.push_screen(WorkflowPicker(choices, current=current), closed)
+
+    def use_workflow(self, workflow_id: str, why: str) -> None:
+        """Run ``workflow_id`` for every message from now on, and say so."""
+        chat = self.chat
+        assert chat.session is not None
+        self.picking = False
+        chat.session.workflow_id = workflow_id
+        self._status(WorkflowChosen(workflow_id))
+        chat.app.notify(f"chatting with workflow {workflow_id} ({why})", markup=False)
+        chat.app.call_later(self.send_queued)
+
+    # ----------------------------------------------------------------- cancel
+
+    async def cancel(self) -> None:
+        """Ask the host to cancel the running run; drop the stream if the host won't answer."""
+        chat = self.chat
+        session = chat.session
+        if session is None or session.current_run is None:
+            chat.app.notify("No run to cancel.")
+            return
+        self._status(RunChanged(RunPhase.STATUS, status="cancelling"))
+        run = session.current_run
+        try:
+            await session.cancel()
+        except HostError as error:
+            await chat.notice("warning", f"the host did not accept the cancel: {error.message}")
+            self.stop_listening()
+            return
+
+        async def give_up() -> None:
+            # The host said yes but its stream never said run.cancelled (a dead connection
+            # would otherwise keep the prompt busy for ever).
+            if chat.session is not None and chat.session.current_run is run:
+                await chat.notice(
+                    "warning",
+                    f"the host accepted the cancel, but the run's stream did not end within "
+                    f"{CANCEL_GRACE_SECONDS:g} s: stopped listening",
+                )
+                self.stop_listening()
+
+        chat.app.set_timer(CANCEL_GRACE_SECONDS, give_up)
+
+    def stop_listening(self) -> None:
+        self.chat.app.workers.cancel_group(self.chat.app, "run")
+        self._status(RunChanged(RunPhase.STATUS, status="cancelled (locally)"))
+
+    async def cancel_for_quit(self) -> str:
+        """Cancel the run in flight because the user quits: the sentence to exit with."""
+        session = self.chat.session
+        run = session.current_run if session is not None else None
+        if run is None or session is None:
+            return ""
+        shown = clean(run.run_id)
+        self._status(RunChanged(RunPhase.STATUS, status="cancelling"))
+        try:
+            await asyncio.wait_for(session.cancel(), CANCEL_GRACE_SECONDS)
+        except HostError as error:
+            return f"openwop-tui: could not cancel run {shown}: {clean(error.message)}"
+        except TimeoutError:
+            return (
+                f"openwop-tui: the host did not answer the cancel of run {shown} within "
+                f"{CANCEL_GRACE_SECONDS:g} s: it may still be running"
+            )
+        return f"openwop-tui: cancelled run {shown} on the host"

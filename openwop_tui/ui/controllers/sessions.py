@@ -1,9 +1,8 @@
 """The app's stored-session actions: the sessions screen, export, recording.
 
-Functions of the `openwop_tui.ui.app.ChatApp` they are given, kept apart so the app module stays
-about composition and routing (its ``action_*`` methods call these). Everything here talks to
-the `Store` and the `Conversation`; nothing draws beyond handing the view the items of a
-reopened session.
+`SessionsController` talks to the `Store` and the `Conversation`; opening a saved session
+replaces the chat's conversation and hands the view the items of the reopened session. Nothing
+here draws beyond that.
 """
 
 from __future__ import annotations
@@ -12,29 +11,53 @@ import asyncio
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from openwop_tui.core.conversation import stored
+from openwop_tui.config import Config
+from openwop_tui.core.conversation import Conversation, EventLog, stored
 from openwop_tui.core.fold import Added
-from openwop_tui.devices import desktop as actions
 from openwop_tui.store.export import ExportError, export_session
 from openwop_tui.store.record import Recorder
 from openwop_tui.store.sessions import SessionLog, Store, StoreError
 from openwop_tui.text.redact import display_url
 from openwop_tui.text.sanitize import safe_filename
+from openwop_tui.ui.controllers.chat import Chat
+from openwop_tui.ui.controllers.feed import Feed
+from openwop_tui.ui.controllers.runs import RunsController
 from openwop_tui.ui.messages import SessionDeleted, SessionRenamed
-from openwop_tui.ui.screens.sessions import SessionsScreen, SessionSummary
-
-if TYPE_CHECKING:
-    from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.screens.sessions import SessionSummary
 
 
-def kept_session_id(app: ChatApp) -> str | None:
-    """The stored session this chat is kept in (``None``: not yet written, or unkept)."""
-    for keep in app.conversation.logs:
-        if isinstance(keep, SessionLog):
-            return keep.session_id
-    return None
+def open_chat(
+    config: Config, session_id: str | None, record: Path | None, *, replaying: bool
+) -> tuple[Conversation, Store | None, str | None]:
+    """The conversation the app shows, the store it is kept in, and why it is not kept if it is
+    not: a stored session (reopened or new), recorded to a file if asked; a replay is never
+    stored again. Without a usable store the chat still works, unkept."""
+    logs: list[EventLog] = []
+    problem: str | None = None
+    secrets = tuple(s for s in (config.api_key,) if s)
+    if record is not None:
+        try:
+            logs.append(Recorder(record, secrets=[config.api_key]))
+        except OSError as error:
+            problem = f"cannot record to {record}: {error.strerror or error}"
+    if replaying:
+        return Conversation(limits=config.limits, logs=logs, secrets=secrets), None, problem
+    try:
+        store = Store(secrets=[config.api_key])
+        conversation = stored(
+            store,
+            session_id,
+            host=display_url(config.host) if config.host else "embedded demo host",
+            workflow=config.workflow,
+            limits=config.limits,
+            secrets=secrets,
+            logs=logs,
+        )
+    except StoreError as error:
+        problem = f"this session is not kept: {error}"
+        return Conversation(limits=config.limits, logs=logs, secrets=secrets), None, problem
+    return conversation, store, problem
 
 
 def _stored_rows(store: Store) -> list[SessionSummary]:
@@ -46,105 +69,125 @@ def _stored_rows(store: Store) -> list[SessionSummary]:
     ]
 
 
-def show_sessions(app: ChatApp) -> None:
-    """List the saved sessions: Enter opens one, r renames, d deletes."""
-    store = app.store
-    if store is None:
-        app.notify("Sessions are not kept: the store could not be opened.", severity="error")
-        return
+class SessionsController:
+    """The chat's saved sessions: list, open, rename, delete, export, record."""
 
-    async def chosen(session_id: str | None) -> None:
-        await _session_chosen(app, session_id)
+    def __init__(self, chat: Chat, runs: RunsController, feed: Feed) -> None:
+        self.chat = chat
+        self.runs = runs
+        self.feed = feed
 
-    app.push_screen(SessionsScreen(lambda: _stored_rows(store)), chosen)
-
-
-async def _session_chosen(app: ChatApp, session_id: str | None) -> None:
-    store = app.store
-    if session_id is None or store is None or session_id == kept_session_id(app):
-        return
-    if app._busy:
-        app.notify("A run is in progress: open the session when it has ended.")
-        return
-    try:
-        chosen = stored(
-            store,
-            session_id,
-            session=app.session,
-            host=display_url(app.config.host) if app.config.host else "embedded demo host",
-            workflow=app.config.workflow,
-            limits=app.config.limits,
-            secrets=app.conversation.secrets,
-        )
-    except StoreError as error:
-        app.notify(str(error), severity="error", markup=False)
-        return
-    app.conversation = chosen
-    await app.view.clear()
-    await app.view.apply([Added(item) for item in chosen.transcript.items])
-    app.view.scroll_end(animate=False)
-    app.notify(f"opened session {session_id}", markup=False)
-
-
-def rename(app: ChatApp, event: SessionRenamed) -> None:
-    if app.store is not None:
-        try:
-            app.store.rename(event.session_id, event.title)
-        except StoreError as error:
-            app.notify(str(error), severity="error", markup=False)
-
-
-def delete(app: ChatApp, event: SessionDeleted) -> None:
-    if app.store is None:
-        return
-    try:
-        app.store.delete(event.session_id)
-    except StoreError as error:
-        app.notify(str(error), severity="error", markup=False)
-        return
-    if event.session_id == kept_session_id(app):
-        # This chat's own session is gone: what follows is kept in a new one.
-        for keep in app.conversation.logs:
+    def kept_session_id(self) -> str | None:
+        """The stored session this chat is kept in (``None``: not yet written, or unkept)."""
+        for keep in self.chat.conversation.logs:
             if isinstance(keep, SessionLog):
-                keep.session_id = None
+                return keep.session_id
+        return None
 
+    def show(self) -> None:
+        """List the saved sessions: Enter opens one (`SessionChosen`), r renames, d deletes."""
+        chat = self.chat
+        store = chat.store
+        if store is None:
+            chat.app.notify(
+                "Sessions are not kept: the store could not be opened.", severity="error"
+            )
+            return
+        from openwop_tui.ui.screens.sessions import SessionsScreen
 
-async def export(app: ChatApp) -> None:
-    """Export this session as Markdown with its assets into the download folder."""
-    store, session_id = app.store, kept_session_id(app)
-    if store is None or session_id is None:
-        app.notify("Nothing to export yet: this session has not been kept.")
-        return
-    folder = actions.download_dir(app.config.download_dir)
-    title = store.info(session_id).title or "session"
-    path = folder / safe_filename(f"{title}-{session_id}.md", f"session-{session_id}.md")
-    try:
-        exported = await asyncio.to_thread(
-            export_session, store, session_id, "md", path, redactor=app._redact
-        )
-    except (ExportError, StoreError) as error:
-        app.notify(str(error), severity="error", markup=False)
-        return
-    count = len(exported.assets)
-    assets = f" and {count} asset{'s' if count != 1 else ''}" if count else ""
-    app.notify(f"exported to {exported.path}{assets}", markup=False, timeout=10)
+        chat.app.push_screen(SessionsScreen(lambda: _stored_rows(store)))
 
+    async def open(self, session_id: str) -> None:
+        """Show saved session ``session_id`` instead of this chat."""
+        chat = self.chat
+        store = chat.store
+        if store is None or session_id == self.kept_session_id():
+            return
+        if self.runs.busy:
+            chat.app.notify("A run is in progress: open the session when it has ended.")
+            return
+        config = chat.config
+        try:
+            chosen = stored(
+                store,
+                session_id,
+                session=chat.session,
+                host=display_url(config.host) if config.host else "embedded demo host",
+                workflow=config.workflow,
+                limits=config.limits,
+                secrets=chat.conversation.secrets,
+            )
+        except StoreError as error:
+            chat.app.notify(str(error), severity="error", markup=False)
+            return
+        chat.conversation = chosen
+        self.feed.reset()
+        view = chat.parts.view
+        await view.clear()
+        await view.apply([Added(item) for item in chosen.transcript.items])
+        view.scroll_end(animate=False)
+        chat.app.notify(f"opened session {session_id}", markup=False)
 
-def toggle_record(app: ChatApp) -> None:
-    """Start (or stop) recording the raw stream to an SSE file in the download folder."""
-    recorder = next((r for r in app.conversation.logs if isinstance(r, Recorder)), None)
-    if recorder is not None:
-        app.conversation.logs.remove(recorder)
-        recorder.close()
-        app.notify(f"recording stopped: {recorder.path}", markup=False)
-        return
-    folder = actions.download_dir(app.config.download_dir)
-    path = Path(folder) / time.strftime("recording-%Y%m%d-%H%M%S.sse")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        recorder = Recorder(path, secrets=app.conversation.secrets)
-    except OSError as error:
-        app.notify(f"cannot record to {path}: {error.strerror or error}", severity="error")
-        return
-    app.conversation.logs.append(recorder)
-    app.notify(f"recording to {path} (the palette's Record again stops it)", markup=False)
+    def rename(self, event: SessionRenamed) -> None:
+        if self.chat.store is not None:
+            try:
+                self.chat.store.rename(event.session_id, event.title)
+            except StoreError as error:
+                self.chat.app.notify(str(error), severity="error", markup=False)
+
+    def delete(self, event: SessionDeleted) -> None:
+        chat = self.chat
+        if chat.store is None:
+            return
+        try:
+            chat.store.delete(event.session_id)
+        except StoreError as error:
+            chat.app.notify(str(error), severity="error", markup=False)
+            return
+        if event.session_id == self.kept_session_id():
+            # This chat's own session is gone: what follows is kept in a new one.
+            for keep in chat.conversation.logs:
+                if isinstance(keep, SessionLog):
+                    keep.session_id = None
+
+    async def export(self) -> None:
+        """Export this session as Markdown with its assets into the download folder."""
+        chat = self.chat
+        store, session_id = chat.store, self.kept_session_id()
+        if store is None or session_id is None:
+            chat.app.notify("Nothing to export yet: this session has not been kept.")
+            return
+        folder = chat.download_folder()
+        title = store.info(session_id).title or "session"
+        path = folder / safe_filename(f"{title}-{session_id}.md", f"session-{session_id}.md")
+        try:
+            exported = await asyncio.to_thread(
+                export_session, store, session_id, "md", path, redactor=chat.redact
+            )
+        except (ExportError, StoreError) as error:
+            chat.app.notify(str(error), severity="error", markup=False)
+            return
+        count = len(exported.assets)
+        assets = f" and {count} asset{'s' if count != 1 else ''}" if count else ""
+        chat.app.notify(f"exported to {exported.path}{assets}", markup=False, timeout=10)
+
+    def toggle_record(self) -> None:
+        """Start (or stop) recording the raw stream to an SSE file in the download folder."""
+        chat = self.chat
+        logs = chat.conversation.logs
+        recorder = next((r for r in logs if isinstance(r, Recorder)), None)
+        if recorder is not None:
+            logs.remove(recorder)
+            recorder.close()
+            chat.app.notify(f"recording stopped: {recorder.path}", markup=False)
+            return
+        folder = chat.download_folder()
+        path = Path(folder) / time.strftime("recording-%Y%m%d-%H%M%S.sse")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            recorder = Recorder(path, secrets=chat.conversation.secrets)
+        except OSError as error:
+            chat.app.notify(f"cannot record to {path}: {error.strerror or error}", severity="error")
+            return
+        logs.append(recorder)
+        chat.app.notify(f"recording to {path} (the palette's Record again stops it)", markup=False)

@@ -135,7 +135,7 @@ class SessionsScreen(ModalScreen[str | None]):
         session_id = event.row_key.value
         if session_id is None or self._deleting is not None:
             return
-        self.post_message(SessionChosen(session_id))
+        self.app.post_message(SessionChosen(session_id))  # the screen is going away
         self.dismiss(session_id)
 
     def action_rename(self) -> None:

@@ -85,7 +85,7 @@ class WorkflowPicker(ModalScreen[str | None]):
         """Enter (or a click) on a workflow: take it."""
         event.stop()
         workflow_id = self.choices[event.option_index].id
-        self.post_message(WorkflowChosen(workflow_id))
+        self.app.post_message(WorkflowChosen(workflow_id))  # the screen is going away
         self.dismiss(workflow_id)
 
     def action_cancel(self) -> None:

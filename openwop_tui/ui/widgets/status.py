@@ -15,19 +15,29 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from openwop_tui.text.sanitize import clean
+from openwop_tui.ui.messages import (
+    Connection,
+    ConnectionChanged,
+    HostShown,
+    RunChanged,
+    RunPhase,
+    WorkflowChosen,
+)
 
 _STATE_STYLE = {
-    "connected": "$text-success",
-    "streaming": "bold $text-success",
-    "connecting": "$text-warning",
-    "reconnecting": "$text-warning",
-    "disconnected": "$text-error",
-    "error": "bold $text-error",
+    Connection.CONNECTED: "$text-success",
+    Connection.STREAMING: "bold $text-success",
+    Connection.CONNECTING: "$text-warning",
+    Connection.RECONNECTING: "$text-warning",
+    Connection.DISCONNECTED: "$text-error",
+    Connection.ERROR: "bold $text-error",
 }
 
 
 class StatusLine(Static):
-    """One line at the top of the screen."""
+    """One line at the top of the screen, kept up to date by the app-wide messages the
+    controllers post to it (`ConnectionChanged`, `HostShown`, `RunChanged`, `WorkflowChosen`):
+    nothing else sets its parts."""
 
     DEFAULT_CSS = """
     StatusLine {
@@ -43,17 +53,48 @@ class StatusLine(Static):
     """The protocol version from discovery."""
     run_status: reactive[str] = reactive("idle")
     """Status of the current (or last) run."""
-    connection: reactive[str] = reactive("connecting")
-    """connecting, connected, streaming, reconnecting, disconnected or error."""
+    connection: reactive[Connection] = reactive(Connection.CONNECTING)
+    """Where the app stands with its host."""
     run_id: reactive[str] = reactive("")
     workflow: reactive[str] = reactive("")
     """The workflow each message runs."""
+
+    def on_connection_changed(self, message: ConnectionChanged) -> None:
+        message.stop()  # told to the status line, for the status line
+        self.connection = message.state
+
+    def on_host_shown(self, message: HostShown) -> None:
+        message.stop()  # told to the status line, for the status line
+        self.host = message.host
+        self.protocol = message.protocol
+        self.implementation = message.implementation
+
+    def on_workflow_chosen(self, message: WorkflowChosen) -> None:
+        message.stop()  # told to the status line, for the status line
+        self.workflow = message.workflow_id
+
+    def on_run_changed(self, message: RunChanged) -> None:
+        message.stop()  # told to the status line, for the status line
+        if message.phase is RunPhase.STARTED:
+            self.run_id = message.run_id or ""
+            if message.workflow:
+                self.workflow = message.workflow
+            self.run_status = message.status or "running"
+            self.connection = Connection.STREAMING
+            return
+        if message.status:
+            self.run_status = message.status
+        if message.phase is RunPhase.ENDED and self.connection in (
+            Connection.STREAMING,
+            Connection.RECONNECTING,
+        ):
+            self.connection = Connection.CONNECTED
 
     def _parts(self) -> list[tuple[int, list[tuple[str, str]]]]:
         """(rank, pieces) in display order; rank 0 is never dropped, higher ranks go first."""
         state = _STATE_STYLE.get(self.connection, "")
         parts: list[tuple[int, list[tuple[str, str]]]] = [
-            (0, [("● ", state), (self.connection, state)]),
+            (0, [("● ", state), (str(self.connection), state)]),
             (0, [(" · run ", ""), (clean(self.run_status), "bold")]),
         ]
         if self.run_id:

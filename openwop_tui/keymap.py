@@ -1,0 +1,227 @@
+"""Every key binding of the app in one table, changeable from the config file's ``[keys]``.
+
+Each entry has a name (the ``[keys]`` name and the Textual binding id), the action it runs, its
+default keys and what it does; the app's and the prompt's ``BINDINGS`` are built from it, the help
+screen lists it and the command palette shows the keys next to each command. A user's ``[keys]``
+table (``help = "ctrl+g"``) is checked here, once, when the config is read: an unknown name, a
+key Textual cannot name, a bare letter (it would be typed into the input, never reach the app) or
+one key given to two actions is a `ValueError` with a sentence; `Config` turns it into a
+`ConfigError`. The app hands the result to `App.set_keymap`, which swaps the keys of the
+bindings with these ids.
+
+Function keys have control-key alternatives (F1 Ctrl+G, F2 Ctrl+T, F3 Ctrl+N, F4 Ctrl+\\):
+many laptops and terminals take the function keys for themselves. None of the defaults is one
+that Textual's `TextArea` (the prompt) or `App` already binds.
+
+No Textual here: the config (and so the command-line tools) read this table;
+`openwop_tui.ui.keys` makes Textual bindings of it.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class KeyAction:
+    """One bindable action."""
+
+    name: str
+    """The name in ``[keys]`` and the binding id."""
+    action: str
+    """The Textual action the keys run, e.g. ``scroll_transcript(-1)``."""
+    keys: str
+    """Default keys, comma-separated, in Textual's names (``ctrl+g``, ``f1``, ``pageup``)."""
+    title: str
+    """A few words, for the footer and the command palette."""
+    description: str
+    """What it does, for the help screen."""
+    show: bool = False
+    """Shown in the footer."""
+    priority: bool = False
+    """Checked before the focused widget's own keys."""
+
+
+#: The app's own actions. Help and the palette list only the ones the app has (`available`), so
+#: the table can name actions that later work adds; until then their keys do nothing.
+APP_KEYS: tuple[KeyAction, ...] = (
+    KeyAction("cancel_run", "cancel_run", "escape", "Cancel run", "cancel the running run", True),
+    KeyAction("help", "help", "f1,ctrl+g", "Help", "this help: every key", True),
+    KeyAction(
+        "events", "toggle_events", "f2,ctrl+t", "Events", "events panel: every run event", True
+    ),
+    KeyAction(
+        "lifecycle",
+        "toggle_verbose",
+        "f3,ctrl+n",
+        "Lifecycle",
+        "show or hide lifecycle lines (node started, usage…)",
+        True,
+    ),
+    KeyAction("sessions", "sessions", "ctrl+o", "Sessions", "open, rename or delete a session"),
+    KeyAction("search", "search", "ctrl+f", "Search", "search the transcript"),
+    KeyAction(
+        "transcript",
+        "enter_transcript",
+        "shift+tab,ctrl+up",
+        "Transcript",
+        "from the input: move into the transcript, at the newest item",
+        priority=True,  # before the input's own Shift+Tab (focus previous)
+    ),
+    KeyAction("export", "export", "ctrl+s", "Export", "export this session to a file"),
+    KeyAction(
+        "palette", "command_palette", "ctrl+p", "Commands", "command palette: every action", True
+    ),
+    KeyAction("clear", "clear", "ctrl+l", "Clear", "clear the screen (the history is kept)"),
+    KeyAction(
+        "lab",
+        "lab",
+        "f4,ctrl+backslash",
+        "Lab",
+        "degradation lab: what the terminal supports, and switches for images, colours, audio…",
+    ),
+    KeyAction("page_up", "scroll_transcript(-1)", "pageup", "Page up", "scroll the transcript up"),
+    KeyAction(
+        "page_down", "scroll_transcript(1)", "pagedown", "Page down", "scroll the transcript down"
+    ),
+    KeyAction("quit", "quit", "ctrl+q", "Quit", "quit (asks first while a run is going)", True),
+)
+
+#: The prompt's keys, read by `PromptInput._on_key` (not bindings: see there why).
+PROMPT_KEYS: tuple[KeyAction, ...] = (
+    KeyAction("send", "send", "enter", "Send", "send the message"),
+    KeyAction(
+        "newline",
+        "newline",
+        "shift+enter,ctrl+j",
+        "New line",
+        "a new line in the message (Ctrl+J works in every terminal)",
+    ),
+)
+
+ACTIONS: dict[str, KeyAction] = {entry.name: entry for entry in APP_KEYS + PROMPT_KEYS}
+
+_MODIFIERS = ("ctrl", "alt", "shift", "meta", "super", "hyper")
+#: Named keys Textual knows (tests/test_keys.py checks each against `textual.keys`).
+NAMED_KEYS = frozenset(
+    {
+        "escape",
+        "enter",
+        "tab",
+        "backspace",
+        "delete",
+        "insert",
+        "home",
+        "end",
+        "pageup",
+        "pagedown",
+        "up",
+        "down",
+        "left",
+        "right",
+        "space",
+        *(f"f{number}" for number in range(1, 25)),
+    }
+)
+#: Keys the prompt (Textual's `TextArea`) and the screen keep for themselves: given to an app
+#: action they would never reach it while the input has focus (tests/test_keys.py compares this
+#: with Textual's bindings).
+RESERVED = frozenset(
+    {
+        "up", "down", "left", "right", "home", "end", "backspace", "delete", "tab", "shift+tab",
+        "ctrl+left", "ctrl+right", "ctrl+shift+left", "ctrl+shift+right", "shift+home",
+        "shift+end", "shift+up", "shift+down", "shift+left", "shift+right", "ctrl+a", "ctrl+e",
+        "ctrl+w", "ctrl+backspace", "alt+backspace", "ctrl+d", "alt+delete", "ctrl+x", "ctrl+c",
+        "ctrl+v", "ctrl+u", "ctrl+k", "ctrl+shift+k", "ctrl+z", "ctrl+y", "f6", "f7",
+        "super+x", "super+c", "super+z", "super+y", "super+backspace",
+    }
+)  # fmt: skip
+_PRINTABLE = frozenset(string.ascii_letters + string.digits + string.punctuation)
+_DISPLAY = {"escape": "Esc", "pageup": "PgUp", "pagedown": "PgDn", "up": "↑", "down": "↓"}
+
+
+def check_key(key: str) -> str:
+    """``key`` normalised (lower case, no spaces), or `ValueError` saying what is wrong."""
+    parts = [part.strip() for part in key.strip().split("+")]
+    if not key.strip() or any(not part for part in parts):
+        raise ValueError(f"{key!r} is not a key (write it like ctrl+g, f1 or pageup)")
+    *modifiers, base = parts
+    modifiers = [modifier.lower() for modifier in modifiers]
+    for modifier in modifiers:
+        if modifier not in _MODIFIERS:
+            raise ValueError(
+                f"{key!r}: unknown modifier {modifier!r} (use {', '.join(_MODIFIERS)})"
+            )
+    if len(set(modifiers)) != len(modifiers):
+        raise ValueError(f"{key!r} names a modifier twice")
+    if len(base) == 1:
+        if base not in _PRINTABLE:
+            raise ValueError(f"{key!r}: {base!r} is not a key Textual can name")
+        if not set(modifiers) - {"shift"}:
+            raise ValueError(
+                f"{key!r} would be typed into the input, not reach the app: add ctrl or alt"
+            )
+        # Textual names ctrl+letter in lower case; shift is a separate modifier.
+        base = base.lower() if base.isalpha() else base
+    else:
+        base = base.lower()
+        if base not in NAMED_KEYS:
+            raise ValueError(
+                f"{key!r}: unknown key {base!r} (named keys: f1…f24, "
+                f"{', '.join(sorted(k for k in NAMED_KEYS if not k[1:].isdigit()))})"
+            )
+        if base == "space" and not set(modifiers) - {"shift"}:
+            raise ValueError(f"{key!r} would be typed into the input: add ctrl or alt")
+    return "+".join([*modifiers, base])
+
+
+def check_keymap(table: object) -> dict[str, str]:
+    """A validated ``[keys]`` table (name -> ``"key,key"``), normalised; `ValueError` if not.
+
+    Besides each key (`check_key`), no key may run two actions once the defaults of the names not
+    in ``table`` are counted, since one of the two would silently never run."""
+    if not isinstance(table, Mapping):
+        raise ValueError('[keys] must be a table of action = "key" lines')
+    keymap: dict[str, str] = {}
+    for name, value in table.items():
+        if name not in ACTIONS:
+            raise ValueError(
+                f"[keys]: unknown action {name!r}; known: {', '.join(sorted(ACTIONS))}"
+            )
+        if not isinstance(value, str):
+            raise ValueError(f'[keys]: {name} must be a string such as "ctrl+g" or "f1,ctrl+g"')
+        try:
+            checked = [check_key(key) for key in value.split(",")]
+        except ValueError as error:
+            raise ValueError(f"[keys]: {name}: {error}") from None
+        for key in checked:
+            if key in RESERVED:
+                raise ValueError(
+                    f"[keys]: {name}: {key} is the input's own key (editing, moving, copying); "
+                    "choose another"
+                )
+        keymap[name] = ",".join(checked)
+    owner: dict[str, str] = {}
+    for name, given in effective(keymap).items():
+        for key in given.split(","):
+            if key in owner:
+                raise ValueError(f"[keys]: {key} is given to both {owner[key]} and {name}")
+            owner[key] = name
+    return keymap
+
+
+def effective(keymap: Mapping[str, str]) -> dict[str, str]:
+    """Every action's keys: the defaults with ``keymap`` laid over them."""
+    return {name: keymap.get(name, entry.keys) for name, entry in ACTIONS.items()}
+
+
+def display(keys: str) -> str:
+    """``f1,ctrl+g`` -> ``F1 / Ctrl+G``: how help and the palette write keys."""
+    shown = []
+    for key in keys.split(","):
+        *modifiers, base = key.split("+")
+        name = _DISPLAY.get(base, base.upper() if len(base) == 1 else base.capitalize())
+        shown.append("+".join([*(modifier.capitalize() for modifier in modifiers), name]))
+    return " / ".join(shown)

@@ -1,0 +1,139 @@
+"""What the app's controllers share: the chat being shown, its host, and the chat screen's parts.
+
+`Chat` is the one object every controller is given. It holds what is common to all of them and
+belongs to none: the `Conversation` on screen (replaced when a saved session is opened), the host
+connection once made (`Session`, `HostClient`), the store, the renderer registry, the
+configuration and the redactor. Each controller owns its own state on top of it (the runs
+controller whether a turn is going, the interrupts controller the open forms …) and reaches the
+widgets through `Parts`, never through the app's internals.
+
+`Chat.notice` is how every controller tells the user something: a notice in the transcript and,
+for errors, a notification, cleaned and with every secret masked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from textual.widget import Widget
+
+from openwop_tui.config import Config
+from openwop_tui.core.conversation import Conversation
+from openwop_tui.core.fold import Level, Transcript
+from openwop_tui.core.session import Session
+from openwop_tui.devices import desktop
+from openwop_tui.protocol.client import HostClient
+from openwop_tui.renderers import Registry
+from openwop_tui.store.sessions import Store
+from openwop_tui.text.redact import Redactor
+from openwop_tui.text.sanitize import clean
+from openwop_tui.ui.widgets.events_panel import EventsPanel
+from openwop_tui.ui.widgets.prompt import InputArea, PromptInput
+from openwop_tui.ui.widgets.queued import QueuedMessages
+from openwop_tui.ui.widgets.search_bar import SearchBar
+from openwop_tui.ui.widgets.status import StatusLine
+from openwop_tui.ui.widgets.transcript_view import TranscriptView
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+_W = TypeVar("_W", bound=Widget)
+
+
+class Parts:
+    """The chat screen's widgets, whichever screen is on top, even while the app closes.
+
+    Kept from the app's ``compose`` rather than queried: ``App.query_one`` searches the active
+    screen, so with the quit question or help open it found nothing (and during shutdown there
+    is no screen at all), and a run's events arriving then killed the worker drawing them.
+    Widgets that are gone ignore what they are given (`TranscriptView.apply`).
+    """
+
+    def __init__(self, widgets: list[Widget]) -> None:
+        self._widgets: dict[type[Widget], Widget] = {type(w): w for w in widgets}
+
+    def get(self, kind: type[_W]) -> _W:
+        """The chat screen's widget of type ``kind`` (found once inside the others if it is
+        nested, like the prompt in the input area)."""
+        part = self._widgets.get(kind)
+        if part is None:
+            for parent in list(self._widgets.values()):
+                found = parent.query(kind)
+                if found:
+                    part = self._widgets[kind] = found.first()
+                    break
+            else:
+                raise LookupError(f"the chat screen has no {kind.__name__}")
+        assert isinstance(part, kind)
+        return part
+
+    @property
+    def view(self) -> TranscriptView:
+        return self.get(TranscriptView)
+
+    @property
+    def status(self) -> StatusLine:
+        return self.get(StatusLine)
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.get(PromptInput)
+
+    @property
+    def input_area(self) -> InputArea:
+        return self.get(InputArea)
+
+    @property
+    def queued(self) -> QueuedMessages:
+        return self.get(QueuedMessages)
+
+    @property
+    def events(self) -> EventsPanel:
+        return self.get(EventsPanel)
+
+    @property
+    def search(self) -> SearchBar:
+        return self.get(SearchBar)
+
+
+@dataclass
+class Chat:
+    """The chat the app shows and what it talks to; given to every controller."""
+
+    app: App[None]
+    """The app, for its public API only: notify, push_screen, run_worker, call_later, exit."""
+    config: Config
+    conversation: Conversation
+    """The pipeline on screen (no Textual): the fold, the chat history, the event log."""
+    registry: Registry
+    """The app's own renderers (built-ins and plugins, loaded once)."""
+    redact: Redactor
+    """Masks the key (and the demo host's, once started) in every notice and notification."""
+    parts: Parts = field(default_factory=lambda: Parts([]))
+    store: Store | None = None
+    """Where sessions are kept (``None``: not kept, or a replay)."""
+    client: HostClient | None = None
+    session: Session | None = None
+    """The host connection, once made (`ConnectionController`)."""
+    host_label: str = ""
+    """The host as the status line names it (never the key)."""
+    demo: bool = False
+    """The host is the embedded demo host."""
+
+    @property
+    def transcript(self) -> Transcript:
+        """The fold's items and status (the conversation's)."""
+        return self.conversation.transcript
+
+    def download_folder(self) -> Path:
+        """Where saves, exports, recordings and cut text go unless the user picks a folder."""
+        return desktop.download_dir(self.config.download_dir)
+
+    async def notice(self, level: Level, text: str) -> None:
+        """Tell the user: a notice in the transcript, and a notification for an error."""
+        text = self.redact(clean(text))
+        await self.parts.view.apply([self.conversation.notice(level, text)])
+        if level == "error":
+            self.app.notify(text, severity="error", timeout=8, markup=False)

@@ -1,0 +1,102 @@
+"""Reaching the host: the embedded demo host started when no host is given, the sound card
+probed, the HTTP client and the session made, then discovery read (by the runs controller, which
+decides what happens next: attach, pick a workflow, send what was typed meanwhile).
+
+`ConnectionController` owns the demo host and the client (it closes both when the app goes)
+and tells the status line where things stand with `ConnectionChanged` and `HostShown`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from openwop_tui.core.session import Session
+from openwop_tui.devices.audio import probe
+from openwop_tui.protocol.client import HostClient, HostError
+from openwop_tui.protocol.hostdata import secrets_of
+from openwop_tui.renderers.base import AudioSupport
+from openwop_tui.text.redact import display_url
+from openwop_tui.ui.controllers.chat import Chat
+from openwop_tui.ui.controllers.profile import LabController
+from openwop_tui.ui.controllers.runs import RunsController
+from openwop_tui.ui.messages import Connection, ConnectionChanged, HostShown, WorkflowChosen
+
+if TYPE_CHECKING:
+    from openwop_tui.demo_host import DemoHost
+
+
+class ConnectionController:
+    """Makes (and closes) the chat's connection to its host."""
+
+    def __init__(
+        self,
+        chat: Chat,
+        runs: RunsController,
+        lab: LabController,
+        demo_host: DemoHost | None = None,
+    ) -> None:
+        self.chat = chat
+        self.runs = runs
+        self.lab = lab
+        self.demo_host = demo_host
+        """The embedded host (``None`` until started, unless a test gave one)."""
+
+    def _status(self, message: ConnectionChanged | HostShown | WorkflowChosen) -> None:
+        self.chat.parts.status.post_message(message)
+
+    async def connect(self) -> None:
+        """Start the demo host if needed, then read the host's discovery document."""
+        chat = self.chat
+        config = chat.config
+        self._status(ConnectionChanged(Connection.CONNECTING))
+        self._status(WorkflowChosen(config.workflow))
+        if self.lab.audio_support is None:
+            self.lab.set_audio(
+                await asyncio.to_thread(probe)
+                if config.audio
+                else AudioSupport(False, "audio is off (--no-audio)")
+            )
+        else:
+            self.lab.set_audio(self.lab.audio_support)
+        host, api_key = config.host, config.api_key
+        if host is None:
+            try:
+                # Imported here: against a real host the demo host (and Pillow's drawing code
+                # behind it) is never needed, so start-up does not pay for it.
+                from openwop_tui.demo_host import DemoHost
+
+                self.demo_host = self.demo_host or DemoHost(pace=config.demo_pace)
+                await asyncio.to_thread(self.demo_host.start)
+            except OSError as error:
+                await chat.notice("error", f"could not start the embedded demo host: {error}")
+                self._status(ConnectionChanged(Connection.ERROR))
+                return
+            host, api_key = self.demo_host.url, self.demo_host.api_key
+            chat.redact = chat.redact.with_secrets(api_key)
+            chat.host_label, chat.demo = "embedded demo host", True
+        else:
+            chat.host_label = display_url(host)
+        self._status(HostShown(chat.host_label))
+        try:
+            chat.client = HostClient(host, api_key)
+        except HostError as error:  # a URL the client cannot use, e.g. a port that is not one
+            self._status(ConnectionChanged(Connection.ERROR))
+            await chat.notice("error", error.message)
+            return
+        chat.session = Session(
+            chat.client,
+            workflow_id=config.workflow,
+            max_asset_bytes=config.max_asset_bytes,
+            stream_modes=config.stream_modes,
+        )
+        chat.conversation.session = chat.session
+        chat.conversation.secrets = tuple({*chat.conversation.secrets, *secrets_of(api_key)})
+        await self.runs.discover()
+
+    async def close(self) -> None:
+        """The app is going: close the client and stop the demo host this app started."""
+        if self.chat.client is not None:
+            await self.chat.client.aclose()
+        if self.demo_host is not None and self.chat.config.host is None:
+            await asyncio.to_thread(self.demo_host.stop)

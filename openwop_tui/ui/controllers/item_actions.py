@@ -1,0 +1,92 @@
+"""What the user asks of one transcript item (`ActionRequested`): copy, inspect, the matrix view,
+play and the player keys, save and open, an embed's browser, and a plugin renderer's own actions.
+
+`ItemActionsController` routes each action to the part that carries it out (`Playback`,
+`FilesController`, `LabController`) and turns their failures into one notification each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from openwop_tui.core.fold import AssistantTurn, EnvelopeItem
+from openwop_tui.devices import clipboard
+from openwop_tui.devices import desktop as actions
+from openwop_tui.devices.audio import PlaybackError
+from openwop_tui.devices.browser import open_embed
+from openwop_tui.text.sanitize import clean
+from openwop_tui.ui.controllers.chat import Chat
+from openwop_tui.ui.controllers.files import NAMES as FILE_ACTIONS
+from openwop_tui.ui.controllers.files import FilesController
+from openwop_tui.ui.controllers.playback import CONTROLS, Playback
+from openwop_tui.ui.controllers.profile import LabController
+from openwop_tui.ui.widgets.blocks import code_blocks
+
+
+class ItemActionsController:
+    """Carries out the actions of transcript items."""
+
+    def __init__(
+        self, chat: Chat, playback: Playback, files: FilesController, lab: LabController
+    ) -> None:
+        self.chat = chat
+        self.playback = playback
+        self.files = files
+        self.lab = lab
+
+    async def act(self, item_id: str, name: str) -> None:
+        """Carry out action ``name`` on item ``item_id``."""
+        chat = self.chat
+        app = chat.app
+        block = chat.parts.view.block_for(item_id)
+        if block is None:
+            return
+        item = block.item
+        if name == "matrix":
+            app.run_worker(self.lab.open_matrix(item.id), group="matrix")
+            return
+        if not isinstance(item, EnvelopeItem):
+            text = block.copy_text()
+            if name == "copy-code":
+                found = code_blocks(item.text) if isinstance(item, AssistantTurn) else []
+                if not found:
+                    app.notify("no code block in this item", severity="warning")
+                    return
+                text = found[-1]
+            app.copy_to_clipboard(text)
+            app.notify("copied to the clipboard")
+            return
+        rendered = block.rendered
+        if rendered is None:
+            return
+        if name == "inspect":
+            from openwop_tui.ui.screens.inspect import InspectScreen
+
+            app.push_screen(InspectScreen(item.envelope, rendered))
+            return
+        try:
+            if name in CONTROLS:
+                await self.playback.act(item, name, rendered)
+            elif name == "open" and rendered.renderer == "embed":
+                message = await asyncio.to_thread(open_embed, rendered)
+                app.notify(clean(message), markup=False)
+            elif name in FILE_ACTIONS:
+                await self.files.carry_out(name, rendered)
+            elif name == "copy":
+                # What the renderer kept is what was shown: code as sent, the full JSON.
+                data = rendered.data
+                text = (
+                    data.decode("utf-8", "replace")
+                    if data is not None
+                    else item.envelope.text or ""
+                )
+                folder = chat.download_folder()
+                outcome = await clipboard.copy_text(app, text, folder, what="the text")
+                app.notify(outcome.message, severity=outcome.severity, markup=False)
+            else:  # a renderer's own action (a plugin's): its handler says what it did
+                message = await asyncio.to_thread(
+                    chat.registry.run_action, rendered.renderer, name, item.envelope, rendered
+                )
+                app.notify(message, markup=False)
+        except (actions.ActionError, PlaybackError) as error:
+            app.notify(clean(str(error)), severity="error", timeout=8, markup=False)
