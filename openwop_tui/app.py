@@ -668,7 +668,8 @@ class ChatApp(App[None]):
         if rendered is None:
             return
         if name == "inspect":
-            self.push_screen(InspectScreen(item.envelope, rendered))
+            downloads = actions.download_dir(self.config.download_dir)
+            self.push_screen(InspectScreen(item.envelope, rendered, downloads=downloads))
             return
         try:
             if name in app_playback.CONTROLS:
