@@ -193,6 +193,14 @@ def test_keys_and_strings_are_cleaned_and_cut_to_the_row() -> None:
     assert "…: 1" in long_key and cell_len(long_key) < 80
 
 
+def test_a_string_on_a_narrow_row_is_cut_to_the_row_without_its_length() -> None:
+    rows = JsonRows({"k" * 20: "vendor.acme.table"})
+    line = rows.plain(1, width=40)
+    assert line == '    "kkkkkkkkkkkkkkkkkkkk": "vendor.acm…'
+    for width in range(20, 60):
+        assert cell_len(rows.plain(1, width=width)) <= max(width, 30)  # the key stays whole
+
+
 def test_wide_characters_are_cut_by_cells() -> None:
     rows = JsonRows({"t": "漢字" * 1_000})
     line = rows.plain(1, width=60)

@@ -67,7 +67,7 @@ KEY_CELLS = 60
 #: Values kept when a value cannot be dumped as it is (only a hand-built one: a cycle, say) and
 #: its bounded copy is dumped instead.
 COPY_FALLBACK_ITEMS = 20_000
-#: Cells a string keeps even on a narrow row.
+#: Cells a cut string needs to also say its length.
 MIN_STRING_CELLS = 12
 
 HEAD, MORE, CLOSE = 0, 1, 2
@@ -403,13 +403,16 @@ class JsonRows:
             return
         if isinstance(value, str):
             used = sum(cell_len(text) for text, _ in out)
-            room = max(width - used, MIN_STRING_CELLS)
+            room = max(width - used, 2)
             shown = clean(json.dumps(value[: room + 1], ensure_ascii=False))
             if len(value) > room + 1 or cell_len(shown) > room:
                 note = f" ({len(value):,} chars)"
-                keep = max(room - cell_len(note) - 1, MIN_STRING_CELLS // 2)
+                keep = room - cell_len(note) - 1
+                if keep < MIN_STRING_CELLS // 2:  # no room to say how long: just cut it
+                    keep, note = room - 1, ""
                 out.append((set_cell_size(shown, keep) + "…", "string"))
-                out.append((note, "muted"))
+                if note:
+                    out.append((note, "muted"))
             else:
                 out.append((shown, "string"))
         elif value is None or isinstance(value, bool):
