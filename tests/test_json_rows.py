@@ -179,13 +179,14 @@ def test_copied_json_is_whole_and_the_same_value_with_unsafe_characters_escaped(
 
 
 def test_keys_and_strings_are_cleaned_and_cut_to_the_row() -> None:
-    document = {CONTROLS: CONTROLS, "blob": "QUJD" * 250_000, "k" * 500: 1}
+    document = {CONTROLS: 1, "v": CONTROLS, "blob": "QUJD" * 250_000, "k" * 500: 1}
     rows = JsonRows(document)
     for line in texts(rows, width=80):
         for char in ("\x1b", "\x9b", "\u202e", "\x7f", "\x07"):
             assert char not in line
-    cleaned = rows.plain(index_of(rows, "ZXZpbA"), width=80)
-    assert "<U+009B>" in cleaned and "<U+202E>" in cleaned and "\\u001b" in cleaned
+    for name in (CONTROLS, "v"):  # as a key and as a string
+        cleaned = rows.plain(next(i for i, r in enumerate(rows.rows) if r.node.key == name), 80)
+        assert "<U+009B>" in cleaned and "<U+202E>" in cleaned and "\\u001b" in cleaned
     blob = rows.plain(index_of(rows, '"blob"'), width=80)
     assert cell_len(blob) <= 80
     assert blob.endswith("… (1,000,000 chars)")
