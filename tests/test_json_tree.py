@@ -9,6 +9,16 @@ import json
 from pathlib import Path
 from typing import Any
 
+from app_support import (
+    SIZE,
+    builtin_renderers_loaded,  # noqa: F401  (an autouse fixture: importing it applies it here)
+    connected,
+    demo_app,
+    envelope_views,
+    select_item,
+    settle,
+    turn,
+)
 from json_support import big_document, envelope_of
 from textual.app import App, ComposeResult
 
@@ -167,3 +177,27 @@ async def test_the_inspector_opens_a_10_mb_envelope_having_made_few_rows(tmp_pat
         await pilot.pause()
         assert isinstance(app.screen, InspectScreen)
         assert lines(app.screen.query_one("#event-json", JsonTree)) == folded
+
+
+async def test_in_the_app_the_inspector_folds_and_copies_into_the_download_folder(
+    tmp_path: Path,
+) -> None:
+    app = demo_app(download_dir=str(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await turn(pilot, app, "json please")
+        hologram = next(
+            view for view in envelope_views(app) if view.item.envelope.display == "hologram"
+        )
+        await select_item(pilot, app, hologram)
+        await pilot.press("i")
+        await settle(pilot, app, lambda: isinstance(app.screen, InspectScreen), what="inspector")
+        tree = app.screen.query_one("#envelope-json", JsonTree)
+        assert tree.has_focus
+        await pilot.press("left")  # the app's own keys do not take the tree's
+        assert lines(tree) == [lines(tree)[0]] and lines(tree)[0].startswith("▸ {…}")
+        await pilot.press("enter", "down", "p")
+        await settle(pilot, app, lambda: (tmp_path / COPY_FILE).exists(), what="the copy")
+        assert (tmp_path / COPY_FILE).read_text(encoding="utf-8") == "$.type"
+        await pilot.click(JsonTree, offset=(4, 0))  # a click puts the cursor on the row
+        assert tree.cursor == tree.scroll_offset.y
