@@ -202,6 +202,13 @@ def test_a_string_on_a_narrow_row_is_cut_to_the_row_without_its_length() -> None
         assert cell_len(rows.plain(1, width=width)) <= max(width, 30)  # the key stays whole
 
 
+def test_a_string_that_just_misses_its_row_is_cut_without_its_length() -> None:
+    rows = JsonRows({"id": "x" * 60, "blob": "y" * 500})
+    short = rows.plain(1, width=50)
+    assert short == '    "id": "' + "x" * 38 + "…"
+    assert rows.plain(2, width=50).endswith("… (500 chars)")
+
+
 def test_wide_characters_are_cut_by_cells() -> None:
     rows = JsonRows({"t": "漢字" * 1_000})
     line = rows.plain(1, width=60)

@@ -408,7 +408,9 @@ class JsonRows:
             if len(value) > room + 1 or cell_len(shown) > room:
                 note = f" ({len(value):,} chars)"
                 keep = room - cell_len(note) - 1
-                if keep < MIN_STRING_CELLS // 2:  # no room to say how long: just cut it
+                # The length is worth its cells for a long string (inline base64, a reply), not
+                # for one that just misses the row, nor where it would leave the string no room.
+                if keep < MIN_STRING_CELLS // 2 or len(value) <= 2 * room:
                     keep, note = room - 1, ""
                 out.append((set_cell_size(shown, keep) + "…", "string"))
                 if note:
