@@ -173,7 +173,10 @@ class JsonRows:
         else:
             pairs = enumerate(value[start : start + count], start)
         made = [self._node(child, node, key, node.depth + 1) for key, child in pairs]
-        node.children = [*(node.children or ()), *made]
+        if node.children is None:
+            node.children = made
+        else:
+            node.children.extend(made)  # in place: paging through a huge array stays linear
         return len(made)
 
     def _unfold(self, node: Node, budget: int) -> int:
