@@ -35,6 +35,7 @@ from openwop_tui.screens.help import HelpScreen, KeyRow
 from openwop_tui.screens.inspect import InspectScreen
 from openwop_tui.transcript import Transcript
 from openwop_tui.widgets.events_panel import EventsPanel
+from openwop_tui.widgets.json_pieces import plain as row_text
 from openwop_tui.widgets.json_tree import JsonTree
 from openwop_tui.widgets.prompt import PromptInput
 from openwop_tui.widgets.transcript_view import TranscriptView
@@ -169,7 +170,7 @@ async def test_i_on_an_envelope_shows_it_beside_its_source_event() -> None:
         for static in app.screen.query(Static):
             console.print(static.content)
         for tree in app.screen.query(JsonTree):  # the envelope and the event, as JSON trees
-            console.print("\n".join(tree.rows.plain(i) for i in range(len(tree.rows))))
+            console.print("\n".join(row_text(tree.rows, i) for i in range(len(tree.rows))))
         text = console.export_text()
         assert "vendor.openwop-tui-demo.hologram" in text
         assert '"type": "node.completed"' in text  # the source event's raw JSON

@@ -11,6 +11,7 @@ import pytest
 from json_support import TEN_MB, big_document
 from rich.cells import cell_len
 
+from openwop_tui.widgets.json_pieces import plain
 from openwop_tui.widgets.json_rows import (
     CLOSE,
     HEAD,
@@ -25,7 +26,7 @@ CONTROLS = "\x1b]52;c;ZXZpbA==\x07\x1b[2J\x9b31m\u202e\x7f"
 
 
 def texts(rows: JsonRows, width: int = 200) -> list[str]:
-    return [rows.plain(i, width) for i in range(len(rows))]
+    return [plain(rows, i, width) for i in range(len(rows))]
 
 
 def index_of(rows: JsonRows, text: str) -> int:
@@ -61,16 +62,16 @@ def test_the_budget_holds_for_any_shape_of_document() -> None:
 def test_unfolding_makes_one_page_and_a_more_row_makes_the_next() -> None:
     rows = JsonRows({"big": list(range(10_000))}, open_depth=1)
     big = index_of(rows, '"big"')
-    assert rows.plain(big) == '  ▸ "big": […] 10,000 items'
+    assert plain(rows, big) == '  ▸ "big": […] 10,000 items'
     before = rows.built
     rows.unfold(big)
     assert rows.built - before == PAGE
     more = big + PAGE + 1
     assert rows.rows[more].part == MORE
-    assert rows.plain(more).endswith("9,800 more items (Enter shows 200 more)")
+    assert plain(rows, more).endswith("9,800 more items (Enter shows 200 more)")
     assert rows.unfold(more) == more  # the cursor lands on the first new item
     assert rows.built - before == 2 * PAGE
-    assert rows.plain(more) == f"      {PAGE}: {PAGE}"
+    assert plain(rows, more) == f"      {PAGE}: {PAGE}"
     assert rows.rows[big + 2 * PAGE + 1].part == MORE
 
 
@@ -79,7 +80,7 @@ def test_fold_and_unfold_give_back_the_same_rows() -> None:
     shown = texts(rows)
     a = index_of(rows, '"a"')
     assert rows.fold(a) == a
-    assert rows.plain(a) == '  ▸ "a": {…} 1 key'
+    assert plain(rows, a) == '  ▸ "a": {…} 1 key'
     assert len(rows) == len(shown) - 8
     assert rows.unfold(a) == a
     assert texts(rows) == shown
@@ -133,7 +134,7 @@ def test_deep_nesting_indents_up_to_a_point_then_says_the_depth() -> None:
         deep = {"d": deep}
     rows = JsonRows(deep)
     rows.unfold_all(0, budget=2_000)  # no recursion anywhere: an explicit stack
-    line = rows.plain(1_500, width=120)
+    line = plain(rows, 1_500, width=120)
     assert "⋯1500 " in line
     assert line.startswith("  " * 24 + "⋯")
     assert rows.copy_json(rows.root).startswith('{\n  "d"')  # past the stack: the bounded copy
@@ -185,33 +186,33 @@ def test_keys_and_strings_are_cleaned_and_cut_to_the_row() -> None:
         for char in ("\x1b", "\x9b", "\u202e", "\x7f", "\x07"):
             assert char not in line
     for name in (CONTROLS, "v"):  # as a key and as a string
-        cleaned = rows.plain(next(i for i, r in enumerate(rows.rows) if r.node.key == name), 80)
+        cleaned = plain(rows, next(i for i, r in enumerate(rows.rows) if r.node.key == name), 80)
         assert "<U+009B>" in cleaned and "<U+202E>" in cleaned and "\\u001b" in cleaned
-    blob = rows.plain(index_of(rows, '"blob"'), width=80)
+    blob = plain(rows, index_of(rows, '"blob"'), width=80)
     assert cell_len(blob) <= 80
     assert blob.endswith("… (1,000,000 chars)")
-    long_key = rows.plain(index_of(rows, '"kkk'), width=80)
+    long_key = plain(rows, index_of(rows, '"kkk'), width=80)
     assert "…: 1" in long_key and cell_len(long_key) < 80
 
 
 def test_a_string_on_a_narrow_row_is_cut_to_the_row_without_its_length() -> None:
     rows = JsonRows({"k" * 20: "vendor.acme.table"})
-    line = rows.plain(1, width=40)
+    line = plain(rows, 1, width=40)
     assert line == '    "kkkkkkkkkkkkkkkkkkkk": "vendor.acm…'
     for width in range(20, 60):
-        assert cell_len(rows.plain(1, width=width)) <= max(width, 30)  # the key stays whole
+        assert cell_len(plain(rows, 1, width=width)) <= max(width, 30)  # the key stays whole
 
 
 def test_a_string_that_just_misses_its_row_is_cut_without_its_length() -> None:
     rows = JsonRows({"id": "x" * 60, "blob": "y" * 500})
-    short = rows.plain(1, width=50)
+    short = plain(rows, 1, width=50)
     assert short == '    "id": "' + "x" * 38 + "…"
-    assert rows.plain(2, width=50).endswith("… (500 chars)")
+    assert plain(rows, 2, width=50).endswith("… (500 chars)")
 
 
 def test_wide_characters_are_cut_by_cells() -> None:
     rows = JsonRows({"t": "漢字" * 1_000})
-    line = rows.plain(1, width=60)
+    line = plain(rows, 1, width=60)
     assert cell_len(line) <= 60
     assert line.endswith("(2,000 chars)")
 

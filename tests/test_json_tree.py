@@ -25,6 +25,7 @@ from textual.app import App, ComposeResult
 from openwop_tui.clipboard import COPY_FILE
 from openwop_tui.screens.inspect import InspectScreen
 from openwop_tui.themes import THEMES
+from openwop_tui.widgets.json_pieces import plain
 from openwop_tui.widgets.json_rows import MORE, OPEN_BUDGET, PAGE
 from openwop_tui.widgets.json_tree import JsonTree
 
@@ -53,7 +54,7 @@ class TreeApp(App[None]):
 
 
 def lines(tree: JsonTree) -> list[str]:
-    return [tree.rows.plain(i) for i in range(len(tree.rows))]
+    return [plain(tree.rows, i) for i in range(len(tree.rows))]
 
 
 def on_screen(tree: JsonTree) -> str:
@@ -77,10 +78,10 @@ async def test_keys_move_fold_unfold_and_copy() -> None:
         await pilot.press("right", "right")  # unfold, then step in
         assert tree.cursor == 3
         await pilot.press("down", "down")
-        assert tree.rows.plain(tree.cursor).lstrip().startswith('"alt"')
+        assert plain(tree.rows, tree.cursor).lstrip().startswith('"alt"')
         await pilot.press("p", "c")
         await pilot.press("left")  # on a scalar: to its parent
-        assert tree.rows.plain(tree.cursor).lstrip() == '▾ "rendering": {'
+        assert plain(tree.rows, tree.cursor).lstrip() == '▾ "rendering": {'
         assert app.copies[0] == ("the path $.meta.rendering.alt", "$.meta.rendering.alt")
         what, text = app.copies[1]
         assert what == "the JSON at $.meta.rendering.alt"

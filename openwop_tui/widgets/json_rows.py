@@ -14,15 +14,13 @@ what made the inspector take tens of seconds. Here the decoded value is walked o
 head, the "more" line of a container cut short, or a container's closing bracket). Folding or
 unfolding replaces only the rows of that node's span.
 
-`JsonRows.pieces` says what one row shows at a width, as (text, role) pairs: every key and string
-goes through `openwop_tui.sanitize.clean` there, so host text is made visible, never executed, and
-long strings are cut to the row (with their length said); the widget maps roles to the palette.
+What a row reads is `openwop_tui.widgets.json_pieces` (where host text is cleaned).
 `JsonRows.path` names a node as a JSONPath (``$.payload.outputs[0]["odd key"]``) and
 `JsonRows.copy_json` gives its whole value as JSON, nothing cut, with the characters a terminal or
 an editor would act on (C1 controls, bidi controls, lone surrogates) written as ``\\u`` escapes:
 the same JSON value, safe to paste.
 
-Pure: no Textual; Rich only for cell widths.
+Pure: no Textual, no Rich.
 """
 
 from __future__ import annotations
@@ -31,12 +29,9 @@ import json
 import re
 from collections.abc import Iterator, Mapping
 from itertools import islice
-from typing import Any, Literal, NamedTuple
-
-from rich.cells import cell_len, set_cell_size
+from typing import Any, NamedTuple
 
 from openwop_tui.protocol.hostdata import host_value
-from openwop_tui.sanitize import clean
 
 __all__ = [
     "CLOSE",
@@ -48,8 +43,8 @@ __all__ = [
     "UNFOLD_ALL_BUDGET",
     "JsonRows",
     "Node",
-    "Role",
     "Row",
+    "is_object",
 ]
 
 #: Children made per unfold (and per "more" row) of one container.
@@ -60,21 +55,12 @@ OPEN_BUDGET = 500
 OPEN_DEPTH = 5
 #: Nodes "unfold all" makes at most in one go.
 UNFOLD_ALL_BUDGET = 5_000
-#: Deepest indentation drawn; deeper rows say their depth instead of indenting further.
-MAX_INDENT = 24
-#: Cells of a key shown at most (the whole key is in the path and the copied JSON).
-KEY_CELLS = 60
 #: Values kept when a value cannot be dumped as it is (only a hand-built one: a cycle, say) and
 #: its bounded copy is dumped instead.
 COPY_FALLBACK_ITEMS = 20_000
-#: Cells a cut string needs to also say its length.
-MIN_STRING_CELLS = 12
 
 HEAD, MORE, CLOSE = 0, 1, 2
 """The parts of a node a row can show."""
-
-Role = Literal["punct", "key", "index", "string", "number", "literal", "muted", "marker"]
-"""What a piece of a row is, for its colour."""
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 """Keys written ``.name`` in a path; any other key is written ``["…"]``."""
@@ -94,11 +80,11 @@ def safe_json(text: str) -> str:
     return _UNSAFE.sub(_escape, text)
 
 
-def _is_object(value: Any) -> bool:
+def is_object(value: Any) -> bool:
     return isinstance(value, Mapping)
 
 
-def _is_array(value: Any) -> bool:
+def is_array(value: Any) -> bool:
     return isinstance(value, list | tuple)
 
 
@@ -113,7 +99,7 @@ class Node:
         self.key = key
         """The key in its parent object, or the index in its parent array (``None``: root)."""
         self.depth = depth
-        self.size = len(value) if _is_object(value) or _is_array(value) else 0
+        self.size = len(value) if is_object(value) or is_array(value) else 0
         """How many children the value has (0 for a scalar or an empty container)."""
         self.children: list[Node] | None = None
         """The children made so far: the first ``len(children)`` of the value's."""
@@ -122,7 +108,7 @@ class Node:
     @property
     def container(self) -> bool:
         """Whether this is an object or an array (empty or not)."""
-        return _is_object(self.value) or _is_array(self.value)
+        return is_object(self.value) or is_array(self.value)
 
     @property
     def made(self) -> int:
@@ -168,7 +154,7 @@ class JsonRows:
         """Make up to ``count`` more children of ``node``; how many were made."""
         start, value = node.made, node.value
         pairs: Iterator[tuple[Any, Any]]
-        if _is_object(value):
+        if is_object(value):
             pairs = islice(value.items(), start, start + count)
         else:
             pairs = enumerate(value[start : start + count], start)
@@ -329,7 +315,7 @@ class JsonRows:
         key (a JSON string, unsafe characters escaped), ``[3]`` for an index."""
         parts: list[str] = []
         while node.parent is not None:
-            if _is_object(node.parent.value):
+            if is_object(node.parent.value):
                 key = node.key if isinstance(node.key, str) else str(node.key)
                 if _NAME.fullmatch(key):
                     parts.append(f".{key}")
@@ -350,83 +336,3 @@ class JsonRows:
             bounded = host_value(node.value, max_items=COPY_FALLBACK_ITEMS)
             text = json.dumps(bounded, indent=2, ensure_ascii=False)
         return safe_json(text)
-
-    # ------------------------------------------------------------------ drawing
-
-    def pieces(self, row: Row, width: int) -> list[tuple[str, Role]]:
-        """What ``row`` shows in ``width`` cells, as (text, role) pairs; host text cleaned."""
-        node, part = row
-        depth = node.depth + (part == MORE)
-        out: list[tuple[str, Role]] = [("  " * min(depth, MAX_INDENT), "punct")]
-        if depth > MAX_INDENT:
-            out.append((f"⋯{depth} ", "muted"))
-        if part == CLOSE:
-            out.append(("  " + ("}" if _is_object(node.value) else "]"), "punct"))
-            return out
-        if part == MORE:
-            left = node.size - node.made
-            noun = "keys" if _is_object(node.value) else "items"
-            step = min(self.page, left)
-            out.append((f"  … {left:,} more {noun} (Enter shows {step:,} more)", "muted"))
-            return out
-        marker = ("▾ " if node.open else "▸ ") if node.size else "  "
-        out.append((marker, "marker"))
-        self._label(node, out)
-        self._value(node, out, width)
-        return out
-
-    def _label(self, node: Node, out: list[tuple[str, Role]]) -> None:
-        parent = node.parent
-        if parent is None:
-            return
-        if not _is_object(parent.value):
-            out.append((f"{node.key}: ", "index"))
-            return
-        key = node.key if isinstance(node.key, str) else str(node.key)
-        shown = clean(json.dumps(key[: KEY_CELLS + 1], ensure_ascii=False))
-        if len(key) > KEY_CELLS or cell_len(shown) > KEY_CELLS:
-            shown = set_cell_size(shown, KEY_CELLS - 1) + "…"
-        out.append((shown, "key"))
-        out.append((": ", "punct"))
-
-    def _value(self, node: Node, out: list[tuple[str, Role]], width: int) -> None:
-        value = node.value
-        if node.container:
-            brackets = "{}" if _is_object(value) else "[]"
-            if not node.size:
-                out.append((brackets, "punct"))
-            elif node.open:
-                out.append((brackets[0], "punct"))
-            else:
-                out.append((f"{brackets[0]}…{brackets[1]}", "punct"))
-                noun = ("key" if node.size == 1 else "keys") if brackets == "{}" else "items"
-                if node.size == 1 and brackets == "[]":
-                    noun = "item"
-                out.append((f" {node.size:,} {noun}", "muted"))
-            return
-        if isinstance(value, str):
-            used = sum(cell_len(text) for text, _ in out)
-            room = max(width - used, 2)
-            shown = clean(json.dumps(value[: room + 1], ensure_ascii=False))
-            if len(value) > room + 1 or cell_len(shown) > room:
-                note = f" ({len(value):,} chars)"
-                keep = room - cell_len(note) - 1
-                # The length is worth its cells for a long string (inline base64, a reply), not
-                # for one that just misses the row, nor where it would leave the string no room.
-                if keep < MIN_STRING_CELLS // 2 or len(value) <= 2 * room:
-                    keep, note = room - 1, ""
-                out.append((set_cell_size(shown, keep) + "…", "string"))
-                if note:
-                    out.append((note, "muted"))
-            else:
-                out.append((shown, "string"))
-        elif value is None or isinstance(value, bool):
-            out.append((json.dumps(value), "literal"))
-        elif isinstance(value, int | float):
-            out.append((json.dumps(value), "number"))
-        else:  # not JSON at all (a hand-built envelope): say what it is, cleaned and cut
-            out.append((clean(repr(value)[:200]), "muted"))
-
-    def plain(self, index: int, width: int = 200) -> str:
-        """The text of the row at ``index`` (for tests and searching)."""
-        return "".join(text for text, _ in self.pieces(self.rows[index], width))

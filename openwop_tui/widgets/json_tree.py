@@ -36,7 +36,8 @@ from textual.theme import Theme
 
 from openwop_tui.palette import Palette
 from openwop_tui.sanitize import clean
-from openwop_tui.widgets.json_rows import HEAD, UNFOLD_ALL_BUDGET, JsonRows, Role, Row
+from openwop_tui.widgets.json_pieces import Role, pieces
+from openwop_tui.widgets.json_rows import HEAD, UNFOLD_ALL_BUDGET, JsonRows, Row
 
 #: Rows kept drawn (a few screens' worth at a few widths).
 CACHED_ROWS = 2048
@@ -165,7 +166,8 @@ class JsonTree(ScrollView, can_focus=True):
         if cached is not None:
             return cached
         styles = self._palette_styles()
-        segments = [Segment(text, styles[role]) for text, role in self.rows.pieces(row, width)]
+        drawn = pieces(row, width, self.rows.page)
+        segments = [Segment(text, styles[role]) for text, role in drawn]
         strip = Strip(segments).adjust_cell_length(width)
         self._cache[key] = strip
         return strip
