@@ -20,9 +20,11 @@ from app_support import (
     turn,
 )
 from json_support import big_document, envelope_of
+from rich.style import Style
 from textual.app import App, ComposeResult
 
 from openwop_tui.clipboard import COPY_FILE
+from openwop_tui.palette import Palette
 from openwop_tui.screens.inspect import InspectScreen
 from openwop_tui.themes import THEMES
 from openwop_tui.widgets.json_pieces import plain
@@ -178,6 +180,13 @@ async def test_the_inspector_opens_a_10_mb_envelope_having_made_few_rows(tmp_pat
         await pilot.pause()
         assert isinstance(app.screen, InspectScreen)
         assert lines(app.screen.query_one("#event-json", JsonTree)) == folded
+        key = Style.parse(Palette.of(app.current_theme).primary).color
+        drawn_keys = [
+            segment.style.color
+            for segment in event_tree.render_line(1)
+            if segment.text.startswith('"') and segment.style is not None
+        ]
+        assert drawn_keys and drawn_keys[0] == key  # the new theme's colour, not a cached one
 
 
 async def test_in_the_app_the_inspector_folds_and_copies_into_the_download_folder(
