@@ -64,8 +64,8 @@ def reason(envelope: Envelope) -> str:
 
 
 def json_text(value: Any) -> Text:
-    """Any host JSON as pretty, highlighted, cleaned text, long strings abbreviated (also used by
-    the envelope inspector)."""
+    """Any host JSON as pretty, highlighted, cleaned text, long strings abbreviated (the
+    envelope inspector draws a lazy tree instead: `openwop_tui.ui.widgets.json_tree`)."""
     text = Text(clean(_dump(_abbreviate(value))), no_wrap=False, overflow="fold")
     _HIGHLIGHT.highlight(text)
     return text

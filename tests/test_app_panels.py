@@ -35,6 +35,8 @@ from openwop_tui.protocol.events import normalize
 from openwop_tui.ui.screens.help import HelpScreen, KeyRow
 from openwop_tui.ui.screens.inspect import InspectScreen
 from openwop_tui.ui.widgets.events_panel import EventsPanel
+from openwop_tui.ui.widgets.json_pieces import plain as row_text
+from openwop_tui.ui.widgets.json_tree import JsonTree
 from openwop_tui.ui.widgets.prompt import PromptInput
 from openwop_tui.ui.widgets.transcript_view import TranscriptView
 
@@ -167,6 +169,8 @@ async def test_i_on_an_envelope_shows_it_beside_its_source_event() -> None:
         console = Console(width=200, record=True, file=io.StringIO(), color_system=None)
         for static in app.screen.query(Static):
             console.print(static.content)
+        for tree in app.screen.query(JsonTree):  # the envelope and the event, as JSON trees
+            console.print("\n".join(row_text(tree.rows, i) for i in range(len(tree.rows))))
         text = console.export_text()
         assert "vendor.openwop-tui-demo.hologram" in text
         assert '"type": "node.completed"' in text  # the source event's raw JSON

@@ -62,7 +62,8 @@ class ItemActionsController:
         if name == "inspect":
             from openwop_tui.ui.screens.inspect import InspectScreen
 
-            app.push_screen(InspectScreen(item.envelope, rendered))
+            downloads = chat.download_folder()
+            app.push_screen(InspectScreen(item.envelope, rendered, downloads=downloads))
             return
         try:
             if name in CONTROLS:

@@ -5,28 +5,36 @@ event. To debug a workflow you want both, so this screen shows the envelope docu
 source event's raw JSON side by side, plus what the client made of them (the display value the
 renderer registry was keyed on, and why it is not shown in full, if it is not).
 
-Drawn in the active theme's palette, and drawn again when the theme changes.
+Both documents are lazy JSON trees (`openwop_tui.ui.widgets.json_tree`): opening the screen on a
+10 MB envelope costs its top levels, not the document, and each tree folds, unfolds and copies
+its JSON or a JSON path (the copy goes through `openwop_tui.devices.clipboard`, here).
+
+Drawn in the active theme's palette, and drawn again when the theme changes (the trees keep
+what is folded).
 """
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
 from typing import ClassVar
 
-from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.theme import Theme
 from textual.widgets import Static
 
+from openwop_tui.devices import clipboard
+from openwop_tui.devices import desktop as actions
 from openwop_tui.present.palette import Palette, Themed
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import Rendered
-from openwop_tui.renderers.json import json_text
 from openwop_tui.text.sanitize import clean
+from openwop_tui.ui.widgets.json_tree import JsonTree
 
 
 def drawn(rendered: Rendered, palette: Palette) -> Text:
@@ -56,12 +64,14 @@ def drawn(rendered: Rendered, palette: Palette) -> Text:
 
 
 class InspectScreen(ModalScreen[None]):
-    """Envelope and source event, side by side."""
+    """Envelope and source event, side by side, each a JSON tree (Tab moves between them)."""
 
     DEFAULT_CSS = """
     InspectScreen { align: center middle; }
     InspectScreen > Horizontal { width: 95%; height: 90%; background: $panel; }
-    InspectScreen VerticalScroll { width: 1fr; border: round $primary; padding: 0 1; }
+    InspectScreen Horizontal > Vertical { width: 1fr; border: round $primary; padding: 0 1; }
+    InspectScreen Horizontal > Vertical:focus-within { border: round $accent; }
+    InspectScreen #summary { height: auto; max-height: 50%; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss", "Close"),
@@ -69,19 +79,26 @@ class InspectScreen(ModalScreen[None]):
         Binding("q", "dismiss", "Close", show=False),
     ]
 
-    def __init__(self, envelope: Envelope, rendered: Rendered | None) -> None:
+    def __init__(
+        self, envelope: Envelope, rendered: Rendered | None, *, downloads: Path | None = None
+    ) -> None:
+        """``downloads``: the folder a copy is also saved to (default: the default download
+        folder, `openwop_tui.devices.desktop.download_dir`)."""
         super().__init__()
         self.envelope = envelope
         self.rendered = rendered
+        self.downloads = downloads
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+        self.query_one("#envelope-json", JsonTree).focus()
 
     def _theme_changed(self, theme: Theme) -> None:
-        self.refresh(recompose=True)
+        # The trees redraw themselves; the summary is text drawn in the palette.
+        self.query_one("#summary-text", Static).update(self._summary())
 
-    def compose(self) -> ComposeResult:
-        envelope, event = self.envelope, self.envelope.source
+    def _summary(self) -> Themed:
+        envelope = self.envelope
         palette = Palette.of(self.app.current_theme)
         summary = Text()
         summary.append("display ", style="bold")
@@ -96,16 +113,38 @@ class InspectScreen(ModalScreen[None]):
         )
         if self.rendered is not None:
             summary.append_text(drawn(self.rendered, palette))
+        return Themed(summary, palette)
+
+    def compose(self) -> ComposeResult:
+        envelope, event = self.envelope, self.envelope.source
         document = envelope.document if envelope.document is not None else envelope.payload
+        keys = Content("c copy · p path · * unfold all · Tab ⇄")
         with Horizontal():
-            left = VerticalScroll()
+            left = Vertical()
             left.border_title = Content(f"envelope · {clean(envelope.kind)}")
+            left.border_subtitle = keys
             with left:
-                yield Static(Themed(Group(summary, Text(), json_text(document)), palette))
-            right = VerticalScroll()
+                summary = VerticalScroll(id="summary")
+                summary.can_focus = False  # Tab goes from tree to tree
+                with summary:
+                    yield Static(self._summary(), id="summary-text")
+                yield JsonTree(document, id="envelope-json")
+            right = Vertical()
             right.border_title = Content(
                 f"source event · {clean(event.type)} · sequence {event.sequence}"
             )
+            right.border_subtitle = keys
             with right:
                 raw = event.raw if event.raw is not None else dict(event.payload)
-                yield Static(Themed(json_text(raw), palette))
+                yield JsonTree(raw, id="event-json")
+
+    def on_json_tree_copy_requested(self, message: JsonTree.CopyRequested) -> None:
+        message.stop()
+        self.run_worker(self._copy(message), group="copy", exclusive=True)
+
+    async def _copy(self, message: JsonTree.CopyRequested) -> None:
+        """Build the text off the event loop (a subtree can be megabytes), then copy it."""
+        text = await asyncio.to_thread(message.build)
+        folder = self.downloads or actions.download_dir(None)
+        outcome = await clipboard.copy_text(self.app, text, folder, what=message.what)
+        self.notify(outcome.message, severity=outcome.severity, markup=False)
