@@ -178,6 +178,15 @@ def test_media_hint_without_media_and_vendor_kind_with_data(schemas: SchemaSet) 
     assert "OW214" in codes(schemas, completed(both, 0))
 
 
+def test_kinds_the_host_does_not_advertise(schemas: SchemaSet) -> None:
+    envelope = completed(media_envelope(GOOD_PNG, GOOD_HINT), 0)
+    assert "OW203" not in codes(schemas, envelope)  # the host's list is not known
+    listed = LintConfig(supported_envelopes=frozenset({"media.image"}))
+    assert "OW203" not in codes(schemas, envelope, config=listed)
+    other = LintConfig(supported_envelopes=frozenset({"media.audio"}))
+    assert "OW203" in codes(schemas, envelope, config=other)
+
+
 def test_envelope_schema_and_causation(schemas: SchemaSet) -> None:
     envelope = media_envelope(GOOD_PNG, GOOD_HINT)
     del envelope["correlationId"]
@@ -267,3 +276,24 @@ def test_hostile_values_never_raise_and_stay_printable(schemas: SchemaSet) -> No
     )
     assert found
     assert all("\x1b" not in f.message and "\u202e" not in f.message for f in found)
+
+
+def test_one_finding_per_missing_key(schemas: SchemaSet) -> None:
+    # jsonschema reports `required` once per missing key, each error naming the whole list.
+    bare = normalize({"runId": RUN, "type": "run.started", "payload": {"workflowId": "w"}})
+    missing = sorted(f.path for f in Linter(schemas=schemas).feed(bare) if f.code == "OW100")
+    assert missing == ["$.eventId", "$.sequence", "$.timestamp"]
+
+
+def test_a_refused_url_says_when_naming_the_host_would_change_it(schemas: SchemaSet) -> None:
+    def message(url: str) -> str:
+        payload = {"url": url, "bytes": 10, "mimeType": "image/png"}
+        (refused,) = [
+            f
+            for f in Linter(schemas=schemas).feed(completed(media_envelope(payload, GOOD_HINT), 0))
+            if f.code == "OW216"
+        ]
+        return refused.message
+
+    assert "--host" in message("http://127.0.0.1:8080/a.png")
+    assert "--host" not in message("file:///etc/passwd")

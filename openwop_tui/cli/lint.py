@@ -66,6 +66,7 @@ def lint_command(args: argparse.Namespace, config: Config) -> int:
             base_url=source.base_url or config.host,
             max_asset_bytes=config.max_asset_bytes,
             protocol=args.protocol,
+            supported_envelopes=source.supported_envelopes,
         )
     )
     for observed in source.items:

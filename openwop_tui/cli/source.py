@@ -38,6 +38,8 @@ class Source:
     max_inline_bytes: int | None = None
     """The host's ``maxInlineMediaBytes``, when the host was asked."""
     base_url: str | None = None
+    supported_envelopes: frozenset[str] | None = None
+    """The host's ``supportedEnvelopes``, when the host was asked."""
 
 
 def read_source(spec: str, config: Config) -> Source:
@@ -106,4 +108,5 @@ async def _from_host(run_id: str, config: Config) -> Source:
         items,
         max_inline_bytes=discovery.max_inline_media_bytes,
         base_url=config.host,
+        supported_envelopes=frozenset(discovery.supported_envelopes),
     )

@@ -67,6 +67,8 @@ class EnvelopeContext:
     """The client's download ceiling (``--max-asset-bytes``)."""
     assets: Callable[[str], bytes | None] | None = None
     """Bytes already fetched for a URL, when the caller has them (the app); never fetched here."""
+    supported_envelopes: frozenset[str] | None = None
+    """The host's ``supportedEnvelopes``, when its discovery document is known."""
 
 
 def lint_envelopes(
@@ -144,6 +146,14 @@ class _Rules:
             )
         kind = obj.get("type")
         kind = kind if isinstance(kind, str) else None
+        supported = self.context.supported_envelopes
+        if kind and supported is not None and kind not in supported:
+            self.add(
+                "OW203",
+                f"{short(kind)} is not in the host's supportedEnvelopes "
+                "(the engine accepts only the kinds it advertises)",
+                (*path, "type"),
+            )
         meta = obj.get("meta")
         rendering = meta.get("rendering") if isinstance(meta, Mapping) else None
         payload = obj.get("payload")

@@ -95,6 +95,12 @@ _CATALOGUE: tuple[Rule, ...] = (
     Rule("OW200", _E, "schemas/ai-envelope.schema.json", "envelope does not match the schema"),
     Rule("OW201", _E, "schemas/envelopes/media.*.schema.json", "media payload schema mismatch"),
     Rule("OW202", _E, "schemas (additionalProperties: false)", "key the schema does not allow"),
+    Rule(
+        "OW203",
+        _W,
+        "spec/v1/capabilities.md (supportedEnvelopes); ai-envelope.md §Primitive step 2",
+        "envelope kind the host does not advertise",
+    ),
     Rule("OW210", _E, _CAP, "inline data over the host's maxInlineMediaBytes"),
     Rule("OW211", _E, _MEDIA, "bytes does not match the inline data"),
     Rule("OW212", _E, "schemas/envelopes/media.*.schema.json", "media payload without bytes"),

@@ -42,6 +42,8 @@ class LintConfig:
     """The client's download ceiling."""
     protocol: int | None = None
     """1 or 2 to validate every event as that major; ``None``: by each event's spelling."""
+    supported_envelopes: frozenset[str] | None = None
+    """The host's ``supportedEnvelopes`` (``None``: unknown, not checked)."""
 
 
 @dataclass(slots=True)
@@ -75,6 +77,7 @@ class Linter:
             base_url=self.config.base_url,
             max_asset_bytes=self.config.max_asset_bytes,
             assets=assets,
+            supported_envelopes=self.config.supported_envelopes,
         )
         self._runs: dict[str, _Run] = {}
         self._found: list[Finding] = []
