@@ -297,3 +297,27 @@ def test_a_refused_url_says_when_naming_the_host_would_change_it(schemas: Schema
 
     assert "--host" in message("http://127.0.0.1:8080/a.png")
     assert "--host" not in message("file:///etc/passwd")
+
+
+def test_streamed_envelopes_in_order_and_completed(schemas: SchemaSet) -> None:
+    def piece(sequence: int, index: int, partial: bool) -> RunEvent:
+        envelope = media_envelope(GOOD_PNG, GOOD_HINT)
+        envelope["partial"] = {"isPartial": partial, "index": index, "total": -1}
+        return completed(envelope, sequence)
+
+    linter = Linter(schemas=schemas)
+    for item in (piece(0, 0, True), piece(1, 1, True), piece(2, 2, False)):
+        linter.feed(item)
+    assert [f.code for f in [*linter.findings, *linter.finish()]] == ["OW117"]
+    linter = Linter(schemas=schemas)
+    for item in (piece(0, 0, True), piece(1, 2, True)):
+        linter.feed(item)
+    found = [f.code for f in [*linter.findings, *linter.finish()]]
+    assert "OW205" in found and "OW204" in found
+
+
+def test_voice_transcripts_are_untrusted(schemas: SchemaSet) -> None:
+    said = {"text": "hi", "isFinal": True, "atMs": 1}
+    assert "OW108" in codes(schemas, event(0, "voice.transcript", said))
+    trusted = {**said, "contentTrust": "untrusted"}
+    assert "OW108" not in codes(schemas, event(0, "voice.transcript", trusted))

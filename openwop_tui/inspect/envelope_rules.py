@@ -71,6 +71,17 @@ class EnvelopeContext:
     """The host's ``supportedEnvelopes``, when its discovery document is known."""
 
 
+@dataclass(frozen=True, slots=True)
+class Fragment:
+    """One fragment of a streamed emission (an envelope with ``partial``), for the stream rule."""
+
+    correlation_id: str
+    index: int | None
+    last: bool
+    """``partial.isPartial`` is false: the fragment that completes the emission."""
+    path: str
+
+
 def lint_envelopes(
     raw: Mapping[str, Any],
     event_type: str,
@@ -78,9 +89,12 @@ def lint_envelopes(
     sequence: int | None,
     schemas: SchemaSet,
     context: EnvelopeContext,
+    fragments: list[Fragment] | None = None,
 ) -> list[Finding]:
-    """Every finding about the envelopes one event carries (``raw``: its cleaned document)."""
+    """Every finding about the envelopes one event carries (``raw``: its cleaned document);
+    the fragments of streamed emissions it holds are appended to ``fragments``."""
     rules = _Rules(sequence, schemas, context)
+    rules.fragments = fragments if fragments is not None else []
     payload_key = "payload" if isinstance(raw.get("payload"), Mapping) else "data"
     payload = raw.get(payload_key)
     if not isinstance(payload, Mapping):
@@ -123,6 +137,7 @@ class _Rules:
         self.schemas = schemas
         self.context = context
         self.found: list[Finding] = []
+        self.fragments: list[Fragment] = []
 
     def add(self, code: str, message: str, path: Path) -> None:
         self.found.append(finding(code, message, self.sequence, show_path(path)))
@@ -136,6 +151,17 @@ class _Rules:
             code = "OW202" if problem.keyword == "additionalProperties" else "OW200"
             self.add(code, f"envelope: {problem.message}", problem.path)
         correlation = obj.get("correlationId")
+        partial = obj.get("partial")
+        if isinstance(correlation, str) and correlation and isinstance(partial, Mapping):
+            index = partial.get("index")
+            self.fragments.append(
+                Fragment(
+                    correlation,
+                    index if isinstance(index, int) and not isinstance(index, bool) else None,
+                    partial.get("isPartial") is False,
+                    show_path((*path, "partial")),
+                )
+            )
         if isinstance(correlation, str) and correlation and causation_id != correlation:
             said = "has no causationId" if causation_id is None else "has another causationId"
             self.add(

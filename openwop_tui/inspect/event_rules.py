@@ -112,6 +112,13 @@ def _fields(raw: Mapping[str, Any], sequence: int | None) -> list[Finding]:
     if isinstance(lifted, str) and isinstance(inner, str) and lifted != inner:
         message = f"nodeId {short(lifted)} on the event, {short(inner)} in the payload"
         found.append(finding("OW104", message, sequence, "$.nodeId"))
+    if (
+        raw.get("type") == "voice.transcript"
+        and isinstance(payload, Mapping)
+        and payload.get("contentTrust") != "untrusted"
+    ):
+        message = "a voice.transcript MUST carry contentTrust: 'untrusted' (spoken input)"
+        found.append(finding("OW108", message, sequence, "$.payload.contentTrust"))
     stamp = raw.get("timestamp")
     if isinstance(stamp, str) and not _rfc3339(stamp):
         message = f"timestamp {short(stamp)} is not an RFC 3339 date-time with a zone"

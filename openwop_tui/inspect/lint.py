@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from openwop_tui.inspect.envelope_rules import EnvelopeContext, lint_envelopes
+from openwop_tui.inspect.envelope_rules import EnvelopeContext, Fragment, lint_envelopes
 from openwop_tui.inspect.event_rules import lint_event
 from openwop_tui.inspect.findings import Finding, Severity, finding
 from openwop_tui.inspect.schemas import SchemaSet
@@ -80,6 +80,8 @@ class Linter:
             supported_envelopes=self.config.supported_envelopes,
         )
         self._runs: dict[str, _Run] = {}
+        self._emissions: dict[str, tuple[int | None, bool]] = {}
+        """Each streamed emission's last fragment index, and whether it completed."""
         self._found: list[Finding] = []
         self._by_sequence: dict[int, list[Finding]] = {}
 
@@ -102,6 +104,7 @@ class Linter:
         if not (isinstance(event.raw, dict) and event.raw.get("synthesized") is True):
             found.extend(lint_event(event, self._schemas, self.config.protocol))
             if isinstance(event.raw, dict):
+                fragments: list[Fragment] = []
                 found.extend(
                     lint_envelopes(
                         event.raw,
@@ -110,9 +113,42 @@ class Linter:
                         event.sequence,
                         self._schemas,
                         self._context,
+                        fragments,
                     )
                 )
+                found.extend(self._fragments(fragments, event.sequence))
         return self._keep(found)
+
+    def _fragments(self, fragments: list[Fragment], sequence: int | None) -> list[Finding]:
+        """Rule E1: the fragments of one emission come in order, and one completes it."""
+        found = []
+        for piece in fragments:
+            shown = clean(piece.correlation_id)[:80]
+            previous, done = self._emissions.get(piece.correlation_id, (None, False))
+            if done:
+                found.append(
+                    finding(
+                        "OW205",
+                        f"a fragment of {shown} after the one that completed it",
+                        sequence,
+                        piece.path,
+                    )
+                )
+            elif piece.index is not None and piece.index != (
+                0 if previous is None else previous + 1
+            ):
+                expected = 0 if previous is None else previous + 1
+                found.append(
+                    finding(
+                        "OW205",
+                        f"fragment {piece.index} of {shown}, expected {expected}",
+                        sequence,
+                        piece.path,
+                    )
+                )
+            index = piece.index if piece.index is not None else previous
+            self._emissions[piece.correlation_id] = (index, done or piece.last)
+        return found
 
     def problem(self, message: str) -> list[Finding]:
         """A frame that could not be read as an event (``message`` says why)."""
@@ -133,6 +169,18 @@ class Linter:
             for run_id, run in self._runs.items()
             if not run.ended
         ]
+        found.extend(
+            finding(
+                "OW204",
+                f"the streamed envelope {clean(cid)[:80]} never completed (no "
+                "fragment with partial.isPartial false): a consumer must not enable its "
+                "actions",
+                None,
+                "",
+            )
+            for cid, (_, done) in self._emissions.items()
+            if not done
+        )
         return self._keep(found)
 
     def _keep(self, found: list[Finding]) -> list[Finding]:
