@@ -20,9 +20,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from openwop_tui.inspect.findings import Finding, finding
+from openwop_tui.inspect.hint_rules import has_data, lint_hint
 from openwop_tui.inspect.schemas import SchemaSet, problems, short, show_path
 from openwop_tui.inspect.sniff import family_of, normal_type, sniff
-from openwop_tui.protocol.envelopes import KNOWN_DISPLAYS, MEDIA_DISPLAYS, MEDIA_KINDS
+from openwop_tui.protocol.envelopes import MEDIA_KINDS
 from openwop_tui.protocol.media import DEFAULT_MAX_BYTES, MediaPolicy, RefusedURL
 from openwop_tui.protocol.media import resolve_media_url as _resolve
 from openwop_tui.units import human_size
@@ -49,8 +50,6 @@ _SIGNED = frozenset(
         "application/pdf",
     }
 )
-#: A vendor display value: ``x-acme-globe``, ``acme.globe``, ``vendor.acme.globe``.
-_VENDOR = re.compile(r"x-[a-z0-9][a-z0-9-]*|[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)+", re.I)
 #: Base64 longer than this is not decoded (a lint is not a decompression service).
 _MAX_DECODE_CHARS = 128 * 1024 * 1024
 
@@ -185,7 +184,7 @@ class _Rules:
         payload = obj.get("payload")
         if kind in MEDIA_KINDS:
             self.media(kind, payload, (*path, "payload"), rendering)
-        elif isinstance(payload, Mapping) and _has_data(payload):
+        elif isinstance(payload, Mapping) and has_data(payload):
             # A vendor kind may carry its own media (ai-envelope.md §Rendering hints).
             self.data(payload, (*path, "payload"), None, rendering)
         self.hint(rendering, (*path, "meta", "rendering"), kind, payload)
@@ -356,67 +355,7 @@ class _Rules:
             return ""
         return " (unless that is the host this run came from: say so with --host URL)"
 
-    # ---------------------------------------------------------------- the hint
-
     def hint(
         self, rendering: Any, path: Path, kind: str | None, payload: Any, *, lifted: bool = False
     ) -> None:
-        family = kind.removeprefix("media.") if kind in MEDIA_KINDS else None
-        if not isinstance(rendering, Mapping):
-            if family is None or rendering is not None:
-                return  # absent is fine; the wrong type is the envelope schema's finding
-            rendering = {}  # a media kind without a hint still owes its alt
-        if lifted:
-            for key in rendering:
-                if key not in ("display", "mimeType", "lang", "alt", "title"):
-                    self.add(
-                        "OW202",
-                        f"{short(key)} is not allowed in a rendering hint",
-                        (*path, str(key)),
-                    )
-        display = rendering.get("display")
-        if isinstance(display, str) and display not in KNOWN_DISPLAYS:
-            if _VENDOR.fullmatch(display):
-                self.add(
-                    "OW301",
-                    f"display {short(display)} is a vendor value: other consumers "
-                    "fall back to their default rendering",
-                    (*path, "display"),
-                )
-            else:
-                self.add(
-                    "OW300",
-                    f"display {short(display)} is not one of RFC 0055's six and "
-                    "has no vendor prefix (the schema's enum rejects it)",
-                    (*path, "display"),
-                )
-        if family and isinstance(display, str) and display in KNOWN_DISPLAYS and display != family:
-            self.add(
-                "OW302",
-                f"display {display!r} on a {kind}: the type wins, a consumer draws it as {family}",
-                (*path, "display"),
-            )
-        media_shown = family is not None or display in MEDIA_DISPLAYS
-        has_alt = isinstance(rendering.get("alt"), str) and rendering.get("alt")
-        in_payload = isinstance(payload, Mapping) and isinstance(payload.get("alt"), str)
-        if media_shown and not has_alt and not in_payload and not lifted:
-            self.add(
-                "OW303",
-                "no alt text: an image, audio clip or file SHOULD carry one",
-                (*path, "alt"),
-            )
-        if (
-            family is None
-            and display in MEDIA_DISPLAYS
-            and not lifted
-            and not (isinstance(payload, Mapping) and _has_data(payload))
-        ):
-            self.add(
-                "OW304",
-                f"display {display!r}, but the payload has no url or base64",
-                (*path, "display"),
-            )
-
-
-def _has_data(payload: Mapping[str, Any]) -> bool:
-    return any(isinstance(payload.get(k), str) and payload.get(k) for k in ("url", "base64"))
+        lint_hint(self.add, rendering, path, kind, payload, lifted=lifted)
