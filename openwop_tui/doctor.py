@@ -29,6 +29,9 @@ from openwop_tui.terminal import ImageSupport, colour_system, in_tmux, tmux_pass
 
 Status = Literal["ok", "info", "warn", "fail"]
 
+#: Kinds every host that lists envelope kinds must list (ai-envelope.md §Universal kinds).
+UNIVERSAL_KINDS = ("clarification.request", "schema.request", "schema.response", "error")
+
 #: The smallest window the app is laid out for.
 MIN_COLUMNS, MIN_LINES = 80, 24
 
@@ -305,6 +308,17 @@ async def host_checks(
             )
         )
         checks.append(_capabilities(discovery))
+        missing = [k for k in UNIVERSAL_KINDS if k not in discovery.supported_envelopes]
+        if discovery.supported_envelopes and missing:
+            checks.append(
+                Check(
+                    "universal envelopes",
+                    "warn",
+                    "supportedEnvelopes lacks " + ", ".join(missing),
+                    "a host that lists envelope kinds MUST list the four universal ones "
+                    "(ai-envelope.md §Universal kinds): tell the host's authors",
+                )
+            )
         return checks
 
 

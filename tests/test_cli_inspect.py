@@ -190,3 +190,9 @@ def test_rules_lists_every_code(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["lint", "--rules"]) == 0
     out = capsys.readouterr().out
     assert all(code in out for code in RULES)
+
+
+def test_an_unknown_run_id_exits_2(demo: DemoHost, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lint", "run_nope", "--host", demo.url, "--api-key", demo.api_key]) == 2
+    err = capsys.readouterr().err
+    assert "run_nope" in err and "Traceback" not in err

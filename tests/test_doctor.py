@@ -120,3 +120,23 @@ def test_an_unreachable_host_fails_with_what_to_do(capsys: pytest.CaptureFixture
     assert main(["doctor", "--host", "http://127.0.0.1:9", "--json"]) == 1
     checks = {c["name"]: c for c in json.loads(capsys.readouterr().out)["checks"]}
     assert checks["host"]["status"] == "fail" and checks["host"]["fix"]
+
+
+def test_a_host_missing_the_universal_kinds_is_told(capsys: pytest.CaptureFixture[str]) -> None:
+    import asyncio
+
+    import httpx
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/.well-known/openwop":
+            return httpx.Response(
+                200, json={"protocolVersion": "1.0", "supportedEnvelopes": ["media.image"]}
+            )
+        return httpx.Response(404, json={"error": "not_found", "message": "no such run"})
+
+    checks = asyncio.run(
+        doctor.host_checks("http://host.test", "k", transport=httpx.MockTransport(answer))
+    )
+    (universal,) = [c for c in checks if c.name == "universal envelopes"]
+    assert universal.status == "warn" and "schema.request" in universal.detail
+    assert not doctor.failed(checks)
