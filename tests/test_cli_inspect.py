@@ -89,11 +89,12 @@ def test_json_output_is_one_documented_object_per_finding(
     lines = capsys.readouterr().out.splitlines()
     objects = [json.loads(line) for line in lines]
     assert objects and all(
-        set(o) == {"sequence", "code", "severity", "source", "message", "path"} for o in objects
+        set(o) == {"sequence", "code", "severity", "source", "message", "path", "runId"}
+        for o in objects
     )
     both = next(o for o in objects if o["code"] == "OW214")
     assert both["severity"] == "error" and both["sequence"] == 1
-    assert both["path"] == "$.payload.outputs.envelope.payload"
+    assert both["path"] == "$.payload.outputs.envelope.payload" and both["runId"] == "r1"
 
 
 def test_stdin_and_a_clean_capture(

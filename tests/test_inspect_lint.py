@@ -253,7 +253,9 @@ def test_findings_are_data_and_kept_per_sequence(schemas: SchemaSet) -> None:
     linter = Linter(schemas=schemas)
     both = {**GOOD_PNG, "url": "https://cdn.example/a.png"}
     linter.feed(completed(media_envelope(both, GOOD_HINT), 7))
-    (item,) = [f for f in linter.for_sequence(7) if f.code == "OW214"]
+    (item,) = [f for f in linter.for_event(RUN, 7) if f.code == "OW214"]
+    assert linter.for_event("another run", 7) == []
+    assert item.run_id == RUN
     assert item.severity is Severity.ERROR
     assert item.path == "$.payload.outputs.envelope.payload"
     assert item.source == RULES["OW214"].source

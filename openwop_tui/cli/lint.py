@@ -9,10 +9,11 @@ stream rather than one event), then a count on stderr. ``--rules`` lists every r
     {"sequence": 12, "code": "OW214", "severity": "error",
      "source": "RFC 0055 §C; ai-envelope.md §Media reference payloads",
      "message": "the payload has both url and base64: …",
-     "path": "$.payload.outputs.envelope.payload"}
+     "path": "$.payload.outputs.envelope.payload", "runId": "run_42"}
 
 ``sequence`` is the event's sequence (``null`` for the stream), ``severity`` one of
-``error``, ``warning``, ``info``, ``path`` a JSON path inside the event (``""`` for the stream).
+``error``, ``warning``, ``info``, ``path`` a JSON path inside the event (``""`` for the stream),
+``runId`` the event's run (``null`` when unknown; a recording may hold several runs).
 
 Exit codes: 1 when any finding is an error (whatever ``--min-severity`` prints), 0 otherwise, 2
 when the input cannot be read (the reason on stderr).

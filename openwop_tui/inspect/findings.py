@@ -51,6 +51,8 @@ class Finding:
     path: str
     """A JSON path inside the event (``$.payload.outputs.envelope.payload.bytes``), ``$`` for
     the whole event, ``""`` for a finding about the stream rather than one event."""
+    run_id: str | None = None
+    """The run of the event (a log may hold several runs, each numbering from 0)."""
 
     def as_json(self) -> dict[str, Any]:
         """The finding as one ``--json`` object (the documented NDJSON shape)."""
@@ -61,6 +63,7 @@ class Finding:
             "source": self.source,
             "message": self.message,
             "path": self.path,
+            "runId": self.run_id,
         }
 
 

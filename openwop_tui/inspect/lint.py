@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from openwop_tui.inspect.envelope_rules import EnvelopeContext, Fragment, lint_envelopes
@@ -83,16 +83,19 @@ class Linter:
         self._emissions: dict[str, tuple[int | None, bool]] = {}
         """Each streamed emission's last fragment index, and whether it completed."""
         self._found: list[Finding] = []
-        self._by_sequence: dict[int, list[Finding]] = {}
+        self._by_event: dict[tuple[str | None, int], list[Finding]] = {}
 
     @property
     def findings(self) -> list[Finding]:
         """Every finding so far, in the order found."""
         return list(self._found)
 
-    def for_sequence(self, sequence: int | None) -> list[Finding]:
-        """The findings about the event of that sequence (for a timeline row's marks)."""
-        return list(self._by_sequence.get(sequence, ())) if sequence is not None else []
+    def for_event(self, run_id: str | None, sequence: int | None) -> list[Finding]:
+        """The findings about the event ``sequence`` of run ``run_id`` (a timeline row's marks:
+        `openwop_tui.inspect.timeline.Row.key`; an item's badge: its source event's)."""
+        if sequence is None:
+            return []
+        return list(self._by_event.get((run_id, sequence), ()))
 
     def count(self, severity: Severity) -> int:
         """How many findings of ``severity`` so far."""
@@ -117,7 +120,7 @@ class Linter:
                     )
                 )
                 found.extend(self._fragments(fragments, event.sequence))
-        return self._keep(found)
+        return self._keep([replace(item, run_id=event.run_id) for item in found])
 
     def _fragments(self, fragments: list[Fragment], sequence: int | None) -> list[Finding]:
         """Rule E1: the fragments of one emission come in order, and one completes it."""
@@ -159,12 +162,15 @@ class Linter:
     def finish(self) -> list[Finding]:
         """The end of the log: runs that never ended."""
         found = [
-            finding(
-                "OW117",
-                f"run {clean(run_id)[:80]} has no run.completed, run.failed or "
-                "run.cancelled (the recording stopped early, or the host never ended it)",
-                None,
-                "",
+            replace(
+                finding(
+                    "OW117",
+                    f"run {clean(run_id)[:80]} has no run.completed, run.failed or "
+                    "run.cancelled (the recording stopped early, or the host never ended it)",
+                    None,
+                    "",
+                ),
+                run_id=run_id,
             )
             for run_id, run in self._runs.items()
             if not run.ended
@@ -187,7 +193,7 @@ class Linter:
         self._found.extend(found)
         for item in found:
             if item.sequence is not None:
-                self._by_sequence.setdefault(item.sequence, []).append(item)
+                self._by_event.setdefault((item.run_id, item.sequence), []).append(item)
         return found
 
     def _stream(self, event: RunEvent) -> list[Finding]:
