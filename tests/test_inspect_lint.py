@@ -323,3 +323,17 @@ def test_voice_transcripts_are_untrusted(schemas: SchemaSet) -> None:
     assert "OW108" in codes(schemas, event(0, "voice.transcript", said))
     trusted = {**said, "contentTrust": "untrusted"}
     assert "OW108" not in codes(schemas, event(0, "voice.transcript", trusted))
+
+
+def test_a_list_of_envelopes_needs_one_of_their_correlation_ids(schemas: SchemaSet) -> None:
+    first, second = media_envelope(GOOD_PNG, GOOD_HINT), media_envelope(GOOD_PNG, GOOD_HINT)
+    second["correlationId"] = "corr_2"
+    payload = {"nodeId": "n", "outputs": {"envelope": [first, second]}}
+    assert "OW105" not in codes(schemas, event(0, "node.completed", payload, causationId="corr_1"))
+    assert "OW105" in codes(schemas, event(0, "node.completed", payload, causationId="other"))
+
+
+def test_a_media_event_with_its_hint_beside_the_payload(schemas: SchemaSet) -> None:
+    payload = {**GOOD_PNG, "rendering": GOOD_HINT}
+    found = codes(schemas, event(0, "media.image", payload))
+    assert "OW202" not in found and "OW303" not in found

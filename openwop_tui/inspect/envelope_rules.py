@@ -106,7 +106,9 @@ def lint_envelopes(
         if isinstance(inner, Mapping):
             rules.envelope(inner, (*base, "envelope"), causation_id)
         else:
-            rules.media(event_type, payload, base, payload.get("rendering"))
+            # The hint beside the media (the client reads it there) is not the payload's key.
+            media = {k: v for k, v in payload.items() if k != "rendering"}
+            rules.media(event_type, media, base, payload.get("rendering"))
             rules.hint(payload.get("rendering"), (*base, "rendering"), event_type, payload)
         return rules.found
     if event_type != "node.completed":
@@ -119,9 +121,13 @@ def lint_envelopes(
     if isinstance(found, Mapping):
         rules.envelope(found, (*where, "envelope"), causation_id)
     elif isinstance(found, list):
-        for index, item in enumerate(found):
-            if isinstance(item, Mapping):
-                rules.envelope(item, (*where, "envelope", index), causation_id)
+        objects = [(i, item) for i, item in enumerate(found) if isinstance(item, Mapping)]
+        # One event recording several envelopes can carry only one causationId: it must be
+        # one of theirs, not each one's.
+        matched = any(item.get("correlationId") == causation_id for _, item in objects)
+        for index, item in objects:
+            own = item.get("correlationId") if matched else causation_id
+            rules.envelope(item, (*where, "envelope", index), own if isinstance(own, str) else None)
     lifted = outputs.get("rendering")
     if lifted is not None:
         rules.hint(lifted, (*where, "rendering"), None, None, lifted=True)
