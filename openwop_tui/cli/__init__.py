@@ -17,6 +17,11 @@ from typing import Any
 
 from openwop_tui.config import Config
 
+LINT_EXITS = """exit codes:
+  0    no finding is an error (warnings and notes do not count)
+  1    at least one finding is an error
+  2    the input cannot be read (no such file, no SSE frames, the host refused)"""
+
 #: The subcommands this package runs.
 INSPECTOR_COMMANDS = frozenset({"lint", "stats", "doctor"})
 
@@ -41,11 +46,13 @@ def add_inspector_commands(commands: Any, codes: dict[str, Any]) -> None:
     lint = commands.add_parser(
         "lint",
         help="check a run's events and envelopes against the spec (stable codes)",
-        description="Check every event and envelope of a recording (FILE.sse, or - for stdin) "
-        "or of a run on the host (RUN_ID with --host) against RFC 0055, ai-envelope.md and the "
-        "bundled conformance schemas. One line per finding: sequence, code, severity, message, "
-        "path. Exit 1 when any finding is an error, 0 otherwise, 2 when the input cannot be read.",
-        **codes,
+        description=(
+            "Check every event and envelope of a recording (FILE.sse, or - for stdin) or of\n"
+            "a run on the host (RUN_ID with --host) against RFC 0055, ai-envelope.md and the\n"
+            "bundled conformance schemas. One line per finding: sequence, code, severity,\n"
+            "message, JSON path. --rules lists every rule with its code and source."
+        ),
+        **{**codes, "epilog": LINT_EXITS},
     )
     lint.add_argument("source", metavar="FILE.sse|-|RUN_ID", nargs="?")
     _host_flags(lint, "the run is on, and whose media URLs are its own")
@@ -70,10 +77,13 @@ def add_inspector_commands(commands: Any, codes: dict[str, Any]) -> None:
     stats = commands.add_parser(
         "stats",
         help="where a run's time and tokens went: per-node timeline, tokens, first token",
-        description="Fold a recording (FILE.sse, or - for stdin) or a run on the host (RUN_ID "
-        "with --host) into per-node durations (as bars), attempts, tokens in and out per node "
-        "and per model, time to first token and the event rate.",
-        **codes,
+        description=(
+            "Fold a recording (FILE.sse, or - for stdin) or a run on the host (RUN_ID with\n"
+            "--host) into per-node durations (drawn as bars on the run's time axis),\n"
+            "attempts, tokens in and out per node and per model, time to first token and\n"
+            "the event rate."
+        ),
+        **{**codes, "epilog": "exit codes:\n  0    printed\n  2    the input cannot be read"},
     )
     stats.add_argument("source", metavar="FILE.sse|-|RUN_ID")
     _host_flags(stats, "the run is on")
@@ -82,11 +92,17 @@ def add_inspector_commands(commands: Any, codes: dict[str, Any]) -> None:
     doctor = commands.add_parser(
         "doctor",
         help="check that this terminal, machine and host will work",
-        description="One line per check, with what to do when it fails: the terminal's size, "
-        "colours and image protocol, tmux passthrough, audio, the config file, the session "
-        "store and the log file; with --host, the host, the API key, its protocol versions and "
-        "capabilities. Exit 1 when something asked for cannot work.",
-        **codes,
+        description=(
+            "One line per check, with what to do when it fails: the terminal's size,\n"
+            "colours and image protocol, tmux passthrough, audio, the config file, the\n"
+            "session store and the log file; with --host, the host, the API key, its\n"
+            "protocol versions and capabilities."
+        ),
+        **{
+            **codes,
+            "epilog": "exit codes:\n  0    nothing asked for fails (warnings are degradations)\n"
+            "  1    something asked for cannot work (the host, the key, the store ...)",
+        },
     )
     _host_flags(doctor, "to check")
     doctor.add_argument("--json", action="store_true", help="print the checks as JSON")
