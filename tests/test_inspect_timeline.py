@@ -114,3 +114,20 @@ def test_rows_of_a_capture_with_their_lint_marks() -> None:
     hologram = [row for row in rows if "OW300" in row.marks]
     assert len(hologram) == 1 and hologram[0].type == "node.completed"
     assert rows[0].elapsed == 0.0 and all(r.elapsed is not None for r in rows)
+
+
+def test_the_inspector_feeds_all_three_folds_at_once() -> None:
+    from openwop_tui.inspect.inspector import Inspector
+
+    text = (CAPTURES / "example-rich-envelopes.sse").read_text()
+    inspector = Inspector()
+    for observed in observed_entries(read_recording(text).entries):
+        inspector.observe(observed)
+    inspector.finish()
+    rows = inspector.rows
+    assert len(rows) == len([r for r in rows if r.sequence is not None])
+    (hologram,) = inspector.matching(RowFilter.parse("code:OW300"))
+    assert [f.code for f in inspector.findings_for(hologram)] == ["OW300"]
+    assert inspector.matching(RowFilter()) == rows
+    (run,) = inspector.stats()
+    assert run.events == len(rows) and run.status == "completed"
