@@ -223,6 +223,11 @@ def test_a_valid_v2_event_is_valid(schemas: SchemaSet) -> None:
         engineVersion=3,
     )
     assert codes(schemas, v2) == []
+    # A name both majors share, sent by a v2 host: invalid as v1 (engineVersion is a string
+    # there), valid as v2, so valid.
+    shared = event(0, "run.started", {"workflowId": "w"}, schemaVersion=1, engineVersion=3)
+    assert codes(schemas, shared) == []
+    assert "OW100" in codes(schemas, shared, config=LintConfig(protocol=1))
 
 
 def test_sequence_rules(schemas: SchemaSet) -> None:
