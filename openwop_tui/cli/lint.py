@@ -85,12 +85,22 @@ def lint_command(args: argparse.Namespace, config: Config) -> int:
         for item in shown:
             console.print(_line(item))
     counts = summary(findings)
-    print(
-        f"openwop-tui lint: {source.name}: {len(source.items)} events, "
-        f"{counts['error']} errors, {counts['warning']} warnings, {counts['info']} notes",
-        file=sys.stderr,
+    events = sum(1 for observed in source.items if observed.event is not None)
+    tally = ", ".join(
+        _plural(n, word)
+        for n, word in (
+            (events, "event"),
+            (counts["error"], "error"),
+            (counts["warning"], "warning"),
+            (counts["info"], "note"),
+        )
     )
+    print(f"openwop-tui lint: {source.name}: {tally}", file=sys.stderr)
     return EXIT_ERRORS if has_errors(findings) else EXIT_CLEAN
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
 
 
 def _line(item: Finding) -> Text:
