@@ -115,6 +115,7 @@ def test_the_chat_capture() -> None:
     (node,) = run.nodes
     assert (node.node_id, node.tokens_in, node.tokens_out) == ("respond", 41, 52)
     assert node.duration_ms == pytest.approx(255, abs=1)
+    assert node.reported_ms == 610  # the host's own figure, kept beside the measured one
     assert run.first_token_ms == pytest.approx(65, abs=1) and run.duration_ms == 720
     assert [(m.model, m.tokens_in, m.tokens_out) for m in run.models] == [
         ("claude-opus-4-7", 41, 52)

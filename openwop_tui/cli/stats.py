@@ -6,7 +6,8 @@ drawn as a bar on the run's time axis, its duration, attempts, outcome and token
 tokens per model. ``--json`` prints one object ``{"runs": [RunStats …]}`` (the shape of
 `RunStats.as_json`: ``runId``, ``workflowId``, ``status``, ``events``, ``durationMs``,
 ``timeToFirstTokenMs``, ``eventsPerSecond``, ``clock``, ``tokensIn``, ``tokensOut``, ``nodes``
-[``nodeId``, ``start``, ``end`` (seconds from the run's start), ``durationMs``, ``attempts``,
+[``nodeId``, ``start``, ``end`` (seconds from the run's start), ``durationMs`` (measured),
+``reportedMs`` (the host's ``durationMs``), ``attempts``,
 ``status``, ``tokensIn``, ``tokensOut``], ``models`` [``provider``, ``model``, ``tokensIn``,
 ``tokensOut``, ``calls``]). Exit 0, or 2 when the input cannot be read or holds no events.
 """

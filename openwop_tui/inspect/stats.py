@@ -47,11 +47,14 @@ class NodeTiming:
     """Seconds since the run started (``None``: unknown)."""
     end: float | None
     duration_ms: float | None
+    """Measured on the run's clock (the reported duration when the start is not known)."""
     attempts: int
     status: str
     """``running``, ``suspended``, ``completed``, ``failed``, ``skipped`` or ``cancelled``."""
     tokens_in: int
     tokens_out: int
+    reported_ms: float | None = None
+    """The ``durationMs`` the host put on the node's end event, when it did."""
 
     def as_json(self) -> dict[str, Any]:
         """The node as a ``stats --json`` object."""
@@ -60,6 +63,7 @@ class NodeTiming:
             "start": _round(self.start),
             "end": _round(self.end),
             "durationMs": _round(self.duration_ms),
+            "reportedMs": _round(self.reported_ms),
             "attempts": self.attempts,
             "status": self.status,
             "tokensIn": self.tokens_in,
@@ -297,6 +301,7 @@ def _snapshot(run: _Run) -> RunStats:
                 status=node.status,
                 tokens_in=tokens_in,
                 tokens_out=tokens_out,
+                reported_ms=node.reported_ms,
             )
         )
     duration_ms = run.reported_ms
