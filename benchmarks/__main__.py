@@ -54,6 +54,7 @@ def _table(results: list[dict[str, object]]) -> str:
 
 def main() -> int:
     import benchmarks.inspect_figures  # (registers the inspector figures)
+    import benchmarks.lint_figures  # (registers the lint, timeline and stats figure)
     import benchmarks.view_figures  # noqa: F401  (registers the transcript figures)
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)

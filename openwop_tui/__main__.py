@@ -30,6 +30,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openwop_tui import __version__
+from openwop_tui.cli.inspector import (
+    INSPECTOR_COMMANDS,
+    add_inspector_commands,
+    run_inspector_command,
+)
 from openwop_tui.config import IMAGE_MODES, Config, ConfigError, load_config
 from openwop_tui.logs import setup_logging
 from openwop_tui.text.redact import RedactingWriter, Redactor
@@ -325,6 +330,7 @@ def build_parser() -> argparse.ArgumentParser:
     _connection_flags(workflows)
     workflows.add_argument("--json", action="store_true", help="print them as JSON")
     _session_commands(commands, codes)
+    add_inspector_commands(commands, codes)
     return parser
 
 
@@ -533,6 +539,8 @@ def dispatch(args: argparse.Namespace, config: Config, *, log_file: Path | None 
         return list_workflows(Output(config, make_console()), as_json=args.json)
     if args.command in ("sessions", "export", "replay"):
         return _stored(args, config, log_file)
+    if args.command in INSPECTOR_COMMANDS:
+        return run_inspector_command(args, config, log_file=log_file)
     app_options: dict[str, Any] = {}
     if args.continue_latest or args.session is not None:
         from openwop_tui.cli.sessions import chosen_session

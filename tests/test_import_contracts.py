@@ -107,6 +107,7 @@ VIOLATIONS = [
         "openwop_tui.config",
         "openwop_tui.ui",
     ),
+    ("openwop_tui/inspect/timeline.py", "import rich\n", "openwop_tui.inspect", "rich"),
 ]
 
 

@@ -160,7 +160,7 @@ def report(ctx: WorkflowContext) -> Iterator[Step]:
             "artifactId": f"art_report_{ctx.run_id}",
             "artifactType": f"{VENDOR}.report",
             "nodeId": "report",
-            "version": 1,
+            "version": "1",
             "summary": f"{name} (CSV, {len(data)} bytes)",
             "registered": False,
         },

@@ -1,0 +1,78 @@
+"""The inspector's figure of ``python -m benchmarks`` (registered on import by
+`benchmarks.figures`): lint, timeline rows and statistics folded over one event log.
+
+The log is the demo tour's events repeated to 20,000 (chunks, node lifecycle and every envelope
+family, faults included), as the timeline would meet them live; the baseline is the transcript
+fold over the same events, the work the app already does per event. The target is the issue's:
+the timeline follows 10,000 events a second.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import httpx
+
+from benchmarks.figures import Figure, figure
+from openwop_tui.protocol.events import RunEvent, normalize
+
+EVENTS = 20_000
+
+
+def _log() -> list[RunEvent]:
+    """The tour's events, renumbered, repeated to `EVENTS`."""
+
+    from openwop_tui.demo_host import DemoHost
+    from openwop_tui.protocol.sse import parse_sse_text
+
+    with DemoHost(pace=0) as demo:
+        headers = {"Authorization": f"Bearer {demo.api_key}"}
+        with httpx.Client(base_url=demo.url, headers=headers, timeout=60) as http:
+            run = http.post("/v1/runs", json={"workflowId": "demo.tour", "inputs": {}}).json()
+            stream = f"/v1/runs/{run['runId']}/events?streamMode=debug"
+            text = http.get(stream, headers={"Accept": "text/event-stream"}).text
+    docs = [f.data for f in parse_sse_text(text) if f.data.startswith("{")]
+    base = [json.loads(d) for d in docs]
+    events = []
+    for number in range(EVENTS):
+        doc = dict(base[number % len(base)])
+        doc["sequence"] = number
+        events.append(normalize(doc))
+    return events
+
+
+@figure("inspect")
+async def inspect() -> list[Figure]:
+    """Lint + timeline rows + statistics per event, against the transcript fold alone."""
+    from openwop_tui.core.fold import Transcript
+    from openwop_tui.inspect.lint import Linter
+    from openwop_tui.inspect.stats import StatsFold
+    from openwop_tui.inspect.timeline import Timeline
+
+    events = _log()
+    transcript = Transcript()
+    start = time.perf_counter()
+    for event in events:
+        transcript.apply(event)
+    fold = EVENTS / (time.perf_counter() - start)
+
+    linter, timeline, stats = Linter(), Timeline(), StatsFold()
+    start = time.perf_counter()
+    for event in events:
+        timeline.add(event, linter.feed(event))
+        stats.feed(event)
+    stats.runs()
+    ours = EVENTS / (time.perf_counter() - start)
+    return [
+        Figure(
+            "inspect_events_per_s",
+            ours,
+            "events/s",
+            "the transcript fold over the same events",
+            fold,
+            ">= 10000 events/s",
+            ours >= 10_000,
+            note=f"{EVENTS} tour events: lint, timeline row and statistics each",
+        )
+    ]

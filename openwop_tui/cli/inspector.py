@@ -1,0 +1,144 @@
+"""The inspector's commands: ``lint``, ``stats`` and ``doctor``.
+
+`add_inspector_commands` adds their parsers to the main parser's subcommands and
+`run_inspector_command` runs the one chosen; `openwop_tui.__main__` calls both, so the three
+commands share its settings (``--host`` and ``--api-key`` flow into the same `Config`), its exit
+codes and its error handling. Each command's module imports what it needs when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from openwop_tui.config import Config
+
+LINT_EXITS = """exit codes:
+  0    no finding is an error (warnings and notes do not count)
+  1    at least one finding is an error
+  2    the input cannot be read (no such file, no SSE frames, the host refused)"""
+
+#: The subcommands this package runs.
+INSPECTOR_COMMANDS = frozenset({"lint", "stats", "doctor"})
+
+
+def _host_flags(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--host",
+        metavar="URL",
+        default=argparse.SUPPRESS,
+        help=f"base URL of the OpenWOP host {what} (env OPENWOP_BASE_URL)",
+    )
+    parser.add_argument(
+        "--api-key",
+        metavar="KEY",
+        default=argparse.SUPPRESS,
+        help="Bearer key for the host (env OPENWOP_API_KEY)",
+    )
+
+
+def add_inspector_commands(commands: Any, codes: dict[str, Any]) -> None:
+    """Add ``lint``, ``stats`` and ``doctor`` to the main parser's subcommands."""
+    lint = commands.add_parser(
+        "lint",
+        help="check a run's events and envelopes against the spec (stable codes)",
+        description=(
+            "Check every event and envelope of a recording (FILE.sse, or - for stdin) or of\n"
+            "a run on the host (RUN_ID with --host) against RFC 0055, ai-envelope.md and the\n"
+            "bundled conformance schemas. One line per finding: sequence, code, severity,\n"
+            "message, JSON path. --rules lists every rule with its code and source."
+        ),
+        **{**codes, "epilog": LINT_EXITS},
+    )
+    lint.add_argument("source", metavar="FILE.sse|-|RUN_ID", nargs="?")
+    _host_flags(lint, "the run is on, and whose media URLs are its own")
+    lint.add_argument("--json", action="store_true", help="one JSON object per finding (NDJSON)")
+    lint.add_argument(
+        "--max-inline-bytes",
+        type=int,
+        metavar="N",
+        help="the host's maxInlineMediaBytes (default: the host's, else 262144)",
+    )
+    lint.add_argument(
+        "--protocol", type=int, choices=(1, 2), help="validate every event as v1 or v2"
+    )
+    lint.add_argument(
+        "--min-severity",
+        choices=("info", "warning", "error"),
+        default="info",
+        help="print only findings at least this severe (the exit code counts every error)",
+    )
+    lint.add_argument("--rules", action="store_true", help="list every rule and exit")
+
+    stats = commands.add_parser(
+        "stats",
+        help="where a run's time and tokens went: per-node timeline, tokens, first token",
+        description=(
+            "Fold a recording (FILE.sse, or - for stdin) or a run on the host (RUN_ID with\n"
+            "--host) into per-node durations (drawn as bars on the run's time axis),\n"
+            "attempts, tokens in and out per node and per model, time to first token and\n"
+            "the event rate."
+        ),
+        **{**codes, "epilog": "exit codes:\n  0    printed\n  2    the input cannot be read"},
+    )
+    stats.add_argument("source", metavar="FILE.sse|-|RUN_ID")
+    _host_flags(stats, "the run is on")
+    stats.add_argument("--json", action="store_true", help="print the statistics as JSON")
+
+    doctor = commands.add_parser(
+        "doctor",
+        help="check that this terminal, machine and host will work",
+        description=(
+            "One line per check, with what to do when it fails: the terminal's size,\n"
+            "colours and image protocol, tmux passthrough, audio, the config file, the\n"
+            "session store and the log file; with --host, the host, the API key, its\n"
+            "protocol versions and capabilities."
+        ),
+        **{
+            **codes,
+            "epilog": "exit codes:\n  0    nothing asked for fails (warnings are degradations)\n"
+            "  1    something asked for cannot work (the host, the key, the store ...)",
+        },
+    )
+    _host_flags(doctor, "to check")
+    doctor.add_argument("--json", action="store_true", help="print the checks as JSON")
+    doctor.add_argument(
+        "--config",
+        metavar="FILE",
+        type=Path,
+        default=argparse.SUPPRESS,
+        help="TOML settings file (default: ~/.config/openwop-tui/config.toml)",
+    )
+
+
+def run_inspector_command(
+    args: argparse.Namespace, config: Config, *, log_file: Path | None = None
+) -> int:
+    """Run ``lint``, ``stats`` or ``doctor``; the exit code. Output cut short by its reader
+    (``| head``) is not an error: the command stops quietly with its own exit code."""
+    try:
+        return _run(args, config, log_file)
+    except BrokenPipeError:
+        # Whatever was still buffered goes nowhere (else the interpreter complains at exit).
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.__stdout__.fileno())  # type: ignore[union-attr]
+        return 0
+
+
+def _run(args: argparse.Namespace, config: Config, log_file: Path | None) -> int:
+    if args.command == "lint":
+        from openwop_tui.cli.lint import lint_command
+
+        return lint_command(args, config)
+    if args.command == "stats":
+        from openwop_tui.cli.stats import stats_command
+
+        return stats_command(args, config)
+    from openwop_tui.cli.doctor import doctor_command
+
+    return doctor_command(args, config, log_file=log_file)

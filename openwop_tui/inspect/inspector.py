@@ -1,0 +1,64 @@
+"""One object for a view to feed: the lint, the timeline's rows and the statistics, together.
+
+A timeline screen (or the F2 panel it replaces) gets every event once, live or from a log, and
+wants three things of it: its findings, its row, and the run's numbers. `Inspector.feed` does
+the three folds in one call and keeps the rows in arrival order, so the view only draws:
+`rows` (or `matching` a `RowFilter`) for the visible range, `findings_for` a row's event for
+the JSON tree's marks, `stats` for the statistics screen. Pure, like the folds it holds.
+"""
+
+from __future__ import annotations
+
+from openwop_tui.inspect.findings import Finding
+from openwop_tui.inspect.lint import LintConfig, Linter
+from openwop_tui.inspect.log import Observed
+from openwop_tui.inspect.stats import RunStats, StatsFold
+from openwop_tui.inspect.timeline import Row, RowFilter, Timeline
+from openwop_tui.protocol.events import RunEvent
+
+
+class Inspector:
+    """The lint, the timeline and the statistics of one log."""
+
+    def __init__(self, config: LintConfig | None = None, linter: Linter | None = None) -> None:
+        self.linter = linter or Linter(config)
+        self._timeline = Timeline()
+        self._stats = StatsFold()
+        self._rows: list[Row] = []
+
+    def feed(self, event: RunEvent, at: float | None = None) -> Row:
+        """Fold one event (``at``: when it arrived); its row, lint marks included."""
+        found = self.linter.feed(event)
+        self._stats.feed(event, at)
+        row = self._timeline.add(event, found)
+        self._rows.append(row)
+        return row
+
+    def observe(self, item: Observed) -> Row | None:
+        """Fold one `Observed` of a log: an event gives a row, a frame that is none a finding."""
+        if item.event is not None:
+            return self.feed(item.event, item.at)
+        if item.problem is not None:
+            self.linter.problem(item.problem)
+        return None
+
+    @property
+    def rows(self) -> list[Row]:
+        """Every row so far, in arrival order."""
+        return list(self._rows)
+
+    def matching(self, chosen: RowFilter) -> list[Row]:
+        """The rows ``chosen`` lets through (all of them for an empty filter)."""
+        return list(self._rows) if chosen.empty else chosen.apply(self._rows)
+
+    def findings_for(self, row: Row) -> list[Finding]:
+        """The findings about a row's event."""
+        return self.linter.for_event(row.run_id, row.sequence)
+
+    def stats(self) -> list[RunStats]:
+        """The statistics of every run so far."""
+        return self._stats.runs()
+
+    def finish(self) -> list[Finding]:
+        """The end of the log (runs that never ended, emissions never completed)."""
+        return self.linter.finish()

@@ -1,0 +1,318 @@
+"""The envelope lint: a fold over a run's events that gives `Finding`\\ s with stable codes.
+
+`Linter` is fed events one at a time, live or from a log, in the order they arrived (duplicates
+and all: a linter wants to see what the host sent, not what the client kept), and answers each
+with its findings; `finish` adds what only the end can tell (a stream with no terminal event).
+Everything found so far stays readable (`findings`, `for_sequence`), so a timeline can mark rows
+and a badge can count. The rules are in `event_rules` (one event as a document),
+`envelope_rules` (the envelopes it carries) and here (the stream: sequence order, gaps,
+duplicates, events after the end), each run of a multi-run log tracked by its own ``runId``.
+
+Pure: no I/O, no Rich, no Textual. A frame that is not an event at all reaches the lint as a
+sentence (`problem`), because it never became a `RunEvent`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from openwop_tui.inspect.envelope_rules import EnvelopeContext, Fragment, lint_envelopes
+from openwop_tui.inspect.event_rules import lint_event
+from openwop_tui.inspect.findings import Finding, Severity, finding
+from openwop_tui.inspect.schemas import SchemaSet
+from openwop_tui.protocol.discovery import DEFAULT_MAX_INLINE_MEDIA_BYTES
+from openwop_tui.protocol.events import RunEvent
+from openwop_tui.protocol.media import DEFAULT_MAX_BYTES
+from openwop_tui.text.sanitize import clean
+
+
+@dataclass(frozen=True, slots=True)
+class LintConfig:
+    """What the lint is told about the host and the client."""
+
+    max_inline_bytes: int = DEFAULT_MAX_INLINE_MEDIA_BYTES
+    """The host's ``aiProviders.maxInlineMediaBytes`` (the spec's default when not known)."""
+    base_url: str | None = None
+    """The host's base URL, for the media URL policy; ``None`` when unknown (a recording)."""
+    max_asset_bytes: int = DEFAULT_MAX_BYTES
+    """The client's download ceiling."""
+    protocol: int | None = None
+    """1 or 2 to validate every event as that major; ``None``: by each event's spelling."""
+    supported_envelopes: frozenset[str] | None = None
+    """The host's ``supportedEnvelopes`` (``None``: unknown, not checked)."""
+
+
+@dataclass(slots=True)
+class _Run:
+    """What the stream rules remember of one run."""
+
+    highest: int | None = None
+    seen: dict[int, str] = field(default_factory=dict)
+    """Each sequence's fingerprint, to tell a redelivery from a different event."""
+    ended: bool = False
+    unsequenced: bool = False
+    """An event without a sequence has been reported (once per run)."""
+
+
+class Linter:
+    """The lint of one log (one or more runs), fed an event at a time."""
+
+    def __init__(
+        self,
+        config: LintConfig | None = None,
+        *,
+        schemas: SchemaSet | None = None,
+        assets: Callable[[str], bytes | None] | None = None,
+    ) -> None:
+        """``schemas``: a `SchemaSet` to share (built here otherwise); ``assets``: bytes the
+        caller already fetched for a URL, so their content is checked too (never fetched)."""
+        self.config = config or LintConfig()
+        self._schemas = schemas or SchemaSet()
+        self._context = EnvelopeContext(
+            max_inline_bytes=self.config.max_inline_bytes,
+            base_url=self.config.base_url,
+            max_asset_bytes=self.config.max_asset_bytes,
+            assets=assets,
+            supported_envelopes=self.config.supported_envelopes,
+        )
+        self._runs: dict[str, _Run] = {}
+        self._emissions: dict[str, tuple[int | None, bool]] = {}
+        """Each streamed emission's last fragment index, and whether it completed."""
+        self._found: list[Finding] = []
+        self._by_event: dict[tuple[str | None, int], list[Finding]] = {}
+
+    @property
+    def findings(self) -> list[Finding]:
+        """Every finding so far, in the order found."""
+        return list(self._found)
+
+    def for_event(self, run_id: str | None, sequence: int | None) -> list[Finding]:
+        """The findings about the event ``sequence`` of run ``run_id`` (a timeline row's marks:
+        `openwop_tui.inspect.timeline.Row.key`; an item's badge: its source event's)."""
+        if sequence is None:
+            return []
+        return list(self._by_event.get((run_id, sequence), ()))
+
+    def count(self, severity: Severity) -> int:
+        """How many findings of ``severity`` so far."""
+        return sum(1 for f in self._found if f.severity is severity)
+
+    def feed(self, event: RunEvent) -> list[Finding]:
+        """Lint one event as it arrived; its findings (also kept)."""
+        found = self._stream(event)
+        if not (isinstance(event.raw, dict) and event.raw.get("synthesized") is True):
+            found.extend(lint_event(event, self._schemas, self.config.protocol))
+            if isinstance(event.raw, dict):
+                fragments: list[Fragment] = []
+                found.extend(
+                    lint_envelopes(
+                        event.raw,
+                        event.type,
+                        event.causation_id,
+                        event.sequence,
+                        self._schemas,
+                        self._context,
+                        fragments,
+                    )
+                )
+                found.extend(self._fragments(fragments, event.sequence))
+        return self._keep([replace(item, run_id=event.run_id) for item in found])
+
+    def _fragments(self, fragments: list[Fragment], sequence: int | None) -> list[Finding]:
+        """Rule E1: the fragments of one emission come in order, and one completes it."""
+        found = []
+        for piece in fragments:
+            shown = clean(piece.correlation_id)[:80]
+            previous, done = self._emissions.get(piece.correlation_id, (None, False))
+            if done:
+                found.append(
+                    finding(
+                        "OW205",
+                        f"a fragment of {shown} after the one that completed it",
+                        sequence,
+                        piece.path,
+                    )
+                )
+            elif piece.index is not None and piece.index != (
+                0 if previous is None else previous + 1
+            ):
+                expected = 0 if previous is None else previous + 1
+                found.append(
+                    finding(
+                        "OW205",
+                        f"fragment {piece.index} of {shown}, expected {expected}",
+                        sequence,
+                        piece.path,
+                    )
+                )
+            index = piece.index if piece.index is not None else previous
+            self._emissions[piece.correlation_id] = (index, done or piece.last)
+        return found
+
+    def problem(self, message: str) -> list[Finding]:
+        """A frame that could not be read as an event (``message`` says why)."""
+        text = clean(message)
+        text = text if len(text) <= 300 else text[:299] + "…"
+        return self._keep([finding("OW107", text, None, "")])
+
+    def finish(self) -> list[Finding]:
+        """The end of the log: runs that never ended."""
+        found = [
+            replace(
+                finding(
+                    "OW117",
+                    f"run {clean(run_id)[:80]} has no run.completed, run.failed or "
+                    "run.cancelled (the recording stopped early, or the host never ended it)",
+                    None,
+                    "",
+                ),
+                run_id=run_id,
+            )
+            for run_id, run in self._runs.items()
+            if not run.ended
+        ]
+        found.extend(
+            finding(
+                "OW204",
+                f"the streamed envelope {clean(cid)[:80]} never completed (no "
+                "fragment with partial.isPartial false): a consumer must not enable its "
+                "actions",
+                None,
+                "",
+            )
+            for cid, (_, done) in self._emissions.items()
+            if not done
+        )
+        return self._keep(found)
+
+    def _keep(self, found: list[Finding]) -> list[Finding]:
+        self._found.extend(found)
+        for item in found:
+            if item.sequence is not None:
+                self._by_event.setdefault((item.run_id, item.sequence), []).append(item)
+        return found
+
+    def _stream(self, event: RunEvent) -> list[Finding]:
+        if event.type == "state.snapshot" or (
+            isinstance(event.raw, dict) and event.raw.get("synthesized") is True
+        ):
+            return []
+        run = self._runs.setdefault(event.run_id or "?", _Run())
+        sequence = event.sequence
+        found: list[Finding] = []
+        if sequence is None:
+            if not run.unsequenced:
+                run.unsequenced = True
+                found.append(
+                    finding(
+                        "OW114",
+                        f"a {event.type} without a sequence (bare chunks "
+                        "in messages mode have none; later ones are not reported)",
+                        None,
+                        "$",
+                    )
+                )
+            return found
+        print_ = _fingerprint(event)
+        if sequence in run.seen:
+            if run.seen[sequence] == print_:
+                found.append(
+                    finding(
+                        "OW112",
+                        f"sequence {sequence} delivered again (two stream "
+                        "modes admitted it, or a resume overlapped)",
+                        sequence,
+                        "$.sequence",
+                    )
+                )
+            else:
+                found.append(
+                    finding(
+                        "OW113",
+                        f"sequence {sequence} was already another event: "
+                        "a sequence names one event",
+                        sequence,
+                        "$.sequence",
+                    )
+                )
+            return found
+        if run.ended:
+            found.append(
+                finding("OW116", f"{event.type} after the run's terminal event", sequence, "$")
+            )
+        if run.highest is None:
+            if sequence != 0:
+                found.append(
+                    finding(
+                        "OW115",
+                        f"the stream starts at sequence {sequence} (a resumed "
+                        "or attached stream, or lost events)",
+                        sequence,
+                        "$.sequence",
+                    )
+                )
+        elif sequence < run.highest:
+            found.append(
+                finding(
+                    "OW111",
+                    f"sequence {sequence} after {run.highest}: sequences strictly increase",
+                    sequence,
+                    "$.sequence",
+                )
+            )
+        elif sequence > run.highest + 1:
+            missing = sequence - run.highest - 1
+            span = f"{run.highest + 1}" if missing == 1 else f"{run.highest + 1} to {sequence - 1}"
+            found.append(
+                finding(
+                    "OW110",
+                    f"sequence {span} not in this stream ({missing} "
+                    f"event{'s' if missing != 1 else ''})",
+                    sequence,
+                    "$.sequence",
+                )
+            )
+        run.seen[sequence] = print_
+        run.highest = sequence if run.highest is None else max(run.highest, sequence)
+        run.ended = run.ended or event.is_terminal
+        return found
+
+
+def _fingerprint(event: RunEvent) -> str:
+    """The identity of an event's content: its ``eventId``, else a digest of its document."""
+    if event.event_id:
+        return "id:" + event.event_id
+    try:
+        text = json.dumps(event.raw, sort_keys=True, default=str)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(event.raw)
+    return "sha:" + hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
+
+
+def lint_events(events: Iterable[RunEvent], config: LintConfig | None = None) -> list[Finding]:
+    """Every finding of a whole log, the end included."""
+    linter = Linter(config)
+    for event in events:
+        linter.feed(event)
+    linter.finish()
+    return linter.findings
+
+
+def has_errors(findings: Iterable[Finding]) -> bool:
+    """Whether any finding is an error (``openwop-tui lint`` then exits 1)."""
+    return any(f.severity is Severity.ERROR for f in findings)
+
+
+def summary(findings: Iterable[Finding]) -> dict[str, Any]:
+    """Counts by severity and by code (``{"error": 1, "warning": 3, "info": 0, "codes": …}``)."""
+    counts: dict[str, Any] = {s.value: 0 for s in Severity}
+    codes: dict[str, int] = {}
+    for item in findings:
+        counts[item.severity.value] += 1
+        codes[item.code] = codes.get(item.code, 0) + 1
+    counts["codes"] = dict(sorted(codes.items()))
+    return counts
