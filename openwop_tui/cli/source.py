@@ -1,9 +1,9 @@
 """Where ``lint`` and ``stats`` read a run's events from: a recording, stdin, or the host.
 
-`read_source` takes what the user typed: a file (a recording
-`openwop_tui.store.record` wrote, or any SSE capture), ``-`` for stdin, or a run id, read from ``--host`` over the same subscription the
-app uses (``debug`` mode, so every event the host keeps comes, and its raw frames as they
-arrived). What comes back is a `Source`: every event as observed
+`read_source` takes what the user typed: a file (a recording `openwop_tui.store.record` wrote,
+or any SSE capture), ``-`` for stdin, or a run id, read from ``--host`` over the same
+subscription the app uses (``debug`` mode, so every event the host keeps comes, and its raw
+frames as they arrived). What comes back is a `Source`: every event as observed
 (`openwop_tui.inspect.log.Observed`), and what the host said about its inline cap. Input that
 cannot be read raises `SourceError` with one sentence for the user.
 """
