@@ -58,6 +58,9 @@ class Config:
     download_dir: str | None = None
     """Where saved media go; default ``~/Downloads/openwop-tui`` (or the cwd if unwritable)."""
     stream_modes: str = "updates,messages"
+    idle_timeout: float = 300.0
+    """Seconds a run's stream may bring no bytes at all (keep-alives count) before the app says
+    so and checks the run; a run waiting for a human keeps waiting. 0: never."""
     demo_pace: float = 1.0
     """How fast the embedded demo host streams: 1 types like a model, 0 sends everything at
     once, 2 is twice as slow."""

@@ -162,7 +162,10 @@ class Conversation:
         self._unshown: list[Update] = []
         self._replaying = False
         self.log_error: str | None = None
-        """Why the last log write failed (the conversation goes on; the app may say so)."""
+        """Why the log cannot be written now (``None`` once everything waiting is written):
+        the conversation goes on, the app says so."""
+        self._unwritten: dict[int, list[Entry]] = {}
+        """Entries a log could not take yet, by log (its ``id``), oldest first."""
         self.needs_bytes: NeedsBytes = renderers.needs_bytes
         """Which displays get their URL fetched: the renderer registry's answer (the app sets
         its own registry's; the default registry's otherwise)."""
@@ -198,15 +201,30 @@ class Conversation:
         return self.session
 
     def _log(self, entry: Entry) -> None:
+        """Append ``entry`` to every log. A log that cannot be written (a full disk, a store
+        gone read-only) loses nothing: its entries wait here, in order, and are written before
+        the next one as soon as it can take them again; ``log_error`` says why meanwhile."""
         if self._replaying:
             return
         for sink in self.logs:
+            waiting = self._unwritten.setdefault(id(sink), [])
+            waiting.append(entry)
             try:
-                sink.append(entry)
+                while waiting:
+                    sink.append(waiting[0])
+                    waiting.pop(0)
             except (StoreError, OSError) as error:
-                # Losing the log must not lose the chat: say why once, keep going.
+                # Losing the log must not lose the chat: say why, keep going, try again later.
                 self.log_error = str(error)
                 log.warning("event log write failed: %s", error)
+                continue
+        if self.log_error is not None and not any(self._unwritten.values()):
+            self.log_error = None
+
+    @property
+    def unwritten(self) -> int:
+        """Entries kept in memory only, waiting for a log that could not take them."""
+        return sum(len(waiting) for waiting in self._unwritten.values())
 
     # ----------------------------------------------------------------- sending
 

@@ -29,6 +29,7 @@ __all__ = [
     "RunPhase",
     "SessionChosen",
     "SessionDeleted",
+    "SessionKept",
     "SessionRenamed",
     "TranscriptLeft",
     "WorkflowChosen",
@@ -116,6 +117,14 @@ class RunChanged(Message):
     run_id: str | None = None
     status: str | None = None
     workflow: str | None = None
+
+
+@dataclass
+class SessionKept(Message):
+    """Whether the session is being written to the store now; ``reason`` says why not."""
+
+    kept: bool
+    reason: str | None = None
 
 
 @dataclass

@@ -89,6 +89,7 @@ class ConnectionController:
             workflow_id=config.workflow,
             max_asset_bytes=config.max_asset_bytes,
             stream_modes=config.stream_modes,
+            idle_timeout=config.idle_timeout or None,
         )
         chat.conversation.session = chat.session
         chat.conversation.secrets = tuple({*chat.conversation.secrets, *secrets_of(api_key)})

@@ -23,7 +23,13 @@ from openwop_tui.devices.desktop import ActionError
 from openwop_tui.store import overflow
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.controllers.interrupts import InterruptsController
-from openwop_tui.ui.messages import Connection, ConnectionChanged, RunChanged, RunPhase
+from openwop_tui.ui.messages import (
+    Connection,
+    ConnectionChanged,
+    RunChanged,
+    RunPhase,
+    SessionKept,
+)
 
 
 class Feed:
@@ -34,6 +40,8 @@ class Feed:
         self.interrupts = interrupts
         self._status_shown: str | None = None
         """The run status the status line was last told."""
+        self._log_error_shown: str | None = None
+        """The last reason the session could not be written that the user was told."""
 
     def reset(self) -> None:
         """A new chat is shown: the next run status is news."""
@@ -69,10 +77,31 @@ class Feed:
                     self.chat.app.notify(notice.message, severity="error", timeout=8, markup=False)
         if changes:
             await self.show_changes(changes)
+        await self._say_log_failure()
         status = self.chat.transcript.status
         if status and status != self._status_shown:
             self._status_shown = status
             self._tell_status(RunChanged(RunPhase.STATUS, status=status))
+
+    async def _say_log_failure(self) -> None:
+        """A session that cannot be written says so at once, in the transcript and the status
+        line, each time the reason changes (a full disk, a store gone read-only …), and says
+        when everything held back was written after all."""
+        conversation = self.chat.conversation
+        error = conversation.log_error
+        if error == self._log_error_shown:
+            return
+        self._log_error_shown = error
+        self.chat.parts.status.post_message(SessionKept(error is None, error))
+        if error is None:
+            await self.chat.notice("info", "the session is saved again: nothing was lost")
+            return
+        await self.chat.notice(
+            "error",
+            f"this session cannot be saved now ({error}): {conversation.unwritten} "
+            "entries are kept in memory and written as soon as the store takes them again; "
+            "quitting now loses them",
+        )
 
     async def show_changes(self, changes: list[Change]) -> None:
         """Item changes to the view (and to the question forms)."""

@@ -21,6 +21,7 @@ from openwop_tui.ui.messages import (
     HostShown,
     RunChanged,
     RunPhase,
+    SessionKept,
     WorkflowChosen,
 )
 
@@ -56,6 +57,8 @@ class StatusLine(Static):
     connection: reactive[Connection] = reactive(Connection.CONNECTING)
     """Where the app stands with its host."""
     run_id: reactive[str] = reactive("")
+    unsaved: reactive[bool] = reactive(False)
+    """The session cannot be written to the store now (shown until it can)."""
     workflow: reactive[str] = reactive("")
     """The workflow each message runs."""
 
@@ -68,6 +71,10 @@ class StatusLine(Static):
         self.host = message.host
         self.protocol = message.protocol
         self.implementation = message.implementation
+
+    def on_session_kept(self, message: SessionKept) -> None:
+        message.stop()  # told to the status line, for the status line
+        self.unsaved = not message.kept
 
     def on_workflow_chosen(self, message: WorkflowChosen) -> None:
         message.stop()  # told to the status line, for the status line
@@ -97,6 +104,8 @@ class StatusLine(Static):
             (0, [("● ", state), (str(self.connection), state)]),
             (0, [(" · run ", ""), (clean(self.run_status), "bold")]),
         ]
+        if self.unsaved:
+            parts.append((0, [(" · ", ""), ("⚠ not saved", "bold $text-error")]))
         if self.run_id:
             parts.append((5, [(f" {clean(self.run_id)}", "$text-muted")]))
         if self.workflow:
