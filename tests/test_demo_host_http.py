@@ -219,7 +219,7 @@ def test_assets_are_served_by_token_without_auth(
 
     for node, mime in [("speech", "audio/ogg"), ("report", "text/csv"), ("undecodable", None)]:
         payload = found[node]["payload"]
-        assert payload["url"].startswith("/v1/host/openwop-tui-demo/assets/")
+        assert payload["url"].startswith(host.url + "/v1/host/openwop-tui-demo/assets/")
         fetched = anonymous.get(payload["url"])
         assert fetched.status_code == 200
         assert fetched.headers["content-type"] == (mime or payload["mimeType"])
