@@ -86,7 +86,7 @@ def discovery(h: DemoRequestHandler, req: Request) -> None:
     A dual-stack host serves one resource in two representations, chosen by the request's
     ``OpenWOP-Version``: none (or 1) → the v1 document with ``protocolVersions`` and
     ``preferredVersion`` added; 2 → the closed v2 root (capabilities.md §1)."""
-    document = discovery_document(h.host.store.workflows)
+    document = discovery_document(h.host.store.workflows, h.host.max_body_bytes)
     headers = {"Cache-Control": "public, max-age=300"}
     if h.host.protocol == 2:
         h.wire = negotiated(h.headers.get("OpenWOP-Version"))
@@ -186,13 +186,18 @@ def run_named(h: DemoRequestHandler, given: str) -> Run:
     return run
 
 
-def snapshot(h: DemoRequestHandler, req: Request) -> None:
-    """``GET …/runs/{runId}``."""
-    body = _run(h, req).snapshot()
+def snapshot_body(h: DemoRequestHandler, run: Run) -> dict[str, Any]:
+    """A run's snapshot as the request's major has it (v2: bound id, ``owner``, era 3)."""
+    body = run.snapshot()
     if h.wire.major == 2:
         body["runId"] = h.wire.run_id(body["runId"])
         body.update(owner=OWNER, eventLogSchemaVersion=3)
-    h.send_json(200, body)
+    return body
+
+
+def snapshot(h: DemoRequestHandler, req: Request) -> None:
+    """``GET …/runs/{runId}``."""
+    h.send_json(200, snapshot_body(h, _run(h, req)))
 
 
 def _last_event_id(value: str | None) -> int:

@@ -27,8 +27,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from openwop_tui.demo_host import extra_routes, routes
+from openwop_tui.demo_host import extra_routes, openapi, routes, run_list
 from openwop_tui.demo_host.assets import ASSET_PREFIX, AssetStore
+from openwop_tui.demo_host.discovery import DEFAULT_MAX_BODY_BYTES
 from openwop_tui.demo_host.faults import Faults
 from openwop_tui.demo_host.routes import HttpError, Request
 from openwop_tui.demo_host.runs import RunStore
@@ -42,9 +43,6 @@ from openwop_tui.demo_host.wire import (
 
 logger = logging.getLogger(__name__)
 
-#: Requests with a bigger body are refused (413) without reading it.
-MAX_BODY_BYTES = 1024 * 1024
-
 _CLIENT_GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
 #: One run id path segment: a v1 id, or a v2 tenant-bound id projected (`~2F`) or
 #: percent-encoded (`%2F`); `wire.Wire.internal_run_id` decodes it.
@@ -53,6 +51,7 @@ _RUN_ID = r"([A-Za-z0-9_.~%-]+)"
 #: (path pattern, method, route function).
 _RUN_ROUTES: tuple[tuple[re.Pattern[str], str, routes.Route], ...] = (
     (re.compile(r"^/runs$"), "POST", routes.create),
+    (re.compile(r"^/runs$"), "GET", run_list.list_runs),
     (re.compile(rf"^/runs/{_RUN_ID}$"), "GET", routes.snapshot),
     (re.compile(rf"^/runs/{_RUN_ID}/events$"), "GET", routes.events),
     (re.compile(rf"^/runs/{_RUN_ID}/events/poll$"), "GET", routes.poll),
@@ -78,9 +77,12 @@ class DemoHTTPServer(ThreadingHTTPServer):
         keepalive: float | None,
         faults: Faults | None = None,
         protocol: int = 1,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     ) -> None:
         self.store, self.assets, self.api_key = store, assets, api_key
         self.protocol = protocol
+        self.max_body_bytes = max_body_bytes
+        """Requests with a bigger body are refused (413) without reading it; discovery says so."""
         """1: a v1-only host; 2: a dual-stack host of the overlap (v1 and v2, see `wire`)."""
         self.keepalive = keepalive
         """Seconds of silence before a keep-alive comment; ``None``: never send one."""
@@ -243,10 +245,18 @@ class DemoRequestHandler(BaseHTTPRequestHandler):
         except ValueError:
             self.close_connection = True
             raise HttpError(400, "validation_error", "bad Content-Length") from None
-        if length < 0 or length > MAX_BODY_BYTES:
+        limit = self.host.max_body_bytes
+        if length < 0:
+            self.close_connection = True
+            raise HttpError(400, "validation_error", "bad Content-Length")
+        if length > limit:
             self.close_connection = True  # the unread body would desynchronise keep-alive
             raise HttpError(
-                413, "payload_too_large", f"bodies are limited to {MAX_BODY_BYTES} bytes"
+                413,
+                "payload_too_large",
+                f"the request body is {length} bytes; this host accepts at most {limit} "
+                "(limits.maxRequestBodyBytes in discovery)",
+                {"maxRequestBodyBytes": limit, "receivedBytes": length},
             )
         return self.rfile.read(length) if length else b""
 
@@ -272,6 +282,10 @@ class DemoRequestHandler(BaseHTTPRequestHandler):
         if path == "/.well-known/openwop":
             self._allow(method, "GET", "HEAD")
             return routes.discovery(self, Request(None, body, query))
+        if path in ("/openapi.json", "/v1/openapi.json"):
+            # Public, like discovery and the reference hosts' description of their API.
+            self._allow(method, "GET", "HEAD")
+            return openapi.serve(self, path)
         if path.startswith(ASSET_PREFIX):
             self._allow(method, "GET", "HEAD")
             return self._asset(path.removeprefix(ASSET_PREFIX))
@@ -300,12 +314,13 @@ class DemoRequestHandler(BaseHTTPRequestHandler):
         self._authorise()
         if extra_routes.dispatch(self, method, path, body):
             return None
-        for pattern, allowed, route in _RUN_ROUTES:
-            match = pattern.match(path)
-            if match:
-                self._allow(method, allowed)
-                run_id = match.group(1) if pattern.groups else None
+        found = [(p.match(path), m, r) for p, m, r in _RUN_ROUTES if p.match(path)]
+        for match, allowed, route in found:
+            if method == allowed and match is not None:
+                run_id = match.group(1) if match.re.groups else None
                 return route(self, Request(run_id, body, query))
+        if found:
+            self._allow(method, *(allowed for _, allowed, _ in found))
         raise HttpError(404, "not_found", f"no route for {path!r}")
 
     def _allow(self, method: str, *allowed: str) -> None:
