@@ -373,21 +373,28 @@ def _number(req: Request, name: str, default: float) -> float:
 
 
 def poll(h: DemoRequestHandler, req: Request) -> None:
-    """``GET …/runs/{runId}/events/poll?afterSequence=N&timeout=S``: long-poll for events."""
+    """``GET …/runs/{runId}/events/poll?afterSequence=N&timeout=S``: long-poll for events.
+
+    The v1 SDK (``openwop-client`` 1.x) names the cursor ``lastSequence`` and reads
+    ``isComplete``; on the v1 wire both are honoured too, so a 1.x poller ends."""
     run = _run(h, req)
-    after = max(-1, int(_number(req, "afterSequence", -1)))
+    cursor = "afterSequence"
+    if h.wire.major == 1 and cursor not in req.query and "lastSequence" in req.query:
+        cursor = "lastSequence"
+    after = max(-1, int(_number(req, cursor, -1)))
     timeout = min(MAX_POLL_TIMEOUT, max(0.0, _number(req, "timeout", 30)))
     batch = run.wait_after(after, timeout)
-    h.send_json(
-        200,
-        {
-            "runId": h.wire.run_id(run.run_id),
-            "events": [h.wire.event(doc) for doc in batch.events],
-            "lastSequence": batch.last_sequence,
-            "status": batch.status,
-            "isTerminal": batch.status in TERMINAL_STATUS.values(),
-        },
-    )
+    terminal = batch.status in TERMINAL_STATUS.values()
+    body: dict[str, Any] = {
+        "runId": h.wire.run_id(run.run_id),
+        "events": [h.wire.event(doc) for doc in batch.events],
+        "lastSequence": batch.last_sequence,
+        "status": batch.status,
+        "isTerminal": terminal,
+    }
+    if h.wire.major == 1:
+        body["isComplete"] = terminal
+    h.send_json(200, body)
 
 
 def cancel(h: DemoRequestHandler, req: Request) -> None:
