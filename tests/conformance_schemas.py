@@ -110,3 +110,14 @@ def envelope_problems(envelope: Any, where: str = "envelope") -> list[str]:
 def discovery_v2_problems(document: Any) -> list[str]:
     """The v2 discovery root against the transcribed capabilities schema."""
     return _problems(_validator("capabilities.v2.subset.schema.json"), document, "discovery")
+
+
+def error_problems(status: int, body: Any) -> list[str]:
+    """A v2 error response: the closed envelope, a registered or vendor code, and the status
+    the registry maps a registered code to (``x-openwop-http-status``)."""
+    found = _problems(_validator("error-envelope.v2.schema.json"), body, f"error {status}")
+    code = body.get("error") if isinstance(body, Mapping) else None
+    expected = _load("error-envelope.v2.schema.json")["x-openwop-http-status"].get(code)
+    if expected is not None and expected != status:
+        found.append(f"error {status}: {code!r} is registered for status {expected}")
+    return found

@@ -39,6 +39,7 @@ from openwop_tui.demo_host.wire import (
     Wire,
     protocol_versions,
     v2_error_code,
+    wire_for,
 )
 
 logger = logging.getLogger(__name__)
@@ -275,7 +276,11 @@ class DemoRequestHandler(BaseHTTPRequestHandler):
 
     def _route(self) -> None:
         # Read the body first, whatever happens next, so a keep-alive connection stays in sync.
-        body = self._body()
+        try:
+            body = self._body()
+        except HttpError:
+            self.wire = self._wire_of_path()  # a refused body is answered in the request's major
+            raise
         url = urlsplit(self.path)
         path, query = url.path, parse_qs(url.query, keep_blank_values=True)
         method = self.command
@@ -322,6 +327,14 @@ class DemoRequestHandler(BaseHTTPRequestHandler):
         if found:
             self._allow(method, *(allowed for _, allowed, _ in found))
         raise HttpError(404, "not_found", f"no route for {path!r}")
+
+    def _wire_of_path(self) -> Wire:
+        """The major a request's path and header select, without refusing anything."""
+        if self.host.protocol != 2:
+            return V1
+        if urlsplit(self.path).path.startswith("/v1/"):
+            return V1_OF_DUAL_STACK
+        return wire_for(self.headers.get("OpenWOP-Version")) or V1_OF_DUAL_STACK
 
     def _allow(self, method: str, *allowed: str) -> None:
         if method not in allowed:
