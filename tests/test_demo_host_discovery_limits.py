@@ -114,3 +114,15 @@ def test_openapi_is_public_and_names_the_routes(host: DemoHost, path: str) -> No
     assert set(document["paths"]["/v1/runs"]) == {"get", "post"}
     assert ("/runs" in document["paths"]) == (path == "/openapi.json")  # v2 on the bare paths
     assert document["paths"]["/v1/interrupts/{token}"]["post"]["security"] == []
+
+
+async def test_an_async_client_sending_megabytes_reads_the_413(host: DemoHost) -> None:
+    """The app's client (async httpx) keeps sending while the host answers: without the host
+    reading the refused body, the connection is reset and the client sees a ReadError."""
+    headers = {"Authorization": f"Bearer {host.api_key}", "Content-Type": "application/json"}
+    async with httpx.AsyncClient(base_url=host.url, headers=headers, timeout=60) as client:
+        for _ in range(2):  # on a keep-alive connection, and again on a fresh one
+            assert (await client.get("/v1/workflows")).status_code == 200
+            refused = await client.post("/v1/runs", content=_padded(3_600_000))
+            assert refused.status_code == 413
+            assert refused.json()["details"]["maxRequestBodyBytes"] == 2000

@@ -44,6 +44,13 @@ from openwop_tui.demo_host.wire import (
 
 logger = logging.getLogger(__name__)
 
+#: How much of an over-limit body is read and thrown away so the client sees the 413. Closing
+#: with the body unread makes the kernel reset the connection, and a client still sending (an
+#: async httpx client, measured) gets a ReadError instead of the answer. Past this, the host
+#: stops reading and closes anyway.
+DRAIN_LIMIT = 64 * 1024 * 1024
+_DRAIN_CHUNK = 64 * 1024
+
 _CLIENT_GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
 #: One run id path segment: a v1 id, or a v2 tenant-bound id projected (`~2F`) or
 #: percent-encoded (`%2F`); `wire.Wire.internal_run_id` decodes it.
@@ -251,7 +258,8 @@ class DemoRequestHandler(BaseHTTPRequestHandler):
             self.close_connection = True
             raise HttpError(400, "validation_error", "bad Content-Length")
         if length > limit:
-            self.close_connection = True  # the unread body would desynchronise keep-alive
+            self.close_connection = True  # whatever is left unread would desynchronise keep-alive
+            self._drain(length)
             raise HttpError(
                 413,
                 "payload_too_large",
@@ -260,6 +268,15 @@ class DemoRequestHandler(BaseHTTPRequestHandler):
                 {"maxRequestBodyBytes": limit, "receivedBytes": length},
             )
         return self.rfile.read(length) if length else b""
+
+    def _drain(self, length: int) -> None:
+        """Read and discard up to `DRAIN_LIMIT` bytes of a refused body, in small pieces."""
+        left = min(length, DRAIN_LIMIT)
+        while left > 0:
+            piece = self.rfile.read(min(left, _DRAIN_CHUNK))
+            if not piece:  # the client stopped sending
+                return
+            left -= len(piece)
 
     def _authorise(self) -> None:
         scheme, _, token = self.headers.get("Authorization", "").partition(" ")
