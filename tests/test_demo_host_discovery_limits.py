@@ -126,3 +126,16 @@ async def test_an_async_client_sending_megabytes_reads_the_413(host: DemoHost) -
             refused = await client.post("/v1/runs", content=_padded(3_600_000))
             assert refused.status_code == 413
             assert refused.json()["details"]["maxRequestBodyBytes"] == 2000
+
+
+@pytest.mark.parametrize("headers", [{}, V2], ids=["v1", "v2"])
+def test_discovery_has_an_etag_and_answers_304(host: DemoHost, headers: dict[str, str]) -> None:
+    url = f"{host.url}/.well-known/openwop"
+    first = httpx.get(url, headers=headers)
+    etag = first.headers["etag"]
+    assert etag.startswith('"') and first.headers["vary"] == "OpenWOP-Version"
+    again = httpx.get(url, headers={**headers, "If-None-Match": etag})
+    assert again.status_code == 304 and again.content == b""
+    assert again.headers["etag"] == etag
+    other = V2 if not headers else {}
+    assert httpx.get(url, headers={**other, "If-None-Match": etag}).status_code == 200

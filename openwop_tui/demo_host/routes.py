@@ -7,6 +7,7 @@ details?}`` (protocol.md §2.6).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import time
@@ -96,6 +97,14 @@ def discovery(h: DemoRequestHandler, req: Request) -> None:
             document = v2_root(document, versions)
         else:
             document = {**document, "protocolVersions": list(versions), "preferredVersion": "1.0"}
+    # A strong validator of the representation's bytes; If-None-Match answers 304
+    # (capabilities.md §1.1: REQUIRED in v2, and cheap for v1 readers too).
+    digest = hashlib.sha256(json.dumps(document).encode()).hexdigest()[:32]
+    headers["ETag"] = f'"{digest}"'
+    asked = h.headers.get("If-None-Match", "")
+    if headers["ETag"] in (tag.strip() for tag in asked.split(",")) or asked.strip() == "*":
+        h.begin(304, headers)
+        return
     h.send_json(200, document, headers)
 
 
