@@ -121,3 +121,8 @@ def error_problems(status: int, body: Any) -> list[str]:
     if expected is not None and expected != status:
         found.append(f"error {status}: {code!r} is registered for status {expected}")
     return found
+
+
+def snapshot_problems(snapshot: Any) -> list[str]:
+    """A v1 ``GET /v1/runs/{runId}`` body against RunSnapshot."""
+    return _problems(_validator("run-snapshot.schema.json"), snapshot, "snapshot")

@@ -87,8 +87,15 @@ def _answer(request: Mapping[str, Any], scenario: Scenario, turns: int) -> Any:
     return {"action": "accept"}
 
 
-def run(host: DemoHost, scenario: Scenario, major: int) -> tuple[str, list[dict[str, Any]]]:
-    """Run ``scenario`` to its end; the run id as the major names it, and every event as sent."""
+def run(
+    host: DemoHost,
+    scenario: Scenario,
+    major: int,
+    snapshots: list[dict[str, Any]] | None = None,
+) -> tuple[str, list[dict[str, Any]]]:
+    """Run ``scenario`` to its end; the run id as the major names it, and every event as sent.
+
+    ``snapshots`` gets the run's snapshot at each question (open interrupt) and at the end."""
     wire = Wire(major)
     with client(host, major) as http:
         created = http.post(
@@ -109,6 +116,8 @@ def run(host: DemoHost, scenario: Scenario, major: int) -> tuple[str, list[dict[
                 events.append(doc)
                 if doc["type"] != "interrupt.requested" or scenario.unanswered:
                     continue
+                if snapshots is not None:
+                    snapshots.append(http.get(path).json())
                 if scenario.cancel_when_asked:
                     assert http.post(f"{path}/cancel", json={}).status_code == 200
                     continue
@@ -117,4 +126,6 @@ def run(host: DemoHost, scenario: Scenario, major: int) -> tuple[str, list[dict[
                 node = quote(doc["payload"]["nodeId"], safe="")
                 answered = http.post(f"{path}/interrupts/{node}", json={"resumeValue": value})
                 assert answered.status_code == 200, answered.text
+        if snapshots is not None:
+            snapshots.append(http.get(path).json())
         return run_id, events
