@@ -7,7 +7,6 @@ details?}`` (protocol.md §2.6).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import time
@@ -15,7 +14,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from openwop_tui.demo_host.discovery import discovery_document, v2_root
 from openwop_tui.demo_host.faults import GARBAGE_FRAME
 from openwop_tui.demo_host.runs import TERMINAL_STATUS, IdempotencyMismatch, Run
 from openwop_tui.demo_host.sse import (
@@ -79,33 +77,6 @@ def negotiated(version: str | None) -> Wire:
             {"protocolVersions": list(protocol_versions(2))},
         )
     return wire
-
-
-def discovery(h: DemoRequestHandler, req: Request) -> None:
-    """``GET /.well-known/openwop``: public and cacheable.
-
-    A dual-stack host serves one resource in two representations, chosen by the request's
-    ``OpenWOP-Version``: none (or 1) → the v1 document with ``protocolVersions`` and
-    ``preferredVersion`` added; 2 → the closed v2 root (capabilities.md §1)."""
-    document = discovery_document(h.host.store.workflows, h.host.max_body_bytes)
-    headers = {"Cache-Control": "public, max-age=300"}
-    if h.host.protocol == 2:
-        h.wire = negotiated(h.headers.get("OpenWOP-Version"))
-        headers["Vary"] = "OpenWOP-Version"
-        versions = protocol_versions(2)
-        if h.wire.major == 2:
-            document = v2_root(document, versions)
-        else:
-            document = {**document, "protocolVersions": list(versions), "preferredVersion": "1.0"}
-    # A strong validator of the representation's bytes; If-None-Match answers 304
-    # (capabilities.md §1.1: REQUIRED in v2, and cheap for v1 readers too).
-    digest = hashlib.sha256(json.dumps(document).encode()).hexdigest()[:32]
-    headers["ETag"] = f'"{digest}"'
-    asked = h.headers.get("If-None-Match", "")
-    if headers["ETag"] in (tag.strip() for tag in asked.split(",")) or asked.strip() == "*":
-        h.begin(304, headers)
-        return
-    h.send_json(200, document, headers)
 
 
 def _json_body(req: Request, *, required: bool) -> dict[str, Any]:

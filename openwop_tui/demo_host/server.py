@@ -27,7 +27,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from openwop_tui.demo_host import extra_routes, openapi, routes, run_list
+from openwop_tui.demo_host import extra_routes, openapi, routes, run_list, well_known
 from openwop_tui.demo_host.assets import ASSET_PREFIX, AssetStore
 from openwop_tui.demo_host.discovery import DEFAULT_MAX_BODY_BYTES
 from openwop_tui.demo_host.faults import Faults
@@ -303,7 +303,7 @@ class DemoRequestHandler(BaseHTTPRequestHandler):
         method = self.command
         if path == "/.well-known/openwop":
             self._allow(method, "GET", "HEAD")
-            return routes.discovery(self, Request(None, body, query))
+            return well_known.discovery(self, Request(None, body, query))
         if path in ("/openapi.json", "/v1/openapi.json"):
             # Public, like discovery and the reference hosts' description of their API.
             self._allow(method, "GET", "HEAD")
