@@ -216,6 +216,10 @@ class DemoRequestHandler(BaseHTTPRequestHandler):
     def begin(self, status: int, headers: dict[str, str]) -> None:
         """Send the status line and headers; the caller writes the body."""
         self.send_response(status)
+        if self.close_connection:
+            # Say so: a keep-alive client that is not told sends its next request on a socket
+            # the host is closing, and gets a ReadError instead of an answer.
+            headers = {"Connection": "close", **headers}
         for name, value in {**self.wire.headers(), **headers}.items():
             self.send_header(name, value)
         self.end_headers()
