@@ -245,6 +245,14 @@ def build_parser() -> argparse.ArgumentParser:
         "0: never, so --stall-ms leaves a stream silent)",
     )
     demo.add_argument(
+        "--max-body-bytes",
+        type=int,
+        metavar="N",
+        default=1024 * 1024,
+        help="refuse request bodies over N bytes with 413, as advertised in discovery "
+        "(limits.maxRequestBodyBytes; default 1 MiB)",
+    )
+    demo.add_argument(
         "--drop-every",
         type=int,
         metavar="N",
@@ -522,8 +530,9 @@ def dispatch(args: argparse.Namespace, config: Config, *, log_file: Path | None 
                 stall_ms=args.stall_ms,
                 status=args.status,
                 protocol=args.protocol,
+                max_body_bytes=args.max_body_bytes,
             )
-        except ValueError as error:  # a fault flag out of range
+        except ValueError as error:  # a fault flag or limit out of range
             print(f"openwop-tui: {error}", file=sys.stderr)
             return 2
         return 0

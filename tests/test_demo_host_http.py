@@ -170,7 +170,9 @@ def test_events_without_sse_accept_are_json(client: httpx.Client) -> None:
     listed = client.get(f"/v1/runs/{run_id}/events", params={"streamMode": "debug"}).json()
     assert listed["events"] == events
     updates = client.get(f"/v1/runs/{run_id}/events").json()["events"]
-    assert [e["type"] for e in updates] == ["run.started", "node.completed", "run.completed"]
+    assert [e["type"] for e in updates] == [
+        "run.started", "node.started", "node.completed", "run.completed"
+    ]  # fmt: skip
 
 
 def test_unknown_runs_and_routes(client: httpx.Client) -> None:
@@ -217,7 +219,7 @@ def test_assets_are_served_by_token_without_auth(
 
     for node, mime in [("speech", "audio/ogg"), ("report", "text/csv"), ("undecodable", None)]:
         payload = found[node]["payload"]
-        assert payload["url"].startswith("/v1/host/openwop-tui-demo/assets/")
+        assert payload["url"].startswith(host.url + "/v1/host/openwop-tui-demo/assets/")
         fetched = anonymous.get(payload["url"])
         assert fetched.status_code == 200
         assert fetched.headers["content-type"] == (mime or payload["mimeType"])

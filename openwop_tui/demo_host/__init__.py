@@ -4,9 +4,11 @@ The app starts one in-process by default, so a newcomer sees markdown, code, car
 audio, files and every degraded case with one command. ``openwop-tui demo-host`` runs one in
 the foreground for other clients.
 
-Modules: `host` (`DemoHost`, `serve_forever`), `server` and `routes` (HTTP), `sse` (stream
-modes and frames), `runs` (event logs and workflow threads), `steps`, `workflows`, `chat` and
-`tour` (what runs produce), `media` and `assets` (the bytes behind media URLs).
+Modules: `host` (`DemoHost`, `serve_forever`), `server` and `routes` (HTTP), `run_list`
+(``GET /runs``), `openapi` (``/openapi.json``), `discovery` (v1 and v2), `sse` (stream modes
+and frames), `runs` (event logs and workflow threads), `steps`, `workflows`, `chat` and `tour`
+(what runs produce), `media` and `assets` (the bytes behind media URLs). What it sends is
+checked against the OpenWOP conformance schemas (``tests/test_demo_host_conformance.py``).
 """
 
 from openwop_tui.demo_host.host import DEFAULT_API_KEY, DemoHost, serve_forever

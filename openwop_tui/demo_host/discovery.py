@@ -3,7 +3,8 @@
 A v1 document with every family at the root (the layout RFC 0073 makes normative); no legacy
 ``capabilities`` wrapper, since a client reading the root is exactly what should be exercised.
 `v2_root` turns it into the closed v2 root a dual-stack host (``--protocol 2``) serves to a
-request with ``OpenWOP-Version: 2``.
+request with ``OpenWOP-Version: 2``: every family a complete record (``status``, ``since``,
+``witness``, and only the facets its schema names), everything else under ``extensions``.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from typing import Any
 
 from openwop_tui.demo_host.catalog import discovery_fields
 from openwop_tui.demo_host.sse import SUPPORTED_MODES
+from openwop_tui.demo_host.steps import VENDOR
 
-#: Envelope kinds advertised: the four universals (required when the list is non-empty) plus
-#: the media families the tour produces.
+#: Envelope kinds advertised: every kind a demo workflow emits (a test drives them all and
+#: checks), led by the four universals the list must hold once it is non-empty.
 SUPPORTED_ENVELOPES = (
     "clarification.request",
     "schema.request",
@@ -25,27 +27,39 @@ SUPPORTED_ENVELOPES = (
     "media.image",
     "media.audio",
     "media.file",
+    *(f"{VENDOR}.{kind}" for kind in ("snippet", "card", "status", "hologram", "metrics")),
+    f"{VENDOR}.snapshot",
 )
+
+#: The biggest request body the host reads unless told otherwise (``limits.maxRequestBodyBytes``).
+DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+
+#: ``GET /runs``: the largest page, and the filters it takes (runs.md §List).
+MAX_RUN_PAGE = 100
+RUN_FILTERS = ("workflowId", "status")
 
 #: Inline-base64 cap for media payloads: the spec's default, stated explicitly.
 MAX_INLINE_MEDIA_BYTES = 262144
 
 
-def _version() -> str:
+def host_version() -> str:
+    """This package's version (the host's ``implementation.version``)."""
     try:
         return metadata.version("openwop-tui")
     except metadata.PackageNotFoundError:  # running from a source tree that is not installed
         return "0.0.0"
 
 
-def discovery_document(workflows: Iterable[str]) -> dict[str, Any]:
+def discovery_document(
+    workflows: Iterable[str], max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+) -> dict[str, Any]:
     """Build the discovery document (cheap; built per request so the version is current)."""
     workflows = list(workflows)
     return {
         "protocolVersion": "1.0",
         "implementation": {
             "name": "openwop-tui demo host",
-            "version": _version(),
+            "version": host_version(),
             "vendor": "openwop-tui",
         },
         "supportedEnvelopes": list(SUPPORTED_ENVELOPES),
@@ -54,7 +68,8 @@ def discovery_document(workflows: Iterable[str]) -> dict[str, Any]:
             "clarificationRounds": 3,
             "schemaRounds": 3,
             "envelopesPerTurn": 32,
-            "maxRequestBodyBytes": 1048576,
+            # Enforced: a bigger body is refused with 413 before it is read (server.py).
+            "maxRequestBodyBytes": max_body_bytes,
         },
         "aiProviders": {"supported": ["demo"], "maxInlineMediaBytes": MAX_INLINE_MEDIA_BYTES},
         "modelCapabilities": {
@@ -63,6 +78,7 @@ def discovery_document(workflows: Iterable[str]) -> dict[str, Any]:
             "substitutionSupported": False,
         },
         "supportedTransports": ["rest"],
+        "runList": {"supported": True, "maxPageSize": MAX_RUN_PAGE, "filters": list(RUN_FILTERS)},
         # fixtures, conversationPrimitive, interrupts and agents (catalog.py).
         **discovery_fields(workflows),
         # Not a spec field (stream modes are discovered by asking, protocol.md §1.1); a hint
@@ -96,21 +112,49 @@ V2_METADATA_KEYS = frozenset(
 )
 
 
-def _record(facets: Any) -> dict[str, Any]:
-    """A v2 capability record: presence is the claim, so v1's ``supported`` flag goes."""
-    record: dict[str, Any] = {"status": "stable", "since": "2.0"}
-    if isinstance(facets, dict):
-        record.update((k, v) for k, v in facets.items() if k != "supported")
-    return record
+#: The witness class of each family this host advertises (spec/v2/core/capabilities.md §5,
+#: from spec/v2/declaration.json): the one corpus-derived field of a record.
+WITNESS = {
+    "supportedEnvelopes": "witnessable-gated",
+    "schemaVersions": "witnessable-gated",
+    "limits": "witnessable-gated",
+    "aiProviders": "witnessable-gated",
+    "modelCapabilities": "witnessable-gated",
+    "conversationPrimitive": "claims-check",
+    "agents": "witnessable-gated",
+    "runList": "witnessable-gated",
+}
+
+#: v1 keys with no v2 family, and the ``extensions`` member (``<org>.<name>``) each moves to.
+#: ``interrupts``: v2's ``interrupt`` family requires ``tokenAlgs`` for the ``ow2.`` token
+#: grammar, which this host's tokens do not follow, so it is not claimed.
+_TO_EXTENSIONS = {"interrupts": "openwop-tui.interrupts", "x-openwop-tui": "openwop-tui.demo"}
+
+#: v1 keys the v2 root deletes (capabilities.md §4: REST is the wire).
+_DELETED = frozenset({"supportedTransports"})
+
+
+def _facets(key: str, value: Any) -> dict[str, Any]:
+    """A v1 family's fields as its v2 record's facets (capabilities.md §2, §5)."""
+    if key in ("supportedEnvelopes", "schemaVersions"):
+        return {"kinds": value}
+    if not isinstance(value, dict):
+        return {}  # `conversationPrimitive: true`: presence of the record is the claim
+    facets = {k: v for k, v in value.items() if k != "supported"}
+    if key == "aiProviders" and "supported" in value:
+        facets["providers"] = value["supported"]
+    if key == "agents" and facets.get("manifestRuntime") is True:
+        facets["manifestRuntime"] = {}  # an object in v2 (its options all at their defaults)
+    return facets
 
 
 def v2_root(v1: dict[str, Any], versions: Iterable[str]) -> dict[str, Any]:
     """The closed v2 discovery root made from the v1 document (capabilities.md §1-§5).
 
-    Metadata keys are copied; every family becomes a record ``{status, since, …facets}``:
-    ``supportedEnvelopes`` and ``schemaVersions`` with a ``kinds`` facet, ``aiProviders`` with
-    ``providers`` for v1's ``supported``. Vendor keys (``x-…``) move under ``extensions``.
-    Through the overlap ``protocolVersion`` and ``preferredVersion`` stay the 1.x.
+    Metadata keys are copied; every family becomes a record ``{status, since, witness,
+    …facets}`` (``since`` the host's own v2 minor: it began serving each family at 2.0);
+    v1 keys without a v2 family move under ``extensions``. Through the overlap
+    ``protocolVersion`` and ``preferredVersion`` stay the 1.x.
     """
     root: dict[str, Any] = {
         "protocolVersions": list(versions),
@@ -118,19 +162,16 @@ def v2_root(v1: dict[str, Any], versions: Iterable[str]) -> dict[str, Any]:
     }
     extensions: dict[str, Any] = {}
     for key, value in v1.items():
+        if key in _DELETED:
+            continue
         if key in V2_METADATA_KEYS:
             root[key] = value
-        elif key.startswith("x-"):
-            extensions[key.removeprefix("x-")] = value
-        elif key in ("supportedEnvelopes", "schemaVersions"):
-            root[key] = {**_record(None), "kinds": value}
-        elif key == "aiProviders" and isinstance(value, dict):
-            facets = dict(value)
-            if "supported" in facets:
-                facets["providers"] = facets.pop("supported")
-            root[key] = _record(facets)
+        elif key in WITNESS:
+            record = {"status": "stable", "since": "2.0", "witness": WITNESS[key]}
+            root[key] = {**record, **_facets(key, value)}
         else:
-            root[key] = _record(value)
+            # A key this table does not know must not leak into the closed root.
+            extensions[_TO_EXTENSIONS.get(key, f"openwop-tui.{key.removeprefix('x-')}")] = value
     if extensions:
         root["extensions"] = {**root.get("extensions", {}), **extensions}
     return root

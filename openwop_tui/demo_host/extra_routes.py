@@ -85,7 +85,7 @@ def dispatch_public(h: DemoRequestHandler, method: str, path: str, body: bytes) 
             )
         except ResolveError as error:
             raise _refused(error) from None
-        h.send_json(200, reply)
+        h.send_json(200, _bound(h, reply))
         return True
     with run.cond:
         if interrupt.state == "expired" or interrupt.past_deadline(via_token=True):
@@ -97,8 +97,13 @@ def dispatch_public(h: DemoRequestHandler, method: str, path: str, body: bytes) 
                 "this interrupt has already been answered or its run has ended",
             )
         inspection = interrupt.inspection()
-    h.send_json(200, inspection)  # outside the lock: a slow reader must not stall the run
+    h.send_json(200, _bound(h, inspection))  # outside the lock: a slow reader must not stall
     return True
+
+
+def _bound(h: DemoRequestHandler, body: dict[str, Any]) -> dict[str, Any]:
+    """A reply naming its run as the request's major does (v2: ``demo/run_…``)."""
+    return {**body, "runId": h.wire.run_id(body["runId"])} if "runId" in body else body
 
 
 def _by_token(h: DemoRequestHandler, token: str) -> tuple[Run, Interrupt]:
@@ -161,4 +166,4 @@ def _resolve_run_scoped(h: DemoRequestHandler, run_id: str, node_id: str, body: 
         reply = resolve(run, interrupt, value, idempotency_key=_idempotency_key(h))
     except ResolveError as error:
         raise _refused(error) from None
-    h.send_json(200, reply)
+    h.send_json(200, _bound(h, reply))

@@ -11,6 +11,7 @@ from types import TracebackType
 from typing import Any
 
 from openwop_tui.demo_host.assets import AssetStore
+from openwop_tui.demo_host.discovery import DEFAULT_MAX_BODY_BYTES
 from openwop_tui.demo_host.faults import Faults
 from openwop_tui.demo_host.identity import Identity
 from openwop_tui.demo_host.runs import RunStore
@@ -28,7 +29,8 @@ class DemoHost:
     delays, for tests). ``keepalive`` is the SSE keep-alive interval in seconds (0: none).
     ``deterministic`` makes ids, tokens and timestamps repeatable (snapshot tests only).
     ``drop_every``, ``garbage_every``, ``stall_ms`` and ``status`` inject faults into the event
-    streams (see `openwop_tui.demo_host.faults`); all off by default.
+    streams (see `openwop_tui.demo_host.faults`); all off by default. ``max_body_bytes`` is the
+    request size limit it advertises (``limits.maxRequestBodyBytes``) and enforces (413).
     """
 
     def __init__(
@@ -45,7 +47,12 @@ class DemoHost:
         stall_ms: int = 0,
         status: int | None = None,
         protocol: int = 1,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     ) -> None:
+        if max_body_bytes < 1:
+            raise ValueError("max_body_bytes must be at least 1")
+        self.max_body_bytes = max_body_bytes
+        """Request bodies above this many bytes are refused with 413 (and advertised)."""
         if protocol not in (1, 2):
             raise ValueError("protocol must be 1 (v1 only) or 2 (v1 and v2)")
         self.protocol = protocol
@@ -93,6 +100,7 @@ class DemoHost:
             self._keepalive or None,
             self.faults,
             self.protocol,
+            self.max_body_bytes,
         )
         self._port = int(server.server_address[1])
         store.base_url = self.url
@@ -134,7 +142,7 @@ class DemoHost:
 def serve_forever(port: int = 0, api_key: str | None = None, **options: Any) -> None:
     """Run the demo host in the foreground (``openwop-tui demo-host``) until Ctrl-C.
 
-    ``options`` are `DemoHost` keywords (``keepalive`` and the faults)."""
+    ``options`` are `DemoHost` keywords (``keepalive``, ``max_body_bytes`` and the faults)."""
     host = DemoHost(port=port, api_key=api_key, **options)
     host.start()
     try:

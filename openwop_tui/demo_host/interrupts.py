@@ -39,6 +39,17 @@ _SECRET = secrets.token_bytes(32)
 
 Events = list[tuple[str, dict[str, Any]]]
 
+#: The ``kind`` values ``node.suspended`` and ``interrupt.resolved`` take in the v1 payload
+#: schemas (run-event-payloads ``nodeSuspended``, ``interruptResolved``). The other kinds
+#: (``low-confidence``, ``conversation.*``) are named on ``interrupt.requested`` only; on
+#: ``node.suspended`` their ``reason`` says why (interrupt.md: ``low-confidence``,
+#: ``conversation-input``), so there ``kind`` is left out rather than sent out of its enum.
+SUSPENDED_KINDS = frozenset({"approval", "clarification", "external-event", "custom"})
+
+
+def _kind_field(kind: str) -> dict[str, str]:
+    return {"kind": kind} if kind in SUSPENDED_KINDS else {}
+
 
 class ResolveError(Exception):
     """A resolve refused: the route answers ``status`` with the spec's error body."""
@@ -274,7 +285,13 @@ class Ask:
         if self.announce_suspend:
             suspended = run.emit(
                 "node.suspended",
-                {**ids, "kind": self.kind, "key": interrupt.key, **self.suspended, **callback},
+                {
+                    **ids,
+                    **_kind_field(self.kind),
+                    "key": interrupt.key,
+                    **self.suspended,
+                    **callback,
+                },
                 self.node_id,
             )
             cause = suspended["eventId"] if suspended else None
@@ -369,7 +386,7 @@ def resolve(
                 "runId": run.run_id,
                 "nodeId": interrupt.node_id,
                 "interruptId": interrupt.interrupt_id,
-                "kind": ask.kind,
+                **_kind_field(ask.kind),
                 "resumeValue": resume_value,
                 "resolvedAt": resolved_at,
                 "resolvedBy": "callback-token" if via_token else "api-key",

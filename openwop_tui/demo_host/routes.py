@@ -14,7 +14,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from openwop_tui.demo_host.discovery import discovery_document, v2_root
 from openwop_tui.demo_host.faults import GARBAGE_FRAME
 from openwop_tui.demo_host.runs import TERMINAL_STATUS, IdempotencyMismatch, Run
 from openwop_tui.demo_host.sse import (
@@ -78,25 +77,6 @@ def negotiated(version: str | None) -> Wire:
             {"protocolVersions": list(protocol_versions(2))},
         )
     return wire
-
-
-def discovery(h: DemoRequestHandler, req: Request) -> None:
-    """``GET /.well-known/openwop``: public and cacheable.
-
-    A dual-stack host serves one resource in two representations, chosen by the request's
-    ``OpenWOP-Version``: none (or 1) → the v1 document with ``protocolVersions`` and
-    ``preferredVersion`` added; 2 → the closed v2 root (capabilities.md §1)."""
-    document = discovery_document(h.host.store.workflows)
-    headers = {"Cache-Control": "public, max-age=300"}
-    if h.host.protocol == 2:
-        h.wire = negotiated(h.headers.get("OpenWOP-Version"))
-        headers["Vary"] = "OpenWOP-Version"
-        versions = protocol_versions(2)
-        if h.wire.major == 2:
-            document = v2_root(document, versions)
-        else:
-            document = {**document, "protocolVersions": list(versions), "preferredVersion": "1.0"}
-    h.send_json(200, document, headers)
 
 
 def _json_body(req: Request, *, required: bool) -> dict[str, Any]:
@@ -186,13 +166,18 @@ def run_named(h: DemoRequestHandler, given: str) -> Run:
     return run
 
 
-def snapshot(h: DemoRequestHandler, req: Request) -> None:
-    """``GET …/runs/{runId}``."""
-    body = _run(h, req).snapshot()
+def snapshot_body(h: DemoRequestHandler, run: Run) -> dict[str, Any]:
+    """A run's snapshot as the request's major has it (v2: bound id, ``owner``, era 3)."""
+    body = run.snapshot()
     if h.wire.major == 2:
         body["runId"] = h.wire.run_id(body["runId"])
         body.update(owner=OWNER, eventLogSchemaVersion=3)
-    h.send_json(200, body)
+    return body
+
+
+def snapshot(h: DemoRequestHandler, req: Request) -> None:
+    """``GET …/runs/{runId}``."""
+    h.send_json(200, snapshot_body(h, _run(h, req)))
 
 
 def _last_event_id(value: str | None) -> int:
@@ -368,21 +353,28 @@ def _number(req: Request, name: str, default: float) -> float:
 
 
 def poll(h: DemoRequestHandler, req: Request) -> None:
-    """``GET …/runs/{runId}/events/poll?afterSequence=N&timeout=S``: long-poll for events."""
+    """``GET …/runs/{runId}/events/poll?afterSequence=N&timeout=S``: long-poll for events.
+
+    The v1 SDK (``openwop-client`` 1.x) names the cursor ``lastSequence`` and reads
+    ``isComplete``; on the v1 wire both are honoured too, so a 1.x poller ends."""
     run = _run(h, req)
-    after = max(-1, int(_number(req, "afterSequence", -1)))
+    cursor = "afterSequence"
+    if h.wire.major == 1 and cursor not in req.query and "lastSequence" in req.query:
+        cursor = "lastSequence"
+    after = max(-1, int(_number(req, cursor, -1)))
     timeout = min(MAX_POLL_TIMEOUT, max(0.0, _number(req, "timeout", 30)))
     batch = run.wait_after(after, timeout)
-    h.send_json(
-        200,
-        {
-            "runId": h.wire.run_id(run.run_id),
-            "events": [h.wire.event(doc) for doc in batch.events],
-            "lastSequence": batch.last_sequence,
-            "status": batch.status,
-            "isTerminal": batch.status in TERMINAL_STATUS.values(),
-        },
-    )
+    terminal = batch.status in TERMINAL_STATUS.values()
+    body: dict[str, Any] = {
+        "runId": h.wire.run_id(run.run_id),
+        "events": [h.wire.event(doc) for doc in batch.events],
+        "lastSequence": batch.last_sequence,
+        "status": batch.status,
+        "isTerminal": terminal,
+    }
+    if h.wire.major == 1:
+        body["isComplete"] = terminal
+    h.send_json(200, body)
 
 
 def cancel(h: DemoRequestHandler, req: Request) -> None:

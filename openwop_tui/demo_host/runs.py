@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import secrets
 import threading
 import time
 from collections.abc import Callable, Generator, Mapping
@@ -193,6 +194,8 @@ class RunStore:
         self.pace = pace
         self.base_url = ""
         """Set by the host once bound; workflows use it for absolute media URLs."""
+        self.list_key = secrets.token_bytes(16)
+        """Signs ``GET /runs`` cursors (`run_list`), so a forged one is refused."""
         self._lock = threading.Lock()
         self._runs: dict[str, Run] = {}
         self._idempotency: dict[str, tuple[str, str]] = {}
@@ -203,6 +206,11 @@ class RunStore:
         """The run with this id, or ``None``."""
         with self._lock:
             return self._runs.get(run_id)
+
+    def all_runs(self) -> list[Run]:
+        """Every run, oldest first (the order they were created in)."""
+        with self._lock:
+            return list(self._runs.values())
 
     def create(
         self,

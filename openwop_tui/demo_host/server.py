@@ -27,8 +27,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from openwop_tui.demo_host import extra_routes, routes
+from openwop_tui.demo_host import extra_routes, openapi, routes, run_list, well_known
 from openwop_tui.demo_host.assets import ASSET_PREFIX, AssetStore
+from openwop_tui.demo_host.discovery import DEFAULT_MAX_BODY_BYTES
 from openwop_tui.demo_host.faults import Faults
 from openwop_tui.demo_host.routes import HttpError, Request
 from openwop_tui.demo_host.runs import RunStore
@@ -38,12 +39,17 @@ from openwop_tui.demo_host.wire import (
     Wire,
     protocol_versions,
     v2_error_code,
+    wire_for,
 )
 
 logger = logging.getLogger(__name__)
 
-#: Requests with a bigger body are refused (413) without reading it.
-MAX_BODY_BYTES = 1024 * 1024
+#: How much of an over-limit body is read and thrown away so the client sees the 413. Closing
+#: with the body unread makes the kernel reset the connection, and a client still sending (an
+#: async httpx client, measured) gets a ReadError instead of the answer. Past this, the host
+#: stops reading and closes anyway.
+DRAIN_LIMIT = 64 * 1024 * 1024
+_DRAIN_CHUNK = 64 * 1024
 
 _CLIENT_GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
 #: One run id path segment: a v1 id, or a v2 tenant-bound id projected (`~2F`) or
@@ -53,6 +59,7 @@ _RUN_ID = r"([A-Za-z0-9_.~%-]+)"
 #: (path pattern, method, route function).
 _RUN_ROUTES: tuple[tuple[re.Pattern[str], str, routes.Route], ...] = (
     (re.compile(r"^/runs$"), "POST", routes.create),
+    (re.compile(r"^/runs$"), "GET", run_list.list_runs),
     (re.compile(rf"^/runs/{_RUN_ID}$"), "GET", routes.snapshot),
     (re.compile(rf"^/runs/{_RUN_ID}/events$"), "GET", routes.events),
     (re.compile(rf"^/runs/{_RUN_ID}/events/poll$"), "GET", routes.poll),
@@ -78,9 +85,12 @@ class DemoHTTPServer(ThreadingHTTPServer):
         keepalive: float | None,
         faults: Faults | None = None,
         protocol: int = 1,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     ) -> None:
         self.store, self.assets, self.api_key = store, assets, api_key
         self.protocol = protocol
+        self.max_body_bytes = max_body_bytes
+        """Requests with a bigger body are refused (413) without reading it; discovery says so."""
         """1: a v1-only host; 2: a dual-stack host of the overlap (v1 and v2, see `wire`)."""
         self.keepalive = keepalive
         """Seconds of silence before a keep-alive comment; ``None``: never send one."""
@@ -206,6 +216,10 @@ class DemoRequestHandler(BaseHTTPRequestHandler):
     def begin(self, status: int, headers: dict[str, str]) -> None:
         """Send the status line and headers; the caller writes the body."""
         self.send_response(status)
+        if self.close_connection:
+            # Say so: a keep-alive client that is not told sends its next request on a socket
+            # the host is closing, and gets a ReadError instead of an answer.
+            headers = {"Connection": "close", **headers}
         for name, value in {**self.wire.headers(), **headers}.items():
             self.send_header(name, value)
         self.end_headers()
@@ -243,12 +257,30 @@ class DemoRequestHandler(BaseHTTPRequestHandler):
         except ValueError:
             self.close_connection = True
             raise HttpError(400, "validation_error", "bad Content-Length") from None
-        if length < 0 or length > MAX_BODY_BYTES:
-            self.close_connection = True  # the unread body would desynchronise keep-alive
+        limit = self.host.max_body_bytes
+        if length < 0:
+            self.close_connection = True
+            raise HttpError(400, "validation_error", "bad Content-Length")
+        if length > limit:
+            self.close_connection = True  # whatever is left unread would desynchronise keep-alive
+            self._drain(length)
             raise HttpError(
-                413, "payload_too_large", f"bodies are limited to {MAX_BODY_BYTES} bytes"
+                413,
+                "payload_too_large",
+                f"the request body is {length} bytes; this host accepts at most {limit} "
+                "(limits.maxRequestBodyBytes in discovery)",
+                {"maxRequestBodyBytes": limit, "receivedBytes": length},
             )
         return self.rfile.read(length) if length else b""
+
+    def _drain(self, length: int) -> None:
+        """Read and discard up to `DRAIN_LIMIT` bytes of a refused body, in small pieces."""
+        left = min(length, DRAIN_LIMIT)
+        while left > 0:
+            piece = self.rfile.read(min(left, _DRAIN_CHUNK))
+            if not piece:  # the client stopped sending
+                return
+            left -= len(piece)
 
     def _authorise(self) -> None:
         scheme, _, token = self.headers.get("Authorization", "").partition(" ")
@@ -265,13 +297,21 @@ class DemoRequestHandler(BaseHTTPRequestHandler):
 
     def _route(self) -> None:
         # Read the body first, whatever happens next, so a keep-alive connection stays in sync.
-        body = self._body()
+        try:
+            body = self._body()
+        except HttpError:
+            self.wire = self._wire_of_path()  # a refused body is answered in the request's major
+            raise
         url = urlsplit(self.path)
         path, query = url.path, parse_qs(url.query, keep_blank_values=True)
         method = self.command
         if path == "/.well-known/openwop":
             self._allow(method, "GET", "HEAD")
-            return routes.discovery(self, Request(None, body, query))
+            return well_known.discovery(self, Request(None, body, query))
+        if path in ("/openapi.json", "/v1/openapi.json"):
+            # Public, like discovery and the reference hosts' description of their API.
+            self._allow(method, "GET", "HEAD")
+            return openapi.serve(self, path)
         if path.startswith(ASSET_PREFIX):
             self._allow(method, "GET", "HEAD")
             return self._asset(path.removeprefix(ASSET_PREFIX))
@@ -300,13 +340,22 @@ class DemoRequestHandler(BaseHTTPRequestHandler):
         self._authorise()
         if extra_routes.dispatch(self, method, path, body):
             return None
-        for pattern, allowed, route in _RUN_ROUTES:
-            match = pattern.match(path)
-            if match:
-                self._allow(method, allowed)
-                run_id = match.group(1) if pattern.groups else None
+        found = [(p.match(path), m, r) for p, m, r in _RUN_ROUTES if p.match(path)]
+        for match, allowed, route in found:
+            if method == allowed and match is not None:
+                run_id = match.group(1) if match.re.groups else None
                 return route(self, Request(run_id, body, query))
+        if found:
+            self._allow(method, *(allowed for _, allowed, _ in found))
         raise HttpError(404, "not_found", f"no route for {path!r}")
+
+    def _wire_of_path(self) -> Wire:
+        """The major a request's path and header select, without refusing anything."""
+        if self.host.protocol != 2:
+            return V1
+        if urlsplit(self.path).path.startswith("/v1/"):
+            return V1_OF_DUAL_STACK
+        return wire_for(self.headers.get("OpenWOP-Version")) or V1_OF_DUAL_STACK
 
     def _allow(self, method: str, *allowed: str) -> None:
         if method not in allowed:

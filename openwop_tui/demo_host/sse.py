@@ -2,8 +2,10 @@
 
 Pure functions: which events a ``?streamMode=`` admits, and the text of one frame.
 
-* ``updates`` (the default): run transitions, terminal node transitions, suspensions, HITL and
-  artifacts; not ``node.started``, not chunks, not reasoning.
+* ``updates`` (the default): run transitions, node transitions (``node.started`` included, as
+  the Python and SQLite reference hosts send it in this mode, although stream-modes.md's table
+  leaves it to ``debug``), suspensions, HITL and artifacts; not chunks, not reasoning, not
+  usage.
 * ``messages``: only ``output.chunk``, sent as ``event: ai.message.chunk`` whose ``data:`` is the
   bare chunk payload.
 * ``debug``: everything, ``event:`` = the type.
@@ -24,6 +26,7 @@ SUPPORTED_MODES = ("updates", "messages", "debug")
 
 _UPDATES_EXACT = frozenset(
     {
+        "node.started",
         "node.completed",
         "node.failed",
         "node.skipped",

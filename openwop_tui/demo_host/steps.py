@@ -54,7 +54,7 @@ class WorkflowContext:
     workflow_id: str
     inputs: Mapping[str, Any]
     base_url: str
-    """``http://127.0.0.1:<port>``: for the one absolute media URL."""
+    """``http://127.0.0.1:<port>``: the origin every asset URL names."""
     assets: AssetStore
     identity: Identity = field(default_factory=Identity)
     """Clock and ids (deterministic in snapshot tests)."""
@@ -68,14 +68,21 @@ class WorkflowContext:
         """The correlation id of the (single) envelope a node emits: ``<runId>:<nodeId>:0``."""
         return f"{self.run_id}:{node_id}:0"
 
-    def store(self, data: bytes, content_type: str, *, absolute: bool = False) -> str:
-        """Store bytes as an asset and return its URL, relative unless ``absolute``."""
-        path = AssetStore.path(self.assets.put(data, content_type))
-        return self.base_url + path if absolute else path
+    def asset_url(self, token: str) -> str:
+        """The absolute URL of an asset on this host's own origin.
+
+        Absolute because media payloads declare ``url`` as ``format: uri`` (RFC 3986 §4.3: a
+        URI has a scheme), so a relative reference fails the schema; the token is the
+        credential, so no other origin ever names it."""
+        return self.base_url + AssetStore.path(token)
+
+    def store(self, data: bytes, content_type: str) -> str:
+        """Store bytes as an asset and return its absolute URL."""
+        return self.asset_url(self.assets.put(data, content_type))
 
     def missing_asset_url(self) -> str:
         """A well-formed asset URL whose token the store has never issued (serves 404)."""
-        return ASSET_PREFIX + "missing-" + self.run_id.removeprefix("run_")
+        return self.base_url + ASSET_PREFIX + "missing-" + self.run_id.removeprefix("run_")
 
 
 def split_words(text: str, words: int = 3) -> list[str]:
@@ -161,12 +168,14 @@ def envelope_node(
     *,
     completion: str | None = None,
     delay: float = 0.25,
+    lifted: Mapping[str, str] | None = None,
 ) -> Iterator[Step]:
     """A node whose completion carries one envelope on ``outputs.envelope`` (protocol.md §0).
 
     ``rendering`` becomes ``meta.rendering`` (omitted entirely when ``None``); ``completion``
-    is the text form of text families. ``causationId`` is the envelope's correlation id, as
-    the spec asks of events recording an accepted envelope.
+    is the text form of text families; ``lifted`` becomes ``outputs.rendering`` (a hint beside
+    the envelope, not in it). ``causationId`` is the envelope's correlation id, as the spec
+    asks of events recording an accepted envelope.
     """
     started = time.monotonic()
     yield Emit(
@@ -189,6 +198,8 @@ def envelope_node(
     outputs: dict[str, Any] = {"envelope": envelope}
     if completion is not None:
         outputs["completion"] = completion
+    if lifted is not None:
+        outputs["rendering"] = dict(lifted)
     yield Emit(
         "node.completed",
         {"nodeId": node_id, "durationMs": since(started), "outputs": outputs},

@@ -90,9 +90,9 @@ def status(ctx: WorkflowContext) -> Iterator[Step]:
 
 
 def chart(ctx: WorkflowContext) -> Iterator[Step]:
-    """A PNG by URL; the one item whose URL is absolute, so clients handle both shapes."""
+    """A PNG by URL on the host's own origin."""
     data = media.chart_png()
-    url = ctx.store(data, "image/png", absolute=True)
+    url = ctx.store(data, "image/png")
     yield from _media_item(
         ctx,
         "chart",
@@ -160,7 +160,7 @@ def report(ctx: WorkflowContext) -> Iterator[Step]:
             "artifactId": f"art_report_{ctx.run_id}",
             "artifactType": f"{VENDOR}.report",
             "nodeId": "report",
-            "version": "1",
+            "version": "1",  # a string in the artifact.created schema
             "summary": f"{name} (CSV, {len(data)} bytes)",
             "registered": False,
         },
@@ -194,15 +194,20 @@ def script(ctx: WorkflowContext) -> Iterator[Step]:
 
 
 def hologram(ctx: WorkflowContext) -> Iterator[Step]:
-    """An unknown ``display`` value: a client falls back to the text in the completion."""
+    """An unknown ``display`` value: a client falls back to the text in the completion.
+
+    The envelope's ``meta.rendering`` is closed (an unknown ``display`` fails its schema), so
+    the unknown hint rides where a host's own outputs may carry anything: ``outputs.rendering``,
+    the lifted hint the reference app reads when the envelope has none (protocol.md §6)."""
     text = "If you can read this, the client fell back to text for `display: hologram`."
     yield from envelope_node(
         ctx,
         "hologram",
         f"{VENDOR}.hologram",
         {"text": text},
-        {"display": "hologram"},
+        None,
         completion=text,
+        lifted={"display": "hologram"},
     )
 
 
@@ -227,7 +232,7 @@ def oversized(ctx: WorkflowContext) -> Iterator[Step]:
         "image/png",
         title="Oversized image",
         alt="A 48 MiB picture: far too large to fetch by default",
-        url=ctx.assets.path(token),
+        url=ctx.asset_url(token),
         size=media.OVERSIZED_BYTES,
     )
 

@@ -82,14 +82,20 @@ V1_TO_V2: Mapping[str, str] = {
     "compensation.manual_intervention_required": "compensation.manual-intervention-required",
 }
 
-#: This host's v1 error codes and the registered v2 code for each (spec/v2/errors.json).
+#: This host's v1 error codes and the v2 code for each: the registered one (spec/v2/errors.json)
+#: when the registry has one for the same status, else a vendor code (``<org>.<code>``, which v2
+#: reserves for exactly this), since a registered code maps to one status (x-openwop-http-status)
+#: and 405, 411 and 502 have none.
 _V2_ERROR_CODES = {
     "run_not_found": "not_found",
     "workflow_not_found": "not_found",
+    "agent_not_found": "not_found",
     "unauthorized": "unauthenticated",
     "bad_request": "validation_error",
-    "length_required": "validation_error",
-    "method_not_allowed": "not_found",
+    "length_required": "openwop-tui.length_required",
+    "method_not_allowed": "openwop-tui.method_not_allowed",
+    "bad_gateway": "openwop-tui.bad_gateway",
+    "fault_injected": "openwop-tui.fault_injected",
 }
 
 _KEPT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")

@@ -5,7 +5,7 @@ envelope as ordinary run events. The reference app's convention, which the embed
 follows too, is to carry it on ``node.completed``:
 
 * ``payload.outputs.envelope``: the envelope object, whose ``meta.rendering`` is the hint;
-* ``payload.outputs.rendering``: a hint lifted out of the envelope;
+* ``payload.outputs.rendering``: a hint lifted out of the envelope (used when it has none);
 * ``payload.outputs.completion``: the authoritative text of the turn.
 
 Media travel as ``media.image`` / ``media.audio`` / ``media.file`` envelopes whose payload holds
@@ -204,12 +204,19 @@ class Envelope:
 
 
 def _envelope_from_object(
-    obj: Mapping[str, Any], event: RunEvent, text: str | None, index: int = 0
+    obj: Mapping[str, Any],
+    event: RunEvent,
+    text: str | None,
+    index: int = 0,
+    lifted: Any = None,
 ) -> Envelope:
     kind = obj.get("type")
     kind = kind if isinstance(kind, str) and kind else "unknown"
     meta = obj.get("meta")
-    rendering = Rendering.from_json(meta.get("rendering") if isinstance(meta, Mapping) else None)
+    hint = meta.get("rendering") if isinstance(meta, Mapping) else None
+    # The reference app's order: the envelope's own hint, else the one lifted beside it into
+    # `outputs.rendering` (protocol.md §6).
+    rendering = Rendering.from_json(hint if isinstance(hint, Mapping) else lifted)
     payload = obj.get("payload")
     media = MediaRef.from_payload(payload) if kind in MEDIA_KINDS else None
 
@@ -303,7 +310,7 @@ def _extract(event: RunEvent) -> list[Envelope]:
 
     found = outputs.get("envelope")
     if isinstance(found, Mapping):
-        return [_envelope_from_object(found, event, text)]
+        return [_envelope_from_object(found, event, text, lifted=outputs.get("rendering"))]
     if isinstance(found, list):
         objects = [o for o in found if isinstance(o, Mapping)]
         return [_envelope_from_object(o, event, None, i) for i, o in enumerate(objects)]
