@@ -64,6 +64,7 @@ from openwop_tui.ui.messages import (
     TranscriptLeft,
     WorkflowChosen,
 )
+from openwop_tui.ui.signals import end_on_signals
 from openwop_tui.ui.widgets.events_panel import EventsPanel
 from openwop_tui.ui.widgets.prompt import InputArea, PromptInput
 from openwop_tui.ui.widgets.search_bar import SearchBar
@@ -233,6 +234,7 @@ class ChatApp(App[None]):
 
     async def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._theme_changed)
+        end_on_signals(self, self.runs)
         chat = self.chat
         for warning in self._warnings:
             await chat.notice("warning", warning)

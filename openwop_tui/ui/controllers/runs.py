@@ -51,6 +51,8 @@ class RunsController:
         """A turn is between Enter and the end of its run."""
         self.picking = False
         """The workflow picker is open: messages wait until a workflow is chosen."""
+        self.following = False
+        """The run in flight is one this client follows (attached), not one it started."""
         self.attach_to: str | None = None
         """A run to follow once connected (``--attach``)."""
         self.workflow_settled = False
@@ -134,7 +136,7 @@ class RunsController:
 
     async def _follow(self, run_id: str) -> None:
         chat = self.chat
-        self.busy = True
+        self.busy = self.following = True
         chat.parts.prompt.set_busy(True)
         try:
             await chat.notice("info", f"attaching to run {run_id}")
@@ -195,7 +197,7 @@ class RunsController:
         await self.feed.show(chat.conversation.settle())
         await self.feed.show_changes(chat.transcript.close_open())
         self.interrupts.close_all()
-        self.busy = False
+        self.busy = self.following = False
         chat.parts.prompt.set_busy(False)
         self._status(RunChanged(RunPhase.ENDED, status=chat.transcript.status))
         chat.app.call_later(self.send_queued)
@@ -332,6 +334,21 @@ class RunsController:
     def stop_listening(self) -> None:
         self.chat.app.workers.cancel_group(self.chat.app, "run")
         self._status(RunChanged(RunPhase.STATUS, status="cancelled (locally)"))
+
+    async def end_for_signal(self, name: str) -> str:
+        """The app is told to stop (``SIGTERM``, ``SIGHUP``): cancel the run it started, leave
+        one it follows running; the sentence to exit with."""
+        session = self.chat.session
+        run = session.current_run if session is not None else None
+        if run is None:
+            return f"openwop-tui: stopped by {name}"
+        shown = clean(run.run_id)
+        if self.following:
+            return (
+                f"openwop-tui: stopped by {name}; run {shown} is still running on the host "
+                f"(openwop-tui attach {shown} follows it)"
+            )
+        return f"{await self.cancel_for_quit()} (stopped by {name})"
 
     async def cancel_for_quit(self) -> str:
         """Cancel the run in flight because the user quits: the sentence to exit with."""
