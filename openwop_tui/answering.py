@@ -34,6 +34,7 @@ from rich.console import Console
 from rich.text import Text
 
 from openwop_tui.conversation import Answered, Conversation, Update
+from openwop_tui.protocol.errors import HostError
 from openwop_tui.protocol.interrupt_answers import AnswerError, build_answer
 from openwop_tui.protocol.interrupts import (
     ACTION_KEYS,
@@ -413,13 +414,15 @@ class Asker:
         auth = " -H 'Authorization: Bearer '\"$OPENWOP_API_KEY\"" if self.howto.keyed else ""
         json_header = " -H 'Content-Type: application/json'"
         if run_id != "RUN_ID" and request.node_id:
-            url = shlex.quote(self.howto.interrupt_url(run_id, request.node_id))
-            lines.append("or post the answer (change the values):")
-            lines.append(f"  curl -X POST {url}{auth}{json_header} -d {body}")
+            with contextlib.suppress(HostError):  # an id no URL can hold: no curl line
+                url = shlex.quote(self.howto.interrupt_url(run_id, request.node_id))
+                lines.append("or post the answer (change the values):")
+                lines.append(f"  curl -X POST {url}{auth}{json_header} -d {body}")
         if request.token:
-            url = shlex.quote(self.howto.token_url(request.token))
-            lines.append("or with its signed token (no key needed):")
-            lines.append(f"  curl -X POST {url}{json_header} -d {body}")
+            with contextlib.suppress(HostError):
+                url = shlex.quote(self.howto.token_url(request.token))
+                lines.append("or with its signed token (no key needed):")
+                lines.append(f"  curl -X POST {url}{json_header} -d {body}")
         lines.append("Waiting for the answer; it may come from anywhere.")
         stream = self._err or sys.stderr
         # One block, the first line marked as the program's: the rest is to be copied.

@@ -24,7 +24,6 @@ from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TextIO
-from urllib.parse import quote
 
 from rich.console import Console
 from rich.text import Text
@@ -517,13 +516,10 @@ async def _run(follow: Follow, stream: _Stream, interrupts: _Interrupts) -> int:
 def _howto(client: HostClient, key: str | None) -> HowTo:
     """Where the how-to text sends an answer: this host's routes, shown without credentials."""
 
-    def interrupt_url(run_id: str, node_id: str) -> str:
-        return display_url(client.run_url(run_id) + "/interrupts/" + quote(node_id, safe=""))
-
     return HowTo(
         host=display_url(client.base_url),
-        interrupt_url=interrupt_url,
-        token_url=lambda token: display_url(client.url("interrupts", token)),
+        interrupt_url=lambda run_id, node_id: display_url(client.interrupt_url(run_id, node_id)),
+        token_url=lambda token: display_url(client.token_url(token)),
         keyed=key is not None,
     )
 
