@@ -399,6 +399,7 @@ class ChatApp(App[None]):
             workflow_id=self.config.workflow,
             max_asset_bytes=self.config.max_asset_bytes,
             stream_modes=self.config.stream_modes,
+            reconnect_budget=self.config.reconnect_minutes * 60,
         )
         self.conversation.session = self.session
         self.conversation.secrets = tuple({*self.conversation.secrets, *secrets_of(api_key)})

@@ -465,6 +465,7 @@ async def _run(follow: Follow, stream: _Stream, interrupts: _Interrupts) -> int:
                 max_asset_bytes=output.config.max_asset_bytes,
                 stream_modes=output.config.stream_modes,
                 idle_timeout=stream.idle_timeout,
+                reconnect_budget=output.config.reconnect_minutes * 60,
             )
             conversation = Conversation(
                 session,

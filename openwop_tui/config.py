@@ -58,6 +58,9 @@ class Config:
     download_dir: str | None = None
     """Where saved media go; default ``~/Downloads/openwop-tui`` (or the cwd if unwritable)."""
     stream_modes: str = "updates,messages"
+    reconnect_minutes: float = 5.0
+    """How long a run's stream keeps reconnecting (with backoff, honouring ``Retry-After``)
+    after it fails, before it gives up and says how to attach to the run again; 0: never."""
     demo_pace: float = 1.0
     """How fast the embedded demo host streams: 1 types like a model, 0 sends everything at
     once, 2 is twice as slow."""

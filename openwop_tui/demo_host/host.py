@@ -27,8 +27,8 @@ class DemoHost:
     ``pace`` multiplies every delay between events (1 feels like a model typing; 0 removes all
     delays, for tests). ``keepalive`` is the SSE keep-alive interval in seconds (0: none).
     ``deterministic`` makes ids, tokens and timestamps repeatable (snapshot tests only).
-    ``drop_every``, ``garbage_every``, ``stall_ms`` and ``status`` inject faults into the event
-    streams (see `openwop_tui.demo_host.faults`); all off by default.
+    ``drop_every``, ``garbage_every``, ``stall_ms``, ``status`` and ``status_times`` inject
+    faults into the event streams (see `openwop_tui.demo_host.faults`); all off by default.
     """
 
     def __init__(
@@ -44,6 +44,7 @@ class DemoHost:
         garbage_every: int = 0,
         stall_ms: int = 0,
         status: int | None = None,
+        status_times: int = 1,
         protocol: int = 1,
     ) -> None:
         if protocol not in (1, 2):
@@ -54,7 +55,7 @@ class DemoHost:
             raise ValueError("pace must be >= 0")
         if keepalive < 0:
             raise ValueError("keepalive must be >= 0 (0: no keep-alives)")
-        self.faults = Faults(drop_every, garbage_every, stall_ms, status)
+        self.faults = Faults(drop_every, garbage_every, stall_ms, status, status_times)
         """The faults this host injects into its event streams."""
         self._host = host
         self._port = port

@@ -161,6 +161,11 @@ class HostClient:
         return self._base
 
     @property
+    def shown_url(self) -> str:
+        """The base URL as messages show it: no ``user:password@``, no trailing ``/v1``."""
+        return self._shown_base
+
+    @property
     def origin(self) -> str:
         """``scheme://host[:port]`` of the host: what messages show."""
         return self._origin

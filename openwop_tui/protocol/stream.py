@@ -10,9 +10,11 @@ an unterminated last frame, and captures and live streams should decode the same
   above the highest seen is a duplicate (two modes admitted it, or a resume overlapped) and is
   dropped. Events without a sequence always pass.
 * A dropped connection, a network error, 429 or 5xx: reconnect with ``Last-Event-ID: <highest>``
-  after a short capped backoff that honours ``retry:`` and ``Retry-After``, with an info notice
-  each time (protocol.md §3.3). ``max_reconnects`` failures in a row without a new event and the
-  last `HostError` is raised.
+  after a backoff that grows from ``retry:`` and is never shorter than ``Retry-After``, with an
+  info notice each time (protocol.md §3.3). Failures in a row without a new event spend a budget
+  of time (``reconnect_budget``, five minutes by default: `openwop_tui.protocol.reconnect`);
+  once it is spent the last `HostError` is raised, naming the run and the ``attach`` command
+  that follows it again.
 * A frame cut short by a disconnect (the connection ends, cleanly or not, before the frame's
   blank line) is not malformed: it is discarded silently, as the SSE spec discards an
   unterminated event at EOF, and read again after the resume. An unterminated last frame that
@@ -50,6 +52,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import json
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
@@ -62,10 +65,20 @@ from openwop_tui.protocol.client import TERMINAL_STATUSES, HostClient
 from openwop_tui.protocol.errors import HostError
 from openwop_tui.protocol.events import EventShapeError, RunEvent, normalize
 from openwop_tui.protocol.hostdata import host_value
+from openwop_tui.protocol.reconnect import (
+    BASE_DELAY,
+    DEFAULT_BUDGET,
+    MAX_DELAY,
+    Clock,
+    Reconnects,
+    attach_command,
+)
 from openwop_tui.protocol.sse import SSEDecoder, SSEFrame, decode_frame, safe_raw
 from openwop_tui.sanitize import clean
 
 __all__ = [
+    "BASE_DELAY",
+    "DEFAULT_BUDGET",
     "KNOWN_MODES",
     "MAX_DELAY",
     "POLL_IDLE_DELAY",
@@ -80,10 +93,6 @@ __all__ = [
 #: Stream modes the spec defines (protocol.md §3.4).
 KNOWN_MODES = ("values", "updates", "messages", "debug")
 
-#: Longest pause between reconnects, whatever the host asks: the UI is waiting.
-MAX_DELAY = 10.0
-#: First backoff step when the host gave no ``retry:``.
-BASE_DELAY = 0.5
 #: Pause between polls that brought nothing new (for hosts that do not hold the request open).
 POLL_IDLE_DELAY = 1.0
 
@@ -478,21 +487,10 @@ def _fallback_modes(current: str | None, error: HostError) -> str | None:
     raise error
 
 
-def _delay(failures: int, state: _State, error: HostError | None) -> float:
-    if error is not None and error.retry_after is not None:
-        return min(error.retry_after, MAX_DELAY)
-    base = state.retry_ms / 1000 if state.retry_ms is not None else BASE_DELAY
-    return min(base * 2.0 ** max(failures - 1, 0), MAX_DELAY)
-
-
-def _gave_up(error: HostError, attempts: int) -> HostError:
-    return HostError(
-        f"{error.message} Gave up after {attempts} reconnect attempts.",
-        status=error.status,
-        code=error.code,
-        retry_after=error.retry_after,
-        details=error.details,
-    )
+def _gave_up(client: HostClient, budget: Reconnects, error: HostError, run_id: str) -> HostError:
+    shown = clean(run_id)
+    command = clean(attach_command(client.shown_url, run_id, keyed=bool(client.api_key)))
+    return budget.gave_up(error, shown, command)
 
 
 async def subscribe(
@@ -501,8 +499,10 @@ async def subscribe(
     *,
     modes: str | None = "updates,messages",
     last_event_id: int | None = None,
-    max_reconnects: int = 5,
+    reconnect_budget: float = DEFAULT_BUDGET,
+    max_reconnects: int | None = None,
     sleep: Sleep = asyncio.sleep,
+    clock: Clock = time.monotonic,
     read_timeout: float | None = None,
     poll_timeout: float = 30.0,
     idle_timeout: float | None = None,
@@ -510,13 +510,16 @@ async def subscribe(
 ) -> AsyncIterator[StreamItem]:
     """Yield a run's events (and notices about the stream) until the run ends.
 
-    ``last_event_id`` resumes after that sequence. ``sleep`` is how the backoff waits (tests pass
-    a recorder). ``read_timeout`` bounds silence on an open stream at the transport (``None``:
-    wait as long as the host keeps it open). ``idle_timeout`` (seconds; ``None`` or 0: never)
-    is how long a stream may bring no bytes before the run is checked: a run waiting for a human
-    is left to wait, any other is resumed. Raises `HostError` when the host cannot be reached
-    after ``max_reconnects`` attempts, or answers 401/403/404 or another error retrying cannot
-    fix. ``on_arrival`` is told each `Arrival` before the events it brings are yielded.
+    ``last_event_id`` resumes after that sequence. ``reconnect_budget``: seconds a streak of
+    failed reconnects may last (0: none), ``max_reconnects`` an extra cap on their number.
+    ``sleep`` is how the backoff waits and ``clock`` how the budget is measured (tests pass a
+    recorder and a clock the recorder moves). ``read_timeout`` bounds silence on an open stream
+    at the transport (``None``: wait as long as the host keeps it open). ``idle_timeout``
+    (seconds; ``None`` or 0: never) is how long a stream may bring no bytes before the run is
+    checked: a run waiting for a human is left to wait, any other is resumed. Raises
+    `HostError` when the host cannot be reached within the budget, or answers 401/403/404 or
+    another error retrying cannot fix. ``on_arrival`` is told each `Arrival` before the events
+    it brings are yielded.
     """
     state = _State(
         run_id=run_id,
@@ -525,7 +528,7 @@ async def subscribe(
         secrets=client.secrets,
         on_arrival=on_arrival,
     )
-    failures = 0
+    budget = Reconnects(reconnect_budget, clock, max_reconnects)
     ended: Mapping[str, Any] | None = None
     """The run's snapshot once the host said the run is over (it cannot change after that)."""
     while True:
@@ -535,7 +538,7 @@ async def subscribe(
         async for item in _connect_once(client, state, outcome, read_timeout, idle_timeout):
             yield item
         if state.new_events:
-            failures = 0
+            budget.reset()
         if outcome.kind == "terminal":
             return
 
@@ -563,7 +566,7 @@ async def subscribe(
                 yield item
             if state.terminal:
                 return
-            async for item in _poll(client, state, sleep, max_reconnects, poll_timeout):
+            async for item in _poll(client, state, sleep, budget, poll_timeout):
                 yield item
             return
 
@@ -604,22 +607,19 @@ async def subscribe(
                     f"{status or 'still going'}."
                 )
 
-        failures += 1
-        if failures > max_reconnects:
+        delay = budget.next_delay(state.retry_ms, error.retry_after if error else None)
+        if delay is None:
             if error is None:
                 error = HostError(
                     f"The event stream of run {run_id!r} keeps closing before the run ends.",
                     code="connection_error",
                 )
-            raise _gave_up(error, max_reconnects)
-        delay = _delay(failures, state, error)
+            raise _gave_up(client, budget, error, run_id)
         if error is not None:
             reason = error.message
         after = f" after sequence {state.highest}" if state.highest is not None else ""
         yield StreamNotice(
-            "info",
-            f"{reason} Reconnecting in {delay:g} s{after} "
-            f"(attempt {failures} of {max_reconnects}).",
+            "info", f"{reason} Reconnecting in {delay:g} s{after} ({budget.describe()})."
         )
         await sleep(delay)
 
@@ -718,28 +718,25 @@ def _events_of_json(state: _State, body: str) -> list[StreamItem]:
 
 
 async def _poll(
-    client: HostClient, state: _State, sleep: Sleep, max_retries: int, poll_timeout: float
+    client: HostClient, state: _State, sleep: Sleep, budget: Reconnects, poll_timeout: float
 ) -> AsyncIterator[StreamItem]:
     """Poll ``…/events/poll`` until the run is terminal (protocol.md §3.5)."""
-    failures = 0
+    budget.reset()
     while not state.terminal:
         try:
             doc = await client.poll_events(state.run_id, state.highest, timeout=poll_timeout)
         except HostError as error:
             if error.status is not None and error.status not in _RETRYABLE_STATUSES:
                 raise
-            failures += 1
-            if failures > max_retries:
-                raise _gave_up(error, max_retries) from None
-            delay = _delay(failures, state, error)
+            delay = budget.next_delay(state.retry_ms, error.retry_after)
+            if delay is None:
+                raise _gave_up(client, budget, error, state.run_id) from None
             yield StreamNotice(
-                "info",
-                f"{error.message} Polling again in {delay:g} s "
-                f"(attempt {failures} of {max_retries}).",
+                "info", f"{error.message} Polling again in {delay:g} s ({budget.describe()})."
             )
             await sleep(delay)
             continue
-        failures = 0
+        budget.reset()
         state.new_events = 0
         events = doc.get("events")
         if isinstance(events, list):
