@@ -480,6 +480,8 @@ async def _run(follow: Follow, stream: _Stream, interrupts: _Interrupts) -> int:
                 output.console,
                 interactive=follow.interactive,
                 howto=_howto(client, stream.key),
+                # Flags that cannot answer the run's question stop the command at once.
+                on_refused=lambda: streaming.cancel(),
             )
             streaming = asyncio.ensure_future(
                 _stream_run(conversation, follow, printer, asker, started)
@@ -489,12 +491,14 @@ async def _run(follow: Follow, stream: _Stream, interrupts: _Interrupts) -> int:
                 try:
                     await streaming
                 except asyncio.CancelledError:
-                    if not interrupts.pressed:
+                    if not interrupts.pressed and asker.refused is None:
                         raise
                 finally:
                     await asker.close()
                     await printer.feed(conversation.settle())
                     await printer.flush()
+                if asker.refused is not None and not interrupts.pressed:
+                    return EXIT_USAGE  # the reason and how to answer are printed
                 if interrupts.pressed:
                     if follow.attach is not None:
                         shown = clean(follow.attach)

@@ -191,9 +191,19 @@ class _State:
     terminal: bool = False
     new_events: int = 0
     """Events passed on since the last reset (one connection, or one poll)."""
+    received: int = 0
+    """Events passed on in this whole subscription."""
+    began_after: int | None = None
+    """The sequence this subscription was asked to begin after (``last_event_id``)."""
     secrets: tuple[str, ...] = ()
     """What to mask in host data (the client's API key)."""
     on_arrival: ArrivalSink | None = None
+
+    @property
+    def past_the_end_maybe(self) -> bool:
+        """Asked to begin after a sequence and given nothing since: the run may have no events
+        that late (``attach --from`` past its end), which `_recover` then says plainly."""
+        return self.began_after is not None and not self.received
 
     def accept(self, event: RunEvent) -> list[StreamItem]:
         """Drop duplicates, track the highest sequence, spot the end of the run."""
@@ -204,6 +214,7 @@ class _State:
                 return []
             self.highest = event.sequence
         self.new_events += 1
+        self.received += 1
         if event.is_terminal:
             self.terminal = True
             return [event]
@@ -527,6 +538,7 @@ async def subscribe(
         highest=last_event_id,
         secrets=client.secrets,
         on_arrival=on_arrival,
+        began_after=last_event_id,
     )
     budget = Reconnects(reconnect_budget, clock, max_reconnects)
     ended: Mapping[str, Any] | None = None
@@ -588,7 +600,7 @@ async def subscribe(
                         # brought events: what the host sent meanwhile is owed before the end.
                         first = ended is None
                         ended = snapshot
-                        if first:
+                        if first and not state.past_the_end_maybe:
                             after = state.highest if state.highest is not None else "the start"
                             yield StreamNotice(
                                 "info",
@@ -690,8 +702,21 @@ async def _recover(
     assert closing is not None  # only called with a terminal snapshot
     if state.on_arrival is not None:
         state.on_arrival(Arrival(snapshot=snapshot))
+    last = _host_last_sequence(doc, snapshot)
+    highest = state.highest
+    if state.past_the_end_maybe and highest is not None and last is not None and last <= highest:
+        # Asked for events after the run's last one: nothing is missing, there is no more.
+        count = f"{last + 1} event" + ("" if last == 0 else "s")
+        span = f"sequence {last}" if last == 0 else f"sequences 0 to {last}"
+        yield StreamNotice(
+            "info",
+            f"Run {state.run_id} has {count} ({span}): nothing from sequence "
+            f"{highest + 1} on arrived. The run is {closing.raw['status']}.",
+        )
+        yield closing
+        return
     after = state.highest if state.highest is not None else "the start"
-    missing = _missing(state.highest, _host_last_sequence(doc, snapshot))
+    missing = _missing(state.highest, last)
     yield StreamNotice(
         "warning",
         f"The host did not give back the events after sequence {after} ({why.rstrip('.')}); "
