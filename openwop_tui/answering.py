@@ -39,7 +39,11 @@ from rich.text import Text
 
 from openwop_tui.conversation import Answered, Conversation, Update
 from openwop_tui.protocol.errors import HostError
-from openwop_tui.protocol.interrupt_answers import AnswerError, build_answer
+from openwop_tui.protocol.interrupt_answers import (
+    AnswerError,
+    build_answer,
+    unchecked_patterns,
+)
 from openwop_tui.protocol.interrupts import (
     ACTION_KEYS,
     ACTION_LABELS,
@@ -287,6 +291,8 @@ class Asker:
         except AnswerError as error:
             self._refuse(str(error), request)
             return None
+        for note in unchecked_patterns(request):
+            self._error(f"note: {note}")
         # Used once: a run that asks again (after a refine) is asked, not answered in a loop.
         flags.answers = {} if "answers" in parts else flags.answers
         flags.action = None if "action" in parts else flags.action

@@ -231,3 +231,15 @@ def test_run_answer_refuses_with_the_patterns_sentence() -> None:
     request = read_request(event.type, event.payload, node_id=event.node_id)
     with pytest.raises(AnswerError, match=r"must match \^\[0-9\]\+\$"):
         build_answer(request, answers={"code": "12a"})
+
+
+def test_run_answer_names_the_patterns_it_cannot_check() -> None:
+    from openwop_tui.protocol.interrupt_answers import unchecked_patterns
+
+    event = normalize(clarification(r"^(a)\1$"))
+    request = read_request(event.type, event.payload, node_id=event.node_id)
+    assert build_answer(request, answers={"code": "zz"})  # sent: the host decides
+    [note] = unchecked_patterns(request)
+    assert note.startswith("the answer to code is not checked against the host's pattern here")
+    ok = normalize(clarification("^a+$"))
+    assert unchecked_patterns(read_request(ok.type, ok.payload, node_id=ok.node_id)) == []
