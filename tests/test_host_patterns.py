@@ -243,3 +243,24 @@ def test_run_answer_names_the_patterns_it_cannot_check() -> None:
     assert note.startswith("the answer to code is not checked against the host's pattern here")
     ok = normalize(clarification("^a+$"))
     assert unchecked_patterns(read_request(ok.type, ok.payload, node_id=ok.node_id)) == []
+
+
+def test_no_backtracking_engine_is_imported_where_patterns_are_checked() -> None:
+    import ast
+    from pathlib import Path
+
+    from openwop_tui.protocol import patterns
+
+    for module in (resume_schema, patterns):
+        tree = ast.parse(Path(str(module.__file__)).read_text(encoding="utf-8"))
+        imported = {
+            alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Import | ast.ImportFrom)
+            for alias in (node.names if isinstance(node, ast.Import) else [])
+        } | {
+            node.module
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module
+        }
+        assert not {"re", "regex"} & imported, module.__name__
