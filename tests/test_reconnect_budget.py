@@ -124,6 +124,7 @@ def test_retry_after_is_a_floor_and_one_beyond_the_budget_ends_it_at_once() -> N
 
 def test_a_budget_of_zero_never_reconnects() -> None:
     assert Reconnects(0, lambda: 0.0).next_delay(None, None) is None
+    assert Reconnects(float("nan"), lambda: 0.0).next_delay(None, None) is None
 
 
 def test_attach_gives_up_at_once_with_a_zero_budget_and_says_how_to_attach(

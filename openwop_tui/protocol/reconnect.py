@@ -64,6 +64,10 @@ class Reconnects:
     _refused: str = ""
     """Why the last `next_delay` said no, for `gave_up`."""
 
+    def __post_init__(self) -> None:
+        if not self.budget >= 0:  # NaN or negative (a hand-edited config): no reconnects
+            self.budget = 0.0
+
     def reset(self) -> None:
         """Events arrived: the next failure starts a new streak with a full budget."""
         self.attempts, self._started = 0, None
