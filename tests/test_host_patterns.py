@@ -158,6 +158,12 @@ def test_bounds_on_the_value_and_the_pattern() -> None:
         (r"^[A-Z]{2}-\d{3}$", "AB-123", "match"),
         (r"^(?<year>\d{4})$", "2026", "match"),
         ("b", "abc", "match"),  # JSON Schema searches: unanchored
+        (r"^\s$", "\u00a0", "match"),  # ECMA's \s has the Unicode spaces (RE2's is ASCII)
+        (r"^[\s]+$", "\u2028\u3000", "match"),
+        (r"^\S$", "\u3000", "mismatch"),
+        (r"^.$", "\r", "mismatch"),  # ECMA's . stops at every line terminator
+        (r"^a.b$", "a\u2029b", "mismatch"),
+        (r"^.+$", "é😀", "match"),
     ],
 )
 def test_ecma_spellings_are_read(pattern: str, value: str, outcome: str) -> None:

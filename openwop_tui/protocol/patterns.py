@@ -11,7 +11,9 @@ JSON Schema patterns are ECMA-262 regular expressions, searched anywhere in the 
 (unanchored). `to_re2` rewrites the ECMA spellings RE2 does not read (``\\uHHHH``, ``\\u{…}``,
 ``\\cX``, ``[^]``, ``[]``) and leaves the rest; what RE2 cannot run at all (backreferences,
 look-ahead and look-behind: they need backtracking) is *unchecked*: the answer is sent and the
-host, which owns the pattern, has the last word. There is no fall back to `re`.
+host, which owns the pattern, has the last word. There is no fall back to `re`. ECMA's meanings
+are kept where RE2's differ: ``\\s`` takes the Unicode spaces too (RE2's is ASCII) and ``.``
+stops at ``\\r``, U+2028 and U+2029 as well as ``\\n``. (``\\S`` inside a class stays RE2's.)
 
 Bounds: a pattern longer than `MAX_PATTERN_CHARS` is unchecked (the host's doing, not the
 user's); a value longer than `MAX_VALUE_CHARS` is refused before matching (the user's input: it
@@ -84,6 +86,15 @@ def _unicode_escape(pattern: str, index: int) -> tuple[str, int] | None:
     return f"\\x{{{code:X}}}", after
 
 
+#: ECMA-262's WhiteSpace and LineTerminator code points (what its ``\\s`` matches).
+_ECMA_SPACE = (
+    r"\t\n\x{0B}\f\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}"
+    r"\x{3000}\x{FEFF}"
+)
+#: What ECMA's ``.`` does not match (without the ``s`` flag).
+_ECMA_DOT = r"[^\n\r\x{2028}\x{2029}]"
+
+
 def to_re2(pattern: str) -> str:
     """An ECMA-262 pattern in RE2's syntax, as far as the two differ in spelling only."""
     out: list[str] = []
@@ -104,6 +115,14 @@ def to_re2(pattern: str) -> str:
                     out.append(f"\\x{{{ord(letter) % 32:02X}}}")
                     index += 3
                     continue
+            if nxt == "s":
+                out.append(_ECMA_SPACE if in_class else f"[{_ECMA_SPACE}]")
+                index += 2
+                continue
+            if nxt == "S" and not in_class:
+                out.append(f"[^{_ECMA_SPACE}]")
+                index += 2
+                continue
             out.append(pattern[index : index + 2])
             index += 2
             continue
@@ -124,6 +143,10 @@ def to_re2(pattern: str) -> str:
             continue
         if in_class and char == "]":
             in_class = False
+        if char == "." and not in_class:
+            out.append(_ECMA_DOT)
+            index += 1
+            continue
         out.append(char)
         index += 1
     return "".join(out)
