@@ -61,7 +61,11 @@ def serve(site: Site) -> ThreadingHTTPServer:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer((site.address, 0), Handler)
+    try:
+        server = ThreadingHTTPServer((site.address, 0), Handler)
+    except OSError:  # no 127.0.0.2 on this system (macOS): another port is another origin too
+        site.address = "127.0.0.1"
+        server = ThreadingHTTPServer((site.address, 0), Handler)
     site.port = server.server_address[1]
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
