@@ -122,6 +122,24 @@ def test_retry_after_is_a_floor_and_one_beyond_the_budget_ends_it_at_once() -> N
     assert budget.next_delay(None, None) == 0.5  # new events: a fresh streak
 
 
+async def test_after_some_events_the_command_says_where_to_go_on_from() -> None:
+    from test_stream import EVENTS, Host, ev, frame, refuse, sse_then_drop
+
+    host = Host({EVENTS: [sse_then_drop(*[frame(ev(i), id=i) for i in range(3)]), refuse]})
+    time = FakeTime()
+    transport = httpx.MockTransport(host)
+    async with HostClient("http://127.0.0.1:8765", None, transport=transport) as client:
+        with pytest.raises(HostError) as caught:
+            async for _ in subscribe(
+                client, "run-1", sleep=time.sleep, clock=time.clock, reconnect_budget=1
+            ):
+                pass
+    assert caught.value.message.endswith(
+        "Follow it again with: openwop-tui attach run-1 --host http://127.0.0.1:8765 "
+        "(add --from 3 to skip the events already shown)"
+    )
+
+
 def test_a_budget_of_zero_never_reconnects() -> None:
     assert Reconnects(0, lambda: 0.0).next_delay(None, None) is None
     assert Reconnects(float("nan"), lambda: 0.0).next_delay(None, None) is None

@@ -498,9 +498,11 @@ def _fallback_modes(current: str | None, error: HostError) -> str | None:
     raise error
 
 
-def _gave_up(client: HostClient, budget: Reconnects, error: HostError, run_id: str) -> HostError:
-    shown = clean(run_id)
-    command = clean(attach_command(client.shown_url, run_id, keyed=bool(client.api_key)))
+def _gave_up(client: HostClient, budget: Reconnects, error: HostError, state: _State) -> HostError:
+    shown = clean(state.run_id)
+    command = clean(attach_command(client.shown_url, state.run_id, keyed=bool(client.api_key)))
+    if state.received and state.highest is not None:
+        command += f" (add --from {state.highest + 1} to skip the events already shown)"
     return budget.gave_up(error, shown, command)
 
 
@@ -626,7 +628,7 @@ async def subscribe(
                     f"The event stream of run {run_id!r} keeps closing before the run ends.",
                     code="connection_error",
                 )
-            raise _gave_up(client, budget, error, run_id)
+            raise _gave_up(client, budget, error, state)
         if error is not None:
             reason = error.message
         after = f" after sequence {state.highest}" if state.highest is not None else ""
@@ -755,7 +757,7 @@ async def _poll(
                 raise
             delay = budget.next_delay(state.retry_ms, error.retry_after)
             if delay is None:
-                raise _gave_up(client, budget, error, state.run_id) from None
+                raise _gave_up(client, budget, error, state) from None
             yield StreamNotice(
                 "info", f"{error.message} Polling again in {delay:g} s ({budget.describe()})."
             )
