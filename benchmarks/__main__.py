@@ -53,9 +53,11 @@ def _table(results: list[dict[str, object]]) -> str:
 
 
 def main() -> int:
-    import benchmarks.inspect_figures  # (registers the inspector figures)
-    import benchmarks.lint_figures  # (registers the lint, timeline and stats figure)
-    import benchmarks.view_figures  # noqa: F401  (registers the transcript figures)
+    # Each registers its figures on import.
+    import benchmarks.inspect_figures
+    import benchmarks.lint_figures
+    import benchmarks.pattern_figures
+    import benchmarks.view_figures  # noqa: F401
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
     parser.add_argument("--json", action="store_true", help="one JSON list, for machines")

@@ -280,6 +280,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="answer the first events request of each run with this HTTP status (e.g. 503, "
         "sent with Retry-After: 1, or 500), then serve normally",
     )
+    demo.add_argument(
+        "--status-times",
+        type=int,
+        metavar="T",
+        default=1,
+        help="with --status: answer the first T events requests of each run with it (default 1)",
+    )
 
     codes: dict[str, Any] = {
         "epilog": EXIT_CODES_HELP,
@@ -529,6 +536,7 @@ def dispatch(args: argparse.Namespace, config: Config, *, log_file: Path | None 
                 garbage_every=args.garbage_every,
                 stall_ms=args.stall_ms,
                 status=args.status,
+                status_times=args.status_times,
                 protocol=args.protocol,
                 max_body_bytes=args.max_body_bytes,
             )

@@ -61,6 +61,9 @@ class Config:
     idle_timeout: float = 300.0
     """Seconds a run's stream may bring no bytes at all (keep-alives count) before the app says
     so and checks the run; a run waiting for a human keeps waiting. 0: never."""
+    reconnect_minutes: float = 5.0
+    """How long a run's stream keeps reconnecting (with backoff, honouring ``Retry-After``)
+    after it fails, before it gives up and says how to attach to the run again; 0: never."""
     demo_pace: float = 1.0
     """How fast the embedded demo host streams: 1 types like a model, 0 sends everything at
     once, 2 is twice as slow."""

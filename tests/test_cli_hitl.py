@@ -183,19 +183,14 @@ def test_a_refused_answer_gets_the_hosts_sentence_and_the_run_still_waits(
     assert "run completed" in out
 
 
-def test_flags_that_do_not_fit_the_question_say_what_would(
-    host: DemoHost, client: httpx.Client
+def test_flags_that_do_not_fit_the_question_say_what_would_and_exit_2(
+    host: DemoHost, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    process = spawn(host, "run", "demo.clarify", "--approve")
-    try:
-        run_id = run_id_of(read_until(process.stdout, "run "))
-        told = "".join(read_until(process.stderr, "Waiting for the answer"))
-        assert "this run asks a question: answer it with --answer colour, name=VALUE" in told
-        assert resolve(client, run_id, "ask", SPEC_ANSWERS).status_code == 200
-        process.communicate(timeout=60)
-    finally:
-        process.kill()
-    assert process.returncode == 0
+    # SAFETY: were the command to wait instead, the run would time out (exit 1), not hang.
+    assert main(["run", "demo.clarify", *on(host), "--input", SAFETY, "--approve"]) == 2
+    told = capsys.readouterr().err
+    assert "this run asks a question: answer it with --answer colour, name=VALUE" in told
+    assert "Nothing was sent; the run waits at the host" in told
 
 
 # ---------------------------------------------------------------------------------- attach

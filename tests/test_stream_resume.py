@@ -216,7 +216,7 @@ async def test_a_silent_stream_is_reported_then_resumed_when_the_run_is_not_wait
         f"The event stream of run {RUN!r} has been silent for 0.01 s; checking the run."
     )
     assert resume.message.startswith("The event stream was silent for 0.01 s while the run is")
-    assert "(attempt 1 of 5)" in resume.message
+    assert "(attempt 1, trying for up to 5 min)" in resume.message
     assert host.to(EVENTS)[1].headers["last-event-id"] == "0"
     assert len(sleeps) == 1
 

@@ -4,7 +4,11 @@ When a followed run asks (a pending `openwop_tui.core.fold.Interrupt`), an `Aske
 
 * from the flags, when they fit (``--answer ID=VALUE`` for a clarification, ``--approve`` /
   ``--reject`` / ``--feedback TEXT`` for a decision; each set of flags answers one interrupt,
-  so a run that asks again after a refine is not answered in a loop);
+  so a run that asks again after a refine is not answered in a loop). Flags that cannot
+  answer what the run asks (``--approve`` on a question, refine on an approval that offers
+  none, an unknown question id, any answer to a pause with nothing to resolve) are the
+  user's mistake: the reason and how to answer are printed, nothing is sent, and `refused`
+  is set (the command exits 2 at once; the run waits at the host);
 * else, on a terminal (stdin and stdout both ttys), at a prompt: one question at a time,
   choices listed and checked, Enter for the schema's default, ``[a]ccept / [r]eject /
   re[f]ine`` for a decision; a refused answer (400) is asked again;
@@ -35,7 +39,12 @@ from rich.text import Text
 
 from openwop_tui.core.conversation import Answered, Conversation, Update
 from openwop_tui.core.fold import Added, Interrupt, Updated
-from openwop_tui.protocol.interrupt_answers import AnswerError, build_answer
+from openwop_tui.protocol.errors import HostError
+from openwop_tui.protocol.interrupt_answers import (
+    AnswerError,
+    build_answer,
+    unchecked_patterns,
+)
 from openwop_tui.protocol.interrupts import (
     ACTION_KEYS,
     ACTION_LABELS,
@@ -165,7 +174,10 @@ class Asker:
         howto: HowTo,
         reader: LineReader | None = None,
         err: TextIO | None = None,
+        on_refused: Callable[[], object] | None = None,
     ) -> None:
+        """``on_refused`` is called once when the flags cannot answer the run's question
+        (`refused` says why): the command stops following and exits 2."""
         self.conversation = conversation
         self.flags = flags
         self.console = console
@@ -179,6 +191,9 @@ class Asker:
         """One prompt at a time: two questions never share the terminal."""
         self._sending: set[str] = set()
         """Interrupts whose answer is on its way: the host's events may settle them first."""
+        self.refused: str | None = None
+        """Why the flags could not answer the run's question, once they could not."""
+        self._on_refused = on_refused
 
     # ------------------------------------------------------------------ events
 
@@ -230,14 +245,19 @@ class Asker:
             if request is None or item.state != "pending":
                 return
             if not request.answerable:
-                self._error(f"{request.unanswerable_reason}; the run is left waiting")
+                reason = f"{request.unanswerable_reason}; the run is left waiting"
+                if self.flags.given:
+                    self._refuse(f"the answer flags cannot apply: {reason}", None)
+                else:
+                    self._error(reason)
                 return
             if self.flags.given:
                 value = self._from_flags(request)
-                if value is not None:
-                    submitted = (await self._send(item, value)).submitted
-                    if submitted.outcome == "answered" or submitted.closes_form:
-                        return
+                if self.refused is not None:
+                    return  # the flags do not fit: the command stops
+                submitted = (await self._send(item, value)).submitted
+                if submitted.outcome == "answered" or submitted.closes_form:
+                    return
             if self.interactive:
                 await self._prompt(item, request)
             else:
@@ -246,9 +266,9 @@ class Asker:
             if self._tasks.get(item.id) is asyncio.current_task():
                 del self._tasks[item.id]
 
-    def _from_flags(self, request: InterruptRequest) -> Any | None:
-        """The answer the unused flags give for ``request`` (and mark them used), or ``None``
-        after saying why they do not fit."""
+    def _from_flags(self, request: InterruptRequest) -> Any:
+        """The answer the unused flags give for ``request`` (and mark them used); when they do
+        not fit, `refused` is set (after saying why) and ``None`` returned."""
         flags = self.flags
         parts: dict[str, Any]
         if request.kind == "clarification":
@@ -269,8 +289,10 @@ class Asker:
         try:
             value = build_answer(request, **parts)
         except AnswerError as error:
-            self._error(str(error))
+            self._refuse(str(error), request)
             return None
+        for note in unchecked_patterns(request):
+            self._error(f"note: {note}")
         # Used once: a run that asks again (after a refine) is asked, not answered in a loop.
         flags.answers = {} if "answers" in parts else flags.answers
         flags.action = None if "action" in parts else flags.action
@@ -395,8 +417,21 @@ class Asker:
 
     # ------------------------------------------------------------------ how-to
 
-    def _explain(self, request: InterruptRequest) -> None:
-        """Print the question and exactly how to answer it, for a reader who cannot be asked."""
+    def _refuse(self, reason: str, request: InterruptRequest | None) -> None:
+        """The flags cannot answer ``request``: say why (and how to answer it), send nothing,
+        and stop the command."""
+        if self.refused is not None:
+            return
+        self.refused = reason
+        self._error(reason)
+        if request is not None:
+            self._explain(request, waiting=False)
+        if self._on_refused is not None:
+            self._on_refused()
+
+    def _explain(self, request: InterruptRequest, *, waiting: bool = True) -> None:
+        """Print the question and exactly how to answer it, for a reader who cannot be asked
+        (``waiting``: the command goes on waiting for the answer, else it stops here)."""
         run_id = request.run_id or self.conversation.run_id or "RUN_ID"
         lines = [f"run {run_id} waits for an answer. " + self._heading(request)]
         for question in request.questions:
@@ -413,14 +448,20 @@ class Asker:
         auth = " -H 'Authorization: Bearer '\"$OPENWOP_API_KEY\"" if self.howto.keyed else ""
         json_header = " -H 'Content-Type: application/json'"
         if run_id != "RUN_ID" and request.node_id:
-            url = shlex.quote(self.howto.interrupt_url(run_id, request.node_id))
-            lines.append("or post the answer (change the values):")
-            lines.append(f"  curl -X POST {url}{auth}{json_header} -d {body}")
+            with contextlib.suppress(HostError):  # an id no URL can hold: no curl line
+                url = shlex.quote(self.howto.interrupt_url(run_id, request.node_id))
+                lines.append("or post the answer (change the values):")
+                lines.append(f"  curl -X POST {url}{auth}{json_header} -d {body}")
         if request.token:
-            url = shlex.quote(self.howto.token_url(request.token))
-            lines.append("or with its signed token (no key needed):")
-            lines.append(f"  curl -X POST {url}{json_header} -d {body}")
-        lines.append("Waiting for the answer; it may come from anywhere.")
+            with contextlib.suppress(HostError):
+                url = shlex.quote(self.howto.token_url(request.token))
+                lines.append("or with its signed token (no key needed):")
+                lines.append(f"  curl -X POST {url}{json_header} -d {body}")
+        lines.append(
+            "Waiting for the answer; it may come from anywhere."
+            if waiting
+            else "Nothing was sent; the run waits at the host for an answer from anywhere."
+        )
         stream = self._err or sys.stderr
         # One block, the first line marked as the program's: the rest is to be copied.
         print(

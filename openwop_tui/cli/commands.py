@@ -24,7 +24,6 @@ from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TextIO
-from urllib.parse import quote
 
 from rich.console import Console
 from rich.text import Text
@@ -466,6 +465,7 @@ async def _run(follow: Follow, stream: _Stream, interrupts: _Interrupts) -> int:
                 max_asset_bytes=output.config.max_asset_bytes,
                 stream_modes=output.config.stream_modes,
                 idle_timeout=stream.idle_timeout,
+                reconnect_budget=output.config.reconnect_minutes * 60,
             )
             conversation = Conversation(
                 session,
@@ -480,6 +480,8 @@ async def _run(follow: Follow, stream: _Stream, interrupts: _Interrupts) -> int:
                 output.console,
                 interactive=follow.interactive,
                 howto=_howto(client, stream.key),
+                # Flags that cannot answer the run's question stop the command at once.
+                on_refused=lambda: streaming.cancel(),
             )
             streaming = asyncio.ensure_future(
                 _stream_run(conversation, follow, printer, asker, started)
@@ -489,12 +491,14 @@ async def _run(follow: Follow, stream: _Stream, interrupts: _Interrupts) -> int:
                 try:
                     await streaming
                 except asyncio.CancelledError:
-                    if not interrupts.pressed:
+                    if not interrupts.pressed and asker.refused is None:
                         raise
                 finally:
                     await asker.close()
                     await printer.feed(conversation.settle())
                     await printer.flush()
+                if asker.refused is not None and not interrupts.pressed:
+                    return EXIT_USAGE  # the reason and how to answer are printed
                 if interrupts.pressed:
                     if follow.attach is not None:
                         shown = clean(follow.attach)
@@ -517,13 +521,10 @@ async def _run(follow: Follow, stream: _Stream, interrupts: _Interrupts) -> int:
 def _howto(client: HostClient, key: str | None) -> HowTo:
     """Where the how-to text sends an answer: this host's routes, shown without credentials."""
 
-    def interrupt_url(run_id: str, node_id: str) -> str:
-        return display_url(client.run_url(run_id) + "/interrupts/" + quote(node_id, safe=""))
-
     return HowTo(
         host=display_url(client.base_url),
-        interrupt_url=interrupt_url,
-        token_url=lambda token: display_url(client.url("interrupts", token)),
+        interrupt_url=lambda run_id, node_id: display_url(client.interrupt_url(run_id, node_id)),
+        token_url=lambda token: display_url(client.token_url(token)),
         keyed=key is not None,
     )
 

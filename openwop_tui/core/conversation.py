@@ -14,6 +14,7 @@ without contacting the host, because it goes through the same acceptance rules
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -395,7 +396,8 @@ class Conversation:
         try:
             if request is None:
                 raise AnswerError("this item is not a conversation turn")
-            value = build_answer(request, text=text, now=datetime.now(UTC))
+            # In a thread: a host's outcomeSchema pattern is checked off the event loop.
+            value = await asyncio.to_thread(build_answer, request, text=text, now=datetime.now(UTC))
         except AnswerError as error:
             failed = Submitted("failed", f"Your turn was not sent: {error}.")
             return Answered(failed, [*changes, self.notice("error", failed.message)])

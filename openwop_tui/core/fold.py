@@ -144,6 +144,11 @@ class Transcript:
     """The last settled interrupt of each node: a host tells of one answer in several events
     (``interrupt.resolved``, ``clarification.resolved``, ``node.resumed``…), and those after
     the first are about an interrupt already settled, not news."""
+    _moved_on: set[str | None] = field(default_factory=set)
+    """Nodes resumed, completed or failed since this client's answer to them was accepted.
+    Until a node moves on, a request event about it that names no interrupt (the reference
+    hosts' ``node.suspended``) is history catching up with the answer (``attach --from`` answers
+    the snapshot's question before the replay reaches its events), not a new question."""
     _open_turns: dict[str | None, AssistantTurn] = field(default_factory=dict)
     _reasoning: dict[str, Reasoning] = field(default_factory=dict)
     _calls: dict[str, ToolCall] = field(default_factory=dict)
@@ -239,6 +244,8 @@ class Transcript:
         into an error `Notice` with its type and raw JSON, and the fold goes on.
         """
         try:
+            if event.type in _MOVES_ON:
+                self._moved_on.add(event.node_id)
             handler = _HANDLERS.get(event.type)
             if handler is not None:
                 return handler(self, event)
@@ -587,6 +594,7 @@ class Transcript:
         if interrupt_id and item.request is not None and not item.request.interrupt_id:
             item.request.interrupt_id = interrupt_id
         if item.state == "pending":
+            self._moved_on.discard(item.request.node_id if item.request else None)
             return self._settle(item, "answered", "you", describe_value(resume_value))
         if item.answered_by != "you" and item.state == "answered":
             # The host's node.resumed came in before its HTTP answer did: it was ours.
@@ -654,11 +662,18 @@ class Transcript:
         if (
             settled is not None
             and settled.request is not None
-            and request.interrupt_id
-            and settled.request.interrupt_id == request.interrupt_id
+            and (
+                (request.interrupt_id and settled.request.interrupt_id == request.interrupt_id)
+                or (
+                    not request.interrupt_id
+                    and settled.answered_by == "you"
+                    and request.node_id not in self._moved_on
+                )
+            )
         ):
             # A late event about an interrupt already answered (the host's answer to ours
-            # named it): not a new question.
+            # named it, or it names none and the node has not moved on since): not a new
+            # question.
             settled.request.merge(request)
             return []
         current = self._interrupts.get(request.node_id)
@@ -931,6 +946,10 @@ def turn_text(content: Any) -> str | None:
 def _count(value: Any) -> int:
     """A token count from host data: non-negative ints only (anything else counts 0)."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+#: Events after which a node's next request is a new question (see `Transcript._moved_on`).
+_MOVES_ON = frozenset({"node.resumed", "node.completed", "node.failed"})
 
 
 def _interrupt_text(item: Interrupt) -> str:

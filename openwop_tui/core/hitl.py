@@ -13,6 +13,8 @@ interrupt.md §"Error responses"):
   host's low-confidence pause);
 * ``409``: answered elsewhere first (or the run was cancelled before the answer landed);
 * ``410``: expired; ``422 interrupt_cancelled``: the run was cancelled while waiting;
+* an id the client refuses to put in a URL (``invalid_id``: a dot segment, a ``/``): that
+  sentence, and no retry (nothing was sent);
 * anything else (429, 5xx, no connection): the host's own sentence, and a retry.
 
 The transcript records the outcome: `openwop_tui.core.fold.Transcript.interrupt_answered` on
@@ -92,6 +94,8 @@ def _classify(error: HostError, request: InterruptRequest, value: Any, route: Ro
     def result(outcome: Outcome, message: str, retry: bool = False) -> Submitted:
         return Submitted(outcome, message, retry, value, route, status)
 
+    if code == "invalid_id":
+        return result("failed", error.message)
     if status in (400, 422) and code != "interrupt_cancelled":
         return result("invalid", f"The host refused the answer: {error.message}", retry=True)
     if status == 404:

@@ -19,7 +19,7 @@ from openwop_tui.protocol.client import Discovery, HostClient, RunHandle
 from openwop_tui.protocol.envelopes import Envelope, MediaRef
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.media import DEFAULT_MAX_BYTES, Asset
-from openwop_tui.protocol.stream import ArrivalSink, StreamNotice, subscribe
+from openwop_tui.protocol.stream import DEFAULT_BUDGET, ArrivalSink, StreamNotice, subscribe
 from openwop_tui.renderers.base import RenderContext
 
 #: How many bytes of fetched media the session keeps for redrawing (least recently used go).
@@ -47,15 +47,18 @@ class Session:
         max_asset_bytes: int = DEFAULT_MAX_BYTES,
         stream_modes: str = "updates,messages",
         idle_timeout: float | None = None,
+        reconnect_budget: float = DEFAULT_BUDGET,
     ) -> None:
         """``idle_timeout``: seconds a run's stream may bring no bytes before the run is
-        checked (`subscribe`); ``None``: wait as long as the host keeps the stream open."""
+        checked (`subscribe`); ``None``: wait as long as the host keeps the stream open.
+        ``reconnect_budget``: seconds a stream keeps reconnecting before it gives up."""
         self.client = client
         self.workflow_id = workflow_id
         self.discovery: Discovery | None = None
         self.current_run: RunHandle | None = None
         self._stream_modes = stream_modes
         self._idle_timeout = idle_timeout
+        self._reconnect_budget = reconnect_budget
         self._max_asset_bytes = max_asset_bytes
         self._assets: OrderedDict[str, Asset] = OrderedDict()
         self._cached_bytes = 0
@@ -108,6 +111,7 @@ class Session:
                 modes=self._stream_modes,
                 last_event_id=last_event_id,
                 idle_timeout=self._idle_timeout,
+                reconnect_budget=self._reconnect_budget,
                 on_arrival=on_arrival,
             ):
                 yield item

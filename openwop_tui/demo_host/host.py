@@ -31,6 +31,8 @@ class DemoHost:
     ``drop_every``, ``garbage_every``, ``stall_ms`` and ``status`` inject faults into the event
     streams (see `openwop_tui.demo_host.faults`); all off by default. ``max_body_bytes`` is the
     request size limit it advertises (``limits.maxRequestBodyBytes``) and enforces (413).
+    ``drop_every``, ``garbage_every``, ``stall_ms``, ``status`` and ``status_times`` inject
+    faults into the event streams (see `openwop_tui.demo_host.faults`); all off by default.
     """
 
     def __init__(
@@ -46,6 +48,7 @@ class DemoHost:
         garbage_every: int = 0,
         stall_ms: int = 0,
         status: int | None = None,
+        status_times: int = 1,
         protocol: int = 1,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     ) -> None:
@@ -61,7 +64,7 @@ class DemoHost:
             raise ValueError("pace must be >= 0")
         if keepalive < 0:
             raise ValueError("keepalive must be >= 0 (0: no keep-alives)")
-        self.faults = Faults(drop_every, garbage_every, stall_ms, status)
+        self.faults = Faults(drop_every, garbage_every, stall_ms, status, status_times)
         """The faults this host injects into its event streams."""
         self._host = host
         self._port = port

@@ -204,8 +204,10 @@ def events(h: DemoRequestHandler, req: Request) -> None:
     injected = h.host.faults.take_status(run.run_id)
     if injected is not None:
         status, code, headers = injected
+        times = h.host.faults.status_times
+        first = "the first request" if times == 1 else f"the first {times} requests"
         raise HttpError(
-            status, code, f"fault injection: --status {status} on the first request", None, headers
+            status, code, f"fault injection: --status {status} on {first}", None, headers
         )
     buffer_ms: float | None = None
     if req.query.get("bufferMs"):

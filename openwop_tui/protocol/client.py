@@ -56,7 +56,7 @@ from openwop_tui.protocol.errors import (
     host_error,
 )
 from openwop_tui.protocol.hostdata import host_value, secrets_of
-from openwop_tui.protocol.ids import path_segment
+from openwop_tui.protocol.ids import UnsafeId, path_segment
 from openwop_tui.protocol.media import DEFAULT_MAX_BYTES, Asset, MediaPolicy, fetch_asset
 
 __all__ = [
@@ -161,6 +161,11 @@ class HostClient:
         return self._base
 
     @property
+    def shown_url(self) -> str:
+        """The base URL as messages show it: no ``user:password@``, no trailing ``/v1``."""
+        return self._shown_base
+
+    @property
     def origin(self) -> str:
         """``scheme://host[:port]`` of the host: what messages show."""
         return self._origin
@@ -208,23 +213,33 @@ class HostClient:
             headers["OpenWOP-Version"] = "2"
         return headers
 
-    def url(self, *segments: str) -> str:
+    def url(self, *segments: str, what: str = "id") -> str:
         """The absolute URL of a protocol resource in the negotiated major's layout:
         ``url("workflows")`` is ``…/v1/workflows`` on a v1 host and ``…/workflows`` on v2.
-        Each segment is percent-encoded (a ``/`` in it cannot add a segment)."""
+        Each segment is percent-encoded and is exactly one segment: a dot segment, a ``/`` and
+        the like raise `HostError` (code ``invalid_id``) naming it as ``what``
+        (`openwop_tui.protocol.ids.path_segment`)."""
         url = self._base + ("/v1" if self._major == 1 else "")
         for part in segments:
-            url += "/" + path_segment(part, major=self._major)
+            url += "/" + self._segment(part, what)
         return url
 
+    def _segment(self, value: str, what: str, *, tenant_bound: bool = False) -> str:
+        try:
+            return path_segment(value, major=self._major, tenant_bound=tenant_bound, what=what)
+        except UnsafeId as error:
+            raise HostError(str(error), code="invalid_id") from None
+
     def _path(self, run_id: str | None = None, *tail: str) -> str:
-        """The absolute URL of a runs resource, in the negotiated major's layout."""
+        """The absolute URL of a runs resource, in the negotiated major's layout (``tail``:
+        constant segments and a node id). Raises `HostError` ``invalid_id`` for an id that
+        cannot be one segment."""
         url = self.url("runs")
         if run_id is not None:
             # v2 run ids are `<tenant>/<opaque>`: one path segment, RFC 0184 projected.
-            url += "/" + path_segment(run_id, major=self._major, tenant_bound=True)
+            url += "/" + self._segment(run_id, "run id", tenant_bound=True)
         for part in tail:
-            url += "/" + path_segment(part, major=self._major)
+            url += "/" + self._segment(part, "node id")
         return url
 
     def run_url(self, run_id: str) -> str:
@@ -238,6 +253,14 @@ class HostClient:
     def poll_url(self, run_id: str) -> str:
         """``…/runs/{runId}/events/poll``: the polling fallback."""
         return self._path(run_id, "events", "poll")
+
+    def interrupt_url(self, run_id: str, node_id: str) -> str:
+        """``…/runs/{runId}/interrupts/{nodeId}``: the run-scoped answer route."""
+        return self._path(run_id, "interrupts", node_id)
+
+    def token_url(self, token: str) -> str:
+        """``…/interrupts/{token}``: the signed-token answer route."""
+        return self.url("interrupts", token, what="interrupt token")
 
     def _error(
         self, message: str, *, status: int | None = None, code: str | None = None
@@ -492,7 +515,7 @@ class HostClient:
         action = f"answer the question of step {node_id!r}"
         response, doc = await self._send(
             "POST",
-            self._path(run_id, "interrupts", node_id),
+            self.interrupt_url(run_id, node_id),
             action=action,
             subject=run_id,
             body={"resumeValue": resume_value},
@@ -511,7 +534,7 @@ class HostClient:
         """
         response, doc = await self._send(
             "POST",
-            self.url("interrupts", token),
+            self.token_url(token),
             action="answer the run's question by its token",
             auth=False,
             body={"resumeValue": resume_value},

@@ -11,6 +11,13 @@ The projection is applied exactly once, where the id leaves the client: ids in b
 stay bound (with their ``/``), and a ``~`` in an id is projected too (``~7E``), so a projected
 id can never be mistaken for an already-projected one.
 
+An id is always exactly one path segment, or it is refused (`UnsafeId`, one sentence): ``.`` and
+``..`` (httpx, like every URL parser, removes dot segments, so ``attach ..`` would ask for
+``GET /v1``), the empty id (``…/runs/`` is the run list), control characters, and a ``/`` or
+``\\`` anywhere it is percent-encoded rather than projected: Starlette, the demo host's own
+framework, and many front doors decode ``%2F`` before routing, so ``x/cancel`` would reach
+another route. Ids are opaque to the client; no host issues such ids.
+
 Pure functions, no I/O.
 """
 
@@ -18,7 +25,15 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-__all__ = ["path_segment", "project_id"]
+__all__ = ["MAX_ID_CHARS", "UnsafeId", "path_segment", "project_id", "segment_problem"]
+
+#: The longest id put into a URL path (signed tokens run to a few hundred characters).
+MAX_ID_CHARS = 2_048
+
+
+class UnsafeId(ValueError):
+    """An id that cannot be one URL path segment; the message says which and why."""
+
 
 #: Bytes the RFC 0184 projection leaves as they are.
 _KEPT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
@@ -29,12 +44,39 @@ def project_id(value: str) -> str:
     return "".join(chr(b) if b in _KEPT else f"~{b:02X}" for b in value.encode("utf-8"))
 
 
-def path_segment(value: str, *, major: int, tenant_bound: bool = False) -> str:
-    """``value`` as one URL path segment under protocol ``major``.
+def segment_problem(value: str, *, projected: bool = False) -> str | None:
+    """Why ``value`` cannot be one path segment, or ``None`` when it can. ``projected``: it goes
+    through the RFC 0184 projection, where a ``/`` becomes ``~2F`` and is safe."""
+    if not value:
+        return "it is empty"
+    if value in (".", ".."):
+        return "a dot segment would be removed from the URL and reach another route"
+    if len(value) > MAX_ID_CHARS:
+        return f"it is longer than {MAX_ID_CHARS:,} characters"
+    if any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in value):
+        return "it holds a control character"
+    if not projected and ("/" in value or "\\" in value):
+        slash = "/" if "/" in value else "\\"
+        return f"a {slash!r} in it could split it in two and reach another route"
+    return None
+
+
+def _shown(value: str) -> str:
+    text = value if len(value) <= 60 else value[:59] + "…"
+    return repr(text)  # repr: a control character shows as its escape
+
+
+def path_segment(value: str, *, major: int, tenant_bound: bool = False, what: str = "id") -> str:
+    """``value`` as one URL path segment under protocol ``major``; raises `UnsafeId` (naming
+    it as ``what``: ``run id``, ``node id``…) for an id that cannot be one.
 
     ``tenant_bound`` ids (run ids) are projected under v2; everything else (and every v1 id) is
-    percent-encoded, ``/`` included, so no value can add a path segment of its own.
+    percent-encoded.
     """
-    if major >= 2 and tenant_bound:
+    projected = major >= 2 and tenant_bound
+    problem = segment_problem(value, projected=projected)
+    if problem is not None:
+        raise UnsafeId(f"The {what} {_shown(value)} cannot be used in a URL: {problem}.")
+    if projected:
         return project_id(value)
     return quote(value, safe="~")

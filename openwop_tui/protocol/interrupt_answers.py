@@ -22,6 +22,7 @@ from openwop_tui.protocol.resume_schema import (
     AnswerError,
     mapping,
     parse_json,
+    pattern_notes,
     schema_problem,
     schema_property,
 )
@@ -34,7 +35,18 @@ __all__ = [
     "answer_input",
     "answer_low_confidence",
     "build_answer",
+    "unchecked_patterns",
 ]
+
+
+def unchecked_patterns(request: InterruptRequest) -> list[str]:
+    """A sentence for each host ``pattern`` of ``request`` (its questions' schemas and its
+    ``resumeSchema``) that cannot be checked here: an answer is sent unchecked against it and
+    the host decides (`openwop_tui.protocol.resume_schema.pattern_notes`)."""
+    notes: list[str] = []
+    for question in request.questions:
+        notes += pattern_notes(question.schema, f"the answer to {question.id}")
+    return notes + pattern_notes(request.resume_schema, "the answer")
 
 
 def _iso(now: datetime | None) -> str:

@@ -24,7 +24,9 @@ client's own policy (design.md, Security posture):
   name (``%zz``, a label over 63 characters, failed IDNA) or a numeric one (``2130706433``);
 * redirects are followed by hand, at most five, each hop re-checked;
 * the Bearer key goes only to the configured host's origin (asset URLs are normally bearer-less:
-  the token in the path is the credential), never to another origin;
+  the token in the path is the credential), never to another origin, and only while every hop so
+  far was that origin: a URL on another site that redirects back to the host is the other
+  site's request, so it goes without the key (the client did not address the host itself);
 * downloads are streamed and capped at the advertised ``bytes`` (plus a little slack) and at a
   ceiling, with one overall timeout.
 
@@ -530,6 +532,9 @@ async def _download(
         too_much = f"too large: more than the {human_size(policy.max_bytes)} limit"
 
     current = absolute
+    # The key rides only a chain the client itself addressed to the host: once a hop has left
+    # the host's origin, a redirect back to it is that other site's doing and gets no key.
+    keyed = bool(api_key)
     # Two clients: `routed` honours the environment's proxy settings (requests by name: the
     # configured host, IP literals, anything behind a proxy); `direct` ignores them, so a
     # pinned request to a checked address goes straight there and nowhere else. httpx applies
@@ -548,7 +553,8 @@ async def _download(
             prefix = "" if hop == 0 else f"redirected to {clean(current)}: "
             # Identity encoding: the cap then counts what the host sent, with no zip bomb inside.
             headers = {"Accept": "*/*", "Accept-Encoding": "identity"}
-            if api_key and _same_origin(current, policy):
+            keyed = keyed and _same_origin(current, policy)
+            if keyed and api_key:
                 headers["Authorization"] = f"Bearer {api_key}"
             try:
                 addresses = await _check_addresses(current, policy, resolver)

@@ -5,7 +5,8 @@ Hosts describe what an answer must be with ``resumeSchema`` (or a conversation's
 can get wrong (type, enum/const, string length and pattern, number bounds, required and closed
 object keys, array items), to a fixed depth, and says what is wrong in a sentence; `coerce`
 turns typed text into the schema's type. It is not a full validator: a host has the last word
-(a ``400`` names what it refused).
+(a ``400`` names what it refused). Patterns are matched by `openwop_tui.protocol.patterns` (RE2,
+linear time, bounded); `pattern_notes` names the patterns that cannot be checked here.
 
 Pure: no I/O.
 """
@@ -13,9 +14,10 @@ Pure: no I/O.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from openwop_tui.protocol.patterns import MAX_VALUE_CHARS, check_pattern, compile_problem
 
 
 class AnswerError(ValueError):
@@ -139,12 +141,46 @@ def _string_problem(schema: Mapping[str, Any], value: str, where: str) -> str | 
         return f"{where} must be at most {high} characters"
     pattern = schema.get("pattern")
     if isinstance(pattern, str):
-        try:
-            if re.search(pattern, value) is None:
-                return f"{where} must match {pattern}"
-        except re.error:  # a pattern Python does not read: the host will judge
-            return None
+        checked = check_pattern(pattern, value)
+        if checked.outcome == "mismatch":
+            return f"{where} must match {_shown_pattern(pattern)}"
+        if checked.outcome == "too-long":
+            return (
+                f"{where} is too long to check against its pattern here "
+                f"({len(value):,} characters; at most {MAX_VALUE_CHARS:,})"
+            )
+        # "unchecked": a pattern RE2 cannot run; the host judges (see `pattern_notes`).
     return None
+
+
+def _shown_pattern(pattern: str, limit: int = 200) -> str:
+    return pattern if len(pattern) <= limit else pattern[: limit - 1] + "…"
+
+
+def pattern_notes(schema: Mapping[str, Any] | None, where: str) -> list[str]:
+    """A sentence for each ``pattern`` in ``schema`` (to a fixed depth) that cannot be checked
+    here (`openwop_tui.protocol.patterns.compile_problem`): such an answer is sent unchecked
+    against it and the host decides."""
+    notes: list[str] = []
+    _notes(mapping(schema), where, 0, notes)
+    return notes
+
+
+def _notes(schema: Mapping[str, Any], where: str, depth: int, notes: list[str]) -> None:
+    if depth > 20 or len(notes) >= 10:
+        return
+    pattern = schema.get("pattern")
+    if isinstance(pattern, str):
+        problem = compile_problem(pattern)
+        if problem:
+            notes.append(
+                f"{where} is not checked against the host's pattern here ({problem}); "
+                "the host checks it"
+            )
+    for name, sub in mapping(schema.get("properties")).items():
+        _notes(mapping(sub), f"{where}.{name}", depth + 1, notes)
+    for key, suffix in (("items", "[]"), ("additionalProperties", ".*")):
+        _notes(mapping(schema.get(key)), where + suffix, depth + 1, notes)
 
 
 def _number_problem(schema: Mapping[str, Any], value: float, where: str) -> str | None:

@@ -10,9 +10,11 @@ an unterminated last frame, and captures and live streams should decode the same
   above the highest seen is a duplicate (two modes admitted it, or a resume overlapped) and is
   dropped. Events without a sequence always pass.
 * A dropped connection, a network error, 429 or 5xx: reconnect with ``Last-Event-ID: <highest>``
-  after a short capped backoff that honours ``retry:`` and ``Retry-After``, with an info notice
-  each time (protocol.md §3.3). ``max_reconnects`` failures in a row without a new event and the
-  last `HostError` is raised.
+  after a backoff that grows from ``retry:`` and is never shorter than ``Retry-After``, with an
+  info notice each time (protocol.md §3.3). Failures in a row without a new event spend a budget
+  of time (``reconnect_budget``, five minutes by default: `openwop_tui.protocol.reconnect`);
+  once it is spent the last `HostError` is raised, naming the run and the ``attach`` command
+  that follows it again.
 * A frame cut short by a disconnect (the connection ends, cleanly or not, before the frame's
   blank line) is not malformed: it is discarded silently, as the SSE spec discards an
   unterminated event at EOF, and read again after the resume. An unterminated last frame that
@@ -50,6 +52,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import json
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
@@ -62,10 +65,20 @@ from openwop_tui.protocol.client import TERMINAL_STATUSES, HostClient
 from openwop_tui.protocol.errors import HostError
 from openwop_tui.protocol.events import EventShapeError, RunEvent, normalize
 from openwop_tui.protocol.hostdata import host_value
+from openwop_tui.protocol.reconnect import (
+    BASE_DELAY,
+    DEFAULT_BUDGET,
+    MAX_DELAY,
+    Clock,
+    Reconnects,
+    attach_command,
+)
 from openwop_tui.protocol.sse import SSEDecoder, SSEFrame, decode_frame, safe_raw
 from openwop_tui.text.sanitize import clean
 
 __all__ = [
+    "BASE_DELAY",
+    "DEFAULT_BUDGET",
     "KNOWN_MODES",
     "MAX_DELAY",
     "POLL_IDLE_DELAY",
@@ -80,10 +93,6 @@ __all__ = [
 #: Stream modes the spec defines (protocol.md §3.4).
 KNOWN_MODES = ("values", "updates", "messages", "debug")
 
-#: Longest pause between reconnects, whatever the host asks: the UI is waiting.
-MAX_DELAY = 10.0
-#: First backoff step when the host gave no ``retry:``.
-BASE_DELAY = 0.5
 #: Pause between polls that brought nothing new (for hosts that do not hold the request open).
 POLL_IDLE_DELAY = 1.0
 
@@ -185,9 +194,19 @@ class _State:
     terminal: bool = False
     new_events: int = 0
     """Events passed on since the last reset (one connection, or one poll)."""
+    received: int = 0
+    """Events passed on in this whole subscription."""
+    began_after: int | None = None
+    """The sequence this subscription was asked to begin after (``last_event_id``)."""
     secrets: tuple[str, ...] = ()
     """What to mask in host data (the client's API key)."""
     on_arrival: ArrivalSink | None = None
+
+    @property
+    def past_the_end_maybe(self) -> bool:
+        """Asked to begin after a sequence and given nothing since: the run may have no events
+        that late (``attach --from`` past its end), which `_recover` then says plainly."""
+        return self.began_after is not None and not self.received
 
     def accept(self, event: RunEvent) -> list[StreamItem]:
         """Drop duplicates, track the highest sequence, spot the end of the run."""
@@ -198,6 +217,7 @@ class _State:
                 return []
             self.highest = event.sequence
         self.new_events += 1
+        self.received += 1
         if event.is_terminal:
             self.terminal = True
             return [event]
@@ -481,21 +501,12 @@ def _fallback_modes(current: str | None, error: HostError) -> str | None:
     raise error
 
 
-def _delay(failures: int, state: _State, error: HostError | None) -> float:
-    if error is not None and error.retry_after is not None:
-        return min(error.retry_after, MAX_DELAY)
-    base = state.retry_ms / 1000 if state.retry_ms is not None else BASE_DELAY
-    return min(base * 2.0 ** max(failures - 1, 0), MAX_DELAY)
-
-
-def _gave_up(error: HostError, attempts: int) -> HostError:
-    return HostError(
-        f"{error.message} Gave up after {attempts} reconnect attempts.",
-        status=error.status,
-        code=error.code,
-        retry_after=error.retry_after,
-        details=error.details,
-    )
+def _gave_up(client: HostClient, budget: Reconnects, error: HostError, state: _State) -> HostError:
+    shown = clean(state.run_id)
+    command = clean(attach_command(client.shown_url, state.run_id, keyed=bool(client.api_key)))
+    if state.received and state.highest is not None:
+        command += f" (add --from {state.highest + 1} to skip the events already shown)"
+    return budget.gave_up(error, shown, command)
 
 
 async def subscribe(
@@ -504,8 +515,10 @@ async def subscribe(
     *,
     modes: str | None = "updates,messages",
     last_event_id: int | None = None,
-    max_reconnects: int = 5,
+    reconnect_budget: float = DEFAULT_BUDGET,
+    max_reconnects: int | None = None,
     sleep: Sleep = asyncio.sleep,
+    clock: Clock = time.monotonic,
     read_timeout: float | None = None,
     poll_timeout: float = 30.0,
     idle_timeout: float | None = None,
@@ -513,13 +526,16 @@ async def subscribe(
 ) -> AsyncIterator[StreamItem]:
     """Yield a run's events (and notices about the stream) until the run ends.
 
-    ``last_event_id`` resumes after that sequence. ``sleep`` is how the backoff waits (tests pass
-    a recorder). ``read_timeout`` bounds silence on an open stream at the transport (``None``:
-    wait as long as the host keeps it open). ``idle_timeout`` (seconds; ``None`` or 0: never)
-    is how long a stream may bring no bytes before the run is checked: a run waiting for a human
-    is left to wait, any other is resumed. Raises `HostError` when the host cannot be reached
-    after ``max_reconnects`` attempts, or answers 401/403/404 or another error retrying cannot
-    fix. ``on_arrival`` is told each `Arrival` before the events it brings are yielded.
+    ``last_event_id`` resumes after that sequence. ``reconnect_budget``: seconds a streak of
+    failed reconnects may last (0: none), ``max_reconnects`` an extra cap on their number.
+    ``sleep`` is how the backoff waits and ``clock`` how the budget is measured (tests pass a
+    recorder and a clock the recorder moves). ``read_timeout`` bounds silence on an open stream
+    at the transport (``None``: wait as long as the host keeps it open). ``idle_timeout``
+    (seconds; ``None`` or 0: never) is how long a stream may bring no bytes before the run is
+    checked: a run waiting for a human is left to wait, any other is resumed. Raises
+    `HostError` when the host cannot be reached within the budget, or answers 401/403/404 or
+    another error retrying cannot fix. ``on_arrival`` is told each `Arrival` before the events
+    it brings are yielded.
     """
     state = _State(
         run_id=run_id,
@@ -527,8 +543,9 @@ async def subscribe(
         highest=last_event_id,
         secrets=client.secrets,
         on_arrival=on_arrival,
+        began_after=last_event_id,
     )
-    failures = 0
+    budget = Reconnects(reconnect_budget, clock, max_reconnects)
     ended: Mapping[str, Any] | None = None
     """The run's snapshot once the host said the run is over (it cannot change after that)."""
     while True:
@@ -538,7 +555,7 @@ async def subscribe(
         async for item in _connect_once(client, state, outcome, read_timeout, idle_timeout):
             yield item
         if state.new_events:
-            failures = 0
+            budget.reset()
         if outcome.kind == "terminal":
             return
 
@@ -566,7 +583,7 @@ async def subscribe(
                 yield item
             if state.terminal:
                 return
-            async for item in _poll(client, state, sleep, max_reconnects, poll_timeout):
+            async for item in _poll(client, state, sleep, budget, poll_timeout):
                 yield item
             return
 
@@ -588,7 +605,7 @@ async def subscribe(
                         # brought events: what the host sent meanwhile is owed before the end.
                         first = ended is None
                         ended = snapshot
-                        if first:
+                        if first and not state.past_the_end_maybe:
                             after = state.highest if state.highest is not None else "the start"
                             yield StreamNotice(
                                 "info",
@@ -607,22 +624,20 @@ async def subscribe(
                     f"{status or 'still going'}."
                 )
 
-        failures += 1
-        if failures > max_reconnects:
+        delay = budget.next_delay(state.retry_ms, error.retry_after if error else None)
+        if delay is None:
             if error is None:
                 error = HostError(
                     f"The event stream of run {run_id!r} keeps closing before the run ends.",
                     code="connection_error",
                 )
-            raise _gave_up(error, max_reconnects)
-        delay = _delay(failures, state, error)
+            raise _gave_up(client, budget, error, state)
         if error is not None:
             reason = error.message
         after = f" after sequence {state.highest}" if state.highest is not None else ""
         yield StreamNotice(
             "info",
-            f"{reason} Reconnecting in {delay:g} s{after} "
-            f"(attempt {failures} of {max_reconnects}).",
+            f"{reason} Reconnecting in {delay:g} s{after} ({budget.describe()}).",
             kind="reconnecting",
         )
         await sleep(delay)
@@ -694,8 +709,21 @@ async def _recover(
     assert closing is not None  # only called with a terminal snapshot
     if state.on_arrival is not None:
         state.on_arrival(Arrival(snapshot=snapshot))
+    last = _host_last_sequence(doc, snapshot)
+    highest = state.highest
+    if state.past_the_end_maybe and highest is not None and last is not None and last <= highest:
+        # Asked for events after the run's last one: nothing is missing, there is no more.
+        count = f"{last + 1} event" + ("" if last == 0 else "s")
+        span = f"sequence {last}" if last == 0 else f"sequences 0 to {last}"
+        yield StreamNotice(
+            "info",
+            f"Run {state.run_id} has {count} ({span}): nothing from sequence "
+            f"{highest + 1} on arrived. The run is {closing.raw['status']}.",
+        )
+        yield closing
+        return
     after = state.highest if state.highest is not None else "the start"
-    missing = _missing(state.highest, _host_last_sequence(doc, snapshot))
+    missing = _missing(state.highest, last)
     yield StreamNotice(
         "warning",
         f"The host did not give back the events after sequence {after} ({why.rstrip('.')}); "
@@ -722,28 +750,25 @@ def _events_of_json(state: _State, body: str) -> list[StreamItem]:
 
 
 async def _poll(
-    client: HostClient, state: _State, sleep: Sleep, max_retries: int, poll_timeout: float
+    client: HostClient, state: _State, sleep: Sleep, budget: Reconnects, poll_timeout: float
 ) -> AsyncIterator[StreamItem]:
     """Poll ``…/events/poll`` until the run is terminal (protocol.md §3.5)."""
-    failures = 0
+    budget.reset()
     while not state.terminal:
         try:
             doc = await client.poll_events(state.run_id, state.highest, timeout=poll_timeout)
         except HostError as error:
             if error.status is not None and error.status not in _RETRYABLE_STATUSES:
                 raise
-            failures += 1
-            if failures > max_retries:
-                raise _gave_up(error, max_retries) from None
-            delay = _delay(failures, state, error)
+            delay = budget.next_delay(state.retry_ms, error.retry_after)
+            if delay is None:
+                raise _gave_up(client, budget, error, state) from None
             yield StreamNotice(
-                "info",
-                f"{error.message} Polling again in {delay:g} s "
-                f"(attempt {failures} of {max_retries}).",
+                "info", f"{error.message} Polling again in {delay:g} s ({budget.describe()})."
             )
             await sleep(delay)
             continue
-        failures = 0
+        budget.reset()
         state.new_events = 0
         events = doc.get("events")
         if isinstance(events, list):

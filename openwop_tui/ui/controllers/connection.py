@@ -90,6 +90,7 @@ class ConnectionController:
             max_asset_bytes=config.max_asset_bytes,
             stream_modes=config.stream_modes,
             idle_timeout=config.idle_timeout or None,
+            reconnect_budget=config.reconnect_minutes * 60,
         )
         chat.conversation.session = chat.session
         chat.conversation.secrets = tuple({*chat.conversation.secrets, *secrets_of(api_key)})

@@ -19,7 +19,10 @@ it) and draws what its `~openwop_tui.protocol.interrupts.InterruptRequest` asks 
 
 It never sends anything itself: it builds the resume value with
 `~openwop_tui.protocol.interrupts.build_answer` (an `AnswerError` is shown in the form and
-nothing is posted) and posts `InterruptAnswered`; the app sends it and reports the host's verdict
+nothing is posted) and posts `InterruptAnswered`. Checks run in a thread, off the event loop: a
+host's ``pattern`` is matched in linear time and bounded (`openwop_tui.protocol.patterns`), and
+even so a keypress never waits behind one. A pattern that cannot be checked here says so under
+its line (the host checks it); the app sends it and reports the host's verdict
 with `show_outcome`. Esc posts `InterruptFormLeft` (the app focuses the prompt; the form stays).
 A form that closes (answered, elsewhere, expired) removes itself and posts `InterruptFormClosed`.
 Everything the host wrote passes `openwop_tui.text.sanitize.clean` and is shown literally.
@@ -27,6 +30,7 @@ Everything the host wrote passes `openwop_tui.text.sanitize.clean` and is shown 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -48,6 +52,7 @@ from openwop_tui.protocol.interrupts import (
     InterruptRequest,
     Question,
 )
+from openwop_tui.protocol.resume_schema import pattern_notes
 from openwop_tui.text.sanitize import clean, clean_label
 from openwop_tui.ui.messages import (
     InterruptAnswered,
@@ -100,6 +105,7 @@ class InterruptForm(Vertical):
     InterruptForm .form-muted { color: $text-muted; }
     InterruptForm .form-field-note { color: $error; height: auto; }
     InterruptForm .form-field-note.-empty { display: none; }
+    InterruptForm .form-field-note.-note { color: $text-muted; }
     InterruptForm .form-note { height: auto; }
     InterruptForm .form-note.-error { color: $error; }
     InterruptForm .form-note.-empty { display: none; }
@@ -281,26 +287,28 @@ class InterruptForm(Vertical):
         self._note.update(Text(_line(text or "")))
 
     @staticmethod
-    def _field_say(field: _Field, text: str | None) -> None:
+    def _field_say(field: _Field, text: str | None, *, note: bool = False) -> None:
         field.note.set_class(not text, "-empty")
+        field.note.set_class(note, "-note")
         field.note.update(Text(_line(text or "")))
 
     # ----------------------------------------------------------------- answering
 
-    def _check(self, field: _Field) -> bool:
-        """Check one question's line, showing why it does not fit under it."""
+    async def _check(self, field: _Field) -> bool:
+        """Check one question's line (in a thread), showing why it does not fit under it, or
+        that the host's pattern for it is not checked here."""
         try:
-            field.question.check(field.input.value)
+            notes = await asyncio.to_thread(_checked, field.question, field.input.value)
         except AnswerError as error:
             self._field_say(field, str(error))
             return False
-        self._field_say(field, None)
+        self._field_say(field, "; ".join(notes) or None, note=True)
         return True
 
-    def _entered(self, field: _Field) -> None:
+    async def _entered(self, field: _Field) -> None:
         """Enter on a question's line: check it; then go to the next line that still needs an
         answer, or submit when none does."""
-        if not self._check(field):
+        if not await self._check(field):
             field.input.focus()
             return
         for other in self._fields:
@@ -311,56 +319,62 @@ class InterruptForm(Vertical):
                     other.input.focus()
                     return
                 continue
-            if not self._check(other):
+            if not await self._check(other):
                 other.input.focus()
                 return
         answers = {f.question.id: f.input.value for f in self._fields if f.input.value.strip()}
-        self._submit(answers=answers)
+        await self._submit(answers=answers)
 
-    def _submit(self, **given: Any) -> None:
-        """Build the resume value and post it; an answer that does not fit is shown instead."""
+    async def _submit(self, **given: Any) -> None:
+        """Build the resume value (in a thread) and post it; an answer that does not fit is
+        shown instead."""
         if self._sending or self._done:
             return
+        self._sending = True  # a second Enter while this one is checked is not a second answer
         try:
-            value = build_answer(self.request, now=datetime.now(UTC), **given)
+            value = await asyncio.to_thread(
+                build_answer, self.request, now=datetime.now(UTC), **given
+            )
         except AnswerError as error:
+            self._sending = False
             self._say(str(error), error=True)
             return
-        self._sending = True
+        if self._done:
+            return
         self.add_class("-sending")
         self._say("Sending…")
         self.post_message(InterruptAnswered(self.item_id, value))
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         if event.input is self._feedback:
             if self._feedback_for == "reject" and not event.value.strip():
                 self._say("Type why you reject it, then Enter (r rejects without a reason).")
                 return
-            self._submit(action=self._feedback_for, feedback=event.value)
+            await self._submit(action=self._feedback_for, feedback=event.value)
         elif event.input is self._text:
-            self._submit(text=event.value)
+            await self._submit(text=event.value)
         else:
             field = next((f for f in self._fields if f.input is event.input), None)
             if field is not None:
-                self._entered(field)
+                await self._entered(field)
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+    async def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         """A choice taken from a question's list: it becomes that line's answer."""
         event.stop()
         field = next((f for f in self._fields if f.options is event.option_list), None)
         if field is None:
             return
         field.input.value = field.question.choices[event.option_index].label
-        self._entered(field)
+        await self._entered(field)
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
+    async def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         name = event.button.name
         if name == CANCEL:
             self.post_message(RunCancelRequested(self.item_id, self.request.run_id))
         elif name is not None:
-            self.action_choose(name)
+            await self.action_choose(name)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The action keys work only for actions this interrupt offers, and ``down`` only
@@ -373,12 +387,12 @@ class InterruptForm(Vertical):
             return any(f.options is not None and f.input.has_focus for f in self._fields)
         return True
 
-    def action_choose(self, action: str) -> None:
+    async def action_choose(self, action: str) -> None:
         """A decision: ``refine`` opens the feedback line first; the others are sent."""
         if action == "refine" and self._feedback is not None:
             self._open_feedback("refine", "what to change", "Type what to change, then Enter.")
             return
-        self._submit(action=action)
+        await self._submit(action=action)
 
     def action_reject_with_reason(self) -> None:
         """Open the feedback line for a rejection: Enter sends ``reject`` with the reason."""
@@ -434,3 +448,10 @@ class InterruptForm(Vertical):
         self.display = False
         self.post_message(InterruptFormClosed(self.item_id, message))
         self.remove()
+
+
+def _checked(question: Question, text: str) -> list[str]:
+    """`Question.check` of ``text`` (raises `AnswerError`), then the notes on the host patterns
+    of this question that cannot be checked here. Run in a thread."""
+    question.check(text)
+    return pattern_notes(question.schema, "this answer") if text.strip() else []
