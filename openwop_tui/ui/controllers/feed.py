@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from openwop_tui.core.conversation import (
     EventArrived,
@@ -31,17 +32,58 @@ from openwop_tui.ui.messages import (
     SessionKept,
 )
 
+if TYPE_CHECKING:
+    from textual.timer import Timer
+
+
+#: How often pushed updates are drawn, at most (a frame at 30 frames a second).
+FRAME_SECONDS = 1 / 30
+#: Updates a run's ingest takes before it lets the event loop run keys and redraws.
+INGEST_SLICE = 64
+
 
 class Feed:
-    """Draws a conversation's updates."""
+    """Draws a conversation's updates.
+
+    A run's updates are `push`-ed as they are folded (ingest never waits on drawing) and drawn
+    together at most once a frame (`drain`), so a host sending thousands of events a second costs
+    one layout per frame, and a key pressed meanwhile is handled within a frame.
+    """
 
     def __init__(self, chat: Chat, interrupts: InterruptsController) -> None:
         self.chat = chat
         self.interrupts = interrupts
+        self._pending: list[Update] = []
+        self._timer: Timer | None = None
+        self._taken = 0
         self._status_shown: str | None = None
         """The run status the status line was last told."""
         self._log_error_shown: str | None = None
         """The last reason the session could not be written that the user was told."""
+
+    async def push(self, update: Update) -> None:
+        """Take one update of a running stream; it is drawn within a frame. Every
+        `INGEST_SLICE` updates the event loop gets a turn, so keys and redraws never wait
+        behind a fast host."""
+        self._pending.append(update)
+        if self._timer is None:
+            self._timer = self.chat.app.set_timer(FRAME_SECONDS, self._frame)
+        self._taken += 1
+        if self._taken % INGEST_SLICE == 0:
+            await asyncio.sleep(0)  # a turn for the event loop (not a wait for anything)
+
+    async def _frame(self) -> None:
+        self._timer = None
+        await self.drain()
+
+    async def drain(self) -> None:
+        """Draw every update pushed so far (at the end of a run, before it is settled)."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        updates, self._pending = self._pending, []
+        if updates:
+            await self.show(updates)
 
     def reset(self) -> None:
         """A new chat is shown: the next run status is news."""

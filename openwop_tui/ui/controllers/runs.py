@@ -64,7 +64,7 @@ class RunsController:
         self.chat.parts.status.post_message(message)
 
     async def _show(self, update: Update) -> None:
-        await self.feed.show([update])
+        await self.feed.push(update)
 
     def _worker(self, work: Coroutine[Any, Any, None], name: str) -> None:
         # One run at a time: a new one replaces (cancels) the worker of the last.
@@ -174,7 +174,9 @@ class RunsController:
         self._status(ConnectionChanged(Connection.REPLAYING))
         try:
             async for entry in replay_frames(path, speed):
-                await self.feed.show(chat.conversation.replay(entry))
+                for update in chat.conversation.replay(entry):
+                    await self.feed.push(update)
+            await self.feed.drain()
             await self.feed.show(chat.conversation.finish_replay())
         except OSError as error:
             await chat.notice("error", f"cannot read {path}: {error.strerror or error}")
@@ -194,6 +196,7 @@ class RunsController:
         """Whatever ended the stream, nothing still open will change any more; then the next
         queued message goes."""
         chat = self.chat
+        await self.feed.drain()
         await self.feed.show(chat.conversation.settle())
         await self.feed.show_changes(chat.transcript.close_open())
         self.interrupts.close_all()
