@@ -54,7 +54,7 @@ from openwop_tui.present.palette import Palette
 from openwop_tui.protocol.client import HostClient, HostError
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.hostdata import secrets_of
-from openwop_tui.renderers import Registry, render
+from openwop_tui.renderers import Registry
 from openwop_tui.renderers.base import AudioSupport, Rendered
 from openwop_tui.store import overflow, state
 from openwop_tui.store.record import Recorder
@@ -63,7 +63,7 @@ from openwop_tui.text.redact import Redactor, display_url
 from openwop_tui.text.sanitize import clean
 from openwop_tui.themes import DEFAULT as DEFAULT_THEME
 from openwop_tui.themes import THEMES
-from openwop_tui.ui import keys
+from openwop_tui.ui import keys, theme_palette
 from openwop_tui.ui.command_palette import AppCommands
 from openwop_tui.ui.controllers import files as app_files
 from openwop_tui.ui.controllers import interrupts as app_interrupts
@@ -86,7 +86,7 @@ from openwop_tui.ui.messages import (
 from openwop_tui.ui.screens.help import HelpScreen
 from openwop_tui.ui.screens.inspect import InspectScreen
 from openwop_tui.ui.screens.quit import QuitChoice, QuitScreen
-from openwop_tui.ui.widgets.blocks import FRAGMENT, code_blocks
+from openwop_tui.ui.widgets.blocks import code_blocks
 from openwop_tui.ui.widgets.events_panel import EventsPanel
 from openwop_tui.ui.widgets.interrupt_form import InterruptForm
 from openwop_tui.ui.widgets.prompt import InputArea, PromptInput
@@ -276,13 +276,13 @@ class ChatApp(App[None]):
     @property
     def palette(self) -> Palette:
         """The colours of the active theme, for everything drawn as a Rich renderable."""
-        return Palette.of(self.current_theme)
+        return theme_palette.of(self.current_theme)
 
     def _theme_changed(self, theme: Theme) -> None:
         """A theme was chosen (the palette's theme picker, or code): redraw in it, and keep it
         for the next start."""
         # The view redraws itself and asks again for its envelopes, drawn with this palette.
-        self._base_context = replace(self._base_context, palette=Palette.of(theme))
+        self._base_context = replace(self._base_context, palette=theme_palette.of(theme))
         state.remember_theme(theme.name)
 
     async def on_mount(self) -> None:
@@ -634,16 +634,10 @@ class ChatApp(App[None]):
         self.view.set_rendered(item.id, rendered, envelope=envelope, width=width)
 
     async def _rendered(self, envelope: Envelope, width: int) -> Rendered:
-        """Fetch the envelope's asset, then run its renderer in a thread."""
-        # Under the lab's profile; stored bytes first (a reopened session draws without its
-        # host), then the host; the app's registry says which envelopes carry bytes.
-        context = await app_profile.context_for(self, envelope, width)
-        rendered = await asyncio.to_thread(render, envelope, context, self.registry)
-        if envelope.partial:
-            # Rule E1: a fragment may be drawn, but nothing may be done with it until the
-            # emission is complete.
-            rendered = replace(rendered, actions=(), title=f"{rendered.title} · {FRAGMENT}")
-        return rendered
+        """Draw the envelope through the one envelope path, under the lab's profile: stored
+        bytes first (a reopened session draws without its host), then the host; the app's
+        registry says which envelopes carry bytes; a fragment gets no actions (rule E1)."""
+        return await app_profile.draw(self, envelope, width)
 
     # ----------------------------------------------------------------- actions
 

@@ -3,13 +3,13 @@
 Functions of the `openwop_tui.ui.app.ChatApp` they are given (its actions call these), kept apart so
 the app module stays about composition and routing. A switch (a palette command, a key on the
 capabilities screen) replaces ``app.profile`` and tells the transcript view, which draws every
-item again and asks again for every envelope; `context_for` is what each envelope is then drawn
-with, so the same renderers draw what a terminal or a machine with that profile would show.
+item again and asks again for every envelope; `draw` draws each one through the one envelope
+path (`openwop_tui.present.envelope`) under the profile, so the same renderers draw what a
+terminal or a machine with that profile would show.
 """
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -18,9 +18,10 @@ from openwop_tui.core.conversation import check_link
 from openwop_tui.core.fold import EnvelopeItem
 from openwop_tui.devices.profile import PRESETS, Profile, preset
 from openwop_tui.devices.terminal import ImageSupport
+from openwop_tui.present import envelope as drawing
+from openwop_tui.protocol.asset import Asset
 from openwop_tui.protocol.envelopes import Envelope
-from openwop_tui.renderers import render
-from openwop_tui.renderers.base import RenderContext, Rendered
+from openwop_tui.renderers.base import Rendered
 
 if TYPE_CHECKING:
     from openwop_tui.ui.app import ChatApp
@@ -34,23 +35,27 @@ def initial(config: Config, support: ImageSupport | None) -> Profile:
     return Profile(images=mode)  # type: ignore[arg-type]
 
 
-async def context_for(
+def source(app: ChatApp, profile: Profile) -> drawing.Source:
+    """Where envelopes get their bytes under ``profile``: the conversation's store and host,
+    or, with fetching off, nowhere (the lab shows what a client that does not fetch shows;
+    inline bytes are not a fetch, and still show)."""
+    conversation = app.conversation
+    fetch: drawing.Fetch = conversation.asset_for
+    if not profile.fetching:
+
+        async def fetch(envelope: Envelope, _needs_bytes: drawing.NeedsBytes) -> Asset | None:
+            return profile.asset(envelope, None)
+
+    return drawing.Source(fetch, conversation.max_inline_bytes, check_link)
+
+
+async def draw(
     app: ChatApp, envelope: Envelope, width: int, profile: Profile | None = None
-) -> RenderContext:
-    """What ``envelope`` is drawn with at ``width`` under ``profile`` (default: the active one):
-    the app's context as the profile allows, with the asset (not fetched when fetching is off)."""
+) -> Rendered:
+    """``envelope`` drawn at body ``width`` under ``profile`` (default: the active one)."""
     profile = profile or app.profile
     base = profile.context(replace(app._base_context, width=max(20, width)))
-    if profile.fetching:
-        return await app.conversation.context_for(envelope, base, app.registry.needs_bytes)
-    # No download, and no stored bytes either: the lab shows what a client that does not fetch
-    # shows. Inline bytes are not a fetch, and still show.
-    return replace(
-        base,
-        asset=profile.asset(envelope, None),
-        max_inline_bytes=app.conversation.max_inline_bytes,
-        link_check=check_link,
-    )
+    return await drawing.draw(envelope, app.registry, base, source(app, profile), width=base.width)
 
 
 def switch(app: ChatApp, name: str, value: str) -> None:
@@ -121,8 +126,7 @@ async def matrix(
     drawn = []
     for name, changes in PRESETS:
         profile = preset(app.profile, changes)
-        context = await context_for(app, envelope, profile.cap(width), profile)
-        drawn.append((name, profile, await asyncio.to_thread(render, envelope, context)))
+        drawn.append((name, profile, await draw(app, envelope, profile.cap(width), profile)))
     return drawn
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from openwop_tui.core.conversation import stored
 from openwop_tui.core.fold import Added
 from openwop_tui.devices import desktop as actions
+from openwop_tui.present.envelope import export_drawer
 from openwop_tui.store.export import ExportError, export_session
 from openwop_tui.store.record import Recorder
 from openwop_tui.store.sessions import SessionLog, Store, StoreError
@@ -120,7 +121,13 @@ async def export(app: ChatApp) -> None:
     path = folder / safe_filename(f"{title}-{session_id}.md", f"session-{session_id}.md")
     try:
         exported = await asyncio.to_thread(
-            export_session, store, session_id, "md", path, redactor=app._redact
+            export_session,
+            store,
+            session_id,
+            "md",
+            path,
+            redactor=app._redact,
+            drawer=export_drawer(app.registry),
         )
     except (ExportError, StoreError) as error:
         app.notify(str(error), severity="error", markup=False)

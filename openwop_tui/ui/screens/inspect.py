@@ -27,6 +27,7 @@ from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.renderers.json import json_text
 from openwop_tui.text.sanitize import clean
+from openwop_tui.ui import theme_palette
 
 
 def drawn(rendered: Rendered, palette: Palette) -> Text:
@@ -82,7 +83,7 @@ class InspectScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         envelope, event = self.envelope, self.envelope.source
-        palette = Palette.of(self.app.current_theme)
+        palette = theme_palette.of(self.app.current_theme)
         summary = Text()
         summary.append("display ", style="bold")
         summary.append(f"{clean(envelope.display or 'none')} → renderer ")
