@@ -12,8 +12,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
-from openwop_tui import renderers
+import render_helpers
 
 #: A plugin with a ``video`` renderer that needs its bytes, redraws on resize and has an action
 #: of its own (``v``: "Describe"), whose handler says how many bytes it was given.
@@ -78,7 +77,7 @@ def install_plugin(
 
     The default registry is loaded first, so the plugin stays out of it (it lives for the
     whole test session); the module is forgotten after the test."""
-    renderers.default_registry()
+    render_helpers.builtins()
     (root / f"{module}.py").write_text(textwrap.dedent(source), encoding="utf-8")
     # Named as wheels name it (``-`` in the name becomes ``_``): the part before the first
     # ``-`` is the distribution's identity for importlib.metadata.

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import soundfile
 from app_support import SIZE, connected, demo_app, items_of, plain, run_over, settle
-from render_helpers import media
+from render_helpers import media, render
 from rich.console import Console
 from textual.app import App, ComposeResult
 
@@ -37,7 +37,7 @@ from openwop_tui.present import items as present
 from openwop_tui.present.markdown import ReplyMarkdown
 from openwop_tui.present.palette import Palette
 from openwop_tui.protocol.events import RunEvent, normalize
-from openwop_tui.renderers import Registry, render
+from openwop_tui.renderers import Registry
 from openwop_tui.renderers import image as image_renderer
 from openwop_tui.renderers.base import RenderContext
 from openwop_tui.store import overflow

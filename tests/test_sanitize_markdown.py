@@ -6,13 +6,12 @@ import io
 import re
 
 import pytest
-from render_helpers import envelope
+from render_helpers import envelope, render
 from rich.console import Console
 
 from openwop_tui.core.items import AssistantTurn
 from openwop_tui.present import dispatch
 from openwop_tui.present.palette import Palette
-from openwop_tui.renderers import render
 from openwop_tui.renderers.base import RenderContext
 from openwop_tui.text.markdown import SafeMarkdown, markdown_parser
 from openwop_tui.ui.widgets.blocks import Block

@@ -17,7 +17,7 @@ from app_support import (
     settle,
 )
 from pygments.styles import get_style_by_name
-from render_helpers import envelope, media, png, wav
+from render_helpers import envelope, media, png, render, resolve, wav
 from rich.color import ColorType
 from rich.console import Console
 from rich.syntax import Syntax
@@ -26,7 +26,7 @@ from textual.theme import BUILTIN_THEMES
 
 from openwop_tui.present.palette import HIGH_CONTRAST_MIN, MIN_CONTRAST, Palette, Themed, contrast
 from openwop_tui.protocol.envelopes import Envelope
-from openwop_tui.renderers import Asset, AudioSupport, RenderContext, render, resolve
+from openwop_tui.renderers import Asset, AudioSupport, RenderContext
 from openwop_tui.store import state
 from openwop_tui.themes import DARK, DEFAULT, HIGH_CONTRAST, LIGHT, THEMES
 from openwop_tui.ui import theme_palette
