@@ -24,12 +24,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console, Group
 from rich.padding import Padding
+from test_streamed_envelopes import Stream
+from test_streamed_envelopes import rendered as streamed_render
 from textual.app import App, ComposeResult
 
 from openwop_tui.cli.printer import TranscriptPrinter
 from openwop_tui.config import Config
-from openwop_tui.core.fold import AssistantTurn, Transcript
+from openwop_tui.core.fold import AssistantTurn, EnvelopeItem, Transcript
 from openwop_tui.present.dispatch import reply_body
+from openwop_tui.present.envelope import FRAGMENT
 from openwop_tui.present.markdown import ReplyMarkdown
 from openwop_tui.present.palette import Palette, Themed
 from openwop_tui.protocol.events import RunEvent, normalize
@@ -198,10 +201,10 @@ def test_references_defined_later_relink_finished_blocks_only_when_they_can() ->
     assert any(t.type == "link_open" for t in blocks[1].tokens[1].children or [])
 
 
-def render_command(path: Path, width: int) -> list[str]:
+def render_command(path: Path, width: int, *flags: str) -> list[str]:
     env = {**os.environ, "COLUMNS": str(width), "NO_COLOR": "1", "TERM": "dumb"}
     done = subprocess.run(
-        [sys.executable, "-m", "openwop_tui", "render", str(path)],
+        [sys.executable, "-m", "openwop_tui", "render", str(path), *flags],
         capture_output=True,
         text=True,
         env=env,
@@ -227,3 +230,70 @@ async def test_a_replayed_recording_is_drawn_in_the_app_as_render_prints_it() ->
     shown = "\n".join(in_app)
     assert "See the docs (https://example.org/docs)" in shown
     assert "[the docs][1]" not in shown and "=====" not in shown and "|---|" not in shown
+
+
+async def test_envelopes_are_drawn_in_the_app_as_render_prints_them() -> None:
+    """One envelope path: the same body width (the columns less the indent), the same offline
+    asset for a URL, the same renderers, so a code block, a card and an image that was not
+    fetched read alike in the app and in ``render`` (the app adds only its buttons)."""
+    capture = CAPTURE.with_name("example-rich-envelopes.sse")
+    config = Config(audio=False, images="halfblock")
+    app = ChatApp(config, audio_support=NO_AUDIO, replay=(capture, 0))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot, app, lambda: app.status.connection == "replayed", what="end")
+        width = app.view._content_width()
+        wanted = [
+            item
+            for item in app.transcript.items
+            if isinstance(item, EnvelopeItem)
+            and (
+                item.envelope.display in ("code", "card")
+                or "Q3 revenue" in (item.envelope.rendering.title or "")
+            )
+        ]
+        drawn = {}
+        for item in wanted:
+            block = app.view.block_for(item.id)
+            assert block is not None
+            app.view.show_at_top(app.view.blocks().index(block))  # drawn once it is seen
+            await settle(pilot, app, lambda b=block: b.rendered is not None, what="drawn")
+            drawn[item.id] = trimmed(app.view.text_of(item.id).split("\n"))
+    printed_lines = render_command(capture, width)
+    assert len(drawn) == 3
+    for display, lines in drawn.items():
+        shown = [line for line in lines if not line.lstrip().startswith("[")]  # the buttons
+        start = printed_lines.index(shown[0])
+        assert trimmed(printed_lines[start : start + len(shown)]) == shown, display
+
+
+async def test_an_image_is_scaled_to_the_same_body_width_in_the_app_and_render() -> None:
+    """An image wider than the terminal is drawn at the body width: the width is decided in
+    one place (`openwop_tui.present.envelope.body_width`), for both sinks."""
+    capture = CAPTURE.with_name("wide-image.sse")
+    config = Config(audio=False, images="halfblock")
+    app = ChatApp(config, audio_support=NO_AUDIO, replay=(capture, 0))
+    async with app.run_test(size=(90, 40)) as pilot:
+        await settle(pilot, app, lambda: app.status.connection == "replayed", what="end")
+        [item] = [i for i in app.transcript.items if isinstance(i, EnvelopeItem)]
+        block = app.view.block_for(item.id)
+        assert block is not None
+        await settle(pilot, app, lambda: block.rendered is not None, what="drawn")
+        width = app.view._content_width()
+        lines = trimmed(app.view.text_of(item.id).split("\n"))
+    shown = [line for line in lines if not line.lstrip().startswith("[")]
+    pixels = [line for line in shown if "▄" in line]
+    assert pixels and all(len(line) == width for line in pixels)  # the indent and the body
+    printed_lines = render_command(capture, width, "--images", "halfblock")
+    start = printed_lines.index(shown[0])
+    assert trimmed(printed_lines[start : start + len(shown)]) == shown
+
+
+def test_a_printed_fragment_says_so_in_its_title_as_in_the_app(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The fragment rule (RFC E1) is applied where envelopes are drawn, for every sink: the
+    printer's last fragment of an emission that never completed is titled as the app's is."""
+    stream = Stream().fragment("em", 0, "first_fragment = 1", partial=True).log("after")
+    out = streamed_render(stream, monkeypatch, capsys)
+    [title] = [line for line in out.splitlines() if FRAGMENT in line]
+    assert title.startswith("code")
