@@ -23,6 +23,7 @@ from app_support import NO_AUDIO, settle
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console, Group
+from rich.markdown import Markdown
 from rich.padding import Padding
 from test_streamed_envelopes import Stream
 from test_streamed_envelopes import rendered as streamed_render
@@ -33,7 +34,7 @@ from openwop_tui.config import Config
 from openwop_tui.core.fold import AssistantTurn, EnvelopeItem, Transcript
 from openwop_tui.present.dispatch import reply_body
 from openwop_tui.present.envelope import FRAGMENT
-from openwop_tui.present.markdown import ReplyMarkdown
+from openwop_tui.present.markdown import BlockMarkdown, ReplyMarkdown
 from openwop_tui.present.palette import Palette, Themed
 from openwop_tui.protocol.events import RunEvent, normalize
 from openwop_tui.renderers import Registry
@@ -191,13 +192,14 @@ async def test_the_first_chunk_is_drawn_once_while_the_reply_streams() -> None:
 
 def test_references_defined_later_relink_finished_blocks_only_when_they_can() -> None:
     markdown = ReplyMarkdown()
-    markdown.feed("Plain words.\n\nSee [a][1].\n\nMore words.\n\n")
+    markdown.feed("Plain words.\n\nSee [a][Docs].\n\nSee [b][other].\n\nMore words.\n\n")
     markdown.update()
-    plain, linked = markdown.finished[0], markdown.finished[1]
-    markdown.feed("[1]: https://example.org/a\n\nend\n")
+    plain, linked, elsewhere = markdown.finished[:3]
+    markdown.feed("[docs]: https://example.org/a\n\nend\n")
     blocks = markdown.blocks()
     assert blocks[0] is plain  # no "]": the new definition cannot change it, it stays drawn
-    assert blocks[1] is not linked  # parsed again: now a link
+    assert blocks[2] is elsewhere  # uses another label: stays drawn
+    assert blocks[1] is not linked  # parsed again: now a link (labels match case-folded)
     assert any(t.type == "link_open" for t in blocks[1].tokens[1].children or [])
 
 
@@ -297,3 +299,10 @@ def test_a_printed_fragment_says_so_in_its_title_as_in_the_app(
     out = streamed_render(stream, monkeypatch, capsys)
     [title] = [line for line in out.splitlines() if FRAGMENT in line]
     assert title.startswith("code")
+
+
+def test_a_block_drawing_carries_every_attribute_rich_markdown_sets() -> None:
+    """`BlockMarkdown` skips ``Markdown.__init__`` (it parses, and a redraw makes one per
+    block): if Rich's constructor grows an attribute, this says so."""
+    made = BlockMarkdown([], code_theme="monokai", lead=False)
+    assert set(vars(Markdown(""))) <= set(vars(made))

@@ -66,8 +66,16 @@ class BlockMarkdown(Markdown):
     def __init__(
         self, tokens: list[Token], *, code_theme: Any, lead: bool, hyperlinks: bool = False
     ) -> None:
-        super().__init__("", code_theme=code_theme, hyperlinks=hyperlinks)
+        # Not Markdown.__init__: it builds a parser and parses (a quarter of a millisecond),
+        # and a view makes one of these per block on every redraw of a streaming reply.
+        self.markup = ""
         self.parsed = [Token("html_block", "", 0), *tokens] if lead else tokens
+        self.code_theme = code_theme
+        self.justify = None
+        self.style = "none"
+        self.hyperlinks = hyperlinks
+        self.inline_code_lexer = None
+        self.inline_code_theme = code_theme
 
 
 def _gap_after(token: Token) -> bool:
@@ -106,6 +114,8 @@ class ReplyMarkdown:
     """Definitions in the finished part, in document order."""
     _in_force: References = field(default_factory=dict)
     """Every definition known, the open part's too (what the blocks are parsed with)."""
+    _changes: list[frozenset[str]] = field(default_factory=list)
+    """The labels each version changed (version ``n`` is after ``_changes[n - 1]``)."""
     _dirty: bool = False
     _parser: MarkdownIt = field(default_factory=parser)
 
@@ -156,8 +166,10 @@ class ReplyMarkdown:
             where = ref.get("map")
             if label not in self._refs and where is not None and where[1] <= cut:
                 self._refs[label] = ref
-        if _changed(self._in_force, in_force):
+        changed = _changed(self._in_force, in_force)
+        if changed:
             self._in_force = dict(in_force)
+            self._changes.append(changed)
             self.version += 1
         blocks = self._blocks(parts, lines, cut)
         if cut:
@@ -191,11 +203,14 @@ class ReplyMarkdown:
 
     def _refresh(self) -> None:
         """Parse again the finished blocks that could read differently with the definitions
-        now in force (a block with no ``]`` uses none)."""
+        now in force: those whose text holds a changed label (its first word, case-folded, as
+        markdown-it matches labels), and a ``]``."""
         for index, block in enumerate(self.finished):
             if block.version == self.version:
                 continue
-            if "]" not in block.source:
+            labels = frozenset().union(*self._changes[block.version : self.version])
+            folded = block.source.casefold()
+            if "]" not in folded or not any(_word(label) in folded for label in labels):
                 block.version = self.version
                 continue
             env: dict[str, Any] = {"references": dict(self._in_force)}
@@ -214,10 +229,18 @@ def _after_newlines(text: str, count: int) -> int:
     return offset
 
 
-def _changed(before: References, after: References) -> bool:
-    if before.keys() != after.keys():
-        return True
-    return any(
-        (before[k].get("href"), before[k].get("title")) != (v.get("href"), v.get("title"))
-        for k, v in after.items()
-    )
+def _changed(before: References, after: References) -> frozenset[str]:
+    """The labels defined, dropped or redefined between two sets of definitions."""
+
+    def target(refs: References, label: str) -> tuple[Any, Any] | None:
+        ref = refs.get(label)
+        return None if ref is None else (ref.get("href"), ref.get("title"))
+
+    labels = before.keys() | after.keys()
+    return frozenset(k for k in labels if target(before, k) != target(after, k))
+
+
+def _word(label: str) -> str:
+    """A label's first word, case-folded: every use of the label has it in its text."""
+    words = label.split()
+    return words[0].casefold() if words else ""
