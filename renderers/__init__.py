@@ -1,13 +1,13 @@
 """The renderers, and the registry that picks one for each ``meta.rendering.display`` value.
 
-The registry is an object (`openwop_tui.renderers.registry.Registry`) the application builds
+The registry is an object (`openwop_tui.renderers.registry.Registry`) each front end builds
 once at start, with the config's override list, and passes to where rendering and fetching are
-decided; the functions here (`register`, `resolve`, `render`, `registered`, `needs_bytes`,
-`redraw_on_resize`) work on a process-wide default one, for code and tests that do not carry a
-registry. `register` declares a renderer with what it needs (bytes fetched, redraw on resize,
-its actions); a key registered twice fails loudly. `render` resolves and calls, and never
-raises: a renderer that fails shows the envelope as JSON with the reason, so nothing is lost; if
-even the JSON view fails, a plain text block says so.
+decided (there is no process-wide default: a test makes its own). `register` declares a
+renderer with what it needs (bytes fetched, redraw on resize, its actions) on the function
+itself, where a loading registry finds it; `Registry.add` adds one in code, and a key added
+twice fails loudly. `render` resolves in the registry it is given and calls, and never raises:
+a renderer that fails shows the envelope as JSON with the reason, so nothing is lost; if even
+the JSON view fails, a plain text block says so.
 
 What `render` returns is drawn in ``context.palette``: Rich's own named styles (markdown, JSON)
 are mapped onto it (`openwop_tui.present.palette.Themed`), and renderers take every colour from it.
@@ -22,7 +22,6 @@ Third-party renderers come from the ``openwop_tui.renderers`` entry-point group 
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -48,7 +47,6 @@ from openwop_tui.renderers.registry import (
     Registry,
     RendererSpec,
     declare,
-    loading,
 )
 from openwop_tui.text.sanitize import clean
 
@@ -66,45 +64,14 @@ __all__ = [
     "Rendered",
     "Renderer",
     "RendererSpec",
-    "default_registry",
-    "needs_bytes",
-    "redraw_on_resize",
     "register",
-    "registered",
     "render",
-    "resolve",
 ]
 
 log = logging.getLogger(__name__)
 # With no handler anywhere, logging prints WARNING records (and tracebacks) to stderr, which is
 # the user's terminal. A NullHandler here stops that and still lets records propagate to a file.
 log.addHandler(logging.NullHandler())
-
-_default: Registry | None = None
-_pending: list[RendererSpec] = []
-"""Renderers registered in code before the default registry was first used."""
-_default_lock = threading.RLock()
-
-
-def default_registry() -> Registry:
-    """The process-wide registry (built-ins and installed plugins, no overrides) the module
-    functions use. The app and the commands build their own, with the config's overrides."""
-    global _default
-    if _default is None:
-        with _default_lock:
-            if _default is None:
-                registry = Registry().load()
-                for spec in _pending:
-                    # A built-in module imported before the first use declared itself here
-                    # too: the registry found the very same spec by scanning it.
-                    if not registry.holds(spec):
-                        registry.add(spec)
-                _pending.clear()
-                # No user interface here to show them on: they go to the log file.
-                for notice in registry.notices:
-                    log.warning("%s", notice)
-                _default = registry
-    return _default
 
 
 def register(
@@ -118,10 +85,9 @@ def register(
     """Decorator: declare the decorated function as the renderer for ``display``, with what it
     needs (see `RendererSpec`).
 
-    In a module a registry is loading (a built-in, or a plugin's entry-point module) this only
-    declares: registries collect declarations by scanning those modules. Called anywhere else,
-    it also adds the renderer to the default registry (at its first use, if that is still to
-    come), and a key registered twice raises `ValueError`."""
+    It only declares: a registry collects the declarations by scanning the modules it loads
+    (the built-ins, and each plugin's entry-point module). Code that is not such a module adds
+    a renderer to its own registry with `Registry.add`."""
 
     def decorate(renderer: Renderer) -> Renderer:
         spec = RendererSpec(
@@ -132,48 +98,16 @@ def register(
             redraw_on_resize=redraw_on_resize,
             actions=actions,
         )
-        if not loading():
-            # Not loaded yet: kept for its first use (loading it now could import a module
-            # that is half imported, the one calling this).
-            with _default_lock:
-                if _default is None:
-                    _pending.append(spec)
-                else:
-                    _default.add(spec)  # raises on a key registered twice
         declare(spec)
         return renderer
 
     return decorate
 
 
-def registered() -> list[str]:
-    """The display values that have a renderer (built-ins, then plugins)."""
-    return default_registry().registered()
-
-
-def resolve(display: str | None) -> Renderer:
-    """The renderer for ``display``; the raw-JSON fallback for ``None`` or an unknown value."""
-    return default_registry().resolve(display)
-
-
-def needs_bytes(display: str | None) -> bool:
-    """Whether the default registry's renderer for ``display`` needs its URL fetched."""
-    return default_registry().needs_bytes(display)
-
-
-def redraw_on_resize(display: str | None) -> bool:
-    """Whether the default registry's renderer for ``display`` redraws on a width change."""
-    return default_registry().redraw_on_resize(display)
-
-
-def render(
-    envelope: Envelope, context: RenderContext, registry: Registry | None = None
-) -> Rendered:
-    """Draw ``envelope`` with the renderer its display value selects in ``registry`` (the
-    default one when ``None``). Never raises, and what it returns cannot raise when drawn
-    either (`Guarded`)."""
+def render(envelope: Envelope, context: RenderContext, registry: Registry) -> Rendered:
+    """Draw ``envelope`` with the renderer its display value selects in ``registry``. Never
+    raises, and what it returns cannot raise when drawn either (`Guarded`)."""
     try:
-        registry = registry or default_registry()
         spec = registry.spec(envelope.display)
     except Exception as error:  # a registry that cannot load: nothing is drawn by it
         log.warning("the renderer registry failed", exc_info=True)

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from render_helpers import registered
 from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
@@ -25,7 +26,7 @@ from textual.pilot import Pilot
 from openwop_tui.config import Config
 from openwop_tui.core.fold import EnvelopeItem, Notice, UserTurn
 from openwop_tui.demo_host import DemoHost
-from openwop_tui.renderers import AudioSupport, registered
+from openwop_tui.renderers import AudioSupport
 from openwop_tui.ui.app import ChatApp
 from openwop_tui.ui.widgets.blocks import Block
 from openwop_tui.ui.widgets.prompt import PromptInput

@@ -13,8 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from openwop_tui import renderers
-
 #: A plugin with a ``video`` renderer that needs its bytes, redraws on resize and has an action
 #: of its own (``v``: "Describe"), whose handler says how many bytes it was given.
 VIDEO_PLUGIN = """
@@ -76,9 +74,8 @@ def install_plugin(
     """Install distribution ``dist`` whose ``openwop_tui.renderers`` entry point ``entry``
     names ``target`` (default: the module itself), the module holding ``source``.
 
-    The default registry is loaded first, so the plugin stays out of it (it lives for the
-    whole test session); the module is forgotten after the test."""
-    renderers.default_registry()
+    Only registries that load plugins see it (the renderer tests' `render_helpers.builtins`
+    loads none); the module is forgotten after the test."""
     (root / f"{module}.py").write_text(textwrap.dedent(source), encoding="utf-8")
     # Named as wheels name it (``-`` in the name becomes ``_``): the part before the first
     # ``-`` is the distribution's identity for importlib.metadata.

@@ -4,6 +4,7 @@ renderer draws as plain text (imported by the ``test_renderers_*`` modules)."""
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import wave
 from array import array
@@ -12,9 +13,10 @@ from typing import Any
 from PIL import Image
 from rich.console import Console, RenderableType
 
+from openwop_tui import renderers
 from openwop_tui.protocol.envelopes import Envelope, extract_envelopes
 from openwop_tui.protocol.events import normalize
-from openwop_tui.renderers import Rendered
+from openwop_tui.renderers import Registry, RenderContext, Rendered, Renderer
 
 #: An escape-sequence salad: OSC 52 (clipboard write), CSI (clear screen), BEL, 8-bit CSI, RLO.
 NASTY = "\x1b]52;c;ZXZpbA==\x07\x1b[2J\x9b31m\u202e"
@@ -98,3 +100,27 @@ def wav(seconds: float = 0.5, rate: int = 16000, channels: int = 1) -> bytes:
         writer.setframerate(rate)
         writer.writeframes(samples.tobytes())
     return out.getvalue()
+
+
+@functools.cache
+def builtins() -> Registry:
+    """The built-in renderers, loaded once for the test session: the renderer tests' own
+    registry (the application builds its own; there is no process-wide one)."""
+    return Registry(plugins=False).load()
+
+
+def render(
+    envelope: Envelope, context: RenderContext, registry: Registry | None = None
+) -> Rendered:
+    """`openwop_tui.renderers.render` with the built-ins' registry unless one is given."""
+    return renderers.render(envelope, context, registry or builtins())
+
+
+def resolve(display: str | None) -> Renderer:
+    """The built-in renderer for ``display`` (the JSON fallback for an unknown one)."""
+    return builtins().resolve(display)
+
+
+def registered() -> list[str]:
+    """The display values the built-ins draw."""
+    return builtins().registered()

@@ -137,7 +137,7 @@ import asyncio, json
 from openwop_tui.ui.app import ChatApp
 from openwop_tui.config import Config
 from openwop_tui.demo_host import DemoHost
-from openwop_tui.renderers import registered
+from render_helpers import registered
 from openwop_tui.core.fold import EnvelopeItem
 from openwop_tui.ui.widgets.prompt import PromptInput
 

@@ -210,7 +210,6 @@ async def test_a_second_turn_carries_the_history() -> None:
 #: one (what happens when the first envelopes of a run are rendered in `asyncio.to_thread`).
 REGISTRY_RACE_SCRIPT = """
 import json, threading
-import openwop_tui.renderers as registry
 import openwop_tui.renderers.registry as loader
 
 real_import = loader.import_module
@@ -218,7 +217,7 @@ outcome = {}
 
 def other_thread():
     try:
-        outcome["other"] = registry.resolve("card").__name__
+        outcome["other"] = registry.resolve("card").__name__  # the same registry, still loading
     except Exception as error:
         outcome["other"] = f"{type(error).__name__}: {error}"
 
@@ -232,6 +231,7 @@ def import_module(name):
     return real_import(name)
 
 loader.import_module = import_module
+registry = loader.Registry(plugins=False)
 outcome["first"] = registry.resolve("image").__name__
 for thread in threads:
     thread.join(timeout=30)

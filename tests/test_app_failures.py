@@ -170,8 +170,8 @@ async def test_escape_cancels_a_streaming_run() -> None:
         assert reply.text != chat.compose_reply("something slow", ["slow"])  # cut short
         # No completion replaced the streamed text: what is drawn is exactly the deltas, once.
         block = app.view.block_for(reply.id)
-        assert block is not None and block.splitter is not None
-        assert block.splitter.text == reply.text
+        assert block is not None
+        assert block.reply_markdown(reply).text == reply.text
         assert app.session is not None and app.session.current_run is None
         assert app.is_running and app._exception is None
 

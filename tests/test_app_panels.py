@@ -32,6 +32,7 @@ from textual.widgets import Static
 from openwop_tui.core.fold import Transcript
 from openwop_tui.demo_host import media
 from openwop_tui.protocol.events import normalize
+from openwop_tui.renderers import Registry
 from openwop_tui.ui.screens.help import HelpScreen, KeyRow
 from openwop_tui.ui.screens.inspect import InspectScreen
 from openwop_tui.ui.widgets.events_panel import EventsPanel
@@ -111,7 +112,7 @@ class ViewHost(App[None]):
     """Just a transcript view."""
 
     def compose(self) -> ComposeResult:
-        yield TranscriptView(id="transcript")
+        yield TranscriptView(id="transcript", registry=Registry().load())
 
 
 async def test_the_transcript_view_draws_only_what_is_visible() -> None:

@@ -17,14 +17,13 @@ from app_support import (
     plain,
     turn,
 )
-from render_helpers import media, png
+from render_helpers import media, png, render
 from rich.cells import cell_len
 
 from openwop_tui.__main__ import build_parser, display_output, main
 from openwop_tui.config import Config
 from openwop_tui.present import items as present
 from openwop_tui.present.palette import Palette
-from openwop_tui.renderers import render
 from openwop_tui.renderers.base import AudioSupport, Code, RenderContext
 from openwop_tui.ui.screens.inspect import drawn
 

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import soundfile
 from app_support import SIZE, connected, demo_app, items_of, plain, run_over, settle
-from render_helpers import media
+from render_helpers import media, render
 from rich.console import Console
 from textual.app import App, ComposeResult
 
@@ -32,13 +32,15 @@ from openwop_tui.core.fold import (
     Updated,
 )
 from openwop_tui.devices.audio import PlaybackError, Player
+from openwop_tui.present import dispatch
 from openwop_tui.present import items as present
+from openwop_tui.present.markdown import ReplyMarkdown
+from openwop_tui.present.palette import Palette
 from openwop_tui.protocol.events import RunEvent, normalize
+from openwop_tui.renderers import Registry
 from openwop_tui.renderers import image as image_renderer
-from openwop_tui.renderers import render
 from openwop_tui.renderers.base import RenderContext
 from openwop_tui.store import overflow
-from openwop_tui.ui.widgets.blocks import Splitter
 from openwop_tui.ui.widgets.events_panel import LINE_CHARS, EventsPanel, preview
 
 SMALL = Limits(reply_bytes=100, reasoning_bytes=50, tool_bytes=40, events_shown=5)
@@ -87,7 +89,7 @@ def test_a_reply_past_its_cap_stops_growing_keeps_the_rest_and_says_by_how_much(
     assert turn.full_text == ("x" * 9 + "\n") * 20  # everything kept
     assert turn.body.cut_bytes == 100
     assert deltas[10:] == [""] * 10  # past the cap nothing more reaches the view
-    shown = plain(present.assistant(turn))
+    shown = plain(dispatch.renderable(turn, Palette.default()))
     assert "reply cut at 100 bytes: 100 bytes more not shown" in shown
 
 
@@ -160,13 +162,15 @@ def test_a_cut_item_is_saved_only_once_final(tmp_path: Path) -> None:
     path = overflow.save(turn, tmp_path)
     assert path.read_text() == "a" * 300
     assert turn.saved_to == str(path) and not overflow.needs_saving(turn)
-    assert f"saved to {path}" in plain(present.assistant(turn), width=300)
+    assert f"saved to {path}" in plain(dispatch.renderable(turn, Palette.default()), width=300)
 
 
 async def test_the_printer_writes_the_full_reply_and_prints_its_path(tmp_path: Path) -> None:
     out = io.StringIO()
     console = Console(file=out, width=300, color_system=None)
-    printer = TranscriptPrinter(console, RenderContext(), overflow_dir=tmp_path)
+    printer = TranscriptPrinter(
+        console, RenderContext(), overflow_dir=tmp_path, registry=Registry().load()
+    )
     transcript = Transcript(limits=SMALL)
     for seq in range(1, 11):
         await printer.feed(transcript.apply(chunk("w" * 49 + "\n", seq)))
@@ -195,15 +199,18 @@ async def test_the_app_saves_a_cut_reply_and_its_widget_says_where(tmp_path: Pat
 
 
 def test_a_streamed_reply_redraws_only_its_open_block() -> None:
-    splitter = Splitter()
+    markdown = ReplyMarkdown()
     text = "".join(f"Paragraph {n} with some words.\n\n" for n in range(200))
     text += "```\ncode\n\nstill code\n```\n\n  indented continuation\n"
     for line in text.splitlines(keepends=True):
-        splitter.feed(line)
+        markdown.feed(line)
+        markdown.update()
     # What is drawn again on the next token: the open block only; the rest is cached.
-    assert len(splitter.finished) == 200
-    assert "still code" in splitter.tail and splitter.tail.startswith("```")  # never cut a fence
-    assert splitter.text == text
+    assert len(markdown.finished) == 201  # the 200 paragraphs and the fence (never cut)
+    [fence] = [b for b in markdown.finished if b.tokens[0].type == "fence"]
+    assert "still code" in fence.tokens[0].content
+    assert [b.tokens[0].type for b in markdown.open] == ["paragraph_open"]
+    assert markdown.text == text
 
 
 # -------------------------------------------------------------------- events panel

@@ -20,7 +20,7 @@ from openwop_tui.core.session import Session
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.protocol.client import HostClient
 from openwop_tui.protocol.sse import parse_sse_text
-from openwop_tui.renderers.base import RenderContext
+from openwop_tui.renderers import Registry
 from openwop_tui.store.record import Recorder, read_recording
 from openwop_tui.store.sessions import Store
 
@@ -56,6 +56,7 @@ async def chat(conversation: Conversation, *texts: str) -> list[Any]:
 
 async def test_reopened_without_the_host_it_is_as_it_was_and_continues(tmp_path: Path) -> None:
     path = tmp_path / "sessions.db"
+    registry = Registry().load()
     with DemoHost(pace=0) as demo:
         async with HostClient(demo.url, demo.api_key) as client:
             live = stored(
@@ -68,7 +69,7 @@ async def test_reopened_without_the_host_it_is_as_it_was_and_continues(tmp_path:
             # Media are drawn while live: their bytes are kept for the offline reopen.
             for item in live.transcript.items:
                 if isinstance(item, EnvelopeItem):
-                    await live.context_for(item.envelope, RenderContext())
+                    await live.asset_for(item.envelope, registry.needs_bytes)
     assert [type(u) for u in updates if isinstance(u, RunStarted | RunEnded)] == [
         RunStarted,
         RunEnded,
@@ -90,7 +91,7 @@ async def test_reopened_without_the_host_it_is_as_it_was_and_continues(tmp_path:
         if isinstance(i, EnvelopeItem) and i.envelope.display == "image" and i.envelope.media
     ]
     assert images
-    asset = await reopened.asset_for(images[0])
+    asset = await reopened.asset_for(images[0], registry.needs_bytes)
     assert asset is not None and asset.data is not None and asset.data[:4] == b"\x89PNG"
 
     # Sending again (a new host) carries the whole stored history in inputs.messages.

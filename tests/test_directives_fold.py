@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 import pytest
+from render_helpers import builtins, render
 
 from openwop_tui.__main__ import build_parser
 from openwop_tui.config import Config, load_config
@@ -26,9 +27,10 @@ from openwop_tui.core.session import Session
 from openwop_tui.devices.browser import open_embed
 from openwop_tui.devices.desktop import ActionError
 from openwop_tui.openclaw.items import DirectiveEnvelope, refused_asset
+from openwop_tui.present.envelope import Source, context_for
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.media import Asset
-from openwop_tui.renderers import RenderContext, render
+from openwop_tui.renderers import RenderContext
 from openwop_tui.renderers.base import Code
 
 RUN = "run-oc"
@@ -58,7 +60,7 @@ class Events:
         return self.event("node.completed", {"outputs": outputs})
 
 
-#: A render context with the pipeline's link policy (what `Conversation.context_for` gives).
+#: A render context with the pipeline's link policy (what `openwop_tui.present.envelope` gives).
 LINKED = RenderContext(link_check=check_link)
 
 
@@ -289,7 +291,8 @@ async def test_a_refused_reference_is_never_fetched_and_shows_why(
     session = RecordingSession()
     conversation = Conversation(cast(Session, session))
     [item] = items_for(line)
-    context = await conversation.context_for(item.envelope, RenderContext())
+    source = Source(conversation.asset_for, conversation.max_inline_bytes, check_link)
+    context = await context_for(item.envelope, builtins(), RenderContext(), source, 80)
     assert session.fetched == []  # neither the host nor the disk was asked
     assert context.asset is not None and context.asset.failure == "refused"
     rendered = render(item.envelope, context)
@@ -306,7 +309,8 @@ async def test_an_accepted_reference_goes_through_the_ordinary_fetch_path() -> N
     conversation = Conversation(cast(Session, session))
     [item] = items_for("MEDIA: https://cdn.example.com/x.png")
     assert refused_asset(item.envelope) is None
-    context = await conversation.context_for(item.envelope, RenderContext())
+    source = Source(conversation.asset_for, conversation.max_inline_bytes, check_link)
+    context = await context_for(item.envelope, builtins(), RenderContext(), source, 80)
     assert session.fetched == ["https://cdn.example.com/x.png"]
     rendered = render(item.envelope, context)
     assert rendered.degradation is not None and rendered.degradation.code is Code.FETCH_FAILED

@@ -108,6 +108,8 @@ VIOLATIONS = [
         "openwop_tui.ui",
     ),
     ("openwop_tui/inspect/timeline.py", "import rich\n", "openwop_tui.inspect", "rich"),
+    ("openwop_tui/core/items.py", "import rich\n", "openwop_tui.core", "rich"),
+    ("openwop_tui/present/safe_text.py", "import textual\n", "openwop_tui.present", "textual"),
 ]
 
 

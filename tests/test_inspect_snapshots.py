@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from json_support import envelope_of
+from render_helpers import builtins
 from textual.app import App
 from textual.pilot import Pilot
 
@@ -44,7 +45,7 @@ class InspectorApp(App[None]):
             self.register_theme(theme)
         self.theme = "openwop-dark"
         envelope = envelope_of(DOCUMENT)
-        self.push_screen(InspectScreen(envelope, render(envelope, RenderContext())))
+        self.push_screen(InspectScreen(envelope, render(envelope, RenderContext(), builtins())))
 
 
 async def browse(pilot: Pilot[Any]) -> None:

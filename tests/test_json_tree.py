@@ -24,8 +24,8 @@ from rich.style import Style
 from textual.app import App, ComposeResult
 
 from openwop_tui.devices.clipboard import COPY_FILE
-from openwop_tui.present.palette import Palette
 from openwop_tui.themes import THEMES
+from openwop_tui.ui import theme_palette
 from openwop_tui.ui.screens.inspect import InspectScreen
 from openwop_tui.ui.widgets.json_pieces import plain
 from openwop_tui.ui.widgets.json_rows import MORE, OPEN_BUDGET, PAGE
@@ -180,7 +180,7 @@ async def test_the_inspector_opens_a_10_mb_envelope_having_made_few_rows(tmp_pat
         await pilot.pause()
         assert isinstance(app.screen, InspectScreen)
         assert lines(app.screen.query_one("#event-json", JsonTree)) == folded
-        key = Style.parse(Palette.of(app.current_theme).primary).color
+        key = Style.parse(theme_palette.of(app.current_theme).primary).color
         drawn_keys = [
             segment.style.color
             for segment in event_tree.render_line(1)

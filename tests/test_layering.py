@@ -34,7 +34,7 @@ def test_core_does_not_import_textual(module: str) -> None:
 
 def test_renderers_do_not_import_the_app() -> None:
     code = (
-        "import sys, openwop_tui.renderers as r; r.registered(); "
+        "import sys, openwop_tui.renderers.registry as r; r.Registry().load(); "
         "print('\\n'.join(sorted(sys.modules)))"
     )
     result = subprocess.run(

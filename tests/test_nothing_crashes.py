@@ -7,13 +7,13 @@ import logging
 from typing import Any
 
 import pytest
-from render_helpers import envelope, media, shown
+import render_helpers
+from render_helpers import envelope, media, render, shown
 
-from openwop_tui import renderers
 from openwop_tui.core.fold import Notice, Transcript
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.events import RunEvent
-from openwop_tui.renderers import RendererSpec, render
+from openwop_tui.renderers import RendererSpec
 from openwop_tui.renderers._common import load_media
 from openwop_tui.renderers.base import RenderContext, Rendered
 from openwop_tui.renderers.json import json_text
@@ -59,9 +59,9 @@ def test_when_the_json_fallback_fails_too_a_plain_block_says_so(
     def boom(envelope: Envelope, context: RenderContext) -> Rendered:
         raise RuntimeError("kaput")
 
-    renderers.registered()
-    monkeypatch.setitem(renderers.default_registry()._specs, "card", RendererSpec("card", boom))
-    monkeypatch.setitem(renderers.default_registry()._specs, "json", RendererSpec("json", boom))
+    render_helpers.registered()
+    monkeypatch.setitem(render_helpers.builtins()._specs, "card", RendererSpec("card", boom))
+    monkeypatch.setitem(render_helpers.builtins()._specs, "json", RendererSpec("json", boom))
     result = render(envelope("vendor.x", {"a": 1}, {"display": "card"}), RenderContext())
     assert result.degraded is not None and "card renderer failed" in result.degraded
     assert "cannot be shown" in shown(result)
@@ -73,8 +73,8 @@ def test_a_failing_renderer_prints_nothing_when_logging_is_not_configured(
     def boom(envelope: Envelope, context: RenderContext) -> Rendered:
         raise RuntimeError("kaput")
 
-    renderers.registered()
-    monkeypatch.setitem(renderers.default_registry()._specs, "card", RendererSpec("card", boom))
+    render_helpers.registered()
+    monkeypatch.setitem(render_helpers.builtins()._specs, "card", RendererSpec("card", boom))
     # As in the app before it configures logging: no handler anywhere (pytest adds its own).
     monkeypatch.setattr(logging.getLogger(), "handlers", [])
     render(envelope("vendor.x", {"a": 1}, {"display": "card"}), RenderContext())

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 from PIL import Image
-from render_helpers import media
+from render_helpers import media, render
 from rich.color import ColorType
 from rich.console import Console
 from rich.segment import Segment
@@ -26,7 +26,6 @@ from openwop_tui.devices.profile import (
 from openwop_tui.present.palette import Palette
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.media import Asset
-from openwop_tui.renderers import render
 from openwop_tui.renderers.base import AudioSupport, Code, Graphics, RenderContext
 
 

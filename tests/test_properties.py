@@ -26,13 +26,14 @@ from hostile import (
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from render_helpers import render
 from rich.console import Console
 
 from openwop_tui.core.fold import Transcript
 from openwop_tui.protocol.envelopes import extract_envelopes
 from openwop_tui.protocol.events import EventShapeError, normalize
 from openwop_tui.protocol.sse import SSEDecoder, decode_frame
-from openwop_tui.renderers import RenderContext, render
+from openwop_tui.renderers import RenderContext
 from openwop_tui.renderers.base import AudioSupport
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -24,7 +24,7 @@ from openwop_tui.core.fold import AssistantTurn, EnvelopeItem
 from openwop_tui.core.session import Session
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.protocol.client import HostClient
-from openwop_tui.renderers.base import RenderContext
+from openwop_tui.renderers import Registry
 from openwop_tui.store.record import read_recording, replay_frames
 from openwop_tui.store.sessions import Entry, Store, default_path
 
@@ -118,10 +118,10 @@ async def _stored_session(path: Path) -> tuple[str, list[bytes]]:
             media: list[bytes] = []
             for item in live.transcript.items:
                 if isinstance(item, EnvelopeItem):
-                    context = await live.context_for(item.envelope, RenderContext())
+                    asset = await live.asset_for(item.envelope, Registry().load().needs_bytes)
                     ref = item.envelope.media_ref
-                    if context.asset is not None and context.asset.data is not None:
-                        media.append(context.asset.data)
+                    if asset is not None and asset.data is not None:
+                        media.append(asset.data)
                     elif ref is not None and ref.base64:
                         media.append(base64.b64decode(ref.base64))
     [info] = Store(path).sessions()

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 from registry_support import BROKEN_PLUGIN, IMAGE_PLUGIN, VIDEO_PLUGIN, install_plugin
-from render_helpers import envelope
+from render_helpers import envelope, render
 
 from openwop_tui import renderers
-from openwop_tui.renderers import RenderContext, Rendered, RendererSpec, render
+from openwop_tui.renderers import RenderContext, Rendered, RendererSpec
 from openwop_tui.renderers.registry import Registry
 
 BUILTINS = ("markdown", "code", "card", "image", "audio", "file", "embed", "json")

@@ -15,10 +15,11 @@ from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import EnvelopeItem, Transcript
 from openwop_tui.core.session import Session
 from openwop_tui.demo_host import DemoHost
+from openwop_tui.present.envelope import Source, context_for, draw
 from openwop_tui.protocol.client import HostClient
 from openwop_tui.protocol.envelopes import Envelope, Rendering
 from openwop_tui.protocol.events import RunEvent
-from openwop_tui.renderers import RenderContext, Rendered, RendererSpec, render
+from openwop_tui.renderers import RenderContext, Rendered, RendererSpec
 from openwop_tui.renderers.registry import Registry
 from openwop_tui.ui.widgets.blocks import Block
 
@@ -58,15 +59,17 @@ async def test_a_plugin_video_renderer_gets_its_bytes_from_the_host(
             conversation = Conversation(session)
 
             # Asked of the registry that has the plugin: fetched, and drawn from the bytes.
-            context = await conversation.context_for(video, RenderContext(), registry.needs_bytes)
+            source = Source(conversation.asset_for, conversation.max_inline_bytes)
+            context = await context_for(video, registry, RenderContext(), source, 80)
             assert context.asset is not None and context.asset.data is not None
             assert context.asset.data[:4] == b"\x89PNG"
-            drawn = render(video, context, registry)
+            drawn = await draw(video, registry, RenderContext(), source)
             assert drawn.renderer == "video"
             assert drawn.title == f"video · {len(context.asset.data)} bytes"
 
-            # Without the plugin (the default registry), a ``video`` is JSON: nothing fetched.
-            plain = await conversation.context_for(video, RenderContext())
+            # Without the plugin (the built-ins only), a ``video`` is JSON: nothing fetched.
+            builtins = Registry(plugins=False).load()
+            plain = await context_for(video, builtins, RenderContext(), source, 80)
             assert plain.asset is None
 
 
@@ -82,7 +85,8 @@ async def test_a_renderer_that_draws_no_bytes_gets_none_fetched() -> None:
     image = envelope("media.image", {"url": "https://cdn.example/a.png"}, {"display": "video"})
     assert image.media is not None  # the media kind's reference is there
     conversation = Conversation()  # offline: a fetch would say "not fetched"
-    context = await conversation.context_for(image, RenderContext(), registry.needs_bytes)
+    source = Source(conversation.asset_for, conversation.max_inline_bytes)
+    context = await context_for(image, registry, RenderContext(), source, 80)
     assert context.asset is None
 
 

@@ -8,10 +8,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import render_helpers
 from render_helpers import envelope, terminal_output
 from rich.console import Console, ConsoleOptions
 
-from openwop_tui import renderers
 from openwop_tui.renderers import RenderContext, Rendered, RendererSpec
 from openwop_tui.renderers.guard import Guarded
 
@@ -34,8 +34,8 @@ def test_the_registry_guards_every_body(monkeypatch: pytest.MonkeyPatch) -> None
     def broken(env: Any, context: RenderContext) -> Rendered:
         return Rendered(title="code · x", body=_Explodes())
 
-    monkeypatch.setitem(renderers.default_registry()._specs, "code", RendererSpec("code", broken))
-    rendered = renderers.render(
+    monkeypatch.setitem(render_helpers.builtins()._specs, "code", RendererSpec("code", broken))
+    rendered = render_helpers.render(
         envelope("code", {"code": "x"}, {"display": "code"}), RenderContext()
     )
     _, text = terminal_output(rendered.body)

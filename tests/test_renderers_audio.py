@@ -7,9 +7,9 @@ import wave
 
 import numpy as np
 import pytest
-from render_helpers import NASTY, media, shown, wav
+from render_helpers import NASTY, media, render, shown, wav
 
-from openwop_tui.renderers import Asset, AudioSupport, RenderContext, render
+from openwop_tui.renderers import Asset, AudioSupport, RenderContext
 from openwop_tui.renderers.base import Code
 
 CAN_PLAY = RenderContext(audio=AudioSupport(True))

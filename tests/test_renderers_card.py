@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from render_helpers import NASTY, envelope, shown, terminal_output
+from render_helpers import NASTY, envelope, render, shown, terminal_output
 
 from openwop_tui.present.palette import Palette
-from openwop_tui.renderers import RenderContext, Rendered, render
+from openwop_tui.renderers import RenderContext, Rendered
 from openwop_tui.renderers.card import fields
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from render_helpers import NASTY, envelope, shown
+from render_helpers import NASTY, envelope, render, shown
 
-from openwop_tui.renderers import RenderContext, render
+from openwop_tui.renderers import RenderContext
 
 
 def test_code_with_lang_and_title() -> None:

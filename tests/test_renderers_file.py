@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from render_helpers import NASTY, media, shown
+from render_helpers import NASTY, media, render, shown
 
 from openwop_tui.present.palette import Palette
 from openwop_tui.protocol.envelopes import Envelope
-from openwop_tui.renderers import Asset, RenderContext, preview, render
+from openwop_tui.renderers import Asset, RenderContext, preview
 from openwop_tui.renderers.base import Code
 
 URL = "https://api.example.com/v1/host/sample/assets/Pk2W"

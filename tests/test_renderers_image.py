@@ -10,12 +10,13 @@ import zlib
 import pytest
 from graphics_decode import decode_kitty, decode_sixel
 from PIL import Image, SgiImagePlugin, TiffImagePlugin
-from render_helpers import NASTY, envelope, media, png, shown
+from render_helpers import NASTY, envelope, media, png, render, shown
 from rich.console import Console
 
 from openwop_tui.present.palette import Palette
-from openwop_tui.renderers import Asset, Code, RenderContext, Rendered, render
+from openwop_tui.renderers import Asset, Code, RenderContext, Rendered
 from openwop_tui.renderers.base import Graphics
+from openwop_tui.ui import theme_palette
 
 URL = "https://api.example.com/v1/host/sample/assets/Zq3v9mJt0XbW"
 
@@ -78,7 +79,7 @@ def test_small_images_are_not_enlarged() -> None:
 def test_transparency_is_composited_on_the_theme_background(theme: str) -> None:
     """Half-block cells have no alpha: a transparent pixel takes the theme's background, so a
     transparent image on a light theme is not a black slab."""
-    palette = Palette.named(theme)
+    palette = theme_palette.named(theme)
     data = png(2, 2, mode="RGBA", color=(255, 0, 255, 0))
     result = render(media("image", data, mime="image/png"), RenderContext(palette=palette))
     sink = io.StringIO()
@@ -351,7 +352,7 @@ def test_sixel_draws_the_image_at_its_scaled_size() -> None:
 
 @pytest.mark.parametrize(("mode", "graphics"), [("kitty", KITTY), ("sixel", SIXEL)])
 def test_pixels_lay_transparency_on_the_theme_background(mode: str, graphics: Graphics) -> None:
-    palette = Palette.named("textual-light")
+    palette = theme_palette.named("textual-light")
     data = png(20, 20, mode="RGBA", color=(255, 0, 255, 0))
     context = RenderContext(images=mode, graphics=graphics, palette=palette)  # type: ignore[arg-type]
     out = printed(render(media("image", data, mime="image/png"), context))

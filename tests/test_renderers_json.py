@@ -5,24 +5,18 @@ from __future__ import annotations
 import json
 
 import pytest
-from render_helpers import NASTY, envelope, shown
+import render_helpers
+from render_helpers import NASTY, envelope, render, resolve, shown
 
 import openwop_tui.renderers as renderers
 from openwop_tui.protocol.envelopes import Envelope, extract_envelopes
 from openwop_tui.protocol.events import normalize
-from openwop_tui.renderers import (
-    FALLBACK,
-    RenderContext,
-    Rendered,
-    RendererSpec,
-    register,
-    render,
-    resolve,
-)
+from openwop_tui.renderers import FALLBACK, RenderContext, Rendered, RendererSpec, register
+from openwop_tui.renderers.registry import Registry
 
 
 def test_every_family_is_registered() -> None:
-    assert set(renderers.registered()) >= {
+    assert set(render_helpers.registered()) >= {
         "markdown", "code", "card", "image", "audio", "file", "json",
     }  # fmt: skip
     assert resolve(None) is resolve(FALLBACK)
@@ -53,8 +47,8 @@ def test_a_renderer_that_raises_falls_back_to_json_marked_degraded(
     def boom(envelope: Envelope, context: RenderContext) -> Rendered:
         raise RuntimeError("kaput")
 
-    renderers.registered()  # load the built-ins before replacing one
-    monkeypatch.setitem(renderers.default_registry()._specs, "card", RendererSpec("card", boom))
+    render_helpers.registered()  # load the built-ins before replacing one
+    monkeypatch.setitem(render_helpers.builtins()._specs, "card", RendererSpec("card", boom))
     env = envelope("vendor.acme.card", {"a": 1}, {"display": "card", "title": "T"})
     result = render(env, RenderContext())
     assert result.degraded == "the card renderer failed: RuntimeError: kaput"
@@ -63,9 +57,21 @@ def test_a_renderer_that_raises_falls_back_to_json_marked_degraded(
 
 
 def test_registering_a_key_twice_fails_loudly() -> None:
-    renderers.registered()
+    registry = Registry(plugins=False).load()
     with pytest.raises(ValueError, match="already registered"):
-        register("markdown")(resolve("markdown"))
+        registry.add(RendererSpec("markdown", resolve("markdown")))
+
+
+def test_register_only_declares_and_no_registry_is_process_wide() -> None:
+    """A renderer declared in code reaches no registry by itself (each front end has its own);
+    a registry that loads the module declaring it finds it."""
+
+    @register("hologram")
+    def hologram(envelope: Envelope, context: RenderContext) -> Rendered:
+        return Rendered(title="hologram", body="beam")
+
+    assert "hologram" not in Registry(plugins=False).load().registered()
+    assert not hasattr(renderers, "default_registry")
 
 
 def test_json_neutralises_escapes_in_keys_and_values() -> None:

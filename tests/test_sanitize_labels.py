@@ -4,9 +4,8 @@ envelope extraction applies both rules to media names, titles and alt text."""
 from __future__ import annotations
 
 import pytest
-from render_helpers import envelope, media
+from render_helpers import envelope, media, render
 
-from openwop_tui.renderers import render
 from openwop_tui.renderers.base import RenderContext
 from openwop_tui.text.sanitize import clean_label, safe_filename
 

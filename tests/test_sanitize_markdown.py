@@ -6,14 +6,13 @@ import io
 import re
 
 import pytest
-from render_helpers import envelope
+from render_helpers import envelope, render
 from rich.console import Console
 
 from openwop_tui.core.items import AssistantTurn
-from openwop_tui.present import items as present
+from openwop_tui.present import dispatch
 from openwop_tui.present.markdown import SafeMarkdown
 from openwop_tui.present.palette import Palette
-from openwop_tui.renderers import render
 from openwop_tui.renderers.base import RenderContext
 from openwop_tui.text.markdown import markdown_parser
 from openwop_tui.ui.widgets.blocks import Block
@@ -46,7 +45,7 @@ def test_rich_markdown_tokens_are_cleaned_after_parsing(reference: str, place: s
     source = place.replace("{}", reference)
     assert BAD.search(printed(SafeMarkdown(source, hyperlinks=False))) is None
     turn = AssistantTurn("a-1", None, text=source, final=True)
-    assert BAD.search(printed(present.assistant(turn))) is None
+    assert BAD.search(printed(dispatch.renderable(turn, Palette.default()))) is None
     rendered = render(
         envelope("vendor.x", {"markdown": source}, {"display": "markdown"}), RenderContext()
     )
@@ -66,9 +65,12 @@ def test_the_textual_parser_cleans_tokens_and_children(reference: str, place: st
 
 @pytest.mark.parametrize("reference", REFERENCES)
 def test_the_streaming_reply_is_cleaned_after_parsing(reference: str) -> None:
-    block = Block(AssistantTurn("a-1", None))
-    for piece in ("A file: invoice_", reference, "fdp.exe\n\nnext ", reference, " block"):
-        block.feed(piece)  # streamed: the reference is split from its text
+    turn = AssistantTurn("a-1", None)
+    block = Block(turn)
     console = Console(width=80, color_system=None, file=io.StringIO())
-    drawn = "\n".join(line.text for line in block.lines(console, 80, Palette.default()))
+    for piece in ("A file: invoice_", reference, "fdp.exe\n\nnext ", reference, " block"):
+        turn.body.append(piece)  # streamed: the reference is split from its text
+        block.appended()
+        block.changed()
+        drawn = "\n".join(line.text for line in block.lines(console, 80, Palette.default()))
     assert "invoice_" in drawn and BAD.search(drawn) is None

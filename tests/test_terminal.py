@@ -300,7 +300,7 @@ APP_RUN = textwrap.dedent(
     from openwop_tui.ui.app import ChatApp
     from openwop_tui.config import Config
     from openwop_tui.demo_host import DemoHost
-    from openwop_tui.renderers import AudioSupport, registered
+    from openwop_tui.renderers import AudioSupport
     from openwop_tui.devices.terminal import ImageSupport
     from openwop_tui.core.fold import EnvelopeItem
 
@@ -318,7 +318,7 @@ APP_RUN = textwrap.dedent(
 
 
     async def main() -> dict:
-        registered()
+        pass  # the app loads its own renderer registry
         app = ChatApp(
             Config(),
             demo_host=DemoHost(pace=0, deterministic=True),

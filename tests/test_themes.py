@@ -17,7 +17,7 @@ from app_support import (
     settle,
 )
 from pygments.styles import get_style_by_name
-from render_helpers import envelope, media, png, wav
+from render_helpers import envelope, media, png, render, resolve, wav
 from rich.color import ColorType
 from rich.console import Console
 from rich.syntax import Syntax
@@ -26,9 +26,10 @@ from textual.theme import BUILTIN_THEMES
 
 from openwop_tui.present.palette import HIGH_CONTRAST_MIN, MIN_CONTRAST, Palette, Themed, contrast
 from openwop_tui.protocol.envelopes import Envelope
-from openwop_tui.renderers import Asset, AudioSupport, RenderContext, render, resolve
+from openwop_tui.renderers import Asset, AudioSupport, RenderContext
 from openwop_tui.store import state
 from openwop_tui.themes import DARK, DEFAULT, HIGH_CONTRAST, LIGHT, THEMES
+from openwop_tui.ui import theme_palette
 from openwop_tui.ui.widgets.events_panel import EventsPanel
 
 SIZE = (100, 30)
@@ -187,7 +188,7 @@ def test_the_json_view_is_coloured_by_the_palette() -> None:
 def test_the_default_palette_is_the_default_theme() -> None:
     """`Palette.default` is written out (no Textual needed to print); it must match the theme."""
     assert DARK.name == DEFAULT
-    assert Palette.default() == Palette.from_theme(DARK)
+    assert Palette.default() == theme_palette.from_theme(DARK)
 
 
 def legible_roles(palette: Palette) -> dict[str, str]:
@@ -200,7 +201,7 @@ def legible_roles(palette: Palette) -> dict[str, str]:
 def test_every_role_reads_on_the_background(theme: Any) -> None:
     """Text, muted text, warnings and accents meet WCAG AA on their background (AAA on the
     high-contrast theme), whatever the theme's own colours: the derivation enforces it."""
-    palette = Palette.from_theme(theme)
+    palette = theme_palette.from_theme(theme)
     floor = HIGH_CONTRAST_MIN if "high-contrast" in theme.name else MIN_CONTRAST
     weak = {
         role: round(contrast(colour, palette.background), 2)
@@ -211,7 +212,7 @@ def test_every_role_reads_on_the_background(theme: Any) -> None:
 
 
 def test_high_contrast_has_no_muted_text_and_pure_black() -> None:
-    palette = Palette.from_theme(HIGH_CONTRAST)
+    palette = theme_palette.from_theme(HIGH_CONTRAST)
     assert palette.background == "#000000"
     assert palette.muted == palette.text == "#FFFFFF"
     assert not palette.dark or palette.code_theme == "monokai"
@@ -220,7 +221,7 @@ def test_high_contrast_has_no_muted_text_and_pure_black() -> None:
 def test_the_light_theme_draws_no_dark_slabs() -> None:
     """Inline code and code blocks sit on the light theme's surface, not on black (Rich's
     ``markdown.code`` is "on black", monokai's background #272822)."""
-    palette = Palette.from_theme(LIGHT)
+    palette = theme_palette.from_theme(LIGHT)
     rendered = render(
         envelope("x.text", {"text": MARKDOWN}, {"display": "markdown"}),
         RenderContext(palette=palette),
@@ -237,7 +238,7 @@ def test_the_light_theme_draws_no_dark_slabs() -> None:
 
 def test_palette_roles_are_all_set() -> None:
     for theme in THEMES:
-        palette = Palette.from_theme(theme)
+        palette = theme_palette.from_theme(theme)
         assert all(getattr(palette, f.name) != "" for f in fields(palette))
 
 
@@ -292,7 +293,7 @@ async def test_a_theme_chosen_live_is_remembered_for_the_next_start() -> None:
         await settle(
             pilot, app, lambda: state.remembered_theme() == "openwop-light", what="remembered"
         )
-        assert app.palette == Palette.from_theme(LIGHT)
+        assert app.palette == theme_palette.from_theme(LIGHT)
     again = demo_app()
     async with again.run_test(size=SIZE) as pilot:
         await connected(pilot, again)
@@ -334,8 +335,8 @@ async def test_the_events_panel_recolours_when_the_theme_changes() -> None:
                         found.add(f"#{red:02X}{green:02X}{blue:02X}")
             return found
 
-        assert Palette.from_theme(DARK).warning in colours()
+        assert theme_palette.from_theme(DARK).warning in colours()
         app.theme = "openwop-light"
         await pilot.pause()
-        assert Palette.from_theme(LIGHT).warning in colours()
-        assert Palette.from_theme(DARK).warning not in colours()
+        assert theme_palette.from_theme(LIGHT).warning in colours()
+        assert theme_palette.from_theme(DARK).warning not in colours()

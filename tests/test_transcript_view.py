@@ -27,7 +27,8 @@ from textual.geometry import Offset
 from textual.selection import Selection
 
 from openwop_tui.core.fold import AssistantTurn, Transcript, Updated
-from openwop_tui.present.palette import Palette
+from openwop_tui.renderers import Registry
+from openwop_tui.ui import theme_palette
 from openwop_tui.ui.messages import ActionRequested, EnvelopeRenderRequested, TranscriptLeft
 from openwop_tui.ui.widgets import blocks
 from openwop_tui.ui.widgets.prompt import PromptInput
@@ -43,7 +44,7 @@ class ViewHost(App[None]):
         self.posted: list[Any] = []
 
     def compose(self) -> ComposeResult:
-        yield TranscriptView(id="transcript")
+        yield TranscriptView(id="transcript", registry=Registry().load())
 
     def on_action_requested(self, message: ActionRequested) -> None:
         self.posted.append(message)
@@ -97,20 +98,21 @@ async def test_a_streamed_reply_redraws_its_open_tail_only(monkeypatch: Any) -> 
 
         await view.apply([Added(turn_)])
         parts: list[str] = []
-        original = blocks.present.reply_part
+        original = blocks.render_lines
 
-        def part(markdown: str, palette: Any = None) -> Any:
-            parts.append(markdown)
-            return original(markdown, palette)
+        def part(console: Any, renderable: Any, width: int) -> Any:
+            lines = original(console, renderable, width)
+            parts.append("\n".join(line.text.strip() for line in lines))
+            return lines
 
-        monkeypatch.setattr(blocks.present, "reply_part", part)
+        monkeypatch.setattr(blocks, "render_lines", part)
         for n in range(30):
             delta = f"Paragraph {n} says something.\n\n"
             turn_.body.append(delta)
             await view.apply([Updated(turn_, delta)])
             await pilot.pause()
         # Each finished paragraph was drawn once; only the open tail is drawn again.
-        finished = [p for p in parts if p.startswith("Paragraph 3 ")]
+        finished = [p for p in parts if "Paragraph 3 " in p]
         assert len(finished) <= 2, parts
         # Redraws of a streamed item are coalesced (one per 40 ms): wait for the last one.
         for _ in range(200):
@@ -252,10 +254,10 @@ async def test_a_theme_change_redraws_in_the_new_palette() -> None:
         view = app.query_one(TranscriptView)
         await view.apply(users(transcript, 1))
         await pilot.pause()
-        dark = Palette.from_theme(app.current_theme)
+        dark = theme_palette.from_theme(app.current_theme)
         app.theme = "textual-light"
         await pilot.pause()
-        light = Palette.from_theme(app.current_theme)
+        light = theme_palette.from_theme(app.current_theme)
         assert view.palette == light != dark
         heading = view.render_line(0)
         you = next(segment for segment in heading if "You" in segment.text)

@@ -2,22 +2,22 @@
 
 Items are printed in transcript order, each once it is settled (a reply once final, reasoning once
 ``agent.reasoned`` arrived, a tool call once it returned, a streamed envelope once its emission
-completed), with the same renderers as the app.
-Envelopes are rendered with their assets from the `Conversation` (stored bytes, else fetched
-from its host); offline, with no bytes stored, their URLs are shown, not fetched.
+completed), drawn as the app draws them: each item by `openwop_tui.present.dispatch`, each
+envelope by `openwop_tui.present.envelope.draw`, with its assets from the `Conversation` (stored
+bytes, else fetched from its host); offline, with no bytes stored, their URLs are shown, not
+fetched.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
-from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
-from openwop_tui.core.conversation import OFFLINE_REASON, Conversation, Update
+from openwop_tui.core.conversation import Conversation, Update, check_link
 from openwop_tui.core.fold import (
     Added,
     AssistantTurn,
@@ -26,12 +26,12 @@ from openwop_tui.core.fold import (
     Notice,
     Reasoning,
     ToolCall,
-    UserTurn,
 )
 from openwop_tui.devices import desktop as actions
-from openwop_tui.present import items as present
-from openwop_tui.renderers import Registry, default_registry, render
-from openwop_tui.renderers.base import Asset, RenderContext
+from openwop_tui.present import dispatch
+from openwop_tui.present.envelope import Source, draw, offline
+from openwop_tui.renderers import Registry
+from openwop_tui.renderers.base import RenderContext
 from openwop_tui.store import overflow
 
 INCOMPLETE = "  the emission never completed: this is the last fragment that arrived"
@@ -66,12 +66,12 @@ class TranscriptPrinter:
         verbose: bool = True,
         save_dir: Path | None = None,
         overflow_dir: Path | None = None,
-        registry: Registry | None = None,
+        registry: Registry,
     ) -> None:
-        """``registry``: the renderers to draw with (and which envelopes get their bytes
-        fetched); the default registry's when ``None``."""
+        """``registry``: the front end's renderers to draw with (and which envelopes get their
+        bytes fetched)."""
         self.console = console
-        self.registry = registry or default_registry()
+        self.registry = registry
         self.context = context
         self.conversation = conversation
         self.verbose = verbose
@@ -121,43 +121,41 @@ class TranscriptPrinter:
             return Text(f"  the cut part was not saved: {error}", style=self.context.palette.error)
         return None
 
+    @property
+    def source(self) -> Source:
+        """Where envelopes get their bytes: the conversation's store and host, or nowhere."""
+        conversation = self.conversation
+        if conversation is None:
+            return offline()
+        return Source(conversation.asset_for, conversation.max_inline_bytes, check_link)
+
     async def _renderable(self, item: Item) -> RenderableType | None:
-        if isinstance(item, UserTurn):
-            return present.user(item)
-        if isinstance(item, AssistantTurn):
-            return present.assistant(item, self.context.code_theme)
-        if isinstance(item, Reasoning):
-            return present.reasoning(item)
-        if isinstance(item, ToolCall):
-            return present.tool_call(item)
-        if isinstance(item, Notice):
-            return present.notice(item) if self.verbose or not item.verbose else None
+        palette = self.context.palette
+        if isinstance(item, Notice) and not (self.verbose or not item.verbose):
+            return None
+        if not isinstance(item, EnvelopeItem):
+            return dispatch.renderable(item, palette)
         return await self._envelope(item)
 
     async def _envelope(self, item: EnvelopeItem) -> RenderableType:
         envelope = item.envelope
-        context = replace(self.context, width=max(20, self.console.width - 4))
-        needs_bytes = self.registry.needs_bytes
-        if self.conversation is not None:
-            context = await self.conversation.context_for(envelope, context, needs_bytes)
-        elif (ref := envelope.bytes_ref(needs_bytes)) is not None and ref.url and not ref.base64:
-            context = replace(
-                context, asset=Asset(url=ref.url, error=OFFLINE_REASON, failure="not-fetched")
-            )
-        rendered = await asyncio.to_thread(render, envelope, context, self.registry)
-        shown = present.envelope(rendered)
+        rendered = await draw(
+            envelope, self.registry, self.context, self.source, columns=self.console.width
+        )
+        shown = dispatch.renderable(item, self.context.palette, rendered=rendered)
         # A fragment's bytes are not the emission's (rule E1: nothing is done with a fragment).
         if (
             self.save_dir is None
             or envelope.partial
             or rendered.data is None
-            or envelope.bytes_ref(needs_bytes) is None
+            or envelope.bytes_ref(self.registry.needs_bytes) is None
         ):
             return shown
+        palette = self.context.palette
         try:
             path = await asyncio.to_thread(
                 actions.save_bytes, rendered.data, rendered.filename, self.save_dir
             )
         except actions.ActionError as error:
-            return Group(shown, Text(f"  not saved: {error}", style=context.palette.error))
-        return Group(shown, Text(f"  saved to {path}", style=context.palette.success))
+            return Group(shown, Text(f"  not saved: {error}", style=palette.error))
+        return Group(shown, Text(f"  saved to {path}", style=palette.success))

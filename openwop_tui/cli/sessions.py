@@ -14,8 +14,9 @@ from pathlib import Path
 
 from rich.table import Table
 
-from openwop_tui.cli.commands import EXIT_OK, EXIT_USAGE, Output, print_entries
+from openwop_tui.cli.commands import EXIT_OK, EXIT_USAGE, Output, print_entries, renderer_registry
 from openwop_tui.core.conversation import Conversation
+from openwop_tui.present.envelope import export_drawer
 from openwop_tui.renderers.base import AudioSupport
 from openwop_tui.store.export import ExportError, Format, export_session
 from openwop_tui.store.record import read_recording
@@ -100,7 +101,10 @@ def export_command(output: Output, session_id: str | None, fmt: Format, path: Pa
             if info is None:
                 return _fail("there is no stored session to export yet")
             target = path or Path(f"openwop-{info.id}.{fmt}")
-            done = export_session(store, info.id, fmt, target, redactor=Redactor([key]))
+            drawer = export_drawer(renderer_registry(output.config))
+            done = export_session(
+                store, info.id, fmt, target, redactor=Redactor([key]), drawer=drawer
+            )
     except (StoreError, ExportError) as error:
         return _fail(str(error))
     extra = f" and {len(done.assets)} assets in {done.assets[0].parent}" if done.assets else ""

@@ -21,7 +21,6 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeAlias
 
-from openwop_tui import renderers
 from openwop_tui.core.chat_history import ChatHistory
 from openwop_tui.core.fold import (
     Added,
@@ -37,6 +36,7 @@ from openwop_tui.core.hitl import Submitted, submit
 from openwop_tui.core.session import RunCreated, Session
 from openwop_tui.openclaw.items import refused_asset
 from openwop_tui.openclaw.reader import check_media
+from openwop_tui.protocol.asset import OFFLINE_REASON
 from openwop_tui.protocol.client import Discovery, RunHandle
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.events import RunEvent
@@ -44,13 +44,10 @@ from openwop_tui.protocol.interrupt_answers import AnswerError, build_answer
 from openwop_tui.protocol.interrupts import InterruptState
 from openwop_tui.protocol.media import Asset
 from openwop_tui.protocol.stream import Arrival, Redelivery, StreamNotice
-from openwop_tui.renderers.base import RenderContext
 from openwop_tui.store.sessions import Entry, SessionLog, Store, StoreError
 
 log = logging.getLogger(__name__)
 
-#: Why a media URL has no bytes when the conversation has no host and none were stored.
-OFFLINE_REASON = "not fetched: this transcript is shown offline, without its host"
 #: The spec's inline media cap, used when no host told its own (protocol.md §4.5).
 DEFAULT_INLINE_BYTES = 262144
 
@@ -167,9 +164,6 @@ class Conversation:
         the conversation goes on, the app says so."""
         self._unwritten: dict[int, list[Entry]] = {}
         """Entries a log could not take yet, by log (its ``id``), oldest first."""
-        self.needs_bytes: NeedsBytes = renderers.needs_bytes
-        """Which displays get their URL fetched: the renderer registry's answer (the app sets
-        its own registry's; the default registry's otherwise)."""
 
     # ------------------------------------------------------------------ state
 
@@ -544,18 +538,17 @@ class Conversation:
         """The host's inline media cap, or the spec default offline."""
         return self.session.max_inline_bytes if self.session is not None else DEFAULT_INLINE_BYTES
 
-    async def asset_for(
-        self, envelope: Envelope, needs_bytes: NeedsBytes | None = None
-    ) -> Asset | None:
+    async def asset_for(self, envelope: Envelope, needs_bytes: NeedsBytes) -> Asset | None:
         """The bytes behind a media envelope's ``url``: stored ones first, else fetched from
         the host (and stored), else why there are none; ``None`` without a URL, or when the
-        renderer for its display draws no bytes (``needs_bytes``, else `self.needs_bytes`:
-        the renderer registry decides, not a list of families here). A media directive the
-        policy refused is never fetched: its refusal is the answer."""
+        renderer for its display draws no bytes (``needs_bytes``: the front end's renderer
+        registry decides, not a list of families here). A media directive the policy refused
+        is never fetched: its refusal is the answer. What the asset is drawn with is decided
+        above the core (`openwop_tui.present.envelope`)."""
         refused = refused_asset(envelope)
         if refused is not None:
             return refused
-        media = envelope.bytes_ref(needs_bytes or self.needs_bytes)
+        media = envelope.bytes_ref(needs_bytes)
         if media is None or media.url is None or media.base64 is not None:
             return None
         stored = self._stored(media.url)
@@ -585,18 +578,6 @@ class Conversation:
         if not found:
             return None
         return Asset(url=self._absolute.get(url, url), data=found[0], content_type=found[1])
-
-    async def context_for(
-        self, envelope: Envelope, base: RenderContext, needs_bytes: NeedsBytes | None = None
-    ) -> RenderContext:
-        """``base`` with the envelope's asset (`asset_for`), the host's inline cap and the
-        policy for links a renderer may offer to open (`check_link`) filled in."""
-        return replace(
-            base,
-            asset=await self.asset_for(envelope, needs_bytes),
-            max_inline_bytes=self.max_inline_bytes,
-            link_check=check_link,
-        )
 
 
 def check_link(url: str) -> tuple[str | None, str | None]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from openwop_tui.protocol.client import Discovery, HostClient, RunHandle
@@ -20,7 +20,6 @@ from openwop_tui.protocol.envelopes import Envelope, MediaRef
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.media import DEFAULT_MAX_BYTES, Asset
 from openwop_tui.protocol.stream import DEFAULT_BUDGET, ArrivalSink, StreamNotice, subscribe
-from openwop_tui.renderers.base import RenderContext
 
 #: How many bytes of fetched media the session keeps for redrawing (least recently used go).
 ASSET_CACHE_BYTES = 64_000_000
@@ -148,9 +147,3 @@ class Session:
                 _, dropped = self._assets.popitem(last=False)
                 self._cached_bytes -= len(dropped.data or b"")
         return asset
-
-    async def context_for(self, envelope: Envelope, base: RenderContext) -> RenderContext:
-        """``base`` with the envelope's asset and the host's inline cap filled in."""
-        return replace(
-            base, asset=await self.asset_for(envelope), max_inline_bytes=self.max_inline_bytes
-        )

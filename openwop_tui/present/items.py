@@ -1,23 +1,23 @@
 """Rich renderables for transcript items.
 
-One place decides how a user turn, a reply, reasoning, a tool call, a notice or a rendered
-envelope looks as plain Rich output. The non-interactive commands print these; the app's
-transcript view (`openwop_tui.ui.widgets.blocks`) draws every item from them, however old. Every
+The pieces a user turn, a reply's heading and cut marker, reasoning, a tool call, a notice or a
+rendered envelope are drawn with as plain Rich output. Which piece draws which item is decided
+once, in `openwop_tui.present.dispatch` (a reply's markdown in `openwop_tui.present.markdown`),
+which the print commands and the app's transcript view both draw from. Every
 colour comes from a `Palette` (the active theme's; the default theme's when none is given), never
 from an ANSI colour name, so a light or high-contrast theme recolours everything.
 """
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
 from openwop_tui.core.fold import AssistantTurn, Notice, Reasoning, ToolCall, UserTurn
-from openwop_tui.present.markdown import SafeMarkdown
-from openwop_tui.present.palette import Palette, Themed
+from openwop_tui.present.palette import Palette
 from openwop_tui.present.safe_text import safe_text
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.text import units
@@ -94,39 +94,6 @@ def assistant_heading(turn: AssistantTurn, palette: Palette | None = None) -> Te
     if not turn.final:
         return heading(f"{label} …", colours.streaming)
     return heading(label, colours.assistant)
-
-
-def reply_part(markdown: str, palette: Palette | None = None) -> RenderableType:
-    """Some blocks of a reply's markdown, indented under its heading.
-
-    Same rule as the markdown renderer: no terminal hyperlinks from host text, the URL shows;
-    cleaned before and after parsing (character references decode to controls).
-    """
-    colours = _palette(palette)
-    body = _markdown(markdown, colours)
-    return Padding(body, (0, 0, 0, 2), style=colours.text)
-
-
-def _markdown(source: str, colours: Palette, code_theme: str | None = None) -> RenderableType:
-    """Host markdown drawn in the theme: Rich's Markdown styles its headings, inline code and
-    rules by named styles of its own (``markdown.code`` is cyan on black: a slab on a light
-    theme), so it is drawn through `Themed`, which maps those names to the palette."""
-    code = code_theme or cast(str, colours.syntax_theme())
-    return Themed(SafeMarkdown(source, code_theme=code, hyperlinks=False), colours)
-
-
-def assistant(
-    turn: AssistantTurn, code_theme: str | None = None, *, palette: Palette | None = None
-) -> RenderableType:
-    """A reply rendered as markdown (incomplete markdown shows as it stands)."""
-    colours = _palette(palette)
-    body: RenderableType = (
-        _markdown(turn.text, colours, code_theme) if turn.text else Text("…", style=colours.muted)
-    )
-    marker = reply_marker(turn, colours)
-    parts: list[RenderableType] = [body] if marker is None else [body, marker]
-    label = "Assistant" + (f" · {clean(turn.model)}" if turn.model else "")
-    return Group(heading(label, colours.assistant), Padding(Group(*parts), (0, 0, 0, 2)))
 
 
 def reasoning(item: Reasoning, palette: Palette | None = None) -> RenderableType:

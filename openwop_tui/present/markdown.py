@@ -1,19 +1,249 @@
-"""Rich's ``Markdown`` with its parsed tokens cleaned (`openwop_tui.text.markdown`).
+"""A reply's markdown as blocks, split on the parser's own block tokens, for every sink.
 
-Rich builds its own parser, so the cleaning cannot go in as a parser rule: the tokens are
-cleaned after Rich parsed them, before anything is drawn.
+Rich's ``Markdown`` parses a whole text and draws its top-level blocks one after the other, a
+blank line after each (but a rule). `ReplyMarkdown` does the same parse (Rich's parser, the same
+configuration, tokens cleaned after parsing as `SafeMarkdown` below does) and
+keeps the result as `MarkdownBlock` s, so a view can cache each finished block's lines and draw
+only the open one again; `render` and the app then draw one reply the same way, construct by
+construct, because they draw the very same tokens.
+
+Streaming follows Textual's ``Markdown.append``: every top-level block but the last is finished
+(appending text cannot change it: markdown-it's block structure at a top-level boundary does not
+depend on what follows), and only the last, open block is parsed again as text arrives. The one
+thing later text changes in an earlier block is a reference: ``[the docs][1]`` is a link once
+``[1]: https://…`` is defined anywhere in the reply, before or after. Definitions are collected in
+document order (the first of a label wins, as in a whole parse); a finished block that could use
+one (it has a ``]``) is parsed again when the set of definitions changes, so every intermediate
+state is what a whole parse of the text so far gives.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
-from rich.markdown import Markdown
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from rich.markdown import Markdown, UnknownElement
 
 from openwop_tui.text.markdown import clean_tokens
 from openwop_tui.text.sanitize import clean
 
-__all__ = ["SafeMarkdown"]
+__all__ = ["BlockMarkdown", "MarkdownBlock", "ReplyMarkdown", "SafeMarkdown", "parser"]
+
+References = dict[str, dict[str, Any]]
+
+
+def parser() -> MarkdownIt:
+    """The parser Rich's ``Markdown`` builds for itself (CommonMark, strikethrough, tables)."""
+    return MarkdownIt().enable("strikethrough").enable("table")
+
+
+@dataclass(eq=False)
+class MarkdownBlock:
+    """One top-level block of a reply: its tokens (cleaned), and what decides its drawing."""
+
+    tokens: list[Token]
+    source: str
+    """Its source lines (to the next block), for deciding whether a new definition matters."""
+    version: int
+    """The definitions version it was parsed with (`ReplyMarkdown.version`)."""
+    gap_after: bool
+    """Whether Rich puts a blank line after it (every block but a horizontal rule)."""
+
+
+class BlockMarkdown(Markdown):
+    """Rich ``Markdown`` drawing tokens already parsed (and cleaned), as it would draw them
+    after a block that wants a blank line after it (``lead``).
+
+    Rich writes that blank line from a flag its drawing loop carries from element to element
+    (set by whichever element closed last, a block's own children included: a table or a list
+    always gets one). The flag is given its value here by an element that draws nothing (an
+    empty HTML block) placed first, so Rich's own loop decides, exactly as in a whole text.
+    """
+
+    def __init__(
+        self, tokens: list[Token], *, code_theme: Any, lead: bool, hyperlinks: bool = False
+    ) -> None:
+        # Not Markdown.__init__: it builds a parser and parses (a quarter of a millisecond),
+        # and a view makes one of these per block on every redraw of a streaming reply.
+        self.markup = ""
+        self.parsed = [Token("html_block", "", 0), *tokens] if lead else tokens
+        self.code_theme = code_theme
+        self.justify = None
+        self.style = "none"
+        self.hyperlinks = hyperlinks
+        self.inline_code_lexer = None
+        self.inline_code_theme = code_theme
+
+
+def _gap_after(token: Token) -> bool:
+    element = Markdown.elements.get(token.type) or UnknownElement
+    return bool(element.new_line)
+
+
+def _top_level(tokens: list[Token]) -> Iterator[tuple[int, int, list[Token]]]:
+    """(first line, line after it, tokens) of each top-level block."""
+    start = 0
+    for index, token in enumerate(tokens):
+        if token.level != 0 or token.nesting == 1:
+            continue
+        # A closing token (nesting -1) or a self-closing one (a fence, an hr) at level 0.
+        first = tokens[start]
+        assert first.map is not None
+        yield first.map[0], first.map[1], tokens[start : index + 1]
+        start = index + 1
+
+
+@dataclass
+class ReplyMarkdown:
+    """A reply's markdown as finished blocks and the open last one, fed as it streams."""
+
+    finished: list[MarkdownBlock] = field(default_factory=list)
+    open: list[MarkdownBlock] = field(default_factory=list)
+    """The last block (and any block parsed with it that is not known finished yet)."""
+    version: int = 0
+    """Bumped whenever the definitions in force change: blocks parsed before may read
+    differently now."""
+    _done: list[str] = field(default_factory=list)
+    """The source of the finished blocks, in parts (joined only for `text`)."""
+    _tail: str = ""
+    """The source from the open block's first line on."""
+    _refs: References = field(default_factory=dict)
+    """Definitions in the finished part, in document order."""
+    _in_force: References = field(default_factory=dict)
+    """Every definition known, the open part's too (what the blocks are parsed with)."""
+    _changes: list[frozenset[str]] = field(default_factory=list)
+    """The labels each version changed (version ``n`` is after ``_changes[n - 1]``)."""
+    _dirty: bool = False
+    _parser: MarkdownIt = field(default_factory=parser)
+
+    @classmethod
+    def whole(cls, text: str) -> ReplyMarkdown:
+        """A complete text, parsed once."""
+        reply = cls()
+        reply.feed(text)
+        reply.update()
+        return reply
+
+    @property
+    def text(self) -> str:
+        """Everything fed (joined: O(length), for checks, not per token)."""
+        return "".join(self._done) + self._tail
+
+    def feed(self, delta: str) -> None:
+        """Append streamed text (parsed at the next `update`)."""
+        if delta:
+            self._tail += delta
+            self._dirty = True
+
+    def blocks(self) -> list[MarkdownBlock]:
+        """Every block, in order, up to date with what was fed."""
+        self.update()
+        return [*self.finished, *self.open]
+
+    def update(self) -> None:
+        """Parse the open part again: split off the blocks it finished, re-parse finished
+        blocks a changed definition may affect."""
+        if not self._dirty:
+            return
+        self._dirty = False
+        env: dict[str, Any] = {"references": dict(self._refs)}
+        source = clean(self._tail)
+        tokens = self._parser.parse(source, env)
+        clean_tokens(tokens)
+        # markdown-it counts lines by "\n" alone (`clean` left no other line break).
+        lines = source.split("\n")
+        lines = [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+        parts = list(_top_level(tokens))
+        in_force: References = env["references"]
+        # The open block starts after the last finished one ends: definitions between them stay
+        # open too (a title on the line after a definition is still part of it).
+        cut = parts[-2][1] if len(parts) > 1 else 0
+        # Definitions above the new open block are finished, in the order they came.
+        for label, ref in in_force.items():
+            where = ref.get("map")
+            if label not in self._refs and where is not None and where[1] <= cut:
+                self._refs[label] = ref
+        changed = _changed(self._in_force, in_force)
+        if changed:
+            self._in_force = dict(in_force)
+            self._changes.append(changed)
+            self.version += 1
+        blocks = self._blocks(parts, lines, cut)
+        if cut:
+            keep = len(parts) - 1
+            self.finished.extend(blocks[:keep])
+            self.open = blocks[keep:]
+            # The raw text is kept (cleaning is done on every parse, so a "\r" at the end of
+            # one chunk still pairs with the "\n" of the next); clean keeps every "\n".
+            offset = _after_newlines(self._tail, cut)
+            self._done.append(self._tail[:offset])
+            self._tail = self._tail[offset:]
+        else:
+            self.open = blocks
+        self._refresh()
+
+    def _blocks(
+        self, parts: list[tuple[int, int, list[Token]]], lines: list[str], cut: int
+    ) -> list[MarkdownBlock]:
+        blocks = []
+        for index, (first, _end, tokens) in enumerate(parts):
+            start = 0 if index == 0 else first
+            if index + 2 == len(parts):
+                start, end = start, cut
+            elif index + 1 < len(parts):
+                end = parts[index + 1][0]
+            else:
+                start, end = cut if index else 0, len(lines)
+            source = "".join(lines[start:end])
+            blocks.append(MarkdownBlock(tokens, source, self.version, _gap_after(tokens[-1])))
+        return blocks
+
+    def _refresh(self) -> None:
+        """Parse again the finished blocks that could read differently with the definitions
+        now in force: those whose text holds a changed label (its first word, case-folded, as
+        markdown-it matches labels), and a ``]``."""
+        for index, block in enumerate(self.finished):
+            if block.version == self.version:
+                continue
+            labels = frozenset().union(*self._changes[block.version : self.version])
+            folded = block.source.casefold()
+            if "]" not in folded or not any(_word(label) in folded for label in labels):
+                block.version = self.version
+                continue
+            env: dict[str, Any] = {"references": dict(self._in_force)}
+            tokens = self._parser.parse(block.source, env)
+            clean_tokens(tokens)
+            self.finished[index] = MarkdownBlock(
+                tokens, block.source, self.version, block.gap_after
+            )
+
+
+def _after_newlines(text: str, count: int) -> int:
+    """The offset just after the ``count``-th newline of ``text``."""
+    offset = 0
+    for _ in range(count):
+        offset = text.index("\n", offset) + 1
+    return offset
+
+
+def _changed(before: References, after: References) -> frozenset[str]:
+    """The labels defined, dropped or redefined between two sets of definitions."""
+
+    def target(refs: References, label: str) -> tuple[Any, Any] | None:
+        ref = refs.get(label)
+        return None if ref is None else (ref.get("href"), ref.get("title"))
+
+    labels = before.keys() | after.keys()
+    return frozenset(k for k in labels if target(before, k) != target(after, k))
+
+
+def _word(label: str) -> str:
+    """A label's first word, case-folded: every use of the label has it in its text."""
+    words = label.split()
+    return words[0].casefold() if words else ""
 
 
 class SafeMarkdown(Markdown):

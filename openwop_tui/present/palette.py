@@ -1,5 +1,8 @@
 """The colours of everything drawn as Rich renderables, taken from the Textual theme.
 
+No Textual here: the app turns its theme into a `Palette` (`openwop_tui.ui.theme_palette`);
+the print commands use `Palette.default`, the default theme's palette written out.
+
 Widgets style themselves with theme variables in CSS (``$primary``, ``$text-muted``). Renderers,
 `openwop_tui.present.items` and the printer build Rich renderables, which know nothing of CSS: they
 take their styles from a `Palette` made from the active theme instead, so a light or a
@@ -16,15 +19,15 @@ Every foreground role is checked against the background for a WCAG contrast rati
 text colour until it meets it: a theme with a pale warning colour on white still gets a legible
 warning. A high-contrast theme gets no dimmed text at all.
 
-Pure: reads a `Theme` object, touches no app.
+Pure: plain colour strings in, Rich styles out.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from functools import cache
-from typing import TYPE_CHECKING
 
 from rich.color import Color as RichColor
 from rich.color import ColorParseError, ColorType
@@ -34,9 +37,6 @@ from rich.measure import Measurement
 from rich.style import Style
 from rich.syntax import PygmentsSyntaxTheme, SyntaxTheme
 from rich.theme import Theme as RichTheme
-
-if TYPE_CHECKING:
-    from textual.theme import Theme
 
 __all__ = [
     "DEFAULT_THEME",
@@ -147,37 +147,19 @@ class Palette:
     """Tool calls, quotes, headings inside markdown (a plain colour)."""
 
     @classmethod
-    def from_theme(cls, theme: Theme) -> Palette:
-        """The palette of a Textual theme (its generated colour system), every foreground role
-        legible on the background."""
-        # Here, not at import: renderers (which use palettes) never import Textual.
-        from textual.color import Color, ColorParseError
-
-        colours = theme.to_color_system().generate()
-        fallback_background = "#121212" if theme.dark else "#EFEFEF"
+    def from_colours(
+        cls, colours: Mapping[str, str], *, dark: bool, high_contrast: bool = False
+    ) -> Palette:
+        """The palette of a theme's colours (``#RRGGBB`` by theme variable name: ``background``,
+        ``foreground``, ``text-muted``, ``primary``, ``secondary``, ``accent``, ``success``,
+        ``warning``, ``error``, ``surface``, ``border``; a missing one gets a fallback), every
+        foreground role legible on the background."""
+        background = colours.get("background") or ("#121212" if dark else "#EFEFEF")
+        foreground = colours.get("foreground") or ("#E0E0E0" if dark else "#1E1E1E")
+        floor = HIGH_CONTRAST_MIN if high_contrast else MIN_CONTRAST
 
         def hex_of(name: str, fallback: str) -> str:
-            value = colours.get(name)
-            if value is None or value.startswith("auto"):
-                return fallback
-            try:
-                parsed = Color.parse(value)
-            except ColorParseError:
-                return fallback
-            if parsed.ansi is not None:
-                # "ansi_blue" is whatever the terminal makes of it, unknown here: Rich styles
-                # get the fallback, which is at least legible on a background of its kind.
-                return fallback
-            if parsed.a >= 1:
-                return parsed.hex6
-            # A variable with alpha ("#FFFFFF 60%") is what it looks like over the background.
-            return Color.parse(background).blend(parsed.with_alpha(1), parsed.a).hex6
-
-        background = fallback_background
-        background = hex_of("background", fallback_background)
-        foreground = hex_of("foreground", "#E0E0E0" if theme.dark else "#1E1E1E")
-        high_contrast = "high-contrast" in theme.name
-        floor = HIGH_CONTRAST_MIN if high_contrast else MIN_CONTRAST
+            return colours.get(name) or fallback
 
         def legible(colour: str) -> str:
             return _legible(colour, background, foreground, floor)
@@ -213,8 +195,8 @@ class Palette:
             degraded_border=warning,
             selection=f"on {selection}",
             match=f"bold {background} on {accent}",
-            code_theme="monokai" if theme.dark else "xcode",
-            dark=theme.dark,
+            code_theme="monokai" if dark else "xcode",
+            dark=dark,
             background=background,
             surface=surface,
             primary=primary,
@@ -222,23 +204,9 @@ class Palette:
         )
 
     @classmethod
-    def of(cls, theme: Theme) -> Palette:
-        """`from_theme`, remembered per theme (views ask for it on every draw)."""
-        key = repr(theme)  # Theme is a mutable dataclass: not hashable, but its repr is its colours
-        found = _BY_THEME.get(key)
-        if found is None:
-            found = _BY_THEME[key] = cls.from_theme(theme)
-        return found
-
-    @classmethod
     def default(cls) -> Palette:
         """The palette of the default theme, for printing outside the app."""
         return _default()
-
-    @classmethod
-    def named(cls, name: str) -> Palette:
-        """The palette of a shipped or built-in theme by name (`KeyError` if there is none)."""
-        return _named(name)
 
     # ------------------------------------------------------------ derived
 
@@ -265,21 +233,9 @@ class Palette:
         return _rich_theme(self, colour_names)
 
 
-_BY_THEME: dict[str, Palette] = {}
-
-
-@cache
-def _named(name: str) -> Palette:
-    from textual.theme import BUILTIN_THEMES
-
-    from openwop_tui.themes import THEMES  # the package's own themes, as well as Textual's
-
-    by_name = {theme.name: theme for theme in (*BUILTIN_THEMES.values(), *THEMES)}
-    return Palette.from_theme(by_name[name])
-
-
-#: `Palette.from_theme` of the default theme, written out so that drawing outside the app (and
-#: a `RenderContext` made anywhere) needs no Textual; a test keeps it equal to the derivation.
+#: The palette of the default theme (`openwop_tui.ui.theme_palette.from_theme`), written out so
+#: that drawing outside the app (and a `RenderContext` made anywhere) needs no Textual; a test
+#: keeps it equal to the derivation.
 _DEFAULT = Palette(
     text="#D7DCE2",
     muted="#888C91",

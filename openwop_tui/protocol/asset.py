@@ -10,7 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["Asset"]
+__all__ = ["OFFLINE_REASON", "Asset"]
+
+OFFLINE_REASON = "not fetched: this transcript is shown offline, without its host"
+"""Why a media URL has no bytes when nothing could fetch it (no host, none stored)."""
 
 
 @dataclass(frozen=True, slots=True)

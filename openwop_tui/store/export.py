@@ -12,16 +12,21 @@ All three are folds of the session's log (`openwop_tui.store.sessions`), made wi
 
 Secrets never leave: everything written goes through a `Redactor` (the API key, URL
 credentials, Bearer tokens), asset file names through `safe_filename`.
+
+The export keeps the data side only (no Rich): an envelope is drawn by the front end's
+`EnvelopeDrawer` (`openwop_tui.present.envelope.Drawer`, with its own renderer registry), given
+the stored assets to draw from, so an envelope's title, bytes and degradation are decided by
+the same path the app and ``render`` draw with.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 from urllib.parse import quote
 
 from openwop_tui.core.conversation import Conversation, EventArrived
@@ -34,9 +39,8 @@ from openwop_tui.core.items import (
     ToolCall,
     UserTurn,
 )
+from openwop_tui.protocol.asset import Asset
 from openwop_tui.protocol.envelopes import Envelope
-from openwop_tui.renderers import needs_bytes, render
-from openwop_tui.renderers.base import Degradation, RenderContext
 from openwop_tui.store.overflow import full_text
 from openwop_tui.store.record import Recorder
 from openwop_tui.store.sessions import Entry, Store
@@ -44,8 +48,26 @@ from openwop_tui.text.redact import Redactor
 from openwop_tui.text.sanitize import safe_filename
 from openwop_tui.text.units import compact_json
 
+if TYPE_CHECKING:  # for the types only: drawing (Rich) is the front end's
+    from openwop_tui.renderers.base import Degradation, Rendered
+
 Format = Literal["md", "jsonl", "sse"]
 FORMATS: tuple[Format, ...] = ("md", "jsonl", "sse")
+
+
+Fetch = Callable[[Envelope, Callable[[str | None], bool]], Awaitable[Asset | None]]
+
+
+class EnvelopeDrawer(Protocol):
+    """How the front end draws an envelope for the export (`openwop_tui.present.envelope`)."""
+
+    def needs_bytes(self, display: str | None, /) -> bool:
+        """Whether the renderer for ``display`` draws bytes."""
+        ...
+
+    async def __call__(
+        self, envelope: Envelope, fetch: Fetch, max_inline_bytes: int, /
+    ) -> Rendered: ...
 
 
 class ExportError(Exception):
@@ -67,8 +89,10 @@ def export_session(
     path: Path,
     *,
     redactor: Redactor | None = None,
+    drawer: EnvelopeDrawer,
 ) -> Exported:
-    """Write session ``session_id`` to ``path`` in ``fmt``. Raises `ExportError`, `StoreError`."""
+    """Write session ``session_id`` to ``path`` in ``fmt``, envelopes drawn by ``drawer``.
+    Raises `ExportError`, `StoreError`."""
     redact = (redactor or Redactor()).with_secrets(*store.secrets)
     entries = list(store.entries(session_id))
     try:
@@ -78,7 +102,7 @@ def export_session(
         if fmt == "jsonl":
             return _jsonl(entries, path, redact, store.secrets)
         title = store.info(session_id).title
-        return asyncio.run(_markdown(entries, store, path, redact, title))
+        return asyncio.run(_markdown(entries, store, path, redact, title, drawer))
     except OSError as error:
         raise ExportError(f"cannot write {path}: {error.strerror or error}") from None
 
@@ -163,20 +187,27 @@ class _Assets:
 
 
 async def _markdown(
-    entries: list[Entry], store: Store, path: Path, redact: Redactor, title: str
+    entries: list[Entry],
+    store: Store,
+    path: Path,
+    redact: Redactor,
+    title: str,
+    drawer: EnvelopeDrawer,
 ) -> Exported:
     conversation = Conversation.from_log(entries, store=store, secrets=store.secrets)
     assets = _Assets(path)
     parts = [f"# {_cell(title) or 'openwop-tui session'}"]
     for item in conversation.transcript.items:
-        section = await _section(item, conversation, assets)
+        section = await _section(item, conversation, assets, drawer)
         if section:
             parts.append(section)
     path.write_text(redact("\n\n".join(parts)) + "\n", encoding="utf-8", errors="replace")
     return Exported(path, tuple(assets.written))
 
 
-async def _section(item: Item, conversation: Conversation, assets: _Assets) -> str | None:
+async def _section(
+    item: Item, conversation: Conversation, assets: _Assets, drawer: EnvelopeDrawer
+) -> str | None:
     if isinstance(item, UserTurn):
         return f"## You\n\n{item.text}"
     if isinstance(item, AssistantTurn):
@@ -189,18 +220,28 @@ async def _section(item: Item, conversation: Conversation, assets: _Assets) -> s
         return f"### Tool call · {item.tool_name}\n\n{_fence(text, 'json')}"
     if isinstance(item, Notice):
         return None if item.verbose else f"> {item.level}: {item.text}"
-    return await _envelope(item, conversation, assets)
+    return await _envelope(item, conversation, assets, drawer)
 
 
-async def _envelope(item: EnvelopeItem, conversation: Conversation, assets: _Assets) -> str:
+async def _envelope(
+    item: EnvelopeItem, conversation: Conversation, assets: _Assets, drawer: EnvelopeDrawer
+) -> str:
     envelope = item.envelope
-    context = await conversation.context_for(envelope, RenderContext(images="none"))
-    rendered = await asyncio.to_thread(render, envelope, context)
+    fetched: list[Asset | None] = []
+
+    async def fetch(envelope: Envelope, needs_bytes: Callable[[str | None], bool]) -> Asset | None:
+        # Stored bytes only (the conversation has no host): kept to say where the thing is.
+        asset = await conversation.asset_for(envelope, needs_bytes)
+        fetched.append(asset)
+        return asset
+
+    rendered = await drawer(envelope, fetch, conversation.max_inline_bytes)
+    asset = fetched[0] if fetched else None
     display = envelope.display or "json"
     title = rendered.title or envelope.kind
     head = f"### {title}"
     ref = envelope.media_ref
-    if ref is not None or needs_bytes(envelope.display):
+    if ref is not None or drawer.needs_bytes(envelope.display):
         if rendered.data is not None:
             link = assets.write(rendered.data, rendered.filename, f"{display}.bin")
             alt = envelope.rendering.alt or title
@@ -209,7 +250,7 @@ async def _envelope(item: EnvelopeItem, conversation: Conversation, assets: _Ass
             )
             # Not "degraded" here: the export holds the bytes themselves.
             return f"{head}\n\n{shown}"
-        where = (context.asset.url if context.asset else None) or (ref.url if ref else None)
+        where = (asset.url if asset else None) or (ref.url if ref else None)
         return (
             f"{head}\n\n> **not included** · what: {display} ({envelope.kind}) · "
             f"why: {_why(rendered.degradation)} · where: {where or 'nowhere given'}"

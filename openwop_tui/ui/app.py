@@ -37,7 +37,7 @@ from openwop_tui.text.redact import Redactor
 from openwop_tui.text.sanitize import clean
 from openwop_tui.themes import DEFAULT as DEFAULT_THEME
 from openwop_tui.themes import THEMES
-from openwop_tui.ui import keys
+from openwop_tui.ui import keys, theme_palette
 from openwop_tui.ui.command_palette import OWN_SYSTEM_COMMANDS, AppCommands
 from openwop_tui.ui.controllers.chat import Chat, Parts
 from openwop_tui.ui.controllers.connection import ConnectionController
@@ -200,7 +200,7 @@ class ChatApp(App[None]):
     @property
     def palette(self) -> Palette:
         """The colours of the active theme, for everything drawn as a Rich renderable."""
-        return Palette.of(self.current_theme)
+        return theme_palette.of(self.current_theme)
 
     # ------------------------------------------------------------ composition
 
@@ -229,7 +229,7 @@ class ChatApp(App[None]):
         """A theme was chosen (the palette's theme picker, or code): redraw in it, and keep it
         for the next start."""
         # The view redraws itself and asks again for its envelopes, drawn with this palette.
-        self.lab.set_palette(Palette.of(theme))
+        self.lab.set_palette(theme_palette.of(theme))
         state.remember_theme(theme.name)
 
     async def on_mount(self) -> None:

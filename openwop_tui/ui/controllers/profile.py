@@ -5,13 +5,12 @@ under it.
 machine's audio support, the theme's palette and the lab's switches (images, colours, audio,
 fetching, width). A switch (a palette command, a key on the capabilities screen) replaces the
 profile and tells the transcript view, which draws every item again and asks again for every
-envelope; `context_for` is what each envelope is then drawn with, so the same renderers draw what
-a terminal or a machine with that profile would show.
+envelope; each is then drawn through the one envelope path (`openwop_tui.present.envelope`) under
+the profile, so the same renderers draw what a terminal or a machine with that profile would show.
 """
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import replace
 
 from openwop_tui.config import Config
@@ -19,12 +18,12 @@ from openwop_tui.core.conversation import check_link
 from openwop_tui.core.fold import EnvelopeItem
 from openwop_tui.devices.profile import PRESETS, Profile, preset
 from openwop_tui.devices.terminal import ImageSupport, app_image_context
+from openwop_tui.present import envelope as drawing
 from openwop_tui.present.palette import Palette
+from openwop_tui.protocol.asset import Asset
 from openwop_tui.protocol.envelopes import Envelope
-from openwop_tui.renderers import render
-from openwop_tui.renderers.base import AudioSupport, RenderContext, Rendered
+from openwop_tui.renderers.base import AudioSupport, Rendered
 from openwop_tui.ui.controllers.chat import Chat
-from openwop_tui.ui.widgets.blocks import FRAGMENT
 
 
 def initial(config: Config, support: ImageSupport | None) -> Profile:
@@ -62,36 +61,30 @@ class LabController:
         self.audio_support = support
         self._base = replace(self._base, audio=support)
 
-    async def context_for(
+    def source(self, profile: Profile) -> drawing.Source:
+        """Where envelopes get their bytes under ``profile``: the conversation's store and
+        host, or, with fetching off, nowhere (the lab shows what a client that does not fetch
+        shows; inline bytes are not a fetch, and still show)."""
+        conversation = self.chat.conversation
+        fetch: drawing.Fetch = conversation.asset_for
+        if not profile.fetching:
+
+            async def fetch(envelope: Envelope, _needs_bytes: drawing.NeedsBytes) -> Asset | None:
+                return profile.asset(envelope, None)
+
+        return drawing.Source(fetch, conversation.max_inline_bytes, check_link)
+
+    async def rendered(
         self, envelope: Envelope, width: int, profile: Profile | None = None
-    ) -> RenderContext:
-        """What ``envelope`` is drawn with at ``width`` under ``profile`` (default: the active
-        one): the app's context as the profile allows, with the asset (not fetched when
-        fetching is off)."""
-        chat = self.chat
+    ) -> Rendered:
+        """``envelope`` drawn at body ``width`` under ``profile`` (default: the active one),
+        through the one envelope path (`openwop_tui.present.envelope`): stored bytes first (a
+        reopened session draws without its host), then the host."""
         profile = profile or self.profile
         base = profile.context(replace(self._base, width=max(20, width)))
-        if profile.fetching:
-            return await chat.conversation.context_for(envelope, base, chat.registry.needs_bytes)
-        # No download, and no stored bytes either: the lab shows what a client that does not
-        # fetch shows. Inline bytes are not a fetch, and still show.
-        return replace(
-            base,
-            asset=profile.asset(envelope, None),
-            max_inline_bytes=chat.conversation.max_inline_bytes,
-            link_check=check_link,
+        return await drawing.draw(
+            envelope, self.chat.registry, base, self.source(profile), width=base.width
         )
-
-    async def rendered(self, envelope: Envelope, width: int) -> Rendered:
-        """Fetch the envelope's asset (stored bytes first: a reopened session draws without its
-        host), then run its renderer in a thread."""
-        context = await self.context_for(envelope, width)
-        rendered = await asyncio.to_thread(render, envelope, context, self.chat.registry)
-        if envelope.partial:
-            # Rule E1: a fragment may be drawn, but nothing may be done with it until the
-            # emission is complete.
-            rendered = replace(rendered, actions=(), title=f"{rendered.title} · {FRAGMENT}")
-        return rendered
 
     async def draw(self, item_id: str, width: int) -> None:
         """Draw the envelope of item ``item_id`` at ``width`` and hand it to the view."""
@@ -171,13 +164,8 @@ class LabController:
         drawn = []
         for name, changes in PRESETS:
             profile = preset(self.profile, changes)
-            context = await self.context_for(envelope, profile.cap(width), profile)
             drawn.append(
-                (
-                    name,
-                    profile,
-                    await asyncio.to_thread(render, envelope, context, self.chat.registry),
-                )
+                (name, profile, await self.rendered(envelope, profile.cap(width), profile))
             )
         return drawn
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from openwop_tui.config import Config
 from openwop_tui.core.conversation import Conversation, EventLog, stored
 from openwop_tui.core.fold import Added
+from openwop_tui.present.envelope import export_drawer
 from openwop_tui.store.export import ExportError, export_session
 from openwop_tui.store.record import Recorder
 from openwop_tui.store.sessions import SessionLog, Store, StoreError
@@ -162,7 +163,13 @@ class SessionsController:
         path = folder / safe_filename(f"{title}-{session_id}.md", f"session-{session_id}.md")
         try:
             exported = await asyncio.to_thread(
-                export_session, store, session_id, "md", path, redactor=chat.redact
+                export_session,
+                store,
+                session_id,
+                "md",
+                path,
+                redactor=chat.redact,
+                drawer=export_drawer(chat.registry),
             )
         except (ExportError, StoreError) as error:
             chat.app.notify(str(error), severity="error", markup=False)

@@ -34,6 +34,7 @@ from openwop_tui.devices.profile import (
 )
 from openwop_tui.present.palette import Palette
 from openwop_tui.text.sanitize import clean
+from openwop_tui.ui import theme_palette
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +149,7 @@ class CapabilitiesScreen(ModalScreen[None]):
         await self.app.run_action("matrix")
 
     def _palette(self) -> Palette:
-        return Palette.of(self.app.current_theme)
+        return theme_palette.of(self.app.current_theme)
 
     def probed_table(self) -> Table:
         """What was found about the terminal and the machine."""

@@ -34,6 +34,7 @@ from openwop_tui.present.palette import Palette, Themed
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.text.sanitize import clean
+from openwop_tui.ui import theme_palette
 from openwop_tui.ui.widgets.json_tree import JsonTree
 
 
@@ -99,7 +100,7 @@ class InspectScreen(ModalScreen[None]):
 
     def _summary(self) -> Themed:
         envelope = self.envelope
-        palette = Palette.of(self.app.current_theme)
+        palette = theme_palette.of(self.app.current_theme)
         summary = Text()
         summary.append("display ", style="bold")
         summary.append(f"{clean(envelope.display or 'none')} → renderer ")

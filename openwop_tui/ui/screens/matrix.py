@@ -27,6 +27,7 @@ from openwop_tui.present.palette import Palette, Themed
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.text.sanitize import clean
+from openwop_tui.ui import theme_palette
 
 
 class MatrixPanel(Static):
@@ -52,7 +53,7 @@ class MatrixScreen(ModalScreen[None]):
         self.drawn = drawn
 
     def compose(self) -> ComposeResult:
-        palette = Palette.of(self.app.current_theme)
+        palette = theme_palette.of(self.app.current_theme)
         scroll = VerticalScroll(can_focus=True)
         scroll.border_title = Content(
             f"matrix · {clean(self.envelope.display or 'json')} · {clean(self.envelope.kind)}"

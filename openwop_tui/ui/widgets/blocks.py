@@ -5,9 +5,13 @@ drawn at (rendered on first need from `openwop_tui.present.items`, with the acti
 height (estimated until drawn), the envelope's `Rendered` once the app drew it, the playback
 line under a playing clip, and its plain text for search (computed once).
 
-A streaming reply is drawn by parts: its markdown is split into finished blocks (a blank line
-outside a code fence, followed by a line that does not continue the block) whose lines are
-cached, and the open tail, drawn again on each update, so a token costs the tail, not the reply.
+What an item looks like is decided once, in `openwop_tui.present.dispatch` (the printer draws
+from it too); a block turns its parts into lines. A streaming reply's markdown is split on the
+parser's block tokens (`openwop_tui.present.markdown.ReplyMarkdown`): the lines of its finished
+blocks are cached, and only the open block is drawn again on each update, so a token costs that
+block, not the reply. The reply's text has one owner, the item: the block reads what was added
+since it last drew from the item itself (a change's delta only says that text was added), so
+nothing the view was told twice is drawn twice.
 """
 
 from __future__ import annotations
@@ -24,7 +28,6 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
-from openwop_tui import renderers
 from openwop_tui.core.fold import (
     AssistantTurn,
     EnvelopeItem,
@@ -35,19 +38,16 @@ from openwop_tui.core.fold import (
     UserTurn,
 )
 from openwop_tui.devices.profile import Colours, downgrade_segments
-from openwop_tui.present import items as present
+from openwop_tui.present import dispatch
+from openwop_tui.present.envelope import FRAGMENT
+from openwop_tui.present.markdown import ReplyMarkdown
 from openwop_tui.present.palette import Palette
-from openwop_tui.present.safe_text import safe_text
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.text.sanitize import clean
 
-__all__ = ["FRAGMENT", "Block", "code_blocks", "split_markdown"]
+__all__ = ["FRAGMENT", "Block", "code_blocks"]
 
-FRAGMENT = "a fragment: the emission is not complete"
-"""Said in the title of a streamed envelope drawn before its completing fragment arrived."""
-
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _FENCE_ANYWHERE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
 _CODE = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n(.*?)^ {0,3}\1[ \t]*$", re.DOTALL | re.MULTILINE)
 
@@ -66,67 +66,6 @@ LABELS = {
 def code_blocks(markdown: str) -> list[str]:
     """The contents of the fenced code blocks of a reply, in order."""
     return [match.group(2) for match in _CODE.finditer(markdown)]
-
-
-@dataclass
-class Splitter:
-    """Finds where a growing markdown text can be cut into finished blocks and an open tail.
-
-    Incremental: each `feed` scans only the complete lines it has not seen. A cut falls before a
-    line that follows a blank line outside a code fence and is not indented (an indented line
-    after a blank continues a list item or an indented code block).
-    """
-
-    finished: list[str] = field(default_factory=list)
-    tail: str = ""
-    _scanned: int = 0
-    """How far into ``tail`` complete lines were scanned."""
-    _fence: str = ""
-    """The opening fence while inside a fenced code block."""
-    _blank: bool = False
-    """Whether the last scanned line was blank (outside a fence)."""
-
-    def feed(self, delta: str) -> bool:
-        """Add text; ``True`` when a finished block was split off."""
-        self.tail += delta
-        split = False
-        while True:
-            end = self.tail.find("\n", self._scanned)
-            if end < 0:
-                return split
-            start = self._scanned
-            line = self.tail[start:end]
-            self._scanned = end + 1
-            if self._fence:
-                stripped = line.strip()
-                closes = set(stripped) == {self._fence[0]} and len(stripped) >= len(self._fence)
-                if closes:
-                    self._fence = ""
-                continue
-            if not line.strip():
-                self._blank = True
-                continue
-            if self._blank and not line[:1].isspace() and start > 0:
-                self.finished.append(self.tail[:start])
-                self.tail = self.tail[start:]
-                self._scanned = end + 1 - start
-                split = True
-            self._blank = False
-            fence = _FENCE.match(line)
-            if fence:
-                self._fence = fence.group(1)
-
-    @property
-    def text(self) -> str:
-        """Everything fed (joined: O(length), for checks, not per token)."""
-        return "".join(self.finished) + self.tail
-
-
-def split_markdown(markdown: str) -> tuple[list[str], str]:
-    """A whole markdown text as finished blocks and the last one."""
-    splitter = Splitter()
-    splitter.feed(markdown)
-    return splitter.finished, splitter.tail
 
 
 def render_lines(console: Console, renderable: RenderableType, width: int) -> list[Strip]:
@@ -165,9 +104,14 @@ class Block:
     measured: bool = False
     cache: dict[int, list[Strip]] = field(default_factory=dict)
     """The item's lines by width (the tail of a streaming reply is not in it)."""
-    parts: dict[int, list[list[Strip]]] = field(default_factory=dict)
-    """A reply's finished markdown blocks drawn, by width."""
-    splitter: Splitter | None = None
+    parts: dict[int, dict[object, list[Strip]]] = field(default_factory=dict)
+    """The lines of a reply's finished markdown blocks, by width and part key."""
+    markdown: ReplyMarkdown | None = None
+    """A reply's markdown as far as it was drawn (read from the item, which owns the text)."""
+    fed: int = 0
+    """Characters of the reply's text ``markdown`` holds."""
+    replaced: bool = False
+    """The reply's text was replaced (not appended to) since it was last drawn."""
     rendered: Rendered | None = None
     drawn: Envelope | None = None
     """The envelope ``rendered`` was drawn from (the item's may since be a later fragment)."""
@@ -177,7 +121,7 @@ class Block:
     stale: bool = False
     """Drawn with an older theme: ask again, keep showing the old drawing meanwhile."""
     playback: str | Text | None = None
-    resizes: Callable[[str | None], bool] = renderers.redraw_on_resize
+    resizes: Callable[[str | None], bool] = lambda _display: False
     """Whether the renderer for a display value redraws on a width change: the registry's
     answer (the view passes its registry's)."""
     _plain: str | None = None
@@ -263,19 +207,31 @@ class Block:
 
     # ------------------------------------------------------------------ lines
 
-    def feed(self, delta: str) -> None:
-        """A streamed delta of a reply (drawn at the view's next coalesced redraw)."""
-        if self.splitter is None:
-            self.splitter = Splitter()
-        self.splitter.feed(delta)
+    def appended(self) -> None:
+        """The reply's text grew (drawn at the view's next coalesced redraw)."""
         self._plain = None
 
-    def reset_text(self, text: str) -> None:
-        """The reply's whole text (authoritative completion, or a reply never streamed)."""
-        self.splitter = Splitter()
-        self.splitter.feed(text)
-        self.parts.clear()
+    def replace_text(self) -> None:
+        """The reply's whole text was replaced (an authoritative completion)."""
+        self.replaced = True
         self.changed()
+
+    def reply_markdown(self, item: AssistantTurn) -> ReplyMarkdown:
+        """The reply's markdown brought up to the item's text: what was added since the last
+        draw is fed; a replaced text that differs is parsed again, whole, once."""
+        text = item.text
+        markdown = self.markdown
+        if markdown is not None and self.replaced and markdown.text != text:
+            markdown = None
+        self.replaced = False
+        if markdown is None:
+            markdown = self.markdown = ReplyMarkdown()
+            self.fed = 0
+            self.parts.clear()
+        if len(text) > self.fed:
+            markdown.feed(text[self.fed :])
+            self.fed = len(text)
+        return markdown
 
     def lines(
         self, console: Console, width: int, palette: Palette, colours: Colours = "truecolor"
@@ -302,60 +258,34 @@ class Block:
 
     def _draw(self, console: Console, width: int, palette: Palette) -> list[Strip]:
         item = self.item
-        spacer = [blank(width)] if self.spaced else []
-        if isinstance(item, AssistantTurn):
-            return self._draw_reply(item, console, width, palette) + spacer
-        if isinstance(item, EnvelopeItem):
-            return self._draw_envelope(item, console, width, palette) + spacer
-        renderable: RenderableType
-        if isinstance(item, UserTurn):
-            renderable = present.user(item, palette)
-        elif isinstance(item, Reasoning):
-            renderable = present.reasoning(item, palette)
-        elif isinstance(item, ToolCall):
-            renderable = present.tool_call(item, palette)
-        else:
-            renderable = present.notice(item, palette)
-        return render_lines(console, renderable, width) + spacer
+        markdown = self.reply_markdown(item) if isinstance(item, AssistantTurn) else None
+        drawn = dispatch.parts(item, palette, markdown=markdown, rendered=self.rendered)
+        cached = self.parts.get(width, {})
+        kept: dict[object, list[Strip]] = {}
+        strips: list[Strip] = []
+        for part in drawn:
+            if part.key is None:
+                strips.extend(render_lines(console, part.renderable, width))
+                continue
+            lines = cached.get(part.key)
+            if lines is None:
+                lines = render_lines(console, part.renderable, width)
+            kept[part.key] = lines
+            strips.extend(lines)
+        if kept:
+            self.parts[width] = kept
+        if isinstance(item, EnvelopeItem) and self.rendered is not None:
+            strips.extend(self._envelope_extras(item, console, width, palette, self.rendered))
+        return strips + ([blank(width)] if self.spaced else [])
 
-    def _draw_reply(
-        self, item: AssistantTurn, console: Console, width: int, palette: Palette
+    def _envelope_extras(
+        self, item: EnvelopeItem, console: Console, width: int, palette: Palette, rendered: Rendered
     ) -> list[Strip]:
-        if self.splitter is None:
-            self.reset_text(item.text)
-        splitter = self.splitter
-        assert splitter is not None
-        strips = render_lines(console, present.assistant_heading(item, palette), width)
-        drawn = self.parts.setdefault(width, [])
-        for part in splitter.finished[len(drawn) :]:
-            drawn.append(render_lines(console, present.reply_part(part.rstrip(), palette), width))
-        for part_strips in drawn:
-            strips.extend(part_strips)
-        if splitter.tail.strip():
-            tail = present.reply_part(splitter.tail.rstrip(), palette)
-            strips.extend(render_lines(console, tail, width))
-        elif not splitter.finished:
-            waiting = Padding(Text("…", palette.muted), (0, 0, 0, 2))
-            strips.extend(render_lines(console, waiting, width))
-        marker = present.reply_marker(item, palette)
-        if marker is not None:
-            strips.extend(render_lines(console, Padding(marker, (0, 0, 0, 2)), width))
-        return strips
-
-    def _draw_envelope(
-        self, item: EnvelopeItem, console: Console, width: int, palette: Palette
-    ) -> list[Strip]:
-        rendered = self.rendered
-        if rendered is None:
-            envelope = item.envelope
-            title = safe_text(f"{envelope.display or 'json'} · {envelope.kind}", palette.accent)
-            loading = Text("  loading…", style=f"italic {palette.muted}")
-            return render_lines(console, title, width) + render_lines(console, loading, width)
-        strips = render_lines(console, present.envelope(rendered, palette), width)
+        """What only the app draws under an envelope: the playback line and the buttons."""
+        strips: list[Strip] = []
         if self.playback:
             # A Text comes from the app's player (`openwop_tui.ui.controllers.playback`), built
-            # from clean
-            # parts and coloured there; a string is cleaned here.
+            # from clean parts and coloured there; a string is cleaned here.
             line = self.playback
             if not isinstance(line, Text):
                 line = Text(clean(line), style=palette.accent)

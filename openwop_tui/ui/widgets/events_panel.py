@@ -25,6 +25,7 @@ from openwop_tui.present.palette import Palette
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.text.sanitize import clean
 from openwop_tui.text.units import compact_json
+from openwop_tui.ui import theme_palette
 
 #: Payload characters shown per event line.
 LINE_CHARS = 300
@@ -96,10 +97,10 @@ class EventsPanel(RichLog):
 
     @property
     def palette(self) -> Palette:
-        return Palette.of(self.app.current_theme)
+        return theme_palette.of(self.app.current_theme)
 
     def _theme_changed(self, theme: Theme) -> None:
-        palette = Palette.of(theme)
+        palette = theme_palette.of(theme)
         self.clear()
         for line in self._kept:
             self.write(line.draw(palette))

@@ -36,6 +36,7 @@ from textual.theme import Theme
 
 from openwop_tui.present.palette import Palette
 from openwop_tui.text.sanitize import clean
+from openwop_tui.ui import theme_palette
 from openwop_tui.ui.widgets.json_pieces import Role, pieces
 from openwop_tui.ui.widgets.json_rows import HEAD, UNFOLD_ALL_BUDGET, JsonRows, Row
 
@@ -130,7 +131,7 @@ class JsonTree(ScrollView, can_focus=True):
 
     def _palette_styles(self) -> dict[Role, Style]:
         if self._styles is None:
-            palette = Palette.of(self.app.current_theme)
+            palette = theme_palette.of(self.app.current_theme)
             self._styles = role_styles(palette)
             self._selected = Style.parse(palette.selection)
         return self._styles

@@ -48,11 +48,13 @@ from openwop_tui.core.fold import (
     UserTurn,
 )
 from openwop_tui.devices.profile import Colours
+from openwop_tui.present.envelope import body_width
 from openwop_tui.present.palette import Palette
 from openwop_tui.protocol.envelopes import Envelope
-from openwop_tui.renderers import Registry, default_registry
+from openwop_tui.renderers import Registry
 from openwop_tui.renderers.base import Code, Rendered
 from openwop_tui.renderers.registry import APP_ACTIONS
+from openwop_tui.ui import theme_palette
 from openwop_tui.ui.messages import ActionRequested, EnvelopeRenderRequested, TranscriptLeft
 from openwop_tui.ui.widgets.blocks import Block, button_text
 from openwop_tui.ui.widgets.pixels import KittySender, SixelPainter
@@ -103,11 +105,10 @@ class TranscriptView(ScrollView, can_focus=True):
         Binding("m", "matrix", "Matrix"),
     ]
 
-    def __init__(self, *, id: str | None = None, registry: Registry | None = None) -> None:
-        """``registry``: the app's renderers (which items redraw on resize); the default
-        registry's when ``None``."""
+    def __init__(self, *, registry: Registry, id: str | None = None) -> None:
+        """``registry``: the app's renderers (which items redraw on resize)."""
         super().__init__(id=id)
-        self.registry = registry or default_registry()
+        self.registry = registry
         self._blocks: list[Block] = []
         self._where: dict[str, int] = {}
         self._tops: list[int] = [0]
@@ -148,7 +149,7 @@ class TranscriptView(ScrollView, can_focus=True):
     def palette(self) -> Palette:
         """The colours items are drawn in (the active theme's)."""
         if self._palette is None:
-            self._palette = Palette.from_theme(self.app.current_theme)
+            self._palette = theme_palette.from_theme(self.app.current_theme)
         return self._palette
 
     def _theme_changed(self, _theme: object) -> None:
@@ -247,9 +248,9 @@ class TranscriptView(ScrollView, can_focus=True):
         self._relayout()
 
     def _add(self, item: Item) -> None:
+        # A reply is not given its text here: the block reads it from the item when it draws
+        # (the item already holds the first chunk, which the next change reports again).
         block = Block(item, resizes=self.registry.redraw_on_resize)
-        if isinstance(item, AssistantTurn):
-            block.reset_text(item.text)
         block.height = block.estimate(self._content_width() or 80)
         self._where[item.id] = len(self._blocks)
         self._blocks.append(block)
@@ -262,12 +263,10 @@ class TranscriptView(ScrollView, can_focus=True):
         item = block.item
         if isinstance(item, AssistantTurn):
             if change.delta is not None:
-                block.feed(change.delta)
+                block.appended()
                 self._schedule(index)
                 return
-            if block.splitter is None or block.splitter.text != item.text:
-                block.reset_text(item.text)
-            block.changed()
+            block.replace_text()
         elif isinstance(item, Reasoning) and not item.done:
             block.changed()
             self._schedule(index)
@@ -367,14 +366,14 @@ class TranscriptView(ScrollView, can_focus=True):
     def _request_render(self, block: Block, width: int) -> None:
         if not isinstance(block.item, EnvelopeItem):
             return
-        body_width = max(20, width - 2)
-        if not block.needs_render(body_width):
+        body = body_width(width)
+        if not block.needs_render(body):
             return
-        wanted = (body_width, block.item.envelope)
+        wanted = (body, block.item.envelope)
         if block.requested is not None and block.requested == wanted:
             return
         block.requested = wanted
-        self._post(EnvelopeRenderRequested(block.item_id, body_width))
+        self._post(EnvelopeRenderRequested(block.item_id, body))
 
     def _post(self, message: Message) -> None:
         """Post a message that bubbles up to the app whoever is running: posted while the

@@ -1,0 +1,123 @@
+"""The one choice of how each transcript item is drawn, for the app and the printer alike.
+
+`parts` turns an item into the renderables that draw it, in order; `renderable` groups them for
+a sink that prints an item whole (``render``, ``run``, ``attach``, ``replay``). The app's
+transcript view draws the same parts and caches the lines of the ones marked stable (a reply's
+finished markdown blocks), so a token costs the open block only. Because both sinks draw the
+same parts, a reply reads the same in the app as `render` prints it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.console import Group, RenderableType
+from rich.padding import Padding
+from rich.text import Text
+
+from openwop_tui.core.items import (
+    AssistantTurn,
+    EnvelopeItem,
+    Item,
+    Notice,
+    Reasoning,
+    ToolCall,
+    UserTurn,
+)
+from openwop_tui.present import items as present
+from openwop_tui.present.markdown import BlockMarkdown, MarkdownBlock, ReplyMarkdown
+from openwop_tui.present.palette import Palette, Themed
+from openwop_tui.present.safe_text import safe_text
+from openwop_tui.renderers.base import Rendered
+
+__all__ = ["Part", "parts", "renderable", "reply_body"]
+
+INDENT = 2
+"""Columns a reply's body and an envelope's body are indented under their heading."""
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One renderable of an item. ``key`` is set when the part will draw the same lines for as
+    long as the key is the same object (a finished markdown block): a view may cache them."""
+
+    renderable: RenderableType
+    key: object | None = None
+
+
+def reply_body(markdown: ReplyMarkdown, palette: Palette) -> list[Part]:
+    """A reply's markdown, block by block, indented, in the theme (Rich's own named styles
+    mapped onto the palette by `Themed`); no terminal hyperlinks from host text: URLs show."""
+    blocks = markdown.blocks()
+    finished = len(markdown.finished)
+    code = palette.syntax_theme()
+    drawn: list[Part] = []
+    for index, block in enumerate(blocks):
+        lead = index > 0 and blocks[index - 1].gap_after
+        body = Themed(BlockMarkdown(block.tokens, code_theme=code, lead=lead), palette)
+        shown = Padding(body, (0, 0, 0, INDENT), style=palette.text)
+        drawn.append(Part(shown, _Key(block, lead) if index < finished else None))
+    return drawn
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Key:
+    """A finished block as drawn: the same block after the same gap draws the same lines."""
+
+    block: MarkdownBlock
+    lead: bool
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Key) and other.block is self.block and other.lead == self.lead
+
+    def __hash__(self) -> int:
+        return hash((id(self.block), self.lead))
+
+
+def _reply(turn: AssistantTurn, palette: Palette, markdown: ReplyMarkdown | None) -> list[Part]:
+    drawn = [Part(present.assistant_heading(turn, palette))]
+    body = reply_body(markdown or ReplyMarkdown.whole(turn.text), palette) if turn.text else []
+    if not body:
+        drawn.append(Part(Padding(Text("…", palette.muted), (0, 0, 0, INDENT))))
+    drawn += body
+    marker = present.reply_marker(turn, palette)
+    if marker is not None:
+        drawn.append(Part(Padding(marker, (0, 0, 0, INDENT))))
+    return drawn
+
+
+def _envelope(item: EnvelopeItem, palette: Palette, rendered: Rendered | None) -> list[Part]:
+    if rendered is None:
+        # Asked for, not drawn yet (its bytes may be on their way).
+        envelope = item.envelope
+        title = safe_text(f"{envelope.display or 'json'} · {envelope.kind}", palette.accent)
+        return [Part(title), Part(Text("  loading…", style=f"italic {palette.muted}"))]
+    return [Part(present.envelope(rendered, palette))]
+
+
+def parts(
+    item: Item,
+    palette: Palette,
+    *,
+    markdown: ReplyMarkdown | None = None,
+    rendered: Rendered | None = None,
+) -> list[Part]:
+    """What draws ``item``. ``markdown``: a reply's streamed markdown (parsed whole from its
+    text when ``None``); ``rendered``: an envelope's drawing (`openwop_tui.present.envelope`)."""
+    if isinstance(item, AssistantTurn):
+        return _reply(item, palette, markdown)
+    if isinstance(item, EnvelopeItem):
+        return _envelope(item, palette, rendered)
+    if isinstance(item, UserTurn):
+        return [Part(present.user(item, palette))]
+    if isinstance(item, Reasoning):
+        return [Part(present.reasoning(item, palette))]
+    if isinstance(item, ToolCall):
+        return [Part(present.tool_call(item, palette))]
+    assert isinstance(item, Notice)
+    return [Part(present.notice(item, palette))]
+
+
+def renderable(item: Item, palette: Palette, *, rendered: Rendered | None = None) -> RenderableType:
+    """``item`` as one renderable (a sink that prints items whole)."""
+    return Group(*(part.renderable for part in parts(item, palette, rendered=rendered)))
