@@ -380,8 +380,8 @@ def _plain_text(block: Block) -> str:
     if isinstance(item, UserTurn | AssistantTurn | Reasoning | Notice):
         return item.text
     if isinstance(item, ToolCall):
-        outcome = item.outcome_json or _json(item.error or item.outcome)
-        return f"{item.tool_name} {item.inputs_json or _json(item.inputs)} {outcome}"
+        # What the line shows (inputs and outcome in words), so search finds what is on screen.
+        return present.tool_call(item).plain
     envelope = item.envelope
     parts = [envelope.kind, envelope.display or "json", envelope.text or ""]
     if block.rendered is not None:
