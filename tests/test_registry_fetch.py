@@ -16,7 +16,7 @@ from openwop_tui.demo_host import DemoHost
 from openwop_tui.protocol.client import HostClient
 from openwop_tui.protocol.envelopes import Envelope, Rendering
 from openwop_tui.protocol.events import RunEvent
-from openwop_tui.renderers import RenderContext, Rendered, RendererSpec, render
+from openwop_tui.renderers import RenderContext, Rendered, RendererSpec, default_registry, render
 from openwop_tui.renderers.registry import Registry
 from openwop_tui.session import Session
 from openwop_tui.transcript import EnvelopeItem, Transcript
@@ -71,19 +71,24 @@ async def test_a_plugin_video_renderer_gets_its_bytes_from_the_host(
 
 
 async def test_a_renderer_that_draws_no_bytes_gets_none_fetched() -> None:
-    """A ``media.image`` hinted ``card``: the card renderer draws no bytes, so none are asked
-    of the host (the media kind alone does not decide)."""
+    """A vendor kind with a URL hinted for a renderer that draws no bytes: none are asked of
+    the host (the URL alone does not decide). A ``media.image`` is another matter: its type
+    wins over the hint (RFC 0055 §C), so the image renderer draws it, and it needs its bytes."""
 
     def card(envelope: Envelope, context: RenderContext) -> Rendered:
         return Rendered(title="card", body="card")
 
     registry = Registry(plugins=False)
     registry.add(RendererSpec("video", card))  # declares no need for bytes
-    image = envelope("media.image", {"url": "https://cdn.example/a.png"}, {"display": "video"})
-    assert image.media is not None  # the media kind's reference is there
+    vendor = envelope("vendor.acme.pic", {"url": "https://cdn.example/a.png"}, {"display": "video"})
     conversation = Conversation()  # offline: a fetch would say "not fetched"
-    context = await conversation.context_for(image, RenderContext(), registry.needs_bytes)
+    context = await conversation.context_for(vendor, RenderContext(), registry.needs_bytes)
     assert context.asset is None
+
+    image = envelope("media.image", {"url": "https://cdn.example/a.png"}, {"display": "video"})
+    assert image.display == "image" and image.hint_set_aside == "video"
+    context = await conversation.context_for(image, RenderContext(), default_registry().needs_bytes)
+    assert context.asset is not None and context.asset.failure == "not-fetched"
 
 
 def _block(display: str) -> Block:
