@@ -432,8 +432,8 @@ class Transcript:
 
     def _on_run_completed(self, event: RunEvent) -> list[Change]:
         self.status = "completed"
-        took = milliseconds(event.payload.get("durationMs"))
-        suffix = f" in {took}" if took else ""
+        duration = event.payload.get("durationMs")
+        suffix = f" in {duration / 1000:.2f} s" if isinstance(duration, int | float) else ""
         return [*self._ended(event), self._notice("info", f"run completed{suffix}", event)]
 
     def _on_run_failed(self, event: RunEvent) -> list[Change]:
