@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from openwop_tui.event_lines_catalog import CATALOG_LINES
+from openwop_tui.event_lines_ops import OPS_LINES
 from openwop_tui.items import Level
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.units import compact_json
@@ -357,6 +358,7 @@ _LINES: dict[str, Callable[[RunEvent], Line]] = {
     "conversation.exchanged": _conversation,
     "conversation.closed": _conversation,
     **CATALOG_LINES,
+    **OPS_LINES,
 }
 
 #: The types with a sentence of their own here (the rest get `generic`).
