@@ -18,15 +18,17 @@ import base64
 import io
 from typing import Any
 
-from app_support import SIZE, connected, demo_app, draw_everything
+from app_support import SIZE, connected, demo_app, draw_everything, plain
 from render_helpers import envelope, png, shown, wav
 from rich.console import Console
 
 from openwop_tui import present
+from openwop_tui.palette import Palette
 from openwop_tui.printer import TranscriptPrinter
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers import RenderContext, Rendered, render
 from openwop_tui.renderers.base import Code
+from openwop_tui.screens.inspect import drawn
 from openwop_tui.transcript import Added, EnvelopeItem
 
 PNG = png(4, 2)
@@ -215,3 +217,11 @@ def test_the_badge_line_is_what_present_draws() -> None:
     rendered = render(env, RenderContext())
     assert present.envelope_badge(rendered).plain.strip() == f"⌁ {rendered.badge}"
     assert "hint card unfit for media.image → image" in rendered.badge
+
+
+def test_the_inspector_names_the_hint_that_was_set_aside() -> None:
+    env = envelope("media.image", image_payload(), {"display": "code"})
+    rendered = render(env, RenderContext())
+    shown = plain(drawn(rendered, Palette.default()))
+    assert "hint set aside: the rendering hint 'code' does not fit a media.image envelope" in shown
+    assert f"code {Code.HINT_SET_ASIDE.value}" in shown and "instead image" in shown
