@@ -29,6 +29,7 @@ from rich.text import Text
 
 from openwop_tui.present.palette import Themed
 from openwop_tui.protocol.envelopes import Envelope
+from openwop_tui.renderers._common import fallback_shows
 from openwop_tui.renderers.base import (
     Action,
     Asset,
@@ -119,11 +120,27 @@ def render(envelope: Envelope, context: RenderContext, registry: Registry) -> Re
         palette = context.palette
         unknown = None
         if name == FALLBACK and envelope.display is not None and envelope.display != FALLBACK:
+            # The JSON view shows a reply's text above the JSON (`renderers.json`).
+            instead = fallback_shows(envelope)
             unknown = Degradation(
                 code=Code.UNKNOWN_DISPLAY,
-                reason=f"no renderer for display {_shown(envelope.display)!r}: shown as JSON",
+                reason=f"no renderer for display {_shown(envelope.display)!r}: shown as {instead}",
                 cause=f"no {_shown(envelope.display)[:24]} renderer",
-                instead="JSON",
+                instead=instead,
+            )
+        hint = None
+        if envelope.hint_set_aside is not None:
+            # RFC 0055 §B/§C: the hint is advisory and the type selects the payload, so the
+            # type's renderer drew it; the badge says which hint was set aside, and why.
+            asked, kind = _shown(envelope.hint_set_aside), _shown(envelope.kind)
+            hint = Degradation(
+                code=Code.HINT_SET_ASIDE,
+                reason=(
+                    f"the rendering hint {asked!r} does not fit a {kind} envelope: "
+                    f"drawn as {name}, since the hint never overrides the type"
+                ),
+                cause=f"hint {asked[:24]} unfit for {kind[:32]}",
+                instead=name,
             )
         declared = tuple(
             action.action
@@ -135,6 +152,7 @@ def render(envelope: Envelope, context: RenderContext, registry: Registry) -> Re
             actions=rendered.actions + declared,
             renderer=rendered.renderer or name,
             fallback=rendered.fallback or unknown,
+            hint=rendered.hint or hint,
             body=Guarded(Themed(rendered.body, palette), rendered.title, palette.error),
             caption=None
             if rendered.caption is None

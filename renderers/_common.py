@@ -132,22 +132,33 @@ class Media:
         return None
 
     @property
+    def shown_type(self) -> str:
+        """The media type to name: the known one, else ``application/octet-stream`` (RFC 2046
+        §4.5.1: "arbitrary binary data", what an untyped body is taken to be), so a placeholder
+        always says what kind of thing it stands for."""
+        return self.media_type or OCTET_STREAM
+
+    @property
     def headline(self) -> str:
         """One line naming the thing: family, name or title, media type, size."""
         size = len(self.data) if self.data is not None else self.advertised
         shown_size = None if size is None else human_size(size)
-        return join(self.family, self.name or self.title, self.media_type, shown_size)
+        return join(self.family, self.name or self.title, self.shown_type, shown_size)
 
     def facts(self, *extra: tuple[str, str | None]) -> list[tuple[str, str | None]]:
         """Label/value rows describing the thing, with ``extra`` after the type and size."""
         return [
             ("name", self.name),
             ("title", self.title if self.title != self.name else None),
-            ("type", self.media_type),
+            ("type", self.shown_type),
             ("size", self.size_text),
             *extra,
             ("alt", self.alt),
         ]
+
+
+#: The media type of bytes of no known type (RFC 2046 §4.5.1).
+OCTET_STREAM = "application/octet-stream"
 
 
 def media_ref(envelope: Envelope) -> MediaRef | None:
@@ -177,8 +188,12 @@ def load_media(envelope: Envelope, context: RenderContext, family: str) -> Media
         code = Code.NO_DATA
 
     media_type = envelope.mime_type or (asset.content_type if asset else None)
-    name = ref.name if ref else None
+    # What the payload says of the thing even when there is no URL or data to get it by: a
+    # placeholder keeps every field it was given (name, size, type, alt).
+    facts = envelope.media_facts
+    name = facts.name if facts else None
     title = envelope.rendering.title
+    alt = envelope.alt
     fallback = f"{clean(title) if title else family}{extension(media_type)}"
     return Media(
         family=family,
@@ -188,9 +203,9 @@ def load_media(envelope: Envelope, context: RenderContext, family: str) -> Media
         inline=inline,
         url=clean(url) if url else None,
         media_type=clean(media_type) if media_type else None,
-        advertised=ref.bytes if ref else None,
+        advertised=facts.bytes if facts else None,
         name=clean(name) if name else None,
-        alt=clean(envelope.rendering.alt) if envelope.rendering.alt else None,
+        alt=clean(alt) if alt else None,
         title=clean(title) if title else None,
         filename=safe_filename(name, fallback),
         save_hint=clean(context.save_hint),
@@ -322,6 +337,18 @@ def degraded_block(
     """The bordered "what / why / where" block shown instead of media that cannot be shown."""
     border = (palette or Palette.default()).degraded_border
     return block(f"{family} not shown here", [*rows, ("why", why), ("where", where)], border)
+
+
+def fallback_shows(envelope: Envelope) -> str:
+    """What the JSON fallback shows of ``envelope``: ``text`` for a lifted hint (the reply's
+    text is all there is), ``text and JSON`` for an envelope that came with the reply's text,
+    else ``JSON`` (see `openwop_tui.renderers.json.render_json`)."""
+    text = envelope.text
+    if not text or not text.strip():
+        return "JSON"
+    if envelope.document is None and envelope.payload == text:
+        return "text"
+    return "text and JSON"
 
 
 def text_of(envelope: Envelope, keys: tuple[str, ...]) -> str | None:

@@ -146,6 +146,9 @@ class Code(StrEnum):
     """Shown in part: the rest is over a bound (the full text is saved)."""
     NOT_RUN = "not-run"
     """Active content (a web canvas, HTML) that a terminal does not execute."""
+    HINT_SET_ASIDE = "hint-set-aside"
+    """A rendering hint naming a renderer unfit for the envelope's type: the type's own
+    renderer drew it (RFC 0055: the hint never overrides the type)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +223,9 @@ class Rendered:
     """The registry key of the renderer that drew this (set by the registry)."""
     detail: str | None = None
     """How it was drawn, for the badge: "half-blocks", "kitty", "python" (a code language)."""
+    hint: Degradation | None = None
+    """The rendering hint was set aside for the envelope's type ("hint code unfit for
+    media.image → image"); kept apart from ``fallback`` so both can show."""
 
     @property
     def degraded(self) -> str | None:
@@ -233,7 +239,7 @@ class Rendered:
         # The fallback names what was drawn already ("→ half-blocks"): the detail would repeat it.
         repeated = self.fallback is not None and self.fallback.instead == self.detail
         parts = [self.renderer or "renderer", None if repeated else self.detail]
-        for note in (self.fallback, self.degradation):
+        for note in (self.hint, self.fallback, self.degradation):
             if note is not None:
                 parts.append(note.badge)
         return " · ".join(part for part in parts if part)

@@ -1,5 +1,7 @@
 """The raw-JSON fallback: for an absent or unknown rendering hint, and for any renderer that fails.
 
+An envelope that carries the reply's text (``outputs.completion``) shows the text above the JSON.
+
 The spec makes degrading here a MUST (protocol.md §7), so this renderer never raises: it shows the
 whole envelope as the host sent it (or the payload, for a hint lifted out of ``outputs``), pretty
 and highlighted, under a title that says why it is shown as JSON.
@@ -14,14 +16,18 @@ nested hundreds deep or millions wide costs a bounded amount of drawing.
 from __future__ import annotations
 
 import json
-from typing import Any
+from dataclasses import replace
+from typing import Any, cast
 
+from rich.console import Group
 from rich.highlighter import JSONHighlighter
 from rich.text import Text
 
+from openwop_tui.present.markdown import SafeMarkdown
 from openwop_tui.protocol.envelopes import KNOWN_DISPLAYS, Envelope
 from openwop_tui.protocol.hostdata import host_value
 from openwop_tui.renderers import register
+from openwop_tui.renderers._common import fallback_shows
 from openwop_tui.renderers.base import Action, RenderContext, Rendered
 from openwop_tui.text.sanitize import clean
 
@@ -58,8 +64,9 @@ def reason(envelope: Envelope) -> str:
     display = envelope.display
     if display is None:
         return f"no rendering hint · {kind}"
+    shown = fallback_shows(envelope)
     if display not in KNOWN_DISPLAYS:
-        return f'unknown display "{clean(display)}" · {kind}, shown as JSON'
+        return f'unknown display "{clean(display)}" · {kind}, shown as {shown}'
     return f"{clean(display)} · {kind}, shown as JSON"
 
 
@@ -87,5 +94,21 @@ def as_json(envelope: Envelope, why: str | None = None) -> Rendered:
 
 @register("json", name="JSON")
 def render_json(envelope: Envelope, context: RenderContext) -> Rendered:
-    """Show ``envelope`` as pretty, highlighted JSON. Never raises."""
-    return as_json(envelope)
+    """Show ``envelope`` as pretty, highlighted JSON. Never raises.
+
+    An envelope that came with the reply's text (``outputs.completion``) shows that text first,
+    as markdown, then the JSON: a display this client has no renderer for must still degrade
+    to the default rendering, which is the text (RFC 0055 §B: "a consumer that doesn't
+    recognize it MUST fall back to its default rendering (today: text / raw-JSON)"; the
+    reference app shows an unknown display as its text). A lifted hint with no envelope object
+    is all text: its JSON would only quote the text again.
+    """
+    shown = as_json(envelope)
+    what = fallback_shows(envelope)
+    if what == "JSON" or envelope.text is None:
+        return shown
+    theme = cast(str, context.palette.syntax_theme())
+    words = SafeMarkdown(envelope.text, code_theme=theme, hyperlinks=False)
+    if what == "text":
+        return replace(shown, body=words, media_type="text/markdown")
+    return replace(shown, body=Group(words, Text(""), shown.body))

@@ -183,7 +183,7 @@ def test_catalog_lines_say_what_happened() -> None:
         transcript.apply(ev(event_type, CATALOG[event_type]))
         return " | ".join(getattr(i, "text", "") for i in transcript.items)
 
-    assert text("node.dispatched") == "node n1 started child run c1 (w2) · running"
+    assert text("node.dispatched") == "child run c1 of w2 dispatched by node n1 · child running"
     assert text("runOrchestrator.decided") == "sup decided next-worker: w1 · iteration 1"
     assert text("node.cancelled") == "node n1 cancelled · parent"
     assert text("envelope.retry.exhausted").startswith("the model's answer still did not fit")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from registry_support import VIDEO_PLUGIN, install_plugin
-from render_helpers import envelope
+from render_helpers import builtins, envelope
 
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import EnvelopeItem, Transcript
@@ -74,20 +74,25 @@ async def test_a_plugin_video_renderer_gets_its_bytes_from_the_host(
 
 
 async def test_a_renderer_that_draws_no_bytes_gets_none_fetched() -> None:
-    """A ``media.image`` hinted ``card``: the card renderer draws no bytes, so none are asked
-    of the host (the media kind alone does not decide)."""
+    """A vendor kind with a URL hinted for a renderer that draws no bytes: none are asked of
+    the host (the URL alone does not decide). A ``media.image`` is another matter: its type
+    wins over the hint (RFC 0055 §C), so the image renderer draws it, and it needs its bytes."""
 
     def card(envelope: Envelope, context: RenderContext) -> Rendered:
         return Rendered(title="card", body="card")
 
     registry = Registry(plugins=False)
     registry.add(RendererSpec("video", card))  # declares no need for bytes
-    image = envelope("media.image", {"url": "https://cdn.example/a.png"}, {"display": "video"})
-    assert image.media is not None  # the media kind's reference is there
+    vendor = envelope("vendor.acme.pic", {"url": "https://cdn.example/a.png"}, {"display": "video"})
     conversation = Conversation()  # offline: a fetch would say "not fetched"
     source = Source(conversation.asset_for, conversation.max_inline_bytes)
-    context = await context_for(image, registry, RenderContext(), source, 80)
+    context = await context_for(vendor, registry, RenderContext(), source, 80)
     assert context.asset is None
+
+    image = envelope("media.image", {"url": "https://cdn.example/a.png"}, {"display": "video"})
+    assert image.display == "image" and image.hint_set_aside == "video"
+    context = await context_for(image, builtins(), RenderContext(), source, 80)
+    assert context.asset is not None and context.asset.failure == "not-fetched"
 
 
 def _block(display: str) -> Block:

@@ -92,11 +92,13 @@ def test_long_strings_are_abbreviated_on_screen_but_kept_in_data() -> None:
 
 
 def test_lifted_hint_without_envelope_object_shows_the_payload() -> None:
+    """An unknown display degrades to the default rendering, the reply's text (RFC 0055 §B):
+    a lifted hint has nothing but that text, so it is not quoted as a JSON string."""
     doc = {
         "type": "node.completed",
         "payload": {"outputs": {"rendering": {"display": "sparkles"}, "completion": "hi there"}},
     }
     (env,) = extract_envelopes(normalize(doc))
     result = render(env, RenderContext())
-    assert result.title == 'unknown display "sparkles" · completion, shown as JSON'
-    assert '"hi there"' in shown(result)
+    assert result.title == 'unknown display "sparkles" · completion, shown as text'
+    assert "hi there" in shown(result) and '"hi there"' not in shown(result)

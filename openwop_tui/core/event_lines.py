@@ -1,10 +1,14 @@
 """The one line each run event without an item of its own becomes in the transcript.
 
 `line_for` maps an event to ``(level, text, verbose)``: a sentence for every type of
-protocol.md §3.6 that the fold does not turn into a reply, reasoning, tool call, envelope or
-interrupt, and for anything else a compact generic line (the type and a short JSON of the
-payload), so no event is dropped unseen and no unknown type can fail. ``verbose`` lines are the
-bookkeeping a chat view hides until asked (F3, ``--verbose``); warnings and errors never are.
+`openwop_tui.core.event_catalog.KNOWN_TYPES` that the fold does not turn into a reply, reasoning,
+tool call, envelope or interrupt (the everyday ones here, the rest of the catalog in
+`openwop_tui.core.event_lines_catalog`), payload values in words (`openwop_tui.text.value_words`);
+and
+for a type the client does not know (a vendor's) a compact generic line (the type and a short
+JSON of the payload), so no event is dropped unseen and no unknown type can fail.
+``verbose`` lines are the bookkeeping a chat view hides until asked (F3, ``--verbose``);
+warnings and errors never are.
 
 `SILENT` lists the types that knowingly draw nothing, with the reason. Pure: no I/O.
 """
@@ -14,9 +18,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from openwop_tui.core.event_lines_catalog import CATALOG_LINES
+from openwop_tui.core.event_lines_ops import OPS_LINES
 from openwop_tui.core.items import Level
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.text.units import compact_json
+from openwop_tui.text.value_words import words
 
 Line = tuple[Level, str, bool]
 
@@ -47,7 +54,7 @@ def _node(event: RunEvent) -> str:
 def _error(value: Any) -> str | None:
     if isinstance(value, Mapping):
         parts = [_text(value.get("code")), _text(value.get("message"))]
-        return ": ".join(p for p in parts if p) or compact_json(value, 120)
+        return ": ".join(p for p in parts if p) or words(value, 120)
     return _text(value)
 
 
@@ -71,7 +78,7 @@ def decision_text(decision: Any) -> str:
             return _with(kind + (f": {names}" if names else ""), reason)
     if isinstance(decision, str):
         return decision
-    return compact_json(decision, 160)
+    return words(decision, 160)
 
 
 # ------------------------------------------------------------------------------- lines
@@ -130,11 +137,32 @@ def _suspend_failed(event: RunEvent) -> Line:
 
 
 def _dispatched(event: RunEvent) -> Line:
+    # Subject first: "node dispatch started child run …" read as a node that started, when a
+    # reference host names its dispatching node "dispatch".
     p = event.payload
     child = _text(p.get("childRunId")) or "?"
     workflow = _text(p.get("childWorkflowId"))
-    text = f"node {_node(event)} started child run {child}" + (f" ({workflow})" if workflow else "")
-    return "info", _with(text, _text(p.get("childStatus"))), False
+    text = f"child run {child}" + (f" of {workflow}" if workflow else "")
+    text += f" dispatched by node {_node(event)}"
+    status = _text(p.get("childStatus"))
+    return "info", _with(text, f"child {status}" if status else None), False
+
+
+#: Characters of a decision's reasoning a line quotes (the rest is in the event inspector).
+REASONING_SHOWN = 400
+
+
+def _reasoning(payload: Any) -> str | None:
+    """The reasoning a decision gives: ``reasoning`` (what the reference hosts send beside
+    ``agent.decided``), else ``rationale``, on the payload or inside the decision; cut."""
+    decision = payload.get("decision")
+    for source in (payload, decision if isinstance(decision, Mapping) else {}):
+        for key in ("reasoning", "rationale"):
+            text = _text(source.get(key))
+            if text:
+                cut = text if len(text) <= REASONING_SHOWN else text[: REASONING_SHOWN - 1] + "…"
+                return f"because {cut}"
+    return None
 
 
 def _orchestrator(event: RunEvent) -> Line:
@@ -142,7 +170,8 @@ def _orchestrator(event: RunEvent) -> Line:
     iteration = p.get("iteration")
     who = _text(p.get("agentId")) or "supervisor"
     text = f"{who} decided {decision_text(p.get('decision'))}"
-    return "info", _with(text, f"iteration {iteration}" if iteration is not None else None), False
+    shown = f"iteration {iteration}" if iteration is not None else None
+    return "info", _with(text, shown, _reasoning(p)), False
 
 
 def _handoff(event: RunEvent) -> Line:
@@ -156,7 +185,7 @@ def _decided(event: RunEvent) -> Line:
     text = f"{_text(p.get('agentId')) or 'agent'} decided {decision_text(p.get('decision'))}"
     confidence = _number(p.get("confidence"))
     shown = f"confidence {confidence:.2f}" if confidence is not None else None
-    return "info", _with(text, shown), False
+    return "info", _with(text, shown, _reasoning(p)), False
 
 
 def _retry(event: RunEvent) -> Line:
@@ -236,13 +265,13 @@ def _log(event: RunEvent) -> Line:
     p = event.payload
     level = _text(p.get("level")) or "info"
     mapped: Level = "error" if level == "error" else "warning" if level == "warn" else "info"
-    text = f"log {level} · {_text(p.get('message')) or compact_json(p, 160)}"
+    text = f"log {level} · {_text(p.get('message')) or words(p, 160)}"
     return mapped, text, mapped == "info"
 
 
 def _variable(event: RunEvent) -> Line:
     p = event.payload
-    text = f"variable {_text(p.get('name')) or '?'} = {compact_json(p.get('next'), 80)}"
+    text = f"variable {_text(p.get('name')) or '?'} = {words(p.get('next'), 80)}"
     return "info", text, True
 
 
@@ -329,6 +358,8 @@ _LINES: dict[str, Callable[[RunEvent], Line]] = {
     "conversation.opened": _conversation,
     "conversation.exchanged": _conversation,
     "conversation.closed": _conversation,
+    **CATALOG_LINES,
+    **OPS_LINES,
 }
 
 #: The types with a sentence of their own here (the rest get `generic`).

@@ -67,6 +67,7 @@ from openwop_tui.protocol.interrupts import (
 )
 from openwop_tui.text.sanitize import clean
 from openwop_tui.text.units import compact_json
+from openwop_tui.text.value_words import milliseconds, words
 
 # The item types are re-exported: `from openwop_tui.core.fold import Notice` reads naturally.
 __all__ = [
@@ -91,6 +92,9 @@ __all__ = [
 
 #: How much of an unreadable event's JSON its error notice quotes.
 UNREADABLE_EXCERPT = 300
+
+#: Characters of a tool call's inputs, and of its outcome, drawn in words (the JSON is kept).
+TOOL_WORDS = 400
 
 
 def _unreadable(event: RunEvent, error: Exception) -> str:
@@ -509,8 +513,8 @@ class Transcript:
         if turn is not None:
             turn.directives = None  # settled: a long session keeps no reader per reply
 
-        duration = event.payload.get("durationMs")
-        suffix = f" in {duration} ms" if isinstance(duration, int | float) else ""
+        took = milliseconds(event.payload.get("durationMs"))
+        suffix = f" in {took}" if took else ""
         outcome = _text(event.payload.get("outcome"))
         pending = self._interrupts.get(event.node_id)
         if pending is not None:
@@ -761,7 +765,7 @@ class Transcript:
         parts += [f"by {principal}" if principal else "", _text(p.get("reason")) or ""]
         progress = p.get("quorumProgress")
         if progress is not None:
-            parts.append(f"quorum {compact_json(progress, 60)}")
+            parts.append(f"quorum {words(progress, 60)}")
         level: Level = "warning" if verdict == "rejected" else "info"
         changes: list[Change] = []
         item = self._resolved_at(event.node_id or _text(p.get("gateId")), None)
@@ -816,6 +820,7 @@ class Transcript:
         )
         if call.inputs is not None:
             call.inputs_json, call.inputs_cut = self._json_shown(call.inputs)
+            call.inputs_text = words(call.inputs, TOOL_WORDS)
         self._calls[call_id] = call
         return [self._add(call)]
 
@@ -836,14 +841,21 @@ class Transcript:
         call.outcome = payload.get("outcome")
         call.error = payload.get("error")
         duration = payload.get("durationMs")
+        shown_outcome = call.outcome
         if duration is None and isinstance(call.outcome, Mapping):
             duration = call.outcome.get("durationMs")  # where the Postgres host puts it
+            if duration is not None:
+                # Drawn as the call's duration: not again as a field of what it returned.
+                shown_outcome = {k: v for k, v in call.outcome.items() if k != "durationMs"}
         if isinstance(duration, int | float) and not isinstance(duration, bool):
             call.duration_ms = float(duration)
         call.status = _text(payload.get("status")) or ("error" if call.error else "ok")
         result = call.error if call.error is not None else call.outcome
         if result is not None:
             call.outcome_json, call.outcome_cut = self._json_shown(result)
+        shown = call.error if call.error is not None else shown_outcome
+        if shown is not None and shown != {}:
+            call.outcome_text = words(shown, TOOL_WORDS)
         call.done = True
         changes.append(Updated(call))
         return changes

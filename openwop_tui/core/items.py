@@ -271,6 +271,12 @@ class ToolCall:
     duration_ms: float | None = None
     """How long the call took, from ``agent.toolReturned.durationMs`` (or, as the Postgres host
     sends it, ``outcome.durationMs``); ``None`` when the host did not say."""
+    inputs_text: str = ""
+    """The inputs in words (``query: cats, limit: 3``: `openwop_tui.text.value_words.words`), made
+    once by the fold, bounded: what the transcript draws."""
+    outcome_text: str = ""
+    """The outcome (or the error) in words, like the inputs; without the ``durationMs`` a host
+    put inside the outcome (it is `duration_ms`, drawn on its own)."""
 
     @property
     def settled(self) -> bool:

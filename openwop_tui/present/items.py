@@ -20,7 +20,7 @@ from openwop_tui.core.fold import AssistantTurn, Notice, Reasoning, ToolCall, Us
 from openwop_tui.present.palette import Palette
 from openwop_tui.present.safe_text import safe_text
 from openwop_tui.renderers.base import Rendered
-from openwop_tui.text import units
+from openwop_tui.text import units, value_words
 from openwop_tui.text.sanitize import clean
 
 NOTICE_ICON = {"info": "•", "warning": "⚠", "error": "✖"}
@@ -118,30 +118,39 @@ def compact_json(value: Any, limit: int = 200) -> str:
     return clean(units.compact_json(value, limit))
 
 
-def _preview(serialised: str, value: Any, limit: int) -> str:
-    """One line of a tool value: from the fold's capped JSON when it made one (so a redraw never
-    serialises a huge value again), else from the value itself."""
-    if not serialised:
-        return compact_json(value, limit)
-    cut = serialised if len(serialised) <= limit else serialised[: limit - 1] + "…"
-    return clean(cut)
+def _words(shown: str, value: Any, limit: int) -> str:
+    """A tool value in words: the fold's bounded text when it made one, else the value's own."""
+    return clean(shown or value_words.words(value, limit))
 
 
-def tool_call(call: ToolCall, palette: Palette | None = None) -> RenderableType:
-    """A tool call line, with its outcome once it returned, and a cut marker if JSON was cut."""
+def _nothing_returned(outcome: Any) -> bool:
+    """No outcome, an empty one, or one holding only the ``durationMs`` drawn on its own."""
+    return outcome is None or (isinstance(outcome, dict) and set(outcome) <= {"durationMs"})
+
+
+def tool_call(call: ToolCall, palette: Palette | None = None) -> Text:
+    """A tool call line: its inputs in words, then once it returned its status, how long it took
+    and what it returned, in words like the inputs; and a cut marker if its JSON was cut."""
     colours = _palette(palette)
     text = Text.assemble(("⚙ ", colours.accent), (clean(call.tool_name), colours.accent))
     if call.inputs is not None:
-        text.append(f"({_preview(call.inputs_json, call.inputs, 120)})", style=colours.text)
+        text.append(f"({_words(call.inputs_text, call.inputs, 400)})", style=colours.text)
+    took = value_words.milliseconds(call.duration_ms)
+    took_text = f" in {took}" if took else ""
     if not call.done:
         text.append(" … running", style=colours.muted)
     elif call.error is not None:
-        text.append(f" ✖ {_preview(call.outcome_json, call.error, 200)}", style=colours.error)
+        status = call.status if call.status and call.status != "ok" else "error"
+        text.append(f" ✖ {clean(status)}{took_text}", style=colours.error)
+        text.append(f" · {_words(call.outcome_text, call.error, 400)}", style=colours.error)
     else:
         status = call.status or "ok"
-        text.append(f" → {status}", style=colours.success if status == "ok" else colours.warning)
-        if call.outcome is not None:
-            text.append(f" {_preview(call.outcome_json, call.outcome, 200)}", style=colours.muted)
+        style = colours.success if status == "ok" else colours.warning
+        text.append(f" → {clean(status)}{took_text}", style=style)
+        if call.outcome_text:
+            text.append(f" · {clean(call.outcome_text)}", style=colours.muted)
+        elif not _nothing_returned(call.outcome):
+            text.append(f" · {_words('', call.outcome, 400)}", style=colours.muted)
     for what, cut in (("tool inputs", call.inputs_cut), ("tool result", call.outcome_cut)):
         if cut:
             saved = call.saved_to if call.done else None

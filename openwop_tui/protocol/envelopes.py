@@ -42,6 +42,15 @@ _MEDIA_DISPLAY = {"media.image": "image", "media.audio": "audio", "media.file": 
 MEDIA_DISPLAYS = frozenset(_MEDIA_DISPLAY.values())
 
 
+def _fits(hint: str, family: str) -> bool:
+    """Whether a hint's display suits an envelope whose type implies ``family``: its own
+    family, or ``file`` (every ``media.*`` payload has the same ``{url?, base64?, bytes,
+    mimeType}`` shape, RFC 0055 §C, so any of them can be offered as a file to save). A text
+    family (``markdown``, ``code``, ``card``), another media family, or a display no spec
+    names does not fit: the type's renderer draws it."""
+    return hint in (family, "file")
+
+
 @dataclass(frozen=True, slots=True)
 class Rendering:
     """The ``meta.rendering`` hint. Every field is optional; strings only (others are dropped)."""
@@ -85,8 +94,10 @@ class MediaRef:
     duration_seconds: float | None = None
 
     @classmethod
-    def from_payload(cls, payload: Any) -> MediaRef | None:
-        """Build a reference from a ``media.*`` payload; ``None`` without url and base64."""
+    def from_payload(cls, payload: Any, *, require_source: bool = True) -> MediaRef | None:
+        """Build a reference from a ``media.*`` payload; ``None`` without url and base64,
+        unless ``require_source`` is false (then what the payload says of the thing, its name,
+        size and type, is kept even though there is nothing to fetch or decode)."""
         if not isinstance(payload, Mapping):
             return None
         url = payload.get("url")
@@ -95,7 +106,7 @@ class MediaRef:
             url = None
         if not isinstance(data, str) or not data:
             data = None
-        if url is None and data is None:
+        if url is None and data is None and require_source:
             return None
         size = payload.get("bytes")
         duration = payload.get("durationSeconds")
@@ -150,10 +161,49 @@ class Envelope:
 
     @property
     def display(self) -> str | None:
-        """The registry key for this envelope."""
-        if self.rendering.display:
-            return self.rendering.display
-        return _MEDIA_DISPLAY.get(self.kind)
+        """The registry key for this envelope: the type's family when the type has one and the
+        hint does not fit it (`hint_set_aside`), else the hint, else the type's family.
+
+        RFC 0055 §B makes ``meta.rendering`` a hint that "never changes ``payload``
+        validation", and §C selects a ``media.*`` payload by the ``type`` discriminator
+        (protocol.md §6, "type before hint"): a ``media.image`` hinted ``code`` or ``audio``
+        is still an image, so the image renderer draws it, not the code or audio one.
+        """
+        family = _MEDIA_DISPLAY.get(self.kind)
+        hint = self.rendering.display
+        if family is not None and hint is not None and not _fits(hint, family):
+            return family
+        return hint or family
+
+    @property
+    def hint_set_aside(self) -> str | None:
+        """The hint's ``display`` when it names a renderer unfit for the envelope's type (and
+        the type's own renderer draws it instead); ``None`` when the hint is followed."""
+        family = _MEDIA_DISPLAY.get(self.kind)
+        hint = self.rendering.display
+        if family is not None and hint is not None and not _fits(hint, family):
+            return hint
+        return None
+
+    @property
+    def alt(self) -> str | None:
+        """The text alternative: the hint's ``alt`` (RFC 0055 §B), else an ``alt`` the payload
+        carries (the reference app's media parts put it there), cleaned as a label."""
+        if self.rendering.alt:
+            return self.rendering.alt
+        payload = self.payload
+        alt = payload.get("alt") if isinstance(payload, Mapping) else None
+        return clean_label(alt) if isinstance(alt, str) and alt else None
+
+    @property
+    def media_facts(self) -> MediaRef | None:
+        """What the payload says of the media (name, size, type), even with neither a URL nor
+        data to get it by; ``None`` for an envelope that is not media."""
+        if self.media is not None:
+            return self.media
+        if self.kind in MEDIA_KINDS or self.display in MEDIA_DISPLAYS:
+            return MediaRef.from_payload(self.payload, require_source=False)
+        return None
 
     @property
     def partial(self) -> bool | None:
@@ -186,9 +236,11 @@ class Envelope:
 
     @property
     def mime_type(self) -> str | None:
-        """The media type, from the payload first, then the hint."""
-        if self.media and self.media.mime_type:
-            return self.media.mime_type
+        """The media type, from the payload first (even a payload with nothing to fetch),
+        then the hint."""
+        facts = self.media_facts
+        if facts and facts.mime_type:
+            return facts.mime_type
         return self.rendering.mime_type
 
     @property

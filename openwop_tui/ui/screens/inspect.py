@@ -47,6 +47,7 @@ def drawn(rendered: Rendered, palette: Palette) -> Text:
     for label, note in (
         ("not shown in full", rendered.degradation),
         ("fallback", rendered.fallback),
+        ("hint set aside", rendered.hint),
     ):
         if note is None:
             continue

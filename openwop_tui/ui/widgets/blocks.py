@@ -39,6 +39,7 @@ from openwop_tui.core.fold import (
 )
 from openwop_tui.devices.profile import Colours, downgrade_segments
 from openwop_tui.present import dispatch
+from openwop_tui.present import items as present
 from openwop_tui.present.envelope import FRAGMENT
 from openwop_tui.present.markdown import ReplyMarkdown
 from openwop_tui.present.palette import Palette
@@ -312,8 +313,8 @@ def _plain_text(block: Block) -> str:
     if isinstance(item, UserTurn | AssistantTurn | Reasoning | Notice):
         return item.text
     if isinstance(item, ToolCall):
-        outcome = item.outcome_json or _json(item.error or item.outcome)
-        return f"{item.tool_name} {item.inputs_json or _json(item.inputs)} {outcome}"
+        # What the line shows (inputs and outcome in words), so search finds what is on screen.
+        return present.tool_call(item).plain
     envelope = item.envelope
     parts = [envelope.kind, envelope.display or "json", envelope.text or ""]
     if block.rendered is not None:
