@@ -33,6 +33,7 @@ from openwop_tui.core.fold import (
     UserTurn,
 )
 from openwop_tui.core.hitl import Submitted, submit
+from openwop_tui.core.log_flush import FlushTimer
 from openwop_tui.core.session import RunCreated, Session
 from openwop_tui.openclaw.items import refused_asset
 from openwop_tui.openclaw.reader import check_media
@@ -163,6 +164,7 @@ class Conversation:
         self._replaying = False
         self.log_error: str | None = None
         """Why the last log write failed (the conversation goes on; the app may say so)."""
+        self._flusher = FlushTimer(lambda: self.logs, self._log_failed)
         self.needs_bytes: NeedsBytes = renderers.needs_bytes
         """Which displays get their URL fetched: the renderer registry's answer (the app sets
         its own registry's; the default registry's otherwise)."""
@@ -205,8 +207,19 @@ class Conversation:
                 sink.append(entry)
             except (StoreError, OSError) as error:
                 # Losing the log must not lose the chat: say why once, keep going.
-                self.log_error = str(error)
-                log.warning("event log write failed: %s", error)
+                self._log_failed(str(error))
+        # A stored session commits in batches: the tail of a stream that goes quiet is
+        # written shortly after, not at the run's end.
+        self._flusher.appended()
+
+    def _log_failed(self, why: str) -> None:
+        self.log_error = why
+        log.warning("event log write failed: %s", why)
+
+    def flush(self) -> None:
+        """Write what the logs hold uncommitted now (the app's exit paths, a view that wants
+        the store complete); a failure goes to `log_error`, like every write's."""
+        self._flusher.flush()
 
     # ----------------------------------------------------------------- sending
 
