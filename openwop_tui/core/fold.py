@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from openwop_tui.core.event_lines import line_for
@@ -113,6 +113,22 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _kept(event: RunEvent | None) -> RunEvent | None:
+    """The event as an item keeps it: without its wire text (a second copy of what the host
+    sent, for the log only, which is written from the frames): an item keeps its text and its
+    place, not the bytes that brought it."""
+    if event is None or event.wire is None:
+        return event
+    return replace(event, wire=None)
+
+
+def _kept_source(envelope: Envelope) -> Envelope:
+    """``envelope`` with its source event as an item keeps it (`_kept`)."""
+    if envelope.source.wire is None:
+        return envelope
+    return replace(envelope, source=replace(envelope.source, wire=None))
+
+
 def _error_of(payload: Mapping[str, Any]) -> tuple[str | None, str | None]:
     """``(code, message)`` from ``payload.error{}``, else from the top level (protocol.md §8.4)."""
     error = payload.get("error")
@@ -169,7 +185,7 @@ class Transcript:
     def _notice(
         self, level: Level, text: str, event: RunEvent | None = None, *, verbose: bool = False
     ) -> Added:
-        return self._add(Notice(self._next_id("notice"), level, text, verbose, event))
+        return self._add(Notice(self._next_id("notice"), level, text, verbose, _kept(event)))
 
     def _close_turns(self) -> list[Change]:
         """Settle everything still open: replies, reasoning, tool calls (the run ended).
@@ -528,11 +544,11 @@ class Transcript:
         if emission is not None and emission in self._emissions:
             # A later fragment of a streamed emission (rule E1): it replaces the one drawn.
             item = self._emissions[emission]
-            item.envelope = as_embed(envelope)
+            item.envelope = as_embed(_kept_source(envelope))
             if not envelope.partial:
                 del self._emissions[emission]
             return [Updated(item)]
-        item = EnvelopeItem(self._next_id("envelope"), as_embed(envelope))
+        item = EnvelopeItem(self._next_id("envelope"), as_embed(_kept_source(envelope)))
         if turn is not None:
             self._directives(turn).track_audio(item)
         if emission is not None and envelope.partial:
@@ -673,7 +689,9 @@ class Transcript:
         # A conversation turn is answered from the prompt, and its turns are drawn as turns:
         # the interrupt itself is bookkeeping, shown only with the verbose lines.
         quiet = request.kind == "conversation"
-        item = Interrupt(self._next_id("interrupt"), "warning", "", quiet, event, request=request)
+        item = Interrupt(
+            self._next_id("interrupt"), "warning", "", quiet, _kept(event), request=request
+        )
         item.text = _interrupt_text(item)
         self._interrupts[request.node_id] = item
         changes.append(self._add(item))
@@ -889,7 +907,7 @@ class Transcript:
             "info",
             text,
             False,
-            event,
+            _kept(event),
             artifact_id=artifact_id,
             artifact_type=kind,
             run_id=event.run_id,

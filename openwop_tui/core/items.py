@@ -35,6 +35,9 @@ REPLY_BYTES = 1 * MiB
 REASONING_BYTES = 256 * KiB
 TOOL_BYTES = 64 * KiB
 EVENTS_SHOWN = 2_000
+#: Parts a `TextBuffer` holds before it joins them: a delta of a few characters costs a string
+#: object of fifty bytes, so a reply of 100,000 tokens would weigh ten times its text.
+JOIN_PARTS = 1_024
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,12 +101,18 @@ class TextBuffer:
         self._full = None
         if self.cut_bytes:
             self._overflow.append(delta)
+            if len(self._overflow) >= JOIN_PARTS:
+                self._overflow[:] = ["".join(self._overflow)]
             self.cut_bytes += len(delta.encode("utf-8", "surrogatepass"))
             return ""
         encoded = delta.encode("utf-8", "surrogatepass")
         room = self.limit - self.shown_bytes
         if len(encoded) <= room:
             self._parts.append(delta)
+            if len(self._parts) >= JOIN_PARTS:
+                # Memory stays the text's own size; joining every JOIN_PARTS deltas costs
+                # the text once per that many (the limit bounds it).
+                self._parts[:] = ["".join(self._parts)]
             self.shown_bytes += len(encoded)
             self._shown = None
             return delta
