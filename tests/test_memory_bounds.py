@@ -61,7 +61,7 @@ def test_a_text_buffer_joins_its_parts_and_reads_the_same() -> None:
     assert buffer.tail(5) == buffer.shown[-5:]
 
 
-def test_items_keep_no_wire_copy_of_their_events() -> None:
+def test_items_keep_their_events_place_not_their_payloads() -> None:
     chat = Conversation()
     chat.replay(Entry("run", run=RUN, meta={"workflow": "bench"}))
     chat.replay(_frame(1, "run.started", {"workflowId": "bench", "inputs": {"x": "y" * 5_000}}))
@@ -75,5 +75,11 @@ def test_items_keep_no_wire_copy_of_their_events() -> None:
     notices = [i for i in chat.transcript.items if isinstance(i, Notice) and i.event is not None]
     envelopes = [i for i in chat.transcript.items if isinstance(i, EnvelopeItem)]
     assert notices and envelopes
-    assert all(n.event is not None and n.event.wire is None for n in notices)
+    # A run.started carries the whole chat history: kept per turn, memory grew with its square.
+    for notice in notices:
+        assert notice.event is not None
+        assert (notice.event.payload, notice.event.raw, notice.event.wire) == ({}, None, None)
+        assert notice.event.sequence is not None and notice.event.run_id == RUN
+    # The inspector shows an envelope's source event: kept, but not its wire copy.
     assert all(e.envelope.source.wire is None for e in envelopes)
+    assert all(e.envelope.source.raw is not None for e in envelopes)

@@ -26,6 +26,7 @@ from openwop_tui.core.fold import (
     Added,
     Change,
     Interrupt,
+    Item,
     Level,
     Limits,
     Transcript,
@@ -34,6 +35,7 @@ from openwop_tui.core.fold import (
 )
 from openwop_tui.core.hitl import Submitted, submit
 from openwop_tui.core.log_flush import FlushTimer
+from openwop_tui.core.reopen import FoldKeeper, reopen
 from openwop_tui.core.session import RunCreated, Session
 from openwop_tui.openclaw.items import refused_asset
 from openwop_tui.openclaw.reader import check_media
@@ -45,6 +47,7 @@ from openwop_tui.protocol.interrupts import InterruptState
 from openwop_tui.protocol.media import Asset
 from openwop_tui.protocol.stream import Arrival, Redelivery, StreamNotice
 from openwop_tui.renderers.base import RenderContext
+from openwop_tui.store.folds import FoldRow
 from openwop_tui.store.sessions import Entry, SessionLog, Store, StoreError
 
 log = logging.getLogger(__name__)
@@ -165,11 +168,51 @@ class Conversation:
         self.log_error: str | None = None
         """Why the last log write failed (the conversation goes on; the app may say so)."""
         self._flusher = FlushTimer(lambda: self.logs, self._log_failed)
+        self.keeper: FoldKeeper | None = None
+        """Keeps each completed run's fold beside a stored session's log (`stored` sets it)."""
+        self._places: dict[str, int] = {}
+        """Item id → its index in the transcript (for `before`), grown as items come."""
         self.needs_bytes: NeedsBytes = renderers.needs_bytes
         """Which displays get their URL fetched: the renderer registry's answer (the app sets
         its own registry's; the default registry's otherwise)."""
 
     # ------------------------------------------------------------------ state
+
+    @property
+    def replaying(self) -> bool:
+        """Whether what is folded now comes from a log, not a host."""
+        return self._replaying
+
+    @property
+    def captured(self) -> bool:
+        """Whether this conversation replays a bare SSE capture (``capture=True``)."""
+        return self._capture
+
+    @property
+    def pending_user(self) -> str | None:
+        """A user message the next run's creation takes into the history."""
+        return self._pending_user
+
+    @pending_user.setter
+    def pending_user(self, text: str | None) -> None:
+        self._pending_user = text
+
+    def newest(self, count: int) -> list[Item]:
+        """The last ``count`` items of the transcript, oldest first: what a view draws first
+        on a reopened session (search and export read `transcript.items`, every one)."""
+        items = self.transcript.items
+        return list(items[-count:]) if count > 0 else []
+
+    def before(self, item: Item, count: int) -> list[Item]:
+        """Up to ``count`` items just before ``item``, oldest first: the next page up as a
+        view scrolls back. ``[]`` at the start, or for an item that is not in the transcript."""
+        items = self.transcript.items
+        for index in range(len(self._places), len(items)):
+            self._places[items[index].id] = index
+        place = self._places.get(item.id)
+        if place is None or items[place] is not item or count <= 0:
+            return []
+        return list(items[max(0, place - count) : place])
 
     @property
     def history(self) -> list[dict[str, str]]:
@@ -438,6 +481,8 @@ class Conversation:
         if self._pending_user is None:
             self._carry = None
         self._log(Entry("run", run=run_id, meta={"workflow": workflow}))
+        if self.keeper is not None:
+            self.keeper.begin(self)
         if self._pending_user is not None:
             self.chat.accepted(self._pending_user)
             self._pending_user = None
@@ -458,6 +503,8 @@ class Conversation:
         closed: list[Update] = list(self.transcript.close_open())
         self.chat.saw(change for change in closed if isinstance(change, Added))
         self.chat.run_ended()
+        if self.keeper is not None:
+            self.keeper.end(self)
         return [*closed, RunEnded(run_id, status)]
 
     # ----------------------------------------------------------------- replay
@@ -615,8 +662,16 @@ def stored(
     one (``None``, created at its first entry, recording ``host`` without credentials).
     ``logs``: more logs to append to (a recording). Raises `StoreError` for an unknown id."""
     keep = SessionLog(store, session_id, host=host, workflow=workflow)
-    common: dict[str, Any] = {"limits": limits, "store": store, "secrets": secrets}
-    if session_id is None:
-        return Conversation(session, logs=[keep, *logs], **common)
-    entries = list(store.entries(session_id))
-    return Conversation.from_log(entries, session, logs=[keep, *logs], **common)
+    chat = Conversation(session, logs=[keep, *logs], limits=limits, store=store, secrets=secrets)
+
+    def keep_fold(row: FoldRow) -> None:
+        try:
+            keep.keep_fold(row)
+        except StoreError as error:
+            chat.log_error = str(error)
+
+    chat.keeper = FoldKeeper(keep, keep_fold)
+    if session_id is not None:
+        # Kept runs are read back as items; only runs without a kept fold are folded.
+        reopen(chat, store, session_id, chat.keeper)
+    return chat

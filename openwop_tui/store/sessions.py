@@ -38,7 +38,9 @@ import platformdirs
 from openwop_tui.protocol.hostdata import secrets_of
 from openwop_tui.protocol.sse import SSEFrame
 from openwop_tui.protocol.stream import Arrival
+from openwop_tui.store import folds
 from openwop_tui.store.batch import Batch, Row, write_rows
+from openwop_tui.store.folds import FoldRow
 from openwop_tui.text.redact import Redactor, display_url
 
 #: The schema this code reads and writes (``PRAGMA user_version``).
@@ -121,6 +123,9 @@ class Entry:
     meta: Mapping[str, Any] = field(default_factory=dict)
     at: float = 0.0
     """Seconds since the epoch when it was appended (replay paces by it)."""
+    seq: int = -1
+    """Its place in the session's log (read from the store, or given by `Store.append`);
+    -1 for an entry that is not in a store."""
 
     @property
     def arrival(self) -> Arrival | None:
@@ -258,8 +263,8 @@ class Store:
             self._db.close()
             raise
         self._batch = Batch()
-        self._known: set[str] = set()
-        """Sessions an append was checked against (an unknown id fails at its append)."""
+        self._next: dict[str, int] = {}
+        """The ``seq`` the next append to each session checked so far will have."""
         # A store nobody closed still writes its batch when it is collected or the
         # interpreter exits (an app exit path that forgot `close`).
         self._finalizer = weakref.finalize(self, _last_write, self._db, self._batch, self.path)
@@ -288,6 +293,9 @@ class Store:
                         if statement.strip():
                             db.execute(statement)
                     db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        if not folds.has_table(db):
+            with self._transaction():
+                db.execute(folds.FOLDS_TABLE)
         if os.name == "posix":
             # Sessions hold conversations: readable by their owner only.
             for suffix in ("", "-wal", "-shm"):
@@ -312,6 +320,11 @@ class Store:
         """Entries appended but not yet committed."""
         return len(self._batch)
 
+    def last_seq(self, session_id: str) -> int:
+        """The log position of the last entry appended to ``session_id`` through this store
+        (-1: none)."""
+        return self._next.get(session_id, 0) - 1
+
     def flush(self) -> None:
         """Commit every pending append in one transaction. Raises `StoreError` saying why it
         could not (the entries stay pending for the next try)."""
@@ -326,7 +339,8 @@ class Store:
         if self._batch.dropped:
             raise self._with_losses(StoreError(f"the session store {self.path} lost entries"))
         if missing:
-            self._known -= missing
+            for session_id in missing:
+                self._next.pop(session_id, None)
             names = ", ".join(repr(m) for m in sorted(missing))
             raise StoreError(f"no stored session {names} (deleted meanwhile): entries not kept")
 
@@ -360,7 +374,7 @@ class Store:
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (session_id, self._redact(title), shown, workflow, now, now),
             )
-        self._known.add(session_id)
+        self._next[session_id] = 0
         return session_id
 
     def append(self, session_id: str, entry: Entry) -> Entry:
@@ -368,9 +382,10 @@ class Store:
         user's message or a run's end, else within `BATCH_SECONDS` of appends (or at the next
         read, `flush` or `close`). Raises `StoreError` for an unknown session, or when a batch
         this append completed could not be written (the entries stay pending)."""
-        if session_id not in self._known:
-            self.info(session_id)
-            self._known.add(session_id)
+        if session_id not in self._next:
+            self._next[session_id] = self.info(session_id).entries
+        seq = self._next[session_id]
+        self._next[session_id] = seq + 1
         now = time.time()
         stored = Entry(
             entry.kind,
@@ -380,6 +395,7 @@ class Store:
             frame_id=self._redact(entry.frame_id) if entry.frame_id else entry.frame_id,
             meta=entry.meta,
             at=entry.at or now,
+            seq=seq,
         )
         meta = self._redact(json.dumps(dict(stored.meta), default=str)) if stored.meta else None
         title = _title(stored.data) if entry.kind == "user" else ""
@@ -400,17 +416,20 @@ class Store:
             self.flush()
         return stored
 
-    def entries(self, session_id: str) -> Iterator[Entry]:
-        """The session's log, in order (pending appends committed first). Raises `StoreError`
-        for an unknown id."""
+    def entries(self, session_id: str, start: int = 0, stop: int | None = None) -> Iterator[Entry]:
+        """The session's log, in order (pending appends committed first); from ``seq``
+        ``start`` up to, not including, ``stop``. Raises `StoreError` for an unknown id."""
         self.info(session_id)
+        yield from self._entries(session_id, start, stop)
+
+    def _entries(self, session_id: str, start: int, stop: int | None) -> Iterator[Entry]:
         try:
             cursor = self._db.execute(
-                "SELECT kind, data, run, label, frame_id, meta, at FROM entries "
-                "WHERE session = ? ORDER BY seq",
-                (session_id,),
+                "SELECT kind, data, run, label, frame_id, meta, at, seq FROM entries "
+                "WHERE session = ? AND seq >= ? AND seq < ? ORDER BY seq",
+                (session_id, start, stop if stop is not None else 2**62),
             )
-            for kind, data, run, label, frame_id, meta, at in cursor:
+            for kind, data, run, label, frame_id, meta, at, seq in cursor:
                 yield Entry(
                     kind,
                     _decode(data),
@@ -419,9 +438,43 @@ class Store:
                     frame_id=frame_id,
                     meta=_meta(meta),
                     at=at,
+                    seq=seq,
                 )
         except sqlite3.Error as error:
             raise _failure(error, self.path) from None
+
+    # -------------------------------------------------------------- kept folds
+
+    def _clean(self, data: bytes) -> bool:
+        # Read as Latin-1 every byte is a character, and what is masked is ASCII.
+        text = data.decode("latin-1")
+        return self._redact(text) == text
+
+    def outline(self, session_id: str, version: str) -> Iterator[Entry | FoldRow]:
+        """The session's log with each run that has a fold of ``version`` kept
+        (`openwop_tui.store.folds`) given as that `FoldRow` instead of its entries: what a
+        reopen reads. Raises `StoreError`."""
+        self.info(session_id)
+        try:
+            rows = folds.read(self._db, session_id, version)
+        except sqlite3.Error as error:
+            raise _failure(error, self.path) from None
+        for (lo, hi), row in zip(folds.gaps(rows), [*rows, None], strict=True):
+            if hi is None or hi > lo:
+                yield from self._entries(session_id, lo, hi)
+            if row is not None:
+                yield row
+
+    def keep_folds(self, session_id: str, rows: Iterable[FoldRow]) -> None:
+        """Keep runs' folded results (one transaction). A row holding anything this store
+        masks (the key, URL credentials, a Bearer token) is not kept: the log has it masked, and
+        the run is folded from the log again instead. Raises `StoreError`."""
+        rows = [row for row in rows if self._clean(row.data)]
+        if not rows:
+            return
+        self.flush()
+        with self._transaction() as db:
+            folds.write(db, session_id, rows)
 
     def info(self, session_id: str) -> SessionInfo:
         """One session's summary; `StoreError` naming the id when there is none."""
@@ -450,8 +503,9 @@ class Store:
     def delete(self, session_id: str) -> None:
         """Remove a session and its log."""
         self.info(session_id)
-        self._known.discard(session_id)
+        self._next.pop(session_id, None)
         with self._transaction() as db:
+            db.execute("DELETE FROM folds WHERE session = ?", (session_id,))
             db.execute("DELETE FROM entries WHERE session = ?", (session_id,))
             db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
 
@@ -574,7 +628,19 @@ class SessionLog:
         (`Store.append`). Raises `StoreError`."""
         if self.session_id is None:
             self.session_id = self.store.create(host=self._host, workflow=self._workflow)
-        self.store.append(self.session_id, entry)
+        try:
+            self.store.append(self.session_id, entry)
+        finally:
+            # Its place even when its batch could not be written (it stays pending).
+            self.last_seq = self.store.last_seq(self.session_id)
+
+    def keep_fold(self, row: FoldRow) -> None:
+        """Keep a completed run's fold beside this session's log. Raises `StoreError`."""
+        if self.session_id is not None:
+            self.store.keep_folds(self.session_id, [row])
+
+    last_seq: int = -1
+    """The log position of the last entry appended here (-1: none yet)."""
 
     @property
     def pending(self) -> int:
