@@ -283,9 +283,20 @@ class Conversation:
         Raises `HostError` when the host refuses or cannot be reached (the turn stays on
         screen but not in the history); `settle` then gives what the end of the run changed.
         """
-        self._session()
-        inputs = self.chat.inputs(text)
+        session = self._session()
+        limits = self.transcript.limits
+        discovery = session.discovery
+        fitted = self.chat.fitted(
+            text,
+            workflow_id=session.workflow_id,
+            max_body_bytes=discovery.max_request_body_bytes if discovery else None,
+            max_turns=limits.history_turns,
+            max_history_bytes=limits.history_bytes,
+        )
+        inputs = fitted.inputs
         yield self.add_user(text)
+        if fitted.note is not None:
+            yield self.notice("info", fitted.note)
         self._carry = text
         async for update in self._run(inputs, user=text):
             yield update

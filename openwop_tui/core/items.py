@@ -60,6 +60,11 @@ class Limits:
     markdown_images: bool = False
     """Read ``![alt](https://…)`` in replies as media to fetch (``--markdown-images``); off,
     markdown images stay text."""
+    history_turns: int | None = None
+    """Earlier turns a message carries to the host at most (``[chat] history_turns``; ``None``:
+    as many as fit the host's request limit). Not a fold limit: it shapes what is sent."""
+    history_bytes: int | None = None
+    """Bytes of earlier messages a message carries at most (``[chat] history_bytes``)."""
 
 
 class TextBuffer:

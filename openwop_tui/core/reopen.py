@@ -101,11 +101,16 @@ def fingerprint(chat: Conversation) -> str:
         len(transcript.items),
         len(chat.chat.messages),
         chat.pending_user,
-        transcript.limits,
+        _fold_limits(transcript.limits),
         chat.captured,
         secrets,
     )
     return hashlib.blake2b(repr(state).encode(), digest_size=16).hexdigest()
+
+
+def _fold_limits(limits: Any) -> tuple[Any, ...]:
+    # What the fold cuts by (the history caps shape requests, not items).
+    return (limits.reply_bytes, limits.reasoning_bytes, limits.tool_bytes, limits.markdown_images)
 
 
 class FoldKeeper:
