@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from openwop_tui.core.items import EVENTS_SHOWN, REASONING_BYTES, REPLY_BYTES, TOOL_BYTES, Limits
-from openwop_tui.protocol.media import DEFAULT_MAX_BYTES
+# Plain values only: ``--version`` and ``--help`` import this module, and nothing else.
+from openwop_tui.core.limits import EVENTS_SHOWN, REASONING_BYTES, REPLY_BYTES, TOOL_BYTES, Limits
+from openwop_tui.protocol.budgets import DEFAULT_MAX_BYTES
 
 IMAGE_MODES = ("auto", "kitty", "sixel", "halfblock", "none")
 
