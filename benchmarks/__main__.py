@@ -53,6 +53,7 @@ def _table(results: list[dict[str, object]]) -> str:
 
 
 def main() -> int:
+    import benchmarks.store_figures
     import benchmarks.view_figures  # noqa: F401  (registers the transcript figures)
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)

@@ -210,6 +210,7 @@ def main(argv: list[str]) -> int:
     # Run as ``-m``, this file is ``__main__``: the registry the figures fill is the one of the
     # module ``benchmarks.figures``, imported here under that name.
     import benchmarks.figures as registry
+    import benchmarks.store_figures
     import benchmarks.view_figures  # noqa: F401  (registers the transcript figures)
 
     figures = asyncio.run(registry.FIGURES[name]())
