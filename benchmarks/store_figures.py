@@ -8,7 +8,9 @@ by `benchmarks.figures`), each beside a baseline measured in the same run.
   session; the first open of a session without kept folds (one written by an older version)
   is shown beside it;
 * ``next_message``: the message after those 3,000 turns, sent to the demo host running in its
-  own process (over a socket), against the message after one turn.
+  own process (over a socket), against the message after one turn;
+* ``flood``: 100,000 chunk events through the conversation and the store, against a bare
+  httpx-sse consumer: events a second and memory grown per event.
 """
 
 from __future__ import annotations
@@ -205,4 +207,98 @@ async def next_message() -> list[Figure]:
             completed and ours < 1.0,
             note=outcome,
         )
+    ]
+
+
+FLOOD_EVENTS = 100_000
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * 4096 / 1e6
+
+
+async def _bench_run(url: str, key: str) -> str:
+    import httpx
+
+    async with httpx.AsyncClient() as http:
+        response = await http.post(
+            f"{url}/v1/runs",
+            json={"workflowId": "bench.events", "inputs": {"count": FLOOD_EVENTS}},
+            headers={"Authorization": f"Bearer {key}"},
+        )
+        response.raise_for_status()
+        run_id: str = response.json()["runId"]
+        return run_id
+
+
+@figure("flood")
+async def flood() -> list[Figure]:
+    """100,000 chunk events from the demo host (its own process) through the conversation and
+    the store, against a bare httpx-sse consumer of the same stream: events a second, and
+    memory grown per event (what the conversation keeps is the text, not the events)."""
+    import gc
+
+    import httpx
+    from httpx_sse import aconnect_sse
+
+    from openwop_tui.core.session import Session
+    from openwop_tui.protocol.client import HostClient
+
+    host, url, key = _demo_host()
+    try:
+        run_id = await _bench_run(url, key)
+        gc.collect()
+        before, start, count = _rss_mb(), time.perf_counter(), 0
+        async with (
+            httpx.AsyncClient(timeout=120) as http,
+            aconnect_sse(
+                http,
+                "GET",
+                f"{url}/v1/runs/{run_id}/events?streamMode=updates,messages",
+                headers={"Authorization": f"Bearer {key}"},
+            ) as source,
+        ):
+            async for _ in source.aiter_sse():
+                count += 1
+        bare_rate = count / (time.perf_counter() - start)
+        gc.collect()
+        bare_growth = (_rss_mb() - before) * 1e6 / count
+
+        with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "s.db") as store:
+            async with HostClient(url, key) as client:
+                chat = conversation.stored(
+                    store, None, session=Session(client, workflow_id="bench.events")
+                )
+                await chat.connect()
+                gc.collect()
+                before, start, events = _rss_mb(), time.perf_counter(), 0
+                async for update in chat.start({"count": FLOOD_EVENTS}):
+                    events += type(update).__name__ == "EventArrived"
+                rate = events / (time.perf_counter() - start)
+                gc.collect()
+                growth = (_rss_mb() - before) * 1e6 / events
+    finally:
+        host.terminate()
+        host.wait(timeout=30)
+    return [
+        Figure(
+            "flood_events_per_s",
+            rate,
+            "events/s",
+            "bare httpx-sse over the same stream",
+            bare_rate,
+            ">= 10,000 events/s (issue 13's fast host)",
+            rate >= 10_000,
+            note=f"{events:,} events through the conversation and the store",
+        ),
+        Figure(
+            "flood_rss_bytes_per_event",
+            growth,
+            "B",
+            "bare httpx-sse over the same stream",
+            bare_growth,
+            "< 50 B an event (a chunk's text is 4 bytes)",
+            growth < 50,
+        ),
     ]

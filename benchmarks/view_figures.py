@@ -270,6 +270,11 @@ async def open_session() -> list[Figure]:
         start = time.perf_counter()
         rows = list(store.entries(session_id))
         sqlite_only = time.perf_counter() - start
+        # Written entry by entry, it has no kept folds yet (a session of an older version):
+        # the first open keeps them, as the app does at the end of every live run.
+        start = time.perf_counter()
+        conversation.stored(store, session_id)
+        first = time.perf_counter() - start
 
         app = _ViewApp()
         async with app.run_test(size=SIZE) as pilot:
@@ -289,7 +294,7 @@ async def open_session() -> list[Figure]:
             sqlite_only,
             "< 1 s",
             ours < 1.0,
-            note=f"{len(rows)} log entries",
+            note=f"{len(rows)} log entries; the first open, keeping the runs' folds: {first:.2f} s",
         )
     ]
 
