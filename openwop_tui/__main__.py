@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import logging
 import os
 import sys
 from collections.abc import Iterator, Sequence
@@ -30,19 +29,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openwop_tui import __version__
-from openwop_tui.cli.inspector import (
-    INSPECTOR_COMMANDS,
-    add_inspector_commands,
-    run_inspector_command,
-)
-from openwop_tui.config import IMAGE_MODES, Config, ConfigError, load_config
-from openwop_tui.logs import setup_logging
-from openwop_tui.text.redact import RedactingWriter, Redactor
 
+# ``--version`` and ``--help`` print from the parser alone: everything a command needs (the
+# configuration, logging, the redactor, and the commands themselves) is imported once the
+# arguments are parsed (tests/test_startup.py holds it to that).
 if TYPE_CHECKING:
     from openwop_tui.cli.commands import Output
+    from openwop_tui.config import Config
+    from openwop_tui.text.redact import Redactor
 
-log = logging.getLogger(__name__)
+#: ``--images`` choices (`openwop_tui.config.IMAGE_MODES`, checked equal by the tests).
+IMAGE_CHOICES = ("auto", "kitty", "sixel", "halfblock", "none")
 
 #: Exit codes shared by every command (``--help`` and the README list them).
 EXIT_INTERRUPTED = 130
@@ -78,7 +75,7 @@ def _connection_flags(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--images",
-        choices=IMAGE_MODES,
+        choices=IMAGE_CHOICES,
         default=argparse.SUPPRESS,
         help="how to draw images: auto (ask the terminal; half-blocks when printing to a pipe), "
         "kitty, sixel, halfblock or none; kitty and sixel are drawn even to a pipe",
@@ -298,7 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("file", metavar="FILE.sse", help="recorded stream, or - for stdin")
     render.add_argument(
         "--images",
-        choices=IMAGE_MODES,
+        choices=IMAGE_CHOICES,
         default=argparse.SUPPRESS,
         help="how to draw images: auto (ask the terminal; half-blocks to a pipe), kitty, sixel, "
         "halfblock or none; kitty and sixel are drawn even to a pipe",
@@ -345,6 +342,8 @@ def build_parser() -> argparse.ArgumentParser:
     _connection_flags(workflows)
     workflows.add_argument("--json", action="store_true", help="print them as JSON")
     _session_commands(commands, codes)
+    from openwop_tui.cli.inspector import add_inspector_commands
+
     add_inspector_commands(commands, codes)
     return parser
 
@@ -489,6 +488,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = build_parser()
     args = parser.parse_args(argv)
+    from openwop_tui.config import ConfigError, load_config
+    from openwop_tui.logs import setup_logging
+    from openwop_tui.text.redact import Redactor
+
     flags: dict[str, Any] = {k: v for k, v in vars(args).items() if k in _SETTINGS}
     try:
         config = load_config(flags, path=getattr(args, "config", None))
@@ -503,7 +506,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("openwop-tui: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as error:
-        log.error("unexpected error in %s", args.command or "the app", exc_info=error)
+        import logging
+
+        logging.getLogger(__name__).error(
+            "unexpected error in %s", args.command or "the app", exc_info=error
+        )
         where = f"; details are in {log_file}" if log_file else ""
         print(
             f"openwop-tui: stopped by an unexpected {type(error).__name__}{where}", file=sys.stderr
@@ -514,6 +521,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 @contextlib.contextmanager
 def _redacted_output(redactor: Redactor) -> Iterator[None]:
     """Mask secrets in everything the commands print, whichever code path prints it."""
+    from openwop_tui.text.redact import RedactingWriter
+
     saved = sys.stdout, sys.stderr
     sys.stdout = RedactingWriter(saved[0], redactor)
     sys.stderr = RedactingWriter(saved[1], redactor)
@@ -556,6 +565,8 @@ def dispatch(args: argparse.Namespace, config: Config, *, log_file: Path | None 
         return list_workflows(Output(config, make_console()), as_json=args.json)
     if args.command in ("sessions", "export", "replay"):
         return _stored(args, config, log_file)
+    from openwop_tui.cli.inspector import INSPECTOR_COMMANDS, run_inspector_command
+
     if args.command in INSPECTOR_COMMANDS:
         return run_inspector_command(args, config, log_file=log_file)
     app_options: dict[str, Any] = {}

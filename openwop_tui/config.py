@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from openwop_tui.core.items import EVENTS_SHOWN, REASONING_BYTES, REPLY_BYTES, TOOL_BYTES, Limits
-from openwop_tui.protocol.media import DEFAULT_MAX_BYTES
+# Plain values only: ``--version`` and ``--help`` import this module, and nothing else.
+from openwop_tui.core.limits import EVENTS_SHOWN, REASONING_BYTES, REPLY_BYTES, TOOL_BYTES, Limits
+from openwop_tui.protocol.budgets import DEFAULT_MAX_BYTES
 
 IMAGE_MODES = ("auto", "kitty", "sixel", "halfblock", "none")
 
@@ -32,6 +33,12 @@ _POSITIVE_INTS = frozenset(
         "max_events_shown",
     }
 )
+
+
+#: Settings that are whole numbers above zero, or absent (no cap of the user's own).
+_OPTIONAL_INTS = frozenset({"history_turns", "history_bytes"})
+#: The ``[chat]`` table's settings (what a message carries to the host).
+_CHAT = ("history_turns", "history_bytes")
 
 
 class ConfigError(ValueError):
@@ -88,6 +95,12 @@ class Config:
     renderer_override: tuple[str, ...] = ()
     """``[renderers] override = ["image", …]``: the built-in renderers a plugin may replace.
     A plugin naming any other built-in key is refused (and the user told so)."""
+    history_turns: int | None = None
+    """``[chat] history_turns``: earlier turns a message carries to the host at most. Unset,
+    as many as fit the host's advertised request limit (``limits.maxRequestBodyBytes``);
+    the transcript says how many were left out."""
+    history_bytes: int | None = None
+    """``[chat] history_bytes``: bytes of earlier messages a message carries at most."""
 
     @property
     def keymap(self) -> dict[str, str]:
@@ -103,6 +116,8 @@ class Config:
             tool_bytes=self.max_tool_bytes,
             events_shown=self.max_events_shown,
             markdown_images=self.markdown_images,
+            history_turns=self.history_turns,
+            history_bytes=self.history_bytes,
         )
 
     def __repr__(self) -> str:  # keep the key out of logs and tracebacks
@@ -120,6 +135,9 @@ class Config:
             if name == "renderers":  # the [renderers] table: override = [...]
                 changes["renderer_override"] = _checked_renderers(value, source)
                 continue
+            if name == "chat":  # the [chat] table: history_turns, history_bytes
+                changes.update(_checked_chat(value, source))
+                continue
             if name not in known:
                 raise ConfigError(
                     f"{source}: unknown setting {key!r}; known: {', '.join(sorted(known))}"
@@ -131,6 +149,9 @@ class Config:
                 continue
             if name == "renderer_override":
                 changes[name] = _checked_override(value, f"{source}: renderer_override")
+                continue
+            if name in _OPTIONAL_INTS:
+                changes[name] = _positive(value, f"{source}: {name}")
                 continue
             current = getattr(self, name)
             expected = type(current) if current is not None else str
@@ -160,6 +181,22 @@ class Config:
                 f"{source}: images must be one of {', '.join(IMAGE_MODES)}, not {config.images!r}"
             )
         return config
+
+
+def _positive(value: Any, where: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise ConfigError(f"{where} must be a positive integer")
+    return value
+
+
+def _checked_chat(table: Any, source: str) -> dict[str, int]:
+    """The ``[chat]`` table: ``history_turns`` and ``history_bytes``, positive integers."""
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"{source}: [chat] must be a table such as history_turns = 50")
+    unknown = sorted(set(table) - set(_CHAT))
+    if unknown:
+        raise ConfigError(f"{source}: unknown setting chat.{unknown[0]}; known: {', '.join(_CHAT)}")
+    return {key: _positive(value, f"{source}: chat.{key}") for key, value in table.items()}
 
 
 def _checked_keys(table: Any, earlier: dict[str, str], source: str) -> tuple[tuple[str, str], ...]:

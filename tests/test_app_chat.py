@@ -193,10 +193,17 @@ async def test_a_second_turn_carries_the_history() -> None:
         ]
 
         # What the host was sent: the second run.started carries the whole history.
-        started = [n.event for n in notices(app) if n.text.startswith("run started")]
-        assert len(started) == 2 and all(event is not None for event in started)
-        assert started[0].payload["inputs"] == {"messages": expected[:1]}  # type: ignore[union-attr]
-        assert started[1].payload["inputs"] == {"messages": expected}  # type: ignore[union-attr]
+        # (Read from the stored log: a notice keeps its event's place, not its payload.)
+        assert app.store is not None
+        session_id = app.conversation.logs[0].session_id  # type: ignore[attr-defined]
+        started = [
+            json.loads(entry.data)["payload"]
+            for entry in app.store.entries(session_id)
+            if entry.kind == "frame" and '"run.started"' in entry.data
+        ]
+        assert len(started) == 2
+        assert started[0]["inputs"] == {"messages": expected[:1]}
+        assert started[1]["inputs"] == {"messages": expected}
         assert app.status.run_id == "run_00000000000000000002"
         # Both replies are still drawn, each once.
         for reply in (first, second):

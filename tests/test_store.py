@@ -20,7 +20,7 @@ def test_the_database_lives_in_the_user_data_folder(tmp_path: Path) -> None:
     assert "xdg-data" in str(default_path())
 
 
-def test_a_killed_process_loses_nothing(tmp_path: Path) -> None:
+def test_a_killed_process_loses_nothing_of_an_ended_run(tmp_path: Path) -> None:
     path = tmp_path / "sessions.db"
     first = Store(path)
     session = first.create(host="http://127.0.0.1:1", workflow="demo.chat")
@@ -30,10 +30,12 @@ def test_a_killed_process_loses_nothing(tmp_path: Path) -> None:
         session,
         Entry("frame", '{"type":"run.started"}', run="run_1", label="updates", frame_id="0"),
     )
-    # `first` is never closed (the process was killed): a fresh connection sees every entry.
+    first.append(session, Entry("end", run="run_1"))
+    # `first` is never closed (the process was killed): a fresh connection sees every entry
+    # up to the run's end, which commits its batch (tests/test_store_batch.py kills one).
     second = Store(path)
     kinds = [entry.kind for entry in second.entries(session)]
-    assert kinds == ["user", "run", "frame"]
+    assert kinds == ["user", "run", "frame", "end"]
     frame = list(second.entries(session))[2]
     assert (frame.label, frame.frame_id, frame.data) == ("updates", "0", '{"type":"run.started"}')
     assert second.info(session).messages == 1 and second.info(session).title == "hello"

@@ -13,9 +13,10 @@ import contextlib
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from openwop_tui.config import Config
+if TYPE_CHECKING:  # --help builds these parsers and must not import the config
+    from openwop_tui.config import Config
 
 LINT_EXITS = """exit codes:
   0    no finding is an error (warnings and notes do not count)

@@ -4,13 +4,51 @@ A user's message joins it once the host accepted the run it started (a send that
 be replayed in the next turn); the assistant's reply is what the transcript fold assembled for
 that run (the completion when one came, else the streamed text), so the history and the screen
 can never disagree about what was said. Pure: no I/O.
+
+A long session's history outgrows what a host takes in one request (3.6 MB at 3,000 turns), so
+`ChatHistory.fitted` sends the newest whole turns that fit: under the host's request limit
+(``limits.maxRequestBodyBytes``, measured as the exact body the client sends) and under the
+user's own caps (``[chat] history_turns`` / ``history_bytes``), and says how many earlier turns
+it left out and why.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
 
 from openwop_tui.core.items import Added, AssistantTurn, Change
+from openwop_tui.text.units import human_size
+
+
+def body_size(value: Any) -> int:
+    """Bytes of ``value`` as a request body: JSON the way httpx encodes it (compact, UTF-8)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+@dataclass(frozen=True, slots=True)
+class Fitted:
+    """The run inputs for a message, with the history cut to fit."""
+
+    inputs: dict[str, list[dict[str, str]]]
+    left_out: int = 0
+    """Earlier turns (a user message and its reply) not sent."""
+    why: str = ""
+    """What they were left out for, in a few words (the limit that bound)."""
+
+    @property
+    def note(self) -> str | None:
+        """The line a transcript shows when turns were left out (``None`` when none were)."""
+        if not self.left_out:
+            return None
+        turns = "turn was" if self.left_out == 1 else "turns were"
+        return (
+            f"{self.left_out:,} earlier {turns} left out of this request to fit {self.why}; "
+            "the host sees the newest turns only"
+        )
 
 
 class ChatHistory:
@@ -23,6 +61,46 @@ class ChatHistory:
     def inputs(self, text: str) -> dict[str, list[dict[str, str]]]:
         """The run inputs for a new user message: the whole history, then the message."""
         return {"messages": [*self.messages, {"role": "user", "content": text}]}
+
+    def fitted(
+        self,
+        text: str,
+        *,
+        workflow_id: str = "",
+        max_body_bytes: int | None = None,
+        max_turns: int | None = None,
+        max_history_bytes: int | None = None,
+    ) -> Fitted:
+        """The run inputs for ``text`` with the newest whole earlier turns that fit every
+        limit given: ``max_body_bytes`` for the whole request body (``{"workflowId", "inputs"}``,
+        the host's ``limits.maxRequestBodyBytes``), ``max_turns`` earlier turns and
+        ``max_history_bytes`` of earlier messages (the user's ``[chat]`` caps). The message
+        itself always goes, even alone over a limit: the host's refusal then says so."""
+        turns = _turns(self.messages)
+        new = {"role": "user", "content": text}
+        body = body_size({"workflowId": workflow_id, "inputs": {"messages": [new]}})
+        history = 0
+        kept = 0
+        why = ""
+        for turn in reversed(turns):
+            cost = sum(body_size(m) + 1 for m in turn)  # each with its comma
+            if max_turns is not None and kept + 1 > max_turns:
+                why = f"[chat] history_turns = {max_turns}"
+                break
+            if max_history_bytes is not None and history + cost > max_history_bytes:
+                why = f"[chat] history_bytes = {max_history_bytes:,}"
+                break
+            if max_body_bytes is not None and body + cost > max_body_bytes:
+                why = (
+                    f"the host's request limit of {human_size(max_body_bytes)} "
+                    "(limits.maxRequestBodyBytes)"
+                )
+                break
+            body += cost
+            history += cost
+            kept += 1
+        sent = [message for turn in turns[len(turns) - kept :] for message in turn]
+        return Fitted({"messages": [*sent, new]}, len(turns) - kept, why)
 
     def accepted(self, text: str) -> None:
         """The host created the run for ``text``: the message joins the history."""
@@ -41,3 +119,14 @@ class ChatHistory:
         self._turns = []
         if reply and self.messages and self.messages[-1]["role"] == "user":
             self.messages.append({"role": "assistant", "content": reply})
+
+
+def _turns(messages: list[dict[str, str]]) -> list[list[dict[str, str]]]:
+    """The messages grouped into turns: each user message with the replies that follow it."""
+    turns: list[list[dict[str, str]]] = []
+    for message in messages:
+        if message.get("role") == "user" or not turns:
+            turns.append([message])
+        else:
+            turns[-1].append(message)
+    return turns

@@ -26,6 +26,7 @@ from openwop_tui.core.fold import (
     Added,
     Change,
     Interrupt,
+    Item,
     Level,
     Limits,
     Transcript,
@@ -33,6 +34,8 @@ from openwop_tui.core.fold import (
     UserTurn,
 )
 from openwop_tui.core.hitl import Submitted, submit
+from openwop_tui.core.log_flush import FlushTimer
+from openwop_tui.core.reopen import FoldKeeper, reopen
 from openwop_tui.core.session import RunCreated, Session
 from openwop_tui.openclaw.items import refused_asset
 from openwop_tui.openclaw.reader import check_media
@@ -44,6 +47,7 @@ from openwop_tui.protocol.interrupt_answers import AnswerError, build_answer
 from openwop_tui.protocol.interrupts import InterruptState
 from openwop_tui.protocol.media import Asset
 from openwop_tui.protocol.stream import Arrival, Redelivery, StreamNotice
+from openwop_tui.store.folds import FoldRow
 from openwop_tui.store.sessions import Entry, SessionLog, Store, StoreError
 
 log = logging.getLogger(__name__)
@@ -164,8 +168,49 @@ class Conversation:
         the conversation goes on, the app says so."""
         self._unwritten: dict[int, list[Entry]] = {}
         """Entries a log could not take yet, by log (its ``id``), oldest first."""
+        self._flusher = FlushTimer(lambda: self.logs, self._log_failed)
+        self.keeper: FoldKeeper | None = None
+        """Keeps each completed run's fold beside a stored session's log (`stored` sets it)."""
+        self._places: dict[str, int] = {}
+        """Item id → its index in the transcript (for `before`), grown as items come."""
 
     # ------------------------------------------------------------------ state
+
+    @property
+    def replaying(self) -> bool:
+        """Whether what is folded now comes from a log, not a host."""
+        return self._replaying
+
+    @property
+    def captured(self) -> bool:
+        """Whether this conversation replays a bare SSE capture (``capture=True``)."""
+        return self._capture
+
+    @property
+    def pending_user(self) -> str | None:
+        """A user message the next run's creation takes into the history."""
+        return self._pending_user
+
+    @pending_user.setter
+    def pending_user(self, text: str | None) -> None:
+        self._pending_user = text
+
+    def newest(self, count: int) -> list[Item]:
+        """The last ``count`` items of the transcript, oldest first: what a view draws first
+        on a reopened session (search and export read `transcript.items`, every one)."""
+        items = self.transcript.items
+        return list(items[-count:]) if count > 0 else []
+
+    def before(self, item: Item, count: int) -> list[Item]:
+        """Up to ``count`` items just before ``item``, oldest first: the next page up as a
+        view scrolls back. ``[]`` at the start, or for an item that is not in the transcript."""
+        items = self.transcript.items
+        for index in range(len(self._places), len(items)):
+            self._places[items[index].id] = index
+        place = self._places.get(item.id)
+        if place is None or items[place] is not item or count <= 0:
+            return []
+        return list(items[max(0, place - count) : place])
 
     @property
     def history(self) -> list[dict[str, str]]:
@@ -210,16 +255,27 @@ class Conversation:
                     waiting.pop(0)
             except (StoreError, OSError) as error:
                 # Losing the log must not lose the chat: say why, keep going, try again later.
-                self.log_error = str(error)
-                log.warning("event log write failed: %s", error)
+                self._log_failed(str(error))
                 continue
         if self.log_error is not None and not any(self._unwritten.values()):
             self.log_error = None
+        # A stored session commits in batches: the tail of a stream that goes quiet is
+        # written shortly after, not at the run's end.
+        self._flusher.appended()
 
     @property
     def unwritten(self) -> int:
         """Entries kept in memory only, waiting for a log that could not take them."""
         return sum(len(waiting) for waiting in self._unwritten.values())
+
+    def _log_failed(self, why: str) -> None:
+        self.log_error = why
+        log.warning("event log write failed: %s", why)
+
+    def flush(self) -> None:
+        """Write what the logs hold uncommitted now (the app's exit paths, a view that wants
+        the store complete); a failure goes to `log_error`, like every write's."""
+        self._flusher.flush()
 
     # ----------------------------------------------------------------- sending
 
@@ -240,9 +296,20 @@ class Conversation:
         Raises `HostError` when the host refuses or cannot be reached (the turn stays on
         screen but not in the history); `settle` then gives what the end of the run changed.
         """
-        self._session()
-        inputs = self.chat.inputs(text)
+        session = self._session()
+        limits = self.transcript.limits
+        discovery = session.discovery
+        fitted = self.chat.fitted(
+            text,
+            workflow_id=session.workflow_id,
+            max_body_bytes=discovery.max_request_body_bytes if discovery else None,
+            max_turns=limits.history_turns,
+            max_history_bytes=limits.history_bytes,
+        )
+        inputs = fitted.inputs
         yield self.add_user(text)
+        if fitted.note is not None:
+            yield self.notice("info", fitted.note)
         self._carry = text
         async for update in self._run(inputs, user=text):
             yield update
@@ -439,6 +506,8 @@ class Conversation:
         if self._pending_user is None:
             self._carry = None
         self._log(Entry("run", run=run_id, meta={"workflow": workflow}))
+        if self.keeper is not None:
+            self.keeper.begin(self)
         if self._pending_user is not None:
             self.chat.accepted(self._pending_user)
             self._pending_user = None
@@ -459,6 +528,8 @@ class Conversation:
         closed: list[Update] = list(self.transcript.close_open())
         self.chat.saw(change for change in closed if isinstance(change, Added))
         self.chat.run_ended()
+        if self.keeper is not None:
+            self.keeper.end(self)
         return [*closed, RunEnded(run_id, status)]
 
     # ----------------------------------------------------------------- replay
@@ -603,8 +674,16 @@ def stored(
     one (``None``, created at its first entry, recording ``host`` without credentials).
     ``logs``: more logs to append to (a recording). Raises `StoreError` for an unknown id."""
     keep = SessionLog(store, session_id, host=host, workflow=workflow)
-    common: dict[str, Any] = {"limits": limits, "store": store, "secrets": secrets}
-    if session_id is None:
-        return Conversation(session, logs=[keep, *logs], **common)
-    entries = list(store.entries(session_id))
-    return Conversation.from_log(entries, session, logs=[keep, *logs], **common)
+    chat = Conversation(session, logs=[keep, *logs], limits=limits, store=store, secrets=secrets)
+
+    def keep_fold(row: FoldRow) -> None:
+        try:
+            keep.keep_fold(row)
+        except StoreError as error:
+            chat.log_error = str(error)
+
+    chat.keeper = FoldKeeper(keep, keep_fold)
+    if session_id is not None:
+        # Kept runs are read back as items; only runs without a kept fold are folded.
+        reopen(chat, store, session_id, chat.keeper)
+    return chat

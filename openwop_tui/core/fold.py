@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from openwop_tui.core.event_lines import line_for
@@ -117,6 +117,33 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _kept(event: RunEvent | None) -> RunEvent | None:
+    """The event as an item keeps it: its place (type, run, sequence, node, id, time), not
+    its payload, raw document or wire text. An item keeps its text and its place; the event
+    itself is in the log (a ``run.started`` alone carries the whole chat history, so keeping
+    it per turn grew with the square of the session)."""
+    if event is None:
+        return None
+    return RunEvent(
+        event.type,
+        {},
+        sequence=event.sequence,
+        run_id=event.run_id,
+        node_id=event.node_id,
+        event_id=event.event_id,
+        timestamp=event.timestamp,
+        causation_id=event.causation_id,
+        frame_event=event.frame_event,
+    )
+
+
+def _kept_source(envelope: Envelope) -> Envelope:
+    """``envelope`` with its source event as an item keeps it (`_kept`)."""
+    if envelope.source.wire is None:
+        return envelope
+    return replace(envelope, source=replace(envelope.source, wire=None))
+
+
 def _error_of(payload: Mapping[str, Any]) -> tuple[str | None, str | None]:
     """``(code, message)`` from ``payload.error{}``, else from the top level (protocol.md §8.4)."""
     error = payload.get("error")
@@ -178,7 +205,7 @@ class Transcript:
     def _notice(
         self, level: Level, text: str, event: RunEvent | None = None, *, verbose: bool = False
     ) -> Added:
-        return self._add(Notice(self._next_id("notice"), level, text, verbose, event))
+        return self._add(Notice(self._next_id("notice"), level, text, verbose, _kept(event)))
 
     def _close_turns(self) -> list[Change]:
         """Settle everything still open: replies, reasoning, tool calls (the run ended).
@@ -199,6 +226,63 @@ class Transcript:
     def close_open(self) -> list[Change]:
         """Settle every open item because the stream ended without a terminal event."""
         return self._close_turns()
+
+    # ------------------------------------------------------------ kept folds
+
+    @property
+    def at_rest(self) -> bool:
+        """Whether nothing is left open (replies, reasoning, calls, questions, streamed
+        emissions): the state a completed run leaves, the only one a kept fold is taken in
+        (`openwop_tui.core.reopen`)."""
+        return not (
+            self._open_turns
+            or self._reasoning
+            or self._calls
+            or self._emissions
+            or any(item.state == "pending" for item in self._interrupts.values())
+        )
+
+    def carried(self) -> dict[str, Any]:
+        """The state that carries from one run to the next (beside the items): ids, status,
+        usage, the turns awaiting their echo. A copy: keeping it changes nothing here."""
+        return {
+            "counter": self._counter,
+            "status": self.status,
+            "usage_turn": replace(self.usage_turn),
+            "usage_session": replace(self.usage_session),
+            "own_turns": list(self._own_turns),
+            "echo": dict(self._echo),
+        }
+
+    def carried_key(self) -> tuple[Any, ...]:
+        """`carried` as plain values, cheap to compare (a fingerprint of the fold's state)."""
+        turn, total = self.usage_turn, self.usage_session
+        return (
+            self._counter,
+            self.status,
+            (turn.input_tokens, turn.output_tokens, turn.total_tokens, turn.cost_usd, turn.events),
+            (total.input_tokens, total.output_tokens, total.total_tokens, total.cost_usd),
+            total.events,
+            tuple(self._own_turns),
+            tuple(sorted(self._echo.items(), key=repr)),
+        )
+
+    def resume(self, items: list[Item], carried: dict[str, Any]) -> None:
+        """Continue after a run folded elsewhere (a kept fold): its ``items`` join the
+        transcript and the state it left (`carried`) is this one's, as if its events had been
+        folded here."""
+        self.items.extend(items)
+        self._counter = int(carried["counter"])
+        self.status = carried["status"]
+        self.usage_turn = carried["usage_turn"]
+        self.usage_session = carried["usage_session"]
+        self._own_turns = list(carried["own_turns"])
+        self._echo = dict(carried["echo"])
+        for item in items:
+            if isinstance(item, EnvelopeItem):
+                self._seen_envelopes.add(item.envelope.key)
+            elif isinstance(item, Interrupt) and item.request is not None:
+                self._settled_interrupts[item.request.node_id] = item
 
     # -------------------------------------------------------------- public API
 
@@ -539,11 +623,11 @@ class Transcript:
         if emission is not None and emission in self._emissions:
             # A later fragment of a streamed emission (rule E1): it replaces the one drawn.
             item = self._emissions[emission]
-            item.envelope = as_embed(envelope)
+            item.envelope = as_embed(_kept_source(envelope))
             if not envelope.partial:
                 del self._emissions[emission]
             return [Updated(item)]
-        item = EnvelopeItem(self._next_id("envelope"), as_embed(envelope))
+        item = EnvelopeItem(self._next_id("envelope"), as_embed(_kept_source(envelope)))
         if turn is not None:
             self._directives(turn).track_audio(item)
         if emission is not None and envelope.partial:
@@ -692,7 +776,9 @@ class Transcript:
         # A conversation turn is answered from the prompt, and its turns are drawn as turns:
         # the interrupt itself is bookkeeping, shown only with the verbose lines.
         quiet = request.kind == "conversation"
-        item = Interrupt(self._next_id("interrupt"), "warning", "", quiet, event, request=request)
+        item = Interrupt(
+            self._next_id("interrupt"), "warning", "", quiet, _kept(event), request=request
+        )
         item.text = _interrupt_text(item)
         self._interrupts[request.node_id] = item
         changes.append(self._add(item))
@@ -916,7 +1002,7 @@ class Transcript:
             "info",
             text,
             False,
-            event,
+            _kept(event),
             artifact_id=artifact_id,
             artifact_type=kind,
             run_id=event.run_id,

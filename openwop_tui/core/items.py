@@ -12,6 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+# The caps live apart so the configuration reads them without importing the model; they are
+# re-exported here (`from openwop_tui.core.items import Limits`).
+from openwop_tui.core.limits import EVENTS_SHOWN as EVENTS_SHOWN
+from openwop_tui.core.limits import REASONING_BYTES as REASONING_BYTES
+from openwop_tui.core.limits import REPLY_BYTES as REPLY_BYTES
+from openwop_tui.core.limits import TOOL_BYTES as TOOL_BYTES
+from openwop_tui.core.limits import KiB as KiB
+from openwop_tui.core.limits import Limits as Limits
+from openwop_tui.core.limits import MiB as MiB
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.interrupts import InterruptRequest, InterruptState
@@ -27,36 +36,9 @@ class UserTurn:
     text: str
 
 
-KiB = 1024
-MiB = 1024 * KiB
-
-#: The default caps (see `Limits`).
-REPLY_BYTES = 1 * MiB
-REASONING_BYTES = 256 * KiB
-TOOL_BYTES = 64 * KiB
-EVENTS_SHOWN = 2_000
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """How much of each item is drawn (design.md §Boundaries: resources are budgeted).
-
-    Sizes are UTF-8 bytes. What is past a limit is kept, not drawn: the item says it was cut and
-    by how much, and the full text is saved once the item is final. The defaults are far above
-    what normal work produces (a long model reply is tens of KB).
-    """
-
-    reply_bytes: int = REPLY_BYTES
-    """Text drawn per assistant reply."""
-    reasoning_bytes: int = REASONING_BYTES
-    """Text drawn per reasoning block."""
-    tool_bytes: int = TOOL_BYTES
-    """JSON of a tool call's inputs, and of its outcome, beyond which the call says it was cut."""
-    events_shown: int = EVENTS_SHOWN
-    """Events the events panel keeps on screen (older ones scroll away, counted)."""
-    markdown_images: bool = False
-    """Read ``![alt](https://…)`` in replies as media to fetch (``--markdown-images``); off,
-    markdown images stay text."""
+#: Parts a `TextBuffer` holds before it joins them: a delta of a few characters costs a string
+#: object of fifty bytes, so a reply of 100,000 tokens would weigh ten times its text.
+JOIN_PARTS = 1_024
 
 
 class TextBuffer:
@@ -98,12 +80,18 @@ class TextBuffer:
         self._full = None
         if self.cut_bytes:
             self._overflow.append(delta)
+            if len(self._overflow) >= JOIN_PARTS:
+                self._overflow[:] = ["".join(self._overflow)]
             self.cut_bytes += len(delta.encode("utf-8", "surrogatepass"))
             return ""
         encoded = delta.encode("utf-8", "surrogatepass")
         room = self.limit - self.shown_bytes
         if len(encoded) <= room:
             self._parts.append(delta)
+            if len(self._parts) >= JOIN_PARTS:
+                # Memory stays the text's own size; joining every JOIN_PARTS deltas costs
+                # the text once per that many (the limit bounds it).
+                self._parts[:] = ["".join(self._parts)]
             self.shown_bytes += len(encoded)
             self._shown = None
             return delta

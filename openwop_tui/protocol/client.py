@@ -54,6 +54,7 @@ from openwop_tui.protocol.errors import (
     error_for_response,
     excerpt,
     host_error,
+    too_large,
 )
 from openwop_tui.protocol.hostdata import host_value, secrets_of
 from openwop_tui.protocol.ids import UnsafeId, path_segment
@@ -286,8 +287,19 @@ class HostClient:
         """Translate an HTTP error response into a `HostError` with a specific sentence
         (`openwop_tui.protocol.errors.error_for_response` with this host's API key)."""
         return error_for_response(
-            response, body, action=action, api_key=self._api_key, subject=subject
+            response,
+            body,
+            action=action,
+            api_key=self._api_key,
+            subject=subject,
+            request_limit=self.request_limit,
         )
+
+    @property
+    def request_limit(self) -> int | None:
+        """The largest request body the host advertised (``limits.maxRequestBodyBytes``)."""
+        found = self._discovery
+        return found.max_request_body_bytes if found is not None else None
 
     # -- requests -------------------------------------------------------------------------------
 
@@ -322,6 +334,14 @@ class HostClient:
                 timeout=httpx.Timeout(timeout) if timeout is not None else httpx.USE_CLIENT_DEFAULT,
             )
         except httpx.HTTPError as exc:
+            limit = self.request_limit
+            size = _body_size(body) if body is not None and limit is not None else None
+            if size is not None and limit is not None and size > limit:
+                # A host may cut the connection on a body over its limit instead of answering
+                # 413 (the 3,000-turn session's "ReadError"): the size is the reason.
+                raise self._error(
+                    too_large(action, size, limit), code="request_too_large"
+                ) from None
             raise self.error_for_exception(exc, action=action) from None
         if not 200 <= response.status_code < 300:
             raise self.error_for_response(
@@ -597,3 +617,12 @@ def _without_version_suffix(path: str) -> str:
     """A URL *path* without a trailing ``/v1`` segment (``/api/v1/`` → ``/api``)."""
     head, sep, last = path.rstrip("/").rpartition("/")
     return head if sep and last.lower() == "v1" else path.rstrip("/")
+
+
+def _body_size(body: Any) -> int | None:
+    """Bytes of ``body`` as httpx sends it (compact UTF-8 JSON); ``None`` if it cannot be."""
+    try:
+        text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return len(text.encode("utf-8", "surrogatepass"))

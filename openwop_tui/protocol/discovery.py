@@ -12,7 +12,9 @@ the spec:
 * the protocol major is decided here, once (§1.4): 2 only when the document lists a 2.x version
   *and* the response's ``OpenWOP-Version`` header says 2, else 1;
 * fields of the wrong type are treated as absent, never as errors: a sloppy document still
-  yields a usable `Discovery` with defaults.
+  yields a usable `Discovery` with defaults;
+* ``limits.maxRequestBodyBytes`` (root, or the wrapper's ``limits``) bounds every request body:
+  the chat history a run carries is cut to fit it (`openwop_tui.core.chat_history`).
 
 This module only interprets a document; fetching it, and acting on the negotiated major, is
 `openwop_tui.protocol.client.HostClient.discover`.
@@ -54,6 +56,10 @@ class Discovery:
     """``modelCapabilities.advertised``."""
     raw: Mapping[str, Any] = field(repr=False)
     """The whole document as received."""
+    max_request_body_bytes: int | None = None
+    """``limits.maxRequestBodyBytes``: the largest request body the host takes (a run's
+    inputs carry the chat history, so the history sent is cut to fit); ``None`` when the host
+    does not say."""
 
     def family(self, name: str) -> Any:
         """A capability family: at the document root first, else in the legacy ``capabilities``."""
@@ -91,6 +97,10 @@ class Discovery:
         if not isinstance(inline, int) or isinstance(inline, bool) or inline <= 0:
             inline = DEFAULT_MAX_INLINE_MEDIA_BYTES
 
+        body = _facet(doc, "limits", "maxRequestBodyBytes")
+        if not isinstance(body, int) or isinstance(body, bool) or body <= 0:
+            body = None  # absent, or nonsense: no limit known (the host's 413 still says)
+
         return cls(
             protocol_version=protocol_version,
             protocol_versions=versions,
@@ -101,6 +111,7 @@ class Discovery:
             max_inline_media_bytes=inline,
             model_capabilities=tuple(m for m in _list(advertised) if isinstance(m, str)),
             raw=doc,
+            max_request_body_bytes=body,
         )
 
 

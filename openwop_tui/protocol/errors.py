@@ -37,6 +37,7 @@ import httpx
 
 from openwop_tui.protocol.hostdata import host_value, mask, secrets_of
 from openwop_tui.text.sanitize import clean
+from openwop_tui.text.units import human_size
 
 __all__ = [
     "BODY_EXCERPT",
@@ -234,8 +235,12 @@ def error_for_response(
     action: str,
     api_key: str | None,
     subject: str | None = None,
+    request_limit: int | None = None,
 ) -> HostError:
     """Translate an HTTP error response into a `HostError` with a specific sentence.
+
+    ``request_limit`` is the host's advertised ``limits.maxRequestBodyBytes``, for the
+    sentence of a request refused for its size (413, or a 400 whose error says so).
 
     ``action`` completes "when asked to …"; ``subject`` names the workflow or run involved.
     ``api_key`` is scrubbed from the message, and tells a rejected key (401 with a key) from a
@@ -282,7 +287,14 @@ def error_for_response(
     wait = f"; retry after {retry_after:g} s" if retry_after is not None else ""
     what = f" {excerpt(subject)!r}" if subject else ""
 
-    if status == 401:
+    if _too_large(status, code, host_message):
+        message = too_large(
+            action,
+            _request_size(response),
+            _limit_in(details) or request_limit,
+            f"{label}{says and ';'}{says.rstrip('.')}",
+        )
+    elif status == 401:
         if api_key:
             message = f"The host rejected the API key ({label}). Set --api-key or OPENWOP_API_KEY."
         else:
@@ -362,6 +374,57 @@ def error_for_response(
     return host_error(
         message, api_key, status=status, code=code, retry_after=retry_after, details=details
     )
+
+
+#: Error codes hosts use for a body over their limit (and words their messages say it with).
+_SIZE_CODES = frozenset(
+    {"payload_too_large", "request_too_large", "request_entity_too_large", "body_too_large"}
+)
+_SIZE_WORDS = ("too large", "too big", "exceeds", "maxrequestbodybytes", "body limit")
+
+
+def _too_large(status: int, code: str | None, message: str | None) -> bool:
+    if status == 413:
+        return True
+    if status != 400:
+        return False
+    said = f"{code or ''} {message or ''}".lower()
+    return (code or "").lower() in _SIZE_CODES or any(word in said for word in _SIZE_WORDS)
+
+
+def too_large(action: str, size: int | None, limit: int | None, label: str = "") -> str:
+    """The one line for a request refused (or cut off) for its size: how big it was, the
+    host's limit, what to do."""
+    parts = []
+    if size is not None:
+        parts.append(f"it is {human_size(size)}")
+    if limit is not None:
+        parts.append(f"the host takes at most {human_size(limit)} (limits.maxRequestBodyBytes)")
+    how = ", ".join(parts) if parts else "it is larger than the host takes"
+    shown = f" ({label})" if label else ""
+    return (
+        f"The host refused the request to {action} for its size{shown}: {how}. Lower "
+        "[chat] history_turns or history_bytes in the config file, or start a new session."
+    )
+
+
+def _request_size(response: httpx.Response) -> int | None:
+    try:
+        header = response.request.headers.get("content-length")
+    except RuntimeError:  # a response built without its request (tests, mocks)
+        return None
+    return int(header) if header and header.isdigit() else None
+
+
+def _limit_in(details: Any) -> int | None:
+    """A byte limit the error's ``details`` name (``limit``, ``maxBytes``, …), if any."""
+    if not isinstance(details, Mapping):
+        return None
+    for key in ("maxRequestBodyBytes", "maxBytes", "limit", "limitBytes", "max"):
+        value = details.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
 
 
 def _scrub(text: str, api_key: str | None) -> str:

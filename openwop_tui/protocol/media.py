@@ -49,6 +49,7 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 import httpx
 
 from openwop_tui.protocol.asset import Asset
+from openwop_tui.protocol.budgets import DEFAULT_MAX_BYTES as DEFAULT_MAX_BYTES
 from openwop_tui.protocol.events import parse_int
 from openwop_tui.text.sanitize import clean
 from openwop_tui.text.units import human_size
@@ -65,8 +66,6 @@ __all__ = [
     "resolve_media_url",
 ]
 
-#: The download ceiling when none is configured.
-DEFAULT_MAX_BYTES = 16_000_000
 #: Redirect hops followed before giving up.
 MAX_REDIRECTS = 5
 #: How far past the advertised ``bytes`` a body may run before it is called a lie.

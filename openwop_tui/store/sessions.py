@@ -3,8 +3,10 @@
 A session is an ordered log of `Entry` rows: the user's messages, each run's start and end, every
 `Arrival` of its events exactly as the host sent it (an SSE frame's ``event:``, ``id:`` and data
 text, never cleaned: cleaning happens when an event is normalised), and the notices about the
-stream. Each entry is committed as it is appended, so a process that is killed loses nothing
-(WAL with ``synchronous=NORMAL``: a commit survives the process, not a power cut).
+stream. Appends are gathered and committed together, one transaction per ~50 ms or 500 entries
+(`openwop_tui.store.batch`), and at once for a user's message, a run's end, any read and
+`Store.close`: a process that is killed loses at most the batch still open, never a damaged
+file (WAL with ``synchronous=NORMAL``: a commit survives the process, not a power cut).
 
 Secrets never reach the file: the API key, URL credentials and Bearer tokens are masked
 wherever any text carries them (`Redactor`: the one change ever made to what the host sent), and
@@ -20,10 +22,12 @@ locked one, a schema written by a newer version.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 import time
 import uuid
+import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +38,9 @@ import platformdirs
 from openwop_tui.protocol.hostdata import secrets_of
 from openwop_tui.protocol.sse import SSEFrame
 from openwop_tui.protocol.stream import Arrival
+from openwop_tui.store import folds
+from openwop_tui.store.batch import Batch, Row, write_rows
+from openwop_tui.store.folds import FoldRow
 from openwop_tui.text.redact import Redactor, display_url
 
 #: The schema this code reads and writes (``PRAGMA user_version``).
@@ -44,6 +51,10 @@ ASSET_BYTES = 256_000_000
 LOCK_WAIT_SECONDS = 5.0
 #: Longest title kept from a first message.
 TITLE_CHARS = 80
+#: Entries that close a piece of work: committed as soon as they are appended.
+COMMIT_AT_ONCE = frozenset({"user", "end"})
+
+log = logging.getLogger(__name__)
 
 Kind = Literal["user", "notice", "run", "end", "frame", "document", "snapshot"]
 
@@ -112,6 +123,9 @@ class Entry:
     meta: Mapping[str, Any] = field(default_factory=dict)
     at: float = 0.0
     """Seconds since the epoch when it was appended (replay paces by it)."""
+    seq: int = -1
+    """Its place in the session's log (read from the store, or given by `Store.append`);
+    -1 for an entry that is not in a store."""
 
     @property
     def arrival(self) -> Arrival | None:
@@ -216,7 +230,8 @@ def _failure(error: sqlite3.Error, path: Path) -> StoreError:
 
 
 class Store:
-    """The sessions database. One connection; every append is its own committed transaction."""
+    """The sessions database. One connection; appends are committed in batches
+    (`openwop_tui.store.batch`), everything else at once."""
 
     def __init__(self, path: Path | None = None, *, secrets: Iterable[str | None] = ()) -> None:
         """Open (creating if needed) the database at ``path`` (`default_path` by default).
@@ -247,6 +262,12 @@ class Store:
         except StoreError:
             self._db.close()
             raise
+        self._batch = Batch()
+        self._next: dict[str, int] = {}
+        """The ``seq`` the next append to each session checked so far will have."""
+        # A store nobody closed still writes its batch when it is collected or the
+        # interpreter exits (an app exit path that forgot `close`).
+        self._finalizer = weakref.finalize(self, _last_write, self._db, self._batch, self.path)
 
     def _setup(self) -> None:
         db = self._db
@@ -272,6 +293,9 @@ class Store:
                         if statement.strip():
                             db.execute(statement)
                     db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        if not folds.has_table(db):
+            with self._transaction():
+                db.execute(folds.FOLDS_TABLE)
         if os.name == "posix":
             # Sessions hold conversations: readable by their owner only.
             for suffix in ("", "-wal", "-shm"):
@@ -283,8 +307,53 @@ class Store:
         return _Tx(self._db, self.path)
 
     def close(self) -> None:
-        """Close the connection (everything is already committed)."""
-        self._db.close()
+        """Write the pending batch and close the connection. Raises `StoreError` (closed all
+        the same) when the batch cannot be written."""
+        self._finalizer.detach()
+        try:
+            self.flush()
+        finally:
+            self._db.close()
+
+    @property
+    def pending(self) -> int:
+        """Entries appended but not yet committed."""
+        return len(self._batch)
+
+    def last_seq(self, session_id: str) -> int:
+        """The log position of the last entry appended to ``session_id`` through this store
+        (-1: none)."""
+        return self._next.get(session_id, 0) - 1
+
+    def flush(self) -> None:
+        """Commit every pending append in one transaction. Raises `StoreError` saying why it
+        could not (the entries stay pending for the next try)."""
+        if not self._batch.rows and not self._batch.dropped:
+            return
+        rows = self._batch.take()
+        try:
+            missing = self._write(rows) if rows else set()
+        except StoreError as error:
+            self._batch.give_back(rows)
+            raise self._with_losses(error) from None
+        if self._batch.dropped:
+            raise self._with_losses(StoreError(f"the session store {self.path} lost entries"))
+        if missing:
+            for session_id in missing:
+                self._next.pop(session_id, None)
+            names = ", ".join(repr(m) for m in sorted(missing))
+            raise StoreError(f"no stored session {names} (deleted meanwhile): entries not kept")
+
+    def _with_losses(self, error: StoreError) -> StoreError:
+        dropped, self._batch.dropped = self._batch.dropped, 0
+        if not dropped:
+            return error
+        return StoreError(f"{error} ({dropped:,} entries could not be kept)")
+
+    def _write(self, rows: list[Row]) -> set[str]:
+        """Insert ``rows`` in one transaction; the sessions that no longer exist."""
+        with self._transaction() as db:
+            return write_rows(db, rows)
 
     def __enter__(self) -> Store:
         return self
@@ -305,10 +374,18 @@ class Store:
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (session_id, self._redact(title), shown, workflow, now, now),
             )
+        self._next[session_id] = 0
         return session_id
 
     def append(self, session_id: str, entry: Entry) -> Entry:
-        """Append ``entry`` (committed before this returns); the entry as stored."""
+        """Append ``entry``; the entry as stored. Committed with its batch: at once for a
+        user's message or a run's end, else within `BATCH_SECONDS` of appends (or at the next
+        read, `flush` or `close`). Raises `StoreError` for an unknown session, or when a batch
+        this append completed could not be written (the entries stay pending)."""
+        if session_id not in self._next:
+            self._next[session_id] = self.info(session_id).entries
+        seq = self._next[session_id]
+        self._next[session_id] = seq + 1
         now = time.time()
         stored = Entry(
             entry.kind,
@@ -318,48 +395,41 @@ class Store:
             frame_id=self._redact(entry.frame_id) if entry.frame_id else entry.frame_id,
             meta=entry.meta,
             at=entry.at or now,
+            seq=seq,
         )
         meta = self._redact(json.dumps(dict(stored.meta), default=str)) if stored.meta else None
-        user = 1 if entry.kind == "user" else 0
-        with self._transaction() as db:
-            row = db.execute(
-                "SELECT entries, title FROM sessions WHERE id = ?", (session_id,)
-            ).fetchone()
-            if row is None:
-                raise StoreError(f"no stored session {session_id!r}")
-            db.execute(
-                "INSERT INTO entries (session, seq, at, kind, run, label, frame_id, data, meta) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    session_id,
-                    row[0],
-                    stored.at,
-                    stored.kind,
-                    stored.run,
-                    stored.label,
-                    stored.frame_id,
-                    _encode(stored.data),
-                    meta,
-                ),
+        title = _title(stored.data) if entry.kind == "user" else ""
+        self._batch.add(
+            Row(
+                session_id,
+                stored.at,
+                stored.kind,
+                stored.run,
+                stored.label,
+                stored.frame_id,
+                _encode(stored.data),
+                meta,
+                title,
             )
-            title = row[1] or (_title(stored.data) if user else "")
-            db.execute(
-                "UPDATE sessions SET entries = entries + 1, messages = messages + ?, "
-                "runs = runs + ?, updated = ?, title = ? WHERE id = ?",
-                (user, 1 if entry.kind == "run" else 0, stored.at, title, session_id),
-            )
+        )
+        if entry.kind in COMMIT_AT_ONCE or self._batch.due():
+            self.flush()
         return stored
 
-    def entries(self, session_id: str) -> Iterator[Entry]:
-        """The session's log, in order. Raises `StoreError` for an unknown id."""
+    def entries(self, session_id: str, start: int = 0, stop: int | None = None) -> Iterator[Entry]:
+        """The session's log, in order (pending appends committed first); from ``seq``
+        ``start`` up to, not including, ``stop``. Raises `StoreError` for an unknown id."""
         self.info(session_id)
+        yield from self._entries(session_id, start, stop)
+
+    def _entries(self, session_id: str, start: int, stop: int | None) -> Iterator[Entry]:
         try:
             cursor = self._db.execute(
-                "SELECT kind, data, run, label, frame_id, meta, at FROM entries "
-                "WHERE session = ? ORDER BY seq",
-                (session_id,),
+                "SELECT kind, data, run, label, frame_id, meta, at, seq FROM entries "
+                "WHERE session = ? AND seq >= ? AND seq < ? ORDER BY seq",
+                (session_id, start, stop if stop is not None else 2**62),
             )
-            for kind, data, run, label, frame_id, meta, at in cursor:
+            for kind, data, run, label, frame_id, meta, at, seq in cursor:
                 yield Entry(
                     kind,
                     _decode(data),
@@ -368,9 +438,43 @@ class Store:
                     frame_id=frame_id,
                     meta=_meta(meta),
                     at=at,
+                    seq=seq,
                 )
         except sqlite3.Error as error:
             raise _failure(error, self.path) from None
+
+    # -------------------------------------------------------------- kept folds
+
+    def _clean(self, data: bytes) -> bool:
+        # Read as Latin-1 every byte is a character, and what is masked is ASCII.
+        text = data.decode("latin-1")
+        return self._redact(text) == text
+
+    def outline(self, session_id: str, version: str) -> Iterator[Entry | FoldRow]:
+        """The session's log with each run that has a fold of ``version`` kept
+        (`openwop_tui.store.folds`) given as that `FoldRow` instead of its entries: what a
+        reopen reads. Raises `StoreError`."""
+        self.info(session_id)
+        try:
+            rows = folds.read(self._db, session_id, version)
+        except sqlite3.Error as error:
+            raise _failure(error, self.path) from None
+        for (lo, hi), row in zip(folds.gaps(rows), [*rows, None], strict=True):
+            if hi is None or hi > lo:
+                yield from self._entries(session_id, lo, hi)
+            if row is not None:
+                yield row
+
+    def keep_folds(self, session_id: str, rows: Iterable[FoldRow]) -> None:
+        """Keep runs' folded results (one transaction). A row holding anything this store
+        masks (the key, URL credentials, a Bearer token) is not kept: the log has it masked, and
+        the run is folded from the log again instead. Raises `StoreError`."""
+        rows = [row for row in rows if self._clean(row.data)]
+        if not rows:
+            return
+        self.flush()
+        with self._transaction() as db:
+            folds.write(db, session_id, rows)
 
     def info(self, session_id: str) -> SessionInfo:
         """One session's summary; `StoreError` naming the id when there is none."""
@@ -399,11 +503,14 @@ class Store:
     def delete(self, session_id: str) -> None:
         """Remove a session and its log."""
         self.info(session_id)
+        self._next.pop(session_id, None)
         with self._transaction() as db:
+            db.execute("DELETE FROM folds WHERE session = ?", (session_id,))
             db.execute("DELETE FROM entries WHERE session = ?", (session_id,))
             db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
 
     def _select(self, tail: str, args: tuple[Any, ...]) -> list[SessionInfo]:
+        self.flush()  # what was appended is what is read
         try:
             cursor = self._db.execute(
                 "SELECT id, title, host, workflow, created, updated, messages, runs, entries "
@@ -476,6 +583,18 @@ class _Tx:
             raise _failure(error, self.path) from None
 
 
+def _last_write(db: sqlite3.Connection, batch: Batch, path: Path) -> None:
+    """The pending batch of a store that was never closed (collected, or at exit)."""
+    rows = batch.take()
+    if not rows:
+        return
+    try:
+        with _Tx(db, path):
+            write_rows(db, rows)
+    except StoreError as error:
+        log.warning("%d session entries were not kept: %s", len(rows), error)
+
+
 def _title(text: str) -> str:
     line = " ".join(text.split())
     return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
@@ -505,7 +624,37 @@ class SessionLog:
         self._host, self._workflow = host, workflow
 
     def append(self, entry: Entry) -> None:
-        """Append and commit (creating the session first if it is new)."""
+        """Append (creating the session first if it is new); committed with its batch
+        (`Store.append`). Raises `StoreError`."""
         if self.session_id is None:
             self.session_id = self.store.create(host=self._host, workflow=self._workflow)
-        self.store.append(self.session_id, entry)
+        try:
+            self.store.append(self.session_id, entry)
+        finally:
+            # Its place even when its batch could not be written (it stays pending).
+            self.last_seq = self.store.last_seq(self.session_id)
+
+    def keep_fold(self, row: FoldRow) -> None:
+        """Keep a completed run's fold beside this session's log. Raises `StoreError`."""
+        if self.session_id is not None:
+            self.store.keep_folds(self.session_id, [row])
+
+    last_seq: int = -1
+    """The log position of the last entry appended here (-1: none yet)."""
+
+    @property
+    def pending(self) -> int:
+        """Entries appended but not yet committed."""
+        return self.store.pending
+
+    def flush(self) -> None:
+        """Commit what is pending now. Raises `StoreError`."""
+        self.store.flush()
+
+    def close(self) -> None:
+        """Commit what is pending (the app closes its logs as it exits). Never raises: at exit
+        there is nobody left to tell but the log file."""
+        try:
+            self.store.flush()
+        except StoreError as error:
+            log.warning("the session's last entries were not kept: %s", error)
