@@ -7,8 +7,9 @@ stream. Each entry is committed as it is appended, so a process that is killed l
 (WAL with ``synchronous=NORMAL``: a commit survives the process, not a power cut).
 
 Secrets never reach the file: the API key, URL credentials and Bearer tokens are masked
-wherever any text carries them (`Redactor`: the one change ever made to what the host sent), and
-a session's host is its display URL.
+wherever any text carries them (`Redactor`: the one change ever made to what the host sent), a
+key a host split between the chunks of several rows is masked in each of them
+(`openwop_tui.store_keys`), and a session's host is its display URL.
 
 Fetched media bytes are kept too (`Store.put_asset`, keyed by URL, least recently used dropped
 past `ASSET_BYTES`), so an export or a reopened session has its images without the host.
@@ -19,6 +20,7 @@ locked one, a schema written by a newer version.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sqlite3
@@ -35,6 +37,7 @@ from openwop_tui.protocol.hostdata import secrets_of
 from openwop_tui.protocol.sse import SSEFrame
 from openwop_tui.protocol.stream import Arrival
 from openwop_tui.redact import Redactor, display_url
+from openwop_tui.store_keys import SplitKeyRows
 
 #: The schema this code reads and writes (``PRAGMA user_version``).
 SCHEMA_VERSION = 1
@@ -226,6 +229,7 @@ class Store:
         self.path = path or default_path()
         self.secrets = secrets_of(*secrets)
         self._redact = Redactor(self.secrets)
+        self._split = SplitKeyRows(self.secrets)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
@@ -312,7 +316,7 @@ class Store:
         now = time.time()
         stored = Entry(
             entry.kind,
-            self._redact(entry.data),
+            entry.data,
             run=entry.run,
             label=self._redact(entry.label) if entry.label else entry.label,
             frame_id=self._redact(entry.frame_id) if entry.frame_id else entry.frame_id,
@@ -327,6 +331,14 @@ class Store:
             ).fetchone()
             if row is None:
                 raise StoreError(f"no stored session {session_id!r}")
+            # A key the host split between this row's chunk and earlier ones: masked in each.
+            data, earlier = self._split.row(session_id, row[0], entry.kind, entry.run, entry.data)
+            stored = dataclasses.replace(stored, data=self._redact(data))
+            for seq, text in earlier:
+                db.execute(
+                    "UPDATE entries SET data = ? WHERE session = ? AND seq = ?",
+                    (_encode(self._redact(text)), session_id, seq),
+                )
             db.execute(
                 "INSERT INTO entries (session, seq, at, kind, run, label, frame_id, data, meta) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
