@@ -19,7 +19,7 @@ from openwop_tui import units
 from openwop_tui.palette import Palette, Themed
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.safe_text import safe_text
-from openwop_tui.sanitize import clean
+from openwop_tui.sanitize import clean, clean_label
 from openwop_tui.sanitize_markdown import SafeMarkdown
 from openwop_tui.transcript import AssistantTurn, Notice, Reasoning, ToolCall, UserTurn
 
@@ -90,7 +90,7 @@ def user(turn: UserTurn, palette: Palette | None = None) -> RenderableType:
 def assistant_heading(turn: AssistantTurn, palette: Palette | None = None) -> Text:
     """The line above a reply: who answered, and "…" while it is still arriving."""
     colours = _palette(palette)
-    label = "Assistant" + (f" · {clean(turn.model)}" if turn.model else "")
+    label = "Assistant" + (f" · {clean_label(turn.model)}" if turn.model else "")
     if not turn.final:
         return heading(f"{label} …", colours.streaming)
     return heading(label, colours.assistant)
@@ -125,7 +125,7 @@ def assistant(
     )
     marker = reply_marker(turn, colours)
     parts: list[RenderableType] = [body] if marker is None else [body, marker]
-    label = "Assistant" + (f" · {clean(turn.model)}" if turn.model else "")
+    label = "Assistant" + (f" · {clean_label(turn.model)}" if turn.model else "")
     return Group(heading(label, colours.assistant), Padding(Group(*parts), (0, 0, 0, 2)))
 
 
@@ -133,7 +133,7 @@ def reasoning(item: Reasoning, palette: Palette | None = None) -> RenderableType
     """Reasoning, dimmed, so it reads as an aside; only its newest lines while it streams."""
     colours = _palette(palette)
     state = "thought" if item.done else "thinking…"
-    text = Text.assemble((f"{clean(item.agent_id)} {state} ", f"bold {colours.muted}"))
+    text = Text.assemble((f"{clean_label(item.agent_id)} {state} ", f"bold {colours.muted}"))
     if item.done or item.body.shown_bytes <= REASONING_TAIL:
         shown = item.text
     else:
@@ -163,7 +163,7 @@ def _preview(serialised: str, value: Any, limit: int) -> str:
 def tool_call(call: ToolCall, palette: Palette | None = None) -> RenderableType:
     """A tool call line, with its outcome once it returned, and a cut marker if JSON was cut."""
     colours = _palette(palette)
-    text = Text.assemble(("⚙ ", colours.accent), (clean(call.tool_name), colours.accent))
+    text = Text.assemble(("⚙ ", colours.accent), (clean_label(call.tool_name), colours.accent))
     if call.inputs is not None:
         text.append(f"({_preview(call.inputs_json, call.inputs, 120)})", style=colours.text)
     if not call.done:
@@ -200,7 +200,7 @@ def envelope_title(rendered: Rendered, palette: Palette | None = None) -> Text:
 
 def badge(text: str, palette: Palette | None = None) -> Text:
     """The small muted line under an item naming what drew it (``⌁ image · half-blocks``)."""
-    return Text(f"  ⌁ {clean(text)}", style=f"italic {_palette(palette).muted}", no_wrap=True)
+    return Text(f"  ⌁ {clean_label(text)}", style=f"italic {_palette(palette).muted}", no_wrap=True)
 
 
 def envelope_badge(rendered: Rendered, palette: Palette | None = None) -> Text:

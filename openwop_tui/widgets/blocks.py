@@ -30,7 +30,7 @@ from openwop_tui.profile import Colours, downgrade_segments
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.safe_text import safe_text
-from openwop_tui.sanitize import clean
+from openwop_tui.sanitize import clean, clean_label
 from openwop_tui.transcript import (
     AssistantTurn,
     EnvelopeItem,
@@ -347,7 +347,8 @@ class Block:
         rendered = self.rendered
         if rendered is None:
             envelope = item.envelope
-            title = safe_text(f"{envelope.display or 'json'} · {envelope.kind}", palette.accent)
+            shown = f"{envelope.display or 'json'} · {envelope.kind}"
+            title = safe_text(clean_label(shown), palette.accent)
             loading = Text("  loading…", style=f"italic {palette.muted}")
             return render_lines(console, title, width) + render_lines(console, loading, width)
         strips = render_lines(console, present.envelope(rendered, palette), width)
