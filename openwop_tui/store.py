@@ -37,6 +37,7 @@ from openwop_tui.protocol.hostdata import secrets_of
 from openwop_tui.protocol.sse import SSEFrame
 from openwop_tui.protocol.stream import Arrival
 from openwop_tui.redact import Redactor, display_url
+from openwop_tui.sanitize import clean_label
 from openwop_tui.store_keys import SplitKeyRows
 
 #: The schema this code reads and writes (``PRAGMA user_version``).
@@ -47,6 +48,8 @@ ASSET_BYTES = 256_000_000
 LOCK_WAIT_SECONDS = 5.0
 #: Longest title kept from a first message.
 TITLE_CHARS = 80
+#: Longest title `Store.rename` takes.
+RENAME_CHARS = 200
 
 Kind = Literal["user", "notice", "run", "end", "frame", "document", "snapshot"]
 
@@ -401,7 +404,13 @@ class Store:
         return rows[0] if rows else None
 
     def rename(self, session_id: str, title: str) -> None:
-        """Give a session a new title."""
+        """Give a session a new title: one line (`clean_label`), at most `RENAME_CHARS`."""
+        title = clean_label(title).strip()
+        if len(title) > RENAME_CHARS:
+            raise StoreError(
+                f"a session title is at most {RENAME_CHARS:,} characters; this one has "
+                f"{len(title):,}: give a shorter one"
+            )
         self.info(session_id)
         with self._transaction() as db:
             db.execute(
@@ -489,7 +498,7 @@ class _Tx:
 
 
 def _title(text: str) -> str:
-    line = " ".join(text.split())
+    line = clean_label(" ".join(text.split()))
     return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
 
 
