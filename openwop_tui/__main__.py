@@ -16,6 +16,7 @@
 * ``--record FILE.sse`` (the app and ``run``): write the raw stream as it arrives.
 
 Settings come from flags, then ``OPENWOP_BASE_URL`` / ``OPENWOP_API_KEY``, then the config file.
+The key need not be on the command line: ``--api-key-file PATH`` or ``--api-key -`` (stdin).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from openwop_tui import __version__
+from openwop_tui import __version__, key_source
 from openwop_tui.config import IMAGE_MODES, Config, ConfigError, load_config
 from openwop_tui.logs import setup_logging
 from openwop_tui.redact import RedactingWriter, Redactor
@@ -69,7 +70,15 @@ def _connection_flags(parser: argparse.ArgumentParser) -> None:
         "--api-key",
         metavar="KEY",
         default=argparse.SUPPRESS,
-        help="Bearer key for the host (env OPENWOP_API_KEY)",
+        help="Bearer key for the host (env OPENWOP_API_KEY); - reads it from stdin (a prompt "
+        "on a terminal), so it is not on the command line",
+    )
+    parser.add_argument(
+        "--api-key-file",
+        metavar="PATH",
+        type=Path,
+        default=argparse.SUPPRESS,
+        help="read the Bearer key from the first line of PATH",
     )
     parser.add_argument(
         "--images",
@@ -470,6 +479,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     flags: dict[str, Any] = {k: v for k, v in vars(args).items() if k in _SETTINGS}
     try:
+        _key_off_the_command_line(args, flags)
         config = load_config(flags, path=getattr(args, "config", None))
     except ConfigError as error:
         parser.exit(2, f"openwop-tui: {error}\n")
@@ -488,6 +498,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"openwop-tui: stopped by an unexpected {type(error).__name__}{where}", file=sys.stderr
         )
         return EXIT_INTERNAL
+
+
+def _key_off_the_command_line(args: argparse.Namespace, flags: dict[str, Any]) -> None:
+    """``--api-key -`` and ``--api-key-file PATH``: the key read into ``flags``
+    (`openwop_tui.key_source`). Raises `ConfigError`."""
+    key_file: Path | None = getattr(args, "api_key_file", None)
+    if key_file is not None:
+        if "api_key" in flags:
+            raise ConfigError("give the API key one way: --api-key or --api-key-file, not both")
+        flags["api_key"] = key_source.key_from_file(key_file)
+        if key_source.loosely_readable(key_file):
+            print(
+                f"openwop-tui: note: other users can read the API key file {key_file} "
+                f"(chmod 600 {key_file} keeps it yours)",
+                file=sys.stderr,
+            )
+    elif flags.get("api_key") == "-":
+        if getattr(args, "file", None) == "-":
+            raise ConfigError("stdin cannot carry both the API key (--api-key -) and the stream")
+        flags["api_key"] = key_source.key_from_stdin(sys.stdin)
 
 
 @contextlib.contextmanager
