@@ -27,6 +27,7 @@ import logging
 import os
 import sys
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -156,10 +157,16 @@ def _columns(text: str) -> int:
 
 
 def display_output(
-    args: argparse.Namespace, config: Config, save_media: Path | None = None
+    args: argparse.Namespace,
+    config: Config,
+    save_media: Path | None = None,
+    *,
+    saves_overflow: bool = True,
 ) -> Output:
     """The `openwop_tui.commands.Output` of a printing command, with its display flags (the
-    one reading of ``--colors``, ``--width`` and ``--audio``, for every command that prints)."""
+    one reading of ``--colors``, ``--width`` and ``--audio``, for every command that prints).
+    ``saves_overflow``: cut replies are written to the download folder unasked (not for
+    ``render`` and ``replay``, which write only into ``--save-media``)."""
     from openwop_tui.commands import Output, make_console
 
     console = make_console(
@@ -174,6 +181,7 @@ def display_output(
         save_media,
         audio_off=switch == "off",
         colors=getattr(args, "colors", None),
+        saves_overflow=saves_overflow,
     )
 
 
@@ -294,7 +302,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _markdown_images_flag(render)
     render.add_argument(
-        "--save-media", metavar="DIR", type=Path, help="save inline media bytes into DIR"
+        "--save-media",
+        metavar="DIR",
+        type=Path,
+        help="save inline media bytes, and the full text of cut replies, into DIR (render "
+        "writes nothing without it)",
     )
     _display_flags(render)
 
@@ -430,7 +442,11 @@ def _session_commands(commands: Any, codes: dict[str, Any]) -> None:
     export.add_argument("session", metavar="SESSION", nargs="?", help="default: the latest")
     export.add_argument("--format", choices=("md", "jsonl", "sse"), default="md")
     export.add_argument(
-        "-o", "--output", metavar="PATH", type=Path, help="default: openwop-ID.FORMAT here"
+        "-o",
+        "--output",
+        metavar="PATH",
+        type=Path,
+        help="default: openwop-ID.FORMAT in the download folder",
     )
 
     replay = commands.add_parser(
@@ -443,6 +459,13 @@ def _session_commands(commands: Any, codes: dict[str, Any]) -> None:
         default=1.0,
         metavar="X",
         help="1 as recorded (default), 2 twice as fast, 0 all at once",
+    )
+    replay.add_argument(
+        "--save-media",
+        metavar="DIR",
+        type=Path,
+        help="save media bytes and the full text of cut replies into DIR (replay writes "
+        "nothing without it)",
     )
 
 
@@ -554,7 +577,8 @@ def dispatch(args: argparse.Namespace, config: Config, *, log_file: Path | None 
     if args.command == "render":
         from openwop_tui.commands import render_file
 
-        return render_file(args.file, display_output(args, config, args.save_media))
+        output = display_output(args, config, args.save_media, saves_overflow=False)
+        return render_file(args.file, output)
     if args.command in ("run", "attach"):
         return _follow(args, config)
     if args.command == "workflows":
@@ -622,11 +646,13 @@ def _stored(args: argparse.Namespace, config: Config, log_file: Path | None) -> 
     if args.command == "export":
         return stored.export_command(output, args.session, args.format, args.output)
     if not sys.stdout.isatty():
+        output = replace(output, save_dir=args.save_media, saves_overflow=False)
         return stored.replay_print(args.file, output)
     if not Path(args.file).is_file():
         print(f"openwop-tui: cannot read {args.file}: no such file", file=sys.stderr)
         return 2
-    return _run_app(config, log_file=log_file, replay=(Path(args.file), args.speed))
+    replay = (Path(args.file), args.speed)
+    return _run_app(config, log_file=log_file, replay=replay, save_media=args.save_media)
 
 
 def _run_app(config: Config, *, log_file: Path | None = None, **options: Any) -> int:

@@ -72,6 +72,7 @@ from openwop_tui.redact import Redactor, display_url
 from openwop_tui.renderers import Registry, render
 from openwop_tui.renderers.base import AudioSupport, Rendered
 from openwop_tui.sanitize import clean
+from openwop_tui.saving import SaveBudget
 from openwop_tui.screens.help import HelpScreen
 from openwop_tui.screens.inspect import InspectScreen
 from openwop_tui.screens.quit import QuitChoice, QuitScreen
@@ -131,6 +132,7 @@ class ChatApp(App[None]):
         record: Path | None = None,
         replay: tuple[Path, float] | None = None,
         attach: str | None = None,
+        save_media: Path | None = None,
     ) -> None:
         """``demo_host`` (not started) replaces the default embedded host when ``config.host``
         is ``None``; tests pass a fast, deterministic one. ``audio_support`` skips the probe.
@@ -140,7 +142,8 @@ class ChatApp(App[None]):
         a stored session (drawn at once, without the host); ``record`` writes the raw stream to
         an SSE file as it arrives; ``replay`` (``(path, speed)``) plays a recording through the
         app as if live, without any host; ``attach`` follows a run already on the host once
-        connected (its history, then live)."""
+        connected (its history, then live); ``save_media`` is where a replay may write the
+        full text of cut replies (a replay writes nothing unasked)."""
         super().__init__()
         self.config = config
         self.set_keymap(config.keymap)
@@ -150,6 +153,11 @@ class ChatApp(App[None]):
         self._redact = Redactor([config.api_key])
         """Masks the key (and the demo host's, once started) in every notice and notification."""
         self._replay = replay
+        self._overflow_folder: Path | None = save_media or (
+            None if replay is not None else actions.download_dir(config.download_dir)
+        )
+        """Where cut replies are written (`openwop_tui.saving`); ``None``: not at all."""
+        self._save_budget = SaveBudget(config.max_saved_bytes)
         self._workflow_settled = False
         """The workflow to chat with is decided (said by the user, or picked from the host)."""
         self._picking = False
@@ -559,13 +567,13 @@ class ChatApp(App[None]):
     async def _keep_overflow(self, changes: list[Change]) -> None:
         """Write the full text of items that were cut and just became final, before they are
         drawn, so their marker shows where it went (`openwop_tui.overflow`)."""
+        folder = self._overflow_folder
         for change in changes:
             item = change.item
-            if not overflow.needs_saving(item):
+            if folder is None or not overflow.needs_saving(item):
                 continue
             try:
-                folder = actions.download_dir(self.config.download_dir)
-                await asyncio.to_thread(overflow.save, item, folder)
+                await asyncio.to_thread(overflow.save, item, folder, self._save_budget)
             except actions.ActionError as error:
                 await self._notice("error", f"the cut part of {item.id} was not saved: {error}")
 

@@ -42,6 +42,7 @@ from openwop_tui.redact import display_url
 from openwop_tui.renderers import Registry
 from openwop_tui.renderers.base import AudioSupport, RenderContext
 from openwop_tui.sanitize import clean
+from openwop_tui.saving import SaveBudget
 from openwop_tui.session import Session
 from openwop_tui.store import Entry
 from openwop_tui.terminal import for_printing, graphics_console_options
@@ -125,6 +126,9 @@ class Output:
     """``--audio off``: sound is described as if this machine could not play it."""
     colors: str | None = None
     """``--colors``, when given."""
+    saves_overflow: bool = True
+    """Whether the full text of cut items is written to the download folder unasked (``run``,
+    ``attach``); ``render`` and ``replay`` write it only into ``--save-media``."""
 
     def printer(
         self, *, audio: AudioSupport, conversation: Conversation | None = None
@@ -135,7 +139,9 @@ class Output:
             self.context(audio),
             conversation=conversation,
             save_dir=self.save_dir,
-            overflow_dir=self.save_dir or actions.download_dir(self.config.download_dir),
+            overflow_dir=self.save_dir
+            or (actions.download_dir(self.config.download_dir) if self.saves_overflow else None),
+            budget=SaveBudget(self.config.max_saved_bytes),
             registry=renderer_registry(self.config),
         )
 

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from openwop_tui.items import EVENTS_SHOWN, REASONING_BYTES, REPLY_BYTES, TOOL_BYTES, Limits
 from openwop_tui.protocol.media import DEFAULT_MAX_BYTES
+from openwop_tui.saving import SAVED_BYTES
 
 IMAGE_MODES = ("auto", "kitty", "sixel", "halfblock", "none")
 
@@ -30,6 +31,7 @@ _POSITIVE_INTS = frozenset(
         "max_reasoning_bytes",
         "max_tool_bytes",
         "max_events_shown",
+        "max_saved_bytes",
     }
 )
 
@@ -56,7 +58,11 @@ class Config:
     max_asset_bytes: int = DEFAULT_MAX_BYTES
     """Ceiling for any media download, whatever the host advertises."""
     download_dir: str | None = None
-    """Where saved media go; default ``~/Downloads/openwop-tui`` (or the cwd if unwritable)."""
+    """Where saved media, exports and cut replies go; default ``openwop-tui`` in the platform's
+    download folder, else ``downloads`` in the user data folder (never the current folder)."""
+    max_saved_bytes: int = SAVED_BYTES
+    """What the program may write unasked (the full text of cut replies) in one run; past it
+    a cut part is not written and its item says so (200 MB)."""
     stream_modes: str = "updates,messages"
     demo_pace: float = 1.0
     """How fast the embedded demo host streams: 1 types like a model, 0 sends everything at

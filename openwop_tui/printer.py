@@ -21,6 +21,7 @@ from openwop_tui import actions, overflow, present
 from openwop_tui.conversation import OFFLINE_REASON, Conversation, Update
 from openwop_tui.renderers import Registry, default_registry, render
 from openwop_tui.renderers.base import Asset, RenderContext
+from openwop_tui.saving import SaveBudget
 from openwop_tui.transcript import (
     Added,
     AssistantTurn,
@@ -64,6 +65,7 @@ class TranscriptPrinter:
         verbose: bool = True,
         save_dir: Path | None = None,
         overflow_dir: Path | None = None,
+        budget: SaveBudget | None = None,
         registry: Registry | None = None,
     ) -> None:
         """``registry``: the renderers to draw with (and which envelopes get their bytes
@@ -75,9 +77,11 @@ class TranscriptPrinter:
         self.verbose = verbose
         self.save_dir = save_dir
         """Where media bytes that arrived are saved (``--save-media``); ``None`` saves nothing."""
-        self.overflow_dir = overflow_dir or save_dir or actions.download_dir(None)
-        """Where the full text of a cut reply, reasoning block or tool call is written: the
-        ``--save-media`` folder when given, else the download folder (the app's too)."""
+        self.overflow_dir = overflow_dir
+        """Where the full text of a cut reply, reasoning block or tool call is written (once,
+        under ``budget``: `openwop_tui.saving`); ``None``: not written, and the item says how
+        to have it written (``render`` and ``replay`` write nothing unasked)."""
+        self.budget = budget
         self._pending: list[Item] = []
 
     async def feed(self, changes: Iterable[Update]) -> None:
@@ -113,8 +117,13 @@ class TranscriptPrinter:
         return the line saying why it could not be written, if it could not."""
         if not overflow.needs_saving(item):
             return None
+        if self.overflow_dir is None:
+            return Text(
+                "  the cut part is not saved: pass --save-media DIR to save it",
+                style=self.context.palette.muted,
+            )
         try:
-            await asyncio.to_thread(overflow.save, item, self.overflow_dir)
+            await asyncio.to_thread(overflow.save, item, self.overflow_dir, self.budget)
         except actions.ActionError as error:
             return Text(f"  the cut part was not saved: {error}", style=self.context.palette.error)
         return None

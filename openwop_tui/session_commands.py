@@ -14,6 +14,7 @@ from pathlib import Path
 
 from rich.table import Table
 
+from openwop_tui import actions
 from openwop_tui.commands import EXIT_OK, EXIT_USAGE, Output, print_entries
 from openwop_tui.conversation import Conversation
 from openwop_tui.export import ExportError, Format, export_session
@@ -99,7 +100,9 @@ def export_command(output: Output, session_id: str | None, fmt: Format, path: Pa
             info = store.info(session_id) if session_id else store.latest()
             if info is None:
                 return _fail("there is no stored session to export yet")
-            target = path or Path(f"openwop-{info.id}.{fmt}")
+            # Without -o, where every other file the client writes goes (never the cwd).
+            folder = actions.download_dir(output.config.download_dir)
+            target = path or folder / f"openwop-{info.id}.{fmt}"
             done = export_session(store, info.id, fmt, target, redactor=Redactor([key]))
     except (StoreError, ExportError) as error:
         return _fail(str(error))
