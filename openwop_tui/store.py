@@ -204,6 +204,26 @@ def _decode(value: Any) -> str:
     return str(value)
 
 
+class _Lenient:
+    """Decodes what SQLite hands back, as the connection's ``text_factory``: a stored value
+    that is not UTF-8 (a damaged file, another program's write) is read with U+FFFD in place
+    of the bad bytes instead of failing the whole read, and counted so the reader can say so."""
+
+    def __init__(self) -> None:
+        self.damaged = 0
+
+    def __call__(self, raw: bytes) -> str:
+        try:
+            return raw.decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError:
+            self.damaged += 1
+            return raw.decode("utf-8", "replace")
+
+    def blob(self, value: Any) -> str:
+        """A BLOB column (``data``) read the same way."""
+        return self(value) if isinstance(value, bytes) else _decode(value)
+
+
 def _failure(error: sqlite3.Error, path: Path) -> StoreError:
     """One sentence for a database error (no traceback, no SQL)."""
     text = str(error).lower()
@@ -246,6 +266,8 @@ class Store:
             )
         except sqlite3.Error as error:
             raise _failure(error, self.path) from None
+        self._text = _Lenient()
+        self._db.text_factory = self._text
         try:
             self._setup()
         except sqlite3.Error as error:
@@ -374,16 +396,16 @@ class Store:
                 "WHERE session = ? ORDER BY seq",
                 (session_id,),
             )
-            for kind, data, run, label, frame_id, meta, at in cursor:
+            # The TEXT columns are decoded as the row is fetched: count from before the fetch.
+            damaged = self._text.damaged
+            for number, (kind, data, run, label, frame_id, meta, at) in enumerate(cursor, 1):
+                text = self._text.blob(data)
                 yield Entry(
-                    kind,
-                    _decode(data),
-                    run=run,
-                    label=label,
-                    frame_id=frame_id,
-                    meta=_meta(meta),
-                    at=at,
+                    kind, text, run=run, label=label, frame_id=frame_id, meta=_meta(meta), at=at
                 )
+                if self._text.damaged != damaged:
+                    yield Entry("notice", _damaged(number, kind), label="warning", at=at)
+                damaged = self._text.damaged
         except sqlite3.Error as error:
             raise _failure(error, self.path) from None
 
@@ -495,6 +517,13 @@ class _Tx:
             self.db.execute("ROLLBACK")
         if isinstance(error, sqlite3.Error):
             raise _failure(error, self.path) from None
+
+
+def _damaged(number: int, kind: str) -> str:
+    return (
+        f"stored entry {number} ({kind}) is not valid UTF-8: it is shown with \ufffd in place of "
+        "the bytes that could not be read; the rest of the session is intact"
+    )
 
 
 def _title(text: str) -> str:
