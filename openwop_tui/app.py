@@ -216,6 +216,8 @@ class ChatApp(App[None]):
             return Conversation(limits=config.limits, logs=logs, secrets=self._secrets)
         try:
             store = self.store = Store(secrets=[config.api_key])
+            if store.read_only is not None:
+                self._store_problem = f"this session is not kept: {store.read_only}"
             return stored(
                 store,
                 session_id,

@@ -224,6 +224,12 @@ class _Lenient:
         return self(value) if isinstance(value, bytes) else _decode(value)
 
 
+def _unwritable(error: sqlite3.Error) -> bool:
+    """Whether ``error`` says the database cannot be written (its folder, file or disk)."""
+    text = str(error).lower()
+    return any(word in text for word in ("readonly", "read-only", "unable to open", "disk i/o"))
+
+
 def _failure(error: sqlite3.Error, path: Path) -> StoreError:
     """One sentence for a database error (no traceback, no SQL)."""
     text = str(error).lower()
@@ -253,29 +259,71 @@ class Store:
         self.secrets = secrets_of(*secrets)
         self._redact = Redactor(self.secrets)
         self._split = SplitKeyRows(self.secrets)
+        self._text = _Lenient()
+        self.read_only: str | None = None
+        """Why nothing can be written (the file, its folder or the disk is read-only), or
+        ``None``: listing, reopening and export work either way; a write raises `StoreError`
+        with this sentence."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            raise StoreError(
-                f"cannot create the folder for the session store {self.path.parent}: "
-                f"{error.strerror or error}"
-            ) from None
+            if not self.path.is_file():
+                raise StoreError(
+                    f"cannot create the folder for the session store {self.path.parent}: "
+                    f"{error.strerror or error}"
+                ) from None
         try:
-            self._db = sqlite3.connect(
-                self.path, timeout=LOCK_WAIT_SECONDS, isolation_level=None, check_same_thread=False
-            )
+            self._db = self._connect(str(self.path), uri=False)
         except sqlite3.Error as error:
-            raise _failure(error, self.path) from None
-        self._text = _Lenient()
-        self._db.text_factory = self._text
+            self._open_read_only(_failure(error, self.path), error)
+            return
         try:
             self._setup()
-        except sqlite3.Error as error:
+        except (sqlite3.Error, StoreError) as error:
             self._db.close()
-            raise _failure(error, self.path) from None
-        except StoreError:
-            self._db.close()
-            raise
+            failure = error if isinstance(error, StoreError) else _failure(error, self.path)
+            self._open_read_only(failure, error)
+
+    def _connect(self, target: str, *, uri: bool) -> sqlite3.Connection:
+        db = sqlite3.connect(
+            target,
+            timeout=LOCK_WAIT_SECONDS,
+            isolation_level=None,
+            check_same_thread=False,
+            uri=uri,
+        )
+        db.text_factory = self._text
+        return db
+
+    def _open_read_only(self, failure: StoreError, cause: Exception) -> None:
+        """The store could not be opened for writing: open an existing one to read, or raise
+        ``failure``. ``mode=ro`` reads a WAL database whose folder takes no new files when the
+        ``-shm`` file is there; ``immutable=1`` reads it without one."""
+        if not isinstance(cause, sqlite3.Error) or not _unwritable(cause):
+            raise failure
+        if not self.path.is_file():
+            raise failure
+        for query in ("mode=ro", "immutable=1"):
+            try:
+                db = self._connect(f"{self.path.resolve().as_uri()}?{query}", uri=True)
+            except sqlite3.Error:
+                continue
+            try:
+                version = int(db.execute("PRAGMA user_version").fetchone()[0])
+                db.execute("SELECT count(*) FROM sessions").fetchone()
+            except sqlite3.Error:
+                db.close()
+                continue
+            if version > SCHEMA_VERSION:
+                db.close()
+                break
+            self._db = db
+            self.read_only = (
+                f"the session store {self.path} is read-only ({cause}): sessions can be "
+                "listed, reopened and exported, but nothing new is kept"
+            )
+            return
+        raise failure
 
     def _setup(self) -> None:
         db = self._db
@@ -309,6 +357,8 @@ class Store:
                     candidate.chmod(0o600)
 
     def _transaction(self) -> _Tx:
+        if self.read_only is not None:
+            raise StoreError(self.read_only)
         return _Tx(self._db, self.path)
 
     def close(self) -> None:
