@@ -575,7 +575,9 @@ class ChatApp(App[None]):
             if folder is None or not overflow.needs_saving(item):
                 continue
             try:
-                await asyncio.to_thread(overflow.save, item, folder, self._save_budget)
+                await asyncio.to_thread(
+                    overflow.save, item, folder, self._save_budget, self._redact
+                )
             except actions.ActionError as error:
                 await self._notice("error", f"the cut part of {item.id} was not saved: {error}")
 

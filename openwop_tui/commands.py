@@ -38,7 +38,7 @@ from openwop_tui.printer import TranscriptPrinter
 from openwop_tui.protocol.client import HostClient, HostError
 from openwop_tui.protocol.hostdata import secrets_of
 from openwop_tui.record import Recorder, RecordingReader, read_recording
-from openwop_tui.redact import display_url
+from openwop_tui.redact import Redactor, display_url
 from openwop_tui.renderers import Registry
 from openwop_tui.renderers.base import AudioSupport, RenderContext
 from openwop_tui.sanitize import clean
@@ -142,6 +142,7 @@ class Output:
             overflow_dir=self.save_dir
             or (actions.download_dir(self.config.download_dir) if self.saves_overflow else None),
             budget=SaveBudget(self.config.max_saved_bytes),
+            redact=Redactor([self.config.api_key]),
             registry=renderer_registry(self.config),
         )
 

@@ -10,6 +10,7 @@ with a sentence for the user.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TypeGuard
 
@@ -46,11 +47,18 @@ def full_text(item: AssistantTurn | Reasoning | ToolCall) -> tuple[str, str]:
 
 
 def save(
-    item: AssistantTurn | Reasoning | ToolCall, folder: Path, budget: SaveBudget | None = None
+    item: AssistantTurn | Reasoning | ToolCall,
+    folder: Path,
+    budget: SaveBudget | None = None,
+    redact: Callable[[str], str] | None = None,
 ) -> Path:
     """Write the item's full text under ``folder`` once (a file already holding it is reused,
-    `saving.save_once`), spending ``budget``, and remember the path."""
+    `saving.save_once`), spending ``budget``, and remember the path. ``redact`` (a
+    `openwop_tui.redact.Redactor`) masks secrets in what is written: a saved file is output
+    too, and this is the second line after the fold's own masking."""
     name, text = full_text(item)
+    if redact is not None:
+        text = redact(text)
     suffix = Path(name).suffix
     stem = name.split("-", 1)[0]
     path = save_once(text.encode("utf-8", "surrogatepass"), stem, suffix, folder, budget)

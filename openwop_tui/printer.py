@@ -10,7 +10,7 @@ from its host); offline, with no bytes stored, their URLs are shown, not fetched
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
@@ -66,6 +66,7 @@ class TranscriptPrinter:
         save_dir: Path | None = None,
         overflow_dir: Path | None = None,
         budget: SaveBudget | None = None,
+        redact: Callable[[str], str] | None = None,
         registry: Registry | None = None,
     ) -> None:
         """``registry``: the renderers to draw with (and which envelopes get their bytes
@@ -82,6 +83,8 @@ class TranscriptPrinter:
         under ``budget``: `openwop_tui.saving`); ``None``: not written, and the item says how
         to have it written (``render`` and ``replay`` write nothing unasked)."""
         self.budget = budget
+        self.redact = redact
+        """Masks secrets in the cut parts written (`openwop_tui.redact.Redactor`)."""
         self._pending: list[Item] = []
 
     async def feed(self, changes: Iterable[Update]) -> None:
@@ -123,7 +126,9 @@ class TranscriptPrinter:
                 style=self.context.palette.muted,
             )
         try:
-            await asyncio.to_thread(overflow.save, item, self.overflow_dir, self.budget)
+            await asyncio.to_thread(
+                overflow.save, item, self.overflow_dir, self.budget, self.redact
+            )
         except actions.ActionError as error:
             return Text(f"  the cut part was not saved: {error}", style=self.context.palette.error)
         return None

@@ -88,6 +88,7 @@ def test_the_screen_never_shows_a_key_cut_anywhere(count: int) -> None:
         assert reply == EXPECTED, pieces
         for text in shown:
             assert long_fragment(text) is None, (pieces, text)
+            assert EXPECTED.startswith(text), (pieces, text)  # nothing drawn is taken back
 
 
 def test_reasoning_deltas_are_masked_across_the_join_too() -> None:
@@ -258,3 +259,34 @@ def test_a_saved_over_cap_reply_holds_no_piece_of_a_split_key() -> None:
         assert turn.body.cut
         _, text = full_text(turn)
         assert text == EXPECTED, pieces
+
+
+@pytest.mark.parametrize("cut", range(1, len(DEMO_KEY)))
+def test_the_measured_case_the_demo_key_at_each_of_its_19_cut_points(
+    cut: int, tmp_path: Path
+) -> None:
+    # Issue 14 measured the demo key split across two chunks: shown whole for 5 of the 19 cut
+    # points and its tail for the other 14. Neither on screen, nor kept, nor reopened.
+    text = f"the key is {DEMO_KEY}, keep it safe"
+    at = text.index(DEMO_KEY) + cut
+    reply, shown = fold([text[:at], text[at:]], (DEMO_KEY,))
+    assert reply == f"the key is {MASK}, keep it safe"
+    for seen in shown:
+        # What the screen showed so far is the start of the masked reply: no piece of the key
+        # was ever drawn, to be taken back later.
+        assert reply.startswith(seen), seen
+    with Store(tmp_path / "s.db", secrets=[DEMO_KEY]) as store:
+        session = store_pieces(store, [text[:at], text[at:]])
+        assert "".join(stored_chunks(store, session)) == reply
+    assert long_fragment((tmp_path / "s.db").read_bytes().decode("latin-1"), DEMO_KEY) is None
+
+
+def test_a_saved_file_is_masked_even_when_the_fold_was_given_no_key(tmp_path: Path) -> None:
+    from openwop_tui.overflow import save
+
+    transcript = Transcript(limits=Limits(reply_bytes=8))  # the fold knows no secret
+    transcript.apply(normalize(chunk(TEXT)))
+    transcript.apply(normalize({"type": "run.completed", "payload": {}}))
+    [turn] = [i for i in transcript.items if isinstance(i, AssistantTurn)]
+    path = save(turn, tmp_path, redact=Redactor([KEY]))
+    assert path.read_text(encoding="utf-8") == EXPECTED
