@@ -47,7 +47,7 @@ from openwop_tui.record import Recorder
 from openwop_tui.redact import Redactor
 from openwop_tui.renderers import needs_bytes, render
 from openwop_tui.renderers.base import Degradation, RenderContext
-from openwop_tui.sanitize import safe_filename
+from openwop_tui.sanitize import clean, safe_filename
 from openwop_tui.store import Entry, Store
 from openwop_tui.store_keys import masked_entries
 from openwop_tui.units import compact_json
@@ -243,7 +243,8 @@ def _body(envelope: Envelope, data: bytes | None) -> str:
     if display == "code":
         source = data.decode("utf-8", "replace") if data is not None else (text or "")
         lang = envelope.rendering.lang or ""
-        return _fence(source, "".join(c for c in lang if c.isalnum() or c in "+-#._"))
+        # Cleaned: the bytes are the host's, and `cat chat.md` would run their escapes.
+        return _fence(clean(source), "".join(c for c in lang if c.isalnum() or c in "+-#._"))
     if display == "markdown" and (text or isinstance(payload, str)):
         return block(text or str(payload))
     if display == "card" and isinstance(payload, dict) and payload and not text:

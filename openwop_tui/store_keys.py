@@ -98,6 +98,9 @@ class SplitKeyRows:
     ) -> tuple[str, list[tuple[object, str]]]:
         """Row ``ref`` (``kind``, of ``run``) with text ``data``: the text to store for it,
         and ``(ref, text)`` for each earlier row to write again."""
+        if kind == "end":  # the run's streams are over: their chains go
+            for chain in [c for c in self._chains if c[:2] == (session, run)]:
+                del self._chains[chain]
         if not self.secrets or kind not in _EVENT_KINDS:
             return data, []
         if '"chunk"' not in data and '"delta"' not in data:

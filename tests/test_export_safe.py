@@ -105,7 +105,7 @@ def _session(store: Store) -> str:
         },
         {
             "type": "x.code",
-            "payload": "</code><script>alert(9)</script>",
+            "payload": "</code><script>alert(9)</script>\x1b]52;c;SGVsbG8=\x07",
             "meta": {"rendering": {"display": "code", "lang": "py\n<script>"}},
         },
     ]
@@ -185,6 +185,8 @@ def test_the_markdown_export_has_nothing_live(tmp_path: Path) -> None:
     assert first.startswith("# ") and "\x1b" not in first
     assert "<script" not in MarkdownIt("commonmark", {"html": True}).render(first)
     assert live_parts(markdown, images_under="chat-assets") == []
+    # `cat chat.md` is safe too: no terminal control of the host's anywhere in the file.
+    assert re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", markdown) is None
     for preset in ("commonmark", "gfm-like"):
         parser = MarkdownIt(preset, {"html": True})
         parser.validateLink = lambda url: True  # type: ignore[method-assign]
