@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from openwop_tui.protocol.events import CHUNK_TYPES, canonical_type
-from openwop_tui.protocol.hostdata import secrets_of
+from openwop_tui.protocol.hostdata import MIN_PREFIX, mask, secrets_of
 from openwop_tui.split_keys import Piece, PieceChain
 
 if TYPE_CHECKING:  # the store imports this module
@@ -85,6 +85,35 @@ def _slot(event: Any) -> tuple[MutableMapping[str, Any], str, str] | None:
     return None
 
 
+def _mask_strings(doc: Any, secrets: tuple[str, ...], skip: set[tuple[int, str]]) -> bool:
+    """Mask every string and key in ``doc`` in place (but the ``skip`` slots); whether any
+    changed. Iterative: a stored document may be deep."""
+    changed = False
+    stack = [doc]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, value in list(item.items()):
+                if isinstance(value, str) and (id(item), key) not in skip:
+                    masked = mask(value, secrets)
+                    if masked != value:
+                        item[key], changed = masked, True
+                elif isinstance(value, dict | list):
+                    stack.append(value)
+                masked_key = mask(key, secrets)
+                if masked_key != key:
+                    item[masked_key], changed = item.pop(key), True
+        elif isinstance(item, list):
+            for index, value in enumerate(item):
+                if isinstance(value, str):
+                    masked = mask(value, secrets)
+                    if masked != value:
+                        item[index], changed = masked, True
+                elif isinstance(value, dict | list):
+                    stack.append(value)
+    return changed
+
+
 class SplitKeyRows:
     """Follows the chunk texts of a session's rows; see the module docstring."""
 
@@ -99,11 +128,14 @@ class SplitKeyRows:
         """Row ``ref`` (``kind``, of ``run``) with text ``data``: the text to store for it,
         and ``(ref, text)`` for each earlier row to write again."""
         if kind == "end":  # the run's streams are over: their chains go
-            for chain in [c for c in self._chains if c[:2] == (session, run)]:
-                del self._chains[chain]
+            for name in [c for c in self._chains if c[:2] == (session, run)]:
+                del self._chains[name]
         if not self.secrets or kind not in _EVENT_KINDS:
             return data, []
-        if '"chunk"' not in data and '"delta"' not in data:
+        chunky = '"chunk"' in data or '"delta"' in data
+        # A long fragment at a string's edge holds the key's first or last characters.
+        probes = [p for s in self.secrets for p in (s[:MIN_PREFIX], s[-MIN_PREFIX:])]
+        if not chunky and not any(probe in data for probe in probes):
             return data, []
         try:
             doc = json.loads(data)
@@ -111,7 +143,7 @@ class SplitKeyRows:
             return data, []
         row = _Row(doc)
         changed: list[object] = []
-        for event in _events(doc):
+        for event in _events(doc) if chunky else ():
             slot = _slot(event)
             if slot is None:
                 continue
@@ -123,11 +155,16 @@ class SplitKeyRows:
                 owner = piece.ref[0] if isinstance(piece.ref, tuple) else None
                 if piece.spans and owner not in changed:
                     changed.append(owner)
-        if not row.slots:
+        # Every other string: the key whole, or a long fragment at its edge (`mask`), as the
+        # protocol layer masks it when the row is read; the chain decides the pieces.
+        pieces = {(id(holder), key) for holder, key, _ in row.slots}
+        edged = _mask_strings(doc, self.secrets, pieces)
+        if not row.slots and not edged:
             return data, []
-        self._rows[ref] = row
+        if row.slots:
+            self._rows[ref] = row
         earlier = [(owner, self._rows[owner].text()) for owner in changed if owner != ref]
-        here = row.text() if ref in changed else data
+        here = row.text() if ref in changed or edged else data
         self._forget()
         return here, earlier
 

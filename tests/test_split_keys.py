@@ -290,3 +290,21 @@ def test_a_saved_file_is_masked_even_when_the_fold_was_given_no_key(tmp_path: Pa
     [turn] = [i for i in transcript.items if isinstance(i, AssistantTurn)]
     path = save(turn, tmp_path, redact=Redactor([KEY]))
     assert path.read_text(encoding="utf-8") == EXPECTED
+
+
+def test_a_long_fragment_in_any_stored_string_is_masked_in_the_row(tmp_path: Path) -> None:
+    # A host's error that cuts the key it echoes: the row keeps no long piece of it, so the raw
+    # SSE export cannot either; a short piece is ordinary text.
+    floor = fragment_floor(KEY)
+    doc = {
+        "type": "log.appended",
+        "payload": {"message": f"rejected Bearer {KEY[:floor]}", "list": [f"{KEY[-floor:]} x"]},
+    }
+    with Store(tmp_path / "s.db", secrets=[KEY]) as store:
+        session = store.create(host="h", workflow="w")
+        store.append(session, Entry("frame", json.dumps(doc), run="r"))
+        store.append(session, Entry("frame", json.dumps({"type": "x", "payload": {"m": "open"}})))
+        rows = [json.loads(e.data) for e in store.entries(session)]
+    assert rows[0]["payload"] == {"message": f"rejected Bearer {MASK}", "list": [f"{MASK} x"]}
+    assert rows[1]["payload"] == {"m": "open"}
+    assert long_fragment((tmp_path / "s.db").read_bytes().decode("latin-1")) is None
