@@ -157,8 +157,8 @@ class SplitKeyRows:
                     changed.append(owner)
         # Every other string: the key whole, or a long fragment at its edge (`mask`), as the
         # protocol layer masks it when the row is read; the chain decides the pieces.
-        pieces = {(id(holder), key) for holder, key, _ in row.slots}
-        edged = _mask_strings(doc, self.secrets, pieces)
+        slots = {(id(holder), key) for holder, key, _ in row.slots}
+        edged = _mask_strings(doc, self.secrets, slots)
         if not row.slots and not edged:
             return data, []
         if row.slots:
