@@ -16,6 +16,7 @@
 * ``--record FILE.sse`` (the app and ``run``): write the raw stream as it arrives.
 
 Settings come from flags, then ``OPENWOP_BASE_URL`` / ``OPENWOP_API_KEY``, then the config file.
+The key need not be on the command line: ``--api-key-file PATH`` or ``--api-key -`` (stdin).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -71,7 +73,15 @@ def _connection_flags(parser: argparse.ArgumentParser) -> None:
         "--api-key",
         metavar="KEY",
         default=argparse.SUPPRESS,
-        help="Bearer key for the host (env OPENWOP_API_KEY)",
+        help="Bearer key for the host (env OPENWOP_API_KEY); - reads it from stdin (a prompt "
+        "on a terminal), so it is not on the command line",
+    )
+    parser.add_argument(
+        "--api-key-file",
+        metavar="PATH",
+        type=Path,
+        default=argparse.SUPPRESS,
+        help="read the Bearer key from the first line of PATH",
     )
     parser.add_argument(
         "--images",
@@ -149,10 +159,16 @@ def _columns(text: str) -> int:
 
 
 def display_output(
-    args: argparse.Namespace, config: Config, save_media: Path | None = None
+    args: argparse.Namespace,
+    config: Config,
+    save_media: Path | None = None,
+    *,
+    saves_overflow: bool = True,
 ) -> Output:
     """The `openwop_tui.cli.commands.Output` of a printing command, with its display flags (the
-    one reading of ``--colors``, ``--width`` and ``--audio``, for every command that prints)."""
+    one reading of ``--colors``, ``--width`` and ``--audio``, for every command that prints).
+    ``saves_overflow``: cut replies are written to the download folder unasked (not for
+    ``render`` and ``replay``, which write only into ``--save-media``)."""
     from openwop_tui.cli.commands import Output, make_console
 
     console = make_console(
@@ -167,6 +183,7 @@ def display_output(
         save_media,
         audio_off=switch == "off",
         colors=getattr(args, "colors", None),
+        saves_overflow=saves_overflow,
     )
 
 
@@ -302,7 +319,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _markdown_images_flag(render)
     render.add_argument(
-        "--save-media", metavar="DIR", type=Path, help="save inline media bytes into DIR"
+        "--save-media",
+        metavar="DIR",
+        type=Path,
+        help="save inline media bytes, and the full text of cut replies, into DIR (render "
+        "writes nothing without it)",
     )
     _display_flags(render)
 
@@ -441,7 +462,11 @@ def _session_commands(commands: Any, codes: dict[str, Any]) -> None:
     export.add_argument("session", metavar="SESSION", nargs="?", help="default: the latest")
     export.add_argument("--format", choices=("md", "jsonl", "sse"), default="md")
     export.add_argument(
-        "-o", "--output", metavar="PATH", type=Path, help="default: openwop-ID.FORMAT here"
+        "-o",
+        "--output",
+        metavar="PATH",
+        type=Path,
+        help="default: openwop-ID.FORMAT in the download folder",
     )
 
     replay = commands.add_parser(
@@ -454,6 +479,13 @@ def _session_commands(commands: Any, codes: dict[str, Any]) -> None:
         default=1.0,
         metavar="X",
         help="1 as recorded (default), 2 twice as fast, 0 all at once",
+    )
+    replay.add_argument(
+        "--save-media",
+        metavar="DIR",
+        type=Path,
+        help="save media bytes and the full text of cut replies into DIR (replay writes "
+        "nothing without it)",
     )
 
 
@@ -494,6 +526,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     flags: dict[str, Any] = {k: v for k, v in vars(args).items() if k in _SETTINGS}
     try:
+        _key_off_the_command_line(args, flags)
         config = load_config(flags, path=getattr(args, "config", None))
     except ConfigError as error:
         parser.exit(2, f"openwop-tui: {error}\n")
@@ -516,6 +549,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"openwop-tui: stopped by an unexpected {type(error).__name__}{where}", file=sys.stderr
         )
         return EXIT_INTERNAL
+
+
+def _key_off_the_command_line(args: argparse.Namespace, flags: dict[str, Any]) -> None:
+    """``--api-key -`` and ``--api-key-file PATH``: the key read into ``flags``
+    (`openwop_tui.cli.key_source`). Raises `ConfigError`."""
+    from openwop_tui.cli import key_source
+    from openwop_tui.config import ConfigError
+
+    key_file: Path | None = getattr(args, "api_key_file", None)
+    if key_file is not None:
+        if "api_key" in flags:
+            raise ConfigError("give the API key one way: --api-key or --api-key-file, not both")
+        flags["api_key"] = key_source.key_from_file(key_file)
+        if key_source.loosely_readable(key_file):
+            print(
+                f"openwop-tui: note: other users can read the API key file {key_file} "
+                f"(chmod 600 {key_file} keeps it yours)",
+                file=sys.stderr,
+            )
+    elif flags.get("api_key") == "-":
+        if getattr(args, "file", None) == "-":
+            raise ConfigError("stdin cannot carry both the API key (--api-key -) and the stream")
+        flags["api_key"] = key_source.key_from_stdin(sys.stdin)
 
 
 @contextlib.contextmanager
@@ -556,7 +612,8 @@ def dispatch(args: argparse.Namespace, config: Config, *, log_file: Path | None 
     if args.command == "render":
         from openwop_tui.cli.commands import render_file
 
-        return render_file(args.file, display_output(args, config, args.save_media))
+        output = display_output(args, config, args.save_media, saves_overflow=False)
+        return render_file(args.file, output)
     if args.command in ("run", "attach"):
         return _follow(args, config)
     if args.command == "workflows":
@@ -628,11 +685,13 @@ def _stored(args: argparse.Namespace, config: Config, log_file: Path | None) -> 
     if args.command == "export":
         return stored.export_command(output, args.session, args.format, args.output)
     if not sys.stdout.isatty():
+        output = replace(output, save_dir=args.save_media, saves_overflow=False)
         return stored.replay_print(args.file, output)
     if not Path(args.file).is_file():
         print(f"openwop-tui: cannot read {args.file}: no such file", file=sys.stderr)
         return 2
-    return _run_app(config, log_file=log_file, replay=(Path(args.file), args.speed))
+    replay = (Path(args.file), args.speed)
+    return _run_app(config, log_file=log_file, replay=replay, save_media=args.save_media)
 
 
 def _run_app(config: Config, *, log_file: Path | None = None, **options: Any) -> int:

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 # Plain values only: ``--version`` and ``--help`` import this module, and nothing else.
 from openwop_tui.core.limits import EVENTS_SHOWN, REASONING_BYTES, REPLY_BYTES, TOOL_BYTES, Limits
 from openwop_tui.protocol.budgets import DEFAULT_MAX_BYTES
+from openwop_tui.store.saving import SAVED_BYTES
 
 IMAGE_MODES = ("auto", "kitty", "sixel", "halfblock", "none")
 
@@ -31,6 +32,7 @@ _POSITIVE_INTS = frozenset(
         "max_reasoning_bytes",
         "max_tool_bytes",
         "max_events_shown",
+        "max_saved_bytes",
     }
 )
 
@@ -63,7 +65,11 @@ class Config:
     max_asset_bytes: int = DEFAULT_MAX_BYTES
     """Ceiling for any media download, whatever the host advertises."""
     download_dir: str | None = None
-    """Where saved media go; default ``~/Downloads/openwop-tui`` (or the cwd if unwritable)."""
+    """Where saved media, exports and cut replies go; default ``openwop-tui`` in the platform's
+    download folder, else ``downloads`` in the user data folder (never the current folder)."""
+    max_saved_bytes: int = SAVED_BYTES
+    """What the program may write unasked (the full text of cut replies) in one run; past it
+    a cut part is not written and its item says so (200 MB)."""
     stream_modes: str = "updates,messages"
     idle_timeout: float = 300.0
     """Seconds a run's stream may bring no bytes at all (keep-alives count) before the app says

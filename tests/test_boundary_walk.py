@@ -251,7 +251,9 @@ def strings_of(value: Any) -> Iterator[str]:
             stack.extend(item)
         elif dataclasses.is_dataclass(item) and not isinstance(item, type):
             for field in dataclasses.fields(item):
-                if field.name != "wire":  # the raw frame, for storage: never shown
+                # The raw frame, for storage, and a chunk's text with its edges left for the
+                # fold to join (`RunEvent.piece`): neither is ever shown.
+                if field.name not in ("wire", "piece"):
                     stack.append(getattr(item, field.name))
 
 

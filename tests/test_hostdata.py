@@ -135,7 +135,7 @@ def test_normalize_cleans_payload_raw_and_ids_and_keeps_the_wire() -> None:
         "runId": HOSTILE,
         "nodeId": HOSTILE,
         "sequence": 10**400,
-        "payload": {"status": HOSTILE + KEY, "outcome": {HOSTILE: KEY[:10]}},
+        "payload": {"status": HOSTILE + KEY, "outcome": {HOSTILE: KEY[:12]}},
     }
     wire = json.dumps(doc)
     event = normalize(doc, frame_event=HOSTILE, secrets=(KEY,), wire=wire)
@@ -228,7 +228,7 @@ def test_transport_errors_quoting_the_key_are_masked() -> None:
     from openwop_tui.protocol.errors import error_for_exception
 
     error = error_for_exception(
-        httpx.ConnectError(f"boom {KEY[:10]}"),
+        httpx.ConnectError(f"boom {KEY[:12]}"),
         action="x",
         base_url="http://h",
         origin="http://h",

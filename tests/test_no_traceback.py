@@ -127,7 +127,9 @@ def test_the_status_line_and_printed_urls_drop_credentials() -> None:
     ("text", "expected"),
     [
         (f"key={KEY}", f"key={MASK}"),
-        (f'{{"auth": "{KEY[:10]}…', f'{{"auth": "{MASK}…'),  # an excerpt cut inside the key
+        # An excerpt cut inside the key: masked from the floor on (12 characters of this one).
+        (f'{{"auth": "{KEY[:12]}…', f'{{"auth": "{MASK}…'),
+        (f'{{"auth": "{KEY[:10]}…', f'{{"auth": "{KEY[:10]}…'),  # shorter: ordinary text
         ("Authorization: Bearer abc.def-123", f"Authorization: Bearer {MASK}"),
         ("ftp://u:p@h/", f"ftp://{MASK}@h/"),
         ("nothing secret here", "nothing secret here"),

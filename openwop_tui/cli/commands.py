@@ -41,8 +41,9 @@ from openwop_tui.protocol.hostdata import secrets_of
 from openwop_tui.renderers import Registry
 from openwop_tui.renderers.base import AudioSupport, RenderContext
 from openwop_tui.store.record import Recorder, RecordingReader, read_recording
+from openwop_tui.store.saving import SaveBudget
 from openwop_tui.store.sessions import Entry
-from openwop_tui.text.redact import display_url
+from openwop_tui.text.redact import Redactor, display_url
 from openwop_tui.text.sanitize import clean
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE = 0, 1, 2
@@ -124,6 +125,9 @@ class Output:
     """``--audio off``: sound is described as if this machine could not play it."""
     colors: str | None = None
     """``--colors``, when given."""
+    saves_overflow: bool = True
+    """Whether the full text of cut items is written to the download folder unasked (``run``,
+    ``attach``); ``render`` and ``replay`` write it only into ``--save-media``."""
 
     def printer(
         self, *, audio: AudioSupport, conversation: Conversation | None = None
@@ -134,7 +138,10 @@ class Output:
             self.context(audio),
             conversation=conversation,
             save_dir=self.save_dir,
-            overflow_dir=self.save_dir or actions.download_dir(self.config.download_dir),
+            overflow_dir=self.save_dir
+            or (actions.download_dir(self.config.download_dir) if self.saves_overflow else None),
+            budget=SaveBudget(self.config.max_saved_bytes),
+            redact=Redactor([self.config.api_key]),
             registry=renderer_registry(self.config),
         )
 

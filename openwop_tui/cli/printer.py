@@ -11,7 +11,7 @@ fetched.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from rich.console import Console, Group, RenderableType
@@ -33,6 +33,7 @@ from openwop_tui.present.envelope import Source, draw, offline
 from openwop_tui.renderers import Registry
 from openwop_tui.renderers.base import RenderContext
 from openwop_tui.store import overflow
+from openwop_tui.store.saving import SaveBudget
 
 INCOMPLETE = "  the emission never completed: this is the last fragment that arrived"
 
@@ -66,6 +67,8 @@ class TranscriptPrinter:
         verbose: bool = True,
         save_dir: Path | None = None,
         overflow_dir: Path | None = None,
+        budget: SaveBudget | None = None,
+        redact: Callable[[str], str] | None = None,
         registry: Registry,
     ) -> None:
         """``registry``: the front end's renderers to draw with (and which envelopes get their
@@ -77,9 +80,13 @@ class TranscriptPrinter:
         self.verbose = verbose
         self.save_dir = save_dir
         """Where media bytes that arrived are saved (``--save-media``); ``None`` saves nothing."""
-        self.overflow_dir = overflow_dir or save_dir or actions.download_dir(None)
-        """Where the full text of a cut reply, reasoning block or tool call is written: the
-        ``--save-media`` folder when given, else the download folder (the app's too)."""
+        self.overflow_dir = overflow_dir
+        """Where the full text of a cut reply, reasoning block or tool call is written (once,
+        under ``budget``: `openwop_tui.store.saving`); ``None``: not written, and the item says how
+        to have it written (``render`` and ``replay`` write nothing unasked)."""
+        self.budget = budget
+        self.redact = redact
+        """Masks secrets in the cut parts written (`openwop_tui.text.redact.Redactor`)."""
         self._pending: list[Item] = []
 
     async def feed(self, changes: Iterable[Update]) -> None:
@@ -115,8 +122,15 @@ class TranscriptPrinter:
         return the line saying why it could not be written, if it could not."""
         if not overflow.needs_saving(item):
             return None
+        if self.overflow_dir is None:
+            return Text(
+                "  the cut part is not saved: pass --save-media DIR to save it",
+                style=self.context.palette.muted,
+            )
         try:
-            await asyncio.to_thread(overflow.save, item, self.overflow_dir)
+            await asyncio.to_thread(
+                overflow.save, item, self.overflow_dir, self.budget, self.redact
+            )
         except actions.ActionError as error:
             return Text(f"  the cut part was not saved: {error}", style=self.context.palette.error)
         return None

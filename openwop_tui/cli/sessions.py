@@ -16,6 +16,7 @@ from rich.table import Table
 
 from openwop_tui.cli.commands import EXIT_OK, EXIT_USAGE, Output, print_entries, renderer_registry
 from openwop_tui.core.conversation import Conversation
+from openwop_tui.devices import desktop as actions
 from openwop_tui.present.envelope import export_drawer
 from openwop_tui.renderers.base import AudioSupport
 from openwop_tui.store.export import ExportError, Format, export_session
@@ -100,7 +101,9 @@ def export_command(output: Output, session_id: str | None, fmt: Format, path: Pa
             info = store.info(session_id) if session_id else store.latest()
             if info is None:
                 return _fail("there is no stored session to export yet")
-            target = path or Path(f"openwop-{info.id}.{fmt}")
+            # Without -o, where every other file the client writes goes (never the cwd).
+            folder = actions.download_dir(output.config.download_dir)
+            target = path or folder / f"openwop-{info.id}.{fmt}"
             drawer = export_drawer(renderer_registry(output.config))
             done = export_session(
                 store, info.id, fmt, target, redactor=Redactor([key]), drawer=drawer

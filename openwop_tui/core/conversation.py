@@ -213,6 +213,15 @@ class Conversation:
         return list(items[max(0, place - count) : place])
 
     @property
+    def secrets(self) -> tuple[str, ...]:
+        """What is masked in decoded host data, and across the chunks the fold joins."""
+        return self.transcript.secrets
+
+    @secrets.setter
+    def secrets(self, value: Iterable[str]) -> None:
+        self.transcript.secrets = tuple(value)
+
+    @property
     def history(self) -> list[dict[str, str]]:
         """The messages the next `send` carries in ``inputs.messages``."""
         return self.chat.messages

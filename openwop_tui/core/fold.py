@@ -66,6 +66,7 @@ from openwop_tui.protocol.interrupts import (
     summarize,
 )
 from openwop_tui.text.sanitize import clean
+from openwop_tui.text.split_keys import StreamMask
 from openwop_tui.text.units import compact_json
 from openwop_tui.text.value_words import milliseconds, words
 
@@ -168,6 +169,11 @@ class Transcript:
     """``provider.usage`` summed since the last user turn or run start."""
     usage_session: Usage = field(default_factory=Usage)
     """``provider.usage`` summed over everything this transcript saw."""
+    secrets: tuple[str, ...] = ()
+    """What is masked across the chunks of a reply or reasoning block (the API key): a key a
+    host splits between two chunks is whole only once they are joined (`StreamMask`)."""
+    _masks: dict[str, StreamMask] = field(default_factory=dict)
+    """The stream mask of each open reply and reasoning block, by item id."""
     _counter: int = 0
     _interrupts: dict[str | None, Interrupt] = field(default_factory=dict)
     """Pending interrupts by node id (a node waits on one interrupt at a time)."""
@@ -217,6 +223,10 @@ class Transcript:
         pending: list[Reasoning | ToolCall] = [*self._reasoning.values(), *self._calls.values()]
         for item in pending:
             if not item.done:
+                if isinstance(item, Reasoning):
+                    held = self._unmasked(item.id)
+                    if held:
+                        item.body.append(held)
                 item.done = True
                 changes.append(Updated(item))
         self._reasoning.clear()
@@ -347,11 +357,29 @@ class Transcript:
 
     # ----------------------------------------------------------------- chunks
 
+    def _masked(self, item_id: str, piece: str) -> str:
+        """``piece`` of item ``item_id``'s stream as it may be shown (`StreamMask`)."""
+        if not self.secrets:
+            return piece
+        stream = self._masks.get(item_id)
+        if stream is None:
+            stream = self._masks[item_id] = StreamMask(self.secrets)
+        return stream.feed(piece)
+
+    def _unmasked(self, item_id: str) -> str:
+        """What item ``item_id``'s stream mask still holds, now that the stream ended."""
+        stream = self._masks.pop(item_id, None)
+        return stream.flush() if stream is not None else ""
+
     def _on_chunk(self, event: RunEvent) -> list[Change]:
         payload = event.payload
         delta = chunk_text(event)
         if delta is None:
             return []
+        if event.piece is not None:
+            # The chunk as sent, only whole keys masked: a key cut between this chunk and the
+            # next is masked once they are joined (the payload's copy masked its edge apart).
+            delta = event.piece
         if event.node_id in self._echo:
             delta = self._unechoed(event.node_id, delta)
             if not delta:
@@ -366,6 +394,7 @@ class Transcript:
             changes.append(self._add(turn))
         turn.model = turn.model or _text(meta.get("model"))
         turn.finish_reason = _text(meta.get("finishReason")) or turn.finish_reason
+        delta = self._masked(turn.id, delta)
         if delta:
             # O(delta): the buffer keeps parts. Past the limit nothing more is drawn, but the
             # (empty) delta still tells the view that the "cut" count grew. Directives are
@@ -476,6 +505,7 @@ class Transcript:
         """The final payload's directives: the completion is authoritative (it replaces what the
         deltas built, capped the same way, its directives taken out like the stream's); what
         it and the structured fields name that the stream did not is added."""
+        self._masks.pop(turn.id, None)  # the completion replaces what the stream held
         visible, added, updated = self._directives(turn).final(
             completion, outputs, event, self._next_id
         )
@@ -484,12 +514,19 @@ class Transcript:
         return self._directive_changes(added, updated)
 
     def _finish_directives(self, turn: AssistantTurn, event: RunEvent | None) -> list[Change]:
-        """The turn is ending: the text its directive reader held back, and its items."""
-        if turn.directives is None:
+        """The turn is ending: the text its stream mask and directive reader held back, and its
+        items."""
+        held = self._unmasked(turn.id)
+        if turn.directives is None and not held:
             return []
         source = event or RunEvent(type="client.close", payload={}, node_id=turn.node_id)
-        visible, added, updated = self._directives(turn).finish(source, self._next_id)
         changes: list[Change] = []
+        if held:
+            visible, added, updated = self._directives(turn).delta(held, source, self._next_id)
+            if visible:
+                changes.append(Updated(turn, turn.body.append(visible)))
+            changes += self._directive_changes(added, updated)
+        visible, added, updated = self._directives(turn).finish(source, self._next_id)
         if visible:
             changes.append(Updated(turn, turn.body.append(visible)))
         return changes + self._directive_changes(added, updated)
@@ -867,13 +904,17 @@ class Transcript:
         delta = event.payload.get("delta")
         if not isinstance(delta, str):
             return []
+        if event.piece is not None:
+            delta = event.piece  # as in `_on_chunk`: masked across the join
         item = self._reasoning.get(agent)
         changes: list[Change] = []
         if item is None or item.done:
             item = self._new_reasoning(agent)
             self._reasoning[agent] = item
             changes.append(self._add(item))
-        changes.append(Updated(item, item.body.append(delta)))
+        delta = self._masked(item.id, delta)
+        if delta:
+            changes.append(Updated(item, item.body.append(delta)))
         return changes
 
     def _on_reasoned(self, event: RunEvent) -> list[Change]:
@@ -885,8 +926,11 @@ class Transcript:
             item = self._new_reasoning(agent)
             changes.append(self._add(item))
         self._reasoning[agent] = item
+        held = self._unmasked(item.id)
         if isinstance(text, str) and text != item.full_text:
             item.text = text
+        elif held:
+            item.body.append(held)
         item.done = True
         changes.append(Updated(item))
         return changes

@@ -18,6 +18,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
+import platformdirs
+
 from openwop_tui.text.sanitize import safe_filename
 
 
@@ -26,11 +28,16 @@ class ActionError(RuntimeError):
 
 
 def download_dir(configured: str | None) -> Path:
-    """Where saved media go: the configured folder, ``~/Downloads/openwop-tui``, or the cwd."""
+    """Where saved media, copies too large for the clipboard, exports and cut replies go: the
+    configured folder, else ``openwop-tui`` in the platform's download folder when it exists,
+    else ``downloads`` in the user data folder. Never the current folder: what lands there
+    depends on where the program was started, and nobody looks for it there."""
     if configured:
         return Path(configured).expanduser()
-    downloads = Path.home() / "Downloads"
-    return downloads / "openwop-tui" if downloads.is_dir() else Path.cwd() / "openwop-tui-downloads"
+    downloads = platformdirs.user_downloads_path()
+    if downloads.is_dir():
+        return downloads / "openwop-tui"
+    return platformdirs.user_data_path("openwop-tui", appauthor=False) / "downloads"
 
 
 def save_bytes(data: bytes, name: str | None, folder: Path, fallback: str = "download") -> Path:

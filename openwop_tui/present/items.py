@@ -21,7 +21,7 @@ from openwop_tui.present.palette import Palette
 from openwop_tui.present.safe_text import safe_text
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.text import units, value_words
-from openwop_tui.text.sanitize import clean
+from openwop_tui.text.sanitize import clean, clean_label
 
 NOTICE_ICON = {"info": "•", "warning": "⚠", "error": "✖"}
 
@@ -90,7 +90,7 @@ def user(turn: UserTurn, palette: Palette | None = None) -> RenderableType:
 def assistant_heading(turn: AssistantTurn, palette: Palette | None = None) -> Text:
     """The line above a reply: who answered, and "…" while it is still arriving."""
     colours = _palette(palette)
-    label = "Assistant" + (f" · {clean(turn.model)}" if turn.model else "")
+    label = "Assistant" + (f" · {clean_label(turn.model)}" if turn.model else "")
     if not turn.final:
         return heading(f"{label} …", colours.streaming)
     return heading(label, colours.assistant)
@@ -100,7 +100,7 @@ def reasoning(item: Reasoning, palette: Palette | None = None) -> RenderableType
     """Reasoning, dimmed, so it reads as an aside; only its newest lines while it streams."""
     colours = _palette(palette)
     state = "thought" if item.done else "thinking…"
-    text = Text.assemble((f"{clean(item.agent_id)} {state} ", f"bold {colours.muted}"))
+    text = Text.assemble((f"{clean_label(item.agent_id)} {state} ", f"bold {colours.muted}"))
     if item.done or item.body.shown_bytes <= REASONING_TAIL:
         shown = item.text
     else:
@@ -132,7 +132,7 @@ def tool_call(call: ToolCall, palette: Palette | None = None) -> Text:
     """A tool call line: its inputs in words, then once it returned its status, how long it took
     and what it returned, in words like the inputs; and a cut marker if its JSON was cut."""
     colours = _palette(palette)
-    text = Text.assemble(("⚙ ", colours.accent), (clean(call.tool_name), colours.accent))
+    text = Text.assemble(("⚙ ", colours.accent), (clean_label(call.tool_name), colours.accent))
     if call.inputs is not None:
         text.append(f"({_words(call.inputs_text, call.inputs, 400)})", style=colours.text)
     took = value_words.milliseconds(call.duration_ms)
@@ -176,7 +176,7 @@ def envelope_title(rendered: Rendered, palette: Palette | None = None) -> Text:
 
 def badge(text: str, palette: Palette | None = None) -> Text:
     """The small muted line under an item naming what drew it (``⌁ image · half-blocks``)."""
-    return Text(f"  ⌁ {clean(text)}", style=f"italic {_palette(palette).muted}", no_wrap=True)
+    return Text(f"  ⌁ {clean_label(text)}", style=f"italic {_palette(palette).muted}", no_wrap=True)
 
 
 def envelope_badge(rendered: Rendered, palette: Palette | None = None) -> Text:

@@ -68,16 +68,16 @@ class Rendering:
             return cls()
 
         def text(key: str) -> str | None:
+            # Every field is shown in a header: one line (`clean_label`).
             item = value.get(key)
-            return item if isinstance(item, str) and item else None
+            return clean_label(item) if isinstance(item, str) and item else None
 
-        alt, title = text("alt"), text("title")
         return cls(
             display=text("display"),
             mime_type=text("mimeType"),
             lang=text("lang"),
-            alt=clean_label(alt) if alt else None,
-            title=clean_label(title) if title else None,
+            alt=text("alt"),
+            title=text("title"),
         )
 
 
@@ -116,7 +116,7 @@ class MediaRef:
             url=url,
             base64=data,
             bytes=size if isinstance(size, int) and not isinstance(size, bool) else None,
-            mime_type=mime if isinstance(mime, str) and mime else None,
+            mime_type=clean_label(mime) if isinstance(mime, str) and mime else None,
             name=clean_label(name) if isinstance(name, str) and name else None,
             duration_seconds=_seconds(duration),
         )
@@ -277,7 +277,7 @@ def _envelope_from_object(
         return value if isinstance(value, str) and value else None
 
     return Envelope(
-        kind=kind,
+        kind=clean_label(kind),  # shown in headers: one line
         payload=payload,
         rendering=rendering,
         source=event,

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from openwop_tui.protocol.hostdata import host_text, host_value
+from openwop_tui.protocol.hostdata import host_piece, host_text, host_value
 
 #: Terminal run events: the stream ends after one of these (protocol.md §3.5).
 TERMINAL_TYPES = frozenset({"run.completed", "run.failed", "run.cancelled"})
@@ -122,6 +122,10 @@ class RunEvent:
     raw: Any = field(default=None, compare=False, repr=False)
     wire: str | None = field(default=None, compare=False, repr=False)
     """The frame's data as received (uncleaned, unmasked): for storage only, never shown."""
+    piece: str | None = field(default=None, compare=False, repr=False)
+    """A chunk's or reasoning delta's text cleaned, with whole secrets masked but not the
+    fragments at its edges: the fold joins pieces and masks a key split between them
+    (`openwop_tui.text.split_keys`). ``None`` for other events."""
 
     @property
     def is_terminal(self) -> bool:
@@ -187,6 +191,7 @@ def normalize(
     if not isinstance(doc, Mapping):
         raise EventShapeError(f"expected a JSON object, got {type(doc).__name__}")
     secrets = tuple(secrets)
+    piece = _piece(doc, secrets)
     doc = host_value(doc, secrets)
     if frame_event is not None:
         frame_event = host_text(frame_event, secrets)
@@ -226,4 +231,34 @@ def normalize(
         frame_event=frame_event,
         raw=doc,
         wire=wire,
+        piece=piece,
     )
+
+
+#: Event types whose text the fold joins piece by piece (replies and reasoning).
+_PIECE_TYPES = CHUNK_TYPES | {"agent.reasoning.delta"}
+
+
+def _piece(doc: Mapping[str, Any], secrets: tuple[str, ...]) -> str | None:
+    """The raw document's chunk text as `RunEvent.piece` holds it (see there), or ``None``."""
+    type_name = doc.get("type")
+    if isinstance(type_name, str):
+        if canonical_type(type_name) not in _PIECE_TYPES:
+            return None
+        payload = doc.get("payload")
+        if payload is None:
+            payload = doc.get("data")
+    else:
+        payload = doc  # a bare `messages` chunk
+    if not isinstance(payload, Mapping):
+        return None
+    keys = (
+        ("delta",)
+        if canonical_type(str(type_name)) == "agent.reasoning.delta"
+        else ("chunk", "delta")
+    )
+    for key in keys:
+        value = payload.get(key)
+        if isinstance(value, str):
+            return host_piece(value, secrets)
+    return None

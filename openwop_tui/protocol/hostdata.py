@@ -7,9 +7,14 @@ and a new field cannot be forgotten. What comes out is made only of ``dict``, ``
 
 * every string and every key went through `openwop_tui.text.sanitize.clean` (terminal controls, C1,
   bidi controls and lone surrogates made visible);
-* every secret (the API key) is replaced by `MASK` wherever it occurs, and a secret's prefix of
-  `MIN_PREFIX` or more characters at the end of a string is masked too, because a host that cuts
-  an echoed header or body ends it mid-key;
+* every secret (the API key) is replaced by `MASK` wherever it occurs, and so is a *long
+  fragment* of it at a string's edge (a prefix at the end, a suffix at the start, or the whole
+  string), because a host that cuts an echoed header or body, or streams it in pieces, leaves
+  one: long means at least `fragment_floor` characters (`MIN_FRAGMENT`, and half the key), so a
+  word of the client's own text that happens to start the key ("openwop-tui" of the demo key
+  ``openwop-tui-demo-key``) is never masked. After ``Bearer `` any prefix of `MIN_PREFIX` or more
+  is masked (the word says a credential follows). Pieces joined later (a reply's chunks) are
+  masked across the join by `openwop_tui.text.split_keys`;
 * numbers cannot break arithmetic or formatting downstream: integers are clamped to
   ``±(2**63 - 1)`` (a 500-digit ``durationMs`` would make ``duration / 1000`` raise
   ``OverflowError``; the clamp keeps the sign and "very large" meaning), and ``NaN``/``Infinity``
@@ -37,8 +42,11 @@ __all__ = [
     "MASK",
     "MAX_DEPTH",
     "MAX_ITEMS",
+    "MIN_FRAGMENT",
     "MIN_PREFIX",
     "TOO_DEEP",
+    "fragment_floor",
+    "host_piece",
     "host_text",
     "host_value",
     "mask",
@@ -49,10 +57,10 @@ __all__ = [
 MASK = "[api key]"
 #: The shortest secret masked at all: a shorter "secret" cannot be told from ordinary text.
 MIN_PREFIX = 4
-#: The shortest prefix of a secret masked where a cut excerpt ends in it. Longer than
-#: `MIN_PREFIX`, and only at a word start: dev keys are word-like (``openwop-inmem-dev-key``),
-#: and "the door is open" must not lose its last word.
-MIN_CUT_PREFIX = 6
+#: The shortest fragment of a secret masked on its own (see `fragment_floor`). Dev keys are
+#: word-like (``openwop-inmem-dev-key``, ``openwop-tui-demo-key``): a dozen characters is
+#: longer than the words they are made of, so the client's own "openwop-tui" stays readable.
+MIN_FRAGMENT = 12
 #: Largest integer magnitude kept (int64): formatting, float conversion and comparison all work.
 INT_MAX = 2**63 - 1
 #: Deepest nesting kept. Real events are a handful of levels deep; 48 leaves ample room.
@@ -75,32 +83,76 @@ def secrets_of(*values: str | None) -> tuple[str, ...]:
     return tuple(v for v in values if v and len(v) >= MIN_PREFIX)
 
 
+def fragment_floor(secret: str) -> int:
+    """The shortest fragment of ``secret`` masked on its own: `MIN_FRAGMENT` characters and at
+    least half the key. A shorter piece leaves more of the key unknown than it shows; masking
+    it would mangle ordinary words that share the key's first letters."""
+    return max(MIN_FRAGMENT, (len(secret) + 1) // 2)
+
+
 def mask(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every secret, and a secret's prefix at the end, replaced by `MASK`."""
+    """``text`` with every secret, and a long fragment of one at its edges, replaced by `MASK`."""
     for secret in secrets:
-        # Every masked form (the whole key, a cut prefix) starts with these characters: one
-        # substring test in C spares almost every string the rest.
-        if len(secret) < MIN_PREFIX or secret[:MIN_PREFIX] not in text:
+        if len(secret) < MIN_PREFIX:
             continue
-        if secret in text:
-            text = text.replace(secret, MASK)
-        text = _mask_cut(text, secret)
+        # Every masked form but a leading suffix starts with these characters: one substring
+        # test in C spares almost every string the rest.
+        if secret[:MIN_PREFIX] in text:
+            if secret in text:
+                text = text.replace(secret, MASK)
+            text = _mask_tail(text, secret)
+        text = _mask_head(text, secret)
     return text
 
 
-def _mask_cut(text: str, secret: str) -> str:
-    """Mask a prefix of ``secret`` that ends ``text`` (before trailing cut marks)."""
+def _mask_tail(text: str, secret: str) -> str:
+    """Mask a prefix of ``secret`` that a cut left at the end of ``text`` (before trailing cut
+    marks): one of `fragment_floor` characters or more, or of `MIN_PREFIX` after ``Bearer``."""
+    floor = fragment_floor(secret)
     end = len(text.rstrip(_CUT_TAIL))
     # Only the last len(secret) - 1 characters can hold a proper prefix: search just there.
     start = max(0, end - len(secret) + 1)
-    head = secret[:MIN_CUT_PREFIX]
+    head = secret[:MIN_PREFIX]
     index = text.find(head, start, end)
     while index != -1:
-        at_word_start = index == 0 or not text[index - 1].isalnum()
-        if at_word_start and secret.startswith(text[index:end]):
+        long_enough = end - index >= floor or _after_bearer(text, index)
+        if long_enough and secret.startswith(text[index:end]):
             return text[:index] + MASK + text[end:]
         index = text.find(head, index + 1, end)
     return text
+
+
+def _mask_head(text: str, secret: str) -> str:
+    """Mask a long suffix of ``secret`` that starts ``text`` (the second half of a cut), or the
+    whole of ``text`` when it is a long piece of the key's middle."""
+    floor = fragment_floor(secret)
+    begin = 0
+    while begin < len(text) and text[begin] in _CUT_TAIL:
+        begin += 1
+    if text[begin : begin + floor] not in secret or len(text) - begin < floor:
+        return text
+    if len(text) < len(secret) and text in secret:
+        return MASK
+    for size in range(min(len(secret) - 1, len(text) - begin), floor - 1, -1):
+        if text.startswith(secret[-size:], begin):
+            return text[:begin] + MASK + text[begin + size :]
+    return text
+
+
+def _after_bearer(text: str, index: int) -> bool:
+    return text[max(0, index - 7) : index].lower() == "bearer "
+
+
+def host_piece(text: str, secrets: Iterable[str] = ()) -> str:
+    """A piece of host text that will be joined to others (a reply's chunk): whole secrets
+    masked, then `clean`; fragments at its edges are left for the join to decide
+    (`openwop_tui.text.split_keys`)."""
+    for secret in secrets:
+        if len(secret) >= MIN_PREFIX and secret in text:
+            text = text.replace(secret, MASK)
+    if text.isascii() and text.isprintable():
+        return text
+    return clean(text)
 
 
 def host_text(text: str, secrets: Iterable[str] = ()) -> str:

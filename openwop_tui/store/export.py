@@ -10,8 +10,15 @@ All three are folds of the session's log (`openwop_tui.store.sessions`), made wi
   event as normalised (cleaned) by the protocol layer.
 * ``sse``: the raw stream, frame by frame as the host sent it (a recording `render` reads).
 
+The Markdown is safe to open in a viewer that runs HTML: every piece of host text goes through
+`openwop_tui.text.md_safe` (labels and titles on one line and escaped, bodies with HTML, character
+references and unsafe link targets disarmed). The JSONL and SSE exports stay faithful: they
+hold the host's text as it came, for tools, not viewers.
+
 Secrets never leave: everything written goes through a `Redactor` (the API key, URL
-credentials, Bearer tokens), asset file names through `safe_filename`.
+credentials, Bearer tokens), a key split across the chunks of several
+stored rows is masked in each (`openwop_tui.store.keys`), asset file names go through
+`safe_filename`.
 
 The export keeps the data side only (no Rich): an envelope is drawn by the front end's
 `EnvelopeDrawer` (`openwop_tui.present.envelope.Drawer`, with its own renderer registry), given
@@ -41,11 +48,13 @@ from openwop_tui.core.items import (
 )
 from openwop_tui.protocol.asset import Asset
 from openwop_tui.protocol.envelopes import Envelope
+from openwop_tui.store.keys import masked_entries
 from openwop_tui.store.overflow import full_text
 from openwop_tui.store.record import Recorder
 from openwop_tui.store.sessions import Entry, Store
+from openwop_tui.text.md_safe import block, inline, quoted
 from openwop_tui.text.redact import Redactor
-from openwop_tui.text.sanitize import safe_filename
+from openwop_tui.text.sanitize import clean, safe_filename
 from openwop_tui.text.units import compact_json
 
 if TYPE_CHECKING:  # for the types only: drawing (Rich) is the front end's
@@ -94,7 +103,8 @@ def export_session(
     """Write session ``session_id`` to ``path`` in ``fmt``, envelopes drawn by ``drawer``.
     Raises `ExportError`, `StoreError`."""
     redact = (redactor or Redactor()).with_secrets(*store.secrets)
-    entries = list(store.entries(session_id))
+    # Rows stored before split keys were masked on the way in are masked here.
+    entries = masked_entries(store.entries(session_id), store.secrets)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         if fmt == "sse":
@@ -165,7 +175,7 @@ def _fence(text: str, lang: str = "") -> str:
 
 def _cell(value: Any) -> str:
     text = value if isinstance(value, str) else compact_json(value, 400)
-    return " ".join(text.split()).replace("|", "\\|")
+    return inline(" ".join(text.split()), 400)
 
 
 class _Assets:
@@ -196,7 +206,7 @@ async def _markdown(
 ) -> Exported:
     conversation = Conversation.from_log(entries, store=store, secrets=store.secrets)
     assets = _Assets(path)
-    parts = [f"# {_cell(title) or 'openwop-tui session'}"]
+    parts = [f"# {inline(title) or 'openwop-tui session'}"]
     for item in conversation.transcript.items:
         section = await _section(item, conversation, assets, drawer)
         if section:
@@ -209,17 +219,16 @@ async def _section(
     item: Item, conversation: Conversation, assets: _Assets, drawer: EnvelopeDrawer
 ) -> str | None:
     if isinstance(item, UserTurn):
-        return f"## You\n\n{item.text}"
+        return f"## You\n\n{block(item.text)}"
     if isinstance(item, AssistantTurn):
-        return f"## Assistant\n\n{item.full_text}"
+        return f"## Assistant\n\n{block(item.full_text)}"
     if isinstance(item, Reasoning):
-        quoted = "\n".join(f"> {line}" for line in item.full_text.splitlines())
-        return f"### Reasoning · {item.agent_id}\n\n{quoted}"
+        return f"### Reasoning · {inline(item.agent_id)}\n\n{quoted(item.full_text)}"
     if isinstance(item, ToolCall):
         _, text = full_text(item)
-        return f"### Tool call · {item.tool_name}\n\n{_fence(text, 'json')}"
+        return f"### Tool call · {inline(item.tool_name)}\n\n{_fence(text, 'json')}"
     if isinstance(item, Notice):
-        return None if item.verbose else f"> {item.level}: {item.text}"
+        return None if item.verbose else quoted(f"{item.level}: {item.text}")
     return await _envelope(item, conversation, assets, drawer)
 
 
@@ -239,25 +248,27 @@ async def _envelope(
     asset = fetched[0] if fetched else None
     display = envelope.display or "json"
     title = rendered.title or envelope.kind
-    head = f"### {title}"
+    head = f"### {inline(title)}"
     ref = envelope.media_ref
     if ref is not None or drawer.needs_bytes(envelope.display):
         if rendered.data is not None:
             link = assets.write(rendered.data, rendered.filename, f"{display}.bin")
             alt = envelope.rendering.alt or title
             shown = (
-                f"![{_cell(alt)}]({link})" if display == "image" else f"[{_cell(title)}]({link})"
+                f"![{inline(alt)}]({link})" if display == "image" else f"[{inline(title)}]({link})"
             )
             # Not "degraded" here: the export holds the bytes themselves.
             return f"{head}\n\n{shown}"
         where = (asset.url if asset else None) or (ref.url if ref else None)
         return (
-            f"{head}\n\n> **not included** · what: {display} ({envelope.kind}) · "
-            f"why: {_why(rendered.degradation)} · where: {where or 'nowhere given'}"
+            f"{head}\n\n> **not included** · what: {inline(display)} ({inline(envelope.kind)}) · "
+            f"why: {_why(rendered.degradation)} · where: {inline(where or 'nowhere given', 2000)}"
         )
     body = _body(envelope, rendered.data)
     if rendered.degradation is not None:
-        body += f"\n\n> degraded · what: {envelope.kind} · why: {_why(rendered.degradation)}"
+        body += (
+            f"\n\n> degraded · what: {inline(envelope.kind)} · why: {_why(rendered.degradation)}"
+        )
     return f"{head}\n\n{body}"
 
 
@@ -266,7 +277,7 @@ def _why(degradation: Degradation | None) -> str:
     script alike."""
     if degradation is None:
         return "no bytes"
-    return f"{degradation.reason} (`{degradation.code.value}`)"
+    return f"{inline(degradation.reason, 400)} (`{degradation.code.value}`)"
 
 
 def _body(envelope: Envelope, data: bytes | None) -> str:
@@ -274,14 +285,15 @@ def _body(envelope: Envelope, data: bytes | None) -> str:
     if display == "code":
         source = data.decode("utf-8", "replace") if data is not None else (text or "")
         lang = envelope.rendering.lang or ""
-        return _fence(source, "".join(c for c in lang if c.isalnum() or c in "+-#._"))
+        # Cleaned: the bytes are the host's, and `cat chat.md` would run their escapes.
+        return _fence(clean(source), "".join(c for c in lang if c.isalnum() or c in "+-#._"))
     if display == "markdown" and (text or isinstance(payload, str)):
-        return text or str(payload)
+        return block(text or str(payload))
     if display == "card" and isinstance(payload, dict) and payload and not text:
         rows = [f"| {_cell(key)} | {_cell(value)} |" for key, value in payload.items()]
         return "\n".join(["| field | value |", "| --- | --- |", *rows])
     if text and display in ("card", "markdown", None) and not isinstance(payload, dict | list):
-        return text
+        return block(text)
     try:
         shown = json.dumps(payload, ensure_ascii=False, indent=2, default=str)
     except (TypeError, ValueError, RecursionError):

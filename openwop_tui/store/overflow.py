@@ -2,18 +2,20 @@
 
 An item past its `Limits` draws only the first part; once it is final (it will not change any
 more), the app and the print commands hand it here and the whole text goes to a file whose path
-the item then shows (``saved_to``). Plain functions, called in a thread; errors are
-`actions.ActionError` with a sentence for the user.
+the item then shows (``saved_to``): once, under the budget of what is written unasked
+(`openwop_tui.store.saving`). Plain functions, called in a thread; errors are `actions.ActionError`
+with a sentence for the user.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TypeGuard
 
 from openwop_tui.core.items import AssistantTurn, Item, Reasoning, ToolCall
-from openwop_tui.devices import desktop as actions
+from openwop_tui.store.saving import SaveBudget, save_once
 
 
 def needs_saving(item: Item) -> TypeGuard[AssistantTurn | Reasoning | ToolCall]:
@@ -44,9 +46,21 @@ def full_text(item: AssistantTurn | Reasoning | ToolCall) -> tuple[str, str]:
     return f"tool-{item.id}.json", text
 
 
-def save(item: AssistantTurn | Reasoning | ToolCall, folder: Path) -> Path:
-    """Write the item's full text under ``folder`` (never overwriting) and remember the path."""
+def save(
+    item: AssistantTurn | Reasoning | ToolCall,
+    folder: Path,
+    budget: SaveBudget | None = None,
+    redact: Callable[[str], str] | None = None,
+) -> Path:
+    """Write the item's full text under ``folder`` once (a file already holding it is reused,
+    `saving.save_once`), spending ``budget``, and remember the path. ``redact`` (a
+    `openwop_tui.text.redact.Redactor`) masks secrets in what is written: a saved file is output
+    too, and this is the second line after the fold's own masking."""
     name, text = full_text(item)
-    path = actions.save_bytes(text.encode("utf-8", "surrogatepass"), name, folder)
+    if redact is not None:
+        text = redact(text)
+    suffix = Path(name).suffix
+    stem = name.split("-", 1)[0]
+    path = save_once(text.encode("utf-8", "surrogatepass"), stem, suffix, folder, budget)
     item.saved_to = str(path)
     return path

@@ -9,8 +9,9 @@ stream. Appends are gathered and committed together, one transaction per ~50 ms 
 file (WAL with ``synchronous=NORMAL``: a commit survives the process, not a power cut).
 
 Secrets never reach the file: the API key, URL credentials and Bearer tokens are masked
-wherever any text carries them (`Redactor`: the one change ever made to what the host sent), and
-a session's host is its display URL.
+wherever any text carries them (`Redactor`: the one change ever made to what the host sent), a
+key a host split between the chunks of several rows is masked in each of them
+(`openwop_tui.store.keys`), and a session's host is its display URL.
 
 Fetched media bytes are kept too (`Store.put_asset`, keyed by URL, least recently used dropped
 past `ASSET_BYTES`), so an export or a reopened session has its images without the host.
@@ -21,6 +22,7 @@ locked one, a schema written by a newer version.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -41,7 +43,9 @@ from openwop_tui.protocol.stream import Arrival
 from openwop_tui.store import folds
 from openwop_tui.store.batch import Batch, Row, write_rows
 from openwop_tui.store.folds import FoldRow
+from openwop_tui.store.keys import SplitKeyRows
 from openwop_tui.text.redact import Redactor, display_url
+from openwop_tui.text.sanitize import clean_label
 
 #: The schema this code reads and writes (``PRAGMA user_version``).
 SCHEMA_VERSION = 1
@@ -55,6 +59,9 @@ TITLE_CHARS = 80
 COMMIT_AT_ONCE = frozenset({"user", "end"})
 
 log = logging.getLogger(__name__)
+
+#: Longest title `Store.rename` takes.
+RENAME_CHARS = 200
 
 Kind = Literal["user", "notice", "run", "end", "frame", "document", "snapshot"]
 
@@ -212,6 +219,32 @@ def _decode(value: Any) -> str:
     return str(value)
 
 
+class _Lenient:
+    """Decodes what SQLite hands back, as the connection's ``text_factory``: a stored value
+    that is not UTF-8 (a damaged file, another program's write) is read with U+FFFD in place
+    of the bad bytes instead of failing the whole read, and counted so the reader can say so."""
+
+    def __init__(self) -> None:
+        self.damaged = 0
+
+    def __call__(self, raw: bytes) -> str:
+        try:
+            return raw.decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError:
+            self.damaged += 1
+            return raw.decode("utf-8", "replace")
+
+    def blob(self, value: Any) -> str:
+        """A BLOB column (``data``) read the same way."""
+        return self(value) if isinstance(value, bytes) else _decode(value)
+
+
+def _unwritable(error: sqlite3.Error) -> bool:
+    """Whether ``error`` says the database cannot be written (its folder, file or disk)."""
+    text = str(error).lower()
+    return any(word in text for word in ("readonly", "read-only", "unable to open", "disk i/o"))
+
+
 def _failure(error: sqlite3.Error, path: Path) -> StoreError:
     """One sentence for a database error (no traceback, no SQL)."""
     text = str(error).lower()
@@ -241,33 +274,79 @@ class Store:
         self.path = path or default_path()
         self.secrets = secrets_of(*secrets)
         self._redact = Redactor(self.secrets)
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise StoreError(
-                f"cannot create the folder for the session store {self.path.parent}: "
-                f"{error.strerror or error}"
-            ) from None
-        try:
-            self._db = sqlite3.connect(
-                self.path, timeout=LOCK_WAIT_SECONDS, isolation_level=None, check_same_thread=False
-            )
-        except sqlite3.Error as error:
-            raise _failure(error, self.path) from None
-        try:
-            self._setup()
-        except sqlite3.Error as error:
-            self._db.close()
-            raise _failure(error, self.path) from None
-        except StoreError:
-            self._db.close()
-            raise
+        self._split = SplitKeyRows(self.secrets)
+        self._text = _Lenient()
         self._batch = Batch()
         self._next: dict[str, int] = {}
         """The ``seq`` the next append to each session checked so far will have."""
+        self.read_only: str | None = None
+        """Why nothing can be written (the file, its folder or the disk is read-only), or
+        ``None``: listing, reopening and export work either way; a write raises `StoreError`
+        with this sentence."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            if not self.path.is_file():
+                raise StoreError(
+                    f"cannot create the folder for the session store {self.path.parent}: "
+                    f"{error.strerror or error}"
+                ) from None
+        try:
+            self._db = self._connect(str(self.path), uri=False)
+        except sqlite3.Error as error:
+            self._open_read_only(_failure(error, self.path), error)
+            return
+        try:
+            self._setup()
+        except (sqlite3.Error, StoreError) as error:
+            self._db.close()
+            failure = error if isinstance(error, StoreError) else _failure(error, self.path)
+            self._open_read_only(failure, error)
+            return
         # A store nobody closed still writes its batch when it is collected or the
         # interpreter exits (an app exit path that forgot `close`).
         self._finalizer = weakref.finalize(self, _last_write, self._db, self._batch, self.path)
+
+    def _connect(self, target: str, *, uri: bool) -> sqlite3.Connection:
+        db = sqlite3.connect(
+            target,
+            timeout=LOCK_WAIT_SECONDS,
+            isolation_level=None,
+            check_same_thread=False,
+            uri=uri,
+        )
+        db.text_factory = self._text
+        return db
+
+    def _open_read_only(self, failure: StoreError, cause: Exception) -> None:
+        """The store could not be opened for writing: open an existing one to read, or raise
+        ``failure``. ``mode=ro`` reads a WAL database whose folder takes no new files when the
+        ``-shm`` file is there; ``immutable=1`` reads it without one."""
+        if not isinstance(cause, sqlite3.Error) or not _unwritable(cause):
+            raise failure
+        if not self.path.is_file():
+            raise failure
+        for query in ("mode=ro", "immutable=1"):
+            try:
+                db = self._connect(f"{self.path.resolve().as_uri()}?{query}", uri=True)
+            except sqlite3.Error:
+                continue
+            try:
+                version = int(db.execute("PRAGMA user_version").fetchone()[0])
+                db.execute("SELECT count(*) FROM sessions").fetchone()
+            except sqlite3.Error:
+                db.close()
+                continue
+            if version > SCHEMA_VERSION:
+                db.close()
+                break
+            self._db = db
+            self.read_only = (
+                f"the session store {self.path} is read-only ({cause}): sessions can be "
+                "listed, reopened and exported, but nothing new is kept"
+            )
+            return
+        raise failure
 
     def _setup(self) -> None:
         db = self._db
@@ -304,12 +383,16 @@ class Store:
                     candidate.chmod(0o600)
 
     def _transaction(self) -> _Tx:
+        if self.read_only is not None:
+            raise StoreError(self.read_only)
         return _Tx(self._db, self.path)
 
     def close(self) -> None:
         """Write the pending batch and close the connection. Raises `StoreError` (closed all
         the same) when the batch cannot be written."""
-        self._finalizer.detach()
+        finalizer = getattr(self, "_finalizer", None)  # a read-only store has none
+        if finalizer is not None:
+            finalizer.detach()
         try:
             self.flush()
         finally:
@@ -377,11 +460,31 @@ class Store:
         self._next[session_id] = 0
         return session_id
 
+    def _rewrite(self, session_id: str, seq: int, text: str) -> None:
+        """Entry ``seq`` of ``session_id`` now holds ``text`` (a split key masked across it):
+        in the batch while it waits there, else in the database."""
+        data = _encode(text)
+        waiting = [i for i, row in enumerate(self._batch.rows) if row.session == session_id]
+        # ``_next`` already counts the entry being appended, which is not in the batch yet.
+        first_waiting = self._next[session_id] - 1 - len(waiting)
+        place = seq - first_waiting
+        if 0 <= place < len(waiting):
+            index = waiting[place]
+            self._batch.rows[index] = dataclasses.replace(self._batch.rows[index], data=data)
+            return
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE entries SET data = ? WHERE session = ? AND seq = ?",
+                (data, session_id, seq),
+            )
+
     def append(self, session_id: str, entry: Entry) -> Entry:
         """Append ``entry``; the entry as stored. Committed with its batch: at once for a
         user's message or a run's end, else within `BATCH_SECONDS` of appends (or at the next
         read, `flush` or `close`). Raises `StoreError` for an unknown session, or when a batch
         this append completed could not be written (the entries stay pending)."""
+        if self.read_only is not None:
+            raise StoreError(self.read_only)
         if session_id not in self._next:
             self._next[session_id] = self.info(session_id).entries
         seq = self._next[session_id]
@@ -389,7 +492,7 @@ class Store:
         now = time.time()
         stored = Entry(
             entry.kind,
-            self._redact(entry.data),
+            entry.data,
             run=entry.run,
             label=self._redact(entry.label) if entry.label else entry.label,
             frame_id=self._redact(entry.frame_id) if entry.frame_id else entry.frame_id,
@@ -398,6 +501,12 @@ class Store:
             seq=seq,
         )
         meta = self._redact(json.dumps(dict(stored.meta), default=str)) if stored.meta else None
+        # A key the host split between this row's chunk and earlier ones: masked in each.
+        data, earlier = self._split.row(session_id, seq, entry.kind, entry.run, entry.data)
+        stored = dataclasses.replace(stored, data=self._redact(data))
+        for earlier_seq, text in earlier:
+            assert isinstance(earlier_seq, int)  # the refs given to `row` are seqs
+            self._rewrite(session_id, earlier_seq, self._redact(text))
         title = _title(stored.data) if entry.kind == "user" else ""
         self._batch.add(
             Row(
@@ -429,10 +538,13 @@ class Store:
                 "WHERE session = ? AND seq >= ? AND seq < ? ORDER BY seq",
                 (session_id, start, stop if stop is not None else 2**62),
             )
-            for kind, data, run, label, frame_id, meta, at, seq in cursor:
+            # The TEXT columns are decoded as the row is fetched: count from before the fetch.
+            damaged = self._text.damaged
+            for number, (kind, data, run, label, frame_id, meta, at, seq) in enumerate(cursor, 1):
+                text = self._text.blob(data)
                 yield Entry(
                     kind,
-                    _decode(data),
+                    text,
                     run=run,
                     label=label,
                     frame_id=frame_id,
@@ -440,6 +552,9 @@ class Store:
                     at=at,
                     seq=seq,
                 )
+                if self._text.damaged != damaged:
+                    yield Entry("notice", _damaged(number, kind), label="warning", at=at)
+                damaged = self._text.damaged
         except sqlite3.Error as error:
             raise _failure(error, self.path) from None
 
@@ -493,7 +608,13 @@ class Store:
         return rows[0] if rows else None
 
     def rename(self, session_id: str, title: str) -> None:
-        """Give a session a new title."""
+        """Give a session a new title: one line (`clean_label`), at most `RENAME_CHARS`."""
+        title = clean_label(title).strip()
+        if len(title) > RENAME_CHARS:
+            raise StoreError(
+                f"a session title is at most {RENAME_CHARS:,} characters; this one has "
+                f"{len(title):,}: give a shorter one"
+            )
         self.info(session_id)
         with self._transaction() as db:
             db.execute(
@@ -595,8 +716,15 @@ def _last_write(db: sqlite3.Connection, batch: Batch, path: Path) -> None:
         log.warning("%d session entries were not kept: %s", len(rows), error)
 
 
+def _damaged(number: int, kind: str) -> str:
+    return (
+        f"stored entry {number} ({kind}) is not valid UTF-8: it is shown with \ufffd in place of "
+        "the bytes that could not be read; the rest of the session is intact"
+    )
+
+
 def _title(text: str) -> str:
-    line = " ".join(text.split())
+    line = clean_label(" ".join(text.split()))
     return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
 
 

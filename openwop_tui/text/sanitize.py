@@ -25,7 +25,10 @@ non-joiner (U+200B-U+200D), word joiner and invisible operators (U+2060-U+2064),
 the variation selectors except U+FE0E/U+FE0F. Those two stay: they pick text or emoji style
 (``❤️`` is U+2764 U+FE0F) and hide nothing; the others have no use in a name and can smuggle
 hidden data after a visible character. Bidi marks and isolates are already made visible by
-`clean`.
+`clean`. A label is also one line: a line feed shows as ``␊``, a tab as ``␉``, and the line and
+paragraph separators as ``<U+2028>``/``<U+2029>`` (CR, VT, FF, NEL and the C0 separators are
+already visible through `clean`), so a host's file name cannot end an item's header and start
+a line of its own that looks like the transcript's.
 
 `safe_filename` makes a name safe to save a file under (it drops the same invisible
 characters); `openwop_tui.present.safe_text` wraps cleaned text in a Rich `Text`. Every function
@@ -47,7 +50,9 @@ _INVISIBLE = (
     "\u00ad\u034f\u115f\u1160\u180e\u200b-\u200d\u2060-\u2064\u3164"
     "\ufe00-\ufe0d\ufeff\uffa0\U000e0000-\U000e007f\U000e0100-\U000e01ef"
 )
-_INVISIBLE_RE = re.compile(f"[{_INVISIBLE}]")
+_INVISIBLE_RE = re.compile(f"[{_INVISIBLE}\n\t\u2028\u2029]")
+#: What the line breakers `clean` keeps look like in a label (the forms `excerpt` uses too).
+_ONE_LINE = {"\n": "\u240a", "\t": "\u2409"}
 
 #: Everything `clean` rewrites. ``\r\n`` comes first so it wins over a lone ``\r``.
 _UNSAFE = re.compile(f"\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}\ud800-\udfff]")
@@ -83,16 +88,24 @@ def clean(text: str) -> str:
 
 
 def clean_label(text: str) -> str:
-    """`clean`, and invisible characters shown as ``<U+200B>``: for names and titles.
+    """`clean`, invisible characters shown as ``<U+200B>`` and line breaks as ``␊``: for names
+    and titles, which stay on one line.
 
-    Idempotent, like `clean`: the markers it writes are plain ASCII.
+    Idempotent, like `clean`: the markers it writes are plain ASCII or control pictures.
     """
-    return _INVISIBLE_RE.sub(_substitute, clean(text))
+    return _INVISIBLE_RE.sub(_label_char, clean(text))
+
+
+def _label_char(match: re.Match[str]) -> str:
+    found = match.group()
+    return _ONE_LINE.get(found) or _visible(found)
 
 
 #: Characters never kept in a saved file name: path separators, characters Windows refuses,
 #: and everything `clean` would rewrite.
-_FILENAME_UNSAFE = re.compile(f'[/\\\\:*?"<>|\x00-\x1f\x7f-\x9f{_BIDI}{_INVISIBLE}\ud800-\udfff]')
+_FILENAME_UNSAFE = re.compile(
+    f'[/\\\\:*?"<>|\x00-\x1f\x7f-\x9f\u2028\u2029{_BIDI}{_INVISIBLE}\ud800-\udfff]'
+)
 _MAX_FILENAME_BYTES = 200  # below the 255-byte limit of common file systems, with room to spare
 _MAX_SUFFIX = 16
 
