@@ -64,6 +64,7 @@ from httpx_sse import aconnect_sse
 from openwop_tui.protocol.client import TERMINAL_STATUSES, HostClient
 from openwop_tui.protocol.errors import HostError
 from openwop_tui.protocol.events import EventShapeError, RunEvent, normalize
+from openwop_tui.protocol.frames import decode_frame, safe_raw
 from openwop_tui.protocol.hostdata import host_value
 from openwop_tui.protocol.reconnect import (
     BASE_DELAY,
@@ -73,7 +74,7 @@ from openwop_tui.protocol.reconnect import (
     Reconnects,
     attach_command,
 )
-from openwop_tui.protocol.sse import SSEDecoder, SSEFrame, decode_frame, safe_raw
+from openwop_tui.protocol.sse import SSEDecoder, SSEFrame
 from openwop_tui.text.sanitize import clean
 
 __all__ = [
