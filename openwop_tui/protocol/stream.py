@@ -504,7 +504,7 @@ def _fallback_modes(current: str | None, error: HostError) -> str | None:
 
 def _gave_up(client: HostClient, budget: Reconnects, error: HostError, state: _State) -> HostError:
     shown = clean(state.run_id)
-    command = clean(attach_command(client.shown_url, state.run_id, keyed=bool(client.api_key)))
+    command: str = clean(attach_command(client.shown_url, state.run_id, keyed=bool(client.api_key)))
     if state.received and state.highest is not None:
         command += f" (add --from {state.highest + 1} to skip the events already shown)"
     return budget.gave_up(error, shown, command)
