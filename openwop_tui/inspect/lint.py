@@ -155,7 +155,7 @@ class Linter:
 
     def problem(self, message: str) -> list[Finding]:
         """A frame that could not be read as an event (``message`` says why)."""
-        text = clean(message)
+        text: str = clean(message)
         text = text if len(text) <= 300 else text[:299] + "…"
         return self._keep([finding("OW107", text, None, "")])
 

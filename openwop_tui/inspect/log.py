@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from openwop_tui.protocol.events import EventShapeError, RunEvent, normalize
-from openwop_tui.protocol.sse import decode_frame
+from openwop_tui.protocol.frames import decode_frame
 from openwop_tui.protocol.stream import Arrival, synthesize_terminal
 from openwop_tui.store.sessions import Entry
 

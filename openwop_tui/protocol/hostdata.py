@@ -35,7 +35,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from openwop_tui.text.sanitize import clean
+from openwop_tui.text.sanitize import HostText, clean
 
 __all__ = [
     "INT_MAX",
@@ -155,13 +155,13 @@ def host_piece(text: str, secrets: Iterable[str] = ()) -> str:
     return clean(text)
 
 
-def host_text(text: str, secrets: Iterable[str] = ()) -> str:
+def host_text(text: str, secrets: Iterable[str] = ()) -> HostText:
     """One host string made safe: secrets masked (on the raw text), then `clean`."""
     if secrets:
         text = mask(text, secrets)
     # Printable ASCII (most ids, types, timestamps and words) has nothing to clean.
     if text.isascii() and text.isprintable():
-        return text
+        return HostText(text)  # printable ASCII: nothing `clean` would change
     return clean(text)
 
 

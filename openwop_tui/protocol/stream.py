@@ -64,6 +64,7 @@ from httpx_sse import aconnect_sse
 from openwop_tui.protocol.client import TERMINAL_STATUSES, HostClient
 from openwop_tui.protocol.errors import HostError
 from openwop_tui.protocol.events import EventShapeError, RunEvent, normalize
+from openwop_tui.protocol.frames import decode_frame, safe_raw
 from openwop_tui.protocol.hostdata import host_value
 from openwop_tui.protocol.reconnect import (
     BASE_DELAY,
@@ -73,7 +74,7 @@ from openwop_tui.protocol.reconnect import (
     Reconnects,
     attach_command,
 )
-from openwop_tui.protocol.sse import SSEDecoder, SSEFrame, decode_frame, safe_raw
+from openwop_tui.protocol.sse import SSEDecoder, SSEFrame
 from openwop_tui.text.sanitize import clean
 
 __all__ = [
@@ -503,7 +504,7 @@ def _fallback_modes(current: str | None, error: HostError) -> str | None:
 
 def _gave_up(client: HostClient, budget: Reconnects, error: HostError, state: _State) -> HostError:
     shown = clean(state.run_id)
-    command = clean(attach_command(client.shown_url, state.run_id, keyed=bool(client.api_key)))
+    command: str = clean(attach_command(client.shown_url, state.run_id, keyed=bool(client.api_key)))
     if state.received and state.highest is not None:
         command += f" (add --from {state.highest + 1} to skip the events already shown)"
     return budget.gave_up(error, shown, command)

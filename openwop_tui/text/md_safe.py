@@ -59,7 +59,7 @@ _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
 
 def inline(text: str, limit: int = LABEL_CHARS) -> str:
     """``text`` as one line of literal Markdown text (see the module docstring)."""
-    line = clean_label(text)
+    line: str = clean_label(text)
     if len(line) > limit:
         line = line[: limit - 1] + "…"
     return _PUNCT.sub(r"\\\1", line)

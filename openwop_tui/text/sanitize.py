@@ -30,6 +30,23 @@ paragraph separators as ``<U+2028>``/``<U+2029>`` (CR, VT, FF, NEL and the C0 se
 already visible through `clean`), so a host's file name cannot end an item's header and start
 a line of its own that looks like the transcript's.
 
+Trust is decided once. `clean` is the boundary's function: it is called where host text enters
+(`openwop_tui.protocol.hostdata`, the frame decoder, the HTTP errors, media and catalog readers in
+`openwop_tui.protocol`, and `openwop_tui.text.markdown` after parsing, since character references
+decode to controls), and it returns `HostText`, a distinct type mypy checks
+(`openwop_tui.protocol.hostdata.host_text` returns it too). A function that must only ever
+receive cleaned text takes `HostText`, so a raw ``str`` from a host reaching it is a type error,
+and a value that is already `HostText` needs no cleaning again. Slicing or joining
+`HostText` values keeps them safe (every character `clean` rewrites is a single code point,
+and ``\\r`` never survives it), though mypy types the result ``str``.
+
+The convention for every other call: text the client makes itself or the user types (a notice
+built with an f-string around host values, an exception's message, a file name, the user's own
+message, a configured URL) is cleaned with `clean_own`, which does the same work and says by its
+name that this is not host text arriving (today's calls are not renamed yet). The cast
+``HostText(...)`` is written only where a value is provably made of cleaned text, with a
+comment saying why.
+
 `safe_filename` makes a name safe to save a file under (it drops the same invisible
 characters); `openwop_tui.present.safe_text` wraps cleaned text in a Rich `Text`. Every function
 here is
@@ -40,8 +57,13 @@ never imports Rich (the import contracts in pyproject.toml).
 from __future__ import annotations
 
 import re
+from typing import NewType
 
-__all__ = ["clean", "clean_label", "safe_filename"]
+__all__ = ["HostText", "clean", "clean_label", "clean_own", "safe_filename"]
+
+HostText = NewType("HostText", str)
+"""Text made safe to print by `clean` (or `clean_label`, `clean_own`): no terminal control, C1,
+bidi control or lone surrogate. Made at the trust boundary; what takes it must not get raw text."""
 
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 
@@ -79,21 +101,31 @@ def _substitute(match: re.Match[str]) -> str:
     return _REPLACE.get(found) or _visible(found)
 
 
-def clean(text: str) -> str:
+def clean(text: str) -> HostText:
     """Return ``text`` with every terminal-active or reordering character made visible.
 
-    Text without any such character is returned unchanged (the same object).
+    The boundary's function (see the module docstring): for host text where it enters. Text
+    without any such character is returned unchanged (the same object).
     """
-    return _UNSAFE.sub(_substitute, text)
+    return HostText(_UNSAFE.sub(_substitute, text))
 
 
-def clean_label(text: str) -> str:
+def clean_own(text: str) -> HostText:
+    """`clean` for text the client itself makes or the user types, not host text arriving.
+
+    An f-string notice around (already clean) host values, an exception's message, a file name,
+    the user's own message: the name says why this text is cleaned here and not at the boundary.
+    """
+    return clean(text)
+
+
+def clean_label(text: str) -> HostText:
     """`clean`, invisible characters shown as ``<U+200B>`` and line breaks as ``␊``: for names
     and titles, which stay on one line.
 
     Idempotent, like `clean`: the markers it writes are plain ASCII or control pictures.
     """
-    return _INVISIBLE_RE.sub(_label_char, clean(text))
+    return HostText(_INVISIBLE_RE.sub(_label_char, clean(text)))
 
 
 def _label_char(match: re.Match[str]) -> str:

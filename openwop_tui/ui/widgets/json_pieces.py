@@ -66,7 +66,7 @@ def _label(node: Node, out: list[tuple[str, Role]]) -> None:
         out.append((f"{node.key}: ", "index"))
         return
     key = node.key if isinstance(node.key, str) else str(node.key)
-    shown = clean(json.dumps(key[: KEY_CELLS + 1], ensure_ascii=False))
+    shown: str = clean(json.dumps(key[: KEY_CELLS + 1], ensure_ascii=False))
     if len(key) > KEY_CELLS or cell_len(shown) > KEY_CELLS:
         shown = set_cell_size(shown, KEY_CELLS - 1) + "…"
     out.append((shown, "key"))
