@@ -45,7 +45,8 @@ def read_only(folder: Path) -> Iterator[Path]:
         )
         yield view
     finally:
-        subprocess.run(["umount", str(view)], check=False, capture_output=True)
+        # Lazy: a connection the test left open must not keep the mount (and the tmp folder).
+        subprocess.run(["umount", "-l", str(view)], check=False, capture_output=True)
 
 
 def test_a_read_only_store_is_listed_reopened_and_exported(
