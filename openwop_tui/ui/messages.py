@@ -30,6 +30,7 @@ __all__ = [
     "SessionChosen",
     "SessionDeleted",
     "SessionRenamed",
+    "TitleShown",
     "TranscriptLeft",
     "WorkflowChosen",
 ]
@@ -131,6 +132,16 @@ class SessionRenamed(Message):
 
     session_id: str
     title: str
+
+
+@dataclass
+class TitleShown(Message):
+    """The chat's title as the status line shows it (``""``: the chat is not kept, so it has
+    none). ``new_chat``: a new chat replaced the one on screen, so the last run's id and
+    status belong to the old one."""
+
+    title: str
+    new_chat: bool = False
 
 
 @dataclass
