@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -442,8 +443,13 @@ class ChatApp(App[None]):
 
     def action_help(self) -> None:
         from openwop_tui.ui.screens.help import HelpScreen
+        from openwop_tui.ui.screens.help_tasks import Places
 
-        self.push_screen(HelpScreen())
+        places = Places.defaults(self.chat.download_folder())
+        store = self.chat.store
+        if store is not None:
+            places = replace(places, sessions=store.path)
+        self.push_screen(HelpScreen(replace(places, log=self.log_file)))
 
     def action_toggle_events(self) -> None:
         self.chat.parts.events.toggle_class("-visible")
