@@ -1,6 +1,6 @@
 """Snapshots of the search in every theme (issue 15, Build 2): the query drawn in the bar as
-typed, the count ("1 of N") and the current match, readable. Reuses `tests/test_app_snapshots.py`'s app and fixtures (the fixed
-`SNAPSHOT_PORT`, the one xdist group) by import.
+typed, the count ("1 of N") and the current match, readable. Reuses the app and the fixtures of
+`tests/test_app_snapshots.py` (the fixed `SNAPSHOT_PORT`, the one xdist group) by import.
 """
 
 from __future__ import annotations
