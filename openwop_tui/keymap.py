@@ -9,9 +9,10 @@ one key given to two actions is a `ValueError` with a sentence; `Config` turns i
 `ConfigError`. The app hands the result to `App.set_keymap`, which swaps the keys of the
 bindings with these ids.
 
-Function keys have control-key alternatives (F1 Ctrl+G, F2 Ctrl+T, F3 Ctrl+N, F4 Ctrl+\\):
-many laptops and terminals take the function keys for themselves. None of the defaults is one
-that Textual's `TextArea` (the prompt) or `App` already binds.
+Function keys have control- or alt-key alternatives (F1 Ctrl+G, F2 Ctrl+T, F3 Alt+L, F4 Ctrl+\\,
+F5 Alt+A): many laptops and terminals take the function keys for themselves. Ctrl+N is New
+chat, as in other chat apps; the control letters left over are the input's own. None of the
+defaults is one that Textual's `TextArea` (the prompt) or `App` already binds.
 
 No Textual here: the config (and so the command-line tools) read this table;
 `openwop_tui.ui.keys` makes Textual bindings of it.
@@ -53,11 +54,27 @@ APP_KEYS: tuple[KeyAction, ...] = (
         "events", "toggle_events", "f2,ctrl+t", "Events", "events panel: every run event", True
     ),
     KeyAction(
+        "new_chat",
+        "new_chat",
+        "ctrl+n",
+        "New chat",
+        "a new chat: the screen clears, the last one stays in the sessions list (Ctrl+O)",
+        True,
+    ),
+    KeyAction(
         "lifecycle",
         "toggle_verbose",
-        "f3,ctrl+n",
+        "f3,alt+l",
         "Lifecycle",
         "show or hide lifecycle lines (node started, usage…)",
+        True,
+    ),
+    KeyAction(
+        "form",
+        "focus_form",
+        "f5,alt+a",
+        "Answer",
+        "from the input: back to the open question's form (the newest one)",
         True,
     ),
     KeyAction("sessions", "sessions", "ctrl+o", "Sessions", "open, rename or delete a session"),

@@ -27,7 +27,7 @@ async def test_a_clarification_is_answered_from_its_form_and_the_run_completes()
         await connected(pilot, app)
         await send(pilot, app, "go")
         await _form(pilot, app)
-        await pilot.press(*"blue", "enter")
+        await pilot.press("down", "down", "enter")  # red, green, blue: the list is the control
         await pilot.press(*"Ada", "enter")
         await settle(pilot, app, lambda: app.transcript.status == "completed", what="completed")
         (question,) = [i for i in app.transcript.items if isinstance(i, Interrupt)]

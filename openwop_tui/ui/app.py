@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -40,6 +41,7 @@ from openwop_tui.themes import THEMES
 from openwop_tui.ui import keys, theme_palette
 from openwop_tui.ui.command_palette import OWN_SYSTEM_COMMANDS, AppCommands
 from openwop_tui.ui.controllers.chat import Chat, Parts
+from openwop_tui.ui.controllers.chats import ChatsController
 from openwop_tui.ui.controllers.connection import ConnectionController
 from openwop_tui.ui.controllers.feed import Feed
 from openwop_tui.ui.controllers.files import FilesController
@@ -155,6 +157,7 @@ class ChatApp(App[None]):
         self.files = FilesController(chat)
         self.playback = Playback(chat)
         self.item_actions = ItemActionsController(chat, self.playback, self.files, self.lab)
+        self.chats = ChatsController(chat, self.runs, self.feed, self.interrupts)
 
     # ------------------------------------------------------------ what tests and screens read
 
@@ -241,6 +244,7 @@ class ChatApp(App[None]):
         for notice in chat.registry.notices:  # plugins refused, replacing, broken
             await chat.notice("warning", notice)
             self.notify(notice, severity="warning", timeout=8, markup=False)
+        chat.show_title()
         if self.transcript.items:
             # A reopened session: everything at once, before (and without) the host.
             await self.view.apply([Added(item) for item in self.transcript.items])
@@ -441,11 +445,32 @@ class ChatApp(App[None]):
 
     def action_help(self) -> None:
         from openwop_tui.ui.screens.help import HelpScreen
+        from openwop_tui.ui.screens.help_tasks import Places
 
-        self.push_screen(HelpScreen())
+        places = Places.defaults(self.chat.download_folder())
+        store = self.chat.store
+        if store is not None:
+            places = replace(places, sessions=store.path)
+        self.push_screen(HelpScreen(replace(places, log=self.log_file)))
 
     def action_toggle_events(self) -> None:
         self.chat.parts.events.toggle_class("-visible")
+
+    async def action_new_chat(self) -> None:
+        await self.chats.new_chat()
+
+    def action_rename_chat(self) -> None:
+        self.chats.ask_title()
+
+    def action_focus_form(self) -> None:
+        self.interrupts.focus_open_form()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Keys that apply only sometimes are hidden from the footer (and do nothing) when they
+        do not: the way back to a question's form, with no form open."""
+        if action == "focus_form" and hasattr(self, "interrupts"):
+            return self.interrupts.has_open_form()
+        return True
 
     def action_toggle_verbose(self) -> None:
         self.view.show_verbose = not self.view.show_verbose

@@ -42,6 +42,9 @@ def _lab(name: str, switch: str, value: str, help: str) -> PaletteCommand:
 #: The degradation lab's switches (`openwop_tui.ui.controllers.profile`): every item redraws at
 #: once.
 LAB_COMMANDS: tuple[PaletteCommand, ...] = (
+    PaletteCommand("New chat", "new_chat", "the last one stays in the sessions list", "new_chat"),
+    PaletteCommand("Rename this chat", "rename_chat", "the title in the status line"),
+    PaletteCommand("Answer the open question", "focus_form", "back to the question's form", "form"),
     _lab("Images: off", "images", "none", "describe every image instead of drawing it"),
     _lab("Images: half-blocks", "images", "halfblock", "pixels from half-block characters"),
     _lab("Images: kitty", "images", "kitty", "kitty graphics"),

@@ -31,6 +31,7 @@ __all__ = [
     "SessionDeleted",
     "SessionKept",
     "SessionRenamed",
+    "TitleShown",
     "TranscriptLeft",
     "WorkflowChosen",
 ]
@@ -140,6 +141,16 @@ class SessionRenamed(Message):
 
     session_id: str
     title: str
+
+
+@dataclass
+class TitleShown(Message):
+    """The chat's title as the status line shows it (``""``: the chat is not kept, so it has
+    none). ``new_chat``: a new chat replaced the one on screen, so the last run's id and
+    status belong to the old one."""
+
+    title: str
+    new_chat: bool = False
 
 
 @dataclass

@@ -26,9 +26,10 @@ from openwop_tui.core.session import Session
 from openwop_tui.devices import desktop
 from openwop_tui.protocol.client import HostClient
 from openwop_tui.renderers import Registry
-from openwop_tui.store.sessions import Store
+from openwop_tui.store.sessions import SessionLog, Store, StoreError
 from openwop_tui.text.redact import Redactor
 from openwop_tui.text.sanitize import clean
+from openwop_tui.ui.messages import TitleShown
 from openwop_tui.ui.widgets.events_panel import EventsPanel
 from openwop_tui.ui.widgets.prompt import InputArea, PromptInput
 from openwop_tui.ui.widgets.queued import QueuedMessages
@@ -40,6 +41,9 @@ if TYPE_CHECKING:
     from textual.app import App
 
 _W = TypeVar("_W", bound=Widget)
+
+#: What the status line calls a kept chat that has no title yet (nothing sent).
+UNTITLED = "new chat"
 
 
 class Parts:
@@ -126,6 +130,31 @@ class Chat:
     def transcript(self) -> Transcript:
         """The fold's items and status (the conversation's)."""
         return self.conversation.transcript
+
+    def kept_session_id(self) -> str | None:
+        """The stored session this chat is kept in (``None``: not yet written, or unkept)."""
+        for keep in self.conversation.logs:
+            if isinstance(keep, SessionLog):
+                return keep.session_id
+        return None
+
+    def title(self) -> str:
+        """The session's title as stored; `UNTITLED` before the first entry; ``""`` when the
+        chat is not kept at all (no store, a replay)."""
+        kept = any(isinstance(keep, SessionLog) for keep in self.conversation.logs)
+        if self.store is None or not kept:
+            return ""
+        session_id = self.kept_session_id()
+        if session_id is None:
+            return UNTITLED
+        try:
+            return self.store.info(session_id).title or UNTITLED
+        except StoreError:
+            return UNTITLED  # deleted from the sessions screen: what follows is a new one
+
+    def show_title(self, *, new_chat: bool = False) -> None:
+        """Tell the status line the title as it is now."""
+        self.parts.status.post_message(TitleShown(self.title(), new_chat=new_chat))
 
     def download_folder(self) -> Path:
         """Where saves, exports, recordings and cut text go unless the user picks a folder."""

@@ -19,7 +19,7 @@ from openwop_tui.core.conversation import (
     StreamNoticed,
     Update,
 )
-from openwop_tui.core.fold import Added, Change, Updated
+from openwop_tui.core.fold import Added, Change, Updated, UserTurn
 from openwop_tui.devices.desktop import ActionError
 from openwop_tui.store import overflow
 from openwop_tui.ui.controllers.chat import Chat
@@ -150,6 +150,9 @@ class Feed:
         await self._keep_overflow(changes)
         await self.chat.parts.view.apply(changes)
         await self.interrupts.follow_changes(changes)
+        if any(isinstance(c, Added) and isinstance(c.item, UserTurn) for c in changes):
+            # The first message names a new session (the store's title), or it was reopened.
+            self.chat.show_title()
 
     async def _keep_overflow(self, changes: list[Change]) -> None:
         """Write the full text of items that were cut and just became final, before they are

@@ -91,6 +91,24 @@ class InterruptsController:
             self.chat.app.notify(message, markup=False)
         self.chat.parts.prompt.focus()
 
+    def has_open_form(self) -> bool:
+        """A question form is on screen, waiting for an answer."""
+        return any(not form.closing for form in self.forms.values())
+
+    def focus_open_form(self) -> None:
+        """From the prompt (F5 / Alt+A, the palette): back into the newest open form, which
+        Esc or Shift+Tab left (the app's ``check_action`` offers the key only while one is)."""
+        open_forms = [form for form in self.forms.values() if not form.closing]
+        if open_forms:
+            open_forms[-1].focus_first()
+
+    def drop_all(self) -> None:
+        """A new chat replaced the one these forms belong to: remove them, quietly (the
+        questions stay in the old chat, unanswered, as the host has them)."""
+        for form in list(self.forms.values()):
+            form.remove()
+        self.forms.clear()
+
     def close_all(self) -> None:
         """The run ended: forms still open can no longer be answered."""
         for form in list(self.forms.values()):

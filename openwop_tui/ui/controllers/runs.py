@@ -17,7 +17,7 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
-from openwop_tui.core.conversation import Update
+from openwop_tui.core.conversation import RunStarted, Update
 from openwop_tui.protocol.catalog import load_catalog, obvious_choice
 from openwop_tui.protocol.errors import HostError
 from openwop_tui.store.record import replay_frames
@@ -57,6 +57,9 @@ class RunsController:
         """A run to follow once connected (``--attach``)."""
         self.workflow_settled = False
         """The workflow to chat with is decided (said by the user, or picked from the host)."""
+        self.missing_workflow: str | None = None
+        """The workflow messages would run, which the host said it does not have, left so by
+        Esc on the picker: messages wait in the queue instead of going to a certain 404."""
 
     # ------------------------------------------------------------------ helpers
 
@@ -83,6 +86,15 @@ class RunsController:
             return
         if chat.session is None or self.busy or self.picking:
             chat.parts.queued.add(text)
+            return
+        if self.missing_workflow is not None:
+            chat.parts.queued.add(text)
+            chat.app.notify(
+                f"Not sent: this host has no workflow {self.missing_workflow!r}. Pick one with "
+                "Ctrl+P → Pick a workflow; the message waits until then.",
+                severity="warning",
+                markup=False,
+            )
             return
         self._start_turn(text)
 
@@ -141,6 +153,15 @@ class RunsController:
         try:
             await chat.notice("info", f"attaching to run {run_id}")
             async for update in chat.conversation.attach(run_id):
+                # The next message continues with the attached run's workflow, not the
+                # configured one (which may not be on this host: a 404).
+                if (
+                    isinstance(update, RunStarted)
+                    and update.workflow
+                    and chat.session is not None
+                    and update.workflow != chat.session.workflow_id
+                ):
+                    self.use_workflow(update.workflow, "the attached run's workflow")
                 await self._show(update)
         except HostError as error:
             await chat.notice("error", error.message)
@@ -289,6 +310,15 @@ class RunsController:
             # `use_workflow`); here only Esc is left to handle.
             self.picking = False
             if workflow_id is None:
+                if current not in ids:
+                    self.missing_workflow = current
+                    chat.app.call_later(
+                        chat.notice,
+                        "warning",
+                        f"no workflow picked, and this host has no {current!r}: messages wait "
+                        "until you pick one (Ctrl+P → Pick a workflow)",
+                    )
+                    return
                 chat.app.call_later(self.send_queued)
 
         chat.app.push_screen(WorkflowPicker(choices, current=current), closed)
@@ -298,6 +328,7 @@ class RunsController:
         chat = self.chat
         assert chat.session is not None
         self.picking = False
+        self.missing_workflow = None
         chat.session.workflow_id = workflow_id
         self._status(WorkflowChosen(workflow_id))
         chat.app.notify(f"chatting with workflow {workflow_id} ({why})", markup=False)

@@ -23,16 +23,21 @@ class AskScreen(ModalScreen[str | None]):
     AskScreen Label { color: $text-muted; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    # The app's AUTO_FOCUS names the prompt, which is not on this screen: without this the
+    # line had no focus and what was typed went nowhere.
+    AUTO_FOCUS = "#answer"
 
-    def __init__(self, title: str, placeholder: str) -> None:
+    def __init__(self, title: str, placeholder: str, *, value: str = "") -> None:
+        """``value``: the answer to start from (a rename starts from the current title)."""
         super().__init__()
         self._title = title
         self._placeholder = placeholder
+        self._value = value
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(self._title)
-            yield Input(placeholder=self._placeholder, id="answer")
+            yield Input(self._value, placeholder=self._placeholder, id="answer")
             yield Label("Enter to confirm, Esc to cancel")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

@@ -8,6 +8,7 @@ mouse: at 80x24 the keys come first, then the hints.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar
 
 from rich.table import Table
@@ -20,6 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Markdown, Static
 
 from openwop_tui.ui import keys
+from openwop_tui.ui.screens.help_tasks import Places, task_answers
 
 #: Keys of widgets, not of the app: fixed, listed after the app's.
 WIDGET_KEYS: tuple[tuple[str, str], ...] = (
@@ -111,6 +113,11 @@ class HelpScreen(ModalScreen[None]):
         Binding("end", "scroll('end')", "Bottom", show=False),
     ]
 
+    def __init__(self, places: Places | None = None) -> None:
+        """``places``: where the app keeps things (the platform's defaults when not given)."""
+        super().__init__()
+        self._places = places
+
     def compose(self) -> ComposeResult:
         panel = VerticalScroll(id="help-scroll")
         panel.border_title = "openwop-tui · keys"
@@ -123,7 +130,17 @@ class HelpScreen(ModalScreen[None]):
             )
             for shown, does in key_rows(self.app):
                 yield KeyRow(shown, does)
+            in_effect = keys.in_effect(self.app)
+            keys_shown = {
+                name: keys.display(given)
+                for name, given in in_effect.items()
+                if keys.available(self.app, keys.ACTIONS[name].action)
+            }
+            places = self._places or Places.defaults(Path.cwd())
             yield Markdown(HINTS)
+            # After the hints: the paths are this machine's, so a snapshot of the panel's top
+            # stays the same on every machine.
+            yield Markdown(task_answers(places, keys_shown))
 
     def action_scroll(self, where: str) -> None:
         """Scroll the panel: ``up``, ``down``, ``page_up``, ``page_down``, ``home``, ``end``."""

@@ -11,7 +11,7 @@ from typing import ClassVar, Literal
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
@@ -30,9 +30,11 @@ class QuitScreen(ModalScreen[QuitChoice]):
         background: $panel; border: round $warning; padding: 1 2;
     }
     QuitScreen #question { margin-bottom: 1; }
-    QuitScreen Horizontal { height: auto; }
-    QuitScreen Button { margin-right: 1; }
+    QuitScreen #choices { height: auto; }
+    QuitScreen #choices Button { width: 100%; }
     """
+    # The three buttons stacked, each as wide as the dialog: side by side their labels need
+    # about 80 columns, so the third was cut to one letter even at 120 (the dialog is 72 wide).
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "choose('cancel')", "Cancel run and quit"),
         Binding("l", "choose('leave')", "Leave running and quit"),
@@ -52,7 +54,7 @@ class QuitScreen(ModalScreen[QuitChoice]):
                 id="question",
                 markup=False,
             )
-            with Horizontal():
+            with Vertical(id="choices"):
                 yield Button("Cancel the run and quit (c)", id="cancel", variant="error")
                 yield Button("Leave it running and quit (l)", id="leave", variant="warning")
                 yield Button("Stay (Esc)", id="stay", variant="primary")

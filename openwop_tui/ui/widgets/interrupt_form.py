@@ -5,10 +5,11 @@ decision or take a conversation turn, without leaving the keyboard.
 for
 it) and draws what its `~openwop_tui.protocol.interrupts.InterruptRequest` asks for:
 
-* clarification: one line per question, checked with `Question.check` as the answer is entered
-  (the reason shown under the line); a question with choices lists them under its line (``down``
-  goes to the list, Enter takes one). Enter on the last line, or on any line once every other
-  one is answered, submits;
+* clarification: one control per question: a line for a free answer, checked with
+  `Question.check` as it is entered (the reason shown under it), or, for a question with choices,
+  only the list of them (Up/Down move, Enter takes one: its choices are the only answers it
+  takes, so a text line beside it would be a second way to give the same answer). Enter on the
+  last question, or on any once every other one is answered, submits;
 * approval: title, description and one button per action the host offers, each with its key
   (``a`` accept, ``r`` reject, ``f`` refine: a feedback line opens, Enter sends it; ``R``
   rejects with a reason: the same line opens, Enter sends the rejection with it);
@@ -82,7 +83,8 @@ def action_label(action: str) -> str:
 
 @dataclass(slots=True)
 class _Field:
-    """One question's line, the note under it and, for a question with choices, its list."""
+    """One question's control and the note under it. For a question with choices the control is
+    its list; ``input`` then holds the choice taken and is never shown."""
 
     question: Question
     input: Input
@@ -118,7 +120,6 @@ class InterruptForm(Vertical):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "leave", "Back to the prompt"),
-        Binding("down", "to_choices", "Choices", show=False),
         *(
             Binding(key, f"choose({action!r})", ACTION_LABELS[action], show=False)
             for action, key in ACTION_KEYS.items()
@@ -145,6 +146,11 @@ class InterruptForm(Vertical):
     def item_id(self) -> str:
         """The id of the transcript item this form answers."""
         return self.interrupt.id
+
+    @property
+    def closing(self) -> bool:
+        """The form closed (answered, elsewhere, expired) and is being removed."""
+        return self._done
 
     @property
     def sending(self) -> bool:
@@ -202,10 +208,11 @@ class InterruptForm(Vertical):
                 Input(placeholder=_line(placeholder, 200)),
                 Static("", classes="form-field-note -empty", markup=False),
             )
-            yield field.input
             if choices:
+                field.input.display = False  # the answer's holder; the list is the control
                 field.options = OptionList(*(Option(Text(c)) for c in choices))
                 yield field.options
+            yield field.input
             yield field.note
             self._fields.append(field)
 
@@ -258,6 +265,8 @@ class InterruptForm(Vertical):
     def _hint(self) -> str:
         request = self.request
         if request.kind == "clarification":
+            if any(question.choices for question in request.questions):
+                return "↑ ↓ choose · Enter takes it · Esc back to the prompt"
             return "Enter submits · Esc back to the prompt"
         if request.kind in ("approval", "low-confidence") and request.offered_actions:
             keys = [f"{ACTION_KEYS[a]} {a}" for a in request.offered_actions if a in ACTION_KEYS]
@@ -276,7 +285,7 @@ class InterruptForm(Vertical):
 
     def focus_first(self) -> None:
         """Focus the first thing to answer (a line, else a button)."""
-        for widget in self.query("Input, Button").results():
+        for widget in self.query("Input, OptionList, Button").results():
             if widget.display and widget.focusable:
                 widget.focus()
                 return
@@ -305,22 +314,32 @@ class InterruptForm(Vertical):
         self._field_say(field, "; ".join(notes) or None, note=True)
         return True
 
+    @staticmethod
+    def _focus(field: _Field) -> None:
+        """Focus a question's control: its list when it has choices, else its line."""
+        if field.options is not None:
+            field.options.focus()
+            if field.options.highlighted is None:
+                field.options.highlighted = 0
+        else:
+            field.input.focus()
+
     async def _entered(self, field: _Field) -> None:
         """Enter on a question's line: check it; then go to the next line that still needs an
         answer, or submit when none does."""
         if not await self._check(field):
-            field.input.focus()
+            self._focus(field)
             return
         for other in self._fields:
             if other is field:
                 continue
             if not other.input.value.strip():
                 if other.question.required:
-                    other.input.focus()
+                    self._focus(other)
                     return
                 continue
             if not await self._check(other):
-                other.input.focus()
+                self._focus(other)
                 return
         answers = {f.question.id: f.input.value for f in self._fields if f.input.value.strip()}
         await self._submit(answers=answers)
@@ -377,14 +396,11 @@ class InterruptForm(Vertical):
             await self.action_choose(name)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The action keys work only for actions this interrupt offers, and ``down`` only
-        from a question's line that has choices."""
+        """The action keys work only for actions this interrupt offers."""
         if action == "choose":
             return bool(parameters) and parameters[0] in self.request.offered_actions
         if action == "reject_with_reason":
             return "reject" in self.request.offered_actions and self._feedback is not None
-        if action == "to_choices":
-            return any(f.options is not None and f.input.has_focus for f in self._fields)
         return True
 
     async def action_choose(self, action: str) -> None:
@@ -406,13 +422,6 @@ class InterruptForm(Vertical):
         self._feedback.add_class("-open")
         self._feedback.focus()
         self._say(note)
-
-    def action_to_choices(self) -> None:
-        for field in self._fields:
-            if field.options is not None and field.input.has_focus:
-                field.options.focus()
-                if field.options.highlighted is None:
-                    field.options.highlighted = 0
 
     def action_leave(self) -> None:
         self.post_message(InterruptFormLeft(self.item_id))

@@ -39,8 +39,13 @@ class SearchBar(Horizontal):
     SearchBar { height: 1; display: none; background: $boost; }
     SearchBar.-open { display: block; }
     SearchBar > Label { width: auto; padding: 0 1; color: $text-muted; }
-    SearchBar > SearchInput { width: 1fr; height: 1; border: none; padding: 0; }
+    SearchBar > SearchInput, SearchBar > SearchInput:focus {
+        width: 1fr; height: 1; border: none; padding: 0; color: $foreground;
+    }
     """
+    # ``:focus`` too: Textual's ``Input:focus`` draws a tall border and, being more specific
+    # than ``SearchBar > SearchInput`` alone, won; in a one-line bar the border took the only
+    # line, so what was typed was invisible.
 
     @dataclass
     class Changed(Message):

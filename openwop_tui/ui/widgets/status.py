@@ -22,8 +22,12 @@ from openwop_tui.ui.messages import (
     RunChanged,
     RunPhase,
     SessionKept,
+    TitleShown,
     WorkflowChosen,
 )
+
+#: Longest title the line shows (longer ones end in "…").
+TITLE_SHOWN = 40
 
 _STATE_STYLE = {
     Connection.CONNECTED: "$text-success",
@@ -37,7 +41,8 @@ _STATE_STYLE = {
 
 class StatusLine(Static):
     """One line at the top of the screen, kept up to date by the app-wide messages the
-    controllers post to it (`ConnectionChanged`, `HostShown`, `RunChanged`, `WorkflowChosen`):
+    controllers post to it (`ConnectionChanged`, `HostShown`, `RunChanged`, `WorkflowChosen`,
+    `TitleShown`):
     nothing else sets its parts."""
 
     DEFAULT_CSS = """
@@ -61,6 +66,15 @@ class StatusLine(Static):
     """The session cannot be written to the store now (shown until it can)."""
     workflow: reactive[str] = reactive("")
     """The workflow each message runs."""
+    title: reactive[str] = reactive("")
+    """The chat's title (the stored session's)."""
+
+    def on_title_shown(self, message: TitleShown) -> None:
+        message.stop()  # told to the status line, for the status line
+        self.title = message.title
+        if message.new_chat:
+            self.run_id = ""
+            self.run_status = "idle"
 
     def on_connection_changed(self, message: ConnectionChanged) -> None:
         message.stop()  # told to the status line, for the status line
@@ -108,6 +122,11 @@ class StatusLine(Static):
             parts.append((0, [(" · ", ""), ("⚠ not saved", "bold $text-error")]))
         if self.run_id:
             parts.append((5, [(f" {clean(self.run_id)}", "$text-muted")]))
+        if self.title:
+            title: str = clean(self.title)
+            if len(title) > TITLE_SHOWN:  # the store keeps 80; the line has other news too
+                title = title[: TITLE_SHOWN - 1] + "…"
+            parts.append((4, [(" · ", ""), (f"“{title}”", "italic")]))
         if self.workflow:
             parts.append((1, [(" · ", ""), (clean(self.workflow), "bold $text-accent")]))
         parts.append((3, [(" · ", ""), (clean(self.host) or "no host", "$text-primary")]))

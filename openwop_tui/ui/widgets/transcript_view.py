@@ -589,7 +589,7 @@ class TranscriptView(ScrollView, can_focus=True):
         while start >= 0:
             end = start + len(query)
             pieces.append(line.crop(cut, start))
-            pieces.append(line.crop(start, end).apply_style(style))
+            pieces.append(_over(line.crop(start, end), style))
             cut = end
             start = text.find(query, end)
         pieces.append(line.crop(cut, line.cell_length))
@@ -834,6 +834,15 @@ class TranscriptView(ScrollView, can_focus=True):
         self._matches = []
         self._match = -1
         self.refresh()
+
+
+def _over(strip: Strip, style: Style) -> Strip:
+    """``strip`` with ``style`` laid over its own styles. `Strip.apply_style` lays it under, so
+    a coloured header kept its colour over the match's: yellow on yellow in high contrast."""
+    return Strip(
+        [Segment(text, (own or Style()) + style, control) for text, own, control in strip],
+        strip.cell_length,
+    )
 
 
 #: Keys the view binds itself (a renderer's action cannot take them).

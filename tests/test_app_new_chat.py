@@ -1,0 +1,92 @@
+"""Chats as people expect them (issue 15, Build 1): Ctrl+N starts a new chat, the old one stays
+in the sessions list; the session's title is in the status line and can be renamed, bounded.
+
+Real demo host over loopback, Pilot keys. Without `ChatsController.new_chat` Ctrl+N does
+nothing (it toggled lifecycle lines before); without `TitleShown` the status line has no title;
+without `check_title` an over-long title is kept (or cut silently).
+"""
+
+from __future__ import annotations
+
+from app_support import SIZE, connected, demo_app, items_of, record_notifications, settle, turn
+from textual.widgets import Input
+
+from openwop_tui.core.fold import UserTurn
+from openwop_tui.store.sessions import TITLE_CHARS, Store
+from openwop_tui.ui.screens.ask import AskScreen
+
+
+async def test_ctrl_n_starts_a_new_chat_and_the_old_one_stays_stored() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await turn(pilot, app, "code please")
+        first = app.sessions.kept_session_id()
+        assert first is not None
+        await pilot.press("ctrl+n")
+        await settle(pilot, app, lambda: not app.transcript.items, what="the screen cleared")
+        assert not app.view.blocks() and app.conversation.history == []
+        assert not app.view.show_verbose  # Ctrl+N no longer toggles lifecycle lines
+        assert app.status.title == "new chat" and app.status.run_id == ""
+        await turn(pilot, app, "a card please")
+        second = app.sessions.kept_session_id()
+        assert second is not None and second != first
+        # The new chat's history starts afresh: the host is not sent the old chat.
+        assert [m["content"] for m in app.conversation.history if m["role"] == "user"] == [
+            "a card please"
+        ]
+    titles = {info.id: info.title for info in Store().sessions()}
+    assert titles == {first: "code please", second: "a card please"}
+
+
+async def test_the_title_is_in_the_status_line_and_renamed_from_the_palette() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await turn(pilot, app, "hello there")
+        await settle(pilot, app, lambda: app.status.title == "hello there", what="title shown")
+        assert "“hello there”" in str(app.status.render())
+        await app.run_action("rename_chat")
+        await settle(
+            pilot,
+            app,
+            lambda: isinstance(app.screen, AskScreen) and bool(app.screen.query(Input)),
+            what="ask screen",
+        )
+        answer = app.screen.query_one(Input)
+        assert answer.value == "hello there"  # starts from the current title
+        answer.value = "Release notes"
+        await pilot.press("enter")
+        await settle(pilot, app, lambda: app.status.title == "Release notes", what="renamed")
+        session_id = app.sessions.kept_session_id()
+        assert session_id is not None
+    assert Store().info(session_id).title == "Release notes"
+
+
+async def test_an_over_long_title_is_refused_with_its_length() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await turn(pilot, app, "hello there")
+        notes = record_notifications(app)
+        app.chats.rename("x" * (TITLE_CHARS + 5))
+        await pilot.pause()
+        assert (
+            "error",
+            f"a title is at most {TITLE_CHARS} characters (this one has {TITLE_CHARS + 5}): "
+            "not renamed",
+        ) in notes
+        assert app.status.title == "hello there"
+        assert len(items_of(app, UserTurn)) == 1
+
+
+async def test_a_new_chat_is_refused_while_a_run_is_going() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        notes = record_notifications(app)
+        app.runs.busy = True  # as between Enter and the end of a run
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert any("run is in progress" in text for _, text in notes)
+        app.runs.busy = False
