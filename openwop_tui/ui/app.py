@@ -41,6 +41,7 @@ from openwop_tui.ui import keys
 from openwop_tui.ui.command_palette import OWN_SYSTEM_COMMANDS, AppCommands
 from openwop_tui.ui.controllers.chat import Chat, Parts
 from openwop_tui.ui.controllers.connection import ConnectionController
+from openwop_tui.ui.controllers.diagnostics import DiagnosticsController
 from openwop_tui.ui.controllers.feed import Feed
 from openwop_tui.ui.controllers.files import FilesController
 from openwop_tui.ui.controllers.interrupts import InterruptsController
@@ -49,6 +50,7 @@ from openwop_tui.ui.controllers.playback import Playback
 from openwop_tui.ui.controllers.profile import LabController
 from openwop_tui.ui.controllers.runs import RunsController
 from openwop_tui.ui.controllers.sessions import SessionsController, open_chat
+from openwop_tui.ui.controllers.timeline import TimelineController
 from openwop_tui.ui.failure import Stopped
 from openwop_tui.ui.messages import (
     ActionRequested,
@@ -56,18 +58,21 @@ from openwop_tui.ui.messages import (
     InterruptAnswered,
     InterruptFormClosed,
     InterruptFormLeft,
+    ItemEventsRequested,
     MessageSubmitted,
     RunCancelRequested,
     SessionChosen,
     SessionDeleted,
     SessionRenamed,
+    TimelineScreenOpened,
     TranscriptLeft,
     WorkflowChosen,
 )
-from openwop_tui.ui.widgets.events_panel import EventsPanel
 from openwop_tui.ui.widgets.prompt import InputArea, PromptInput
 from openwop_tui.ui.widgets.search_bar import SearchBar
 from openwop_tui.ui.widgets.status import StatusLine
+from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
+from openwop_tui.ui.widgets.timeline_view import TimelineView
 from openwop_tui.ui.widgets.transcript_view import TranscriptView
 
 if TYPE_CHECKING:
@@ -145,7 +150,8 @@ class ChatApp(App[None]):
         """What every controller works on (the conversation, the host, the store, the widgets)."""
         chat = self.chat
         self.interrupts = InterruptsController(chat)
-        self.feed = Feed(chat, self.interrupts)
+        self.timeline = TimelineController(chat)
+        self.feed = Feed(chat, self.interrupts, self.timeline)
         self.runs = RunsController(chat, self.feed, self.interrupts)
         self.runs.attach_to = attach
         self.lab = LabController(chat, image_support, audio_support, self.palette)
@@ -153,7 +159,10 @@ class ChatApp(App[None]):
         self.sessions = SessionsController(chat, self.runs, self.feed)
         self.files = FilesController(chat)
         self.playback = Playback(chat)
-        self.item_actions = ItemActionsController(chat, self.playback, self.files, self.lab)
+        self.item_actions = ItemActionsController(
+            chat, self.playback, self.files, self.lab, self.timeline
+        )
+        self.diagnostics = DiagnosticsController(chat, self.timeline, self.lab, self.connection)
 
     # ------------------------------------------------------------ what tests and screens read
 
@@ -206,7 +215,7 @@ class ChatApp(App[None]):
     def compose(self) -> ComposeResult:
         widgets = [
             StatusLine(id="status"),
-            EventsPanel(id="events", max_events=self.config.max_events_shown),
+            TimelinePanel(id="events"),
             TranscriptView(id="transcript", registry=self.chat.registry),
             SearchBar(id="search"),
             InputArea(id="input-area"),
@@ -442,8 +451,41 @@ class ChatApp(App[None]):
 
         self.push_screen(HelpScreen())
 
+    # ------------------------------------------------- the inspector: timeline, stats, doctor
+
     def action_toggle_events(self) -> None:
-        self.chat.parts.events.toggle_class("-visible")
+        """The event timeline beside the transcript (F2)."""
+        self.timeline.toggle_panel()
+
+    def action_timeline(self) -> None:
+        """The event timeline as a screen of its own."""
+        self.timeline.open_screen()
+
+    def action_stats(self) -> None:
+        self.diagnostics.open_stats()
+
+    def action_doctor(self) -> None:
+        self.diagnostics.open_doctor()
+
+    def on_timeline_screen_opened(self, event: TimelineScreenOpened) -> None:
+        self.timeline.attach(event.panel)
+
+    def on_timeline_panel_filter_changed(self, event: TimelinePanel.FilterChanged) -> None:
+        self.timeline.filter_changed(event.panel, event.text)
+
+    def on_timeline_view_follow_changed(self, event: TimelineView.FollowChanged) -> None:
+        self.timeline.follow_changed(event.view)
+
+    def on_timeline_view_opened(self, event: TimelineView.Opened) -> None:
+        self.timeline.open_event(event.entry)
+
+    def on_timeline_view_go_to_item(self, event: TimelineView.GoToItem) -> None:
+        self.timeline.go_to_item(event.entry)
+
+    def on_item_events_requested(self, event: ItemEventsRequested) -> None:
+        self.timeline.show_item(event.item_id)
+
+    # ------------------------------------------------------------------ more actions
 
     def action_toggle_verbose(self) -> None:
         self.view.show_verbose = not self.view.show_verbose

@@ -177,6 +177,8 @@ class Block:
     stale: bool = False
     """Drawn with an older theme: ask again, keep showing the old drawing meanwhile."""
     playback: str | Text | None = None
+    lint: str = ""
+    """The lint marks of the envelope's event (``⚠ OW214``), shown in its badge."""
     resizes: Callable[[str | None], bool] = renderers.redraw_on_resize
     """Whether the renderer for a display value redraws on a width change: the registry's
     answer (the view passes its registry's)."""
@@ -351,7 +353,7 @@ class Block:
             title = safe_text(f"{envelope.display or 'json'} · {envelope.kind}", palette.accent)
             loading = Text("  loading…", style=f"italic {palette.muted}")
             return render_lines(console, title, width) + render_lines(console, loading, width)
-        strips = render_lines(console, present.envelope(rendered, palette), width)
+        strips = render_lines(console, present.envelope(rendered, palette, lint=self.lint), width)
         if self.playback:
             # A Text comes from the app's player (`openwop_tui.ui.controllers.playback`), built
             # from clean
