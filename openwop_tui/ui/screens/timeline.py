@@ -17,7 +17,6 @@ from textual.widgets import Footer
 
 from openwop_tui.ui.messages import TimelineScreenOpened
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
-from openwop_tui.ui.widgets.timeline_view import TimelineView
 
 
 class TimelineScreen(Screen[None]):
@@ -28,15 +27,15 @@ class TimelineScreen(Screen[None]):
         Binding("q", "dismiss", "Back", show=False),
     ]
 
-    def compose(self) -> ComposeResult:
-        yield TimelinePanel(id="timeline-screen")
-        yield Footer(show_command_palette=False)
+    def __init__(self) -> None:
+        super().__init__()
+        self.panel = TimelinePanel(id="timeline-screen")
 
-    @property
-    def panel(self) -> TimelinePanel:
-        return self.query_one(TimelinePanel)
+    def compose(self) -> ComposeResult:
+        yield self.panel
+        yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
         # The app's controller fills the panel (it is not reachable from a screen otherwise).
         self.post_message(TimelineScreenOpened(self.panel))
-        self.panel.query_one(TimelineView).focus()
+        self.panel.view.focus()

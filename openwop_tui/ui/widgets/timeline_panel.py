@@ -53,18 +53,14 @@ class TimelinePanel(Vertical):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.border_title = "timeline"
+        # Made here, not in compose: the controller fills them as soon as the panel exists,
+        # which can be before its children are mounted.
+        self.filter_input = Input(placeholder=PLACEHOLDER, id="timeline-filter", compact=True)
+        self.view = TimelineView(id="timeline-rows")
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder=PLACEHOLDER, id="timeline-filter", compact=True)
-        yield TimelineView(id="timeline-rows")
-
-    @property
-    def view(self) -> TimelineView:
-        return self.query_one(TimelineView)
-
-    @property
-    def filter_input(self) -> Input:
-        return self.query_one(Input)
+        yield self.filter_input
+        yield self.view
 
     def show_filter(self, text: str) -> None:
         """Put ``text`` in the filter line (a kept filter); the `FilterChanged` this posts
