@@ -1,4 +1,4 @@
-"""The inspector's figure of ``python -m benchmarks`` (registered on import by
+"""The inspector's figures of ``python -m benchmarks`` (registered on import by
 `benchmarks.figures`): lint, timeline rows and statistics folded over one event log.
 
 The log is the demo tour's events repeated to 20,000 (chunks, node lifecycle and every envelope
@@ -74,5 +74,58 @@ async def inspect() -> list[Figure]:
             ">= 10000 events/s",
             ours >= 10_000,
             note=f"{EVENTS} tour events: lint, timeline row and statistics each",
+        )
+    ]
+
+
+@figure("timeline")
+async def timeline() -> list[Figure]:
+    """The app's timeline per event (the inspector fed, the row queued, batches drawn into a
+    headless `TimelineView`), against the transcript fold over the same events."""
+    from textual.app import App, ComposeResult
+
+    from openwop_tui.core.fold import Transcript
+    from openwop_tui.inspect.inspector import Inspector
+    from openwop_tui.ui.widgets.timeline_view import Entry, TimelineView
+
+    events = _log()
+    transcript = Transcript()
+    start = time.perf_counter()
+    for event in events:
+        transcript.apply(event)
+    fold = EVENTS / (time.perf_counter() - start)
+
+    class Bench(App[None]):
+        def compose(self) -> ComposeResult:
+            yield TimelineView()
+
+    seconds = 0.0
+    app = Bench()
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = app.query_one(TimelineView)
+        inspector = Inspector()
+        batch: list[Entry] = []
+        start = time.perf_counter()
+        for number, event in enumerate(events, 1):
+            batch.append(Entry(inspector.feed(event, time.time()), event))
+            if number % 333 == 0:  # 10,000 events a second at 30 frames a second
+                view.extend(batch)
+                batch = []
+                for y in range(40):
+                    view.render_line(y)
+        view.extend(batch)
+        seconds = time.perf_counter() - start
+        await pilot.pause()
+    ours = EVENTS / seconds
+    return [
+        Figure(
+            "timeline_events_per_s",
+            ours,
+            "events/s",
+            "the transcript fold over the same events",
+            fold,
+            ">= 10000 events/s",
+            ours >= 10_000,
+            note=f"{EVENTS} tour events: inspector, row, batches of 333 drawn (a 40-row frame)",
         )
     ]

@@ -13,6 +13,8 @@ Function keys have control- or alt-key alternatives (F1 Ctrl+G, F2 Ctrl+T, F3 Al
 F5 Alt+A): many laptops and terminals take the function keys for themselves. Ctrl+N is New
 chat, as in other chat apps; the control letters left over are the input's own. None of the
 defaults is one that Textual's `TextArea` (the prompt) or `App` already binds.
+F9 (the timeline screen) and F8 (statistics) have none: no control letter is left that the
+input does not keep (`RESERVED`), and both are in the palette; ``[keys]`` can add one.
 
 No Textual here: the config (and so the command-line tools) read this table;
 `openwop_tui.ui.keys` makes Textual bindings of it.
@@ -51,7 +53,26 @@ APP_KEYS: tuple[KeyAction, ...] = (
     KeyAction("cancel_run", "cancel_run", "escape", "Cancel run", "cancel the running run", True),
     KeyAction("help", "help", "f1,ctrl+g", "Help", "this help: every key", True),
     KeyAction(
-        "events", "toggle_events", "f2,ctrl+t", "Events", "events panel: every run event", True
+        "events",
+        "toggle_events",
+        "f2,ctrl+t",
+        "Events",
+        "event timeline beside the transcript: every run event, filtered, with lint marks",
+        True,
+    ),
+    KeyAction(
+        "timeline",
+        "timeline",
+        "f9",
+        "Timeline",
+        "the event timeline as a screen of its own",
+    ),
+    KeyAction(
+        "stats",
+        "stats",
+        "f8",
+        "Stats",
+        "run statistics: node timings as bars, tokens per node and model, first token, rate",
     ),
     KeyAction(
         "new_chat",

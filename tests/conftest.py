@@ -16,3 +16,20 @@ def _private_state_dirs(
     state: Path = tmp_path_factory.mktemp("xdg-state")
     monkeypatch.setenv("XDG_STATE_HOME", str(state))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))
+
+
+#: What makes a test module slow: it starts the app, a host, a process or a command.
+_SLOW_SIGNS = ("run_test(", "DemoHost", "subprocess", "snap_compare", "main([", "pty.", "Pilot")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the quick subset (``-m quick``, the README's quick test command): every test of a
+    module that starts no app, no host, no process and no command."""
+    verdicts: dict[Path, bool] = {}
+    for item in items:
+        path = Path(str(item.fspath))
+        if path not in verdicts:
+            source = path.read_text(encoding="utf-8")
+            verdicts[path] = not any(sign in source for sign in _SLOW_SIGNS)
+        if verdicts[path]:
+            item.add_marker(pytest.mark.quick)

@@ -35,10 +35,10 @@ from openwop_tui.protocol.events import normalize
 from openwop_tui.renderers import Registry
 from openwop_tui.ui.screens.help import HelpScreen, KeyRow
 from openwop_tui.ui.screens.inspect import InspectScreen
-from openwop_tui.ui.widgets.events_panel import EventsPanel
 from openwop_tui.ui.widgets.json_pieces import plain as row_text
 from openwop_tui.ui.widgets.json_tree import JsonTree
 from openwop_tui.ui.widgets.prompt import PromptInput
+from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
 from openwop_tui.ui.widgets.transcript_view import TranscriptView
 
 # ------------------------------------------------------------------------ bindings
@@ -56,13 +56,13 @@ async def test_function_keys_help_events_and_lifecycle_lines() -> None:
         await settle(pilot, app, lambda: not isinstance(app.screen, HelpScreen), what="help gone")
         assert app.session is not None and app.session.current_run is None
 
-        panel = app.query_one(EventsPanel)
+        panel = app.query_one(TimelinePanel)
         assert not panel.display
         await pilot.press("f2")
         await settle(pilot, app, lambda: panel.display, what="events panel shown")
         await turn(pilot, app, "code please")
-        await settle(pilot, app, lambda: len(panel.lines) > 5, what="event lines")
-        lines = [strip.text for strip in panel.lines]
+        await settle(pilot, app, lambda: len(panel.view.entries) > 5, what="event lines")
+        lines = panel.view.plain_lines()
         assert any("run.started" in line for line in lines)
         assert any("output.chunk" in line or "ai.message" in line for line in lines)
         assert any("run.completed" in line for line in lines)

@@ -27,7 +27,7 @@ from hostile_media import (
 from openwop_tui.config import Config
 from openwop_tui.devices.terminal import ImageSupport
 from openwop_tui.ui.app import ChatApp
-from openwop_tui.ui.widgets.events_panel import EventsPanel
+from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
 
 _SVG_TEXT = re.compile(r">([^<]*)<")
 
@@ -89,8 +89,8 @@ async def _drive(text: str, images: str) -> tuple[list[str], str]:
             screens += [n.message for n in app._notifications]
             await pilot.press("f2")  # the raw events panel
             await pilot.pause()
-            panel = app.query_one(EventsPanel)
-            raw = "\n".join(str(line.text) for line in panel.lines)
+            panel = app.query_one(TimelinePanel)
+            raw = "\n".join(panel.view.plain_lines())
     return screens, raw
 
 

@@ -20,7 +20,7 @@ from hostile_host import HostileHost
 from openwop_tui import __main__ as cli
 from openwop_tui.config import Config
 from openwop_tui.ui.app import ChatApp
-from openwop_tui.ui.widgets.events_panel import EventsPanel
+from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
 
 CORPUS = sorted((Path(__file__).parent / "data" / "hostile").glob("*.sse"))
 IDS = [path.stem for path in CORPUS]
@@ -92,8 +92,8 @@ async def test_the_app_draws_the_corpus_cleanly(path: Path) -> None:
             await pilot.press("f2")  # the raw events panel
             await pilot.pause()
             screens.append(app.export_screenshot())
-            panel = app.query_one(EventsPanel)
-            screens.append("\n".join(str(line.text) for line in panel.lines))
+            panel = app.query_one(TimelinePanel)
+            screens.append("\n".join(panel.view.plain_lines()))
             views = [b for b in app.view.blocks() if b.rendered is not None]
             if views:
                 app.view.focus()

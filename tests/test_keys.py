@@ -14,7 +14,7 @@ from openwop_tui.config import Config, ConfigError, load_config
 from openwop_tui.ui import keys
 from openwop_tui.ui.command_palette import COMMANDS
 from openwop_tui.ui.screens.help import HelpScreen, KeyRow
-from openwop_tui.ui.widgets.events_panel import EventsPanel
+from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
 
 
 def test_named_keys_are_keys_textual_knows() -> None:
@@ -69,7 +69,7 @@ async def test_a_keys_table_remaps_an_action_in_the_app() -> None:
     app = demo_app(keys=(("events", "ctrl+b"),))
     async with app.run_test(size=(80, 24)) as pilot:
         await connected(pilot, app)
-        panel = app.query_one(EventsPanel)
+        panel = app.query_one(TimelinePanel)
         await pilot.press("f2")  # the default key no longer runs it
         await pilot.pause()
         assert not panel.display

@@ -24,13 +24,15 @@ from rich.syntax import Syntax
 from rich.text import Text
 from textual.theme import BUILTIN_THEMES
 
+from openwop_tui.core.conversation import EventArrived
 from openwop_tui.present.palette import HIGH_CONTRAST_MIN, MIN_CONTRAST, Palette, Themed, contrast
 from openwop_tui.protocol.envelopes import Envelope
+from openwop_tui.protocol.events import normalize
 from openwop_tui.renderers import Asset, AudioSupport, RenderContext
 from openwop_tui.store import state
 from openwop_tui.themes import DARK, DEFAULT, HIGH_CONTRAST, LIGHT, THEMES
 from openwop_tui.ui import theme_palette
-from openwop_tui.ui.widgets.events_panel import EventsPanel
+from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
 
 SIZE = (100, 30)
 
@@ -320,23 +322,26 @@ async def test_the_events_panel_recolours_when_the_theme_changes() -> None:
     app = demo_app()
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot, app)
-        panel = app.query_one(EventsPanel)
-        panel.add_class("-visible")  # a hidden RichLog defers its writes until it has a size
-        await pilot.pause()
-        panel.add_note("a warning", "warning")
+        panel = app.query_one(TimelinePanel)
+        await pilot.press("f2")
+        failed = normalize({"type": "node.failed", "runId": "r", "sequence": 1, "nodeId": "n"})
+        await app.feed.show([EventArrived(failed)])
+        await settle(pilot, app, lambda: bool(panel.view.entries), what="the row")
         await pilot.pause()
 
         def colours() -> set[str]:
             found = set()
-            for strip in panel.lines:
-                for segment in strip:
-                    if segment.style is not None and segment.style.color is not None:
-                        red, green, blue = segment.style.color.get_truecolor()
-                        found.add(f"#{red:02X}{green:02X}{blue:02X}")
+            for segment in panel.view.render_line(0):
+                if segment.style is not None and segment.style.color is not None:
+                    red, green, blue = segment.style.color.get_truecolor()
+                    found.add(f"#{red:02X}{green:02X}{blue:02X}")
             return found
 
-        assert theme_palette.from_theme(DARK).warning in colours()
+        def error_of(theme: Any) -> str:
+            return theme_palette.from_theme(theme).error.split()[-1].upper()
+
+        assert error_of(DARK) in colours()
         app.theme = "openwop-light"
         await pilot.pause()
-        assert theme_palette.from_theme(LIGHT).warning in colours()
-        assert theme_palette.from_theme(DARK).warning not in colours()
+        assert error_of(LIGHT) in colours()
+        assert error_of(DARK) not in colours()

@@ -332,6 +332,9 @@ class _Rules:
         except RefusedURL as refused:
             self.add("OW216", refused.reason + self._unless_host(url), path)
             return
+        except ValueError as error:  # a host part no parser reads (an IP literal that is not)
+            self.add("OW216", f"{short(url)} cannot be read as a URL ({error})", path)
+            return
         if not re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", url.strip()):
             self.add(
                 "OW217",
@@ -352,7 +355,10 @@ class _Rules:
         """When the host is unknown and the URL would pass were it the host's own: say so."""
         if self.context.base_url is not None:
             return ""
-        parts = urlsplit(url.strip())
+        try:
+            parts = urlsplit(url.strip())
+        except ValueError:  # not a URL any parser reads: nothing to add
+            return ""
         if not parts.scheme or not parts.netloc:
             return ""
         try:

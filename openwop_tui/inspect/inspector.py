@@ -9,12 +9,16 @@ the JSON tree's marks, `stats` for the statistics screen. Pure, like the folds i
 
 from __future__ import annotations
 
+import logging
+
 from openwop_tui.inspect.findings import Finding
 from openwop_tui.inspect.lint import LintConfig, Linter
 from openwop_tui.inspect.log import Observed
 from openwop_tui.inspect.stats import RunStats, StatsFold
 from openwop_tui.inspect.timeline import Row, RowFilter, Timeline
 from openwop_tui.protocol.events import RunEvent
+
+log = logging.getLogger(__name__)
 
 
 class Inspector:
@@ -27,9 +31,18 @@ class Inspector:
         self._rows: list[Row] = []
 
     def feed(self, event: RunEvent, at: float | None = None) -> Row:
-        """Fold one event (``at``: when it arrived); its row, lint marks included."""
-        found = self.linter.feed(event)
-        self._stats.feed(event, at)
+        """Fold one event (``at``: when it arrived); its row, lint marks included. Never raises:
+        a rule that fails on a hostile value leaves the event unlinted (and logged), not the
+        app stopped."""
+        try:
+            found = self.linter.feed(event)
+        except Exception:
+            log.warning("a lint rule failed on event %s", event.sequence, exc_info=True)
+            found = []
+        try:
+            self._stats.feed(event, at)
+        except Exception:
+            log.warning("statistics failed on event %s", event.sequence, exc_info=True)
         row = self._timeline.add(event, found)
         self._rows.append(row)
         return row

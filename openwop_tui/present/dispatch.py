@@ -29,6 +29,7 @@ from openwop_tui.present.markdown import BlockMarkdown, MarkdownBlock, ReplyMark
 from openwop_tui.present.palette import Palette, Themed
 from openwop_tui.present.safe_text import safe_text
 from openwop_tui.renderers.base import Rendered
+from openwop_tui.text.sanitize import clean_label
 
 __all__ = ["Part", "parts", "renderable", "reply_body"]
 
@@ -86,13 +87,17 @@ def _reply(turn: AssistantTurn, palette: Palette, markdown: ReplyMarkdown | None
     return drawn
 
 
-def _envelope(item: EnvelopeItem, palette: Palette, rendered: Rendered | None) -> list[Part]:
+def _envelope(
+    item: EnvelopeItem, palette: Palette, rendered: Rendered | None, lint: str = ""
+) -> list[Part]:
     if rendered is None:
         # Asked for, not drawn yet (its bytes may be on their way).
         envelope = item.envelope
-        title = safe_text(f"{envelope.display or 'json'} · {envelope.kind}", palette.accent)
+        title = safe_text(
+            clean_label(f"{envelope.display or 'json'} · {envelope.kind}"), palette.accent
+        )
         return [Part(title), Part(Text("  loading…", style=f"italic {palette.muted}"))]
-    return [Part(present.envelope(rendered, palette))]
+    return [Part(present.envelope(rendered, palette, lint=lint))]
 
 
 def parts(
@@ -101,13 +106,15 @@ def parts(
     *,
     markdown: ReplyMarkdown | None = None,
     rendered: Rendered | None = None,
+    lint: str = "",
 ) -> list[Part]:
     """What draws ``item``. ``markdown``: a reply's streamed markdown (parsed whole from its
-    text when ``None``); ``rendered``: an envelope's drawing (`openwop_tui.present.envelope`)."""
+    text when ``None``); ``rendered``: an envelope's drawing (`openwop_tui.present.envelope`);
+    ``lint``: the marks of the lint findings about an envelope's event, for its badge."""
     if isinstance(item, AssistantTurn):
         return _reply(item, palette, markdown)
     if isinstance(item, EnvelopeItem):
-        return _envelope(item, palette, rendered)
+        return _envelope(item, palette, rendered, lint)
     if isinstance(item, UserTurn):
         return [Part(present.user(item, palette))]
     if isinstance(item, Reasoning):

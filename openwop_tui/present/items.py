@@ -179,21 +179,25 @@ def badge(text: str, palette: Palette | None = None) -> Text:
     return Text(f"  ⌁ {clean_label(text)}", style=f"italic {_palette(palette).muted}", no_wrap=True)
 
 
-def envelope_badge(rendered: Rendered, palette: Palette | None = None) -> Text:
+def envelope_badge(rendered: Rendered, palette: Palette | None = None, lint: str = "") -> Text:
     """An envelope's badge: the renderer that drew it and, when one ran, the fallback and why
-    (`Rendered.badge`), so every item shows why it looks the way it does."""
-    return badge(rendered.badge, palette)
+    (`Rendered.badge`), so every item shows why it looks the way it does; then ``lint``, the
+    marks of the lint findings about its event (``⚠ OW214``), when there are any."""
+    line = badge(rendered.badge, palette)
+    if lint:
+        line.append(f" · {clean(lint)}", style=f"not italic {_palette(palette).warning}")
+    return line
 
 
 def envelope(
-    rendered: Rendered, palette: Palette | None = None, *, with_badge: bool = True
+    rendered: Rendered, palette: Palette | None = None, *, with_badge: bool = True, lint: str = ""
 ) -> RenderableType:
     """A rendered envelope: its title line, the body (which already explains degradation), and
-    its badge line."""
+    its badge line (with ``lint``'s marks)."""
     parts: list[RenderableType] = [
         envelope_title(rendered, palette),
         Padding(rendered.body, (0, 0, 0, 2)),
     ]
     if with_badge:
-        parts.append(envelope_badge(rendered, palette))
+        parts.append(envelope_badge(rendered, palette, lint))
     return Group(*parts)

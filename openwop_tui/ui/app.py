@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.text import Text
 from textual.app import App, ComposeResult, InvalidThemeError, SystemCommand
 from textual.binding import BindingType
 from textual.notifications import SeverityLevel
@@ -43,6 +41,7 @@ from openwop_tui.ui.command_palette import OWN_SYSTEM_COMMANDS, AppCommands
 from openwop_tui.ui.controllers.chat import Chat, Parts
 from openwop_tui.ui.controllers.chats import ChatsController
 from openwop_tui.ui.controllers.connection import ConnectionController
+from openwop_tui.ui.controllers.diagnostics import DiagnosticsController
 from openwop_tui.ui.controllers.feed import Feed
 from openwop_tui.ui.controllers.files import FilesController
 from openwop_tui.ui.controllers.interrupts import InterruptsController
@@ -51,6 +50,7 @@ from openwop_tui.ui.controllers.playback import Playback
 from openwop_tui.ui.controllers.profile import LabController
 from openwop_tui.ui.controllers.runs import RunsController
 from openwop_tui.ui.controllers.sessions import SessionsController, open_chat
+from openwop_tui.ui.controllers.timeline import TimelineController
 from openwop_tui.ui.failure import Stopped
 from openwop_tui.ui.messages import (
     ActionRequested,
@@ -58,24 +58,26 @@ from openwop_tui.ui.messages import (
     InterruptAnswered,
     InterruptFormClosed,
     InterruptFormLeft,
+    ItemEventsRequested,
     MessageSubmitted,
     RunCancelRequested,
     SessionChosen,
     SessionDeleted,
     SessionRenamed,
+    TimelineScreenOpened,
     TranscriptLeft,
     WorkflowChosen,
 )
 from openwop_tui.ui.signals import end_on_signals
-from openwop_tui.ui.widgets.events_panel import EventsPanel
 from openwop_tui.ui.widgets.prompt import InputArea, PromptInput
 from openwop_tui.ui.widgets.search_bar import SearchBar
 from openwop_tui.ui.widgets.status import StatusLine
+from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
+from openwop_tui.ui.widgets.timeline_view import TimelineView
 from openwop_tui.ui.widgets.transcript_view import TranscriptView
 
 if TYPE_CHECKING:
     from openwop_tui.demo_host import DemoHost
-    from openwop_tui.ui.screens.quit import QuitChoice
 
 log = logging.getLogger(__name__)
 
@@ -148,7 +150,8 @@ class ChatApp(App[None]):
         """What every controller works on (the conversation, the host, the store, the widgets)."""
         chat = self.chat
         self.interrupts = InterruptsController(chat)
-        self.feed = Feed(chat, self.interrupts)
+        self.timeline = TimelineController(chat)
+        self.feed = Feed(chat, self.interrupts, self.timeline)
         self.runs = RunsController(chat, self.feed, self.interrupts)
         self.runs.attach_to = attach
         self.lab = LabController(chat, image_support, audio_support, self.palette)
@@ -156,7 +159,10 @@ class ChatApp(App[None]):
         self.sessions = SessionsController(chat, self.runs, self.feed)
         self.files = FilesController(chat)
         self.playback = Playback(chat)
-        self.item_actions = ItemActionsController(chat, self.playback, self.files, self.lab)
+        self.item_actions = ItemActionsController(
+            chat, self.playback, self.files, self.lab, self.timeline
+        )
+        self.diagnostics = DiagnosticsController(chat, self.timeline, self.lab, self.connection)
         self.chats = ChatsController(chat, self.runs, self.feed, self.interrupts)
 
     # ------------------------------------------------------------ what tests and screens read
@@ -210,7 +216,7 @@ class ChatApp(App[None]):
     def compose(self) -> ComposeResult:
         widgets = [
             StatusLine(id="status"),
-            EventsPanel(id="events", max_events=self.config.max_events_shown),
+            TimelinePanel(id="events"),
             TranscriptView(id="transcript", registry=self.chat.registry),
             SearchBar(id="search"),
             InputArea(id="input-area"),
@@ -356,12 +362,7 @@ class ChatApp(App[None]):
         `tests/ui/test_no_traceback.py` pins this against Textual's behaviour.
         """
         log.error("unexpected error in the app", exc_info=error)
-        where = f" Details are in {self.log_file}." if self.log_file else ""
-        sentence = Text(
-            f"openwop-tui stopped after an unexpected error ({type(error).__name__}).{where}",
-            style="bold red",
-        )
-        super()._handle_exception(Stopped(error, sentence))
+        super()._handle_exception(Stopped.after(error, self.log_file))
 
     # ------------------------------------------------------------------ actions
 
@@ -388,29 +389,7 @@ class ChatApp(App[None]):
         """Quit; with a run in flight, first ask whether to cancel it or leave it running.
 
         Every way to quit (Ctrl+Q, the command palette) comes here."""
-        from openwop_tui.ui.screens.quit import QuitScreen
-
-        session = self.session
-        run = session.current_run if session is not None else None
-        if run is None:
-            self.exit()
-            return
-        if isinstance(self.screen, QuitScreen):
-            return  # already asking
-        self.push_screen(QuitScreen(run.run_id), self._quit_with)
-
-    async def _quit_with(self, choice: QuitChoice | None) -> None:
-        session = self.session
-        run = session.current_run if session is not None else None
-        if choice == "stay" or choice is None:
-            return
-        if run is None:  # the run ended while the dialog was open
-            self.exit()
-            return
-        if choice == "leave":
-            self.exit(message=f"openwop-tui: left run {clean(run.run_id)} running on the host")
-            return
-        self.exit(message=await self.runs.cancel_for_quit())
+        self.runs.ask_to_quit()
 
     def action_scroll_transcript(self, direction: int) -> None:
         """Page the transcript even while the input has focus."""
@@ -444,17 +423,43 @@ class ChatApp(App[None]):
         self.run_worker(self.lab.open_matrix(), group="matrix")
 
     def action_help(self) -> None:
-        from openwop_tui.ui.screens.help import HelpScreen
-        from openwop_tui.ui.screens.help_tasks import Places
+        self.chats.open_help(self.log_file)
 
-        places = Places.defaults(self.chat.download_folder())
-        store = self.chat.store
-        if store is not None:
-            places = replace(places, sessions=store.path)
-        self.push_screen(HelpScreen(replace(places, log=self.log_file)))
+    # ------------------------------------------------- the inspector: timeline, stats, doctor
 
     def action_toggle_events(self) -> None:
-        self.chat.parts.events.toggle_class("-visible")
+        """The event timeline beside the transcript (F2)."""
+        self.timeline.toggle_panel()
+
+    def action_timeline(self) -> None:
+        """The event timeline as a screen of its own."""
+        self.timeline.open_screen()
+
+    def action_stats(self) -> None:
+        self.diagnostics.open_stats()
+
+    def action_doctor(self) -> None:
+        self.diagnostics.open_doctor()
+
+    def on_timeline_screen_opened(self, event: TimelineScreenOpened) -> None:
+        self.timeline.attach(event.panel)
+
+    def on_timeline_panel_filter_changed(self, event: TimelinePanel.FilterChanged) -> None:
+        self.timeline.filter_changed(event.panel, event.text)
+
+    def on_timeline_view_follow_changed(self, event: TimelineView.FollowChanged) -> None:
+        self.timeline.follow_changed(event.view)
+
+    def on_timeline_view_opened(self, event: TimelineView.Opened) -> None:
+        self.timeline.open_event(event.entry)
+
+    def on_timeline_view_go_to_item(self, event: TimelineView.GoToItem) -> None:
+        self.timeline.go_to_item(event.entry)
+
+    def on_item_events_requested(self, event: ItemEventsRequested) -> None:
+        self.timeline.show_item(event.item_id)
+
+    # ------------------------------------------------------------------ more actions
 
     async def action_new_chat(self) -> None:
         await self.chats.new_chat()

@@ -71,7 +71,16 @@ COMMANDS: tuple[PaletteCommand, ...] = (
     PaletteCommand("Record the stream to a file", "record", "raw SSE, replayable"),
     PaletteCommand("Themes: change the colours", "change_theme", "dark, light, high contrast"),
     PaletteCommand("Cancel the run", "cancel_run", "asks the host to stop", "cancel_run"),
-    PaletteCommand("Events panel: show or hide", "toggle_events", "every run event", "events"),
+    PaletteCommand(
+        "Timeline: show or hide beside the transcript", "toggle_events", "every run event", "events"
+    ),
+    PaletteCommand(
+        "Timeline: every run event, filtered", "timeline", "a screen of its own", "timeline"
+    ),
+    PaletteCommand(
+        "Statistics of the runs", "stats", "node timings, tokens, first token, rate", "stats"
+    ),
+    PaletteCommand("Doctor: will this setup work", "doctor", "terminal, machine and host"),
     PaletteCommand(
         "Lifecycle lines: show or hide", "toggle_verbose", "node started, usage…", "lifecycle"
     ),

@@ -8,7 +8,10 @@ are in the log file it names.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.console import RenderableType
+from rich.text import Text
 
 
 class Stopped(Exception):
@@ -19,6 +22,17 @@ class Stopped(Exception):
         self.error = error
         self.sentence = sentence
         self.__cause__ = error
+
+    @classmethod
+    def after(cls, error: BaseException, log_file: Path | None) -> Stopped:
+        """``error`` with the sentence the user reads: what stopped the app, where the
+        details are."""
+        where = f" Details are in {log_file}." if log_file else ""
+        sentence = Text(
+            f"openwop-tui stopped after an unexpected error ({type(error).__name__}).{where}",
+            style="bold red",
+        )
+        return cls(error, sentence)
 
     def __rich__(self) -> RenderableType:
         return self.sentence

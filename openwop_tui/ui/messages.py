@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
+
+if TYPE_CHECKING:
+    from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
 
 __all__ = [
     "ActionRequested",
@@ -203,3 +206,18 @@ class WorkflowChosen(Message):
     picker, Enter) or the host's only one. The status line shows it."""
 
     workflow_id: str
+
+
+@dataclass
+class ItemEventsRequested(Message):
+    """The user asked for the run events that made transcript item ``item_id`` (the timeline,
+    filtered to them)."""
+
+    item_id: str
+
+
+@dataclass
+class TimelineScreenOpened(Message):
+    """The timeline screen is up: its panel is to be filled with the chat's timeline."""
+
+    panel: TimelinePanel

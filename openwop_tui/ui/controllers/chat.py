@@ -30,11 +30,11 @@ from openwop_tui.store.sessions import SessionLog, Store, StoreError
 from openwop_tui.text.redact import Redactor
 from openwop_tui.text.sanitize import clean
 from openwop_tui.ui.messages import TitleShown
-from openwop_tui.ui.widgets.events_panel import EventsPanel
 from openwop_tui.ui.widgets.prompt import InputArea, PromptInput
 from openwop_tui.ui.widgets.queued import QueuedMessages
 from openwop_tui.ui.widgets.search_bar import SearchBar
 from openwop_tui.ui.widgets.status import StatusLine
+from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
 from openwop_tui.ui.widgets.transcript_view import TranscriptView
 
 if TYPE_CHECKING:
@@ -94,8 +94,9 @@ class Parts:
         return self.get(QueuedMessages)
 
     @property
-    def events(self) -> EventsPanel:
-        return self.get(EventsPanel)
+    def events(self) -> TimelinePanel:
+        """The event timeline docked beside the transcript (F2)."""
+        return self.get(TimelinePanel)
 
     @property
     def search(self) -> SearchBar:

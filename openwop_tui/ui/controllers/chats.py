@@ -9,6 +9,9 @@ first line until the user names it.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 from openwop_tui.core.conversation import Conversation, stored
 from openwop_tui.store.sessions import TITLE_CHARS, SessionLog, StoreError
 from openwop_tui.text.redact import display_url
@@ -121,3 +124,14 @@ class ChatsController:
             return
         self.chat.show_title()
         chat.app.notify(f"renamed: {title}", markup=False)
+
+    def open_help(self, log_file: Path | None) -> None:
+        """Help: the keys in effect, and how to do things, with this machine's real paths."""
+        from openwop_tui.ui.screens.help import HelpScreen
+        from openwop_tui.ui.screens.help_tasks import Places
+
+        places = Places.defaults(self.chat.download_folder())
+        store = self.chat.store
+        if store is not None:
+            places = replace(places, sessions=store.path)
+        self.chat.app.push_screen(HelpScreen(replace(places, log=log_file)))

@@ -1,5 +1,6 @@
 """What the conversation says changed, shown: items in the transcript view, events in the
-events panel, the run's state in the status line, questions as forms.
+timeline (`openwop_tui.ui.controllers.timeline`), the run's state in the status line, questions
+as forms.
 
 `Feed.show` is the one way a run's updates reach the screen, for a chat turn, an attached run, a
 replay and a reopened session alike. The status line learns the run's state from `RunChanged` and
@@ -24,6 +25,7 @@ from openwop_tui.devices.desktop import ActionError
 from openwop_tui.store import overflow
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.controllers.interrupts import InterruptsController
+from openwop_tui.ui.controllers.timeline import TimelineController
 from openwop_tui.ui.messages import (
     Connection,
     ConnectionChanged,
@@ -50,9 +52,13 @@ class Feed:
     one layout per frame, and a key pressed meanwhile is handled within a frame.
     """
 
-    def __init__(self, chat: Chat, interrupts: InterruptsController) -> None:
+    def __init__(
+        self, chat: Chat, interrupts: InterruptsController, timeline: TimelineController
+    ) -> None:
         self.chat = chat
         self.interrupts = interrupts
+        self.timeline = timeline
+        """Given every event (lint, its row, statistics) and the changes each one made."""
         self._pending: list[Update] = []
         self._timer: Timer | None = None
         self._taken = 0
@@ -94,7 +100,6 @@ class Feed:
 
     async def show(self, updates: Iterable[Update]) -> None:
         """Show ``updates`` in order; consecutive item changes go to the view together."""
-        parts = self.chat.parts
         changes: list[Change] = []
         for update in updates:
             if isinstance(update, Added | Updated):
@@ -109,10 +114,9 @@ class Feed:
                     RunChanged(RunPhase.STARTED, update.run_id, self._status_shown, update.workflow)
                 )
             elif isinstance(update, EventArrived):
-                parts.events.add_event(update.event)
+                self.timeline.arrived(update.event)
             elif isinstance(update, StreamNoticed):
                 notice = update.notice
-                parts.events.add_note(notice.message)
                 if notice.kind == "reconnecting":
                     self._tell_status(ConnectionChanged(Connection.RECONNECTING))
                 if notice.level == "error":
@@ -149,6 +153,7 @@ class Feed:
         """Item changes to the view (and to the question forms)."""
         await self._keep_overflow(changes)
         await self.chat.parts.view.apply(changes)
+        self.timeline.made(changes)
         await self.interrupts.follow_changes(changes)
         if any(isinstance(c, Added) and isinstance(c.item, UserTurn) for c in changes):
             # The first message names a new session (the store's title), or it was reopened.

@@ -20,6 +20,7 @@ from openwop_tui.ui.controllers.files import NAMES as FILE_ACTIONS
 from openwop_tui.ui.controllers.files import FilesController
 from openwop_tui.ui.controllers.playback import CONTROLS, Playback
 from openwop_tui.ui.controllers.profile import LabController
+from openwop_tui.ui.controllers.timeline import TimelineController
 from openwop_tui.ui.widgets.blocks import code_blocks
 
 
@@ -27,12 +28,19 @@ class ItemActionsController:
     """Carries out the actions of transcript items."""
 
     def __init__(
-        self, chat: Chat, playback: Playback, files: FilesController, lab: LabController
+        self,
+        chat: Chat,
+        playback: Playback,
+        files: FilesController,
+        lab: LabController,
+        timeline: TimelineController | None = None,
     ) -> None:
         self.chat = chat
         self.playback = playback
         self.files = files
         self.lab = lab
+        self.timeline = timeline
+        """Where the inspector finds the lint findings about an envelope's event."""
 
     async def act(self, item_id: str, name: str) -> None:
         """Carry out action ``name`` on item ``item_id``."""
@@ -63,7 +71,11 @@ class ItemActionsController:
             from openwop_tui.ui.screens.inspect import InspectScreen
 
             downloads = chat.download_folder()
-            app.push_screen(InspectScreen(item.envelope, rendered, downloads=downloads))
+            source = item.envelope.source
+            findings = self.timeline.findings_for(source) if self.timeline is not None else []
+            app.push_screen(
+                InspectScreen(item.envelope, rendered, downloads=downloads, findings=findings)
+            )
             return
         try:
             if name in CONTROLS:

@@ -369,6 +369,34 @@ class RunsController:
         self.chat.app.workers.cancel_group(self.chat.app, "run")
         self._status(RunChanged(RunPhase.STATUS, status="cancelled (locally)"))
 
+    def ask_to_quit(self) -> None:
+        """Quit; with a run in flight, first ask whether to cancel it or leave it running."""
+        from openwop_tui.ui.screens.quit import QuitScreen
+
+        app = self.chat.app
+        session = self.chat.session
+        run = session.current_run if session is not None else None
+        if run is None:
+            app.exit()
+            return
+        if isinstance(app.screen, QuitScreen):
+            return  # already asking
+        app.push_screen(QuitScreen(run.run_id), self._quit_with)
+
+    async def _quit_with(self, choice: str | None) -> None:
+        app = self.chat.app
+        session = self.chat.session
+        run = session.current_run if session is not None else None
+        if choice == "stay" or choice is None:
+            return
+        if run is None:  # the run ended while the dialog was open
+            app.exit()
+            return
+        if choice == "leave":
+            app.exit(message=f"openwop-tui: left run {clean(run.run_id)} running on the host")
+            return
+        app.exit(message=await self.cancel_for_quit())
+
     async def end_for_signal(self, name: str) -> str:
         """The app is told to stop (``SIGTERM``, ``SIGHUP``): cancel the run it started, leave
         one it follows running; the sentence to exit with."""

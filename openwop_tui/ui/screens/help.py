@@ -34,6 +34,8 @@ WIDGET_KEYS: tuple[tuple[str, str], ...] = (
     ("Space · ← → or [ ] · 0-9", "on a clip: pause / resume · 5 s back / on · to a tenth"),
     ("i", "on an envelope: inspect it beside the run event it came in"),
     ("m", "on an envelope: the degradation lab's matrix view (drawn under each profile)"),
+    ("e", "on an item: the run events that made it (the timeline, filtered)"),
+    ("/ · Enter · t · f", "in the timeline: filter · the event's JSON · its item · pause/follow"),
     ("Enter / Shift+Enter", "in search: next / previous match"),
 )
 

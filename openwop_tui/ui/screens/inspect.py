@@ -3,7 +3,8 @@
 An envelope is not a frame on the stream (protocol.md §0): the client finds it inside a run
 event. To debug a workflow you want both, so this screen shows the envelope document and the
 source event's raw JSON side by side, plus what the client made of them (the display value the
-renderer registry was keyed on, and why it is not shown in full, if it is not).
+renderer registry was keyed on, and why it is not shown in full, if it is not) and the lint
+findings about the event (`openwop_tui.inspect`: code, severity, message, path, source).
 
 Both documents are lazy JSON trees (`openwop_tui.ui.widgets.json_tree`): opening the screen on a
 10 MB envelope costs its top levels, not the document, and each tree folds, unfolds and copies
@@ -16,6 +17,7 @@ what is folded).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -30,11 +32,13 @@ from textual.widgets import Static
 
 from openwop_tui.devices import clipboard
 from openwop_tui.devices import desktop as actions
+from openwop_tui.inspect.findings import Finding
 from openwop_tui.present.palette import Palette, Themed
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.text.sanitize import clean
 from openwop_tui.ui import theme_palette
+from openwop_tui.ui.screens.event import findings_text
 from openwop_tui.ui.widgets.json_tree import JsonTree
 
 
@@ -82,14 +86,21 @@ class InspectScreen(ModalScreen[None]):
     ]
 
     def __init__(
-        self, envelope: Envelope, rendered: Rendered | None, *, downloads: Path | None = None
+        self,
+        envelope: Envelope,
+        rendered: Rendered | None,
+        *,
+        downloads: Path | None = None,
+        findings: Sequence[Finding] = (),
     ) -> None:
         """``downloads``: the folder a copy is also saved to (default: the default download
-        folder, `openwop_tui.devices.desktop.download_dir`)."""
+        folder, `openwop_tui.devices.desktop.download_dir`); ``findings``: the lint findings
+        about the envelope's event, listed under what the client made of it."""
         super().__init__()
         self.envelope = envelope
         self.rendered = rendered
         self.downloads = downloads
+        self.findings = list(findings)
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
@@ -115,6 +126,8 @@ class InspectScreen(ModalScreen[None]):
         )
         if self.rendered is not None:
             summary.append_text(drawn(self.rendered, palette))
+        summary.append("\nlint ", style="bold")
+        summary.append_text(findings_text(self.findings, palette))
         return Themed(summary, palette)
 
     def compose(self) -> ComposeResult:

@@ -122,6 +122,8 @@ class Block:
     stale: bool = False
     """Drawn with an older theme: ask again, keep showing the old drawing meanwhile."""
     playback: str | Text | None = None
+    lint: str = ""
+    """The lint marks of the envelope's event (``⚠ OW214``), shown in its badge."""
     resizes: Callable[[str | None], bool] = lambda _display: False
     """Whether the renderer for a display value redraws on a width change: the registry's
     answer (the view passes its registry's)."""
@@ -260,7 +262,9 @@ class Block:
     def _draw(self, console: Console, width: int, palette: Palette) -> list[Strip]:
         item = self.item
         markdown = self.reply_markdown(item) if isinstance(item, AssistantTurn) else None
-        drawn = dispatch.parts(item, palette, markdown=markdown, rendered=self.rendered)
+        drawn = dispatch.parts(
+            item, palette, markdown=markdown, rendered=self.rendered, lint=self.lint
+        )
         cached = self.parts.get(width, {})
         kept: dict[object, list[Strip]] = {}
         strips: list[Strip] = []

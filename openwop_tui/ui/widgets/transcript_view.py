@@ -55,7 +55,12 @@ from openwop_tui.renderers import Registry
 from openwop_tui.renderers.base import Code, Rendered
 from openwop_tui.renderers.registry import APP_ACTIONS
 from openwop_tui.ui import theme_palette
-from openwop_tui.ui.messages import ActionRequested, EnvelopeRenderRequested, TranscriptLeft
+from openwop_tui.ui.messages import (
+    ActionRequested,
+    EnvelopeRenderRequested,
+    ItemEventsRequested,
+    TranscriptLeft,
+)
 from openwop_tui.ui.widgets.blocks import Block, button_text
 from openwop_tui.ui.widgets.pixels import KittySender, SixelPainter
 
@@ -72,8 +77,8 @@ class TranscriptView(ScrollView, can_focus=True):
     """Everything said in this session, newest at the bottom. Focus it (Shift+Tab or Ctrl+Up
     from the input) to move between items and use their keys: s save, S save as…, o open,
     p or space play and pause, x stop, ←/→ or [/] seek 5 s, 0-9 jump to a tenth of the clip,
-    c copy, y copy the code block, i inspect, m the lab's matrix view; Esc goes back to the
-    input."""
+    c copy, y copy the code block, i inspect, m the lab's matrix view, e its run events; Esc
+    goes back to the input."""
 
     DEFAULT_CSS = """
     TranscriptView { height: 1fr; overflow-x: hidden; scrollbar-gutter: stable; }
@@ -103,6 +108,7 @@ class TranscriptView(ScrollView, can_focus=True):
         Binding("y", "request('copy-code')", "Copy code"),
         Binding("i", "request('inspect')", "Inspect"),
         Binding("m", "matrix", "Matrix"),
+        Binding("e", "events", "Events"),
     ]
 
     def __init__(self, *, registry: Registry, id: str | None = None) -> None:
@@ -339,6 +345,16 @@ class TranscriptView(ScrollView, can_focus=True):
         block.drawn = envelope or block.item.envelope
         block.drawn_width = width
         block.stale = False
+        block.changed()
+        self._remeasure(self._where[item_id])
+        self._relayout()
+
+    def set_lint(self, item_id: str, marks: str) -> None:
+        """Show the lint marks of an envelope's event (``⚠ OW214``) in its badge."""
+        block = self.block_for(item_id)
+        if block is None or block.lint == marks:
+            return
+        block.lint = marks
         block.changed()
         self._remeasure(self._where[item_id])
         self._relayout()
@@ -757,6 +773,11 @@ class TranscriptView(ScrollView, can_focus=True):
             self.notify("select an envelope to see it under each profile", severity="warning")
             return
         self._post(ActionRequested(self._blocks[self.cursor].item_id, "matrix"))
+
+    def action_events(self) -> None:
+        """Ask for the run events that made the selected item (the timeline, filtered)."""
+        if self.cursor is not None:
+            self._post(ItemEventsRequested(self._blocks[self.cursor].item_id))
 
     def action_item_action(self, item_id: str, name: str) -> None:
         """Ask the app to carry out an action on an item (a key or a click)."""

@@ -1,0 +1,318 @@
+"""The event timeline's state, and the links between a run's events and the transcript's items.
+
+`Feed` (the one way a run's updates reach the screen) hands each arriving event to `arrived`,
+which folds it into the chat's `Inspector` (lint, timeline row, statistics: one call, no
+drawing) and queues its row; the rows reach the timeline panels in batches, at most
+`FRAMES_PER_SECOND` times a second, so 10,000 events a second cost one append each and a few
+redraws, not a redraw each, and the transcript is not slowed.
+
+`made` is told of the item changes the fold reported for the last event (the conversation
+yields `EventArrived` before that event's changes, `openwop_tui.core.conversation`): that order
+is the link from an event to the items it made, and back, without the items having to carry
+their source. It also puts the event's lint marks in an envelope item's badge.
+
+What is kept per chat (`_Kept`: the inspector, the rows, the links, the filter line as typed)
+lives for the conversation's life, in a weak map keyed by the `Conversation`: the session store
+has no place for a view's state, so a reopened session starts with an empty filter. Opening a
+stored session folds its stored events into a new inspector (rows and lint, no item links: the
+transcript of a reopened session is drawn from the fold, without its events).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import weakref
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from openwop_tui.core.conversation import Conversation
+from openwop_tui.core.fold import Added, Change, Updated
+from openwop_tui.core.items import EnvelopeItem
+from openwop_tui.inspect.findings import Finding, Severity
+from openwop_tui.inspect.inspector import Inspector
+from openwop_tui.inspect.log import observed_entries
+from openwop_tui.inspect.timeline import RowFilter, timeline_row
+from openwop_tui.protocol.events import RunEvent
+from openwop_tui.store.sessions import SessionLog, StoreError
+from openwop_tui.text.sanitize import clean
+from openwop_tui.ui.controllers.chat import Chat
+from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
+from openwop_tui.ui.widgets.timeline_view import Entry, TimelineView, marks_text
+
+log = logging.getLogger(__name__)
+
+#: The most redraws a second the timeline asks for while events arrive.
+FRAMES_PER_SECOND = 30
+ITEM_TOKEN = "item:"
+
+
+@dataclass(frozen=True, slots=True)
+class Chosen:
+    """A filter line read: the `RowFilter`, and the items whose events only are shown."""
+
+    rows: RowFilter
+    items: tuple[str, ...] = ()
+
+    @classmethod
+    def parse(cls, text: str) -> Chosen:
+        items = tuple(t[len(ITEM_TOKEN) :] for t in text.split() if t.startswith(ITEM_TOKEN))
+        rest = " ".join(t for t in text.split() if not t.startswith(ITEM_TOKEN))
+        return cls(RowFilter.parse(rest), tuple(i for i in items if i))
+
+    @property
+    def empty(self) -> bool:
+        return self.rows.empty and not self.items
+
+
+@dataclass(eq=False)
+class _Kept:
+    """One chat's timeline."""
+
+    inspector: Inspector = field(default_factory=Inspector)
+    entries: list[Entry] = field(default_factory=list)
+    filter_text: str = ""
+    chosen: Chosen = field(default_factory=lambda: Chosen(RowFilter()))
+    items_of: dict[Entry, list[str]] = field(default_factory=dict)
+    """The items each event made or changed, first first."""
+    events_of: dict[str, list[Entry]] = field(default_factory=dict)
+    """The events that made or changed each item, in order."""
+    last: Entry | None = None
+    pending: list[Entry] = field(default_factory=list)
+    """Rows not yet handed to the panels."""
+    stored: dict[tuple[str | None, int | None], Entry] = field(default_factory=dict)
+    """The rows read from the store, by (run, sequence): an event that arrives live after its
+    row was read (the store is written as events come) is that row, not a second one."""
+
+    def passes(self, entry: Entry, only: frozenset[Entry] | None) -> bool:
+        if only is not None and entry not in only:
+            return False
+        return self.chosen.rows.empty or self.chosen.rows.matches(entry.row)
+
+    def only(self) -> frozenset[Entry] | None:
+        if not self.chosen.items:
+            return None
+        return frozenset(e for i in self.chosen.items for e in self.events_of.get(i, ()))
+
+    def shown(self) -> list[Entry]:
+        if self.chosen.empty:
+            return list(self.entries)
+        only = self.only()
+        return [entry for entry in self.entries if self.passes(entry, only)]
+
+
+class TimelineController:
+    """Feeds the inspector, the timeline panels and the envelope badges; follows the links."""
+
+    def __init__(self, chat: Chat) -> None:
+        self.chat = chat
+        self._kept: weakref.WeakKeyDictionary[Conversation, _Kept] = weakref.WeakKeyDictionary()
+        self._panels: list[TimelinePanel] = []
+        self._shown_for: dict[int, _Kept] = {}
+        """Which chat's rows each panel shows (by the panel's id())."""
+        self._scheduled = False
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def kept(self) -> _Kept:
+        """The timeline of the chat on screen (made, from its stored events, on first use)."""
+        conversation = self.chat.conversation
+        kept = self._kept.get(conversation)
+        if kept is None:
+            kept = self._kept[conversation] = _Kept()
+            self._fold_stored(conversation, kept)
+        return kept
+
+    def _fold_stored(self, conversation: Conversation, kept: _Kept) -> None:
+        store = self.chat.store
+        session_id = next(
+            (k.session_id for k in conversation.logs if isinstance(k, SessionLog)), None
+        )
+        if store is None or session_id is None:
+            return
+        try:
+            for observed in observed_entries(store.entries(session_id), conversation.secrets):
+                if observed.event is not None:
+                    row = kept.inspector.feed(observed.event, observed.at)
+                    entry = Entry(row, observed.event)
+                    kept.entries.append(entry)
+                    key = (observed.event.run_id, observed.event.sequence)
+                    kept.stored[key] = entry
+        except StoreError as error:
+            self.chat.app.notify(f"the timeline could not read this session: {error}")
+
+    @property
+    def inspector(self) -> Inspector:
+        return self.kept.inspector
+
+    def findings_for(self, event: RunEvent) -> list[Finding]:
+        """The lint findings about ``event`` (as folded into this chat's inspector)."""
+        return self.kept.inspector.linter.for_event(event.run_id, event.sequence)
+
+    # ------------------------------------------------------------------ feeding
+
+    def arrived(self, event: RunEvent) -> None:
+        """A run event arrived: folded now, drawn with the next batch."""
+        kept = self.kept
+        known = kept.stored.pop((event.run_id, event.sequence), None)
+        if known is not None:  # read from the store already: it is the event the live items link to
+            kept.last = known
+            return
+        try:
+            row = kept.inspector.feed(event, time.time())
+        except Exception:
+            # A lint rule that trips on hostile input must not stop the run being drawn: the
+            # event still gets its row (without marks), and the fault goes to the log.
+            log.exception("the inspector failed on event %s", event.sequence)
+            row = timeline_row(event)
+        entry = Entry(row, event)
+        kept.entries.append(entry)
+        kept.last = entry
+        kept.pending.append(entry)
+        if not self._scheduled:
+            self._scheduled = True
+            self.chat.app.set_timer(1 / FRAMES_PER_SECOND, self.flush)
+
+    def made(self, changes: Sequence[Change]) -> None:
+        """The items the last event made or changed (drawn already): linked to it, and its lint
+        marks put in an envelope's badge."""
+        kept = self.kept
+        entry = kept.last
+        if entry is None:
+            return
+        view = self.chat.parts.view
+        # A badge says what is wrong with an envelope: an info (a sequence gap) is the
+        # timeline's to show, not the item's.
+        worth = entry.row.worst in (Severity.ERROR, Severity.WARNING)
+        marks = marks_text(entry.row) if worth else ""
+        for change in changes:
+            if not isinstance(change, Added | Updated):
+                continue
+            item_id = change.item.id
+            made = kept.items_of.setdefault(entry, [])
+            if item_id not in made:
+                made.append(item_id)
+            events = kept.events_of.setdefault(item_id, [])
+            if not events or events[-1] is not entry:
+                events.append(entry)
+            if marks and isinstance(change.item, EnvelopeItem):
+                view.set_lint(item_id, marks)
+
+    def flush(self) -> None:
+        """Hand the queued rows to every panel (the batch), and say the counts."""
+        self._scheduled = False
+        kept = self.kept
+        batch, kept.pending = kept.pending, []
+        for panel in list(self._panels):
+            if not panel.is_attached:
+                self._panels.remove(panel)
+                continue
+            if self._shown_for.get(id(panel)) is not kept:
+                self._refill(panel, kept)
+                continue
+            if batch:
+                only = kept.only()
+                panel.view.extend(e for e in batch if kept.passes(e, only))
+                self._title(panel, kept)
+
+    # ------------------------------------------------------------------ panels
+
+    def attach(self, panel: TimelinePanel) -> None:
+        """Show this chat's timeline in ``panel`` (the docked one, or a screen's)."""
+        if panel not in self._panels:
+            self._panels.append(panel)
+        self._refill(panel, self.kept)
+
+    def _refill(self, panel: TimelinePanel, kept: _Kept) -> None:
+        self._shown_for[id(panel)] = kept
+        panel.show_filter(kept.filter_text)
+        panel.view.set_entries(kept.shown())
+        self._title(panel, kept)
+
+    def _title(self, panel: TimelinePanel, kept: _Kept) -> None:
+        shown, total = len(panel.view.entries), len(kept.entries)
+        count = f"{total:,} events" if kept.chosen.empty else f"{shown:,} of {total:,} events"
+        state = "following" if panel.view.following else "paused (f follows)"
+        panel.say(f"timeline · {count} · {state}")
+
+    def filter_changed(self, panel: TimelinePanel, text: str) -> None:
+        """The filter line was edited: kept for this chat, applied to every panel."""
+        kept = self.kept
+        if text == kept.filter_text:
+            return
+        kept.filter_text = text
+        kept.chosen = Chosen.parse(text)
+        for shown in self._panels:
+            if shown.is_attached:
+                self._refill(shown, kept)
+
+    def follow_changed(self, view: TimelineView) -> None:
+        for panel in self._panels:
+            if panel.is_attached and panel.view is view:
+                self._title(panel, self.kept)
+
+    def toggle_panel(self) -> None:
+        """Show or hide the timeline docked beside the transcript (F2)."""
+        panel = self.chat.parts.get(TimelinePanel)
+        panel.toggle_class("-visible")
+        if panel.has_class("-visible"):
+            self.attach(panel)
+
+    def open_screen(self, filter_text: str | None = None) -> None:
+        """The timeline as a screen of its own, optionally with a new filter line."""
+        from openwop_tui.ui.screens.timeline import TimelineScreen
+
+        if filter_text is not None:
+            kept = self.kept
+            kept.filter_text = filter_text
+            kept.chosen = Chosen.parse(filter_text)
+        app = self.chat.app
+        found = [s for s in app.screen_stack if isinstance(s, TimelineScreen)]
+        if not found:
+            app.push_screen(TimelineScreen())
+            return
+        while app.screen is not found[0]:
+            app.pop_screen()
+        self.attach(found[0].panel)
+
+    # ------------------------------------------------------------------ links
+
+    def show_item(self, item_id: str) -> None:
+        """The timeline screen, filtered to the events of transcript item ``item_id``."""
+        if item_id not in self.kept.events_of:
+            self.chat.app.notify(
+                "no run event made this item (typed, a notice, or a reopened session)",
+                severity="warning",
+            )
+            return
+        self.open_screen(f"{ITEM_TOKEN}{item_id}")
+
+    def open_event(self, entry: Entry) -> None:
+        """Enter on a row: the event as a JSON tree, with its findings."""
+        from openwop_tui.ui.screens.event import EventScreen
+
+        findings = self.findings_for(entry.event)
+        items = self.kept.items_of.get(entry, [])
+        self.chat.app.push_screen(
+            EventScreen(entry, findings, items, downloads=self.chat.download_folder())
+        )
+
+    def go_to_item(self, entry: Entry) -> None:
+        """Select, in the transcript, the item ``entry``'s event made."""
+        app = self.chat.app
+        view = self.chat.parts.view
+        blocks = [view.block_for(i) for i in self.kept.items_of.get(entry, [])]
+        shown = [b for b in blocks if b is not None]
+        if not shown:
+            what = clean(entry.row.type)
+            app.notify(f"this {what} event made no transcript item", severity="warning")
+            return
+        while len(app.screen_stack) > 1:  # the chat screen is the first
+            app.pop_screen()
+        view.focus()
+        view.select(view.blocks().index(shown[0]))
+
+    def entries_of(self, item_id: str) -> Iterable[Entry]:
+        """The events that made or changed ``item_id``."""
+        return list(self.kept.events_of.get(item_id, ()))

@@ -1,0 +1,313 @@
+"""The event timeline's rows: one line per run event, drawn only for the visible range.
+
+A Line-API widget (a `ScrollView` with `render_line`, like `openwop_tui.ui.widgets.json_tree`):
+whatever the count, a frame costs the rows on screen, each drawn once per width, selection and
+theme into a `Strip` kept in a small cache. Never one widget per row.
+
+Each line: the sequence, the seconds since the run started, the lint marks (``⚠ OW214``), the
+event type, the node and a one-line summary (`openwop_tui.inspect.timeline.Row`, already
+cleaned). New rows arrive in batches (`extend`, from `openwop_tui.ui.controllers.timeline`, at
+most at frame rate); while following, the view stays on the newest; moving the cursor up pauses
+it, End or ``f`` follows again.
+
+Keys (focused): ↑/↓ (k/j), PageUp/PageDown, Home/End; Enter posts `Opened` (the event as a JSON
+tree); ``t`` posts `GoToItem` (the transcript item the event made); ``f`` pauses or follows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.theme import Theme
+
+from openwop_tui.inspect.findings import Severity
+from openwop_tui.inspect.timeline import Row
+from openwop_tui.protocol.events import RunEvent
+from openwop_tui.text.sanitize import clean
+from openwop_tui.ui import theme_palette
+
+#: Rows kept drawn (a few screens' worth at a few widths).
+CACHED_ROWS = 1024
+_TYPE = 24
+_NODE = 14
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Entry:
+    """One event of the timeline: its row (what is drawn) and the event (what Enter opens)."""
+
+    row: Row
+    event: RunEvent
+
+
+def elapsed_text(seconds: float | None) -> str:
+    """``+1.234s`` (``-`` for an event without a time)."""
+    if seconds is None:
+        return "-"
+    if abs(seconds) >= 1000:
+        return f"+{seconds:.0f}s"
+    return f"+{seconds:.3f}s"
+
+
+def marks_text(row: Row) -> str:
+    """The lint marks as shown: ``⚠ OW214`` (``✖`` when one is an error), ``""`` without."""
+    if not row.marks:
+        return ""
+    sign = "✖" if row.worst == Severity.ERROR else "⚠" if row.worst == Severity.WARNING else "·"
+    return f"{sign} {' '.join(row.marks)}"
+
+
+def row_text(row: Row) -> str:
+    """The row as plain text (what tests and the hostile checks read)."""
+    parts = [
+        f"{row.sequence if row.sequence is not None else '-':>5}",
+        f"{elapsed_text(row.elapsed):>9}",
+        clean(row.type),
+        f"[{clean(row.node)}]" if row.node else "",
+        clean(row.summary),
+        marks_text(row),
+    ]
+    return " ".join(part for part in parts if part)
+
+
+class TimelineView(ScrollView, can_focus=True):
+    """Rows of run events, newest at the bottom (see the module docstring)."""
+
+    ALLOW_SELECT = False
+    DEFAULT_CSS = """
+    TimelineView { height: 1fr; overflow-x: hidden; scrollbar-gutter: stable; }
+    TimelineView:focus { background-tint: $foreground 5%; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "move(-1)", "Up", show=False),
+        Binding("down,j", "move(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "first", "First", show=False),
+        Binding("end", "last", "Last", show=False),
+        Binding("enter", "open", "JSON"),
+        Binding("t", "go_to_item", "To item"),
+        Binding("f", "toggle_follow", "Pause/follow"),
+    ]
+
+    class Opened(Message):
+        """Enter on a row: show its event."""
+
+        def __init__(self, entry: Entry) -> None:
+            super().__init__()
+            self.entry = entry
+
+    class GoToItem(Message):
+        """``t`` on a row: select the transcript item its event made."""
+
+        def __init__(self, entry: Entry) -> None:
+            super().__init__()
+            self.entry = entry
+
+    class FollowChanged(Message):
+        """The view started or stopped following the newest row."""
+
+        def __init__(self, view: TimelineView, following: bool) -> None:
+            super().__init__()
+            self.view = view
+            self.following = following
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.entries: list[Entry] = []
+        """The rows shown (those the filter lets through), in arrival order."""
+        self.cursor = 0
+        self.following = True
+        self._cache: LRUCache[tuple[int, int, bool], Strip] = LRUCache(CACHED_ROWS)
+        self._styles: dict[str, Style] | None = None
+        self._base = Style()
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, _theme: Theme) -> None:
+        self._styles = None
+        self._cache.clear()
+        self.refresh()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._cache.clear()
+
+    # ------------------------------------------------------------------ content
+
+    def set_entries(self, entries: Sequence[Entry]) -> None:
+        """Show ``entries`` instead (a new filter, another chat)."""
+        self.entries = list(entries)
+        self._cache.clear()
+        self.cursor = min(self.cursor, max(len(self.entries) - 1, 0))
+        self._resized()
+        if self.following:
+            self._to_end()
+        self.refresh()
+
+    def extend(self, entries: Iterable[Entry]) -> None:
+        """Rows that just arrived (a batch): appended; kept in view while following."""
+        before = len(self.entries)
+        self.entries.extend(entries)
+        if len(self.entries) == before:
+            return
+        self._resized()
+        if self.following:
+            self._to_end()
+        self.refresh()
+
+    def plain_lines(self) -> list[str]:
+        """Every row shown, as plain text."""
+        return [row_text(entry.row) for entry in self.entries]
+
+    @property
+    def selected(self) -> Entry | None:
+        return self.entries[self.cursor] if 0 <= self.cursor < len(self.entries) else None
+
+    def _resized(self) -> None:
+        self.virtual_size = Size(0, len(self.entries))
+
+    def _to_end(self) -> None:
+        self.cursor = max(len(self.entries) - 1, 0)
+        self.scroll_to(y=max(len(self.entries) - self._height(), 0), animate=False, immediate=True)
+
+    def _height(self) -> int:
+        return max(self.scrollable_content_region.height, 1)
+
+    # ------------------------------------------------------------------ drawing
+
+    def _palette_styles(self) -> dict[str, Style]:
+        if self._styles is None:
+            palette = theme_palette.of(self.app.current_theme)
+            self._styles = {
+                "muted": Style.parse(palette.muted),
+                "type": Style(bold=True),
+                "failed": Style.parse(palette.error) + Style(bold=True),
+                "node": Style.parse(palette.accent),
+                "error": Style.parse(palette.error) + Style(bold=True),
+                "warning": Style.parse(palette.warning) + Style(bold=True),
+                "info": Style.parse(palette.muted),
+                "selected": Style.parse(palette.selection),
+            }
+        return self._styles
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The widget's own style walks its ancestors: once per frame, not once per line.
+        self._base = self.rich_style
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        index = self.scroll_offset.y + y
+        if index >= len(self.entries) or width <= 0:
+            return Strip.blank(width, self._base)
+        selected = index == self.cursor and self.has_focus
+        key = (id(self.entries[index]), width, selected)
+        strip = self._cache.get(key)
+        if strip is None:
+            strip = self._draw(self.entries[index].row, width)
+            if selected:
+                strip = strip.apply_style(self._palette_styles()["selected"])
+            self._cache[key] = strip
+        return strip.apply_style(self._base)
+
+    def _draw(self, row: Row, width: int) -> Strip:
+        styles = self._palette_styles()
+        sequence = str(row.sequence) if row.sequence is not None else "-"
+        segments = [
+            Segment(f"{sequence:>5} ", styles["muted"]),
+            Segment(f"{elapsed_text(row.elapsed):>9} ", styles["muted"]),
+        ]
+        marks = marks_text(row)
+        if marks:
+            level = row.worst.value if row.worst is not None else "info"
+            segments.append(Segment(marks + " ", styles[level]))
+        failed = row.type.endswith("failed")
+        kind = clean(row.type)
+        segments.append(Segment(f"{kind:<{_TYPE}} ", styles["failed" if failed else "type"]))
+        node: str = clean(row.node or "")
+        if len(node) > _NODE:
+            node = node[: _NODE - 1] + "…"
+        segments.append(Segment(f"{node:<{_NODE}} ", styles["node"]))
+        segments.append(Segment(clean(row.summary), styles["muted"]))
+        return Strip(segments).crop(0, width).adjust_cell_length(width)
+
+    # ------------------------------------------------------------------ keys
+
+    def _set_following(self, following: bool) -> None:
+        if following != self.following:
+            self.following = following
+            self.post_message(self.FollowChanged(self, following))
+
+    def _go(self, index: int) -> None:
+        old = self.cursor
+        self.cursor = max(0, min(index, len(self.entries) - 1))
+        top = self.scroll_offset.y
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif self.cursor >= top + self._height():
+            self.scroll_to(y=self.cursor - self._height() + 1, animate=False, immediate=True)
+        self.refresh_lines(old)
+        self.refresh_lines(self.cursor)
+        self._set_following(self.cursor >= len(self.entries) - 1 and self.following)
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    def action_move(self, step: int) -> None:
+        if step < 0:
+            self._set_following(False)
+        self._go(self.cursor + step)
+
+    def action_page(self, direction: int) -> None:
+        if direction < 0:
+            self._set_following(False)
+        self._go(self.cursor + direction * max(self._height() - 1, 1))
+
+    def action_first(self) -> None:
+        self._set_following(False)
+        self._go(0)
+
+    def action_last(self) -> None:
+        self._set_following(True)
+        self._to_end()
+        self.refresh()
+
+    def action_toggle_follow(self) -> None:
+        """Pause (stay where the cursor is while rows arrive) or follow the newest again."""
+        if self.following:
+            self._set_following(False)
+        else:
+            self.action_last()
+
+    def action_open(self) -> None:
+        entry = self.selected
+        if entry is not None:
+            self.post_message(self.Opened(entry))
+
+    def action_go_to_item(self) -> None:
+        entry = self.selected
+        if entry is not None:
+            self.post_message(self.GoToItem(entry))
+
+    def select_entry(self, entry: Entry) -> None:
+        """Put the cursor on ``entry`` (if shown), pausing the follow."""
+        for index, shown in enumerate(self.entries):
+            if shown is entry:
+                self._set_following(False)
+                self._go(index)
+                return
