@@ -473,6 +473,9 @@ def _session_commands(commands: Any, codes: dict[str, Any]) -> None:
         "replay", help="play a recorded .sse file through the app as if live", **codes
     )
     replay.add_argument("file", metavar="FILE.sse")
+    # The app's own options, after the subcommand too (``replay FILE --no-audio``): SUPPRESS
+    # defaults, so one given before the subcommand is not undone here.
+    _connection_flags(replay)
     replay.add_argument(
         "--speed",
         type=_seconds,
