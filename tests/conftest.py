@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    import httpx
+
+    from openwop_tui.demo_host import DemoHost
 
 
 @pytest.fixture(autouse=True)
@@ -16,6 +23,26 @@ def _private_state_dirs(
     state: Path = tmp_path_factory.mktemp("xdg-state")
     monkeypatch.setenv("XDG_STATE_HOME", str(state))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))
+
+
+@pytest.fixture(scope="module")
+def host() -> Iterator[DemoHost]:
+    """The embedded demo host, unpaced, on a loopback port, shared by a module's tests (a
+    module that needs another pace or protocol defines its own ``host``)."""
+    from openwop_tui.demo_host import DemoHost  # imported here: the quick tests start no host
+
+    with DemoHost(pace=0) as running:
+        yield running
+
+
+@pytest.fixture
+def client(host: DemoHost) -> Iterator[httpx.Client]:
+    """An HTTP client of ``host`` with its key."""
+    import httpx
+
+    auth = {"Authorization": f"Bearer {host.api_key}"}
+    with httpx.Client(base_url=host.url, headers=auth, timeout=10) as c:
+        yield c
 
 
 #: What makes a test module slow: it starts the app, a host, a process or a command.

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import io
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,19 +37,6 @@ def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("OPENWOP_API_KEY", raising=False)
     monkeypatch.setenv("OPENWOP_TUI_AUDIO", "off")
     monkeypatch.setenv("COLUMNS", "100")
-
-
-@pytest.fixture(scope="module")
-def host() -> Iterator[DemoHost]:
-    with DemoHost(pace=0) as running:
-        yield running
-
-
-@pytest.fixture
-def client(host: DemoHost) -> Iterator[httpx.Client]:
-    auth = {"Authorization": f"Bearer {host.api_key}"}
-    with httpx.Client(base_url=host.url, headers=auth, timeout=10) as c:
-        yield c
 
 
 def on(host: DemoHost) -> list[str]:

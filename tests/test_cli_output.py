@@ -8,7 +8,6 @@ import os
 import selectors
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -31,12 +30,6 @@ def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("OPENWOP_API_KEY", raising=False)
     monkeypatch.setenv("OPENWOP_TUI_AUDIO", "off")
     monkeypatch.setenv("COLUMNS", "100")
-
-
-@pytest.fixture(scope="module")
-def host() -> Iterator[DemoHost]:
-    with DemoHost(pace=0) as running:
-        yield running
 
 
 # ------------------------------------------------------------------------------ render -

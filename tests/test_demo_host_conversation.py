@@ -3,30 +3,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import pytest
 from hitl_support import SPEC_ANSWERS, Log, assert_error, resolve, start
 
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.demo_host.catalog import WORKFLOW_INFO
 from openwop_tui.demo_host.chat import HELP_LIST
 from openwop_tui.demo_host.workflows import WORKFLOWS
-
-
-@pytest.fixture(scope="module")
-def host() -> Iterator[DemoHost]:
-    with DemoHost(pace=0) as running:
-        yield running
-
-
-@pytest.fixture
-def client(host: DemoHost) -> Iterator[httpx.Client]:
-    auth = {"Authorization": f"Bearer {host.api_key}"}
-    with httpx.Client(base_url=host.url, headers=auth, timeout=10) as c:
-        yield c
 
 
 def _turns(log: Log, after: int = -1) -> list[dict[str, Any]]:

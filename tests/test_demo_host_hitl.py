@@ -15,19 +15,6 @@ from hitl_support import SPEC_ANSWERS, Log, assert_error, resolve, start
 from openwop_tui.demo_host import DemoHost
 
 
-@pytest.fixture(scope="module")
-def host() -> Iterator[DemoHost]:
-    with DemoHost(pace=0) as running:
-        yield running
-
-
-@pytest.fixture
-def client(host: DemoHost) -> Iterator[httpx.Client]:
-    auth = {"Authorization": f"Bearer {host.api_key}"}
-    with httpx.Client(base_url=host.url, headers=auth, timeout=10) as c:
-        yield c
-
-
 @pytest.fixture
 def anonymous(host: DemoHost) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=host.url, timeout=10) as c:

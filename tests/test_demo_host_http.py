@@ -17,19 +17,6 @@ from openwop_tui.demo_host.workflows import WORKFLOWS
 WORKFLOWS_MESSAGE = "available: " + ", ".join(WORKFLOWS)
 
 
-@pytest.fixture(scope="module")
-def host() -> Iterator[DemoHost]:
-    with DemoHost(pace=0) as running:
-        yield running
-
-
-@pytest.fixture
-def client(host: DemoHost) -> Iterator[httpx.Client]:
-    auth = {"Authorization": f"Bearer {host.api_key}"}
-    with httpx.Client(base_url=host.url, headers=auth, timeout=10) as c:
-        yield c
-
-
 @pytest.fixture
 def anonymous(host: DemoHost) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=host.url, timeout=10) as c:
