@@ -225,6 +225,9 @@ def test_play_audio_through_a_null_alsa_device(tmp_path: Path) -> None:
     conf.write_text("pcm.!default { type null }\n")
     env = {**os.environ, "ALSA_CONFIG_PATH": str(conf)}
     env.pop("OPENWOP_TUI_AUDIO", None)
+    # The script imports the tests' own helpers; it runs from tmp_path, so name their folder.
+    tests_dir = str(Path(__file__).resolve().parent)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [tests_dir, env.get("PYTHONPATH")]))
     done = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(AUDIO_SCRIPT)],
         env=env,

@@ -13,9 +13,12 @@ and the run and node durations, measured on the real clock, by the ``fixed_durat
 
 from __future__ import annotations
 
+import fcntl
 import os
 import socket
+import tempfile
 from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -61,18 +64,28 @@ pytestmark = pytest.mark.xdist_group("snapshots")
 
 
 @pytest.fixture(autouse=True)
-def free_port() -> None:
-    """Skip, rather than fail, when something else on this machine holds `SNAPSHOT_PORT`; in CI
-    (``CI`` set), where nothing else may, fail."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the host does
-        try:
-            probe.bind(("127.0.0.1", SNAPSHOT_PORT))
-        except OSError as error:
-            why = f"port {SNAPSHOT_PORT} is busy ({error}); the snapshots show the host URL"
-            if os.environ.get("CI"):
-                pytest.fail(why)
-            pytest.skip(why)
+def free_port() -> Iterator[None]:
+    """Hold `SNAPSHOT_PORT` for this test across every checkout on this machine.
+
+    The goldens show the host URL, so the port is fixed; two test runs (a worktree beside the
+    main checkout, a second session) would otherwise collide on it. A lock file next to the
+    system's temporary folder serialises them: a run waits its turn instead of skipping (a
+    skipped snapshot under ``--snapshot-update`` deletes its golden). Whatever else holds the
+    port (not a test run) still skips, or fails under CI, where nothing else may.
+    """
+    lock_path = Path(tempfile.gettempdir()) / f"openwop-tui-snapshot-port-{SNAPSHOT_PORT}.lock"
+    with lock_path.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the host does
+            try:
+                probe.bind(("127.0.0.1", SNAPSHOT_PORT))
+            except OSError as error:
+                why = f"port {SNAPSHOT_PORT} is busy ({error}); the snapshots show the host URL"
+                if os.environ.get("CI"):
+                    pytest.fail(why)
+                pytest.skip(why)
+        yield
 
 
 def snapshot_app(theme: str | None = None, workflow: str | None = None) -> ChatApp:
