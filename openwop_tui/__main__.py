@@ -34,7 +34,7 @@ from openwop_tui import __version__
 
 # ``--version`` and ``--help`` print from the parser alone: everything a command needs (the
 # configuration, logging, the redactor, and the commands themselves) is imported once the
-# arguments are parsed (tests/test_startup.py holds it to that).
+# arguments are parsed (tests/cli/test_startup.py holds it to that).
 if TYPE_CHECKING:
     from openwop_tui.cli.commands import Output
     from openwop_tui.config import Config

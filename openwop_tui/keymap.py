@@ -142,7 +142,7 @@ PROMPT_KEYS: tuple[KeyAction, ...] = (
 ACTIONS: dict[str, KeyAction] = {entry.name: entry for entry in APP_KEYS + PROMPT_KEYS}
 
 _MODIFIERS = ("ctrl", "alt", "shift", "meta", "super", "hyper")
-#: Named keys Textual knows (tests/test_keys.py checks each against `textual.keys`).
+#: Named keys Textual knows (tests/ui/test_keys.py checks each against `textual.keys`).
 NAMED_KEYS = frozenset(
     {
         "escape",
@@ -164,7 +164,7 @@ NAMED_KEYS = frozenset(
     }
 )
 #: Keys the prompt (Textual's `TextArea`) and the screen keep for themselves: given to an app
-#: action they would never reach it while the input has focus (tests/test_keys.py compares this
+#: action they would never reach it while the input has focus (tests/ui/test_keys.py compares this
 #: with Textual's bindings).
 RESERVED = frozenset(
     {

@@ -15,7 +15,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from hostile import API_KEY
+from hostile_data import API_KEY
 
 EVIL = "\x1b]52;c;SGVsbG8=\x07\x1b]0;pwned\x07\x9b2J\u202e"
 

@@ -1,10 +1,10 @@
 """Drive a demo host with the official OpenWOP Python SDK 1.x (``openwop-client<2``), the v1
 SDK, and print what it read as one JSON object.
 
-Run by ``tests/test_demo_host_sdk.py`` as a subprocess in the venv ``tools/sdk-venv`` makes
-(the 1.x and 2.x SDKs share the ``openwop_client`` name, so they cannot share a venv). Usage:
-``probe_v1.py BASE_URL API_KEY``. Standard library and the SDK only: this file must not import
-openwop_tui. Any SDK error escapes as a traceback and a non-zero exit, which fails the test.
+Run by ``tests/demo_host/test_demo_host_sdk.py`` as a subprocess in the venv ``tools/sdk-venv``
+makes (the 1.x and 2.x SDKs share the ``openwop_client`` name, so they cannot share a venv).
+Usage: ``probe_v1.py BASE_URL API_KEY``. Standard library and the SDK only: this file must not
+import openwop_tui. Any SDK error escapes as a traceback and a non-zero exit, which fails the test.
 """
 
 from __future__ import annotations

@@ -1,0 +1,202 @@
+"""``openwop-tui lint`` and ``stats`` end to end: recordings of the demo host, hand-made faults,
+runs read back from the host by id, and input that cannot be read."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from paths import TESTS
+
+from openwop_tui.__main__ import main
+from openwop_tui.demo_host import DemoHost
+from openwop_tui.store.record import read_recording
+
+CAPTURES = TESTS / "data" / "captures"
+
+BOTH = (
+    '{"eventId":"e1","runId":"r1","type":"node.completed","sequence":1,'
+    '"timestamp":"2026-12-01T10:00:01Z","nodeId":"n","causationId":"c1","payload":{"nodeId":"n",'
+    '"outputs":{"envelope":{"type":"media.image","envelopeId":"env","correlationId":"c1",'
+    '"payload":{"url":"https://cdn.example/a.png","base64":"iVBORw0KGgo=","bytes":8,'
+    '"mimeType":"image/png"},"meta":{"source":"ai-generation","ts":"2026-12-01T10:00:01Z",'
+    '"rendering":{"display":"image","alt":"a picture"}}}}}}'
+)
+START = (
+    '{"eventId":"e0","runId":"r1","type":"run.started","sequence":0,'
+    '"timestamp":"2026-12-01T10:00:00Z","payload":{"workflowId":"w"}}'
+)
+END = (
+    '{"eventId":"e2","runId":"r1","type":"run.completed","sequence":2,'
+    '"timestamp":"2026-12-01T10:00:02Z","payload":{}}'
+)
+
+
+def sse(*docs: str) -> str:
+    return "".join(f"id: {i}\ndata: {doc}\n\n" for i, doc in enumerate(docs))
+
+
+@pytest.fixture(scope="module")
+def demo() -> Iterator[DemoHost]:
+    with DemoHost(pace=0) as host:
+        yield host
+
+
+@pytest.fixture(scope="module")
+def tour(tmp_path_factory: pytest.TempPathFactory, demo: DemoHost) -> tuple[Path, str]:
+    """A recording of the demo tour, and its run id."""
+    record = tmp_path_factory.mktemp("tour") / "tour.sse"
+    argv = ["run", "demo.tour", "--host", demo.url, "--api-key", demo.api_key]
+    assert main([*argv, "--images", "none", "--record", str(record)]) == 0
+    runs = [e.run for e in read_recording(record.read_text()).entries if e.kind == "run"]
+    assert runs and runs[0]
+    return record, runs[0]
+
+
+def test_a_clean_tour_recording_lints_to_0_with_its_faults_as_warnings(
+    tour: tuple[Path, str], demo: DemoHost, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    # --host: the demo host's media are absolute URLs on its own (loopback) origin, which
+    # count as the host's own only when the host is named.
+    assert main(["lint", str(tour[0]), "--host", demo.url]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    # The tour's deliberate faults, each with its code, none an error.
+    for code in ("OW216", "OW218", "OW300", "OW304"):
+        assert any(f" {code} " in line and "warning" in line for line in lines), code
+    assert not any(" error " in line for line in lines)
+    assert "file: URLs are never fetched" in out
+
+
+def test_url_and_base64_together_exit_1_with_the_finding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "both.sse"
+    path.write_text(sse(START, BOTH, END))
+    assert main(["lint", str(path)]) == 1
+    out = capsys.readouterr().out
+    (line,) = [line for line in out.splitlines() if "OW214" in line]
+    assert line.split()[:3] == ["1", "OW214", "error"]
+    assert "both url and base64" in line
+
+
+def test_json_output_is_one_documented_object_per_finding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "both.sse"
+    path.write_text(sse(START, BOTH, END))
+    assert main(["lint", str(path), "--json"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    objects = [json.loads(line) for line in lines]
+    assert objects and all(
+        set(o) == {"sequence", "code", "severity", "source", "message", "path", "runId"}
+        for o in objects
+    )
+    both = next(o for o in objects if o["code"] == "OW214")
+    assert both["severity"] == "error" and both["sequence"] == 1
+    assert both["path"] == "$.payload.outputs.envelope.payload" and both["runId"] == "r1"
+
+
+def test_stdin_and_a_clean_capture(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import io
+
+    text = (CAPTURES / "example-chat-markdown-debug.sse").read_text()
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    assert main(["lint", "-"]) == 0
+    assert "0 errors" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (None, "is not a file; to read run"),
+        ("hello, not an event stream\n", "holds no SSE frames"),
+    ],
+)
+def test_bad_input_exits_2_with_a_clear_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | None, said: str
+) -> None:
+    path = tmp_path / "input.sse"
+    if content is not None:
+        path.write_text(content)
+    assert main(["lint", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert said in err and "Traceback" not in err
+
+
+def test_a_malformed_frame_is_an_error_finding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "broken.sse"
+    path.write_text(sse(START, "{not json", END))
+    assert main(["lint", str(path)]) == 1
+    assert "OW107" in capsys.readouterr().out
+
+
+def test_lint_and_stats_read_a_run_from_the_host(
+    demo: DemoHost, tour: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    host = ["--host", demo.url, "--api-key", demo.api_key]
+    assert main(["lint", tour[1], *host]) == 0
+    err = capsys.readouterr().err
+    assert f"run {tour[1]} on" in err and "0 errors" in err
+    assert main(["stats", tour[1], *host, "--json"]) == 0
+    (run,) = json.loads(capsys.readouterr().out)["runs"]
+    assert run["runId"] == tour[1] and run["status"] == "completed"
+    nodes = {node["nodeId"]: node for node in run["nodes"]}
+    assert {"intro", "chart", "no-media"} <= set(nodes)
+    # debug mode brings node.started: every node has a measured span on the run's axis.
+    assert all(n["start"] is not None and n["end"] is not None for n in nodes.values())
+    assert run["tokensOut"] > 0
+
+
+def test_a_wrong_key_for_a_run_id_is_refused_in_one_sentence(
+    demo: DemoHost, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["lint", "run_x", "--host", demo.url, "--api-key", "wrong-key-1234"]) == 2
+    err = capsys.readouterr().err
+    assert "API key" in err and "Traceback" not in err and "wrong-key-1234" not in err
+
+
+def test_stats_prints_each_nodes_bar_and_the_tokens(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["stats", str(CAPTURES / "example-chat-markdown-debug.sse")]) == 0
+    out = capsys.readouterr().out
+    (node,) = [line for line in out.splitlines() if line.strip().startswith("respond")]
+    assert "█" in node and "255 ms" in node and "in 41 out 52" in node
+    assert "first token after 65 ms" in out
+    assert "model anthropic/claude-opus-4-7: in 41, out 52" in out
+
+
+def test_stats_of_the_postgres_capture(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["stats", str(CAPTURES / "pg-host-mock-agent-stream.sse")]) == 0
+    out = capsys.readouterr().out
+    assert "85 ms completed" in out and "15 ms completed" in out
+
+
+def test_stats_of_nothing_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "empty.sse"
+    path.write_text(": only a comment\n\n")
+    assert main(["stats", str(path)]) == 2
+    assert "holds no SSE frames" in capsys.readouterr().err
+
+
+def test_rules_lists_every_code(capsys: pytest.CaptureFixture[str]) -> None:
+    from openwop_tui.inspect.findings import RULES
+
+    assert main(["lint", "--rules"]) == 0
+    out = capsys.readouterr().out
+    assert all(code in out for code in RULES)
+
+
+def test_an_unknown_run_id_exits_2(demo: DemoHost, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lint", "run_nope", "--host", demo.url, "--api-key", demo.api_key]) == 2
+    err = capsys.readouterr().err
+    assert "run_nope" in err and "Traceback" not in err

@@ -1,0 +1,114 @@
+"""The bundled schemas (`openwop_tui.inspect.schemas`): they load from the package, and the
+compiled fast check never calls valid what jsonschema rejects (it only saves time: a value it
+lets through is never walked again, so a disagreement there would hide findings)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from paths import TESTS
+
+from openwop_tui.inspect.log import observed_entries
+from openwop_tui.inspect.schemas import PAYLOAD_DEFS, SOURCES, Schema, SchemaSet
+from openwop_tui.store.record import read_recording
+
+CAPTURES = TESTS / "data" / "captures"
+
+
+@pytest.fixture(scope="module")
+def schemas() -> SchemaSet:
+    return SchemaSet()
+
+
+def every_schema(schemas: SchemaSet) -> list[Schema]:
+    found = [schemas.event_v1, schemas.event_v2, schemas.envelope]
+    found += [s for kind in PAYLOAD_DEFS if (s := schemas.payload(kind)) is not None]
+    found += [
+        s for kind in ("media.image", "media.audio", "media.file") if (s := schemas.media(kind))
+    ]
+    return found
+
+
+def test_every_bundled_file_loads_and_names_its_source(schemas: SchemaSet) -> None:
+    assert len(every_schema(schemas)) == 3 + len(PAYLOAD_DEFS) + 3
+    assert "run.started" in schemas.v1_types and "agent.tool-called" in schemas.v2_types
+    assert all("openwop" in source or "constructed" in source for source in SOURCES.values())
+
+
+def documents() -> list[Any]:
+    docs: list[Any] = []
+    for path in sorted(CAPTURES.glob("*.sse")):
+        for observed in observed_entries(read_recording(path.read_text()).entries):
+            if observed.event is not None:
+                raw = observed.event.raw
+                docs.append(raw)
+                if isinstance(raw, dict):
+                    docs.append(raw.get("payload"))
+                    outputs = (raw.get("payload") or {}).get("outputs")
+                    if isinstance(outputs, dict) and isinstance(outputs.get("envelope"), dict):
+                        docs.append(outputs["envelope"])
+                        docs.append(outputs["envelope"].get("payload"))
+    return docs
+
+
+def test_the_fast_check_agrees_on_every_captured_document(schemas: SchemaSet) -> None:
+    checked = 0
+    for doc in documents():
+        for schema in every_schema(schemas):
+            if schema.passes(doc):
+                assert schema.validator.is_valid(doc), doc
+                checked += 1
+    assert checked > 50
+
+
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 2**40)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=6)
+    | st.sampled_from(["run.started", "media.image", "image", "2026-12-01T10:00:00Z"]),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "type",
+                    "eventId",
+                    "runId",
+                    "payload",
+                    "sequence",
+                    "timestamp",
+                    "url",
+                    "base64",
+                    "bytes",
+                    "mimeType",
+                    "meta",
+                    "source",
+                    "ts",
+                    "envelopeId",
+                    "correlationId",
+                    "nodeId",
+                    "display",
+                    "x",
+                ]
+            ),
+            inner,
+            max_size=6,
+        )
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON)
+def test_the_fast_check_never_accepts_what_jsonschema_rejects(
+    schemas: SchemaSet, value: Any
+) -> None:
+    for schema in every_schema(schemas):
+        if schema.passes(value):
+            assert schema.validator.is_valid(value), value

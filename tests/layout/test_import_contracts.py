@@ -1,0 +1,153 @@
+"""The import contracts ([tool.importlinter] in pyproject.toml) hold, and they can fail: a
+renderer that imports the HTTP client or the app, or a protocol module that imports Rich, breaks
+them, including in renderers/ (installed as openwop_tui.renderers by package-dir mapping, which
+a plain run of lint-imports would not see at all)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+from paths import TESTS
+
+ROOT = TESTS.parent
+LINT = ROOT / ".venv" / "bin" / "lint-imports"
+
+
+def lint(root: Path) -> subprocess.CompletedProcess[str]:
+    assert LINT.exists(), "import-linter is in the dev extra: pip install -e '.[dev]'"
+    return subprocess.run(
+        [str(root / "tools" / "lint-imports")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "LINT_IMPORTS": str(LINT)},
+        check=False,
+    )
+
+
+def copy_of_the_checkout(tmp_path: Path) -> Path:
+    root = tmp_path / "checkout"
+    ignore = shutil.ignore_patterns("__pycache__")
+    for folder in ("openwop_tui", "renderers", "themes", "tools"):
+        shutil.copytree(ROOT / folder, root / folder, ignore=ignore)
+    shutil.copy(ROOT / "pyproject.toml", root / "pyproject.toml")
+    return root
+
+
+def contracts() -> list[dict[str, object]]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    found: list[dict[str, object]] = config["tool"]["importlinter"]["contracts"]
+    return found
+
+
+def test_the_contracts_hold() -> None:
+    done = lint(ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    count = len(contracts())
+    assert count >= 4
+    assert f"Contracts: {count} kept, 0 broken." in done.stdout
+
+
+#: One deliberate violation of each contract: (file to append to, the import, the package the
+#: contract names as importing, what it may not import).
+VIOLATIONS = [
+    ("renderers/video.py", "import httpx\n", "openwop_tui.renderers", "httpx"),
+    (
+        "renderers/video.py",
+        "from openwop_tui.ui import app\n",
+        "openwop_tui.renderers",
+        "openwop_tui.ui",
+    ),
+    (
+        "renderers/video.py",
+        "import openwop_tui.core.conversation\n",
+        "openwop_tui.renderers",
+        "openwop_tui.core.conversation",
+    ),
+    (
+        "renderers/video.py",
+        "import openwop_tui.store.sessions\n",
+        "openwop_tui.renderers",
+        "openwop_tui.store",
+    ),
+    ("openwop_tui/protocol/ids.py", "import rich\n", "openwop_tui.protocol", "rich"),
+    ("openwop_tui/protocol/ids.py", "import textual\n", "openwop_tui.protocol", "textual"),
+    (
+        "openwop_tui/protocol/ids.py",
+        "import openwop_tui.core.items\n",
+        "openwop_tui.protocol",
+        "openwop_tui.core",
+    ),
+    ("openwop_tui/text/units.py", "import rich.text\n", "openwop_tui.text", "rich"),
+    (
+        "openwop_tui/text/units.py",
+        "import openwop_tui.present.items\n",
+        "openwop_tui.text",
+        "openwop_tui.present",
+    ),
+    (
+        "openwop_tui/store/state.py",
+        "import openwop_tui.ui.app\n",
+        "openwop_tui.store",
+        "openwop_tui.ui",
+    ),
+    (
+        "openwop_tui/devices/desktop.py",
+        "import openwop_tui.ui.keys\n",
+        "openwop_tui.devices",
+        "openwop_tui.ui",
+    ),
+    (
+        "openwop_tui/config.py",
+        "import openwop_tui.ui.messages\n",
+        "openwop_tui.config",
+        "openwop_tui.ui",
+    ),
+    ("openwop_tui/inspect/timeline.py", "import rich\n", "openwop_tui.inspect", "rich"),
+    ("openwop_tui/core/items.py", "import rich\n", "openwop_tui.core", "rich"),
+    ("openwop_tui/present/safe_text.py", "import textual\n", "openwop_tui.present", "textual"),
+]
+
+
+@pytest.mark.parametrize(("path", "source", "package", "imported"), VIOLATIONS)
+def test_a_forbidden_import_breaks_a_contract(
+    tmp_path: Path, path: str, source: str, package: str, imported: str
+) -> None:
+    root = copy_of_the_checkout(tmp_path)
+    target = root / path
+    target.write_text(
+        (target.read_text(encoding="utf-8") if target.exists() else "") + source, encoding="utf-8"
+    )
+    done = lint(root)
+    assert done.returncode != 0
+    assert f"{package} is not allowed to import {imported}" in done.stdout, done.stdout
+
+
+def test_every_contract_has_a_violation_that_breaks_it() -> None:
+    """A new contract comes with its deliberate violation above."""
+    sources = {package for _, _, package, _ in VIOLATIONS}
+    for contract in contracts():
+        named = contract["source_modules"]
+        assert isinstance(named, list)
+        assert set(named) & sources, f"no violation tests {contract['name']!r}"
+
+
+def test_only_the_commands_and_main_may_import_the_app() -> None:
+    """Every package of openwop_tui but ui and cli (and every top-level module but __main__) is
+    forbidden the app."""
+    [contract] = [c for c in contracts() if c["forbidden_modules"] == ["openwop_tui.ui"]]
+    named = set(contract["source_modules"])  # type: ignore[arg-type]
+    tree = {
+        f"openwop_tui.{p.name}"
+        for p in (ROOT / "openwop_tui").iterdir()
+        if p.is_dir() and (p / "__init__.py").exists()
+    }
+    tree |= {f"openwop_tui.{p.stem}" for p in (ROOT / "openwop_tui").glob("*.py")}
+    allowed = {"openwop_tui.ui", "openwop_tui.cli", "openwop_tui.__main__", "openwop_tui.__init__"}
+    assert tree - allowed <= named | {"openwop_tui.renderers", "openwop_tui.themes"}
+    assert {"openwop_tui.renderers", "openwop_tui.themes"} <= named
