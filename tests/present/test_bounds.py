@@ -19,7 +19,6 @@ import soundfile
 from app_support import SIZE, connected, demo_app, items_of, plain, run_over, settle
 from render_helpers import media, render
 from rich.console import Console
-from textual.app import App, ComposeResult
 
 from openwop_tui.cli.printer import TranscriptPrinter
 from openwop_tui.config import Config, ConfigError
@@ -41,7 +40,6 @@ from openwop_tui.renderers import Registry
 from openwop_tui.renderers import image as image_renderer
 from openwop_tui.renderers.base import RenderContext
 from openwop_tui.store import overflow
-from openwop_tui.ui.widgets.events_panel import LINE_CHARS, EventsPanel, preview
 
 SMALL = Limits(reply_bytes=100, reasoning_bytes=50, tool_bytes=40, events_shown=5)
 
@@ -211,32 +209,6 @@ def test_a_streamed_reply_redraws_only_its_open_block() -> None:
     assert "still code" in fence.tokens[0].content
     assert [b.tokens[0].type for b in markdown.open] == ["paragraph_open"]
     assert markdown.text == text
-
-
-# -------------------------------------------------------------------- events panel
-
-
-class PanelApp(App[None]):
-    def compose(self) -> ComposeResult:
-        yield EventsPanel(max_events=5)
-
-
-async def test_the_events_panel_keeps_its_last_lines_and_says_so() -> None:
-    app = PanelApp()
-    async with app.run_test() as pilot:
-        panel = app.query_one(EventsPanel)
-        panel.add_class("-visible")
-        for seq in range(1, 11):
-            panel.add_event(chunk("c", seq))
-        await pilot.pause()
-        assert len(panel.lines) <= 5
-        assert "last 5 lines of 10" in str(panel.border_title)
-
-
-def test_an_event_line_is_built_from_a_cut_down_copy_of_the_payload() -> None:
-    cut = preview({"chunk": "x" * 10_000_000, "list": list(range(1000)), "deep": {"a": {"b": {}}}})
-    assert len(cut["chunk"]) == LINE_CHARS + 1
-    assert len(cut["list"]) == 20
 
 
 # --------------------------------------------------------------------------- config
