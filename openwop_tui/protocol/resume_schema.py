@@ -162,13 +162,21 @@ def pattern_notes(schema: Mapping[str, Any] | None, where: str) -> list[str]:
     here (`openwop_tui.protocol.patterns.compile_problem`): such an answer is sent unchecked
     against it and the host decides."""
     notes: list[str] = []
-    _notes(mapping(schema), where, 0, notes)
+    _notes(mapping(schema), where, 0, notes, [_NODES_WALKED])
     return notes
 
 
-def _notes(schema: Mapping[str, Any], where: str, depth: int, notes: list[str]) -> None:
-    if depth > 20 or len(notes) >= 10:
+#: Subschemas `pattern_notes` looks at, at most: each is visited once, so the walk is linear
+#: in the schema's size, and a host's enormous schema costs no more than this many.
+_NODES_WALKED = 2_000
+
+
+def _notes(
+    schema: Mapping[str, Any], where: str, depth: int, notes: list[str], budget: list[int]
+) -> None:
+    if depth > 20 or len(notes) >= 10 or budget[0] <= 0:
         return
+    budget[0] -= 1
     pattern = schema.get("pattern")
     if isinstance(pattern, str):
         problem = compile_problem(pattern)
@@ -177,10 +185,18 @@ def _notes(schema: Mapping[str, Any], where: str, depth: int, notes: list[str]) 
                 f"{where} is not checked against the host's pattern here ({problem}); "
                 "the host checks it"
             )
-    for name, sub in mapping(schema.get("properties")).items():
-        _notes(mapping(sub), f"{where}.{name}", depth + 1, notes)
-    for key, suffix in (("items", "[]"), ("additionalProperties", ".*")):
-        _notes(mapping(schema.get(key)), where + suffix, depth + 1, notes)
+    below = [(f"{where}.{name}", sub) for name, sub in mapping(schema.get("properties")).items()]
+    below += [
+        (where + "[]", schema.get("items")),
+        (where + ".*", schema.get("additionalProperties")),
+    ]
+    for place, sub in below:
+        # Only a subschema that is there is walked: descending into every absent ``items`` and
+        # ``additionalProperties`` made the walk 2**depth calls (minutes on a busy machine).
+        if sub and isinstance(sub, Mapping):
+            _notes(sub, place, depth + 1, notes, budget)
+            if budget[0] <= 0:
+                return
 
 
 def _number_problem(schema: Mapping[str, Any], value: float, where: str) -> str | None:

@@ -27,7 +27,7 @@ from openwop_tui.core.items import Interrupt
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.protocol.events import normalize
 
-SAFETY = {"timeoutMs": 60000}
+SAFETY = {"timeoutMs": 600_000}
 
 
 @pytest.fixture(autouse=True)

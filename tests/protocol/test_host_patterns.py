@@ -270,3 +270,41 @@ def test_no_backtracking_engine_is_imported_where_patterns_are_checked() -> None
             if isinstance(node, ast.ImportFrom) and node.module
         }
         assert not {"re", "regex"} & imported, module.__name__
+
+
+def _counting_walk(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the calls of the schema walk behind `pattern_notes` (it recurses through the
+    module's global, so the wrapper sees every call)."""
+    calls = [0]
+    walk = resume_schema._notes
+
+    def counted(*args: Any) -> None:
+        calls[0] += 1
+        walk(*args)
+
+    monkeypatch.setattr(resume_schema, "_notes", counted)
+    return calls
+
+
+def test_the_pattern_walk_visits_each_subschema_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An approval's schema: three plain properties. The walk used to descend into every absent
+    # `items` and `additionalProperties` to depth 20 (2**21 calls): `attach --approve` sat
+    # there for minutes on a loaded machine, past the interrupt's deadline.
+    calls = _counting_walk(monkeypatch)
+    schema = {"properties": {"a": {"type": "string"}, "b": {}, "c": {"type": "number"}}}
+    assert pattern_notes(schema, "the answer") == []
+    assert calls[0] <= 4 * 3  # each present subschema, plus the absent ones it looked for
+
+
+def test_a_deep_bad_pattern_is_still_found_and_a_huge_schema_costs_a_bounded_walk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    deep: dict[str, Any] = {"pattern": "(a)\\1"}  # a backreference: RE2 cannot run it
+    for _ in range(15):
+        deep = {"items": deep}
+    [note] = pattern_notes(deep, "the answer")
+    assert note.startswith("the answer" + "[]" * 15 + " is not checked")
+    calls = _counting_walk(monkeypatch)
+    wide = {"properties": {f"p{i}": {"properties": {"q": {}}} for i in range(50_000)}}
+    assert pattern_notes(wide, "the answer") == []
+    assert calls[0] <= 3 * resume_schema._NODES_WALKED
