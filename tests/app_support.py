@@ -1,23 +1,27 @@
 """Shared helpers for the `test_app_*` files: `ChatApp` under `App.run_test`, talking to a real
 demo host over loopback HTTP.
 
-Nothing there sleeps for a fixed time to let something happen: every wait is `settle`, a bounded
-loop of ``pilot.pause()`` (and, where the run may finish, ``app.workers.wait_for_complete()``)
-that stops as soon as a condition on the app's state holds and fails with the transcript when it
-never does.
+Nothing there sleeps for a fixed time to let something happen: every wait is `settle`, a loop
+of ``pilot.pause()`` (and, where the run may finish, ``app.workers.wait_for_complete()``) that
+stops as soon as a condition on the app's state holds and fails with the transcript when it
+never does. Its bound is wall-clock patience far above any normal wait (`PATIENCE`), not a
+count of rounds: on a machine five times slower, the demo host's thread may need many rounds
+of the app's loop to answer, and a count ran out there.
 
-A plain module, not a test file: the tests import it as ``from app_support import ...`` (tests/
-has no ``__init__.py``, so pytest puts tests/ itself on ``sys.path``, as for `render_helpers`).
+A plain module, not a test file: the tests import it as ``from app_support import ...``
+(``tests/`` is on ``sys.path``: ``pythonpath`` in pyproject.toml).
 """
 
 from __future__ import annotations
 
 import asyncio
 import io
+import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from patience import PATIENCE
 from render_helpers import registered
 from rich.console import Console
 from textual.app import App
@@ -33,8 +37,11 @@ from openwop_tui.ui.widgets.prompt import PromptInput
 
 NO_AUDIO = AudioSupport(False, "no audio device (test)")
 SIZE = (120, 50)
-#: Upper bound for one `wait_for_complete` call: a guard against a hang, not a synchronisation.
-WORKER_WAIT = 15.0
+#: Upper bound for one `wait_for_complete` call: `PATIENCE`, a guard against a hang.
+WORKER_WAIT = PATIENCE
+#: Rounds of ``pilot.pause()`` before `settle` also yields the CPU between rounds: spinning on
+#: the event loop would starve the demo host's thread (one GIL) that the condition waits on.
+_EAGER_ROUNDS = 50
 
 Notes = list[tuple[str, str]]
 
@@ -58,26 +65,27 @@ async def settle(
     pilot: Pilot[Any],
     app: ChatApp,
     condition: Callable[[], bool],
-    rounds: int = 200,
     *,
     what: str = "",
     workers: bool = True,
 ) -> None:
-    """Let the app work until ``condition()`` holds; fail clearly if it never does.
+    """Let the app work until ``condition()`` holds; fail clearly if it never does (within
+    `PATIENCE`).
 
     ``workers=False`` does not wait for the workers (use it while a run is meant to keep going,
     as ``wait_for_complete`` would wait for its end).
     """
-    for _ in range(rounds):
-        if condition():
-            return
+    deadline = time.monotonic() + PATIENCE
+    rounds = 0
+    while not condition():
         if not app.is_running:
             pytest.fail(f"the app stopped while waiting for: {what or condition}\n{describe(app)}")
-        await pilot.pause()
+        if time.monotonic() > deadline:
+            pytest.fail(f"never happened: {what or condition}\n{describe(app)}")
+        rounds += 1
+        await pilot.pause(None if rounds < _EAGER_ROUNDS else 0.01)
         if workers:
             await asyncio.wait_for(app.workers.wait_for_complete(), WORKER_WAIT)
-    if not condition():
-        pytest.fail(f"never happened: {what or condition}\n{describe(app)}")
 
 
 def record_notifications(app: App[Any]) -> Notes:

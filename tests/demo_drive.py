@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 import httpx
 from httpx_sse import connect_sse
+from patience import PATIENCE
 
 from openwop_tui.demo_host import DemoHost
 
@@ -65,7 +66,7 @@ def client(host: DemoHost, major: int) -> httpx.Client:
     return httpx.Client(
         base_url=host.url,
         headers={"Authorization": f"Bearer {host.api_key}", **Wire(major).headers()},
-        timeout=30,
+        timeout=PATIENCE,
     )
 
 

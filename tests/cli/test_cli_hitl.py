@@ -22,6 +22,7 @@ from typing import IO
 import httpx
 import pytest
 from hitl_support import SPEC_ANSWERS, Log, resolve, start
+from patience import PATIENCE
 
 from openwop_tui.__main__ import main
 from openwop_tui.demo_host import DemoHost
@@ -113,7 +114,7 @@ def read_until(stream: IO[str] | None, needle: str) -> list[str]:
     seen: list[str] = []
     while True:
         try:
-            line = lines.get(timeout=60)
+            line = lines.get(timeout=PATIENCE)
         except queue.Empty:
             raise AssertionError(f"never printed {needle!r}: {''.join(seen)}") from None
         if line is None:
@@ -142,7 +143,7 @@ def test_without_a_terminal_the_question_and_how_to_answer_it_are_printed_and_it
         assert host.api_key not in told  # the key is named, never printed
         # Still waiting: answered from here (elsewhere, for the process), it completes.
         assert resolve(client, run_id, "ask", SPEC_ANSWERS).status_code == 200
-        out, _ = process.communicate(timeout=60)
+        out, _ = process.communicate(timeout=PATIENCE)
     finally:
         process.kill()
     assert process.returncode == 0
@@ -162,7 +163,7 @@ def test_a_refused_answer_gets_the_hosts_sentence_and_the_run_still_waits(
         assert "longer than 2000 characters" in told
         accepted = resolve(client, run_id, "review", {"action": "accept"})
         assert accepted.status_code == 200
-        out, _ = process.communicate(timeout=60)
+        out, _ = process.communicate(timeout=PATIENCE)
     finally:
         process.kill()
     assert process.returncode == 0
@@ -263,7 +264,7 @@ def test_ctrl_c_on_attach_detaches_without_cancelling(host: DemoHost, client: ht
     try:
         read_until(process.stderr, "Waiting for the answer")
         process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=60)
+        _, err = process.communicate(timeout=PATIENCE)
     finally:
         process.kill()
     assert process.returncode == 130

@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 from paths import TESTS
+from patience import PATIENCE
 
 from openwop_tui.__main__ import build_parser, main
 from openwop_tui.demo_host import DemoHost
@@ -58,7 +59,7 @@ def test_render_stdin_prints_the_first_item_before_stdin_is_closed() -> None:
             assert selector.select(timeout=60), "nothing printed before stdin was closed"
         first = process.stdout.readline().decode()
         assert "run started" in first
-        out, _ = process.communicate(text[first_frame_end:].encode(), timeout=60)
+        out, _ = process.communicate(text[first_frame_end:].encode(), timeout=PATIENCE)
     finally:
         process.kill()
     assert process.returncode == 0

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from patience import PATIENCE
 
 from openwop_tui.cli.commands import _cancel_interrupted
 from openwop_tui.demo_host import DemoHost
@@ -55,7 +56,7 @@ def run_status(host: DemoHost, run_id: str) -> str:
 def test_ctrl_c_cancels_the_run_on_the_host_and_exits_130(host: DemoHost) -> None:
     process, run_id = start_run(host)
     process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=60)
+    _, err = process.communicate(timeout=PATIENCE)
     assert process.returncode == 130
     assert err.splitlines() == [f"openwop-tui: interrupted; cancelled run {run_id} on the host"]
     assert run_status(host, run_id) == "cancelled"
@@ -65,7 +66,7 @@ def test_a_second_ctrl_c_exits_130_without_a_traceback(host: DemoHost) -> None:
     process, _ = start_run(host)
     process.send_signal(signal.SIGINT)
     process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=60)
+    _, err = process.communicate(timeout=PATIENCE)
     assert process.returncode == 130
     assert "Traceback" not in err
     assert len(err.splitlines()) <= 1

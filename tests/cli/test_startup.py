@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+from patience import PATIENCE
 
 from openwop_tui import __main__ as cli
 from openwop_tui.config import IMAGE_MODES
@@ -33,7 +34,7 @@ def test_printing_the_version_or_the_help_imports_nothing_else(argv: list[str]) 
         [sys.executable, "-c", _PROBE, json.dumps(argv)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=PATIENCE,
     )
     report = json.loads(done.stderr.strip().splitlines()[-1])
     assert report["code"] == 0

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import soundfile
+from patience import PATIENCE
 from PIL import Image
 
 from openwop_tui.demo_host import media
@@ -59,7 +60,7 @@ def test_nothing_is_drawn_at_import() -> None:
         assert all(f.cache_info().currsize == 0 for f in fns)
         """
     )
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=30)
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=PATIENCE)
 
 
 def test_split_words_keeps_every_character() -> None:
@@ -123,7 +124,7 @@ def test_serve_forever_prints_and_stops_cleanly_on_ctrl_c() -> None:
         while "Ctrl-C" not in process.stdout.readline():
             pass
         process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=20)
+        out, err = process.communicate(timeout=PATIENCE)
     finally:
         if process.poll() is None:
             process.kill()

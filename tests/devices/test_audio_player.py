@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from patience import PATIENCE
 from render_helpers import wav
 
 from openwop_tui.devices.audio import PlaybackError, Player, probe
@@ -46,7 +47,7 @@ def run_with_alsa(tmp_path: Path, config: str, body: str) -> dict[str, Any]:
     code = "import json, sys\nfrom openwop_tui.devices.audio import PlaybackError, Player, probe\n"
     code += textwrap.dedent(body)
     done = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=PATIENCE
     )
     assert done.returncode == 0, done.stderr
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])

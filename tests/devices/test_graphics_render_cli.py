@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from graphics_decode import decode_kitty, decode_sixel
 from paths import TESTS
+from patience import PATIENCE
 from PIL import Image, ImageChops, ImageStat
 
 from openwop_tui.devices.graphics.fit import cell_box
@@ -52,7 +53,7 @@ def render(path: Path, images: str) -> str:
         [sys.executable, "-m", "openwop_tui", "render", str(path), "--images", images],
         capture_output=True,
         env=env,
-        timeout=120,
+        timeout=PATIENCE,
         check=False,
     )
     assert result.returncode == 0, result.stderr.decode()

@@ -18,6 +18,7 @@ import threading
 from collections.abc import Iterator
 
 import pytest
+from patience import PATIENCE
 
 from openwop_tui.devices.terminal import (
     DA1_QUERY,
@@ -293,7 +294,7 @@ def test_a_silent_terminal_times_out_and_is_restored(pseudo_terminal: tuple[int,
 
 APP_RUN = textwrap.dedent(
     """
-    import asyncio, io, json, sys
+    import asyncio, io, json, sys, time
 
     from rich.console import Console
 
@@ -317,6 +318,16 @@ APP_RUN = textwrap.dedent(
         return console.export_text()
 
 
+    async def settle(pilot, app, condition) -> None:
+        # Until the condition holds (patience, not a count of rounds: a loaded machine needs
+        # many); after the first rounds it yields the CPU so the host's thread can answer.
+        deadline, rounds = time.monotonic() + 300, 0
+        while not condition() and time.monotonic() < deadline:
+            rounds += 1
+            await pilot.pause(None if rounds < 50 else 0.01)
+            await app.workers.wait_for_complete()
+
+
     async def main() -> dict:
         pass  # the app loads its own renderer registry
         app = ChatApp(
@@ -326,24 +337,19 @@ APP_RUN = textwrap.dedent(
             image_support=support,
         )
         async with app.run_test(size=(120, 50)) as pilot:
-            for _ in range(400):
-                await pilot.pause()
-                if app.session is not None and app.session.discovery is not None:
-                    break
+            await settle(pilot, app, lambda: app.session and app.session.discovery is not None)
             app.query_one("#prompt").value = "image please"
             await pilot.press("enter")
-            views = []
-            for _ in range(400):
-                await pilot.pause()
-                await app.workers.wait_for_complete()
-                views = [
+
+            def images():
+                return [
                     v for v in app.view.blocks()
                     if isinstance(v.item, EnvelopeItem) and v.item.envelope.display == "image"
                 ]
-                if views and all(v.rendered is not None for v in views):
-                    break
+
+            await settle(pilot, app, lambda: images() and all(v.rendered for v in images()))
             await pilot.pause()
-            view = views[0]
+            view = images()[0]
             return {
                 "degraded": view.rendered.degraded,
                 "cells": list(view.rendered.cells),
@@ -374,7 +380,7 @@ def run_app(mode: str) -> dict[str, object]:
         [sys.executable, "-c", APP_RUN, mode],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=3 * PATIENCE,  # a guard against a hang (the script waits with its own)
         stdin=subprocess.DEVNULL,
         check=False,
     )

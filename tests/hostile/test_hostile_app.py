@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 import pytest
-from app_support import NO_AUDIO, SIZE
+from app_support import NO_AUDIO, SIZE, connected, settle
 from hostile_data import API_KEY, leak
 from hostile_host import HostileHost
 from hostile_media import (
@@ -63,16 +63,14 @@ async def _drive(text: str, images: str) -> tuple[list[str], str]:
         config = Config(host=host.url, api_key=API_KEY, workflow="wf", audio=False, images=images)
         app = ChatApp(config, audio_support=NO_AUDIO, image_support=SUPPORT[images])
         async with app.run_test(size=SIZE) as pilot:
-            for _ in range(200):
-                if app.session is not None and app.session.discovery is not None:
-                    break
-                await pilot.pause(0.01)
+            await connected(pilot, app)
             await pilot.press(*"go", "enter")
-            for _ in range(500):
-                await app.workers.wait_for_complete()
-                await pilot.pause()
-                if app.transcript.status == "completed" and not app.runs.busy:
-                    break
+            await settle(
+                pilot,
+                app,
+                lambda: app.transcript.status == "completed" and not app.runs.busy,
+                what="the run's end",
+            )
             await app.workers.wait_for_complete()
             await pilot.pause()
             assert app.transcript.status == "completed"

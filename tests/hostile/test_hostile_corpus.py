@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from app_support import NO_AUDIO, SIZE
+from app_support import NO_AUDIO, SIZE, connected, settle
 from hostile_data import API_KEY, INVISIBLE, leak, printed
 from hostile_host import HostileHost
 from paths import TESTS
@@ -76,16 +76,14 @@ async def test_the_app_draws_the_corpus_cleanly(path: Path) -> None:
         )
         app = ChatApp(config, audio_support=NO_AUDIO)
         async with app.run_test(size=SIZE) as pilot:
-            for _ in range(200):
-                if app.session is not None and app.session.discovery is not None:
-                    break
-                await pilot.pause(0.01)
+            await connected(pilot, app)
             await pilot.press(*"go", "enter")
-            for _ in range(500):
-                await app.workers.wait_for_complete()
-                await pilot.pause()
-                if app.transcript.status == "completed" and not app.runs.busy:
-                    break
+            await settle(
+                pilot,
+                app,
+                lambda: app.transcript.status == "completed" and not app.runs.busy,
+                what="the run's end",
+            )
             await app.workers.wait_for_complete()
             await pilot.pause()
             assert app.transcript.status == "completed"

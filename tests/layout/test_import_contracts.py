@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from paths import TESTS
+from patience import PATIENCE
 
 ROOT = TESTS.parent
 LINT = ROOT / ".venv" / "bin" / "lint-imports"
@@ -24,7 +25,7 @@ def lint(root: Path) -> subprocess.CompletedProcess[str]:
         [str(root / "tools" / "lint-imports")],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=PATIENCE,
         env={**os.environ, "LINT_IMPORTS": str(LINT)},
         check=False,
     )

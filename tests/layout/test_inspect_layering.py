@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from patience import PATIENCE
 from test_import_contracts import copy_of_the_checkout, lint
 
 CORE = "openwop_tui/inspect/timeline.py"
@@ -32,7 +33,7 @@ def test_the_core_does_not_load_textual() -> None:
         "print('\\n'.join(sorted(sys.modules)))"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=PATIENCE
     )
     loaded = set(done.stdout.split())
     assert "openwop_tui.inspect.lint" in loaded

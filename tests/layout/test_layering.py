@@ -7,12 +7,13 @@ import subprocess
 import sys
 
 import pytest
+from patience import PATIENCE
 
 
 def imported_after(module: str) -> set[str]:
     code = f"import sys, {module}; print('\\n'.join(sorted(sys.modules)))"
     result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=PATIENCE
     )
     return set(result.stdout.split())
 
@@ -38,7 +39,7 @@ def test_renderers_do_not_import_the_app() -> None:
         "print('\\n'.join(sorted(sys.modules)))"
     )
     result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=PATIENCE
     )
     modules = set(result.stdout.split())
     assert "openwop_tui.ui.app" not in modules

@@ -16,6 +16,7 @@ import threading
 from typing import Any
 
 import pytest
+from patience import PATIENCE
 from textual.app import App, ComposeResult
 from textual.widgets import Input, Static
 
@@ -69,7 +70,7 @@ def run_bounded(code: str) -> str:
             [sys.executable, "-c", textwrap.dedent(code)],
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=PATIENCE,
             check=False,
         )
     except subprocess.TimeoutExpired:

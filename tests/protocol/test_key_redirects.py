@@ -18,6 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
+from patience import PATIENCE
 
 from openwop_tui.protocol.media import MediaPolicy, fetch_asset
 
@@ -117,7 +118,7 @@ async def fetch(url: str, host: Site, other: Site) -> bytes | None:
     try:
         asset = await fetch_asset(
             url,
-            policy=MediaPolicy(base_url=host.url, timeout=30),
+            policy=MediaPolicy(base_url=host.url, timeout=PATIENCE),
             advertised_bytes=None,
             api_key=KEY,
             transport=transport,

@@ -13,6 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from patience import PATIENCE
 
 from openwop_tui.core import log_flush
 from openwop_tui.core.conversation import Conversation
@@ -100,7 +101,7 @@ def _child(path: Path, tail: str) -> subprocess.CompletedProcess[str]:
         [sys.executable, "-c", code + textwrap.dedent(tail)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=PATIENCE,
     )
 
 

@@ -29,6 +29,7 @@ from app_support import (
     turn,
 )
 from paths import TESTS
+from patience import PATIENCE
 from textual.pilot import Pilot
 
 from openwop_tui.config import Config
@@ -133,7 +134,7 @@ needs_portaudio = pytest.mark.skipif(
 #: Runs in a fresh interpreter: PortAudio reads the ALSA configuration once, when sounddevice is
 #: first imported, so the null device must be configured before anything in the process loads it.
 AUDIO_SCRIPT = """
-import asyncio, json
+import asyncio, json, time
 
 from openwop_tui.ui.app import ChatApp
 from openwop_tui.config import Config
@@ -156,11 +157,13 @@ async def main():
     app.notify = notify
     async with app.run_test(size=(120, 50)) as pilot:
         async def settle(condition):
-            for _ in range(300):
-                if condition():
-                    return True
-                await pilot.pause()
-                await asyncio.wait_for(app.workers.wait_for_complete(), 15)
+            # Patience, not a count of rounds (a loaded machine needs many); after the first
+            # rounds it yields the CPU so the demo host's thread can answer.
+            deadline, rounds = time.monotonic() + 300, 0
+            while not condition() and time.monotonic() < deadline:
+                rounds += 1
+                await pilot.pause(None if rounds < 50 else 0.01)
+                await asyncio.wait_for(app.workers.wait_for_complete(), 300)
             return condition()
 
         ok = await settle(lambda: app.session is not None and app.session.discovery is not None)
@@ -234,7 +237,7 @@ def test_play_audio_through_a_null_alsa_device(tmp_path: Path) -> None:
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=PATIENCE,
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr

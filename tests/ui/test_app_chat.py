@@ -26,6 +26,7 @@ from app_support import (
     settle,
     turn,
 )
+from patience import PATIENCE
 
 from openwop_tui.core.fold import AssistantTurn, EnvelopeItem, Notice, UserTurn
 from openwop_tui.demo_host import chat, media
@@ -251,7 +252,7 @@ def test_the_renderer_registry_loads_safely_from_two_threads() -> None:
         [sys.executable, "-c", REGISTRY_RACE_SCRIPT],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=PATIENCE,
     )
     assert done.returncode == 0, done.stderr
     outcome = json.loads(done.stdout.strip().splitlines()[-1])

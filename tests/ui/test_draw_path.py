@@ -24,6 +24,7 @@ from app_support import NO_AUDIO, settle
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from paths import TESTS
+from patience import PATIENCE
 from rich.console import Console, Group
 from rich.markdown import Markdown
 from rich.padding import Padding
@@ -211,7 +212,7 @@ def render_command(path: Path, width: int, *flags: str) -> list[str]:
         capture_output=True,
         text=True,
         env=env,
-        timeout=120,
+        timeout=PATIENCE,
         check=True,
     )
     return done.stdout.splitlines()

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
+from patience import PATIENCE
 
 from openwop_tui.store.sessions import Store
 
@@ -68,7 +69,7 @@ class Terminal:
         while self.process.poll() is None and time.monotonic() < end:
             self._read(0.2)
         self._read(0.2)
-        code = self.process.wait(timeout=5)
+        code = self.process.wait(timeout=PATIENCE)
         os.close(self.master)
         return code
 

@@ -8,6 +8,7 @@ wait is a Pilot pause or `app_support.settle`.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from app_support import (
     settle,
     turn,
 )
+from patience import PATIENCE
 from textual.app import App, ComposeResult
 from textual.geometry import Offset
 from textual.selection import Selection
@@ -115,9 +117,8 @@ async def test_a_streamed_reply_redraws_its_open_tail_only(monkeypatch: Any) -> 
         finished = [p for p in parts if "Paragraph 3 " in p]
         assert len(finished) <= 2, parts
         # Redraws of a streamed item are coalesced (one per 40 ms): wait for the last one.
-        for _ in range(200):
-            if "Paragraph 29" in on_screen(view):
-                break
+        deadline = time.monotonic() + PATIENCE  # a guard against a hang, not the wait
+        while "Paragraph 29" not in on_screen(view) and time.monotonic() < deadline:
             await pilot.pause(0.01)
         assert "Paragraph 29" in on_screen(view)
 
