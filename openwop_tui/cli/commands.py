@@ -44,7 +44,7 @@ from openwop_tui.store.record import Recorder, RecordingReader, read_recording
 from openwop_tui.store.saving import SaveBudget
 from openwop_tui.store.sessions import Entry
 from openwop_tui.text.redact import Redactor, display_url
-from openwop_tui.text.sanitize import clean
+from openwop_tui.text.sanitize import clean, clean_own
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE = 0, 1, 2
 #: The host answered and refused the request (a 4xx other than 401/403): see `exit_for`.
@@ -255,7 +255,7 @@ async def _render_stream(stream: TextIO, output: Output) -> int:
     assert printer is not None
     if not frames:
         await printer.feed(
-            [conversation.transcript.add_notice("warning", "no SSE frames in the input")]
+            [conversation.transcript.add_notice("warning", clean_own("no SSE frames in the input"))]
         )
     await printer.feed(conversation.finish_replay())
     await printer.flush()
@@ -270,7 +270,7 @@ async def print_entries(
         await printer.feed(conversation.replay(entry))
     if not any(entry.kind == "frame" for entry in entries):
         await printer.feed(
-            [conversation.transcript.add_notice("warning", "no SSE frames in the input")]
+            [conversation.transcript.add_notice("warning", clean_own("no SSE frames in the input"))]
         )
     await printer.feed(conversation.finish_replay())
     await printer.flush()

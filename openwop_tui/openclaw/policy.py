@@ -26,7 +26,7 @@ import idna  # httpx's own IDNA codec: the name shown is the name connected to
 
 from openwop_tui.protocol.media import MediaPolicy, RefusedURL, resolve_media_url
 from openwop_tui.text.redact import display_url
-from openwop_tui.text.sanitize import clean, clean_label
+from openwop_tui.text.sanitize import HostText, clean, clean_label, clip
 
 __all__ = ["MAX_CANDIDATE", "MAX_FIELD", "Family", "MediaCheck", "check_media", "media_family"]
 
@@ -219,10 +219,11 @@ def media_family(reference: str, *, voice: bool = False) -> tuple[Family, str | 
     return ("audio" if voice and not ext else "file"), guessed
 
 
-def name_of(reference: str) -> str | None:
+def name_of(reference: str) -> HostText | None:
     try:
         path = urlsplit(reference).path if _SCHEME.match(reference) else reference
     except ValueError:
         return None
     base = posixpath.basename(unquote(path).replace("\\", "/"))
-    return clean_label(base)[:MAX_FIELD] if base else None
+    # A boundary: unquoting the path decodes %1b and the like into controls.
+    return clip(clean_label(base), MAX_FIELD) if base else None

@@ -57,9 +57,10 @@ never imports Rich (the import contracts in pyproject.toml).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import NewType
 
-__all__ = ["HostText", "clean", "clean_label", "clean_own", "safe_filename"]
+__all__ = ["HostText", "clean", "clean_label", "clean_own", "clip", "joined", "safe_filename"]
 
 HostText = NewType("HostText", str)
 """Text made safe to print by `clean` (or `clean_label`, `clean_own`): no terminal control, C1,
@@ -117,6 +118,19 @@ def clean_own(text: str) -> HostText:
     the user's own message: the name says why this text is cleaned here and not at the boundary.
     """
     return clean(text)
+
+
+def clip(text: HostText, size: int) -> HostText:
+    """The first ``size`` characters of cleaned text, still `HostText`: every character `clean`
+    rewrites becomes whole code points, and ``\\r`` never survives it, so a cut cannot leave
+    anything active."""
+    return HostText(text[:size])
+
+
+def joined(separator: str, parts: Iterable[HostText]) -> HostText:
+    """Cleaned pieces joined by a separator the client chose (``" · "``, ``", "``), still
+    `HostText`. The separator is the caller's own literal; it must be printable."""
+    return HostText(separator.join(parts))
 
 
 def clean_label(text: str) -> HostText:
