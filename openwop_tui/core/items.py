@@ -163,18 +163,21 @@ class _Streamed:
     """Where the full text was written once the item was final and cut (shown by the item)."""
 
     @property
-    def text(self) -> str:
-        """What is drawn: the text up to the item's limit."""
-        return self.body.shown
+    def text(self) -> HostText:
+        """What is drawn: the text up to the item's limit.
+
+        `HostText`: the fold only ever appends cleaned pieces (`RunEvent.piece`, the payload's
+        strings) and the part of them the directive reader leaves visible."""
+        return HostText(self.body.shown)
 
     @text.setter
     def text(self, value: str) -> None:
         self.body.replace(value)
 
     @property
-    def full_text(self) -> str:
-        """All of the text, including what is past the limit."""
-        return self.body.full
+    def full_text(self) -> HostText:
+        """All of the text, including what is past the limit (cleaned, like `text`)."""
+        return HostText(self.body.full)
 
 
 class AssistantTurn(_Streamed):
