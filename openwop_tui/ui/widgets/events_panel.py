@@ -23,7 +23,7 @@ from textual.widgets import RichLog
 from openwop_tui.core.items import EVENTS_SHOWN
 from openwop_tui.present.palette import Palette
 from openwop_tui.protocol.events import RunEvent
-from openwop_tui.text.sanitize import clean
+from openwop_tui.text.sanitize import HostText
 from openwop_tui.text.units import compact_json
 from openwop_tui.ui import theme_palette
 
@@ -117,17 +117,19 @@ class EventsPanel(RichLog):
 
     def add_event(self, event: RunEvent) -> None:
         """Log one event."""
-        payload = clean(compact_json(preview(event.payload), LINE_CHARS)) if event.payload else ""
+        # The payload was cleaned by `normalize`: its JSON is clean too.
+        payload = compact_json(preview(event.payload), LINE_CHARS) if event.payload else ""
         self._log(
             _Line(
                 sequence=str(event.sequence) if event.sequence is not None else "-",
-                type=clean(event.type),
+                type=event.type,
                 failed=event.type.endswith("failed"),
-                node=clean(event.node_id) if event.node_id else "",
+                node=event.node_id or "",
                 payload=payload,
             )
         )
 
-    def add_note(self, text: str, level: NoteLevel = "warning") -> None:
-        """Log something that is not an event (a malformed frame, a reconnect)."""
-        self._log(_Line(note=clean(text) or " ", level=level))
+    def add_note(self, text: HostText, level: NoteLevel = "warning") -> None:
+        """Log something that is not an event (a malformed frame, a reconnect): cleaned text
+        (a `StreamNotice`'s, or the client's own through `clean_own`)."""
+        self._log(_Line(note=text or " ", level=level))
