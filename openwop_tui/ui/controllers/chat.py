@@ -28,7 +28,7 @@ from openwop_tui.protocol.client import HostClient
 from openwop_tui.renderers import Registry
 from openwop_tui.store.sessions import SessionLog, Store, StoreError
 from openwop_tui.text.redact import Redactor
-from openwop_tui.text.sanitize import clean
+from openwop_tui.text.sanitize import clean_own
 from openwop_tui.ui.messages import TitleShown
 from openwop_tui.ui.widgets.prompt import InputArea, PromptInput
 from openwop_tui.ui.widgets.queued import QueuedMessages
@@ -163,7 +163,7 @@ class Chat:
 
     async def notice(self, level: Level, text: str) -> None:
         """Tell the user: a notice in the transcript, and a notification for an error."""
-        text = self.redact(clean(text))
+        text = self.redact(clean_own(text))  # the client's own sentence
         await self.parts.view.apply([self.conversation.notice(level, text)])
         if level == "error":
             self.app.notify(text, severity="error", timeout=8, markup=False)

@@ -21,7 +21,7 @@ from openwop_tui.core.conversation import RunStarted, Update
 from openwop_tui.protocol.catalog import load_catalog, obvious_choice
 from openwop_tui.protocol.errors import HostError
 from openwop_tui.store.record import replay_frames
-from openwop_tui.text.sanitize import clean
+from openwop_tui.text.sanitize import clean_own
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.controllers.feed import Feed
 from openwop_tui.ui.controllers.interrupts import InterruptsController
@@ -381,7 +381,8 @@ class RunsController:
             return
         if isinstance(app.screen, QuitScreen):
             return  # already asking
-        app.push_screen(QuitScreen(run.run_id), self._quit_with)
+        # The user's run id (attach RUN) or the host's (cleaned).
+        app.push_screen(QuitScreen(clean_own(run.run_id)), self._quit_with)
 
     async def _quit_with(self, choice: str | None) -> None:
         app = self.chat.app
@@ -393,7 +394,7 @@ class RunsController:
             app.exit()
             return
         if choice == "leave":
-            app.exit(message=f"openwop-tui: left run {clean(run.run_id)} running on the host")
+            app.exit(message=f"openwop-tui: left run {clean_own(run.run_id)} running on the host")
             return
         app.exit(message=await self.cancel_for_quit())
 
@@ -404,7 +405,7 @@ class RunsController:
         run = session.current_run if session is not None else None
         if run is None:
             return f"openwop-tui: stopped by {name}"
-        shown = clean(run.run_id)
+        shown = clean_own(run.run_id)  # the user's (attach RUN) or the host's (cleaned)
         if self.following:
             return (
                 f"openwop-tui: stopped by {name}; run {shown} is still running on the host "
@@ -418,12 +419,12 @@ class RunsController:
         run = session.current_run if session is not None else None
         if run is None or session is None:
             return ""
-        shown = clean(run.run_id)
+        shown = clean_own(run.run_id)  # the user's (attach RUN) or the host's (cleaned)
         self._status(RunChanged(RunPhase.STATUS, status="cancelling"))
         try:
             await asyncio.wait_for(session.cancel(), CANCEL_GRACE_SECONDS)
         except HostError as error:
-            return f"openwop-tui: could not cancel run {shown}: {clean(error.message)}"
+            return f"openwop-tui: could not cancel run {shown}: {error.message}"
         except TimeoutError:
             return (
                 f"openwop-tui: the host did not answer the cancel of run {shown} within "
