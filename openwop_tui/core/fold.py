@@ -66,7 +66,7 @@ from openwop_tui.protocol.interrupts import (
     request_from_snapshot,
     summarize,
 )
-from openwop_tui.text.sanitize import HostText, clean, clean_own
+from openwop_tui.text.sanitize import HostText, clean_own
 from openwop_tui.text.split_keys import StreamMask
 from openwop_tui.text.units import compact_json
 from openwop_tui.text.value_words import milliseconds, words
@@ -102,10 +102,10 @@ TOOL_WORDS = 400
 def _unreadable(event: RunEvent, error: Exception) -> str:
     """The sentence for an event a handler failed on: its type, what failed, its JSON."""
     try:
-        kind = clean(str(event.type))[:80]
+        # The event's type and documents were cleaned by `normalize`, so their JSON is too.
+        kind = str(event.type)[:80]
         shown = compact_json(event.raw if event.raw is not None else event.payload, 10_000)
-        # Cleaned first, then cut: the excerpt shows every control as its visible form.
-        excerpt = clean(shown)[:UNREADABLE_EXCERPT]
+        excerpt = shown[:UNREADABLE_EXCERPT]
         more = "…" if len(shown) > UNREADABLE_EXCERPT else ""
     except Exception:  # the event itself is broken beyond showing
         kind, excerpt, more = "?", "(cannot be shown)", ""

@@ -65,6 +65,8 @@ class MediaCheck:
 
 
 def cut(text: str, limit: int = MAX_FIELD) -> str:
+    # A boundary: `check_media` also judges the URLs renderers offer a browser (`check_link`),
+    # which are a renderer's text, not the boundary's.
     text = clean(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -164,7 +166,10 @@ def check_media(candidate: str) -> MediaCheck:
     if scheme != "https":
         reference = None if scheme in ("data", "javascript", "blob") else shown_url(candidate)
         return MediaCheck(
-            None, f"refused: {clean(scheme)[:20]}: references are never fetched", reference
+            # Printable: a candidate with any control or space was refused above.
+            None,
+            f"refused: {scheme[:20]}: references are never fetched",
+            reference,
         )
     reference = shown_url(candidate)
     try:
@@ -178,7 +183,7 @@ def check_media(candidate: str) -> MediaCheck:
         # From here on the URL is its ASCII form: what is checked, fetched and shown.
         candidate, reference = ascii_url, shown_url(ascii_url)
         host = (urlsplit(candidate).hostname or "").rstrip(".")
-    name = clean(host)[:80]
+    name = host[:80]  # printable, like the scheme
     try:
         address: ipaddress.IPv4Address | ipaddress.IPv6Address | None = ipaddress.ip_address(
             host.split("%", 1)[0]
@@ -196,7 +201,7 @@ def check_media(candidate: str) -> MediaCheck:
     try:
         url = resolve_media_url(candidate, _NO_HOST)
     except RefusedURL as refusal:
-        return MediaCheck(None, clean(refusal.reason), reference)
+        return MediaCheck(None, refusal.reason, reference)  # cleaned where it was raised
     if address is None and "." not in host:
         return MediaCheck(
             None, f"refused: {name} is a single-label (internal) host name", reference
