@@ -75,7 +75,7 @@ from openwop_tui.protocol.reconnect import (
     attach_command,
 )
 from openwop_tui.protocol.sse import SSEDecoder, SSEFrame
-from openwop_tui.text.sanitize import HostText, clean
+from openwop_tui.text.sanitize import HostText, clean, clean_own
 
 __all__ = [
     "BASE_DELAY",
@@ -512,8 +512,11 @@ def _fallback_modes(current: str | None, error: HostError) -> str | None:
 
 
 def _gave_up(client: HostClient, budget: Reconnects, error: HostError, state: _State) -> HostError:
-    shown = clean(state.run_id)
-    command: str = clean(attach_command(client.shown_url, state.run_id, keyed=bool(client.api_key)))
+    # The run id is the user's (attach RUN) or the host's answer; the URL is the user's.
+    shown = clean_own(state.run_id)
+    command: str = clean_own(
+        attach_command(client.shown_url, state.run_id, keyed=bool(client.api_key))
+    )
     if state.received and state.highest is not None:
         command += f" (add --from {state.highest + 1} to skip the events already shown)"
     return budget.gave_up(error, shown, command)
