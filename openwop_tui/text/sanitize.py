@@ -47,7 +47,7 @@ name that this is not host text arriving. Outside the boundary modules (``protoc
 `clean` is called only at a second boundary, each with a comment saying why: text read back
 from the store or a file, bytes decoded for an export, and what a renderer (perhaps a plugin's)
 writes. The cast ``HostText(...)`` is written only where a value is provably made of cleaned
-text, with a comment saying why (`clip` and `joined` keep the type through a cut or a join);
+text, with a comment saying why (`clip` keeps the type through a cut);
 ``tests/test_boundary_walk.py`` checks the casts' claim over a hostile corpus, and
 ``tests/test_host_text_types.py`` that mypy rejects a raw ``str`` passed to a sink.
 
@@ -61,10 +61,9 @@ never imports Rich (the import contracts in pyproject.toml).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from typing import NewType
 
-__all__ = ["HostText", "clean", "clean_label", "clean_own", "clip", "joined", "safe_filename"]
+__all__ = ["HostText", "clean", "clean_label", "clean_own", "clip", "safe_filename"]
 
 HostText = NewType("HostText", str)
 """Text made safe to print by `clean` (or `clean_label`, `clean_own`): no terminal control, C1,
@@ -129,12 +128,6 @@ def clip(text: HostText, size: int) -> HostText:
     rewrites becomes whole code points, and ``\\r`` never survives it, so a cut cannot leave
     anything active."""
     return HostText(text[:size])
-
-
-def joined(separator: str, parts: Iterable[HostText]) -> HostText:
-    """Cleaned pieces joined by a separator the client chose (``" · "``, ``", "``), still
-    `HostText`. The separator is the caller's own literal; it must be printable."""
-    return HostText(separator.join(parts))
 
 
 def clean_label(text: str) -> HostText:
