@@ -115,7 +115,8 @@ class _Fields:
 
     def key(self, key: Any) -> Text:
         text = str(key)
-        return safe_text(text if len(text) <= MAX_KEY else f"{text[:MAX_KEY]}…")
+        # Renderers clean what they are given: a plugin's caller may hand them any payload.
+        return safe_text(clean(text if len(text) <= MAX_KEY else f"{text[:MAX_KEY]}…"))
 
     def scalars(self, values: list[Any]) -> Text:
         """An array of scalars on one line: ``a, b, c``."""

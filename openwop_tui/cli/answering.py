@@ -52,7 +52,7 @@ from openwop_tui.protocol.interrupts import (
     Question,
     describe_value,
 )
-from openwop_tui.text.sanitize import clean
+from openwop_tui.text.sanitize import clean_own
 
 #: The decisions a prompt offers (the rest need an edited artifact or a conversation).
 PROMPT_ACTIONS = ("accept", "reject", "refine")
@@ -215,7 +215,7 @@ class Asker:
                 if task is not None:
                     task.cancel()
                 if item.answered_by != "you":
-                    self._say(f"• {clean(item.text)}", "dim")
+                    self._say(f"• {item.text}", "dim")  # the fold's, cleaned
 
     async def landed(self) -> None:
         """Wait for the answers on their way to the host. The command calls this before it
@@ -307,11 +307,12 @@ class Asker:
             self._sending.discard(item.id)
         submitted = answered.submitted
         where = f" at node {item.request.node_id}" if item.request and item.request.node_id else ""
-        sent = clean(describe_value(submitted.value if submitted.value is not None else value))
+        # What the user answered, and the client's sentence about the host's answer.
+        sent = clean_own(describe_value(submitted.value if submitted.value is not None else value))
         if submitted.outcome == "answered":
             self._say(f"✓ answered{where}: {sent} · the host accepted it", "green")
         else:
-            self._error(f"sent {sent}{where}. {clean(submitted.message)}")
+            self._error(f"sent {sent}{where}. {clean_own(submitted.message)}")
         return answered
 
     # ------------------------------------------------------------------ prompt
@@ -348,6 +349,7 @@ class Asker:
                 self._error(str(error))
 
     def _heading(self, request: InterruptRequest) -> str:
+        # The request's fields were cleaned by `normalize` (`read_request` reads the payload).
         where = f" at node {request.node_id}" if request.node_id else ""
         if request.kind == "clarification":
             return f"? the run asks{where}:"
@@ -360,20 +362,21 @@ class Asker:
                 parts.append(request.description)
             if request.confidence is not None and request.threshold is not None:
                 parts.append(f"confidence {request.confidence:g} below {request.threshold:g}")
-            return clean(" · ".join(parts))
+            return " · ".join(parts)
         what = request.prompt or request.title or "the run waits for input"
-        return clean(f"? {what}{where}")
+        return f"? {what}{where}"
 
     async def _ask_questions(self, questions: Sequence[Question]) -> dict[str, str] | None:
         texts: dict[str, str] = {}
         for question in questions:
             default = (question.schema or {}).get("default")
-            hint = " / ".join(clean(c.label) for c in question.choices)
-            prompt = f"  {clean(question.id)}: {clean(question.text) or 'answer'}"
+            # The question's fields and schema are the payload's, cleaned by `normalize`.
+            hint = " / ".join(c.label for c in question.choices)
+            prompt = f"  {question.id}: {question.text or 'answer'}"
             if hint:
                 prompt += f" ({hint})"
             if default is not None:
-                prompt += f" [Enter: {clean(str(default))}]"
+                prompt += f" [Enter: {default}]"
             while True:
                 line = await self._line(prompt + " > ")
                 if line is None:
@@ -465,7 +468,8 @@ class Asker:
         stream = self._err or sys.stderr
         # One block, the first line marked as the program's: the rest is to be copied.
         print(
-            "\n".join(["openwop-tui: " + clean(lines[0]), *map(clean, lines[1:])]),
+            # The client's own lines around the request's values and the user's host URL.
+            "\n".join(["openwop-tui: " + clean_own(lines[0]), *map(clean_own, lines[1:])]),
             file=stream,
             flush=True,
         )

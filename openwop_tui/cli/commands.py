@@ -44,7 +44,7 @@ from openwop_tui.store.record import Recorder, RecordingReader, read_recording
 from openwop_tui.store.saving import SaveBudget
 from openwop_tui.store.sessions import Entry
 from openwop_tui.text.redact import Redactor, display_url
-from openwop_tui.text.sanitize import clean
+from openwop_tui.text.sanitize import clean_own
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE = 0, 1, 2
 #: The host answered and refused the request (a 4xx other than 401/403): see `exit_for`.
@@ -255,7 +255,7 @@ async def _render_stream(stream: TextIO, output: Output) -> int:
     assert printer is not None
     if not frames:
         await printer.feed(
-            [conversation.transcript.add_notice("warning", "no SSE frames in the input")]
+            [conversation.transcript.add_notice("warning", clean_own("no SSE frames in the input"))]
         )
     await printer.feed(conversation.finish_replay())
     await printer.flush()
@@ -270,7 +270,7 @@ async def print_entries(
         await printer.feed(conversation.replay(entry))
     if not any(entry.kind == "frame" for entry in entries):
         await printer.feed(
-            [conversation.transcript.add_notice("warning", "no SSE frames in the input")]
+            [conversation.transcript.add_notice("warning", clean_own("no SSE frames in the input"))]
         )
     await printer.feed(conversation.finish_replay())
     await printer.flush()
@@ -508,14 +508,14 @@ async def _run(follow: Follow, stream: _Stream, interrupts: _Interrupts) -> int:
                     return EXIT_USAGE  # the reason and how to answer are printed
                 if interrupts.pressed:
                     if follow.attach is not None:
-                        shown = clean(follow.attach)
+                        shown = clean_own(follow.attach)  # the user's (attach RUN)
                         return interrupts.report(
                             f"detached from run {shown}; it goes on on the host "
                             "(Ctrl-C on attach does not cancel the run)"
                         )
                     return interrupts.report(await _cancel_interrupted(client, started.run_id))
     except HostError as error:
-        print(f"openwop-tui: {clean(error.message)}", file=sys.stderr)
+        print(f"openwop-tui: {error.message}", file=sys.stderr)
         return exit_for(error)
     status = conversation.transcript.status
     if status == "completed":
@@ -547,7 +547,7 @@ async def _cancel_interrupted(client: HostClient, run_id: str | None) -> str:
     """Cancel the interrupted run on the host (bounded wait); the line that says how it went."""
     if run_id is None:
         return "interrupted before the host confirmed a run; nothing was cancelled"
-    shown = clean(run_id)
+    shown = clean_own(run_id)  # the user's (attach RUN) or the host's answer (cleaned)
     try:
         await asyncio.wait_for(
             client.cancel_run(run_id, reason="interrupted (Ctrl-C) in openwop-tui run"),
@@ -561,7 +561,7 @@ async def _cancel_interrupted(client: HostClient, run_id: str | None) -> str:
     except HostError as error:
         if error.status == 409:
             return f"interrupted; run {shown} had already ended on the host"
-        return f"interrupted; could not cancel run {shown} on the host: {clean(error.message)}"
+        return f"interrupted; could not cancel run {shown} on the host: {error.message}"
     return f"interrupted; cancelled run {shown} on the host"
 
 
@@ -576,11 +576,12 @@ async def _stream_run(
     console = printer.console
     discovery = await conversation.connect()
     client = conversation.session.client if conversation.session is not None else None
-    name = clean(discovery.implementation_name or "OpenWOP host")
-    version = clean(discovery.protocol_version or "?")
-    host = display_url(client.base_url) if client is not None else "?"
+    # The discovery document went through `host_value`; the host's URL is the user's own.
+    name = discovery.implementation_name or "OpenWOP host"
+    version = discovery.protocol_version or "?"
+    host = clean_own(display_url(client.base_url)) if client is not None else "?"
     # Soft-wrapped: a header is one line whatever the width, so a pipe reads it whole.
-    header = Text(f"{name} at {clean(host)} · protocol {version}", style="dim")
+    header = Text(f"{name} at {host} · protocol {version}", style="dim")
     console.print(header, soft_wrap=True)
     if follow.attach is not None:
         updates = conversation.attach(follow.attach, follow.from_seq)
@@ -589,8 +590,10 @@ async def _stream_run(
     async for update in updates:
         if isinstance(update, RunStarted):
             started.run_id = update.run_id
-            what = f" · {clean(update.workflow)}" if update.workflow else ""
-            console.print(Text(f"run {clean(update.run_id)}{what}", style="dim"), soft_wrap=True)
+            # The user's (--workflow, attach RUN) or the host's answer (cleaned).
+            what = f" · {clean_own(update.workflow)}" if update.workflow else ""
+            run = clean_own(update.run_id)
+            console.print(Text(f"run {run}{what}", style="dim"), soft_wrap=True)
             console.file.flush()  # a reader of a pipe (or a test) learns the run id now
         else:
             await asker.landed()
@@ -618,21 +621,21 @@ async def _list_workflows(url: str, key: str | None, output: Output, as_json: bo
             discovery = await client.discover()
             choices = await catalog.load_catalog(client)
     except HostError as error:
-        print(f"openwop-tui: {clean(error.message)}", file=sys.stderr)
+        print(f"openwop-tui: {error.message}", file=sys.stderr)
         return exit_for(error)
     if as_json:
         console.file.write(json.dumps(catalog.as_json(choices), indent=2, ensure_ascii=False))
         console.file.write("\n")
         return EXIT_OK
-    name = clean(discovery.implementation_name or "OpenWOP host")
+    name = discovery.implementation_name or "OpenWOP host"  # through `host_value`
     count = f"{len(choices)} workflow" + ("" if len(choices) == 1 else "s")
-    header = f"{name} at {clean(display_url(client.base_url))} · {count}"
+    header = f"{name} at {clean_own(display_url(client.base_url))} · {count}"
     console.print(Text(header, style="dim"), soft_wrap=True)
     if not choices:
         console.print(Text("the host lists no workflows", style="yellow"), soft_wrap=True)
     width = min(40, max((len(c.id) for c in choices), default=0))
     for choice in choices:
-        line = Text(clean(choice.id).ljust(width), style="bold")
+        line = Text(choice.id.ljust(width), style="bold")  # the catalog's, through `host_value`
         if choice.default:
             line.append(" (default)", style="green")
         about = " — ".join(p for p in (choice.label, choice.description) if p)

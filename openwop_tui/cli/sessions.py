@@ -23,7 +23,6 @@ from openwop_tui.store.export import ExportError, Format, export_session
 from openwop_tui.store.record import read_recording
 from openwop_tui.store.sessions import SessionInfo, Store, StoreError
 from openwop_tui.text.redact import Redactor
-from openwop_tui.text.sanitize import clean
 
 
 def _fail(message: str) -> int:
@@ -52,9 +51,7 @@ def list_sessions(output: Output, *, as_json: bool) -> int:
     for column in ("id", "updated", "title", "messages", "host"):
         table.add_column(column, no_wrap=column != "title", overflow="fold")
     for info in sessions:
-        table.add_row(
-            info.id, _when(info.updated), clean(info.title), str(info.messages), clean(info.host)
-        )
+        table.add_row(info.id, _when(info.updated), info.title, str(info.messages), info.host)
     output.console.print(table)
     return EXIT_OK
 

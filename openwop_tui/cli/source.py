@@ -21,7 +21,7 @@ from openwop_tui.inspect.log import Observed, observed, observed_entries
 from openwop_tui.protocol.hostdata import secrets_of
 from openwop_tui.protocol.stream import Arrival
 from openwop_tui.store.record import read_recording
-from openwop_tui.text.sanitize import clean
+from openwop_tui.text.sanitize import clean_own
 
 
 class SourceError(Exception):
@@ -52,17 +52,18 @@ def read_source(spec: str, config: Config) -> Source:
             raise SourceError(f"cannot read stdin: {error}") from None
         return _from_text(text, "stdin", secrets)
     path = Path(spec)
+    shown = clean_own(spec)  # the user's own argument (a file name or a run id)
     if path.is_file():
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError as error:
-            raise SourceError(f"cannot read {clean(spec)}: {error.strerror or error}") from None
-        return _from_text(text, clean(spec), secrets)
+            raise SourceError(f"cannot read {shown}: {error.strerror or error}") from None
+        return _from_text(text, shown, secrets)
     if path.exists():
-        raise SourceError(f"{clean(spec)} is not a file")
+        raise SourceError(f"{shown} is not a file")
     if config.host is None:
         raise SourceError(
-            f"{clean(spec)} is not a file; to read run {clean(spec)} from a host, give --host URL"
+            f"{shown} is not a file; to read run {shown} from a host, give --host URL"
         )
     return asyncio.run(_from_host(spec, config))
 
@@ -104,7 +105,7 @@ async def _from_host(run_id: str, config: Config) -> Source:
         for item in observed(arrival, run_id=run_id, secrets=secrets, at=at)
     ]
     return Source(
-        f"run {clean(run_id)} on {origin}",
+        f"run {clean_own(run_id)} on {origin}",  # the user's own run id
         items,
         max_inline_bytes=discovery.max_inline_media_bytes,
         base_url=config.host,

@@ -49,6 +49,7 @@ from openwop_tui.protocol.media import Asset
 from openwop_tui.protocol.stream import Arrival, Redelivery, StreamNotice
 from openwop_tui.store.folds import FoldRow
 from openwop_tui.store.sessions import Entry, SessionLog, Store, StoreError
+from openwop_tui.text.sanitize import clean, clean_own
 
 log = logging.getLogger(__name__)
 
@@ -292,12 +293,12 @@ class Conversation:
         """Record a user message (logged, folded) before it is sent."""
         self._log(Entry("user", text))
         self._pending_user = text
-        return self.transcript.add_user(text)
+        return self.transcript.add_user(clean_own(text))
 
     def notice(self, level: Level, text: str) -> Added:
         """Record a line of the client's own (an error, a hint): logged and folded."""
         self._log(Entry("notice", text, label=level))
-        return self.transcript.add_notice(level, text)
+        return self.transcript.add_notice(level, clean_own(text))
 
     async def send(self, text: str) -> AsyncIterator[Update]:
         """Add ``text`` as a user turn and run it with the whole history; yield every update.
@@ -399,7 +400,7 @@ class Conversation:
                 else:
                     self._log(Entry("notice", item.message, label=item.level, meta={"stream": 1}))
                     yield StreamNoticed(item)
-                    yield self.transcript.add_notice(item.level, item.message)
+                    yield self.transcript.add_notice(item.level, item.shown)
             finished = True
             for update in self._ended():
                 yield update
@@ -578,7 +579,8 @@ class Conversation:
         if entry.kind == "user":
             # Not the end of a run: a message may be queued while one streams.
             self._pending_user = entry.data
-            return [self.transcript.add_user(entry.data)]
+            # A boundary: a message read back from the store (a file anyone may have written).
+            return [self.transcript.add_user(clean(entry.data))]
         if entry.kind == "notice":
             level: Level = "info"
             if entry.label == "warning":
@@ -586,7 +588,8 @@ class Conversation:
             elif entry.label == "error":
                 level = "error"
             stream = [StreamNoticed(StreamNotice(level, entry.data))] if entry.meta else []
-            return [*stream, self.transcript.add_notice(level, entry.data)]
+            # A boundary: a notice read back from the store, like the message above.
+            return [*stream, self.transcript.add_notice(level, clean(entry.data))]
         if entry.kind == "run":
             ended = self._ended()  # a run the log never saw end (a killed process)
             workflow = entry.meta.get("workflow")
@@ -608,7 +611,7 @@ class Conversation:
                 updates.extend(self._apply(item))
             elif self._capture:
                 updates.append(StreamNoticed(item))
-                updates.append(self.transcript.add_notice(item.level, item.message))
+                updates.append(self.transcript.add_notice(item.level, item.shown))
         return updates
 
     # ------------------------------------------------------------------ assets

@@ -56,6 +56,7 @@ from openwop_tui.core.items import (
 from openwop_tui.openclaw.items import TurnDirectives, as_embed, structured_media
 from openwop_tui.protocol.envelopes import Envelope, extract_envelopes, reply_completion
 from openwop_tui.protocol.events import CHUNK_TYPES, RunEvent, chunk_text
+from openwop_tui.protocol.hostdata import host_str
 from openwop_tui.protocol.interrupts import (
     REQUEST_TYPES,
     InterruptRequest,
@@ -65,7 +66,7 @@ from openwop_tui.protocol.interrupts import (
     request_from_snapshot,
     summarize,
 )
-from openwop_tui.text.sanitize import clean
+from openwop_tui.text.sanitize import HostText, clean_own
 from openwop_tui.text.split_keys import StreamMask
 from openwop_tui.text.units import compact_json
 from openwop_tui.text.value_words import milliseconds, words
@@ -101,10 +102,10 @@ TOOL_WORDS = 400
 def _unreadable(event: RunEvent, error: Exception) -> str:
     """The sentence for an event a handler failed on: its type, what failed, its JSON."""
     try:
-        kind = clean(str(event.type))[:80]
+        # The event's type and documents were cleaned by `normalize`, so their JSON is too.
+        kind = str(event.type)[:80]
         shown = compact_json(event.raw if event.raw is not None else event.payload, 10_000)
-        # Cleaned first, then cut: the excerpt shows every control as its visible form.
-        excerpt = clean(shown)[:UNREADABLE_EXCERPT]
+        excerpt = shown[:UNREADABLE_EXCERPT]
         more = "…" if len(shown) > UNREADABLE_EXCERPT else ""
     except Exception:  # the event itself is broken beyond showing
         kind, excerpt, more = "?", "(cannot be shown)", ""
@@ -114,8 +115,16 @@ def _unreadable(event: RunEvent, error: Exception) -> str:
     )
 
 
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
+def _text(value: Any) -> HostText | None:
+    """A non-empty string of an event's payload (cleaned by `normalize`), or ``None``."""
+    return host_str(value)
+
+
+def _made(text: str) -> HostText:
+    """Text the fold made of an event's cleaned fields and payload values (`normalize` cleaned
+    them) and its own words: clean by construction, never cleaned again. The walk test
+    (``tests/hostile/test_boundary_walk.py``) checks every string of every item it makes."""
+    return HostText(text)
 
 
 def _kept(event: RunEvent | None) -> RunEvent | None:
@@ -211,7 +220,8 @@ class Transcript:
     def _notice(
         self, level: Level, text: str, event: RunEvent | None = None, *, verbose: bool = False
     ) -> Added:
-        return self._add(Notice(self._next_id("notice"), level, text, verbose, _kept(event)))
+        item = Notice(self._next_id("notice"), level, _made(text), verbose, _kept(event))
+        return self._add(item)
 
     def _close_turns(self) -> list[Change]:
         """Settle everything still open: replies, reasoning, tool calls (the run ended).
@@ -296,7 +306,7 @@ class Transcript:
 
     # -------------------------------------------------------------- public API
 
-    def add_user(self, text: str) -> Added:
+    def add_user(self, text: HostText) -> Added:
         """Record a user turn (the client knows it before any event does).
 
         Replies still open are settled: in a conversation (one run, many turns) the next reply
@@ -331,7 +341,7 @@ class Transcript:
         """The user turns added here that no conversation event has echoed back yet."""
         return tuple(self._own_turns)
 
-    def add_notice(self, level: Level, text: str, *, verbose: bool = False) -> Added:
+    def add_notice(self, level: Level, text: HostText, *, verbose: bool = False) -> Added:
         """Record a line that did not come from a run event (stream trouble, client errors)."""
         return self._notice(level, text, verbose=verbose)
 
@@ -464,7 +474,7 @@ class Transcript:
                 return []
             # Someone else's turn (another client, or a history this client did not send).
             self._close_replies()
-            return [self._add(UserTurn(self._next_id("user"), text))]
+            return [self._add(UserTurn(self._next_id("user"), _made(text)))]
         if role == "system":
             return [self._notice("info", text)]
         open_turn = self._open_turns.get(node_id)
@@ -519,7 +529,7 @@ class Transcript:
         held = self._unmasked(turn.id)
         if turn.directives is None and not held:
             return []
-        source = event or RunEvent(type="client.close", payload={}, node_id=turn.node_id)
+        source = event or RunEvent(type=_made("client.close"), payload={}, node_id=turn.node_id)
         changes: list[Change] = []
         if held:
             visible, added, updated = self._directives(turn).delta(held, source, self._next_id)
@@ -531,10 +541,10 @@ class Transcript:
             changes.append(Updated(turn, turn.body.append(visible)))
         return changes + self._directive_changes(added, updated)
 
-    def _new_turn(self, node_id: str | None) -> AssistantTurn:
+    def _new_turn(self, node_id: HostText | None) -> AssistantTurn:
         return AssistantTurn(self._next_id("assistant"), node_id, limit=self.limits.reply_bytes)
 
-    def _new_reasoning(self, agent: str) -> Reasoning:
+    def _new_reasoning(self, agent: HostText) -> Reasoning:
         return Reasoning(self._next_id("reasoning"), agent, limit=self.limits.reasoning_bytes)
 
     # ---------------------------------------------------------------- lifecycle
@@ -814,7 +824,7 @@ class Transcript:
         # the interrupt itself is bookkeeping, shown only with the verbose lines.
         quiet = request.kind == "conversation"
         item = Interrupt(
-            self._next_id("interrupt"), "warning", "", quiet, _kept(event), request=request
+            self._next_id("interrupt"), "warning", _made(""), quiet, _kept(event), request=request
         )
         item.text = _interrupt_text(item)
         self._interrupts[request.node_id] = item
@@ -900,7 +910,7 @@ class Transcript:
     # -------------------------------------------------------------- reasoning
 
     def _on_reasoning_delta(self, event: RunEvent) -> list[Change]:
-        agent = _text(event.payload.get("agentId")) or "agent"
+        agent = _text(event.payload.get("agentId")) or _made("agent")
         delta = event.payload.get("delta")
         if not isinstance(delta, str):
             return []
@@ -918,7 +928,7 @@ class Transcript:
         return changes
 
     def _on_reasoned(self, event: RunEvent) -> list[Change]:
-        agent = _text(event.payload.get("agentId")) or "agent"
+        agent = _text(event.payload.get("agentId")) or _made("agent")
         text = event.payload.get("reasoning")
         item = self._reasoning.get(agent)
         changes: list[Change] = []
@@ -939,32 +949,32 @@ class Transcript:
 
     def _on_tool_called(self, event: RunEvent) -> list[Change]:
         payload = event.payload
-        call_id = _text(payload.get("callId")) or self._next_id("call")
+        call_id = _text(payload.get("callId")) or _made(self._next_id("call"))
         call = ToolCall(
             id=self._next_id("tool"),
             call_id=call_id,
-            agent_id=_text(payload.get("agentId")) or "agent",
-            tool_name=_text(payload.get("toolName")) or "tool",
+            agent_id=_text(payload.get("agentId")) or _made("agent"),
+            tool_name=_text(payload.get("toolName")) or _made("tool"),
             inputs=payload.get("inputs"),
             json_limit=self.limits.tool_bytes,
         )
         if call.inputs is not None:
             call.inputs_json, call.inputs_cut = self._json_shown(call.inputs)
-            call.inputs_text = words(call.inputs, TOOL_WORDS)
+            call.inputs_text = _made(words(call.inputs, TOOL_WORDS))
         self._calls[call_id] = call
         return [self._add(call)]
 
     def _on_tool_returned(self, event: RunEvent) -> list[Change]:
         payload = event.payload
-        call_id = _text(payload.get("callId")) or ""
+        call_id = _text(payload.get("callId")) or _made("")
         call = self._calls.get(call_id)
         changes: list[Change] = []
         if call is None:
             call = ToolCall(
                 id=self._next_id("tool"),
                 call_id=call_id,
-                agent_id=_text(payload.get("agentId")) or "agent",
-                tool_name=_text(payload.get("toolName")) or "tool",
+                agent_id=_text(payload.get("agentId")) or _made("agent"),
+                tool_name=_text(payload.get("toolName")) or _made("tool"),
                 json_limit=self.limits.tool_bytes,
             )
             changes.append(self._add(call))
@@ -979,13 +989,13 @@ class Transcript:
                 shown_outcome = {k: v for k, v in call.outcome.items() if k != "durationMs"}
         if isinstance(duration, int | float) and not isinstance(duration, bool):
             call.duration_ms = float(duration)
-        call.status = _text(payload.get("status")) or ("error" if call.error else "ok")
+        call.status = _text(payload.get("status")) or _made("error" if call.error else "ok")
         result = call.error if call.error is not None else call.outcome
         if result is not None:
             call.outcome_json, call.outcome_cut = self._json_shown(result)
         shown = call.error if call.error is not None else shown_outcome
         if shown is not None and shown != {}:
-            call.outcome_text = words(shown, TOOL_WORDS)
+            call.outcome_text = _made(words(shown, TOOL_WORDS))
         call.done = True
         changes.append(Updated(call))
         return changes
@@ -1037,14 +1047,14 @@ class Transcript:
 
     def _on_artifact(self, event: RunEvent) -> list[Change]:
         p = event.payload
-        artifact_id = _text(p.get("artifactId")) or "?"
+        artifact_id = _text(p.get("artifactId")) or _made("?")
         kind = _text(p.get("artifactType"))
         summary = _text(p.get("summary"))
         text = f"artifact {artifact_id} ({kind or '?'})" + (f" · {summary}" if summary else "")
         item = ArtifactNotice(
             self._next_id("artifact"),
             "info",
-            text,
+            _made(text),
             False,
             _kept(event),
             artifact_id=artifact_id,
@@ -1094,13 +1104,14 @@ def _count(value: Any) -> int:
 _MOVES_ON = frozenset({"node.resumed", "node.completed", "node.failed"})
 
 
-def _interrupt_text(item: Interrupt) -> str:
-    """The one-line summary of an interrupt, as it stands."""
+def _interrupt_text(item: Interrupt) -> HostText:
+    """The one-line summary of an interrupt, as it stands: the request's cleaned fields, and
+    the outcome, which may be the user's own answer (`describe_value` of what they typed)."""
     request = item.request
     if request is None:
         return item.text
     if item.state == "pending":
-        return " · ".join(summarize(request))
+        return _made(" · ".join(summarize(request)))
     where = f" at node {request.node_id}" if request.node_id else ""
     what = {
         "clarification": "the question",
@@ -1112,7 +1123,7 @@ def _interrupt_text(item: Interrupt) -> str:
     by = " here" if item.answered_by == "you" else ""
     if item.state == "answered" and item.answered_by not in (None, "you", "elsewhere"):
         by = f" by {item.answered_by}"
-    return f"{what}{where} {how}{by}" + (f" · {item.outcome}" if item.outcome else "")
+    return clean_own(f"{what}{where} {how}{by}" + (f" · {item.outcome}" if item.outcome else ""))
 
 
 _HANDLERS = {

@@ -24,16 +24,21 @@ from openwop_tui.core.limits import MiB as MiB
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.interrupts import InterruptRequest, InterruptState
+from openwop_tui.text.sanitize import HostText
 
 Level = Literal["info", "warning", "error"]
+
+#: The empty `HostText`, for fields that default to no text.
+NO_TEXT = HostText("")
 
 
 @dataclass(slots=True, eq=False)
 class UserTurn:
-    """Something the user typed."""
+    """Something the user typed (or, in a conversation, a user turn a host echoed): cleaned by
+    whoever made it (`openwop_tui.core.fold.Transcript.add_user` for the user's own)."""
 
     id: str
-    text: str
+    text: HostText
 
 
 #: Parts a `TextBuffer` holds before it joins them: a delta of a few characters costs a string
@@ -158,18 +163,21 @@ class _Streamed:
     """Where the full text was written once the item was final and cut (shown by the item)."""
 
     @property
-    def text(self) -> str:
-        """What is drawn: the text up to the item's limit."""
-        return self.body.shown
+    def text(self) -> HostText:
+        """What is drawn: the text up to the item's limit.
+
+        `HostText`: the fold only ever appends cleaned pieces (`RunEvent.piece`, the payload's
+        strings) and the part of them the directive reader leaves visible."""
+        return HostText(self.body.shown)
 
     @text.setter
     def text(self, value: str) -> None:
         self.body.replace(value)
 
     @property
-    def full_text(self) -> str:
-        """All of the text, including what is past the limit."""
-        return self.body.full
+    def full_text(self) -> HostText:
+        """All of the text, including what is past the limit (cleaned, like `text`)."""
+        return HostText(self.body.full)
 
 
 class AssistantTurn(_Streamed):
@@ -180,11 +188,11 @@ class AssistantTurn(_Streamed):
     def __init__(
         self,
         id: str,
-        node_id: str | None,
+        node_id: HostText | None,
         text: str = "",
         final: bool = False,
-        model: str | None = None,
-        finish_reason: str | None = None,
+        model: HostText | None = None,
+        finish_reason: HostText | None = None,
         *,
         limit: int = REPLY_BYTES,
     ) -> None:
@@ -213,7 +221,7 @@ class Reasoning(_Streamed):
     def __init__(
         self,
         id: str,
-        agent_id: str,
+        agent_id: HostText,
         text: str = "",
         done: bool = False,
         *,
@@ -236,13 +244,13 @@ class ToolCall:
     """A tool call and, once it returned, its outcome."""
 
     id: str
-    call_id: str
-    agent_id: str
-    tool_name: str
+    call_id: HostText
+    agent_id: HostText
+    tool_name: HostText
     inputs: Any = None
     outcome: Any = None
     error: Any = None
-    status: str | None = None
+    status: HostText | None = None
     done: bool = False
     inputs_json: str = ""
     """The inputs as compact JSON, at most ``limit`` bytes of it (what is drawn)."""
@@ -259,10 +267,10 @@ class ToolCall:
     duration_ms: float | None = None
     """How long the call took, from ``agent.toolReturned.durationMs`` (or, as the Postgres host
     sends it, ``outcome.durationMs``); ``None`` when the host did not say."""
-    inputs_text: str = ""
+    inputs_text: HostText = NO_TEXT
     """The inputs in words (``query: cats, limit: 3``: `openwop_tui.text.value_words.words`), made
     once by the fold, bounded: what the transcript draws."""
-    outcome_text: str = ""
+    outcome_text: HostText = NO_TEXT
     """The outcome (or the error) in words, like the inputs; without the ``durationMs`` a host
     put inside the outcome (it is `duration_ms`, drawn on its own)."""
 
@@ -290,7 +298,8 @@ class Notice:
 
     id: str
     level: Level
-    text: str
+    text: HostText
+    """Made of cleaned host values and the client's own words (see `Transcript.add_notice`)."""
     verbose: bool = False
     event: RunEvent | None = None
 
@@ -328,12 +337,12 @@ class ArtifactNotice(Notice):
     """An ``artifact.created``: what a view needs to fetch its body on demand, with
     ``GET …/runs/{run_id}/artifacts/{artifact_id}`` (protocol.md §2.1)."""
 
-    artifact_id: str = ""
-    artifact_type: str | None = None
-    run_id: str | None = None
-    node_id: str | None = None
+    artifact_id: HostText = NO_TEXT
+    artifact_type: HostText | None = None
+    run_id: HostText | None = None
+    node_id: HostText | None = None
     version: Any = None
-    summary: str | None = None
+    summary: HostText | None = None
 
 
 @dataclass(slots=True)

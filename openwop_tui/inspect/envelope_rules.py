@@ -26,6 +26,7 @@ from openwop_tui.inspect.sniff import family_of, normal_type, sniff
 from openwop_tui.protocol.envelopes import MEDIA_KINDS
 from openwop_tui.protocol.media import DEFAULT_MAX_BYTES, MediaPolicy, RefusedURL
 from openwop_tui.protocol.media import resolve_media_url as _resolve
+from openwop_tui.text.sanitize import HostText
 from openwop_tui.text.units import human_size
 
 Path = tuple[str | int, ...]
@@ -74,7 +75,7 @@ class EnvelopeContext:
 class Fragment:
     """One fragment of a streamed emission (an envelope with ``partial``), for the stream rule."""
 
-    correlation_id: str
+    correlation_id: HostText
     index: int | None
     last: bool
     """``partial.isPartial`` is false: the fragment that completes the emission."""
@@ -161,7 +162,7 @@ class _Rules:
             index = partial.get("index")
             self.fragments.append(
                 Fragment(
-                    correlation,
+                    HostText(correlation),  # the event's payload: cleaned by `normalize`
                     index if isinstance(index, int) and not isinstance(index, bool) else None,
                     partial.get("isPartial") is False,
                     show_path((*path, "partial")),

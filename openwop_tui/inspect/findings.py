@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from openwop_tui.text.sanitize import HostText
+
 
 class Severity(StrEnum):
     """How bad a finding is: ``error`` breaks a MUST or a schema; ``warning`` a SHOULD, or
@@ -45,10 +47,11 @@ class Finding:
     code: str
     severity: Severity
     source: str
-    message: str
+    message: HostText
+    """The rule's words around the event's cleaned values (see `finding`)."""
     sequence: int | None
     """The event's sequence (``None``: the event had none, or the finding is about the stream)."""
-    path: str
+    path: HostText
     """A JSON path inside the event (``$.payload.outputs.envelope.payload.bytes``), ``$`` for
     the whole event, ``""`` for a finding about the stream rather than one event."""
     run_id: str | None = None
@@ -141,4 +144,7 @@ RULES: dict[str, Rule] = {rule.code: rule for rule in _CATALOGUE}
 def finding(code: str, message: str, sequence: int | None, path: str) -> Finding:
     """A `Finding` of rule ``code`` (its severity and source from `RULES`)."""
     rule = RULES[code]
-    return Finding(code, rule.severity, rule.source, message, sequence, path)
+    # Rules read `RunEvent`s, whose every string `normalize` cleaned, and write their own words
+    # (and the schema validator's) around them: the message and the path are clean as made.
+    # A sentence that may hold an exception's message is cleaned by its rule (`Linter.problem`).
+    return Finding(code, rule.severity, rule.source, HostText(message), sequence, HostText(path))

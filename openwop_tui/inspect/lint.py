@@ -27,7 +27,7 @@ from openwop_tui.inspect.schemas import SchemaSet
 from openwop_tui.protocol.discovery import DEFAULT_MAX_INLINE_MEDIA_BYTES
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.media import DEFAULT_MAX_BYTES
-from openwop_tui.text.sanitize import clean
+from openwop_tui.text.sanitize import HostText, clean_own
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,8 +79,8 @@ class Linter:
             assets=assets,
             supported_envelopes=self.config.supported_envelopes,
         )
-        self._runs: dict[str, _Run] = {}
-        self._emissions: dict[str, tuple[int | None, bool]] = {}
+        self._runs: dict[HostText, _Run] = {}
+        self._emissions: dict[HostText, tuple[int | None, bool]] = {}
         """Each streamed emission's last fragment index, and whether it completed."""
         self._found: list[Finding] = []
         self._by_event: dict[tuple[str | None, int], list[Finding]] = {}
@@ -126,7 +126,7 @@ class Linter:
         """Rule E1: the fragments of one emission come in order, and one completes it."""
         found = []
         for piece in fragments:
-            shown = clean(piece.correlation_id)[:80]
+            shown = piece.correlation_id[:80]
             previous, done = self._emissions.get(piece.correlation_id, (None, False))
             if done:
                 found.append(
@@ -155,7 +155,8 @@ class Linter:
 
     def problem(self, message: str) -> list[Finding]:
         """A frame that could not be read as an event (``message`` says why)."""
-        text: str = clean(message)
+        # The client's own sentence, around host values and perhaps an exception's message.
+        text: str = clean_own(message)
         text = text if len(text) <= 300 else text[:299] + "…"
         return self._keep([finding("OW107", text, None, "")])
 
@@ -165,7 +166,7 @@ class Linter:
             replace(
                 finding(
                     "OW117",
-                    f"run {clean(run_id)[:80]} has no run.completed, run.failed or "
+                    f"run {run_id[:80]} has no run.completed, run.failed or "
                     "run.cancelled (the recording stopped early, or the host never ended it)",
                     None,
                     "",
@@ -178,7 +179,7 @@ class Linter:
         found.extend(
             finding(
                 "OW204",
-                f"the streamed envelope {clean(cid)[:80]} never completed (no "
+                f"the streamed envelope {cid[:80]} never completed (no "
                 "fragment with partial.isPartial false): a consumer must not enable its "
                 "actions",
                 None,
@@ -201,7 +202,7 @@ class Linter:
             isinstance(event.raw, dict) and event.raw.get("synthesized") is True
         ):
             return []
-        run = self._runs.setdefault(event.run_id or "?", _Run())
+        run = self._runs.setdefault(event.run_id or HostText("?"), _Run())
         sequence = event.sequence
         found: list[Finding] = []
         if sequence is None:

@@ -24,6 +24,7 @@ from typing import Any
 from openwop_tui.inspect.findings import Finding, Severity
 from openwop_tui.protocol.envelopes import extract_envelopes
 from openwop_tui.protocol.events import RunEvent, chunk_text
+from openwop_tui.text.sanitize import HostText
 
 #: Characters of a summary; a view cuts further to its width.
 SUMMARY_CHARS = 160
@@ -38,14 +39,14 @@ class Row:
     sequence: int | None
     elapsed: float | None
     """Seconds since the event's run started (``None``: the event carries no time)."""
-    type: str
-    node: str | None
-    summary: str
+    type: HostText
+    node: HostText | None
+    summary: HostText
     marks: tuple[str, ...] = ()
     """The codes of the lint findings about this event (``OW214`` …), worst first."""
     worst: Severity | None = None
     """The most severe of those findings."""
-    run_id: str | None = None
+    run_id: HostText | None = None
 
     @property
     def key(self) -> tuple[str | None, int | None]:
@@ -65,7 +66,7 @@ def timeline_row(
         elapsed=when - origin if when is not None and origin is not None else None,
         type=event.type,
         node=event.node_id,
-        summary=summary(event),
+        summary=HostText(summary(event)),  # made of the event's cleaned fields and values
         marks=marks,
         worst=ranked[0].severity if ranked else None,
         run_id=event.run_id,

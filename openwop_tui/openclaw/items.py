@@ -40,7 +40,9 @@ from openwop_tui.openclaw.reader import (
 )
 from openwop_tui.protocol.envelopes import KNOWN_DISPLAYS, Envelope, MediaRef, Rendering
 from openwop_tui.protocol.events import RunEvent
+from openwop_tui.protocol.hostdata import host_str
 from openwop_tui.protocol.media import Asset
+from openwop_tui.text.sanitize import HostText
 
 __all__ = ["DirectiveEnvelope", "TurnDirectives", "as_embed", "is_canvas", "refused_asset"]
 
@@ -82,15 +84,15 @@ def as_embed(envelope: Envelope) -> Envelope:
     display = envelope.rendering.display
     if not is_canvas(envelope.payload) or (display in KNOWN_DISPLAYS and display != EMBED):
         return envelope
-    return replace(envelope, rendering=replace(envelope.rendering, display=EMBED))
+    return replace(envelope, rendering=replace(envelope.rendering, display=HostText(EMBED)))
 
 
 def _envelope(
-    kind: str,
+    kind: HostText,
     payload: dict[str, Any],
     rendering: Rendering,
     event: RunEvent,
-    envelope_id: str,
+    envelope_id: HostText,
     check: MediaCheck | None = None,
 ) -> DirectiveEnvelope:
     document = {
@@ -113,7 +115,7 @@ def _envelope(
 
 
 def _media_envelope(
-    record: MediaDirective, event: RunEvent, envelope_id: str, voice: bool
+    record: MediaDirective, event: RunEvent, envelope_id: HostText, voice: bool
 ) -> DirectiveEnvelope:
     payload: dict[str, Any] = {
         "directive": record.origin,
@@ -129,11 +131,11 @@ def _media_envelope(
     if record.family == "audio" and voice:
         payload["audioAsVoice"] = True
     rendering = Rendering(mime_type=record.mime_type, alt=record.alt, title=record.name)
-    kind = f"media.{record.family}"
+    kind = HostText(f"media.{record.family}")  # the client's own ASCII family names
     return _envelope(kind, payload, rendering, event, envelope_id, record.check)
 
 
-def _embed_envelope(record: Embed | Inert, event: RunEvent, envelope_id: str) -> Envelope:
+def _embed_envelope(record: Embed | Inert, event: RunEvent, envelope_id: HostText) -> Envelope:
     if isinstance(record, Inert):
         payload: dict[str, Any] = {
             "type": "openclaw.inert",
@@ -142,7 +144,8 @@ def _embed_envelope(record: Embed | Inert, event: RunEvent, envelope_id: str) ->
             "reason": record.reason,
             "line": record.line,
         }
-        return _envelope("openclaw.inert", payload, Rendering(display=EMBED), event, envelope_id)
+        kind = HostText("openclaw.inert")  # the client's own ASCII names, here and below
+        return _envelope(kind, payload, Rendering(display=HostText(EMBED)), event, envelope_id)
     preview: dict[str, Any] = {"kind": "canvas", "surface": "assistant_message", "render": "url"}
     for key, value in (
         ("viewId", record.ref),
@@ -153,8 +156,8 @@ def _embed_envelope(record: Embed | Inert, event: RunEvent, envelope_id: str) ->
         if value is not None:
             preview[key] = value
     payload = {"type": "canvas", "preview": preview, "line": record.line}
-    rendering = Rendering(display=EMBED, title=record.title)
-    return _envelope("canvas", payload, rendering, event, envelope_id)
+    rendering = Rendering(display=HostText(EMBED), title=record.title)
+    return _envelope(HostText("canvas"), payload, rendering, event, envelope_id)
 
 
 def _key(record: Record) -> str:
@@ -206,7 +209,7 @@ class TurnDirectives:
             self._seen.add(key)
             self._count += 1
             item_id = next_id("envelope")
-            envelope_id = f"directive:{item_id}"
+            envelope_id = HostText(f"directive:{item_id}")  # the client's own id
             if isinstance(record, MediaDirective):
                 envelope: Envelope = _media_envelope(record, event, envelope_id, self._voice)
                 item = EnvelopeItem(item_id, envelope)
@@ -218,7 +221,9 @@ class TurnDirectives:
         added += self._reply_items(found.reply, event, next_id, updated)
         if found.overflow and not self._overflow_said:
             self._overflow_said = True
-            text = f"more than {MAX_RECORDS} directives in this reply: the rest are shown as text"
+            text = HostText(  # the client's own words
+                f"more than {MAX_RECORDS} directives in this reply: the rest are shown as text"
+            )
             added.append(Notice(next_id("notice"), "warning", text, False, event))
         return added, updated
 
@@ -240,11 +245,13 @@ class TurnDirectives:
     ) -> list[Item]:
         if reply is None:
             return []
+        # The reply's line is the reader's words around values from the reply's cleaned text.
+        line = HostText(reply.line)
         if self._reply is None:
-            self._reply = Notice(next_id("notice"), "info", reply.line, False, event)
+            self._reply = Notice(next_id("notice"), "info", line, False, event)
             return [self._reply]
-        if self._reply.text != reply.line:
-            self._reply.text = reply.line
+        if self._reply.text != line:
+            self._reply.text = line
             updated.append(self._reply)
         return []
 
@@ -313,7 +320,7 @@ def _canvas_record(block: Mapping[str, Any]) -> Embed:
     return Embed(
         ref=text("viewId"),
         url=text("url"),
-        title=text("title"),
+        title=host_str(preview.get("title")),  # the event's payload: cleaned by `normalize`
         height=height if isinstance(height, int) and not isinstance(height, bool) else None,
         line=0,
     )

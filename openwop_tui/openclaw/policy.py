@@ -26,7 +26,7 @@ import idna  # httpx's own IDNA codec: the name shown is the name connected to
 
 from openwop_tui.protocol.media import MediaPolicy, RefusedURL, resolve_media_url
 from openwop_tui.text.redact import display_url
-from openwop_tui.text.sanitize import clean, clean_label
+from openwop_tui.text.sanitize import HostText, clean, clean_label, clip
 
 __all__ = ["MAX_CANDIDATE", "MAX_FIELD", "Family", "MediaCheck", "check_media", "media_family"]
 
@@ -65,6 +65,8 @@ class MediaCheck:
 
 
 def cut(text: str, limit: int = MAX_FIELD) -> str:
+    # A boundary: `check_media` also judges the URLs renderers offer a browser (`check_link`),
+    # which are a renderer's text, not the boundary's.
     text = clean(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -164,7 +166,10 @@ def check_media(candidate: str) -> MediaCheck:
     if scheme != "https":
         reference = None if scheme in ("data", "javascript", "blob") else shown_url(candidate)
         return MediaCheck(
-            None, f"refused: {clean(scheme)[:20]}: references are never fetched", reference
+            # Printable: a candidate with any control or space was refused above.
+            None,
+            f"refused: {scheme[:20]}: references are never fetched",
+            reference,
         )
     reference = shown_url(candidate)
     try:
@@ -178,7 +183,7 @@ def check_media(candidate: str) -> MediaCheck:
         # From here on the URL is its ASCII form: what is checked, fetched and shown.
         candidate, reference = ascii_url, shown_url(ascii_url)
         host = (urlsplit(candidate).hostname or "").rstrip(".")
-    name = clean(host)[:80]
+    name = host[:80]  # printable, like the scheme
     try:
         address: ipaddress.IPv4Address | ipaddress.IPv6Address | None = ipaddress.ip_address(
             host.split("%", 1)[0]
@@ -196,7 +201,7 @@ def check_media(candidate: str) -> MediaCheck:
     try:
         url = resolve_media_url(candidate, _NO_HOST)
     except RefusedURL as refusal:
-        return MediaCheck(None, clean(refusal.reason), reference)
+        return MediaCheck(None, refusal.reason, reference)  # cleaned where it was raised
     if address is None and "." not in host:
         return MediaCheck(
             None, f"refused: {name} is a single-label (internal) host name", reference
@@ -219,10 +224,11 @@ def media_family(reference: str, *, voice: bool = False) -> tuple[Family, str | 
     return ("audio" if voice and not ext else "file"), guessed
 
 
-def name_of(reference: str) -> str | None:
+def name_of(reference: str) -> HostText | None:
     try:
         path = urlsplit(reference).path if _SCHEME.match(reference) else reference
     except ValueError:
         return None
     base = posixpath.basename(unquote(path).replace("\\", "/"))
-    return clean_label(base)[:MAX_FIELD] if base else None
+    # A boundary: unquoting the path decodes %1b and the like into controls.
+    return clip(clean_label(base), MAX_FIELD) if base else None

@@ -62,7 +62,7 @@ from openwop_tui.openclaw.syntax import (
     shortcode,
     unwrap,
 )
-from openwop_tui.text.sanitize import clean_label
+from openwop_tui.text.sanitize import HostText, clean_label, clip
 
 __all__ = [
     "MAX_RECORDS",
@@ -107,11 +107,11 @@ class MediaDirective:
     """The 1-based line of the reply it was on (0 for a structured field)."""
     origin: Origin
     family: Family
-    mime_type: str | None
-    name: str | None
+    mime_type: HostText | None
+    name: HostText | None
     """The file name the reference ends in (cleaned), if any."""
     check: MediaCheck
-    alt: str | None = None
+    alt: HostText | None = None
     """A markdown image's alt text."""
 
     @property
@@ -146,7 +146,7 @@ class Embed:
 
     ref: str | None
     url: str | None
-    title: str | None
+    title: HostText | None
     height: int | None
     line: int
 
@@ -199,10 +199,10 @@ def media_directive(
         line=line,
         origin=origin,
         family=family,
-        mime_type=mime,
+        mime_type=None if mime is None else HostText(mime),  # from the mimetypes table: ASCII
         name=name_of(candidate),
         check=check_media(candidate),
-        alt=clean_label(alt)[:MAX_FIELD] if alt else None,
+        alt=clip(clean_label(alt), MAX_FIELD) if alt else None,
     )
 
 
@@ -536,7 +536,7 @@ class DirectiveStream:
                 Embed(
                     ref=cut(ref) if ref else None,
                     url=shown_url(url) if url else None,
-                    title=clean_label(title)[:MAX_FIELD] if title else None,
+                    title=clip(clean_label(title), MAX_FIELD) if title else None,
                     height=height(attrs.get("height")),
                     line=self._line_no,
                 )

@@ -17,11 +17,12 @@ from rich.padding import Padding
 from rich.text import Text
 
 from openwop_tui.core.fold import AssistantTurn, Notice, Reasoning, ToolCall, UserTurn
+from openwop_tui.core.items import NO_TEXT
 from openwop_tui.present.palette import Palette
 from openwop_tui.present.safe_text import safe_text
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.text import units, value_words
-from openwop_tui.text.sanitize import clean, clean_label
+from openwop_tui.text.sanitize import HostText, clean, clean_label, clean_own
 
 NOTICE_ICON = {"info": "•", "warning": "⚠", "error": "✖"}
 
@@ -58,7 +59,8 @@ def cut_marker(
     """
     text = f"{what} cut at {units.human_size(limit)}: {units.human_size(cut_bytes)} more not shown"
     text += f" · saved to {saved_to}" if saved_to else " · kept, saved when complete"
-    return Text(clean(text), style=_palette(palette).warning)
+    # The client's own sentence around a path on this machine (which may hold anything).
+    return Text(clean_own(text), style=_palette(palette).warning)
 
 
 def reply_marker(turn: AssistantTurn | Reasoning, palette: Palette | None = None) -> Text | None:
@@ -104,7 +106,7 @@ def reasoning(item: Reasoning, palette: Palette | None = None) -> RenderableType
     if item.done or item.body.shown_bytes <= REASONING_TAIL:
         shown = item.text
     else:
-        shown = "…" + item.body.tail(REASONING_TAIL)
+        shown = HostText("…" + item.body.tail(REASONING_TAIL))  # a cut of the cleaned text
     text.append_text(safe_text(shown, f"italic {colours.muted}"))
     marker = reply_marker(item, colours)
     if marker is not None:
@@ -113,14 +115,10 @@ def reasoning(item: Reasoning, palette: Palette | None = None) -> RenderableType
     return text
 
 
-def compact_json(value: Any, limit: int = 200) -> str:
-    """One line of JSON, shortened and cleaned for the terminal."""
-    return clean(units.compact_json(value, limit))
-
-
-def _words(shown: str, value: Any, limit: int) -> str:
-    """A tool value in words: the fold's bounded text when it made one, else the value's own."""
-    return clean(shown or value_words.words(value, limit))
+def _words(shown: HostText, value: Any, limit: int) -> HostText:
+    """A tool value in words: the fold's bounded text when it made one, else the value's own
+    (a payload value, cleaned by the boundary: its words are clean too)."""
+    return shown or HostText(value_words.words(value, limit))
 
 
 def _nothing_returned(outcome: Any) -> bool:
@@ -141,16 +139,16 @@ def tool_call(call: ToolCall, palette: Palette | None = None) -> Text:
         text.append(" … running", style=colours.muted)
     elif call.error is not None:
         status = call.status if call.status and call.status != "ok" else "error"
-        text.append(f" ✖ {clean(status)}{took_text}", style=colours.error)
+        text.append(f" ✖ {status}{took_text}", style=colours.error)
         text.append(f" · {_words(call.outcome_text, call.error, 400)}", style=colours.error)
     else:
         status = call.status or "ok"
         style = colours.success if status == "ok" else colours.warning
-        text.append(f" → {clean(status)}{took_text}", style=style)
+        text.append(f" → {status}{took_text}", style=style)
         if call.outcome_text:
-            text.append(f" · {clean(call.outcome_text)}", style=colours.muted)
+            text.append(f" · {call.outcome_text}", style=colours.muted)
         elif not _nothing_returned(call.outcome):
-            text.append(f" · {_words('', call.outcome, 400)}", style=colours.muted)
+            text.append(f" · {_words(NO_TEXT, call.outcome, 400)}", style=colours.muted)
     for what, cut in (("tool inputs", call.inputs_cut), ("tool result", call.outcome_cut)):
         if cut:
             saved = call.saved_to if call.done else None
@@ -168,7 +166,9 @@ def notice(item: Notice, palette: Palette | None = None) -> RenderableType:
 def envelope_title(rendered: Rendered, palette: Palette | None = None) -> Text:
     """An envelope's title line, saying when it is not shown in full."""
     colours = _palette(palette)
-    title = safe_text(rendered.title, colours.accent)
+    # A boundary: a renderer (perhaps a plugin's) made the title, from host values and its own
+    # words; what it wrote is not trusted to be clean.
+    title = safe_text(clean(rendered.title), colours.accent)
     if rendered.degraded:
         title.append("  (not shown in full)", style=colours.warning)
     return title
@@ -185,7 +185,8 @@ def envelope_badge(rendered: Rendered, palette: Palette | None = None, lint: str
     marks of the lint findings about its event (``⚠ OW214``), when there are any."""
     line = badge(rendered.badge, palette)
     if lint:
-        line.append(f" · {clean(lint)}", style=f"not italic {_palette(palette).warning}")
+        # The lint marks are the client's own codes (``⚠ OW214``).
+        line.append(f" · {clean_own(lint)}", style=f"not italic {_palette(palette).warning}")
     return line
 
 

@@ -28,7 +28,7 @@ from markdown_it.token import Token
 from rich.markdown import Markdown, UnknownElement
 
 from openwop_tui.text.markdown import clean_tokens
-from openwop_tui.text.sanitize import clean
+from openwop_tui.text.sanitize import HostText, clean
 
 __all__ = ["BlockMarkdown", "MarkdownBlock", "ReplyMarkdown", "SafeMarkdown", "parser"]
 
@@ -120,7 +120,7 @@ class ReplyMarkdown:
     _parser: MarkdownIt = field(default_factory=parser)
 
     @classmethod
-    def whole(cls, text: str) -> ReplyMarkdown:
+    def whole(cls, text: HostText) -> ReplyMarkdown:
         """A complete text, parsed once."""
         reply = cls()
         reply.feed(text)
@@ -132,8 +132,9 @@ class ReplyMarkdown:
         """Everything fed (joined: O(length), for checks, not per token)."""
         return "".join(self._done) + self._tail
 
-    def feed(self, delta: str) -> None:
-        """Append streamed text (parsed at the next `update`)."""
+    def feed(self, delta: HostText) -> None:
+        """Append streamed text (parsed at the next `update`): a reply's, cleaned where it
+        entered, so only the parsed tokens are cleaned again (character references)."""
         if delta:
             self._tail += delta
             self._dirty = True
@@ -150,7 +151,7 @@ class ReplyMarkdown:
             return
         self._dirty = False
         env: dict[str, Any] = {"references": dict(self._refs)}
-        source = clean(self._tail)
+        source = self._tail  # only `HostText` is fed
         tokens = self._parser.parse(source, env)
         clean_tokens(tokens)
         # markdown-it counts lines by "\n" alone (`clean` left no other line break).
@@ -250,5 +251,6 @@ class SafeMarkdown(Markdown):
     """Rich ``Markdown`` whose parsed tokens are cleaned (see the module docstring)."""
 
     def __init__(self, markup: str, *args: Any, **kwargs: Any) -> None:
+        # A boundary: renderers (a plugin's too) hand it whatever payload text they were given.
         super().__init__(clean(markup), *args, **kwargs)
         clean_tokens(self.parsed)

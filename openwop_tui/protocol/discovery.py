@@ -26,6 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from openwop_tui.protocol.hostdata import host_text
+
 __all__ = ["DEFAULT_MAX_INLINE_MEDIA_BYTES", "DISCOVERY_PATH", "Discovery"]
 
 #: `aiProviders.maxInlineMediaBytes` when a host does not say (protocol.md §1.1, §4.5).
@@ -79,7 +81,9 @@ class Discovery:
         if major == 2:
             # The version spoken, not the header-less default: through the overlap a v2 host's
             # `protocolVersion` and `preferredVersion` name its 1.x (versioning.md §1.1).
-            header = (version_header or "").strip()
+            # A boundary: a response header is host text that `host_value` never saw (obs-text
+            # bytes decode to C1 controls).
+            header = host_text((version_header or "").strip())
             twos = [v for v in versions if v == "2" or v.startswith("2.")]
             protocol_version = header if header.startswith("2.") else max(twos, key=_version_key)
 

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from openwop_tui.protocol.events import RunEvent
-from openwop_tui.text.sanitize import clean_label
+from openwop_tui.protocol.hostdata import host_str
+from openwop_tui.text.sanitize import HostText, clean_label
 
 #: Display values the client has renderers for (closed enum in the spec, `ai-envelope.md`).
 KNOWN_DISPLAYS = frozenset({"markdown", "code", "card", "image", "audio", "file"})
@@ -55,11 +56,11 @@ def _fits(hint: str, family: str) -> bool:
 class Rendering:
     """The ``meta.rendering`` hint. Every field is optional; strings only (others are dropped)."""
 
-    display: str | None = None
-    mime_type: str | None = None
-    lang: str | None = None
-    alt: str | None = None
-    title: str | None = None
+    display: HostText | None = None
+    mime_type: HostText | None = None
+    lang: HostText | None = None
+    alt: HostText | None = None
+    title: HostText | None = None
 
     @classmethod
     def from_json(cls, value: Any) -> Rendering:
@@ -67,7 +68,7 @@ class Rendering:
         if not isinstance(value, Mapping):
             return cls()
 
-        def text(key: str) -> str | None:
+        def text(key: str) -> HostText | None:
             # Every field is shown in a header: one line (`clean_label`).
             item = value.get(key)
             return clean_label(item) if isinstance(item, str) and item else None
@@ -89,8 +90,8 @@ class MediaRef:
     base64: str | None = None
     bytes: int | None = None
     """The size the host advertised (required by the schema, but hosts may omit it)."""
-    mime_type: str | None = None
-    name: str | None = None
+    mime_type: HostText | None = None
+    name: HostText | None = None
     duration_seconds: float | None = None
 
     @classmethod
@@ -141,7 +142,7 @@ class Envelope:
     else the family implied by a ``media.*`` kind, else ``None`` (the raw-JSON fallback).
     """
 
-    kind: str
+    kind: HostText
     """The envelope ``type`` (``media.image``, ``vendor.acme.card``…), or ``"completion"`` for a
     hinted ``outputs.completion`` with no envelope object."""
     payload: Any
@@ -151,16 +152,16 @@ class Envelope:
     text: str | None = None
     """``outputs.completion`` when the event carried one: the text form of the envelope."""
     media: MediaRef | None = None
-    envelope_id: str | None = None
-    correlation_id: str | None = None
-    node_id: str | None = None
+    envelope_id: HostText | None = None
+    correlation_id: HostText | None = None
+    node_id: HostText | None = None
     document: Any = None
     """The whole envelope object as the host sent it (``None`` for a lifted hint)."""
     index: int = 0
     """Position among the envelopes of its event (an event may carry a list)."""
 
     @property
-    def display(self) -> str | None:
+    def display(self) -> HostText | None:
         """The registry key for this envelope: the type's family when the type has one and the
         hint does not fit it (`hint_set_aside`), else the hint, else the type's family.
 
@@ -172,11 +173,11 @@ class Envelope:
         family = _MEDIA_DISPLAY.get(self.kind)
         hint = self.rendering.display
         if family is not None and hint is not None and not _fits(hint, family):
-            return family
-        return hint or family
+            return HostText(family)  # the client's own ASCII family names
+        return hint or (HostText(family) if family is not None else None)
 
     @property
-    def hint_set_aside(self) -> str | None:
+    def hint_set_aside(self) -> HostText | None:
         """The hint's ``display`` when it names a renderer unfit for the envelope's type (and
         the type's own renderer draws it instead); ``None`` when the hint is followed."""
         family = _MEDIA_DISPLAY.get(self.kind)
@@ -186,7 +187,7 @@ class Envelope:
         return None
 
     @property
-    def alt(self) -> str | None:
+    def alt(self) -> HostText | None:
         """The text alternative: the hint's ``alt`` (RFC 0055 §B), else an ``alt`` the payload
         carries (the reference app's media parts put it there), cleaned as a label."""
         if self.rendering.alt:
@@ -235,7 +236,7 @@ class Envelope:
         return self.media if self.media is not None else MediaRef.from_payload(self.payload)
 
     @property
-    def mime_type(self) -> str | None:
+    def mime_type(self) -> HostText | None:
         """The media type, from the payload first (even a payload with nothing to fetch),
         then the hint."""
         facts = self.media_facts
@@ -262,8 +263,8 @@ def _envelope_from_object(
     index: int = 0,
     lifted: Any = None,
 ) -> Envelope:
-    kind = obj.get("type")
-    kind = kind if isinstance(kind, str) and kind else "unknown"
+    found = obj.get("type")
+    kind = found if isinstance(found, str) and found else "unknown"
     meta = obj.get("meta")
     hint = meta.get("rendering") if isinstance(meta, Mapping) else None
     # The reference app's order: the envelope's own hint, else the one lifted beside it into
@@ -272,9 +273,8 @@ def _envelope_from_object(
     payload = obj.get("payload")
     media = MediaRef.from_payload(payload) if kind in MEDIA_KINDS else None
 
-    def ident(key: str) -> str | None:
-        value = obj.get(key)
-        return value if isinstance(value, str) and value else None
+    def ident(key: str) -> HostText | None:
+        return host_str(obj.get(key))  # the event's payload: cleaned by `normalize`
 
     return Envelope(
         kind=clean_label(kind),  # shown in headers: one line
@@ -324,7 +324,7 @@ def extract_envelopes(event: RunEvent) -> list[Envelope]:
     except Exception:  # the fold must go on; what the host sent stays visible as JSON
         return [
             Envelope(
-                kind="unreadable",
+                kind=HostText("unreadable"),  # the client's own ASCII kind
                 payload=event.payload,
                 rendering=Rendering(),
                 source=event,
@@ -371,7 +371,7 @@ def _extract(event: RunEvent) -> list[Envelope]:
     if rendering.display and rendering.display != "markdown" and text is not None:
         return [
             Envelope(
-                kind="completion",
+                kind=HostText("completion"),  # the client's own ASCII kind
                 payload=text,
                 rendering=rendering,
                 source=event,

@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from openwop_tui.protocol.hostdata import host_value, mask, secrets_of
-from openwop_tui.text.sanitize import clean
+from openwop_tui.text.sanitize import HostText, clean
 from openwop_tui.text.units import human_size
 
 __all__ = [
@@ -96,8 +96,10 @@ class HostError(Exception):
         retry_after: float | None = None,
         details: Any = None,
     ) -> None:
-        super().__init__(message)
-        self.message = message
+        # A boundary: the sentence is built all over the client from host excerpts, URLs the user
+        # configured and exception messages; it is cleaned once here, so it is `HostText`.
+        self.message: HostText = clean(message)
+        super().__init__(self.message)
         self.status = status
         self.code = code
         self.retry_after = retry_after

@@ -27,7 +27,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from openwop_tui.protocol.hostdata import host_piece, host_text, host_value
+from openwop_tui.protocol.hostdata import host_piece, host_str, host_text, host_value
+from openwop_tui.text.sanitize import HostText
 
 #: Terminal run events: the stream ends after one of these (protocol.md §3.5).
 TERMINAL_TYPES = frozenset({"run.completed", "run.failed", "run.cancelled"})
@@ -107,22 +108,22 @@ class RunEvent:
     as received, for an event log: it is raw host text and must never be displayed.
     """
 
-    type: str
+    type: HostText
     """The event type, in v1 spelling (see `canonical_type`)."""
     payload: Mapping[str, Any]
     sequence: int | None = None
     """Per-run ordering number; ``None`` when the frame had none (bare chunks without ``id:``)."""
-    run_id: str | None = None
-    node_id: str | None = None
-    event_id: str | None = None
-    timestamp: str | None = None
-    causation_id: str | None = None
-    frame_event: str | None = None
+    run_id: HostText | None = None
+    node_id: HostText | None = None
+    event_id: HostText | None = None
+    timestamp: HostText | None = None
+    causation_id: HostText | None = None
+    frame_event: HostText | None = None
     """The SSE ``event:`` label the frame came with (a type, a stream mode, or ``batch``)."""
     raw: Any = field(default=None, compare=False, repr=False)
     wire: str | None = field(default=None, compare=False, repr=False)
     """The frame's data as received (uncleaned, unmasked): for storage only, never shown."""
-    piece: str | None = field(default=None, compare=False, repr=False)
+    piece: HostText | None = field(default=None, compare=False, repr=False)
     """A chunk's or reasoning delta's text cleaned, with whole secrets masked but not the
     fragments at its edges: the fold joins pieces and masks a key split between them
     (`openwop_tui.text.split_keys`). ``None`` for other events."""
@@ -167,10 +168,6 @@ def _int_or_none(value: Any) -> int | None:
     return None
 
 
-def _str_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def normalize(
     doc: Any,
     *,
@@ -203,11 +200,12 @@ def normalize(
             payload = doc.get("data")
         if not isinstance(payload, Mapping):
             payload = {} if payload is None else {"value": payload}
-        event_type = canonical_type(type_name)
+        # A cleaned host name, or one of the table's own ASCII names.
+        event_type = HostText(canonical_type(type_name))
     elif "chunk" in doc:
         # A bare outputChunk payload, as `messages` mode sends it (protocol.md §3.4).
         payload = doc
-        event_type = "output.chunk"
+        event_type = HostText("output.chunk")  # the client's own ASCII name
     else:
         label = f" (SSE event {frame_event!r})" if frame_event else ""
         raise EventShapeError(f"event has no 'type' and is not a bare chunk{label}")
@@ -218,16 +216,16 @@ def normalize(
     if sequence is None and frame_id is not None:
         sequence = _int_or_none(frame_id)
 
-    node_id = _str_or_none(doc.get("nodeId")) or _str_or_none(payload.get("nodeId"))
+    node_id = host_str(doc.get("nodeId")) or host_str(payload.get("nodeId"))
     return RunEvent(
         type=event_type,
         payload=payload,
         sequence=sequence,
-        run_id=_str_or_none(doc.get("runId")),
+        run_id=host_str(doc.get("runId")),
         node_id=node_id,
-        event_id=_str_or_none(doc.get("eventId")),
-        timestamp=_str_or_none(doc.get("timestamp")),
-        causation_id=_str_or_none(doc.get("causationId")),
+        event_id=host_str(doc.get("eventId")),
+        timestamp=host_str(doc.get("timestamp")),
+        causation_id=host_str(doc.get("causationId")),
         frame_event=frame_event,
         raw=doc,
         wire=wire,
@@ -239,7 +237,7 @@ def normalize(
 _PIECE_TYPES = CHUNK_TYPES | {"agent.reasoning.delta"}
 
 
-def _piece(doc: Mapping[str, Any], secrets: tuple[str, ...]) -> str | None:
+def _piece(doc: Mapping[str, Any], secrets: tuple[str, ...]) -> HostText | None:
     """The raw document's chunk text as `RunEvent.piece` holds it (see there), or ``None``."""
     type_name = doc.get("type")
     if isinstance(type_name, str):

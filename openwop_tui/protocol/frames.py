@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from openwop_tui.protocol.events import EventShapeError, RunEvent, normalize, parse_int
-from openwop_tui.protocol.hostdata import host_text, host_value, mask
+from openwop_tui.protocol.hostdata import host_str, host_text, host_value, mask
 from openwop_tui.protocol.sse import SSEFrame
+from openwop_tui.text.sanitize import HostText
 
 __all__ = [
     "EXCERPT_CHARS",
@@ -98,13 +99,12 @@ def snapshot_event(
     (its host data cleaned, as `normalize` does)."""
     secrets = tuple(secrets)
     cleaned = host_value(doc, secrets)
-    run_id = cleaned.get("runId")
     sequence = parse_int(frame_id) if frame_id is not None else None
     return RunEvent(
-        type="state.snapshot",
+        type=HostText("state.snapshot"),  # the client's own ASCII event name
         payload=cleaned,
         sequence=sequence,
-        run_id=run_id if isinstance(run_id, str) and run_id else None,
+        run_id=host_str(cleaned.get("runId")),
         frame_event=None if frame_event is None else host_text(frame_event, secrets),
         raw=cleaned,
         wire=wire,

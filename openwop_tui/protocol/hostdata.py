@@ -47,6 +47,7 @@ __all__ = [
     "TOO_DEEP",
     "fragment_floor",
     "host_piece",
+    "host_str",
     "host_text",
     "host_value",
     "mask",
@@ -143,7 +144,17 @@ def _after_bearer(text: str, index: int) -> bool:
     return text[max(0, index - 7) : index].lower() == "bearer "
 
 
-def host_piece(text: str, secrets: Iterable[str] = ()) -> str:
+def host_str(value: Any) -> HostText | None:
+    """A non-empty string read out of `host_value`'s copy, typed as the `HostText` it is, or
+    ``None`` for anything else.
+
+    Only for values taken from what `host_value` returned (every string in it went through
+    `host_text`): the copy is typed ``Any``, and this is where its strings get their type back.
+    """
+    return HostText(value) if isinstance(value, str) and value else None  # cleaned by host_value
+
+
+def host_piece(text: str, secrets: Iterable[str] = ()) -> HostText:
     """A piece of host text that will be joined to others (a reply's chunk): whole secrets
     masked, then `clean`; fragments at its edges are left for the join to decide
     (`openwop_tui.text.split_keys`)."""
@@ -151,7 +162,7 @@ def host_piece(text: str, secrets: Iterable[str] = ()) -> str:
         if len(secret) >= MIN_PREFIX and secret in text:
             text = text.replace(secret, MASK)
     if text.isascii() and text.isprintable():
-        return text
+        return HostText(text)  # printable ASCII: nothing `clean` would change
     return clean(text)
 
 

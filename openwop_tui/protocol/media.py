@@ -51,7 +51,7 @@ import httpx
 from openwop_tui.protocol.asset import Asset
 from openwop_tui.protocol.budgets import DEFAULT_MAX_BYTES as DEFAULT_MAX_BYTES
 from openwop_tui.protocol.events import parse_int
-from openwop_tui.text.sanitize import clean
+from openwop_tui.text.sanitize import HostText, clean
 from openwop_tui.text.units import human_size
 
 __all__ = [
@@ -100,8 +100,9 @@ class RefusedURL(Exception):
     """The policy refuses a URL; ``reason`` is the sentence to show, ``url`` the resolved URL."""
 
     def __init__(self, reason: str, url: str | None = None, *, lookup: bool = False) -> None:
-        super().__init__(reason)
-        self.reason = reason
+        # A boundary: reasons quote the URL, its host and exception details; cleaned once here.
+        self.reason: HostText = clean(reason)
+        super().__init__(self.reason)
         self.url = url
         self.lookup = lookup
         """The name did not resolve: a failure to fetch, not a refusal of the URL."""
@@ -282,7 +283,7 @@ def _resolve(url: str, policy: MediaPolicy) -> str:
         reason = _SCHEME_REASONS.get(
             scheme, f"refused: {scheme}: URLs are never fetched (only https:, or http: to the host)"
         )
-        raise RefusedURL(clean(reason), url=text)
+        raise RefusedURL(reason, url=text)  # cleaned by RefusedURL
     if parts.username is not None or parts.password is not None or "@" in parts.netloc:
         raise RefusedURL("refused: the URL carries a user name or password", url=text)
     if not parts.hostname:

@@ -65,7 +65,7 @@ from openwop_tui.protocol.client import TERMINAL_STATUSES, HostClient
 from openwop_tui.protocol.errors import HostError
 from openwop_tui.protocol.events import EventShapeError, RunEvent, normalize
 from openwop_tui.protocol.frames import decode_frame, safe_raw
-from openwop_tui.protocol.hostdata import host_value
+from openwop_tui.protocol.hostdata import host_text, host_value
 from openwop_tui.protocol.reconnect import (
     BASE_DELAY,
     DEFAULT_BUDGET,
@@ -75,7 +75,7 @@ from openwop_tui.protocol.reconnect import (
     attach_command,
 )
 from openwop_tui.protocol.sse import SSEDecoder, SSEFrame
-from openwop_tui.text.sanitize import clean
+from openwop_tui.text.sanitize import HostText, clean, clean_own
 
 __all__ = [
     "BASE_DELAY",
@@ -124,10 +124,16 @@ class StreamNotice:
     sentence: ``reconnecting`` while the client waits to open the stream again."""
 
     def __post_init__(self) -> None:
-        # Belt and braces for notices built anywhere: what a notice holds is always printable.
+        # A boundary: notices are built all over the stream code from f-strings around host
+        # values, exception messages and frame text; what a notice holds is always printable.
         object.__setattr__(self, "message", clean(self.message))
         if self.raw is not None:
             object.__setattr__(self, "raw", clean(self.raw))
+
+    @property
+    def shown(self) -> HostText:
+        """The message, typed as the clean text `__post_init__` made it."""
+        return HostText(self.message)
 
 
 StreamItem: TypeAlias = RunEvent | StreamNotice
@@ -176,10 +182,11 @@ def synthesize_terminal(run_id: str, snapshot: Mapping[str, Any]) -> RunEvent | 
         if isinstance(reason, str):
             payload["reason"] = reason
     return RunEvent(
-        type=_TERMINAL_EVENT[status],
+        type=HostText(_TERMINAL_EVENT[status]),  # the client's own ASCII event names
         payload=payload,
         sequence=None,
-        run_id=run_id,
+        # A boundary: the run id is the caller's (the user's command line or a host answer).
+        run_id=host_text(run_id),
         raw={"synthesized": True, "status": status, "snapshot": dict(snapshot)},
     )
 
@@ -316,7 +323,9 @@ class Redelivery:
                 return [StreamNotice("warning", "A logged event document cannot be read.")]
             return state.accept_documents([doc], "log")
         if arrival.snapshot is not None and not state.terminal:
-            closing = synthesize_terminal(state.run_id, arrival.snapshot)
+            # A boundary: a snapshot read back from a recorded log (a file) was never cleaned here.
+            snapshot = host_value(arrival.snapshot, state.secrets)
+            closing = synthesize_terminal(state.run_id, snapshot)
             if closing is not None:
                 state.terminal = True
                 return [closing]
@@ -503,8 +512,11 @@ def _fallback_modes(current: str | None, error: HostError) -> str | None:
 
 
 def _gave_up(client: HostClient, budget: Reconnects, error: HostError, state: _State) -> HostError:
-    shown = clean(state.run_id)
-    command: str = clean(attach_command(client.shown_url, state.run_id, keyed=bool(client.api_key)))
+    # The run id is the user's (attach RUN) or the host's answer; the URL is the user's.
+    shown = clean_own(state.run_id)
+    command: str = clean_own(
+        attach_command(client.shown_url, state.run_id, keyed=bool(client.api_key))
+    )
     if state.received and state.highest is not None:
         command += f" (add --from {state.highest + 1} to skip the events already shown)"
     return budget.gave_up(error, shown, command)

@@ -285,7 +285,8 @@ def _body(envelope: Envelope, data: bytes | None) -> str:
     if display == "code":
         source = data.decode("utf-8", "replace") if data is not None else (text or "")
         lang = envelope.rendering.lang or ""
-        # Cleaned: the bytes are the host's, and `cat chat.md` would run their escapes.
+        # A boundary: the bytes (fetched, or decoded base64) never went through `host_value`,
+        # and `cat chat.md` would run their escapes.
         return _fence(clean(source), "".join(c for c in lang if c.isalnum() or c in "+-#._"))
     if display == "markdown" and (text or isinstance(payload, str)):
         return block(text or str(payload))

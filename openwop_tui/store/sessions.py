@@ -45,7 +45,7 @@ from openwop_tui.store.batch import Batch, Row, write_rows
 from openwop_tui.store.folds import FoldRow
 from openwop_tui.store.keys import SplitKeyRows
 from openwop_tui.text.redact import Redactor, display_url
-from openwop_tui.text.sanitize import clean_label
+from openwop_tui.text.sanitize import HostText, clean, clean_label
 
 #: The schema this code reads and writes (``PRAGMA user_version``).
 SCHEMA_VERSION = 1
@@ -183,9 +183,9 @@ class SessionInfo:
     """A stored session as the list shows it."""
 
     id: str
-    title: str
-    host: str
-    workflow: str
+    title: HostText
+    host: HostText
+    workflow: HostText
     created: float
     updated: float
     messages: int
@@ -638,7 +638,12 @@ class Store:
                 f"FROM sessions {tail}",
                 args,
             )
-            return [SessionInfo(*row) for row in cursor]
+            # A boundary: the database is a file anyone may have written, so the text shown of
+            # a session is cleaned as it is read.
+            return [
+                SessionInfo(id, clean(title), clean(host), clean(workflow), *rest)
+                for id, title, host, workflow, *rest in cursor
+            ]
         except sqlite3.Error as error:
             raise _failure(error, self.path) from None
 

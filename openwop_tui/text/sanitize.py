@@ -43,9 +43,13 @@ and ``\\r`` never survives it), though mypy types the result ``str``.
 The convention for every other call: text the client makes itself or the user types (a notice
 built with an f-string around host values, an exception's message, a file name, the user's own
 message, a configured URL) is cleaned with `clean_own`, which does the same work and says by its
-name that this is not host text arriving (today's calls are not renamed yet). The cast
-``HostText(...)`` is written only where a value is provably made of cleaned text, with a
-comment saying why.
+name that this is not host text arriving. Outside the boundary modules (``protocol/``, ``text/``)
+`clean` is called only at a second boundary, each with a comment saying why: text read back
+from the store or a file, bytes decoded for an export, and what a renderer (perhaps a plugin's)
+writes. The cast ``HostText(...)`` is written only where a value is provably made of cleaned
+text, with a comment saying why (`clip` keeps the type through a cut);
+``tests/hostile/test_boundary_walk.py`` checks the casts' claim over a hostile corpus, and
+``tests/text/test_host_text_types.py`` that mypy rejects a raw ``str`` passed to a sink.
 
 `safe_filename` makes a name safe to save a file under (it drops the same invisible
 characters); `openwop_tui.present.safe_text` wraps cleaned text in a Rich `Text`. Every function
@@ -59,7 +63,7 @@ from __future__ import annotations
 import re
 from typing import NewType
 
-__all__ = ["HostText", "clean", "clean_label", "clean_own", "safe_filename"]
+__all__ = ["HostText", "clean", "clean_label", "clean_own", "clip", "safe_filename"]
 
 HostText = NewType("HostText", str)
 """Text made safe to print by `clean` (or `clean_label`, `clean_own`): no terminal control, C1,
@@ -117,6 +121,13 @@ def clean_own(text: str) -> HostText:
     the user's own message: the name says why this text is cleaned here and not at the boundary.
     """
     return clean(text)
+
+
+def clip(text: HostText, size: int) -> HostText:
+    """The first ``size`` characters of cleaned text, still `HostText`: every character `clean`
+    rewrites becomes whole code points, and ``\\r`` never survives it, so a cut cannot leave
+    anything active."""
+    return HostText(text[:size])
 
 
 def clean_label(text: str) -> HostText:

@@ -340,7 +340,10 @@ class ChatApp(App[None]):
         timeout: float | None = None,
         markup: bool = True,
     ) -> None:
-        """Every notification is cleaned and has its secrets masked, whoever raised it."""
+        """Every notification is cleaned and has its secrets masked, whoever raised it.
+
+        A boundary: notifications come from everywhere (exception messages, a plugin's action
+        handler, file names), so this one place cleans them all and callers do not."""
         redact = self.chat.redact if hasattr(self, "chat") else Redactor([self.config.api_key])
         super().notify(
             redact(clean(message)),

@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
+from openwop_tui.core.items import NO_TEXT
+from openwop_tui.text.sanitize import HostText
+
 if TYPE_CHECKING:
     from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
 
@@ -94,11 +97,12 @@ class ConnectionChanged(Message):
 @dataclass
 class HostShown(Message):
     """What the status line names as the host: ``host`` (never the key), and once discovery
-    answered its ``protocol`` version and ``implementation`` name."""
+    answered its ``protocol`` version and ``implementation`` name. Cleaned text, like every
+    field the status line shows (its sender cleans the user's own with ``clean_own``)."""
 
-    host: str
-    protocol: str = ""
-    implementation: str = ""
+    host: HostText
+    protocol: HostText = NO_TEXT
+    implementation: HostText = NO_TEXT
 
 
 class RunPhase(StrEnum):
@@ -118,9 +122,9 @@ class RunChanged(Message):
     the run's status as last seen (``None``: unknown)."""
 
     phase: RunPhase
-    run_id: str | None = None
-    status: str | None = None
-    workflow: str | None = None
+    run_id: HostText | None = None
+    status: HostText | None = None
+    workflow: HostText | None = None
 
 
 @dataclass
@@ -152,7 +156,7 @@ class TitleShown(Message):
     none). ``new_chat``: a new chat replaced the one on screen, so the last run's id and
     status belong to the old one."""
 
-    title: str
+    title: HostText
     new_chat: bool = False
 
 
@@ -205,7 +209,7 @@ class WorkflowChosen(Message):
     """The workflow each message runs was chosen: configured, picked by the user (the workflow
     picker, Enter) or the host's only one. The status line shows it."""
 
-    workflow_id: str
+    workflow_id: HostText
 
 
 @dataclass

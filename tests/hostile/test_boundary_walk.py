@@ -13,13 +13,18 @@ API key whole and cut). Each rewritten stream goes through the ``render`` comman
   (a host's own ``ESC [ 31 m`` would show on the plain console, which must have no ESC at all);
 * saved file names hold no control, bidi or zero-width character;
 * every string in every item of the fold is clean and key-free (``RunEvent.wire`` excepted: it is
-  the raw frame, kept for storage and never shown).
+  the raw frame, kept for storage and never shown);
+* the app's view lines (`openwop_tui.ui.widgets.blocks.Block.lines`, each item as the transcript
+  view draws it, envelopes drawn by the same renderers) hold no control and no key: the view
+  cleans nothing itself, it draws the `HostText` the boundary made;
+* the Markdown export of the stream, stored as a session (`openwop_tui.store.export`), holds no
+  control and no key either.
 
 Strings are rewritten all at once (every leaf, and a hostile key added to every object), and one
 at a time for the constructed stream, so a field whose own path misses cleaning is caught even
 when others would mask it. This fails if `openwop_tui.protocol.hostdata.host_value` stops
 cleaning or masking: a tool call's ``status`` and host numbers, for instance, are cleaned there
-and nowhere else.
+and nowhere else; `test_a_bypassed_boundary_is_caught` shows it does, for the view and the fold.
 """
 
 from __future__ import annotations
@@ -36,16 +41,22 @@ from typing import Any
 
 import pytest
 from paths import TESTS
-from render_helpers import png, wav
+from render_helpers import builtins, png, wav
 from rich.console import Console
 
 from openwop_tui.cli.commands import Output, print_entries
 from openwop_tui.config import Config
 from openwop_tui.core.conversation import Conversation
-from openwop_tui.core.fold import Transcript
+from openwop_tui.core.fold import EnvelopeItem, Transcript
+from openwop_tui.present.envelope import draw, export_drawer, offline
+from openwop_tui.present.palette import Palette
+from openwop_tui.protocol import hostdata
 from openwop_tui.protocol.sse import parse_sse_text
-from openwop_tui.renderers.base import AudioSupport
+from openwop_tui.renderers.base import AudioSupport, RenderContext
+from openwop_tui.store.export import export_session
 from openwop_tui.store.record import read_recording
+from openwop_tui.store.sessions import Entry, Store
+from openwop_tui.ui.widgets.blocks import Block
 
 CAPTURES = TESTS / "data" / "captures"
 KEY = "sk-walk-0123456789abcdefSECRET"
@@ -284,7 +295,40 @@ def render_stream(text: str, folder: Path, *, colour: bool) -> tuple[str, Transc
     return sink.getvalue(), conversation.transcript
 
 
-def check(frames: list[Frame], folder: Path, label: str) -> None:
+def view_lines(transcript: Transcript) -> list[tuple[str, str]]:
+    """(item type, line) for every line the app's transcript view draws of the fold's items:
+    each item's `Block` drawn as the view draws it, envelopes by the built-in renderers."""
+    console = Console(width=100, force_terminal=True, color_system="truecolor", emoji=False)
+    palette = Palette.default()
+    registry = builtins()
+    context = RenderContext(width=96, audio=AudioSupport(False, "walk"))
+    lines: list[tuple[str, str]] = []
+    for item in transcript.items:
+        block = Block(item)
+        if isinstance(item, EnvelopeItem):
+            block.rendered = asyncio.run(
+                draw(item.envelope, registry, context, offline(), columns=100)
+            )
+        for strip in block.lines(console, 100, palette):
+            lines.append((type(item).__name__, "".join(segment.text for segment in strip)))
+    return lines
+
+
+def export_markdown(frames: list[Frame], folder: Path) -> str:
+    """The Markdown export of ``frames`` stored as one session's run (the API key configured)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with Store(folder / "walk.db", secrets=(KEY,)) as store:
+        session = store.create(host="http://walk.example", workflow="walk")
+        store.append(session, Entry("user", "walk"))
+        store.append(session, Entry("run", run="r1", meta={"workflow": "walk"}))
+        for event, _frame_id, doc in frames:
+            store.append(session, Entry("frame", json.dumps(doc), run="r1", label=event))
+        target = folder / "walk.md"
+        export_session(store, session, "md", target, drawer=export_drawer(builtins()))
+    return target.read_text(encoding="utf-8")
+
+
+def check(frames: list[Frame], folder: Path, label: str, *, export: bool = True) -> None:
     text = sse(frames)
     for colour in (True, False):
         target = folder / ("colour" if colour else "plain")
@@ -298,6 +342,10 @@ def check(frames: list[Frame], folder: Path, label: str) -> None:
         if target.exists():
             for saved in target.iterdir():
                 assert _NAME_UNSAFE.search(saved.name) is None, f"{label}: saved as {saved.name!r}"
+    for kind, line in view_lines(transcript):
+        assert_safe(line, f"{label}, the app's view line of a {kind}")
+    if export:
+        assert_safe(export_markdown(frames, folder / "export"), f"{label}, Markdown export")
 
 
 CAPTURE_FILES = sorted(CAPTURES.glob("*.sse"))
@@ -334,6 +382,20 @@ def test_each_string_of_the_constructed_stream_alone(
     docs = constructed()
     docs[index] = rewrite_one(docs[index], path)
     check([("message", None, doc) for doc in docs], tmp_path, f"event {index} at {path}")
+
+
+def test_a_bypassed_boundary_is_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The boundary made to pass host strings through (a path that bypasses it): the app's
+    # view then draws control bytes, since nothing above the boundary cleans host text again,
+    # and the walk's check fails. Without this, a walk that cleaned everywhere would pass
+    # whatever the boundary did.
+    monkeypatch.setattr(hostdata, "clean", lambda text: text)
+    frames: list[Frame] = [("message", None, rewrite_all(doc)) for doc in constructed()]
+    _, transcript = render_stream(sse(frames), tmp_path / "out", colour=False)
+    drawn = [(kind, line) for kind, line in view_lines(transcript) if _UNSAFE.search(line)]
+    assert {"Notice", "ToolCall", "Reasoning"} <= {kind for kind, _ in drawn}
+    with pytest.raises(AssertionError, match="bypassed, colour output"):
+        check(frames, tmp_path / "walk", "bypassed", export=False)
 
 
 def test_sse_labels_and_ids_are_hostile_too(tmp_path: Path) -> None:

@@ -44,7 +44,8 @@ def test_nothing_below_space_survives_but_newline_and_tab() -> None:
 
 
 def test_safe_text_is_literal_not_markup() -> None:
-    text = safe_text("[bold red]\x1b[31mhi[/]", style="italic")
+    # It takes `HostText` (cleaned where it entered) and never parses it as console markup.
+    text = safe_text(clean("[bold red]\x1b[31mhi[/]"), style="italic")
     assert text.plain == "[bold red]␛[31mhi[/]"
     assert str(text.style) == "italic"
 

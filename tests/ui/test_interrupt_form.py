@@ -18,8 +18,10 @@ from openwop_tui.core.fold import Transcript
 from openwop_tui.core.items import Interrupt
 from openwop_tui.demo_host.hitl import DEMO_QUESTIONS
 from openwop_tui.protocol.events import RunEvent, normalize
+from openwop_tui.protocol.hostdata import host_value
 from openwop_tui.protocol.interrupts import read_request
 from openwop_tui.protocol.sse import events_from_frame, parse_sse_text
+from openwop_tui.text.sanitize import HostText
 from openwop_tui.ui.messages import (
     InterruptAnswered,
     InterruptFormClosed,
@@ -397,8 +399,8 @@ async def test_esc_returns_to_the_prompt_and_the_form_stays() -> None:
 
 
 async def test_host_text_is_shown_literally() -> None:
-    """Built with `read_request` straight from a payload, not through the fold (which cleans
-    what it decodes): the form cleans what it draws itself."""
+    """A request read from a payload the boundary cleaned (`host_value`, as `normalize` does for
+    the fold): the form draws it literally, markup and all, and cleans nothing again."""
     payload = {
         "kind": "approval",
         "interruptId": "i9",
@@ -409,8 +411,8 @@ async def test_host_text_is_shown_literally() -> None:
             "actions": ["accept"],
         },
     }
-    request = read_request("interrupt.requested", payload, node_id="n", run_id="run-1")
-    app = FormHost(Interrupt("i9", "warning", "waiting", request=request))
+    request = read_request("interrupt.requested", host_value(payload), node_id="n", run_id="run-1")
+    app = FormHost(Interrupt("i9", "warning", HostText("waiting"), request=request))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         text = shown(app)

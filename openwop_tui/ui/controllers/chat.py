@@ -28,7 +28,7 @@ from openwop_tui.protocol.client import HostClient
 from openwop_tui.renderers import Registry
 from openwop_tui.store.sessions import SessionLog, Store, StoreError
 from openwop_tui.text.redact import Redactor
-from openwop_tui.text.sanitize import clean
+from openwop_tui.text.sanitize import HostText, clean_own
 from openwop_tui.ui.messages import TitleShown
 from openwop_tui.ui.widgets.prompt import InputArea, PromptInput
 from openwop_tui.ui.widgets.queued import QueuedMessages
@@ -139,19 +139,20 @@ class Chat:
                 return keep.session_id
         return None
 
-    def title(self) -> str:
-        """The session's title as stored; `UNTITLED` before the first entry; ``""`` when the
-        chat is not kept at all (no store, a replay)."""
+    def title(self) -> HostText:
+        """The session's title as stored (cleaned as the store read it); `UNTITLED` before the
+        first entry; ``""`` when the chat is not kept at all (no store, a replay)."""
         kept = any(isinstance(keep, SessionLog) for keep in self.conversation.logs)
         if self.store is None or not kept:
-            return ""
+            return clean_own("")
+        untitled = clean_own(UNTITLED)
         session_id = self.kept_session_id()
         if session_id is None:
-            return UNTITLED
+            return untitled
         try:
-            return self.store.info(session_id).title or UNTITLED
+            return self.store.info(session_id).title or untitled
         except StoreError:
-            return UNTITLED  # deleted from the sessions screen: what follows is a new one
+            return untitled  # deleted from the sessions screen: what follows is a new one
 
     def show_title(self, *, new_chat: bool = False) -> None:
         """Tell the status line the title as it is now."""
@@ -163,7 +164,7 @@ class Chat:
 
     async def notice(self, level: Level, text: str) -> None:
         """Tell the user: a notice in the transcript, and a notification for an error."""
-        text = self.redact(clean(text))
+        text = self.redact(clean_own(text))  # the client's own sentence
         await self.parts.view.apply([self.conversation.notice(level, text)])
         if level == "error":
             self.app.notify(text, severity="error", timeout=8, markup=False)

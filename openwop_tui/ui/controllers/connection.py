@@ -17,6 +17,7 @@ from openwop_tui.protocol.client import HostClient, HostError
 from openwop_tui.protocol.hostdata import secrets_of
 from openwop_tui.renderers.base import AudioSupport
 from openwop_tui.text.redact import display_url
+from openwop_tui.text.sanitize import clean_own
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.controllers.profile import LabController
 from openwop_tui.ui.controllers.runs import RunsController
@@ -50,7 +51,7 @@ class ConnectionController:
         chat = self.chat
         config = chat.config
         self._status(ConnectionChanged(Connection.CONNECTING))
-        self._status(WorkflowChosen(config.workflow))
+        self._status(WorkflowChosen(clean_own(config.workflow)))  # the user's configuration
         if self.lab.audio_support is None:
             self.lab.set_audio(
                 await asyncio.to_thread(probe)
@@ -77,7 +78,7 @@ class ConnectionController:
             chat.host_label, chat.demo = "embedded demo host", True
         else:
             chat.host_label = display_url(host)
-        self._status(HostShown(chat.host_label))
+        self._status(HostShown(clean_own(chat.host_label)))  # the user's host, or the demo
         try:
             chat.client = HostClient(host, api_key)
         except HostError as error:  # a URL the client cannot use, e.g. a port that is not one

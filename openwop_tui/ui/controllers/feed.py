@@ -23,6 +23,7 @@ from openwop_tui.core.conversation import (
 from openwop_tui.core.fold import Added, Change, Updated, UserTurn
 from openwop_tui.devices.desktop import ActionError
 from openwop_tui.store import overflow
+from openwop_tui.text.sanitize import HostText, clean_own
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.controllers.interrupts import InterruptsController
 from openwop_tui.ui.controllers.timeline import TimelineController
@@ -110,9 +111,10 @@ class Feed:
                 changes = []
             if isinstance(update, RunStarted):
                 self._status_shown = update.status or "running"
-                self._tell_status(
-                    RunChanged(RunPhase.STARTED, update.run_id, self._status_shown, update.workflow)
-                )
+                # The host's answer (cleaned) or, attached, the user's run id and workflow.
+                run_id, workflow = clean_own(update.run_id), clean_own(update.workflow)
+                shown = clean_own(self._status_shown)
+                self._tell_status(RunChanged(RunPhase.STARTED, run_id, shown, workflow))
             elif isinstance(update, EventArrived):
                 self.timeline.arrived(update.event)
             elif isinstance(update, StreamNoticed):
@@ -127,7 +129,8 @@ class Feed:
         status = self.chat.transcript.status
         if status and status != self._status_shown:
             self._status_shown = status
-            self._tell_status(RunChanged(RunPhase.STATUS, status=status))
+            # The fold's status, from cleaned events.
+            self._tell_status(RunChanged(RunPhase.STATUS, status=HostText(status)))
 
     async def _say_log_failure(self) -> None:
         """A session that cannot be written says so at once, in the transcript and the status

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from openwop_tui.devices import desktop as actions
 from openwop_tui.renderers.base import Rendered
-from openwop_tui.text.sanitize import clean, safe_filename
+from openwop_tui.text.sanitize import safe_filename
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.screens.confirm_open import ConfirmOpenScreen
 from openwop_tui.ui.screens.save_as import SaveAsScreen
@@ -36,7 +36,7 @@ class FilesController:
         """The folder last chosen for "save as…" this session."""
 
     def _say(self, message: str) -> None:
-        self.chat.app.notify(clean(message), markup=False)
+        self.chat.app.notify(message, markup=False)  # `ChatApp.notify` cleans every one
 
     async def carry_out(self, name: str, rendered: Rendered) -> None:
         """Save, save as… or open ``rendered``'s bytes; raises `actions.ActionError` with a
@@ -88,7 +88,7 @@ class FilesController:
         try:
             await work
         except actions.ActionError as error:
-            self.chat.app.notify(clean(str(error)), severity="error", timeout=8, markup=False)
+            self.chat.app.notify(str(error), severity="error", timeout=8, markup=False)
 
     def save_as_selected(self) -> None:
         """The palette's "Save as…": the selected transcript item's file."""

@@ -14,7 +14,6 @@ from openwop_tui.devices import clipboard
 from openwop_tui.devices import desktop as actions
 from openwop_tui.devices.audio import PlaybackError
 from openwop_tui.devices.browser import open_embed
-from openwop_tui.text.sanitize import clean
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.controllers.files import NAMES as FILE_ACTIONS
 from openwop_tui.ui.controllers.files import FilesController
@@ -82,7 +81,7 @@ class ItemActionsController:
                 await self.playback.act(item, name, rendered)
             elif name == "open" and rendered.renderer == "embed":
                 message = await asyncio.to_thread(open_embed, rendered)
-                app.notify(clean(message), markup=False)
+                app.notify(message, markup=False)  # `ChatApp.notify` cleans every one
             elif name in FILE_ACTIONS:
                 await self.files.carry_out(name, rendered)
             elif name == "copy":
@@ -102,4 +101,4 @@ class ItemActionsController:
                 )
                 app.notify(message, markup=False)
         except (actions.ActionError, PlaybackError) as error:
-            app.notify(clean(str(error)), severity="error", timeout=8, markup=False)
+            app.notify(str(error), severity="error", timeout=8, markup=False)

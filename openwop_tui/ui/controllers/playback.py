@@ -32,7 +32,6 @@ from openwop_tui.devices.audio import PlaybackError, Player
 from openwop_tui.present.palette import Palette
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.renderers.waveform import clip_peaks, draw, is_voice, waveform_columns
-from openwop_tui.text.sanitize import clean
 from openwop_tui.text.units import duration as format_duration
 from openwop_tui.ui.controllers.chat import Chat
 
@@ -109,7 +108,8 @@ class Playback:
             # still work on a large clip, hence the thread).
             peaks = await asyncio.to_thread(clip_peaks, data)
         except PlaybackError as error:
-            self.chat.app.notify(clean(str(error)), severity="error", timeout=8, markup=False)
+            # `ChatApp.notify` cleans every notification.
+            self.chat.app.notify(str(error), severity="error", timeout=8, markup=False)
             return
         finally:
             self._loading = None

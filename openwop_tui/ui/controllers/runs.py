@@ -21,7 +21,7 @@ from openwop_tui.core.conversation import RunStarted, Update
 from openwop_tui.protocol.catalog import load_catalog, obvious_choice
 from openwop_tui.protocol.errors import HostError
 from openwop_tui.store.record import replay_frames
-from openwop_tui.text.sanitize import clean
+from openwop_tui.text.sanitize import HostText, clean_own
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.controllers.feed import Feed
 from openwop_tui.ui.controllers.interrupts import InterruptsController
@@ -129,14 +129,14 @@ class RunsController:
             async for update in chat.conversation.send(text):
                 await self._show(update)
         except HostError as error:
-            self._status(RunChanged(RunPhase.STATUS, status="error"))
+            self._status(RunChanged(RunPhase.STATUS, status=clean_own("error")))
             await chat.notice("error", error.message)
         except Exception as error:  # the user sees a sentence, the log keeps the traceback
             if not chat.app.is_running:
                 # The app is closing (its widgets are going away under the stream): not an error.
                 return
             log.exception("run failed unexpectedly")
-            self._status(RunChanged(RunPhase.STATUS, status="error"))
+            self._status(RunChanged(RunPhase.STATUS, status=clean_own("error")))
             await chat.notice("error", f"unexpected error: {type(error).__name__}: {error}")
         finally:
             await self._ended_quietly()
@@ -191,7 +191,7 @@ class RunsController:
 
     async def _play(self, path: Path, speed: float) -> None:
         chat = self.chat
-        self._status(HostShown(f"replay of {path.name}"))
+        self._status(HostShown(clean_own(f"replay of {path.name}")))  # the user's file
         self._status(ConnectionChanged(Connection.REPLAYING))
         try:
             async for entry in replay_frames(path, speed):
@@ -223,7 +223,10 @@ class RunsController:
         self.interrupts.close_all()
         self.busy = self.following = False
         chat.parts.prompt.set_busy(False)
-        self._status(RunChanged(RunPhase.ENDED, status=chat.transcript.status))
+        status = chat.transcript.status  # the fold's, from cleaned events
+        self._status(
+            RunChanged(RunPhase.ENDED, status=None if status is None else HostText(status))
+        )
         chat.app.call_later(self.send_queued)
 
     # -------------------------------------------------------------- discovery
@@ -244,9 +247,10 @@ class RunsController:
         self._status(ConnectionChanged(Connection.CONNECTED))
         self._status(
             HostShown(
-                chat.host_label,
-                discovery.protocol_version or "?",
-                discovery.implementation_name or "",
+                clean_own(chat.host_label),  # the user's host
+                # The discovery document's, through `host_value` (and the header, `host_text`).
+                HostText(discovery.protocol_version or "?"),
+                HostText(discovery.implementation_name or ""),
             )
         )
         if self.attach_to is not None:
@@ -330,7 +334,7 @@ class RunsController:
         self.picking = False
         self.missing_workflow = None
         chat.session.workflow_id = workflow_id
-        self._status(WorkflowChosen(workflow_id))
+        self._status(WorkflowChosen(clean_own(workflow_id)))  # picked or typed by the user
         chat.app.notify(f"chatting with workflow {workflow_id} ({why})", markup=False)
         chat.app.call_later(self.send_queued)
 
@@ -343,7 +347,7 @@ class RunsController:
         if session is None or session.current_run is None:
             chat.app.notify("No run to cancel.")
             return
-        self._status(RunChanged(RunPhase.STATUS, status="cancelling"))
+        self._status(RunChanged(RunPhase.STATUS, status=clean_own("cancelling")))
         run = session.current_run
         try:
             await session.cancel()
@@ -367,7 +371,7 @@ class RunsController:
 
     def stop_listening(self) -> None:
         self.chat.app.workers.cancel_group(self.chat.app, "run")
-        self._status(RunChanged(RunPhase.STATUS, status="cancelled (locally)"))
+        self._status(RunChanged(RunPhase.STATUS, status=clean_own("cancelled (locally)")))
 
     def ask_to_quit(self) -> None:
         """Quit; with a run in flight, first ask whether to cancel it or leave it running."""
@@ -381,7 +385,8 @@ class RunsController:
             return
         if isinstance(app.screen, QuitScreen):
             return  # already asking
-        app.push_screen(QuitScreen(run.run_id), self._quit_with)
+        # The user's run id (attach RUN) or the host's (cleaned).
+        app.push_screen(QuitScreen(clean_own(run.run_id)), self._quit_with)
 
     async def _quit_with(self, choice: str | None) -> None:
         app = self.chat.app
@@ -393,7 +398,7 @@ class RunsController:
             app.exit()
             return
         if choice == "leave":
-            app.exit(message=f"openwop-tui: left run {clean(run.run_id)} running on the host")
+            app.exit(message=f"openwop-tui: left run {clean_own(run.run_id)} running on the host")
             return
         app.exit(message=await self.cancel_for_quit())
 
@@ -404,7 +409,7 @@ class RunsController:
         run = session.current_run if session is not None else None
         if run is None:
             return f"openwop-tui: stopped by {name}"
-        shown = clean(run.run_id)
+        shown = clean_own(run.run_id)  # the user's (attach RUN) or the host's (cleaned)
         if self.following:
             return (
                 f"openwop-tui: stopped by {name}; run {shown} is still running on the host "
@@ -418,12 +423,12 @@ class RunsController:
         run = session.current_run if session is not None else None
         if run is None or session is None:
             return ""
-        shown = clean(run.run_id)
-        self._status(RunChanged(RunPhase.STATUS, status="cancelling"))
+        shown = clean_own(run.run_id)  # the user's (attach RUN) or the host's (cleaned)
+        self._status(RunChanged(RunPhase.STATUS, status=clean_own("cancelling")))
         try:
             await asyncio.wait_for(session.cancel(), CANCEL_GRACE_SECONDS)
         except HostError as error:
-            return f"openwop-tui: could not cancel run {shown}: {clean(error.message)}"
+            return f"openwop-tui: could not cancel run {shown}: {error.message}"
         except TimeoutError:
             return (
                 f"openwop-tui: the host did not answer the cancel of run {shown} within "

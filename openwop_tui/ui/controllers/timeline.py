@@ -35,7 +35,6 @@ from openwop_tui.inspect.log import observed_entries
 from openwop_tui.inspect.timeline import RowFilter, timeline_row
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.store.sessions import SessionLog, StoreError
-from openwop_tui.text.sanitize import clean
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
 from openwop_tui.ui.widgets.timeline_view import Entry, TimelineView, marks_text
@@ -305,7 +304,7 @@ class TimelineController:
         blocks = [view.block_for(i) for i in self.kept.items_of.get(entry, [])]
         shown = [b for b in blocks if b is not None]
         if not shown:
-            what = clean(entry.row.type)
+            what = entry.row.type
             app.notify(f"this {what} event made no transcript item", severity="warning")
             return
         while len(app.screen_stack) > 1:  # the chat screen is the first

@@ -33,7 +33,7 @@ from openwop_tui.devices.profile import (
     width_label,
 )
 from openwop_tui.present.palette import Palette
-from openwop_tui.text.sanitize import clean
+from openwop_tui.text.sanitize import clean_own
 from openwop_tui.ui import theme_palette
 
 
@@ -159,11 +159,12 @@ class CapabilitiesScreen(ModalScreen[None]):
         grid.add_column()
         grid.add_row(Text("This terminal", style=f"bold {palette.accent}"), "")
         cell = f" · cell {probed.cell_size[0]}x{probed.cell_size[1]} px" if probed.cell_size else ""
-        grid.add_row("images", Text(clean(f"{probed.images}{cell}: {probed.images_reason}")))
+        # The probe's own sentences about this terminal and machine (environment, replies).
+        grid.add_row("images", Text(clean_own(f"{probed.images}{cell}: {probed.images_reason}")))
         colours = CONSOLE_COLOURS.get(probed.colours, probed.colours)
-        grid.add_row("colours", Text(clean(f"{colours} (what the terminal is driven in)")))
+        grid.add_row("colours", Text(clean_own(f"{colours} (what the terminal is driven in)")))
         sound = "not probed yet" if probed.audio is None else ("yes" if probed.audio else "no")
-        grid.add_row("audio", Text(clean(f"{sound}: {probed.audio_reason}")))
+        grid.add_row("audio", Text(clean_own(f"{sound}: {probed.audio_reason}")))
         grid.add_row("size", Text(f"{probed.size[0]}x{probed.size[1]} cells"))
         return grid
 

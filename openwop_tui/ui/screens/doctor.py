@@ -19,7 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from openwop_tui.doctor import Check
-from openwop_tui.text.sanitize import clean
+from openwop_tui.text.sanitize import clean_own
 
 _LABELS = {
     "ok": ("ok", "green"),
@@ -37,10 +37,11 @@ def checks_text(checks: Sequence[Check]) -> Text:
             text.append("\n")
         label, style = _LABELS.get(check.status, (check.status, ""))
         text.append(f"{label:>4} ", style=style)
-        text.append(f"{clean(check.name)}: ", style="bold")
-        text.append(clean(check.detail))
+        # The doctor's own sentences, around paths, settings and what a host said of itself.
+        text.append(f"{clean_own(check.name)}: ", style="bold")
+        text.append(clean_own(check.detail))
         if check.fix and check.status != "ok":
-            text.append(f"  → {clean(check.fix)}", style="dim")
+            text.append(f"  → {clean_own(check.fix)}", style="dim")
     return text
 
 

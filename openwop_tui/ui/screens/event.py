@@ -25,7 +25,6 @@ from textual.widgets import Static
 from openwop_tui.devices import clipboard, desktop
 from openwop_tui.inspect.findings import Finding, Severity
 from openwop_tui.present.palette import Palette
-from openwop_tui.text.sanitize import clean
 from openwop_tui.ui import theme_palette
 from openwop_tui.ui.widgets.json_tree import JsonTree
 from openwop_tui.ui.widgets.timeline_view import Entry, TimelineView
@@ -49,12 +48,12 @@ def findings_text(findings: Sequence[Finding], palette: Palette) -> Text:
         if number:
             text.append("\n")
         style = styles[finding.severity]
-        text.append(f"{_SIGNS[finding.severity]} {clean(finding.code)} ", style=f"bold {style}")
+        text.append(f"{_SIGNS[finding.severity]} {finding.code} ", style=f"bold {style}")
         text.append(f"{finding.severity.value} · ", style=style)
-        text.append(clean(finding.message))
+        text.append(finding.message)
         if finding.path:
-            text.append(f" · {clean(finding.path)}", style=palette.accent)
-        text.append(f" ({clean(finding.source)})", style=palette.muted)
+            text.append(f" · {finding.path}", style=palette.accent)
+        text.append(f" ({finding.source})", style=palette.muted)
     return text
 
 
@@ -90,8 +89,9 @@ class EventScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         event = self.entry.event
         box = Vertical()
-        made = f" · made {', '.join(clean(i) for i in self.items)}" if self.items else ""
-        box.border_title = Content(f"event · {clean(event.type)} · sequence {event.sequence}{made}")
+        # The items are named by the fold's own ids; the event's type was cleaned by `normalize`.
+        made = f" · made {', '.join(self.items)}" if self.items else ""
+        box.border_title = Content(f"event · {event.type} · sequence {event.sequence}{made}")
         box.border_subtitle = Content("c copy · p path · * unfold all · t to item · Esc")
         with box:
             scroll = VerticalScroll(id="findings")

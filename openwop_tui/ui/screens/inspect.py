@@ -44,7 +44,9 @@ from openwop_tui.ui.widgets.json_tree import JsonTree
 
 def drawn(rendered: Rendered, palette: Palette) -> Text:
     """How the client drew the envelope: its badge, then each record of what it could not do
-    (or did another way), field by field: code, reason, what instead, the reference."""
+    (or did another way), field by field: code, reason, what instead, the reference.
+
+    A boundary: all of it is a renderer's text (perhaps a plugin's), so it is cleaned here."""
     text = Text()
     text.append("\ndrawn ", style="bold")
     text.append(clean(rendered.badge), style=palette.muted)
@@ -115,8 +117,9 @@ class InspectScreen(ModalScreen[None]):
         palette = theme_palette.of(self.app.current_theme)
         summary = Text()
         summary.append("display ", style="bold")
-        summary.append(f"{clean(envelope.display or 'none')} → renderer ")
+        summary.append(f"{envelope.display or 'none'} → renderer ")
         summary.append(
+            # A boundary: the registry key of the renderer that drew it (perhaps a plugin's).
             clean(
                 self.rendered.renderer
                 if self.rendered and self.rendered.renderer
@@ -136,7 +139,7 @@ class InspectScreen(ModalScreen[None]):
         keys = Content("c copy · p path · * unfold all · Tab ⇄")
         with Horizontal():
             left = Vertical()
-            left.border_title = Content(f"envelope · {clean(envelope.kind)}")
+            left.border_title = Content(f"envelope · {envelope.kind}")
             left.border_subtitle = keys
             with left:
                 summary = VerticalScroll(id="summary")
@@ -145,9 +148,7 @@ class InspectScreen(ModalScreen[None]):
                     yield Static(self._summary(), id="summary-text")
                 yield JsonTree(document, id="envelope-json")
             right = Vertical()
-            right.border_title = Content(
-                f"source event · {clean(event.type)} · sequence {event.sequence}"
-            )
+            right.border_title = Content(f"source event · {event.type} · sequence {event.sequence}")
             right.border_subtitle = keys
             with right:
                 raw = event.raw if event.raw is not None else dict(event.payload)

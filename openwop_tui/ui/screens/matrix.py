@@ -26,7 +26,6 @@ from openwop_tui.present import items as present
 from openwop_tui.present.palette import Palette, Themed
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import Rendered
-from openwop_tui.text.sanitize import clean
 from openwop_tui.ui import theme_palette
 
 
@@ -56,7 +55,7 @@ class MatrixScreen(ModalScreen[None]):
         palette = theme_palette.of(self.app.current_theme)
         scroll = VerticalScroll(can_focus=True)
         scroll.border_title = Content(
-            f"matrix · {clean(self.envelope.display or 'json')} · {clean(self.envelope.kind)}"
+            f"matrix · {self.envelope.display or 'json'} · {self.envelope.kind}"
         )
         scroll.border_subtitle = Content("↑ ↓ PgUp PgDn scroll · Esc closes")
         with scroll:

@@ -15,7 +15,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from openwop_tui.text.sanitize import clean
+from openwop_tui.text.sanitize import HostText
 
 QuitChoice = Literal["cancel", "leave", "stay"]
 
@@ -42,14 +42,14 @@ class QuitScreen(ModalScreen[QuitChoice]):
         Binding("s", "choose('stay')", "Stay", show=False),
     ]
 
-    def __init__(self, run_id: str) -> None:
+    def __init__(self, run_id: HostText) -> None:
         super().__init__()
         self.run_id = run_id
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(
-                f"Run {clean(self.run_id)} is still in flight on the host.\n"
+                f"Run {self.run_id} is still in flight on the host.\n"
                 "Quitting closes this client only: the run goes on unless it is cancelled.",
                 id="question",
                 markup=False,

@@ -15,7 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from openwop_tui.devices.desktop import ActionError, chosen_folder
-from openwop_tui.text.sanitize import clean, clean_label
+from openwop_tui.text.sanitize import clean_label, clean_own
 
 
 class SaveAsScreen(ModalScreen[Path | None]):
@@ -51,7 +51,8 @@ class SaveAsScreen(ModalScreen[Path | None]):
         try:
             folder = chosen_folder(event.value)
         except ActionError as error:
-            self.query_one("#problem", Static).update(clean(str(error)))
+            # The client's own sentence about a folder the user typed.
+            self.query_one("#problem", Static).update(clean_own(str(error)))
             return
         self.dismiss(folder)
 

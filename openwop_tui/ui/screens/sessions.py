@@ -22,7 +22,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
 
-from openwop_tui.text.sanitize import clean
+from openwop_tui.text.sanitize import HostText, clean_own
 from openwop_tui.ui.messages import SessionChosen, SessionDeleted, SessionRenamed
 
 HINT = "Enter opens · r renames · d deletes · Esc closes"
@@ -33,11 +33,12 @@ class SessionSummary:
     """What the list shows of one saved session."""
 
     id: str
-    title: str
+    title: HostText
+    """Cleaned as the store read it, or as the user typed it (`clean_own`)."""
     updated: datetime
     """When its last event was written (naive means local time)."""
     messages: int
-    host: str
+    host: HostText
     """The host it talked to, as shown (no credentials)."""
 
 
@@ -97,10 +98,10 @@ class SessionsScreen(ModalScreen[str | None]):
         for row in rows:
             self._rows[row.id] = row
             table.add_row(
-                Text(clean(row.title) or "(untitled)"),
+                Text(row.title or "(untitled)"),
                 when(row.updated),
                 row.messages,
-                Text(clean(row.host)),
+                Text(row.host),
                 key=row.id,
             )
         if not rows:
@@ -146,7 +147,7 @@ class SessionsScreen(ModalScreen[str | None]):
         self._deleting = None
         self._renaming = row.id
         title = self.query_one("#session-title", Input)
-        title.value = clean(row.title)
+        title.value = row.title
         title.add_class("-open")
         title.focus()
         self._say("Type the new title; Enter keeps it, Esc cancels.")
@@ -156,16 +157,16 @@ class SessionsScreen(ModalScreen[str | None]):
         session_id = self._renaming
         if session_id is None:
             return
-        title = " ".join(event.value.split())
+        title = clean_own(" ".join(event.value.split()))  # the user's own
         if not title:
             self._say("A title cannot be empty: type one, or Esc to cancel.", asking=True)
             return
         row = self._rows[session_id]
         self._rows[session_id] = SessionSummary(row.id, title, row.updated, row.messages, row.host)
-        self.query_one(DataTable).update_cell(session_id, "title", Text(clean(title)))
+        self.query_one(DataTable).update_cell(session_id, "title", Text(title))
         self.post_message(SessionRenamed(session_id, title))
         self._end_rename()
-        self._say(f"Renamed to “{clean(title)}”. {HINT}")
+        self._say(f"Renamed to “{title}”. {HINT}")
 
     def _end_rename(self) -> None:
         self._renaming = None
@@ -179,7 +180,7 @@ class SessionsScreen(ModalScreen[str | None]):
             return
         self._deleting = row.id
         self._say(
-            f"Delete “{clean(row.title) or '(untitled)'}” and its {row.messages} messages? "
+            f"Delete “{row.title or '(untitled)'}” and its {row.messages} messages? "
             "It cannot be undone. y deletes · n or Esc keeps it",
             asking=True,
         )
@@ -196,7 +197,7 @@ class SessionsScreen(ModalScreen[str | None]):
         title = self._rows.pop(session_id).title
         self.query_one(DataTable).remove_row(session_id)
         self.post_message(SessionDeleted(session_id))
-        self._say(f"Deleted “{clean(title) or '(untitled)'}”. {HINT}")
+        self._say(f"Deleted “{title or '(untitled)'}”. {HINT}")
 
     def action_back(self) -> None:
         """Esc: cancel a rename or a delete under way, else close."""

@@ -23,7 +23,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from openwop_tui.protocol.catalog import WorkflowChoice, describe
-from openwop_tui.text.sanitize import clean, clean_label
+from openwop_tui.text.sanitize import HostText, clean_label
 from openwop_tui.ui.messages import WorkflowChosen
 
 HINT = "Enter takes the highlighted workflow · Esc cancels"
@@ -37,9 +37,10 @@ def choice_text(choice: WorkflowChoice, *, current: bool = False) -> Text:
     marks = [m for m, on in (("default", choice.default), ("in use", current)) if on]
     if marks:
         text.append(f"  ({', '.join(marks)})", style="italic")
+    # Both cleaned where they entered: the catalog's host answers went through `host_value`.
     for line in (choice.description, describe(choice)):
         if line:
-            text.append("\n  " + " ".join(clean(line).split()), style="dim")
+            text.append("\n  " + " ".join(line.split()), style="dim")
     return text
 
 
@@ -85,7 +86,8 @@ class WorkflowPicker(ModalScreen[str | None]):
         """Enter (or a click) on a workflow: take it."""
         event.stop()
         workflow_id = self.choices[event.option_index].id
-        self.app.post_message(WorkflowChosen(workflow_id))  # the screen is going away
+        # The catalog's id (through `host_value`); the screen is going away.
+        self.app.post_message(WorkflowChosen(HostText(workflow_id)))
         self.dismiss(workflow_id)
 
     def action_cancel(self) -> None:

@@ -45,7 +45,7 @@ from openwop_tui.present.markdown import ReplyMarkdown
 from openwop_tui.present.palette import Palette
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import Rendered
-from openwop_tui.text.sanitize import clean
+from openwop_tui.text.sanitize import HostText, clean, clean_own
 
 __all__ = ["FRAGMENT", "Block", "code_blocks"]
 
@@ -88,6 +88,7 @@ def button_text(
     text = Text()
     for name in actions:
         meta = {"@click": f"item_action({item_id!r}, {name!r})"}
+        # A boundary: a renderer's own action labels (perhaps a plugin's) are not trusted.
         label = LABELS.get(name) or clean((labels or {}).get(name) or name)[:40]
         text.append("[", style=palette.muted)
         text.append(label, style=Style.parse(palette.accent) + Style(meta=meta))
@@ -232,7 +233,7 @@ class Block:
             self.fed = 0
             self.parts.clear()
         if len(text) > self.fed:
-            markdown.feed(text[self.fed :])
+            markdown.feed(HostText(text[self.fed :]))  # a cut of the reply's cleaned text
             self.fed = len(text)
         return markdown
 
@@ -290,10 +291,11 @@ class Block:
         strips: list[Strip] = []
         if self.playback:
             # A Text comes from the app's player (`openwop_tui.ui.controllers.playback`), built
-            # from clean parts and coloured there; a string is cleaned here.
+            # from clean parts and coloured there; a string (the player's own words) is cleaned
+            # here.
             line = self.playback
             if not isinstance(line, Text):
-                line = Text(clean(line), style=palette.accent)
+                line = Text(clean_own(line), style=palette.accent)
             strips.extend(render_lines(console, Padding(line, (0, 0, 0, 2)), width))
         labels = {action.name: action.label for action in rendered.actions}
         buttons = button_text(self.actions(), item.id, palette, labels)
@@ -325,4 +327,5 @@ def _plain_text(block: Block) -> str:
         parts.append(block.rendered.title)
     payload = _json(envelope.payload)
     parts.append(payload[:200_000])  # a huge payload is searched in its first 200 kB
+    # A boundary: the title is a renderer's text (perhaps a plugin's), not the boundary's.
     return clean("\n".join(parts))

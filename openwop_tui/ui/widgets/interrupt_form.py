@@ -26,7 +26,7 @@ even so a keypress never waits behind one. A pattern that cannot be checked here
 its line (the host checks it); the app sends it and reports the host's verdict
 with `show_outcome`. Esc posts `InterruptFormLeft` (the app focuses the prompt; the form stays).
 A form that closes (answered, elsewhere, expired) removes itself and posts `InterruptFormClosed`.
-Everything the host wrote passes `openwop_tui.text.sanitize.clean` and is shown literally.
+Everything the host wrote was cleaned where it entered (`normalize`) and is shown literally.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ from openwop_tui.protocol.interrupts import (
     Question,
 )
 from openwop_tui.protocol.resume_schema import pattern_notes
-from openwop_tui.text.sanitize import clean, clean_label
+from openwop_tui.text.sanitize import clean_label, clean_own
 from openwop_tui.ui.messages import (
     InterruptAnswered,
     InterruptFormClosed,
@@ -69,8 +69,10 @@ CANCEL = "\x00cancel"
 
 
 def _line(text: str, limit: int = 2_000) -> str:
-    """Host text for one form line: cleaned, whitespace folded, bounded."""
-    folded = " ".join(clean(text).split())
+    """Clean text for one form line, whitespace folded, bounded: the request's fields (cleaned
+    by `normalize`: `read_request` reads the event's payload) or the form's own notes
+    (cleaned by `_say`)."""
+    folded = " ".join(text.split())
     return folded if len(folded) <= limit else folded[: limit - 1] + "…"
 
 
@@ -293,13 +295,14 @@ class InterruptForm(Vertical):
     def _say(self, text: str | None, *, error: bool = False) -> None:
         self._note.set_class(not text, "-empty")
         self._note.set_class(error, "-error")
-        self._note.update(Text(_line(text or "")))
+        # The form's own notes, around what the user typed and the host's patterns.
+        self._note.update(Text(_line(clean_own(text or ""))))
 
     @staticmethod
     def _field_say(field: _Field, text: str | None, *, note: bool = False) -> None:
         field.note.set_class(not text, "-empty")
         field.note.set_class(note, "-note")
-        field.note.update(Text(_line(text or "")))
+        field.note.update(Text(_line(clean_own(text or ""))))  # the form's own notes
 
     # ----------------------------------------------------------------- answering
 
@@ -447,7 +450,8 @@ class InterruptForm(Vertical):
         elsewhere, expired, the run ended) closes the form, saying what became of it."""
         if self.interrupt.settled and not self._done:
             outcome = self.interrupt.outcome or self.interrupt.state
-            self.close(f"The question is closed: {clean(outcome)}.")
+            # The outcome may be the user's own answer (`describe_value`).
+            self.close(f"The question is closed: {clean_own(outcome)}.")
 
     def close(self, message: str | None = None) -> None:
         """Remove the form and post `InterruptFormClosed` (once)."""

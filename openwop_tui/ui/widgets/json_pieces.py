@@ -66,7 +66,8 @@ def _label(node: Node, out: list[tuple[str, Role]]) -> None:
         out.append((f"{node.key}: ", "index"))
         return
     key = node.key if isinstance(node.key, str) else str(node.key)
-    shown: str = clean(json.dumps(key[: KEY_CELLS + 1], ensure_ascii=False))
+    # The trees show documents `host_value` cleaned (an event's raw, an envelope): keys too.
+    shown: str = json.dumps(key[: KEY_CELLS + 1], ensure_ascii=False)
     if len(key) > KEY_CELLS or cell_len(shown) > KEY_CELLS:
         shown = set_cell_size(shown, KEY_CELLS - 1) + "…"
     out.append((shown, "key"))
@@ -91,7 +92,7 @@ def _value(node: Node, out: list[tuple[str, Role]], width: int) -> None:
     if isinstance(value, str):
         used = sum(cell_len(text) for text, _ in out)
         room = max(width - used, 2)
-        shown = clean(json.dumps(value[: room + 1], ensure_ascii=False))
+        shown = json.dumps(value[: room + 1], ensure_ascii=False)  # cleaned, like the keys
         if len(value) > room + 1 or cell_len(shown) > room:
             note = f" ({len(value):,} chars)"
             keep = room - cell_len(note) - 1
@@ -109,6 +110,7 @@ def _value(node: Node, out: list[tuple[str, Role]], width: int) -> None:
     elif isinstance(value, int | float):
         out.append((json.dumps(value), "number"))
     else:  # not JSON at all (a hand-built envelope): say what it is, cleaned and cut
+        # A boundary: a value that is not JSON never went through `host_value`.
         out.append((clean(repr(value)[:200]), "muted"))
 
 

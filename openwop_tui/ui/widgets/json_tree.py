@@ -35,7 +35,6 @@ from textual.strip import Strip
 from textual.theme import Theme
 
 from openwop_tui.present.palette import Palette
-from openwop_tui.text.sanitize import clean
 from openwop_tui.ui import theme_palette
 from openwop_tui.ui.widgets.json_pieces import Role, pieces
 from openwop_tui.ui.widgets.json_rows import HEAD, UNFOLD_ALL_BUDGET, JsonRows, Row
@@ -61,7 +60,10 @@ def role_styles(palette: Palette) -> dict[Role, Style]:
 
 
 class JsonTree(ScrollView, can_focus=True):
-    """One JSON document as a foldable tree, rows drawn lazily (see the module docstring)."""
+    """One JSON document as a foldable tree, rows drawn lazily (see the module docstring).
+
+    The document is one the boundary cleaned (`openwop_tui.protocol.hostdata.host_value`: an
+    event's raw document, an envelope's): its keys and strings are drawn as they are."""
 
     ALLOW_SELECT = False  # rows are copied with c and p, whole, not by a mouse selection
     DEFAULT_CSS = """
@@ -246,7 +248,7 @@ class JsonTree(ScrollView, can_focus=True):
     # ------------------------------------------------------------------ copying
 
     def _said(self, path: str) -> str:
-        path = clean(path)
+        # The path is made of the document's keys, cleaned by `host_value`.
         return path if len(path) <= SAID_PATH else path[: SAID_PATH - 1] + "…"
 
     def action_copy_json(self) -> None:

@@ -13,7 +13,7 @@ from collections import deque
 from rich.text import Text
 from textual.widgets import Static
 
-from openwop_tui.text.sanitize import clean
+from openwop_tui.text.sanitize import clean_own
 
 #: Characters of each waiting message shown in the line (the whole text is kept).
 PREVIEW = 40
@@ -87,7 +87,7 @@ class QueuedMessages(Static):
 def _preview(text: str) -> str:
     """The first line of ``text``, cut to `PREVIEW` characters, safe to draw."""
     first, _, rest = text.partition("\n")
-    shown = clean(first.strip())
+    shown = clean_own(first.strip())  # a message the user typed, queued
     if len(shown) > PREVIEW or rest:
         return f"{shown[:PREVIEW].rstrip()}…"
     return shown

@@ -14,7 +14,8 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from openwop_tui.text.sanitize import clean
+from openwop_tui.core.items import NO_TEXT
+from openwop_tui.text.sanitize import HostText
 from openwop_tui.ui.messages import (
     Connection,
     ConnectionChanged,
@@ -39,11 +40,16 @@ _STATE_STYLE = {
 }
 
 
+#: The status line's own words for a run's status before a host names one.
+_IDLE, _RUNNING = HostText("idle"), HostText("running")
+
+
 class StatusLine(Static):
     """One line at the top of the screen, kept up to date by the app-wide messages the
     controllers post to it (`ConnectionChanged`, `HostShown`, `RunChanged`, `WorkflowChosen`,
     `TitleShown`):
-    nothing else sets its parts."""
+    nothing else sets its parts. Every part is `HostText`: the messages carry cleaned text (their
+    senders clean the user's own with ``clean_own``), so the line draws it as it is."""
 
     DEFAULT_CSS = """
     StatusLine {
@@ -52,29 +58,29 @@ class StatusLine(Static):
     }
     """
 
-    host: reactive[str] = reactive("")
+    host: reactive[HostText] = reactive(NO_TEXT)
     """The host's base URL (never the key)."""
-    implementation: reactive[str] = reactive("")
-    protocol: reactive[str] = reactive("")
+    implementation: reactive[HostText] = reactive(NO_TEXT)
+    protocol: reactive[HostText] = reactive(NO_TEXT)
     """The protocol version from discovery."""
-    run_status: reactive[str] = reactive("idle")
+    run_status: reactive[HostText] = reactive(_IDLE)
     """Status of the current (or last) run."""
     connection: reactive[Connection] = reactive(Connection.CONNECTING)
     """Where the app stands with its host."""
-    run_id: reactive[str] = reactive("")
+    run_id: reactive[HostText] = reactive(NO_TEXT)
     unsaved: reactive[bool] = reactive(False)
     """The session cannot be written to the store now (shown until it can)."""
-    workflow: reactive[str] = reactive("")
+    workflow: reactive[HostText] = reactive(NO_TEXT)
     """The workflow each message runs."""
-    title: reactive[str] = reactive("")
+    title: reactive[HostText] = reactive(NO_TEXT)
     """The chat's title (the stored session's)."""
 
     def on_title_shown(self, message: TitleShown) -> None:
         message.stop()  # told to the status line, for the status line
         self.title = message.title
         if message.new_chat:
-            self.run_id = ""
-            self.run_status = "idle"
+            self.run_id = NO_TEXT
+            self.run_status = _IDLE
 
     def on_connection_changed(self, message: ConnectionChanged) -> None:
         message.stop()  # told to the status line, for the status line
@@ -97,10 +103,10 @@ class StatusLine(Static):
     def on_run_changed(self, message: RunChanged) -> None:
         message.stop()  # told to the status line, for the status line
         if message.phase is RunPhase.STARTED:
-            self.run_id = message.run_id or ""
+            self.run_id = message.run_id or NO_TEXT
             if message.workflow:
                 self.workflow = message.workflow
-            self.run_status = message.status or "running"
+            self.run_status = message.status or _RUNNING
             self.connection = Connection.STREAMING
             return
         if message.status:
@@ -116,24 +122,24 @@ class StatusLine(Static):
         state = _STATE_STYLE.get(self.connection, "")
         parts: list[tuple[int, list[tuple[str, str]]]] = [
             (0, [("● ", state), (str(self.connection), state)]),
-            (0, [(" · run ", ""), (clean(self.run_status), "bold")]),
+            (0, [(" · run ", ""), (self.run_status, "bold")]),
         ]
         if self.unsaved:
             parts.append((0, [(" · ", ""), ("⚠ not saved", "bold $text-error")]))
         if self.run_id:
-            parts.append((5, [(f" {clean(self.run_id)}", "$text-muted")]))
+            parts.append((5, [(f" {self.run_id}", "$text-muted")]))
         if self.title:
-            title: str = clean(self.title)
+            title: str = self.title
             if len(title) > TITLE_SHOWN:  # the store keeps 80; the line has other news too
                 title = title[: TITLE_SHOWN - 1] + "…"
             parts.append((4, [(" · ", ""), (f"“{title}”", "italic")]))
         if self.workflow:
-            parts.append((1, [(" · ", ""), (clean(self.workflow), "bold $text-accent")]))
-        parts.append((3, [(" · ", ""), (clean(self.host) or "no host", "$text-primary")]))
+            parts.append((1, [(" · ", ""), (self.workflow, "bold $text-accent")]))
+        parts.append((3, [(" · ", ""), (self.host or "no host", "$text-primary")]))
         if self.implementation:
-            parts.append((6, [(f" ({clean(self.implementation)})", "$text-muted")]))
+            parts.append((6, [(f" ({self.implementation})", "$text-muted")]))
         if self.protocol:
-            parts.append((2, [(f" · protocol {clean(self.protocol)}", "")]))
+            parts.append((2, [(f" · protocol {self.protocol}", "")]))
         return parts
 
     def render(self) -> Content:

@@ -33,7 +33,6 @@ from textual.theme import Theme
 from openwop_tui.inspect.findings import Severity
 from openwop_tui.inspect.timeline import Row
 from openwop_tui.protocol.events import RunEvent
-from openwop_tui.text.sanitize import clean
 from openwop_tui.ui import theme_palette
 
 #: Rows kept drawn (a few screens' worth at a few widths).
@@ -72,9 +71,9 @@ def row_text(row: Row) -> str:
     parts = [
         f"{row.sequence if row.sequence is not None else '-':>5}",
         f"{elapsed_text(row.elapsed):>9}",
-        clean(row.type),
-        f"[{clean(row.node)}]" if row.node else "",
-        clean(row.summary),
+        row.type,
+        f"[{row.node}]" if row.node else "",
+        row.summary,
         marks_text(row),
     ]
     return " ".join(part for part in parts if part)
@@ -234,13 +233,13 @@ class TimelineView(ScrollView, can_focus=True):
             level = row.worst.value if row.worst is not None else "info"
             segments.append(Segment(marks + " ", styles[level]))
         failed = row.type.endswith("failed")
-        kind = clean(row.type)
+        kind = row.type
         segments.append(Segment(f"{kind:<{_TYPE}} ", styles["failed" if failed else "type"]))
-        node: str = clean(row.node or "")
+        node: str = row.node or ""
         if len(node) > _NODE:
             node = node[: _NODE - 1] + "…"
         segments.append(Segment(f"{node:<{_NODE}} ", styles["node"]))
-        segments.append(Segment(clean(row.summary), styles["muted"]))
+        segments.append(Segment(row.summary, styles["muted"]))
         return Strip(segments).crop(0, width).adjust_cell_length(width)
 
     # ------------------------------------------------------------------ keys
