@@ -60,3 +60,26 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             verdicts[path] = not any(sign in source for sign in _SLOW_SIGNS)
         if verdicts[path]:
             item.add_marker(pytest.mark.quick)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rich_styles() -> Iterator[None]:
+    """Each test draws with styles no earlier test has rendered.
+
+    Rich caches a `Style`'s ANSI codes on the instance the first time it is rendered, whatever
+    the console's colour system, and shares instances through its own caches (`Style.parse`,
+    combined styles) and the palette's (`Palette.rich_theme`, `syntax_theme`). One process
+    draws with one colour system, so users never meet this; a test printing in truecolor
+    would otherwise leave its codes in the styles a later test prints in 16 or 256 colours.
+    """
+    yield
+    from rich.style import Style
+
+    from openwop_tui.present import palette
+
+    for cached in (Style.parse, Style.normalize):
+        cached.__func__.cache_clear()  # type: ignore[attr-defined]
+    for cached in (Style._add, Style.clear_meta_and_links, Style.get_html_style):
+        cached.cache_clear()  # type: ignore[attr-defined]
+    palette._syntax_theme.cache_clear()
+    palette._rich_theme.cache_clear()
