@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeAlias
 
+from openwop_tui.core.catch_up import CutRun
 from openwop_tui.core.chat_history import ChatHistory
 from openwop_tui.core.fold import (
     Added,
@@ -177,6 +178,9 @@ class Conversation:
         self.hosts: dict[str, str] = {}
         """Run id → the base URL of the host that ran it (`openwop_tui.core.origins`): what
         its media URLs resolve against, live, offline and on another host alike."""
+        self.cut: CutRun | None = None
+        """The run the replayed log left open (the app was killed mid-run), which the host
+        may still complete (`catch_up`); ``None`` when the log's last run ended."""
         self.old_runs_host: str | None = None
         """The host of replayed runs whose ``run`` entry names none (logs written before
         they did): the stored session's own host, when that is a URL."""
@@ -379,15 +383,51 @@ class Conversation:
     def _arrived(self, arrival: Arrival) -> None:
         self._log(Entry.of_arrival(arrival, self._run_id))
 
+    @property
+    def open_run(self) -> CutRun | None:
+        """The run a replayed log has left open so far (its end not seen), if any."""
+        redelivery, run_id = self._redelivery, self._run_id
+        if redelivery is None or run_id is None or redelivery.ended or self._replaying:
+            return None
+        return CutRun(run_id, redelivery.highest, self.hosts.get(run_id))
+
+    async def catch_up(self, snapshot: Mapping[str, Any]) -> AsyncIterator[Update]:
+        """Pick up the run a reopened log left open (`stored` with ``resume=True``) from
+        after its last logged sequence, to its end: the events the host has and the log lacks
+        (then, if it still runs, live), folded into the open run and logged after its frames.
+        ``snapshot``: the host's ``GET …/runs/{id}`` answer (read first: a run it no longer
+        has is a `HostError` before anything changes). Raises `HostError` as `attach` does."""
+        cut = self.open_run
+        if cut is None:
+            return
+        session = self._session()
+        status = snapshot.get("status")
+        handle = RunHandle(
+            cut.run_id,
+            status if isinstance(status, str) else None,
+            session.client.events_url(cut.run_id),
+            snapshot,
+        )
+        workflow = snapshot.get("workflowId") or snapshot.get("workflow") or ""
+        # Not logged: the run's entry is in the log already; this tells the views it goes on.
+        yield RunStarted(cut.run_id, str(workflow), handle.status, handle)
+        source = session.follow(handle, last_event_id=cut.after, on_arrival=self._arrived)
+        async for update in self._consume(source, str(workflow), resumed=True):
+            yield update
+
     async def _consume(
         self,
         source: AsyncIterator[StreamItem],
         workflow: str,
         snapshot: Mapping[str, Any] | None = None,
+        *,
+        resumed: bool = False,
     ) -> AsyncIterator[Update]:
         """Fold what a run's stream brings (its creation, events, notices) into updates;
-        ``snapshot``'s open question, if any, right after the run's creation."""
-        self._run_id = None
+        ``snapshot``'s open question, if any, right after the run's creation. ``resumed``:
+        the run is already under way here (`catch_up`), its stream brings no creation."""
+        if not resumed:
+            self._run_id = None
         finished = False
         try:
             async for item in source:
@@ -524,6 +564,8 @@ class Conversation:
         self._run_id = run_id
         if self._pending_user is None:
             self._carry = None
+        if not self._replaying:
+            self.cut = None  # a new run follows the cut one: the log has settled it
         if not self._replaying and self.session is not None:
             host = host_url(self.session.client.base_url)
         meta: dict[str, Any] = {"workflow": workflow}
@@ -584,6 +626,8 @@ class Conversation:
     def finish_replay(self) -> list[Update]:
         """The end of a replayed log: settle a run it left open (the process was killed, or
         the recording stopped, mid-run)."""
+        self._replaying = False
+        self.cut = self.open_run
         self._replaying = True
         try:
             return self._ended()
@@ -710,11 +754,14 @@ def stored(
     limits: Limits | None = None,
     secrets: Iterable[str] = (),
     logs: Sequence[EventLog] = (),
+    resume: bool = False,
 ) -> Conversation:
     """A conversation kept in ``store``: session ``session_id`` folded back from its log
     (without contacting the host; the next `send` through ``session`` continues it), or a new
     one (``None``, created at its first entry, recording ``host`` without credentials).
-    ``logs``: more logs to append to (a recording). Raises `StoreError` for an unknown id."""
+    ``logs``: more logs to append to (a recording). ``resume``: a run the log leaves open
+    stays open (`Conversation.catch_up` continues it) instead of being settled as cut.
+    Raises `StoreError` for an unknown id."""
     keep = SessionLog(store, session_id, host=host, workflow=workflow)
     chat = Conversation(session, logs=[keep, *logs], limits=limits, store=store, secrets=secrets)
 
@@ -729,5 +776,5 @@ def stored(
         # Runs logged before their entries named their host ran on the session's.
         chat.old_runs_host = host_url(store.info(session_id).host)
         # Kept runs are read back as items; only runs without a kept fold are folded.
-        reopen(chat, store, session_id, chat.keeper)
+        reopen(chat, store, session_id, chat.keeper, resume=resume)
     return chat

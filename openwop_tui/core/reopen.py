@@ -225,24 +225,30 @@ _ITEMS = (
 )
 
 
-def reopen(chat: Conversation, store: Store, session_id: str, keeper: FoldKeeper) -> None:
+def reopen(
+    chat: Conversation, store: Store, session_id: str, keeper: FoldKeeper, *, resume: bool = False
+) -> None:
     """Fold session ``session_id`` of ``store`` into ``chat`` (new, replaying nothing yet):
     kept runs restored, the rest of the log folded, and the runs folded here kept for the
-    next open. Raises `StoreError` when the log cannot be read; a fold that cannot be kept
-    only goes to `Conversation.log_error`."""
+    next open. ``resume``: a run the log leaves open stays open (`Conversation.catch_up`
+    continues it); else it is settled, and remembered as `Conversation.cut`. Raises
+    `StoreError` when the log cannot be read; a fold that cannot be kept only goes to
+    `Conversation.log_error`."""
     # Reading thousands of kept runs makes objects by the hundred thousand and keeps every one:
     # the collector's passes over them would cost more than the reading (0.58 s against
     # 1.5 s at 3,000 turns), so it waits until they are all in place.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        _reopen(chat, store, session_id, keeper)
+        _reopen(chat, store, session_id, keeper, resume)
     finally:
         if collecting:
             gc.enable()
 
 
-def _reopen(chat: Conversation, store: Store, session_id: str, keeper: FoldKeeper) -> None:
+def _reopen(
+    chat: Conversation, store: Store, session_id: str, keeper: FoldKeeper, resume: bool
+) -> None:
     for part in store.outline(session_id, keeper.version):
         if isinstance(part, FoldRow):
             keeper.entry = None
@@ -256,7 +262,9 @@ def _reopen(chat: Conversation, store: Store, session_id: str, keeper: FoldKeepe
             keeper.entry = part
             chat.replay(part)
     keeper.entry = None
-    chat.finish_replay()
+    chat.cut = chat.open_run
+    if not (resume and chat.cut is not None):
+        chat.finish_replay()
     fresh, keeper.fresh = keeper.fresh, []
     try:
         store.keep_folds(session_id, fresh)
