@@ -78,3 +78,23 @@ def event_count(frames: list[SSEFrame]) -> int:
         value = json.loads(frame.data)
         total += len(value) if isinstance(value, list) else 1
     return total
+
+
+def frames_until(
+    client: httpx.Client, run_id: str, last: Callable[[SSEFrame], bool]
+) -> list[SSEFrame]:
+    """The run's frames up to and including the first for which ``last`` holds (the stream
+    of a run that waits for an answer stays open: this stops reading there)."""
+    decoder = SSEDecoder()
+    frames: list[SSEFrame] = []
+    headers = {"Accept": "text/event-stream"}
+    params = {"streamMode": MODES}
+    with client.stream("GET", f"/v1/runs/{run_id}/events", params=params, headers=headers) as r:
+        assert r.status_code == 200, r.read()
+        for text in r.iter_text():
+            for frame in decoder.feed(text):
+                if frame.data:
+                    frames.append(frame)
+                    if last(frame):
+                        return frames
+    raise AssertionError(f"the stream ended without the frame looked for: {frames[-1:]}")

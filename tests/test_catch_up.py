@@ -20,7 +20,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 from app_support import NO_AUDIO, SIZE, connected, items_of, settle
-from cut_support import event_count, run_frames, start_run, store_session
+from cut_support import event_count, frames_until, run_frames, start_run, store_session
 
 from openwop_tui.config import Config
 from openwop_tui.core.conversation import stored
@@ -184,3 +184,47 @@ async def test_a_session_from_another_host_names_the_host_that_ran_it(
             )
             (said,) = [t for t in _notices(app) if "cannot be caught up" in t]
             assert run_id in said and f"--host {host.url}" in said
+
+
+async def test_a_run_still_running_is_followed_live_from_where_the_log_stops(
+    host: DemoHost, client: httpx.Client
+) -> None:
+    """Cut before the run asked its question: the question comes with the catch-up, the run
+    is followed live (it waits for the answer), and answering it completes the run."""
+    from openwop_tui.ui.widgets.interrupt_form import InterruptForm
+
+    run_id = start_run(client, "go", workflow="demo.approve")
+    frames = frames_until(client, run_id, lambda f: '"node.suspended"' in f.data)
+    store = Store()
+    session_id = store_session(
+        store,
+        host=host.url,
+        text="go",
+        run_id=run_id,
+        frames=frames[:-2],  # the question and what just precedes it are not kept
+        workflow="demo.approve",
+        ended=False,
+    )
+    store.close()
+    app = _app(host.url, host.api_key, session_id=session_id)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(
+            pilot,
+            app,
+            lambda: bool(app.query(InterruptForm)),
+            what="the question caught up",
+            workers=False,
+        )
+        assert any("is still running on the host" in t for t in _notices(app))
+        assert app.runs.busy and app.runs.following
+        await pilot.pause()
+        await pilot.press("a")  # accept
+        await settle(
+            pilot,
+            app,
+            lambda: any("caught up" in t for t in _notices(app)),
+            what="the end of the catch-up",
+        )
+        assert app.transcript.status == "completed"
+    entries = list(Store().entries(session_id))
+    assert [e.kind for e in entries].count("end") == 1
