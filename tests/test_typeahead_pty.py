@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from openwop_tui.devices.terminal import DA1_QUERY, typed_keys
-from openwop_tui.store.sessions import Store
+from openwop_tui.store.sessions import Store, StoreError
 
 #: A guard against a hang, not a synchronisation: every wait ends as soon as its condition holds.
 GUARD_SECONDS = 120.0
@@ -64,9 +64,11 @@ class Terminal:
 
 
 def _sent(text: str) -> bool:
+    """Whether the app has kept ``text`` as a sent message (the store may not exist yet, or
+    be busy with the app's write: not yet, then)."""
     try:
         store = Store()
-    except Exception:
+    except StoreError:
         return False
     try:
         return any(
@@ -74,6 +76,8 @@ def _sent(text: str) -> bool:
             for info in store.sessions()
             for e in store.entries(info.id)
         )
+    except StoreError:
+        return False
     finally:
         store.close()
 
