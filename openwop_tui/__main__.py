@@ -701,15 +701,28 @@ def _run_app(config: Config, *, log_file: Path | None = None, **options: Any) ->
     """Start the chat app. ``options`` (only those given): ``session_id`` (a stored session
     to open, checked to exist), ``record`` (a path to record the raw stream to), ``replay``
     (``(path, speed)``: play a recording instead of talking to a host)."""
-    from openwop_tui.devices.terminal import detect_image_mode
-    from openwop_tui.ui.app import ChatApp
+    from openwop_tui.devices.typeahead import TypeAhead
 
-    # Once, before Textual takes the terminal: after that its input thread owns the answers.
-    support = detect_image_mode(
-        config.images, stdin=sys.stdin, stdout=sys.stdout, environ=os.environ
-    )
-    app = ChatApp(config, image_support=support, log_file=log_file, **options)
-    app.run()
+    # Before the slow imports: what is typed while the app starts reaches the prompt as typed.
+    held = TypeAhead.hold(sys.stdin.fileno()) if sys.stdin.isatty() else None
+    try:
+        from openwop_tui.devices.terminal import detect_image_mode
+        from openwop_tui.ui.app import ChatApp
+
+        # Once, before Textual takes the terminal: after that its input thread owns the answers.
+        support = detect_image_mode(
+            config.images,
+            stdin=sys.stdin,
+            stdout=sys.stdout,
+            environ=os.environ,
+            typed=held.keep if held is not None else None,
+        )
+        typed = held.take() if held is not None else ""
+        app = ChatApp(config, image_support=support, log_file=log_file, typed=typed, **options)
+        app.run()
+    finally:
+        if held is not None:
+            held.restore()  # Textual put back the held mode it found; this is the user's
     return app.return_code or 0
 
 

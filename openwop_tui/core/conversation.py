@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeAlias
 
+from openwop_tui.core.catch_up import CutRun
 from openwop_tui.core.chat_history import ChatHistory
 from openwop_tui.core.fold import (
     Added,
@@ -35,6 +36,7 @@ from openwop_tui.core.fold import (
 )
 from openwop_tui.core.hitl import Submitted, submit
 from openwop_tui.core.log_flush import FlushTimer
+from openwop_tui.core.origins import HOST_KEY, absolute, host_url
 from openwop_tui.core.reopen import FoldKeeper, reopen
 from openwop_tui.core.session import RunCreated, Session
 from openwop_tui.openclaw.items import refused_asset
@@ -174,6 +176,15 @@ class Conversation:
         """Keeps each completed run's fold beside a stored session's log (`stored` sets it)."""
         self._places: dict[str, int] = {}
         """Item id → its index in the transcript (for `before`), grown as items come."""
+        self.hosts: dict[str, str] = {}
+        """Run id → the base URL of the host that ran it (`openwop_tui.core.origins`): what
+        its media URLs resolve against, live, offline and on another host alike."""
+        self.cut: CutRun | None = None
+        """The run the replayed log left open (the app was killed mid-run), which the host
+        may still complete (`catch_up`); ``None`` when the log's last run ended."""
+        self.old_runs_host: str | None = None
+        """The host of replayed runs whose ``run`` entry names none (logs written before
+        they did): the stored session's own host, when that is a URL."""
 
     # ------------------------------------------------------------------ state
 
@@ -373,15 +384,51 @@ class Conversation:
     def _arrived(self, arrival: Arrival) -> None:
         self._log(Entry.of_arrival(arrival, self._run_id))
 
+    @property
+    def open_run(self) -> CutRun | None:
+        """The run a replayed log has left open so far (its end not seen), if any."""
+        redelivery, run_id = self._redelivery, self._run_id
+        if redelivery is None or run_id is None or redelivery.ended or self._replaying:
+            return None
+        return CutRun(run_id, redelivery.highest, self.hosts.get(run_id))
+
+    async def catch_up(self, snapshot: Mapping[str, Any]) -> AsyncIterator[Update]:
+        """Pick up the run a reopened log left open (`stored` with ``resume=True``) from
+        after its last logged sequence, to its end: the events the host has and the log lacks
+        (then, if it still runs, live), folded into the open run and logged after its frames.
+        ``snapshot``: the host's ``GET …/runs/{id}`` answer (read first: a run it no longer
+        has is a `HostError` before anything changes). Raises `HostError` as `attach` does."""
+        cut = self.open_run
+        if cut is None:
+            return
+        session = self._session()
+        status = snapshot.get("status")
+        handle = RunHandle(
+            cut.run_id,
+            status if isinstance(status, str) else None,
+            session.client.events_url(cut.run_id),
+            snapshot,
+        )
+        workflow = snapshot.get("workflowId") or snapshot.get("workflow") or ""
+        # Not logged: the run's entry is in the log already; this tells the views it goes on.
+        yield RunStarted(cut.run_id, str(workflow), handle.status, handle)
+        source = session.follow(handle, last_event_id=cut.after, on_arrival=self._arrived)
+        async for update in self._consume(source, str(workflow), resumed=True):
+            yield update
+
     async def _consume(
         self,
         source: AsyncIterator[StreamItem],
         workflow: str,
         snapshot: Mapping[str, Any] | None = None,
+        *,
+        resumed: bool = False,
     ) -> AsyncIterator[Update]:
         """Fold what a run's stream brings (its creation, events, notices) into updates;
-        ``snapshot``'s open question, if any, right after the run's creation."""
-        self._run_id = None
+        ``snapshot``'s open question, if any, right after the run's creation. ``resumed``:
+        the run is already under way here (`catch_up`), its stream brings no creation."""
+        if not resumed:
+            self._run_id = None
         finished = False
         try:
             async for item in source:
@@ -511,11 +558,22 @@ class Conversation:
         updates, self._unshown = self._unshown, []
         return updates
 
-    def _started(self, run_id: str, workflow: str, handle: RunHandle | None) -> RunStarted:
+    def _started(
+        self, run_id: str, workflow: str, handle: RunHandle | None, host: str | None = None
+    ) -> RunStarted:
+        """A run begins: live, on the session's host; replayed, on ``host`` (its entry's)."""
         self._run_id = run_id
         if self._pending_user is None:
             self._carry = None
-        self._log(Entry("run", run=run_id, meta={"workflow": workflow}))
+        if not self._replaying:
+            self.cut = None  # a new run follows the cut one: the log has settled it
+        if not self._replaying and self.session is not None:
+            host = host_url(self.session.client.base_url)
+        meta: dict[str, Any] = {"workflow": workflow}
+        if host is not None:
+            self.hosts[run_id] = host
+            meta[HOST_KEY] = host
+        self._log(Entry("run", run=run_id, meta=meta))
         if self.keeper is not None:
             self.keeper.begin(self)
         if self._pending_user is not None:
@@ -569,6 +627,8 @@ class Conversation:
     def finish_replay(self) -> list[Update]:
         """The end of a replayed log: settle a run it left open (the process was killed, or
         the recording stopped, mid-run)."""
+        self._replaying = False
+        self.cut = self.open_run
         self._replaying = True
         try:
             return self._ended()
@@ -593,7 +653,8 @@ class Conversation:
         if entry.kind == "run":
             ended = self._ended()  # a run the log never saw end (a killed process)
             workflow = entry.meta.get("workflow")
-            started = self._started(entry.run or "?", str(workflow or ""), None)
+            host = host_url(entry.meta.get(HOST_KEY)) or self.old_runs_host
+            started = self._started(entry.run or "?", str(workflow or ""), None, host)
             return [*ended, started]
         if entry.kind == "end":
             return self._ended()
@@ -603,7 +664,7 @@ class Conversation:
         updates: list[Update] = []
         if self._redelivery is None:
             # Frames before any run marker (a capture, not a recording): one implicit run.
-            updates.append(self._started(entry.run or "?", "", None))
+            updates.append(self._started(entry.run or "?", "", None, self.old_runs_host))
         assert self._redelivery is not None
         for item in self._redelivery.take(arrival):
             if isinstance(item, RunEvent):
@@ -634,22 +695,38 @@ class Conversation:
         media = envelope.bytes_ref(needs_bytes)
         if media is None or media.url is None or media.base64 is not None:
             return None
-        stored = self._stored(media.url)
+        # A relative URL names an asset of the host that ran the envelope's run, which may not
+        # be the host connected now (a reopened session), or there may be none (offline).
+        given = media.url
+        url = absolute(given, self.host_of(envelope))
+        if url != given:
+            media = replace(media, url=url)
+        # Stores written before URLs were resolved keep the bytes under the URL as given.
+        stored = self._stored(url) or (self._stored(given) if url != given else None)
         if stored is not None:
             return stored
         if self.session is None:
-            return Asset(url=media.url, error=OFFLINE_REASON, failure="not-fetched")
+            return Asset(url=url, error=OFFLINE_REASON, failure="not-fetched")
         asset = await self.session.asset_for(envelope, media)
         if asset is not None and asset.url:
-            # The stored copy is keyed by the envelope's URL (often relative to the host):
-            # the absolute one the fetch resolved is what the user is shown, redraw after redraw.
-            self._absolute[media.url] = asset.url
+            # The absolute URL the fetch resolved (after redirects) is what the user is shown,
+            # redraw after redraw, also when the bytes come from the store.
+            self._absolute[url] = asset.url
         if asset is not None and asset.data is not None and self.store is not None:
             try:
-                self.store.put_asset(media.url, asset.data, asset.content_type)
+                self.store.put_asset(url, asset.data, asset.content_type)
             except StoreError as error:
                 self.log_error = str(error)
         return asset
+
+    def host_of(self, envelope: Envelope) -> str | None:
+        """The base URL of the host whose run carried ``envelope`` (``None``: unknown). An
+        event that names no run is the only host's when every run came from one."""
+        run_id = envelope.source.run_id
+        if run_id is not None:
+            return self.hosts.get(run_id)
+        hosts = set(self.hosts.values())
+        return hosts.pop() if len(hosts) == 1 else None
 
     def _stored(self, url: str) -> Asset | None:
         if self.store is None:
@@ -680,11 +757,14 @@ def stored(
     limits: Limits | None = None,
     secrets: Iterable[str] = (),
     logs: Sequence[EventLog] = (),
+    resume: bool = False,
 ) -> Conversation:
     """A conversation kept in ``store``: session ``session_id`` folded back from its log
     (without contacting the host; the next `send` through ``session`` continues it), or a new
     one (``None``, created at its first entry, recording ``host`` without credentials).
-    ``logs``: more logs to append to (a recording). Raises `StoreError` for an unknown id."""
+    ``logs``: more logs to append to (a recording). ``resume``: a run the log leaves open
+    stays open (`Conversation.catch_up` continues it) instead of being settled as cut.
+    Raises `StoreError` for an unknown id."""
     keep = SessionLog(store, session_id, host=host, workflow=workflow)
     chat = Conversation(session, logs=[keep, *logs], limits=limits, store=store, secrets=secrets)
 
@@ -696,6 +776,8 @@ def stored(
 
     chat.keeper = FoldKeeper(keep, keep_fold)
     if session_id is not None:
+        # Runs logged before their entries named their host ran on the session's.
+        chat.old_runs_host = host_url(store.info(session_id).host)
         # Kept runs are read back as items; only runs without a kept fold are folded.
-        reopen(chat, store, session_id, chat.keeper)
+        reopen(chat, store, session_id, chat.keeper, resume=resume)
     return chat

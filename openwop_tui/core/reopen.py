@@ -41,8 +41,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: Bumped whenever folding the same events gives different items (a new rule, a fixed bug).
-FOLD_VERSION = 1
+#: Bumped whenever folding the same events gives different items (a new rule, a fixed bug),
+#: or a kept row holds something else (2: the host each run came from).
+FOLD_VERSION = 2
 
 #: The modules whose classes a kept fold may hold (and nothing else is ever built).
 _ITEM_MODULES = (
@@ -127,9 +128,9 @@ class FoldKeeper:
         self.entry: Entry | None = None
         """The entry being replayed (``None`` live)."""
         self.fresh: list[FoldRow] = []
-        self._begun: tuple[int, int, int, str, object] | None = None
+        self._begun: tuple[int, int, int, str, object, str | None] | None = None
         """The run being watched: its ``run`` entry's seq, items and history before, the
-        state's fingerprint, and the stored session it is logged in."""
+        state's fingerprint, the stored session it is logged in, and its id."""
 
     def _position(self, chat: Conversation) -> int:
         if chat.replaying:
@@ -146,7 +147,8 @@ class FoldKeeper:
         start = self._position(chat)
         items, messages = len(chat.transcript.items), len(chat.chat.messages)
         where = self._where(chat)
-        self._begun = (start, items, messages, fingerprint(chat), where) if start >= 0 else None
+        begun = (start, items, messages, fingerprint(chat), where, chat.run_id)
+        self._begun = begun if start >= 0 else None
 
     def _where(self, chat: Conversation) -> object:
         # Live, the session the log writes to (a deleted one is replaced by a new one).
@@ -157,14 +159,18 @@ class FoldKeeper:
         begun, self._begun = self._begun, None
         if begun is None or (chat.replaying and (self.entry is None or self.entry.kind != "end")):
             return
-        start, items_before, messages_before, before, where = begun
+        start, items_before, messages_before, before, where, run_id = begun
         stop = self._position(chat)
         if stop <= start or where != self._where(chat) or not chat.transcript.at_rest:
             return  # a run that left a question open is folded again on the next open
+        host = chat.hosts.get(run_id) if run_id is not None else None
         kept = (
             chat.transcript.items[items_before:],
             chat.chat.messages[messages_before:],
             chat.transcript.carried(),
+            # The host its media URLs resolve against (`openwop_tui.core.origins`): restoring
+            # a run reads no ``run`` entry to learn it from.
+            {run_id: host} if run_id is not None and host is not None else {},
         )
         try:
             data = pickle.dumps(kept, protocol=pickle.HIGHEST_PROTOCOL)
@@ -184,7 +190,7 @@ class FoldKeeper:
             return False
         try:
             kept = _Reader(io.BytesIO(row.data)).load()
-            run_items, messages, carried = kept
+            run_items, messages, carried, hosts = kept
             valid = (
                 isinstance(run_items, list)
                 and all(isinstance(i, _ITEMS) for i in run_items)
@@ -194,6 +200,8 @@ class FoldKeeper:
                 and isinstance(carried.get("counter"), int)
                 and isinstance(carried.get("usage_turn"), item_types.Usage)
                 and isinstance(carried.get("usage_session"), item_types.Usage)
+                and isinstance(hosts, dict)
+                and all(isinstance(k, str) and isinstance(v, str) for k, v in hosts.items())
             )
         except Exception as error:  # anything a damaged or foreign row raises
             log.info("a kept fold cannot be read (%s): its run is folded again", error)
@@ -201,6 +209,7 @@ class FoldKeeper:
         if not valid:
             return False
         chat.transcript.resume(run_items, carried)
+        chat.hosts.update(hosts)
         chat.chat.messages.extend(messages)
         chat.pending_user = None
         return True
@@ -216,24 +225,30 @@ _ITEMS = (
 )
 
 
-def reopen(chat: Conversation, store: Store, session_id: str, keeper: FoldKeeper) -> None:
+def reopen(
+    chat: Conversation, store: Store, session_id: str, keeper: FoldKeeper, *, resume: bool = False
+) -> None:
     """Fold session ``session_id`` of ``store`` into ``chat`` (new, replaying nothing yet):
     kept runs restored, the rest of the log folded, and the runs folded here kept for the
-    next open. Raises `StoreError` when the log cannot be read; a fold that cannot be kept
-    only goes to `Conversation.log_error`."""
+    next open. ``resume``: a run the log leaves open stays open (`Conversation.catch_up`
+    continues it); else it is settled, and remembered as `Conversation.cut`. Raises
+    `StoreError` when the log cannot be read; a fold that cannot be kept only goes to
+    `Conversation.log_error`."""
     # Reading thousands of kept runs makes objects by the hundred thousand and keeps every one:
     # the collector's passes over them would cost more than the reading (0.58 s against
     # 1.5 s at 3,000 turns), so it waits until they are all in place.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        _reopen(chat, store, session_id, keeper)
+        _reopen(chat, store, session_id, keeper, resume)
     finally:
         if collecting:
             gc.enable()
 
 
-def _reopen(chat: Conversation, store: Store, session_id: str, keeper: FoldKeeper) -> None:
+def _reopen(
+    chat: Conversation, store: Store, session_id: str, keeper: FoldKeeper, resume: bool
+) -> None:
     for part in store.outline(session_id, keeper.version):
         if isinstance(part, FoldRow):
             keeper.entry = None
@@ -247,7 +262,9 @@ def _reopen(chat: Conversation, store: Store, session_id: str, keeper: FoldKeepe
             keeper.entry = part
             chat.replay(part)
     keeper.entry = None
-    chat.finish_replay()
+    chat.cut = chat.open_run
+    if not (resume and chat.cut is not None):
+        chat.finish_replay()
     fresh, keeper.fresh = keeper.fresh, []
     try:
         store.keep_folds(session_id, fresh)

@@ -204,6 +204,23 @@ def parse_answers(data: bytes) -> Answers:
     return Answers(kitty, kitty_error, attributes, cell_size, registers)
 
 
+#: What a terminal answers with: control sequences (CSI …, and the strings APC, DCS, OSC, PM,
+#: SOS up to their terminator, or cut off by the deadline), and a lone ESC pair.
+_ANSWER = re.compile(
+    rb"\x1b\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]"
+    rb"|\x1b[_P\]^X].*?(?:\x1b\\|\x07|\Z)"
+    rb"|\x1b\[[\x20-\x3f]*\Z"
+    rb"|\x1b[\x20-\x7e]?",
+    re.DOTALL,
+)
+
+
+def typed_keys(data: bytes) -> bytes:
+    """What in the probe's bytes is not a terminal answer: keys the user typed while it
+    waited (`openwop_tui.devices.typeahead`), in the order typed."""
+    return _ANSWER.sub(b"", data)
+
+
 def _plausible_cell(width: int, height: int) -> tuple[int, int] | None:
     return (width, height) if 0 < width <= MAX_CELL and 0 < height <= MAX_CELL else None
 
@@ -373,10 +390,18 @@ def detect_image_mode(
     environ: Mapping[str, str],
     timeout: float = DEFAULT_TIMEOUT,
     ask_tmux: Callable[[], bool | None] = tmux_passthrough,
+    typed: Callable[[bytes], None] | None = None,
 ) -> ImageSupport:
-    """Decide how images are drawn (see the module docstring). Never raises, never hangs."""
+    """Decide how images are drawn (see the module docstring). Never raises, never hangs.
+    ``typed`` is given the keys the user typed while the terminal was asked (`typed_keys`)."""
     support = _detect(
-        requested, stdin=stdin, stdout=stdout, environ=environ, timeout=timeout, ask_tmux=ask_tmux
+        requested,
+        stdin=stdin,
+        stdout=stdout,
+        environ=environ,
+        timeout=timeout,
+        ask_tmux=ask_tmux,
+        typed=typed,
     )
     try:
         return replace(support, colours=colour_system(environ))
@@ -392,6 +417,7 @@ def _detect(
     environ: Mapping[str, str],
     timeout: float = DEFAULT_TIMEOUT,
     ask_tmux: Callable[[], bool | None] = tmux_passthrough,
+    typed: Callable[[bytes], None] | None = None,
 ) -> ImageSupport:
     try:
         interactive = stdin.isatty() and stdout.isatty()
@@ -422,6 +448,8 @@ def _detect(
             query = TMUX_QUERY
         stdout.flush()  # anything already written goes out before the question
         data = query_terminal(stdin.fileno(), stdout.fileno(), timeout=timeout, query=query)
+        if typed is not None:
+            typed(typed_keys(data))  # read with the answers: not the probe's to drop
         answers = parse_answers(data)
         if tmux:  # the outer terminal's sixel is not tmux's: kitty or half-blocks here
             listed = answers.device_attributes

@@ -305,6 +305,12 @@ class Redelivery:
         """Whether the run's terminal event has come through."""
         return self._state.terminal
 
+    @property
+    def highest(self) -> int | None:
+        """The highest sequence come through (``None``: none yet): what a stream picking the
+        run up again resumes after."""
+        return self._state.highest
+
     def take(self, arrival: Arrival) -> list[StreamItem]:
         """The events (and warnings) one arrival gives."""
         state = self._state

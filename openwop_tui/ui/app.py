@@ -104,6 +104,7 @@ class ChatApp(App[None]):
         record: Path | None = None,
         replay: tuple[Path, float] | None = None,
         attach: str | None = None,
+        typed: str = "",
     ) -> None:
         """``demo_host`` (not started) replaces the default embedded host when ``config.host``
         is ``None``; tests pass a fast, deterministic one. ``audio_support`` skips the probe.
@@ -113,12 +114,14 @@ class ChatApp(App[None]):
         a stored session (drawn at once, without the host); ``record`` writes the raw stream to
         an SSE file as it arrives; ``replay`` (``(path, speed)``) plays a recording through the
         app as if live, without any host; ``attach`` follows a run already on the host once
-        connected (its history, then live)."""
+        connected (its history, then live). ``typed``: keys typed while the app started
+        (`openwop_tui.devices.typeahead`), put in the prompt before any key it reads."""
         super().__init__()
         self.config = config
         self.set_keymap(config.keymap)
         self.log_file = log_file
         self._replay = replay
+        self._typed = typed
         self._warnings: list[str] = []
         """Said in the transcript once it is there (a theme that does not exist, a store that
         cannot be written)."""
@@ -251,6 +254,11 @@ class ChatApp(App[None]):
             await chat.notice("warning", notice)
             self.notify(notice, severity="warning", timeout=8, markup=False)
         chat.show_title()
+        if self._typed:
+            # Here, before the queue's keys: those were typed after these (and an Enter among
+            # these sends; the message waits in the queue until the host is reached).
+            typed, self._typed = self._typed, ""
+            chat.parts.prompt.type_ahead(typed)
         if self.transcript.items:
             # A reopened session: everything at once, before (and without) the host.
             await self.view.apply([Added(item) for item in self.transcript.items])

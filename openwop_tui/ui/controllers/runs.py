@@ -22,6 +22,7 @@ from openwop_tui.protocol.catalog import load_catalog, obvious_choice
 from openwop_tui.protocol.errors import HostError
 from openwop_tui.store.record import replay_frames
 from openwop_tui.text.sanitize import HostText, clean_own
+from openwop_tui.ui.controllers.catch_up import CatchUp
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.controllers.feed import Feed
 from openwop_tui.ui.controllers.interrupts import InterruptsController
@@ -60,6 +61,8 @@ class RunsController:
         self.missing_workflow: str | None = None
         """The workflow messages would run, which the host said it does not have, left so by
         Esc on the picker: messages wait in the queue instead of going to a certain 404."""
+        self.catch_up = CatchUp(chat, self, feed)
+        """Catches a reopened session's cut run up once the host answers."""
 
     # ------------------------------------------------------------------ helpers
 
@@ -72,6 +75,14 @@ class RunsController:
     def _worker(self, work: Coroutine[Any, Any, None], name: str) -> None:
         # One run at a time: a new one replaces (cancels) the worker of the last.
         self.chat.app.run_worker(work, name=name, group="run", exclusive=True)
+
+    def work(self, work: Coroutine[Any, Any, None], name: str) -> None:
+        """Run ``work`` as the chat's run (a catch-up): the prompt's next run waits for it."""
+        self._worker(work, name)
+
+    async def finished(self) -> None:
+        """What `work` ends with: the run's end shown, then the next queued message goes."""
+        await self._ended_quietly()
 
     # --------------------------------------------------------------- messages
 
@@ -243,6 +254,7 @@ class RunsController:
             if unsent is not None:
                 await self.feed.show([chat.conversation.add_user(unsent)])
             await chat.notice("error", error.message)
+            await self.catch_up.unreachable(error)
             return False
         self._status(ConnectionChanged(Connection.CONNECTED))
         self._status(
@@ -253,13 +265,16 @@ class RunsController:
                 HostText(discovery.implementation_name or ""),
             )
         )
+        # A cut run first (unless a message is on its way: it continues the chat instead):
+        # messages typed meanwhile wait until it has caught up.
+        caught = unsent is None and self.attach_to is None and self.catch_up.start()
         if self.attach_to is not None:
             run_id, self.attach_to = self.attach_to, None
             self.follow(run_id)
         elif chat.config.host is not None and not self.workflow_settled:
             self.workflow_settled = True
             chat.app.run_worker(self.choose_workflow(), group="workflows", exclusive=True)
-        else:
+        elif not caught:
             chat.app.call_later(self.send_queued)
         if chat.demo and not chat.transcript.items:
             await chat.notice(

@@ -128,6 +128,8 @@ class SessionsController:
         await view.apply([Added(item) for item in chosen.transcript.items])
         view.scroll_end(animate=False)
         chat.app.notify(f"opened session {session_id}", markup=False)
+        if chat.session is not None and chat.session.discovery is not None:
+            self.runs.catch_up.start()  # its last run was cut off: the host may have the rest
 
     def rename(self, event: SessionRenamed) -> None:
         if self.chat.store is not None:

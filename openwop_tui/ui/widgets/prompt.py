@@ -91,6 +91,31 @@ class PromptInput(TextArea):
         self.value = ""
         self.post_message(MessageSubmitted(text))
 
+    def type_ahead(self, typed: str) -> None:
+        """Take keys typed before the app was up (`openwop_tui.devices.typeahead`) as if
+        typed here: text inserted, Enter (CR) sends, Ctrl+J (LF) a new line, Backspace
+        deletes; other control keys (arrows, Tab …) are dropped, not guessed at."""
+        run: list[str] = []
+
+        def flush() -> None:
+            if run:
+                self.insert("".join(run))
+                run.clear()
+
+        for char in typed:
+            if char == "\r":
+                flush()
+                self.action_send()
+            elif char == "\n":
+                flush()
+                self.action_newline()
+            elif char in "\x7f\x08":
+                flush()
+                self.action_delete_left()
+            elif char.isprintable():
+                run.append(char)
+        flush()
+
     def action_newline(self) -> None:
         """Insert a line break at the cursor (replacing the selection)."""
         self.replace("\n", *self.selection)
