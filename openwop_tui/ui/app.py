@@ -10,6 +10,7 @@ becomes a line in the transcript and a notification, never a traceback.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -21,7 +22,7 @@ from textual.screen import Screen
 from textual.theme import Theme
 from textual.widgets import Footer
 
-from openwop_tui.config import Config
+from openwop_tui.config import Config, default_config_path
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import Added, Transcript
 from openwop_tui.core.session import Session
@@ -50,6 +51,7 @@ from openwop_tui.ui.controllers.playback import Playback
 from openwop_tui.ui.controllers.profile import LabController
 from openwop_tui.ui.controllers.runs import RunsController
 from openwop_tui.ui.controllers.sessions import SessionsController, open_chat
+from openwop_tui.ui.controllers.settings import SettingsController
 from openwop_tui.ui.controllers.timeline import TimelineController
 from openwop_tui.ui.failure import Stopped
 from openwop_tui.ui.messages import (
@@ -104,6 +106,7 @@ class ChatApp(App[None]):
         record: Path | None = None,
         replay: tuple[Path, float] | None = None,
         attach: str | None = None,
+        config_path: Path | None = None,
     ) -> None:
         """``demo_host`` (not started) replaces the default embedded host when ``config.host``
         is ``None``; tests pass a fast, deterministic one. ``audio_support`` skips the probe.
@@ -113,7 +116,8 @@ class ChatApp(App[None]):
         a stored session (drawn at once, without the host); ``record`` writes the raw stream to
         an SSE file as it arrives; ``replay`` (``(path, speed)``) plays a recording through the
         app as if live, without any host; ``attach`` follows a run already on the host once
-        connected (its history, then live)."""
+        connected (its history, then live); ``config_path`` the config file read (``--config``;
+        the default one when not given), which the settings screen shows and writes."""
         super().__init__()
         self.config = config
         self.set_keymap(config.keymap)
@@ -164,6 +168,9 @@ class ChatApp(App[None]):
         )
         self.diagnostics = DiagnosticsController(chat, self.timeline, self.lab, self.connection)
         self.chats = ChatsController(chat, self.runs, self.feed, self.interrupts)
+        self.settings = SettingsController(
+            chat, self.lab, config_path or default_config_path(os.environ)
+        )
 
     # ------------------------------------------------------------ what tests and screens read
 
@@ -424,6 +431,9 @@ class ChatApp(App[None]):
 
     def action_help(self) -> None:
         self.chats.open_help(self.log_file)
+
+    def action_settings(self) -> None:
+        self.settings.open(self.log_file)
 
     # ------------------------------------------------- the inspector: timeline, stats, doctor
 

@@ -66,6 +66,12 @@ COMMANDS: tuple[PaletteCommand, ...] = (
     PaletteCommand(
         "Sessions: open, rename or delete a session", "sessions", "saved chats", "sessions"
     ),
+    PaletteCommand(
+        "Settings: theme, images, audio, host, workflow",
+        "settings",
+        "and where the config, sessions, log and downloads are",
+        "settings",
+    ),
     PaletteCommand("Export this session", "export", "Markdown, JSONL or SSE", "export"),
     PaletteCommand("Search the transcript", "search", "messages, envelopes and JSON", "search"),
     PaletteCommand("Record the stream to a file", "record", "raw SSE, replayable"),
