@@ -49,6 +49,7 @@ from openwop_tui.ui.controllers.interrupts import InterruptsController
 from openwop_tui.ui.controllers.item_actions import ItemActionsController
 from openwop_tui.ui.controllers.playback import Playback
 from openwop_tui.ui.controllers.profile import LabController
+from openwop_tui.ui.controllers.resend import ResendController
 from openwop_tui.ui.controllers.runs import RunsController
 from openwop_tui.ui.controllers.sessions import SessionsController, open_chat
 from openwop_tui.ui.controllers.settings import SettingsController
@@ -163,8 +164,9 @@ class ChatApp(App[None]):
         self.sessions = SessionsController(chat, self.runs, self.feed)
         self.files = FilesController(chat)
         self.playback = Playback(chat)
+        self.resend = ResendController(chat, self.runs, self.feed)
         self.item_actions = ItemActionsController(
-            chat, self.playback, self.files, self.lab, self.timeline
+            chat, self.playback, self.files, self.lab, self.timeline, self.resend
         )
         self.diagnostics = DiagnosticsController(chat, self.timeline, self.lab, self.connection)
         self.chats = ChatsController(chat, self.runs, self.feed, self.interrupts)
@@ -278,7 +280,10 @@ class ChatApp(App[None]):
     # ------------------------------------------------------------------ messages
 
     async def on_message_submitted(self, event: MessageSubmitted) -> None:
-        await self.runs.submitted(event.text)
+        if self.resend.editing:  # the last message, edited: it replaces its exchange
+            await self.resend.send_edited(event.text)
+        else:
+            await self.runs.submitted(event.text)
 
     def on_interrupt_answered(self, event: InterruptAnswered) -> None:
         self.run_worker(
@@ -389,8 +394,10 @@ class ChatApp(App[None]):
         self.files.save_as_selected()
 
     async def action_cancel_run(self) -> None:
-        """Ask the host to cancel the running run; drop the stream if the host won't answer."""
-        await self.runs.cancel()
+        """Ask the host to cancel the running run; drop the stream if the host won't answer.
+        While the last message is being edited (and no run goes), Esc cancels the edit."""
+        if self.runs.busy or not self.resend.cancel_edit():
+            await self.runs.cancel()
 
     async def action_quit(self) -> None:
         """Quit; with a run in flight, first ask whether to cancel it or leave it running.
@@ -472,7 +479,14 @@ class ChatApp(App[None]):
     # ------------------------------------------------------------------ more actions
 
     async def action_new_chat(self) -> None:
+        self.resend.editing = False  # an edit of the old chat's message is not the new one's
         await self.chats.new_chat()
+
+    def action_edit_last(self) -> None:
+        self.resend.edit()
+
+    async def action_regenerate(self) -> None:
+        await self.resend.regenerate()
 
     def action_rename_chat(self) -> None:
         self.chats.ask_title()

@@ -153,6 +153,9 @@ class Block:
             return [action.name for action in self.rendered.actions] + ["inspect"]
         if isinstance(item, AssistantTurn):
             return ["copy", "copy-code"] if _FENCE_ANYWHERE.search(item.text) else ["copy"]
+        if isinstance(item, UserTurn):
+            # Edit and regenerate apply to the last message only (the controller checks).
+            return ["copy", "edit", "regenerate"]
         return ["copy"]
 
     def needs_render(self, width: int) -> bool:

@@ -109,6 +109,8 @@ class TranscriptView(ScrollView, can_focus=True):
         Binding("i", "request('inspect')", "Inspect"),
         Binding("m", "matrix", "Matrix"),
         Binding("e", "events", "Events"),
+        Binding("E", "request('edit')", "Edit & resend"),
+        Binding("r", "request('regenerate')", "Regenerate"),
     ]
 
     def __init__(self, *, registry: Registry, id: str | None = None) -> None:
@@ -322,6 +324,24 @@ class TranscriptView(ScrollView, can_focus=True):
         self._match = -1
         self._follow = True
         self.unseen = False
+        self._relayout()
+
+    def drop(self, item_ids: Iterable[str]) -> None:
+        """Take the blocks of ``item_ids`` off the screen (an exchange replaced by an edited
+        or regenerated one); the transcript keeps the items."""
+        gone = {self._where[item_id] for item_id in item_ids if item_id in self._where}
+        if not gone:
+            return
+        first = min(gone)
+        self._blocks = [block for index, block in enumerate(self._blocks) if index not in gone]
+        self._where = {block.item_id: index for index, block in enumerate(self._blocks)}
+        self._pending = {index for index in self._pending if index < first}
+        self._dirty = min(self._dirty, first)
+        if self.cursor is not None and self.cursor >= first:
+            self.cursor = None
+        self._matches = [match for match in self._matches if match[0] < first]
+        self._match = -1
+        self._anchor = None
         self._relayout()
 
     # ---------------------------------------------------------------- envelopes
