@@ -61,6 +61,7 @@ from openwop_tui.ui.messages import (
     ItemEventsRequested,
     TranscriptLeft,
 )
+from openwop_tui.ui.widgets import item_keys
 from openwop_tui.ui.widgets.blocks import Block, button_text
 from openwop_tui.ui.widgets.pixels import KittySender, SixelPainter
 
@@ -130,8 +131,7 @@ class TranscriptView(ScrollView, can_focus=True):
         self.width_cap: int | None = None
         """Columns items are drawn in, at most (the lab's profile); ``None``: the view's."""
         self._show_verbose = False
-        self.cursor: int | None = None
-        """The selected block's index."""
+        self._cursor: int | None = None
         self._follow = True
         self.unseen = False
         """New output arrived below while scrolled up (the marker shows)."""
@@ -147,6 +147,39 @@ class TranscriptView(ScrollView, can_focus=True):
         """Sends kitty images to the terminal once per drawing (their cells are text)."""
         self._sixel = SixelPainter()
         """Paints sixel images' rows over their blank cells as lines are painted."""
+
+    @property
+    def cursor(self) -> int | None:
+        """The selected block's index."""
+        return self._cursor
+
+    @cursor.setter
+    def cursor(self, index: int | None) -> None:
+        if index != self._cursor:
+            self._cursor = index
+            self._keys_changed()
+
+    def _keys_changed(self) -> None:
+        """The footer shows the keys of the selected item (`item_keys`): ask it again."""
+        if self.is_mounted:
+            self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """An item key applies only to the items that have its action (`item_keys.applies`):
+        the footer lists those of the selected item."""
+        if action not in item_keys.ITEM_ACTIONS:
+            return True
+        block = self._blocks[self.cursor] if self.cursor is not None else None
+        return item_keys.applies(
+            block, action, parameters, last_message=block is not None and self._is_last(block)
+        )
+
+    def _is_last(self, block: Block) -> bool:
+        """Whether ``block`` is the last message the user sent on screen."""
+        for other in reversed(self._blocks):
+            if isinstance(other.item, UserTurn):
+                return other is block
+        return False
 
     # -------------------------------------------------------------- lifecycle
 
@@ -253,6 +286,8 @@ class TranscriptView(ScrollView, can_focus=True):
                 grew = grew or index >= self._bottom_block()
         if grew and not self._follow:
             self.unseen = True
+        if grew and self.cursor is not None:
+            self._keys_changed()  # a new message: edit and regenerate move to it
         self._relayout()
 
     def _add(self, item: Item) -> None:
@@ -368,6 +403,8 @@ class TranscriptView(ScrollView, can_focus=True):
         block.changed()
         self._remeasure(self._where[item_id])
         self._relayout()
+        if self.cursor == self._where[item_id]:
+            self._keys_changed()  # its actions are known now
 
     def set_lint(self, item_id: str, marks: str) -> None:
         """Show the lint marks of an envelope's event (``⚠ OW214``) in its badge."""
@@ -770,6 +807,19 @@ class TranscriptView(ScrollView, can_focus=True):
     def on_key(self, event: events.Key) -> None:
         """A key a renderer asked for runs its action on the selected item. The view's own
         keys keep their meaning: a renderer cannot take ``s`` or ``j`` away."""
+        if self.cursor is not None and event.key in _ITEM_KEYS:
+            action, parameters = _ITEM_KEYS[event.key]
+            if not self.check_action(action, parameters):
+                # Not offered (the footer does not list it), but pressed: the action says why.
+                event.stop()
+                event.prevent_default()
+                if action == "request":
+                    self.action_request(str(parameters[0]))
+                elif action == "matrix":
+                    self.action_matrix()
+                else:
+                    self.action_events()
+                return
         # Single letters and digits only: Enter, Tab or a Ctrl key belong to the app.
         if self.cursor is None or event.key in _VIEW_KEYS or len(event.key) != 1:
             return
@@ -885,6 +935,22 @@ def _over(strip: Strip, style: Style) -> Strip:
         strip.cell_length,
     )
 
+
+def _item_action(binding: Binding) -> tuple[str, tuple[object, ...]] | None:
+    """``request('save')`` -> ``("request", ("save",))``, for the item actions only."""
+    name, _, rest = binding.action.partition("(")
+    if name not in item_keys.ITEM_ACTIONS:
+        return None
+    return name, tuple(part.strip().strip("'\"") for part in rest.rstrip(")").split(",") if part)
+
+
+#: Each item key with its action and parameters (`item_keys.applies` answers for them).
+_ITEM_KEYS: dict[str, tuple[str, tuple[object, ...]]] = {
+    key.strip(): parsed
+    for binding in TranscriptView.BINDINGS
+    if isinstance(binding, Binding) and (parsed := _item_action(binding)) is not None
+    for key in binding.key.split(",")
+}
 
 #: Keys the view binds itself (a renderer's action cannot take them).
 _VIEW_KEYS = frozenset(
