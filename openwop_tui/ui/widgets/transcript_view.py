@@ -808,14 +808,14 @@ class TranscriptView(ScrollView, can_focus=True):
         """A key a renderer asked for runs its action on the selected item. The view's own
         keys keep their meaning: a renderer cannot take ``s`` or ``j`` away."""
         if self.cursor is not None and event.key in _ITEM_KEYS:
-            action, parameters = _ITEM_KEYS[event.key]
-            if not self.check_action(action, parameters):
+            name, parameters = _ITEM_KEYS[event.key]
+            if not self.check_action(name, parameters):
                 # Not offered (the footer does not list it), but pressed: the action says why.
                 event.stop()
                 event.prevent_default()
-                if action == "request":
+                if name == "request":
                     self.action_request(str(parameters[0]))
-                elif action == "matrix":
+                elif name == "matrix":
                     self.action_matrix()
                 else:
                     self.action_events()
