@@ -321,6 +321,7 @@ class ChatApp(App[None]):
             group=f"render-{event.item_id}",
             exclusive=True,
         )
+        self.lab.tell_loading()  # "completed, N loading" until it is drawn
 
     async def on_action_requested(self, event: ActionRequested) -> None:
         await self.item_actions.act(event.item_id, event.action)

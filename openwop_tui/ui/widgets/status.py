@@ -19,6 +19,7 @@ from openwop_tui.ui.messages import (
     Connection,
     ConnectionChanged,
     HostShown,
+    LoadingChanged,
     RunChanged,
     RunPhase,
     SessionKept,
@@ -42,7 +43,7 @@ _STATE_STYLE = {
 class StatusLine(Static):
     """One line at the top of the screen, kept up to date by the app-wide messages the
     controllers post to it (`ConnectionChanged`, `HostShown`, `RunChanged`, `WorkflowChosen`,
-    `TitleShown`):
+    `TitleShown`, `LoadingChanged`):
     nothing else sets its parts."""
 
     DEFAULT_CSS = """
@@ -68,6 +69,18 @@ class StatusLine(Static):
     """The workflow each message runs."""
     title: reactive[str] = reactive("")
     """The chat's title (the stored session's)."""
+    items_loading: reactive[int] = reactive(0)
+    """Items on screen still loading (media being fetched or drawn)."""
+
+    @property
+    def run_shown(self) -> str:
+        """The run status as the line words it: ``completed, 2 loading`` while items load."""
+        status: str = clean(self.run_status)
+        return f"{status}, {self.items_loading} loading" if self.items_loading else status
+
+    def on_loading_changed(self, message: LoadingChanged) -> None:
+        message.stop()  # told to the status line, for the status line
+        self.items_loading = message.count
 
     def on_title_shown(self, message: TitleShown) -> None:
         message.stop()  # told to the status line, for the status line
@@ -75,6 +88,7 @@ class StatusLine(Static):
         if message.new_chat:
             self.run_id = ""
             self.run_status = "idle"
+            self.items_loading = 0
 
     def on_connection_changed(self, message: ConnectionChanged) -> None:
         message.stop()  # told to the status line, for the status line
@@ -116,7 +130,7 @@ class StatusLine(Static):
         state = _STATE_STYLE.get(self.connection, "")
         parts: list[tuple[int, list[tuple[str, str]]]] = [
             (0, [("● ", state), (str(self.connection), state)]),
-            (0, [(" · run ", ""), (clean(self.run_status), "bold")]),
+            (0, [(" · run ", ""), (self.run_shown, "bold")]),
         ]
         if self.unsaved:
             parts.append((0, [(" · ", ""), ("⚠ not saved", "bold $text-error")]))
