@@ -330,7 +330,7 @@ class ChatApp(App[None]):
         self.chat.parts.prompt.focus()
 
     def on_search_bar_changed(self, event: SearchBar.Changed) -> None:
-        total = self.view.search(event.query)
+        total = self.view.search(event.query, case=event.case, whole_word=event.whole_word)
         self.chat.parts.search.show_count(0, total, event.query)
 
     def on_search_bar_stepped(self, event: SearchBar.Stepped) -> None:

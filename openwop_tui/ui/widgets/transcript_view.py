@@ -63,6 +63,7 @@ from openwop_tui.ui.messages import (
 )
 from openwop_tui.ui.widgets import item_keys
 from openwop_tui.ui.widgets.blocks import Block, button_text
+from openwop_tui.ui.widgets.finder import Finder
 from openwop_tui.ui.widgets.pixels import KittySender, SixelPainter
 
 #: Coalescing of streamed redraws: a burst of tokens costs one redraw per this many seconds.
@@ -139,7 +140,8 @@ class TranscriptView(ScrollView, can_focus=True):
         """(block, line within it) at the top of the viewport, kept through height changes."""
         self._pending: set[int] = set()
         self._flush_timer: Timer | None = None
-        self._query = ""
+        self._finder = Finder()
+        """What the search looks for (the query and its case and whole-word toggles)."""
         self._matches: list[tuple[int, int]] = []
         """(block, occurrence within it) of every search match, in order."""
         self._match = -1
@@ -608,8 +610,8 @@ class TranscriptView(ScrollView, can_focus=True):
         line = lines[row]
         if row == 0:
             line = self._with_buttons(block, index, line)
-        if self._query:
-            line = self._highlight(line)
+        if self._finder:
+            line = self._highlight(line, self._current_on(index, lines, row))
         strip = Strip.join([self._gutter(block, index), line, Strip.blank(1)])
         if index == self.cursor:
             strip = strip.apply_style(Style.parse(self.palette.selection))
@@ -642,7 +644,10 @@ class TranscriptView(ScrollView, can_focus=True):
             return line
         if index != self.cursor and not isinstance(block.item, AssistantTurn | UserTurn):
             return line
-        buttons = button_text(block.actions(), block.item_id, self.palette)
+        actions = block.actions()
+        if isinstance(block.item, UserTurn) and not self._is_last(block):
+            actions = [name for name in actions if name not in item_keys.LAST_MESSAGE]
+        buttons = button_text(actions, block.item_id, self.palette)
         segments = list(buttons.render(self.app.console))
         size = buttons.cell_len
         free = line.cell_length - len(line.text.rstrip())
@@ -650,23 +655,33 @@ class TranscriptView(ScrollView, can_focus=True):
             return line  # never over the item's text (the keys still work)
         return Strip.join([line.crop(0, line.cell_length - size), Strip(segments, size)])
 
-    def _highlight(self, line: Strip) -> Strip:
-        text = line.text.lower()
-        query = self._query
-        start = text.find(query)
-        if start < 0:
+    def _highlight(self, line: Strip, current: int | None = None) -> Strip:
+        """``line`` with every occurrence marked; the ``current``-th of them (the one the
+        count's "3 of 17" is at) stands out, in the match's colours swapped and underlined."""
+        spans = self._finder.cells(line.text)
+        if not spans:
             return line
         style = Style.parse(self.palette.match)
+        here = style + Style(reverse=True, underline=True, bold=True)
         pieces: list[Strip] = []
         cut = 0
-        while start >= 0:
-            end = start + len(query)
+        for number, (start, end) in enumerate(spans):
             pieces.append(line.crop(cut, start))
-            pieces.append(_over(line.crop(start, end), style))
+            pieces.append(_over(line.crop(start, end), here if number == current else style))
             cut = end
-            start = text.find(query, end)
         pieces.append(line.crop(cut, line.cell_length))
         return Strip.join(pieces)
+
+    def _current_on(self, index: int, lines: list[Strip], row: int) -> int | None:
+        """Which occurrence on line ``row`` of block ``index`` is the current match, if any."""
+        if not 0 <= self._match < len(self._matches):
+            return None
+        block, occurrence = self._matches[self._match]
+        if block != index:
+            return None
+        before = sum(self._finder.count(line.text) for line in lines[:row])
+        on_line = occurrence - before
+        return on_line if 0 <= on_line < self._finder.count(lines[row].text) else None
 
     def _select(self, strip: Strip, span: tuple[int, int]) -> Strip:
         start, end = span
@@ -873,22 +888,28 @@ class TranscriptView(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------- search
 
-    def search(self, query: str) -> int:
-        """Find ``query`` (case-insensitive) in every item, drawn or not; the match count."""
-        self._query = query.lower()
+    def search(self, query: str, *, case: bool = False, whole_word: bool = False) -> int:
+        """Find ``query`` in every item, drawn or not (case-insensitive unless ``case``; whole
+        words only with ``whole_word``); how many times it occurs (not in how many items)."""
+        self._finder = Finder(query, case, whole_word)
         self._matches = []
         self._match = -1
-        if self._query:
+        if self._finder:
             for index, block in enumerate(self._blocks):
-                count = block.plain().count(self._query)
+                count = self._finder.count(block.plain())
                 self._matches.extend((index, k) for k in range(count))
         self.refresh()
         return len(self._matches)
 
     @property
     def search_query(self) -> str:
-        """The query being highlighted (lower-cased), ``""`` when none."""
-        return self._query
+        """The query being highlighted, ``""`` when none."""
+        return self._finder.query
+
+    @property
+    def finder(self) -> Finder:
+        """What the search looks for now."""
+        return self._finder
 
     @property
     def match_position(self) -> tuple[int, int]:
@@ -896,7 +917,8 @@ class TranscriptView(ScrollView, can_focus=True):
         return self._match + 1, len(self._matches)
 
     def step_match(self, direction: int) -> tuple[int, int]:
-        """Go to the next (1) or previous (-1) match: select its item, scroll to it."""
+        """Go to the next (1) or previous (-1) occurrence: select its item, scroll to its
+        line."""
         if not self._matches:
             return 0, 0
         if self._match < 0:
@@ -912,16 +934,23 @@ class TranscriptView(ScrollView, can_focus=True):
             lines = self._blocks[index].lines(
                 self.app.console, self._width, self.palette, self.colours
             )
-            hits = [n for n, line in enumerate(lines) if self._query in line.text.lower()]
-            if hits:
-                row = hits[min(occurrence, len(hits) - 1)]
+            # The line holding this occurrence: a line with two holds two of them.
+            seen = 0
+            for number, line in enumerate(lines):
+                seen += self._finder.count(line.text)
+                if seen > occurrence:
+                    row = number
+                    break
+            else:
+                row = max(0, len(lines) - 1) if seen else 0
             self._dirty = min(self._dirty, index)
         self._scroll_to_block(index, row)
+        self.refresh()
         return self.match_position
 
     def end_search(self) -> None:
         """Stop highlighting matches."""
-        self._query = ""
+        self._finder = Finder()
         self._matches = []
         self._match = -1
         self.refresh()
