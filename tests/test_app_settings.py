@@ -131,3 +131,30 @@ def test_a_file_that_is_not_toml_is_not_overwritten(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="unknown theme"):
         save_settings(tmp_path / "other.toml", {"theme": "nope"}, themes=["openwop-dark"])
     assert Config().images == "auto"
+
+
+async def test_what_was_not_changed_is_not_written(tmp_path: Path) -> None:
+    """A flag given for this run (--no-audio) is not written into the file, nor are defaults
+    the user left alone."""
+    path = tmp_path / "config.toml"
+    path.write_text(USER_FILE, encoding="utf-8")
+    app = ChatApp(
+        load_config({"audio": False}, environ={}, path=path),
+        demo_host=DemoHost(pace=0, deterministic=True),
+        audio_support=NO_AUDIO,
+        config_path=path,
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await app.run_action("settings")
+        await settle(pilot, app, lambda: _open(app), what="settings")
+        app.screen.query_one("#settings-theme", Select).value = "openwop-high-contrast"
+        await pilot.press("ctrl+s")
+        await settle(pilot, app, lambda: not isinstance(app.screen, SettingsScreen), what="saved")
+        assert app.config.audio is False  # the flag still holds for this run
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    assert data == {
+        "images": "halfblock",
+        "theme": "openwop-high-contrast",
+        "keys": {"help": "ctrl+g"},
+    }
