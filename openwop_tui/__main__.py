@@ -644,6 +644,8 @@ def dispatch(args: argparse.Namespace, config: Config, *, log_file: Path | None 
         app_options["record"] = args.record
     if args.attach is not None:
         app_options["attach"] = args.attach
+    if getattr(args, "config", None) is not None:
+        app_options["config_path"] = args.config  # the settings screen writes this one
     return _run_app(config, log_file=log_file, **app_options)
 
 

@@ -13,8 +13,9 @@ Function keys have control- or alt-key alternatives (F1 Ctrl+G, F2 Ctrl+T, F3 Al
 F5 Alt+A): many laptops and terminals take the function keys for themselves. Ctrl+N is New
 chat, as in other chat apps; the control letters left over are the input's own. None of the
 defaults is one that Textual's `TextArea` (the prompt) or `App` already binds.
-F9 (the timeline screen) and F8 (statistics) have none: no control letter is left that the
-input does not keep (`RESERVED`), and both are in the palette; ``[keys]`` can add one.
+F9 (the timeline screen), F8 (statistics) and F10 (settings) have none: no control letter is
+left that the input does not keep (`RESERVED`), and all are in the palette; ``[keys]`` can add
+one.
 
 No Textual here: the config (and so the command-line tools) read this table;
 `openwop_tui.ui.keys` makes Textual bindings of it.
@@ -97,6 +98,14 @@ APP_KEYS: tuple[KeyAction, ...] = (
         "Answer",
         "from the input: back to the open question's form (the newest one)",
         True,
+    ),
+    KeyAction(
+        "settings",
+        "settings",
+        "f10",
+        "Settings",
+        "settings: where the config, sessions, log and downloads are; theme, images, audio, "
+        "default host and workflow, saved to the config file",
     ),
     KeyAction("sessions", "sessions", "ctrl+o", "Sessions", "open, rename or delete a session"),
     KeyAction("search", "search", "ctrl+f", "Search", "search the transcript"),

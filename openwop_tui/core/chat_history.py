@@ -107,6 +107,26 @@ class ChatHistory:
         self.messages.append({"role": "user", "content": text})
         self._turns = []
 
+    def retract(self, text: str) -> int:
+        """The last exchange is replaced (an edited message sent again, a regenerate): its
+        user message ``text`` and the replies after it leave the history, so the host is not
+        sent them again; how many messages went (0 when ``text`` never joined it: its run was
+        refused). `drop` does the same when a log is read back."""
+        end = len(self.messages)
+        while end and self.messages[end - 1]["role"] != "user":
+            end -= 1
+        if not end or self.messages[end - 1]["content"] != text:
+            return 0
+        count = len(self.messages) - end + 1
+        self.drop(count)
+        return count
+
+    def drop(self, count: int) -> None:
+        """The last ``count`` messages leave the history (a logged `retract`)."""
+        if count > 0:
+            del self.messages[-count:]
+        self._turns = []
+
     def saw(self, changes: Iterable[Change]) -> None:
         """Note the replies the fold started during the current run."""
         for change in changes:

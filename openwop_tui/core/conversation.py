@@ -58,6 +58,23 @@ log = logging.getLogger(__name__)
 #: The spec's inline media cap, used when no host told its own (protocol.md §4.5).
 DEFAULT_INLINE_BYTES = 262144
 
+#: The line logged (and shown) where an exchange was replaced by an edited or regenerated one.
+REPLACED_NOTICE = (
+    "the last message was sent again (edited or regenerated): the exchange before this line "
+    "was replaced, and stays in the session's history"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Replaced:
+    """What `Conversation.replace_last_exchange` took off the screen, and the line saying so."""
+
+    item_ids: tuple[str, ...]
+    """The last user turn and every item after it."""
+    text: str
+    """What the user had sent."""
+    notice: Added
+
 
 @dataclass(frozen=True, slots=True)
 class RunStarted:
@@ -185,6 +202,9 @@ class Conversation:
         self.old_runs_host: str | None = None
         """The host of replayed runs whose ``run`` entry names none (logs written before
         they did): the stored session's own host, when that is a URL."""
+        self._replaced: set[str] = set()
+        """Items of exchanges replaced in this sitting: kept in the transcript (export, the
+        store) but no longer given to a view (`newest`, `before`)."""
 
     # ------------------------------------------------------------------ state
 
@@ -211,7 +231,12 @@ class Conversation:
         """The last ``count`` items of the transcript, oldest first: what a view draws first
         on a reopened session (search and export read `transcript.items`, every one)."""
         items = self.transcript.items
-        return list(items[-count:]) if count > 0 else []
+        if count <= 0:
+            return []
+        if not self._replaced:
+            return list(items[-count:])
+        shown = [item for item in reversed(items) if item.id not in self._replaced]
+        return shown[:count][::-1]
 
     def before(self, item: Item, count: int) -> list[Item]:
         """Up to ``count`` items just before ``item``, oldest first: the next page up as a
@@ -222,7 +247,44 @@ class Conversation:
         place = self._places.get(item.id)
         if place is None or items[place] is not item or count <= 0:
             return []
-        return list(items[max(0, place - count) : place])
+        if not self._replaced:
+            return list(items[max(0, place - count) : place])
+        page: list[Item] = []
+        while place > 0 and len(page) < count:
+            place -= 1
+            if items[place].id not in self._replaced:
+                page.append(items[place])
+        return page[::-1]
+
+    def last_user_turn(self) -> UserTurn | None:
+        """The newest message the user sent that is still on screen, if any."""
+        for item in reversed(self.transcript.items):
+            if isinstance(item, UserTurn) and item.id not in self._replaced:
+                return item
+        return None
+
+    def replace_last_exchange(self) -> Replaced | None:
+        """The last user turn and everything after it are to be replaced (its message edited
+        and sent again, or regenerated): they leave the chat history the host is sent and the
+        view, while the transcript and the log keep them; a notice entry records it (with how
+        many history messages went, so reading the log back does the same). ``None`` when the
+        user has sent nothing yet."""
+        turn = self.last_user_turn()
+        if turn is None:
+            return None
+        items = self.transcript.items
+        start = next(index for index in range(len(items) - 1, -1, -1) if items[index] is turn)
+        taken = tuple(item.id for item in items[start:] if item.id not in self._replaced)
+        self._replaced.update(taken)
+        dropped = self.chat.retract(turn.text)
+        self._log(Entry("notice", REPLACED_NOTICE, label="info", meta={"replaces": dropped}))
+        notice = self.transcript.add_notice("info", clean_own(REPLACED_NOTICE))
+        return Replaced(taken, turn.text, notice)
+
+    @property
+    def replaced(self) -> frozenset[str]:
+        """The ids of items replaced in this sitting (not shown)."""
+        return frozenset(self._replaced)
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -647,7 +709,14 @@ class Conversation:
                 level = "warning"
             elif entry.label == "error":
                 level = "error"
-            stream = [StreamNoticed(StreamNotice(level, entry.data))] if entry.meta else []
+            stream = (
+                [StreamNoticed(StreamNotice(level, entry.data))] if entry.meta.get("stream") else []
+            )
+            replaces = entry.meta.get("replaces")
+            if isinstance(replaces, int) and not isinstance(replaces, bool):
+                # An exchange was replaced: its messages leave the history as they did live;
+                # its items stay on screen above this line (the log keeps everything).
+                self.chat.drop(replaces)
             # A boundary: a notice read back from the store, like the message above.
             return [*stream, self.transcript.add_notice(level, clean(entry.data))]
         if entry.kind == "run":

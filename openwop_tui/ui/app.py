@@ -10,6 +10,7 @@ becomes a line in the transcript and a notification, never a traceback.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -21,7 +22,7 @@ from textual.screen import Screen
 from textual.theme import Theme
 from textual.widgets import Footer
 
-from openwop_tui.config import Config
+from openwop_tui.config import Config, default_config_path
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import Added, Transcript
 from openwop_tui.core.session import Session
@@ -48,8 +49,10 @@ from openwop_tui.ui.controllers.interrupts import InterruptsController
 from openwop_tui.ui.controllers.item_actions import ItemActionsController
 from openwop_tui.ui.controllers.playback import Playback
 from openwop_tui.ui.controllers.profile import LabController
+from openwop_tui.ui.controllers.resend import ResendController
 from openwop_tui.ui.controllers.runs import RunsController
 from openwop_tui.ui.controllers.sessions import SessionsController, open_chat
+from openwop_tui.ui.controllers.settings import SettingsController
 from openwop_tui.ui.controllers.timeline import TimelineController
 from openwop_tui.ui.failure import Stopped
 from openwop_tui.ui.messages import (
@@ -105,6 +108,7 @@ class ChatApp(App[None]):
         replay: tuple[Path, float] | None = None,
         attach: str | None = None,
         typed: str = "",
+        config_path: Path | None = None,
     ) -> None:
         """``demo_host`` (not started) replaces the default embedded host when ``config.host``
         is ``None``; tests pass a fast, deterministic one. ``audio_support`` skips the probe.
@@ -115,7 +119,9 @@ class ChatApp(App[None]):
         an SSE file as it arrives; ``replay`` (``(path, speed)``) plays a recording through the
         app as if live, without any host; ``attach`` follows a run already on the host once
         connected (its history, then live). ``typed``: keys typed while the app started
-        (`openwop_tui.devices.typeahead`), put in the prompt before any key it reads."""
+        (`openwop_tui.devices.typeahead`), put in the prompt before any key it reads.
+        ``config_path``: the config file read (``--config``; the default one when not given),
+        which the settings screen shows and writes."""
         super().__init__()
         self.config = config
         self.set_keymap(config.keymap)
@@ -162,11 +168,15 @@ class ChatApp(App[None]):
         self.sessions = SessionsController(chat, self.runs, self.feed)
         self.files = FilesController(chat)
         self.playback = Playback(chat)
+        self.resend = ResendController(chat, self.runs, self.feed)
         self.item_actions = ItemActionsController(
-            chat, self.playback, self.files, self.lab, self.timeline
+            chat, self.playback, self.files, self.lab, self.timeline, self.resend
         )
         self.diagnostics = DiagnosticsController(chat, self.timeline, self.lab, self.connection)
         self.chats = ChatsController(chat, self.runs, self.feed, self.interrupts)
+        self.settings = SettingsController(
+            chat, self.lab, config_path or default_config_path(os.environ)
+        )
 
     # ------------------------------------------------------------ what tests and screens read
 
@@ -279,7 +289,10 @@ class ChatApp(App[None]):
     # ------------------------------------------------------------------ messages
 
     async def on_message_submitted(self, event: MessageSubmitted) -> None:
-        await self.runs.submitted(event.text)
+        if self.resend.editing:  # the last message, edited: it replaces its exchange
+            await self.resend.send_edited(event.text)
+        else:
+            await self.runs.submitted(event.text)
 
     def on_interrupt_answered(self, event: InterruptAnswered) -> None:
         self.run_worker(
@@ -317,6 +330,7 @@ class ChatApp(App[None]):
             group=f"render-{event.item_id}",
             exclusive=True,
         )
+        self.lab.tell_loading()  # "completed, N loading" until it is drawn
 
     async def on_action_requested(self, event: ActionRequested) -> None:
         await self.item_actions.act(event.item_id, event.action)
@@ -325,7 +339,7 @@ class ChatApp(App[None]):
         self.chat.parts.prompt.focus()
 
     def on_search_bar_changed(self, event: SearchBar.Changed) -> None:
-        total = self.view.search(event.query)
+        total = self.view.search(event.query, case=event.case, whole_word=event.whole_word)
         self.chat.parts.search.show_count(0, total, event.query)
 
     def on_search_bar_stepped(self, event: SearchBar.Stepped) -> None:
@@ -393,8 +407,10 @@ class ChatApp(App[None]):
         self.files.save_as_selected()
 
     async def action_cancel_run(self) -> None:
-        """Ask the host to cancel the running run; drop the stream if the host won't answer."""
-        await self.runs.cancel()
+        """Ask the host to cancel the running run; drop the stream if the host won't answer.
+        While the last message is being edited (and no run goes), Esc cancels the edit."""
+        if self.runs.busy or not self.resend.cancel_edit():
+            await self.runs.cancel()
 
     async def action_quit(self) -> None:
         """Quit; with a run in flight, first ask whether to cancel it or leave it running.
@@ -436,6 +452,9 @@ class ChatApp(App[None]):
     def action_help(self) -> None:
         self.chats.open_help(self.log_file)
 
+    def action_settings(self) -> None:
+        self.settings.open(self.log_file)
+
     # ------------------------------------------------- the inspector: timeline, stats, doctor
 
     def action_toggle_events(self) -> None:
@@ -473,7 +492,14 @@ class ChatApp(App[None]):
     # ------------------------------------------------------------------ more actions
 
     async def action_new_chat(self) -> None:
+        self.resend.editing = False  # an edit of the old chat's message is not the new one's
         await self.chats.new_chat()
+
+    def action_edit_last(self) -> None:
+        self.resend.edit()
+
+    async def action_regenerate(self) -> None:
+        await self.resend.regenerate()
 
     def action_rename_chat(self) -> None:
         self.chats.ask_title()

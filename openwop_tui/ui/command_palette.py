@@ -44,6 +44,14 @@ def _lab(name: str, switch: str, value: str, help: str) -> PaletteCommand:
 LAB_COMMANDS: tuple[PaletteCommand, ...] = (
     PaletteCommand("New chat", "new_chat", "the last one stays in the sessions list", "new_chat"),
     PaletteCommand("Rename this chat", "rename_chat", "the title in the status line"),
+    PaletteCommand(
+        "Edit the last message and send it again",
+        "edit_last",
+        "E on it · replaces the last exchange (the session keeps it)",
+    ),
+    PaletteCommand(
+        "Regenerate the last reply", "regenerate", "r on your last message · sends it again"
+    ),
     PaletteCommand("Answer the open question", "focus_form", "back to the question's form", "form"),
     _lab("Images: off", "images", "none", "describe every image instead of drawing it"),
     _lab("Images: half-blocks", "images", "halfblock", "pixels from half-block characters"),
@@ -65,6 +73,12 @@ LAB_COMMANDS: tuple[PaletteCommand, ...] = (
 COMMANDS: tuple[PaletteCommand, ...] = (
     PaletteCommand(
         "Sessions: open, rename or delete a session", "sessions", "saved chats", "sessions"
+    ),
+    PaletteCommand(
+        "Settings: theme, images, audio, host, workflow",
+        "settings",
+        "and where the config, sessions, log and downloads are",
+        "settings",
     ),
     PaletteCommand("Export this session", "export", "Markdown, JSONL or SSE", "export"),
     PaletteCommand("Search the transcript", "search", "messages, envelopes and JSON", "search"),

@@ -161,6 +161,15 @@ class TitleShown(Message):
 
 
 @dataclass
+class LoadingChanged(Message):
+    """Envelopes on screen still being drawn (their media fetched or decoded: each says
+    "loading…"): the status line says "completed, N loading" until they are all drawn, so a
+    run is not called completed while its items are not settled."""
+
+    count: int
+
+
+@dataclass
 class SessionDeleted(Message):
     """The user confirmed deleting a saved session."""
 

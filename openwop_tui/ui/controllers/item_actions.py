@@ -19,6 +19,7 @@ from openwop_tui.ui.controllers.files import NAMES as FILE_ACTIONS
 from openwop_tui.ui.controllers.files import FilesController
 from openwop_tui.ui.controllers.playback import CONTROLS, Playback
 from openwop_tui.ui.controllers.profile import LabController
+from openwop_tui.ui.controllers.resend import ResendController
 from openwop_tui.ui.controllers.timeline import TimelineController
 from openwop_tui.ui.widgets.blocks import code_blocks
 
@@ -33,6 +34,7 @@ class ItemActionsController:
         files: FilesController,
         lab: LabController,
         timeline: TimelineController | None = None,
+        resend: ResendController | None = None,
     ) -> None:
         self.chat = chat
         self.playback = playback
@@ -40,6 +42,8 @@ class ItemActionsController:
         self.lab = lab
         self.timeline = timeline
         """Where the inspector finds the lint findings about an envelope's event."""
+        self.resend = resend
+        """Edits and regenerates the last message (``E``, ``r`` on it)."""
 
     async def act(self, item_id: str, name: str) -> None:
         """Carry out action ``name`` on item ``item_id``."""
@@ -51,6 +55,12 @@ class ItemActionsController:
         item = block.item
         if name == "matrix":
             app.run_worker(self.lab.open_matrix(item.id), group="matrix")
+            return
+        if name in ("edit", "regenerate") and self.resend is not None:
+            if name == "edit":
+                self.resend.edit(item.id)
+            else:
+                await self.resend.regenerate(item.id)
             return
         if not isinstance(item, EnvelopeItem):
             text = block.copy_text()

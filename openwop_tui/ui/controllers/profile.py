@@ -24,6 +24,7 @@ from openwop_tui.protocol.asset import Asset
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import AudioSupport, Rendered
 from openwop_tui.ui.controllers.chat import Chat
+from openwop_tui.ui.messages import LoadingChanged
 
 
 def initial(config: Config, support: ImageSupport | None) -> Profile:
@@ -95,6 +96,11 @@ class LabController:
         envelope = block.item.envelope
         rendered = await self.rendered(envelope, width)
         view.set_rendered(item_id, rendered, envelope=envelope, width=width)
+        self.tell_loading()
+
+    def tell_loading(self) -> None:
+        """Tell the status line how many items on screen are still loading (being drawn)."""
+        self.chat.parts.status.post_message(LoadingChanged(self.chat.parts.view.pending_renders))
 
     def switch(self, name: str, value: str) -> None:
         """Set one switch of the active profile (``images``, ``none``) and redraw everything."""

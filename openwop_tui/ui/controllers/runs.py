@@ -107,9 +107,10 @@ class RunsController:
                 markup=False,
             )
             return
-        self._start_turn(text)
+        self.start_turn(text)
 
-    def _start_turn(self, text: str) -> None:
+    def start_turn(self, text: str) -> None:
+        """Run ``text`` as the next turn now (the caller checked nothing else is going)."""
         self.busy = True
         self.chat.parts.view.scroll_end(animate=False)
         self._worker(self._run_turn(text), "turn")
@@ -120,7 +121,7 @@ class RunsController:
             return
         text = self.chat.parts.queued.take()
         if text is not None:
-            self._start_turn(text)
+            self.start_turn(text)
 
     def discard_queued(self) -> None:
         count = self.chat.parts.queued.clear()

@@ -64,8 +64,9 @@ workflow afterwards. Stopping only stops following: the run is not cancelled.
 **…export a chat?** {key("export")} writes it as Markdown with its files into
 {_code(places.downloads)}; saved and copied items go there too.
 
-**…change the settings?** Edit {_code(places.config)} (TOML: `theme`, `images`, `audio`,
-`host`, `workflow`, `[keys]`…).
+**…change the settings?** {key("settings")} opens the settings: theme, images, audio, the
+default host and workflow, saved to {_code(places.config)}. Edit that file (TOML) for the
+rest: `[keys]`, `[chat]`, limits…
 
 **…see what went wrong?** Details of unexpected errors go to the log, {_code(places.log)}.
 """

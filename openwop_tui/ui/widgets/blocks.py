@@ -61,6 +61,8 @@ LABELS = {
     "copy": "Copy",
     "copy-code": "Copy code",
     "inspect": "Inspect",
+    "edit": "Edit",
+    "regenerate": "Regenerate",
 }
 
 
@@ -154,6 +156,9 @@ class Block:
             return [action.name for action in self.rendered.actions] + ["inspect"]
         if isinstance(item, AssistantTurn):
             return ["copy", "copy-code"] if _FENCE_ANYWHERE.search(item.text) else ["copy"]
+        if isinstance(item, UserTurn):
+            # Edit and regenerate apply to the last message only (the controller checks).
+            return ["copy", "edit", "regenerate"]
         return ["copy"]
 
     def needs_render(self, width: int) -> bool:
@@ -181,9 +186,10 @@ class Block:
         self.measured = False
 
     def plain(self) -> str:
-        """The item's text for search (lower-cased, computed once per change)."""
+        """The item's text for search, as written (the search folds case itself, unless it is
+        told to match it), computed once per change."""
         if self._plain is None:
-            self._plain = _plain_text(self).lower()
+            self._plain = _plain_text(self)
         return self._plain
 
     def copy_text(self) -> str:

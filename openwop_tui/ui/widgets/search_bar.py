@@ -1,8 +1,10 @@
 """The search bar (Ctrl+F): a query, its match count, Enter / Shift+Enter to step, Esc to close.
 
-It searches nothing itself: it posts what the user typed and asked for (`SearchBar.Changed`,
-`SearchBar.Stepped`, `SearchBar.Closed`), the app hands them to the transcript view and shows
-the count the view answers with `show_count`.
+Two toggles, shown in the bar with their state and key: Alt+C case-sensitive, Alt+W whole words
+only (a click on either toggles it too). It searches nothing itself: it posts what the user typed
+and asked for (`SearchBar.Changed` with the toggles, `SearchBar.Stepped`, `SearchBar.Closed`),
+the app hands them to the transcript view and shows the count the view answers with
+`show_count`: occurrences, not items ("3 of 17").
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.events import Click
 from textual.message import Message
 from textual.widgets import Input, Label
 
@@ -23,10 +26,17 @@ class SearchInput(Input):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("shift+enter", "step_back", "Previous match", show=False),
         Binding("escape", "close", "Close search", show=False),
+        # Priority: a terminal sends Alt+W with the character w, which the field would type
+        # before an ordinary binding is looked at.
+        Binding("alt+c", "flip('case')", "Case", show=False, priority=True),
+        Binding("alt+w", "flip('whole_word')", "Whole words", show=False, priority=True),
     ]
 
     def action_step_back(self) -> None:
         self.post_message(SearchBar.Stepped(-1))
+
+    def action_flip(self, name: str) -> None:
+        self.post_message(SearchBar.Toggled(name))
 
     def action_close(self) -> None:
         self.post_message(SearchBar.Closed())
@@ -39,6 +49,8 @@ class SearchBar(Horizontal):
     SearchBar { height: 1; display: none; background: $boost; }
     SearchBar.-open { display: block; }
     SearchBar > Label { width: auto; padding: 0 1; color: $text-muted; }
+    SearchBar > Label.toggle { padding: 0 0 0 1; }
+    SearchBar > Label.toggle.-on { color: $text-accent; text-style: bold; }
     SearchBar > SearchInput, SearchBar > SearchInput:focus {
         width: 1fr; height: 1; border: none; padding: 0; color: $foreground;
     }
@@ -49,9 +61,19 @@ class SearchBar(Horizontal):
 
     @dataclass
     class Changed(Message):
-        """The query changed."""
+        """The query or a toggle changed."""
 
         query: str
+        case: bool = False
+        """Case-sensitive."""
+        whole_word: bool = False
+        """Whole words only."""
+
+    @dataclass
+    class Toggled(Message):
+        """A toggle's key was pressed in the query field (``case`` or ``whole_word``)."""
+
+        name: str
 
     @dataclass
     class Stepped(Message):
@@ -63,10 +85,52 @@ class SearchBar(Horizontal):
     class Closed(Message):
         """The user closed the search (Esc)."""
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.case = False
+        """Case-sensitive (Alt+C)."""
+        self.whole_word = False
+        """Whole words only (Alt+W)."""
+
     def compose(self) -> ComposeResult:
         yield Label("Find:")
         yield SearchInput(placeholder="text in any item · Enter next · Shift+Enter previous")
         yield Label("", id="search-count")
+        yield Label(self._toggle_text("case"), id="search-case", classes="toggle")
+        yield Label(self._toggle_text("whole_word"), id="search-whole_word", classes="toggle")
+
+    def _toggle_text(self, name: str) -> str:
+        word, key = {"case": ("case", "Alt+C"), "whole_word": ("word", "Alt+W")}[name]
+        return f"{word}: {'on' if getattr(self, name) else 'off'} ({key})"
+
+    @property
+    def toggles_text(self) -> str:
+        """The toggles as the bar shows them: ``case: on (Alt+C) word: off (Alt+W)``."""
+        return " ".join(
+            str(self.query_one(f"#search-{name}", Label).content) for name in ("case", "whole_word")
+        )
+
+    def toggle(self, name: str) -> None:
+        """Turn ``case`` or ``whole_word`` on or off, show it, and search again."""
+        setattr(self, name, not getattr(self, name))
+        label = self.query_one(f"#search-{name}", Label)
+        label.update(self._toggle_text(name))
+        label.set_class(getattr(self, name), "-on")
+        self._changed()
+
+    def _changed(self) -> None:
+        query = self.query_one(SearchInput).value
+        self.post_message(self.Changed(query, self.case, self.whole_word))
+
+    def on_search_bar_toggled(self, event: SearchBar.Toggled) -> None:
+        event.stop()
+        self.toggle(event.name)
+
+    def on_click(self, event: Click) -> None:
+        widget = event.widget
+        if widget is not None and widget.id in ("search-case", "search-whole_word"):
+            event.stop()
+            self.toggle(widget.id.removeprefix("search-"))
 
     @property
     def is_open(self) -> bool:
@@ -99,7 +163,7 @@ class SearchBar(Horizontal):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
-        self.post_message(self.Changed(event.value))
+        self._changed()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

@@ -20,6 +20,7 @@ from openwop_tui.ui.messages import (
     Connection,
     ConnectionChanged,
     HostShown,
+    LoadingChanged,
     RunChanged,
     RunPhase,
     SessionKept,
@@ -47,7 +48,7 @@ _IDLE, _RUNNING = HostText("idle"), HostText("running")
 class StatusLine(Static):
     """One line at the top of the screen, kept up to date by the app-wide messages the
     controllers post to it (`ConnectionChanged`, `HostShown`, `RunChanged`, `WorkflowChosen`,
-    `TitleShown`):
+    `TitleShown`, `LoadingChanged`):
     nothing else sets its parts. Every part is `HostText`: the messages carry cleaned text (their
     senders clean the user's own with ``clean_own``), so the line draws it as it is."""
 
@@ -74,6 +75,18 @@ class StatusLine(Static):
     """The workflow each message runs."""
     title: reactive[HostText] = reactive(NO_TEXT)
     """The chat's title (the stored session's)."""
+    items_loading: reactive[int] = reactive(0)
+    """Items on screen still loading (media being fetched or drawn)."""
+
+    @property
+    def run_shown(self) -> str:
+        """The run status as the line words it: ``completed, 2 loading`` while items load."""
+        status = self.run_status
+        return f"{status}, {self.items_loading} loading" if self.items_loading else status
+
+    def on_loading_changed(self, message: LoadingChanged) -> None:
+        message.stop()  # told to the status line, for the status line
+        self.items_loading = message.count
 
     def on_title_shown(self, message: TitleShown) -> None:
         message.stop()  # told to the status line, for the status line
@@ -81,6 +94,7 @@ class StatusLine(Static):
         if message.new_chat:
             self.run_id = NO_TEXT
             self.run_status = _IDLE
+            self.items_loading = 0
 
     def on_connection_changed(self, message: ConnectionChanged) -> None:
         message.stop()  # told to the status line, for the status line
@@ -122,7 +136,7 @@ class StatusLine(Static):
         state = _STATE_STYLE.get(self.connection, "")
         parts: list[tuple[int, list[tuple[str, str]]]] = [
             (0, [("● ", state), (str(self.connection), state)]),
-            (0, [(" · run ", ""), (self.run_status, "bold")]),
+            (0, [(" · run ", ""), (self.run_shown, "bold")]),
         ]
         if self.unsaved:
             parts.append((0, [(" · ", ""), ("⚠ not saved", "bold $text-error")]))

@@ -61,7 +61,9 @@ from openwop_tui.ui.messages import (
     ItemEventsRequested,
     TranscriptLeft,
 )
+from openwop_tui.ui.widgets import item_keys
 from openwop_tui.ui.widgets.blocks import Block, button_text
+from openwop_tui.ui.widgets.finder import Finder
 from openwop_tui.ui.widgets.pixels import KittySender, SixelPainter
 
 #: Coalescing of streamed redraws: a burst of tokens costs one redraw per this many seconds.
@@ -109,6 +111,8 @@ class TranscriptView(ScrollView, can_focus=True):
         Binding("i", "request('inspect')", "Inspect"),
         Binding("m", "matrix", "Matrix"),
         Binding("e", "events", "Events"),
+        Binding("E", "request('edit')", "Edit & resend"),
+        Binding("r", "request('regenerate')", "Regenerate"),
     ]
 
     def __init__(self, *, registry: Registry, id: str | None = None) -> None:
@@ -128,8 +132,7 @@ class TranscriptView(ScrollView, can_focus=True):
         self.width_cap: int | None = None
         """Columns items are drawn in, at most (the lab's profile); ``None``: the view's."""
         self._show_verbose = False
-        self.cursor: int | None = None
-        """The selected block's index."""
+        self._cursor: int | None = None
         self._follow = True
         self.unseen = False
         """New output arrived below while scrolled up (the marker shows)."""
@@ -137,7 +140,8 @@ class TranscriptView(ScrollView, can_focus=True):
         """(block, line within it) at the top of the viewport, kept through height changes."""
         self._pending: set[int] = set()
         self._flush_timer: Timer | None = None
-        self._query = ""
+        self._finder = Finder()
+        """What the search looks for (the query and its case and whole-word toggles)."""
         self._matches: list[tuple[int, int]] = []
         """(block, occurrence within it) of every search match, in order."""
         self._match = -1
@@ -145,6 +149,39 @@ class TranscriptView(ScrollView, can_focus=True):
         """Sends kitty images to the terminal once per drawing (their cells are text)."""
         self._sixel = SixelPainter()
         """Paints sixel images' rows over their blank cells as lines are painted."""
+
+    @property
+    def cursor(self) -> int | None:
+        """The selected block's index."""
+        return self._cursor
+
+    @cursor.setter
+    def cursor(self, index: int | None) -> None:
+        if index != self._cursor:
+            self._cursor = index
+            self._keys_changed()
+
+    def _keys_changed(self) -> None:
+        """The footer shows the keys of the selected item (`item_keys`): ask it again."""
+        if self.is_mounted:
+            self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """An item key applies only to the items that have its action (`item_keys.applies`):
+        the footer lists those of the selected item."""
+        if action not in item_keys.ITEM_ACTIONS:
+            return True
+        block = self._blocks[self.cursor] if self.cursor is not None else None
+        return item_keys.applies(
+            block, action, parameters, last_message=block is not None and self._is_last(block)
+        )
+
+    def _is_last(self, block: Block) -> bool:
+        """Whether ``block`` is the last message the user sent on screen."""
+        for other in reversed(self._blocks):
+            if isinstance(other.item, UserTurn):
+                return other is block
+        return False
 
     # -------------------------------------------------------------- lifecycle
 
@@ -251,6 +288,8 @@ class TranscriptView(ScrollView, can_focus=True):
                 grew = grew or index >= self._bottom_block()
         if grew and not self._follow:
             self.unseen = True
+        if grew and self.cursor is not None:
+            self._keys_changed()  # a new message: edit and regenerate move to it
         self._relayout()
 
     def _add(self, item: Item) -> None:
@@ -324,6 +363,24 @@ class TranscriptView(ScrollView, can_focus=True):
         self.unseen = False
         self._relayout()
 
+    def drop(self, item_ids: Iterable[str]) -> None:
+        """Take the blocks of ``item_ids`` off the screen (an exchange replaced by an edited
+        or regenerated one); the transcript keeps the items."""
+        gone = {self._where[item_id] for item_id in item_ids if item_id in self._where}
+        if not gone:
+            return
+        first = min(gone)
+        self._blocks = [block for index, block in enumerate(self._blocks) if index not in gone]
+        self._where = {block.item_id: index for index, block in enumerate(self._blocks)}
+        self._pending = {index for index in self._pending if index < first}
+        self._dirty = min(self._dirty, first)
+        if self.cursor is not None and self.cursor >= first:
+            self.cursor = None
+        self._matches = [match for match in self._matches if match[0] < first]
+        self._match = -1
+        self._anchor = None
+        self._relayout()
+
     # ---------------------------------------------------------------- envelopes
 
     def set_rendered(
@@ -348,6 +405,8 @@ class TranscriptView(ScrollView, can_focus=True):
         block.changed()
         self._remeasure(self._where[item_id])
         self._relayout()
+        if self.cursor == self._where[item_id]:
+            self._keys_changed()  # its actions are known now
 
     def set_lint(self, item_id: str, marks: str) -> None:
         """Show the lint marks of an envelope's event (``⚠ OW214``) in its badge."""
@@ -551,8 +610,8 @@ class TranscriptView(ScrollView, can_focus=True):
         line = lines[row]
         if row == 0:
             line = self._with_buttons(block, index, line)
-        if self._query:
-            line = self._highlight(line)
+        if self._finder:
+            line = self._highlight(line, self._current_on(index, lines, row))
         strip = Strip.join([self._gutter(block, index), line, Strip.blank(1)])
         if index == self.cursor:
             strip = strip.apply_style(Style.parse(self.palette.selection))
@@ -585,7 +644,10 @@ class TranscriptView(ScrollView, can_focus=True):
             return line
         if index != self.cursor and not isinstance(block.item, AssistantTurn | UserTurn):
             return line
-        buttons = button_text(block.actions(), block.item_id, self.palette)
+        actions = block.actions()
+        if isinstance(block.item, UserTurn) and not self._is_last(block):
+            actions = [name for name in actions if name not in item_keys.LAST_MESSAGE]
+        buttons = button_text(actions, block.item_id, self.palette)
         segments = list(buttons.render(self.app.console))
         size = buttons.cell_len
         free = line.cell_length - len(line.text.rstrip())
@@ -593,23 +655,33 @@ class TranscriptView(ScrollView, can_focus=True):
             return line  # never over the item's text (the keys still work)
         return Strip.join([line.crop(0, line.cell_length - size), Strip(segments, size)])
 
-    def _highlight(self, line: Strip) -> Strip:
-        text = line.text.lower()
-        query = self._query
-        start = text.find(query)
-        if start < 0:
+    def _highlight(self, line: Strip, current: int | None = None) -> Strip:
+        """``line`` with every occurrence marked; the ``current``-th of them (the one the
+        count's "3 of 17" is at) stands out, in the match's colours swapped and underlined."""
+        spans = self._finder.cells(line.text)
+        if not spans:
             return line
         style = Style.parse(self.palette.match)
+        here = style + Style(reverse=True, underline=True, bold=True)
         pieces: list[Strip] = []
         cut = 0
-        while start >= 0:
-            end = start + len(query)
+        for number, (start, end) in enumerate(spans):
             pieces.append(line.crop(cut, start))
-            pieces.append(_over(line.crop(start, end), style))
+            pieces.append(_over(line.crop(start, end), here if number == current else style))
             cut = end
-            start = text.find(query, end)
         pieces.append(line.crop(cut, line.cell_length))
         return Strip.join(pieces)
+
+    def _current_on(self, index: int, lines: list[Strip], row: int) -> int | None:
+        """Which occurrence on line ``row`` of block ``index`` is the current match, if any."""
+        if not 0 <= self._match < len(self._matches):
+            return None
+        block, occurrence = self._matches[self._match]
+        if block != index:
+            return None
+        before = sum(self._finder.count(line.text) for line in lines[:row])
+        on_line = occurrence - before
+        return on_line if 0 <= on_line < self._finder.count(lines[row].text) else None
 
     def _select(self, strip: Strip, span: tuple[int, int]) -> Strip:
         start, end = span
@@ -750,6 +822,19 @@ class TranscriptView(ScrollView, can_focus=True):
     def on_key(self, event: events.Key) -> None:
         """A key a renderer asked for runs its action on the selected item. The view's own
         keys keep their meaning: a renderer cannot take ``s`` or ``j`` away."""
+        if self.cursor is not None and event.key in _ITEM_KEYS:
+            name, parameters = _ITEM_KEYS[event.key]
+            if not self.check_action(name, parameters):
+                # Not offered (the footer does not list it), but pressed: the action says why.
+                event.stop()
+                event.prevent_default()
+                if name == "request":
+                    self.action_request(str(parameters[0]))
+                elif name == "matrix":
+                    self.action_matrix()
+                else:
+                    self.action_events()
+                return
         # Single letters and digits only: Enter, Tab or a Ctrl key belong to the app.
         if self.cursor is None or event.key in _VIEW_KEYS or len(event.key) != 1:
             return
@@ -803,22 +888,28 @@ class TranscriptView(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------- search
 
-    def search(self, query: str) -> int:
-        """Find ``query`` (case-insensitive) in every item, drawn or not; the match count."""
-        self._query = query.lower()
+    def search(self, query: str, *, case: bool = False, whole_word: bool = False) -> int:
+        """Find ``query`` in every item, drawn or not (case-insensitive unless ``case``; whole
+        words only with ``whole_word``); how many times it occurs (not in how many items)."""
+        self._finder = Finder(query, case, whole_word)
         self._matches = []
         self._match = -1
-        if self._query:
+        if self._finder:
             for index, block in enumerate(self._blocks):
-                count = block.plain().count(self._query)
+                count = self._finder.count(block.plain())
                 self._matches.extend((index, k) for k in range(count))
         self.refresh()
         return len(self._matches)
 
     @property
     def search_query(self) -> str:
-        """The query being highlighted (lower-cased), ``""`` when none."""
-        return self._query
+        """The query being highlighted, ``""`` when none."""
+        return self._finder.query
+
+    @property
+    def finder(self) -> Finder:
+        """What the search looks for now."""
+        return self._finder
 
     @property
     def match_position(self) -> tuple[int, int]:
@@ -826,7 +917,8 @@ class TranscriptView(ScrollView, can_focus=True):
         return self._match + 1, len(self._matches)
 
     def step_match(self, direction: int) -> tuple[int, int]:
-        """Go to the next (1) or previous (-1) match: select its item, scroll to it."""
+        """Go to the next (1) or previous (-1) occurrence: select its item, scroll to its
+        line."""
         if not self._matches:
             return 0, 0
         if self._match < 0:
@@ -842,16 +934,23 @@ class TranscriptView(ScrollView, can_focus=True):
             lines = self._blocks[index].lines(
                 self.app.console, self._width, self.palette, self.colours
             )
-            hits = [n for n, line in enumerate(lines) if self._query in line.text.lower()]
-            if hits:
-                row = hits[min(occurrence, len(hits) - 1)]
+            # The line holding this occurrence: a line with two holds two of them.
+            seen = 0
+            for number, line in enumerate(lines):
+                seen += self._finder.count(line.text)
+                if seen > occurrence:
+                    row = number
+                    break
+            else:
+                row = max(0, len(lines) - 1) if seen else 0
             self._dirty = min(self._dirty, index)
         self._scroll_to_block(index, row)
+        self.refresh()
         return self.match_position
 
     def end_search(self) -> None:
         """Stop highlighting matches."""
-        self._query = ""
+        self._finder = Finder()
         self._matches = []
         self._match = -1
         self.refresh()
@@ -865,6 +964,22 @@ def _over(strip: Strip, style: Style) -> Strip:
         strip.cell_length,
     )
 
+
+def _item_action(binding: Binding) -> tuple[str, tuple[object, ...]] | None:
+    """``request('save')`` -> ``("request", ("save",))``, for the item actions only."""
+    name, _, rest = binding.action.partition("(")
+    if name not in item_keys.ITEM_ACTIONS:
+        return None
+    return name, tuple(part.strip().strip("'\"") for part in rest.rstrip(")").split(",") if part)
+
+
+#: Each item key with its action and parameters (`item_keys.applies` answers for them).
+_ITEM_KEYS: dict[str, tuple[str, tuple[object, ...]]] = {
+    key.strip(): parsed
+    for binding in TranscriptView.BINDINGS
+    if isinstance(binding, Binding) and (parsed := _item_action(binding)) is not None
+    for key in binding.key.split(",")
+}
 
 #: Keys the view binds itself (a renderer's action cannot take them).
 _VIEW_KEYS = frozenset(

@@ -1,0 +1,114 @@
+"""Edit-and-resend and regenerate, for the last message the user sent.
+
+``E`` on the last user item (or the palette's Edit the last message) puts its text back in the
+prompt; Enter then sends the edited text *in place of* the last exchange: the exchange leaves the
+view and the history the host is sent, and the run starts again with the new text. ``r`` (or
+Regenerate the last reply) sends the same message again the same way. The transcript and the
+stored session keep the replaced exchange, with a line saying it was replaced
+(`Conversation.replace_last_exchange`), so a reopened session shows honestly what happened.
+Esc while editing keeps the exchange as it was.
+"""
+
+from __future__ import annotations
+
+from openwop_tui.ui.controllers.chat import Chat
+from openwop_tui.ui.controllers.feed import Feed
+from openwop_tui.ui.controllers.runs import RunsController
+
+
+class ResendController:
+    """Edits, resends and regenerates the last exchange."""
+
+    def __init__(self, chat: Chat, runs: RunsController, feed: Feed) -> None:
+        self.chat = chat
+        self.runs = runs
+        self.feed = feed
+        self.editing = False
+        """The prompt holds the last message being edited: Enter replaces the exchange."""
+
+    def why_not(self) -> str | None:
+        """Why the last exchange cannot be replaced now (``None``: it can)."""
+        chat = self.chat
+        conversation = chat.conversation
+        if conversation.last_user_turn() is None:
+            return "Nothing sent yet: there is no message to edit or regenerate."
+        if chat.session is None or chat.session.discovery is None:
+            return "Not connected to a host: it cannot be sent again now."
+        if self.runs.busy:
+            return "A run is in progress: send it again when the run has ended (Esc cancels it)."
+        if conversation.open_conversation() is not None:
+            return "The run waits for your turn in its conversation: answer that first."
+        return None
+
+    def _last(self, item_id: str | None) -> str | None:
+        """The last message's text, when ``item_id`` (if given) is it; else say why not."""
+        turn = self.chat.conversation.last_user_turn()
+        if turn is not None and item_id is not None and item_id != turn.id:
+            self._refuse("Only your last message can be edited or regenerated.")
+            return None
+        why = self.why_not()
+        if why is not None or turn is None:
+            self._refuse(why or "Nothing sent yet.")
+            return None
+        return turn.text
+
+    def _refuse(self, why: str) -> None:
+        self.chat.app.notify(why, severity="warning", markup=False)
+
+    def is_last(self, item_id: str) -> bool:
+        """Whether ``item_id`` is the last message the user sent (its keys apply)."""
+        turn = self.chat.conversation.last_user_turn()
+        return turn is not None and turn.id == item_id
+
+    def edit(self, item_id: str | None = None) -> None:
+        """Put the last message in the prompt; Enter sends it in place of its exchange."""
+        text = self._last(item_id)
+        if text is None:
+            return
+        prompt = self.chat.parts.prompt
+        prompt.value = text
+        prompt.focus()
+        self.editing = True
+        self.chat.app.notify(
+            "Editing your last message: Enter sends it in place of the last exchange; "
+            "Esc keeps the exchange.",
+            markup=False,
+        )
+
+    def cancel_edit(self) -> bool:
+        """Esc while editing: the exchange stays; ``True`` if there was an edit to cancel."""
+        if not self.editing:
+            return False
+        self.editing = False
+        self.chat.parts.prompt.value = ""
+        self.chat.app.notify("Edit cancelled: the last exchange is kept.", markup=False)
+        return True
+
+    async def send_edited(self, text: str) -> None:
+        """Enter while editing: ``text`` replaces the last exchange."""
+        if self.chat.conversation.last_user_turn() is None:
+            self.editing = False  # a new chat since: nothing to replace, an ordinary message
+            await self.runs.submitted(text)
+            return
+        why = self.why_not()
+        if why is not None:
+            self.chat.parts.prompt.value = text  # kept, to send when it can go
+            self._refuse(why)
+            return
+        self.editing = False
+        await self._resend(text)
+
+    async def regenerate(self, item_id: str | None = None) -> None:
+        """Send the last message again in place of its exchange."""
+        text = self._last(item_id)
+        if text is not None:
+            self.editing = False
+            await self._resend(text)
+
+    async def _resend(self, text: str) -> None:
+        replaced = self.chat.conversation.replace_last_exchange()
+        if replaced is None:
+            return
+        self.chat.parts.view.drop(replaced.item_ids)
+        await self.feed.show([replaced.notice])
+        self.runs.start_turn(text)
