@@ -8,12 +8,20 @@
 * ``openwop-tui attach RUN_ID``: print a run's history and follow it live to its end;
 * ``openwop-tui workflows``: the host's workflows (discovery ``fixtures``, ``/v1/workflows``,
   ``/v1/agents``);
+* ``openwop-tui runs [--status S] [--workflow ID]``: the host's runs (`openwop_tui.cli.runs`);
 * ``openwop-tui replay FILE.sse [--speed X]``: play a recording through the app (printed when
-  stdout is not a terminal);
+  the terminal cannot show the app);
 * ``openwop-tui sessions [rename ID TITLE | delete ID] [--json]``: the stored sessions;
 * ``openwop-tui export [SESSION] --format md|jsonl|sse -o PATH``: a stored session, exported;
 * ``openwop-tui --continue`` / ``--session ID``: the app, on a stored session;
-* ``--record FILE.sse`` (the app and ``run``): write the raw stream as it arrives.
+* ``--record FILE.sse`` (the app and ``run``): write the raw stream as it arrives;
+* ``--json`` (``run``, ``attach``, ``render``, ``replay``): NDJSON of the normalised events
+  (`openwop_tui.cli.ndjson`, in the shape `openwop_tui.store.export.jsonl_lines` defines).
+
+The shared options (`openwop_tui.cli.options`) go before or after any command, and a command's
+own options before its name too (`openwop_tui.cli.options.hoist`). Where the terminal cannot
+show the app (``TERM=dumb``, stdin or stdout not a terminal) the app is printed instead
+(`openwop_tui.cli.chat`).
 
 Settings come from flags, then ``OPENWOP_BASE_URL`` / ``OPENWOP_API_KEY``, then the config file.
 The key need not be on the command line: ``--api-key-file PATH`` or ``--api-key -`` (stdin).
@@ -47,7 +55,8 @@ EXIT_INTERNAL = 70
 EXIT_CODES_HELP = """exit codes:
   0    the run completed (run, attach), or the command did its work
   1    the run failed or was cancelled
-  2    a usage error, or the host could not be reached, did not accept the API key
+  2    a usage error (input with no SSE events, a busy demo-host port, a host with
+       no run list), or the host could not be reached, did not accept the API key
        (401/403), failed (5xx) or sent an answer that is not usable
   3    the host refused the request (any other 4xx: an unknown workflow or run,
        inputs it rejects, a conflict); the host's reason is printed
