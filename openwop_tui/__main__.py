@@ -118,10 +118,10 @@ def build_parser() -> argparse.ArgumentParser:
     each command's, takes the shared options (`openwop_tui.cli.options`)."""
     parser = argparse.ArgumentParser(
         prog="openwop-tui",
-        description="A terminal chat client for OpenWOP hosts. With no arguments it starts its "
-        "own demo host on loopback and opens the chat (a printed transcript instead when the "
-        "terminal cannot show the app: TERM=dumb, or stdout not a terminal). Options go before "
-        "or after the command.",
+        description="A terminal chat client for OpenWOP hosts. With no arguments it starts its\n"
+        "own demo host on loopback and opens the chat (a printed transcript instead when\n"
+        "the terminal cannot show the app: TERM=dumb, or stdin or stdout not a terminal).\n"
+        "Options go before or after the command.",
         epilog=EXIT_CODES_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -173,7 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser(
         "run",
         help="run a workflow and print its transcript",
-        description="Create a run of WORKFLOW on the host (the embedded demo host without "
+        description="Create a run of WORKFLOW on the host (the embedded demo host without\n"
         "--host), stream it and print its transcript, answering what it asks.\n\n" + WORKFLOW_HELP,
         **codes,
     )

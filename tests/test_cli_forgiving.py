@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import pty
+import select
 import socket
 import subprocess
 import sys
@@ -223,6 +224,23 @@ def _env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
+def test_attach_where_the_app_cannot_show_prints_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from openwop_tui.demo_host import DemoHost
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "c"))
+    monkeypatch.setenv("OPENWOP_TUI_AUDIO", "off")
+    monkeypatch.setattr(cli, "_run_app", lambda config, **kw: pytest.fail("the app started"))
+    with DemoHost(pace=0) as host:
+        keys = ["--host", host.url, "--api-key", host.api_key]
+        assert main(["run", "demo.chat", "--message", "hi", "--json", *keys]) == 0
+        run_id = capsys.readouterr().out.split('"runId": "')[1].split('"')[0]
+        assert main(["--attach", run_id, *keys]) == 0
+    out, err = capsys.readouterr()
+    assert f"printing run {run_id} instead of the app" in err and "run completed" in out
+
+
 def test_piped_app_prints_the_chat(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "openwop_tui", "--demo-pace", "0", "--workflow", "demo.chat"],
@@ -255,6 +273,12 @@ def test_dumb_terminal_gets_the_printed_chat_not_the_app(tmp_path: Path) -> None
     sent = 0
     try:
         while True:
+            # Only a guard against the full-screen app waiting for keys forever (the bug this
+            # catches): a printed chat with the demo host at pace 0 ends in seconds.
+            ready, _, _ = select.select([main_fd], [], [], 120)
+            if not ready:
+                process.kill()
+                pytest.fail(f"no output for 120 s: the app, not the printed chat? {seen!r}")
             try:
                 chunk = os.read(main_fd, 4096)
             except OSError:  # the child closed the terminal
