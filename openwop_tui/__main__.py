@@ -108,9 +108,10 @@ def display_output(
 
 #: What ``run --help`` says WORKFLOW is.
 WORKFLOW_HELP = """WORKFLOW is the id of a workflow the host offers: on the embedded demo host,
-demo.chat (a chat reply), demo.tour (every kind of output), demo.ask, demo.approve
-and more; on another host, whatever it serves (conformance-noop on the reference
-hosts). `openwop-tui workflows [--host URL]` lists them, with what each does."""
+demo.chat (a chat reply), demo.tour (every kind of output), demo.clarify,
+demo.approve and more; on another host, whatever it serves (conformance-noop on
+the reference hosts). `openwop-tui workflows [--host URL]` lists them, with what
+each does."""
 
 
 def build_parser() -> argparse.ArgumentParser:

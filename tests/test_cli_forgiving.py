@@ -144,6 +144,15 @@ def test_run_help_says_what_workflow_is(capsys: pytest.CaptureFixture[str]) -> N
     assert "openwop-tui workflows" in out and "demo.tour" in out
 
 
+def test_the_workflows_run_help_names_exist_on_the_demo_host() -> None:
+    import re
+
+    from openwop_tui.demo_host.workflows import WORKFLOWS
+
+    named = set(re.findall(r"\b(?:demo|conformance)[.-][a-z.-]*[a-z]", cli.WORKFLOW_HELP))
+    assert named and named <= set(WORKFLOWS)
+
+
 def test_demo_host_on_a_busy_port_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
