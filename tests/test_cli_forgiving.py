@@ -130,7 +130,10 @@ def test_audio_has_one_spelling_and_the_old_one_still_works() -> None:
 
 
 def test_replay_no_audio_after_the_file_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
-    capture = Path(__file__).parent / "data" / "captures" / "inmem-host-noop.sse"
+    capture = (
+        next(up / "data" / "captures" for up in Path(__file__).parents if (up / "data").is_dir())
+        / "inmem-host-noop.sse"
+    )
     assert main(["replay", str(capture), "--no-audio", "--width", "80"]) == 0
     out, err = capsys.readouterr()
     assert "run completed" in out and "printing the recording instead" in err

@@ -14,7 +14,10 @@ import pytest
 from openwop_tui.__main__ import main
 from openwop_tui.demo_host import DemoHost
 
-CAPTURES = Path(__file__).parent / "data" / "captures"
+#: The recorded streams (found from any folder of tests/ this module may move to).
+CAPTURES = next(
+    up / "data" / "captures" for up in Path(__file__).parents if (up / "data" / "captures").is_dir()
+)
 EVENT_FIELDS = {"kind", "type", "sequence", "runId", "nodeId", "eventId", "timestamp", "payload"}
 
 
