@@ -8,12 +8,20 @@
 * ``openwop-tui attach RUN_ID``: print a run's history and follow it live to its end;
 * ``openwop-tui workflows``: the host's workflows (discovery ``fixtures``, ``/v1/workflows``,
   ``/v1/agents``);
+* ``openwop-tui runs [--status S] [--workflow ID]``: the host's runs (`openwop_tui.cli.runs`);
 * ``openwop-tui replay FILE.sse [--speed X]``: play a recording through the app (printed when
-  stdout is not a terminal);
+  the terminal cannot show the app);
 * ``openwop-tui sessions [rename ID TITLE | delete ID] [--json]``: the stored sessions;
 * ``openwop-tui export [SESSION] --format md|jsonl|sse -o PATH``: a stored session, exported;
 * ``openwop-tui --continue`` / ``--session ID``: the app, on a stored session;
-* ``--record FILE.sse`` (the app and ``run``): write the raw stream as it arrives.
+* ``--record FILE.sse`` (the app and ``run``): write the raw stream as it arrives;
+* ``--json`` (``run``, ``attach``, ``render``, ``replay``): NDJSON of the normalised events
+  (`openwop_tui.cli.ndjson`, in the shape `openwop_tui.store.export.jsonl_lines` defines).
+
+The shared options (`openwop_tui.cli.options`) go before or after any command, and a command's
+own options before its name too (`openwop_tui.cli.options.hoist`). Where the terminal cannot
+show the app (``TERM=dumb``, stdin or stdout not a terminal) the app is printed instead
+(`openwop_tui.cli.chat`).
 
 Settings come from flags, then ``OPENWOP_BASE_URL`` / ``OPENWOP_API_KEY``, then the config file.
 The key need not be on the command line: ``--api-key-file PATH`` or ``--api-key -`` (stdin).
@@ -26,11 +34,11 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openwop_tui import __version__
+from openwop_tui.cli.options import add_shared_options, hoist
 
 # ``--version`` and ``--help`` print from the parser alone: everything a command needs (the
 # configuration, logging, the redactor, and the commands themselves) is imported once the
@@ -40,8 +48,6 @@ if TYPE_CHECKING:
     from openwop_tui.config import Config
     from openwop_tui.text.redact import Redactor
 
-#: ``--images`` choices (`openwop_tui.config.IMAGE_MODES`, checked equal by the tests).
-IMAGE_CHOICES = ("auto", "kitty", "sixel", "halfblock", "none")
 
 #: Exit codes shared by every command (``--help`` and the README list them).
 EXIT_INTERRUPTED = 130
@@ -49,7 +55,8 @@ EXIT_INTERNAL = 70
 EXIT_CODES_HELP = """exit codes:
   0    the run completed (run, attach), or the command did its work
   1    the run failed or was cancelled
-  2    a usage error, or the host could not be reached, did not accept the API key
+  2    a usage error (input with no SSE events, a busy demo-host port, a host with
+       no run list), or the host could not be reached, did not accept the API key
        (401/403), failed (5xx) or sent an answer that is not usable
   3    the host refused the request (any other 4xx: an unknown workflow or run,
        inputs it rejects, a conflict); the host's reason is printed
@@ -62,102 +69,6 @@ Details of any error go to a log file (platform state folder, e.g.
 credentials masked."""
 
 
-def _connection_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--host",
-        metavar="URL",
-        default=argparse.SUPPRESS,
-        help="base URL of an OpenWOP host (default: the embedded demo host; env OPENWOP_BASE_URL)",
-    )
-    parser.add_argument(
-        "--api-key",
-        metavar="KEY",
-        default=argparse.SUPPRESS,
-        help="Bearer key for the host (env OPENWOP_API_KEY); - reads it from stdin (a prompt "
-        "on a terminal), so it is not on the command line",
-    )
-    parser.add_argument(
-        "--api-key-file",
-        metavar="PATH",
-        type=Path,
-        default=argparse.SUPPRESS,
-        help="read the Bearer key from the first line of PATH",
-    )
-    parser.add_argument(
-        "--images",
-        choices=IMAGE_CHOICES,
-        default=argparse.SUPPRESS,
-        help="how to draw images: auto (ask the terminal; half-blocks when printing to a pipe), "
-        "kitty, sixel, halfblock or none; kitty and sixel are drawn even to a pipe",
-    )
-    parser.add_argument(
-        "--no-audio",
-        dest="audio",
-        action="store_false",
-        default=argparse.SUPPRESS,
-        help="never play sound",
-    )
-    _markdown_images_flag(parser)
-    parser.add_argument(
-        "--max-asset-bytes",
-        type=int,
-        metavar="N",
-        default=argparse.SUPPRESS,
-        help="largest media download, in bytes (default 16 MB)",
-    )
-    parser.add_argument(
-        "--demo-pace",
-        type=float,
-        metavar="F",
-        default=argparse.SUPPRESS,
-        help="speed of the embedded demo host: 1 types like a model (default), 0 at once",
-    )
-    parser.add_argument(
-        "--config",
-        metavar="FILE",
-        type=Path,
-        default=argparse.SUPPRESS,
-        help="TOML settings file (default: ~/.config/openwop-tui/config.toml)",
-    )
-
-
-def _display_flags(parser: argparse.ArgumentParser) -> None:
-    """How a printed transcript is drawn (``render`` and ``run``): the degradation lab's
-    switches outside the app (`openwop_tui.devices.profile`), in one group."""
-    group = parser.add_argument_group("display (the degradation lab's switches)")
-    group.add_argument(
-        "--colors",
-        choices=("truecolor", "256", "16", "none"),
-        default=None,
-        help="colours to print in, even into a file or a pipe: truecolor, 256, 16, or none "
-        "(bold and italic only); default: the terminal's, none when not a terminal",
-    )
-    group.add_argument(
-        "--width",
-        type=_columns,
-        metavar="N",
-        default=None,
-        help="print N columns wide (default: the terminal's width)",
-    )
-    group.add_argument(
-        "--audio",
-        dest="audio_switch",
-        choices=("on", "off"),
-        default=None,
-        help="off: describe sound as if this machine could not play it",
-    )
-
-
-def _columns(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of columns") from None
-    if not 20 <= value <= 1000:
-        raise argparse.ArgumentTypeError(f"{value} columns: give 20 to 1000")
-    return value
-
-
 def display_output(
     args: argparse.Namespace,
     config: Config,
@@ -166,60 +77,63 @@ def display_output(
     saves_overflow: bool = True,
 ) -> Output:
     """The `openwop_tui.cli.commands.Output` of a printing command, with its display flags (the
-    one reading of ``--colors``, ``--width`` and ``--audio``, for every command that prints).
-    ``saves_overflow``: cut replies are written to the download folder unasked (not for
-    ``render`` and ``replay``, which write only into ``--save-media``)."""
+    one reading of ``--colors``, ``--width``, ``--no-audio`` and ``--json``, for every command
+    that prints). ``saves_overflow``: cut replies are written to the download folder unasked
+    (not for ``render`` and ``replay``, which write only into ``--save-media``)."""
     from openwop_tui.cli.commands import Output, make_console
 
+    as_json = bool(getattr(args, "json", False))
     console = make_console(
+        # With --json the transcript is not drawn: what is printed (headers, questions) is
+        # for a person, on stderr.
+        sys.stderr if as_json else None,
         colors=getattr(args, "colors", None),
         width=getattr(args, "width", None),
         images=config.images,
     )
-    switch = getattr(args, "audio_switch", None)
+    flag = getattr(args, "audio", None)
+    off = flag is False or (flag is None and not config.audio)
+    why = "(--no-audio)" if flag is False else "(audio = false in the config file)"
     return Output(
         config,
         console,
         save_media,
-        audio_off=switch == "off",
+        audio_off=off,
+        audio_off_reason=f"audio is switched off {why}",
         colors=getattr(args, "colors", None),
         saves_overflow=saves_overflow,
+        as_json=as_json,
     )
 
 
-def _markdown_images_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--markdown-images",
-        action="store_true",
-        default=argparse.SUPPRESS,
-        help="fetch and show ![alt](https://…) images in replies (under the media policy); "
-        "by default they stay text",
-    )
+#: What ``run --help`` says WORKFLOW is.
+WORKFLOW_HELP = """WORKFLOW is the id of a workflow the host offers: on the embedded demo host,
+demo.chat (a chat reply), demo.tour (every kind of output), demo.clarify,
+demo.approve and more; on another host, whatever it serves (conformance-noop on
+the reference hosts). `openwop-tui workflows [--host URL]` lists them, with what
+each does."""
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (exposed for tests and for --help)."""
+    """The argument parser (exposed for tests and for --help). Every parser, the main one and
+    each command's, takes the shared options (`openwop_tui.cli.options`)."""
     parser = argparse.ArgumentParser(
         prog="openwop-tui",
-        description="A terminal chat client for OpenWOP hosts. With no arguments it starts its "
-        "own demo host on loopback and opens the chat.",
+        description="A terminal chat client for OpenWOP hosts. With no arguments it starts its\n"
+        "own demo host on loopback and opens the chat (a printed transcript instead when\n"
+        "the terminal cannot show the app: TERM=dumb, or stdin or stdout not a terminal).\n"
+        "Options go before or after the command.",
         epilog=EXIT_CODES_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"openwop-tui {__version__}")
-    _connection_flags(parser)
     parser.add_argument(
         "--workflow",
         metavar="ID",
         default=argparse.SUPPRESS,
         help="chat workflow to run per message (default demo.chat)",
     )
-    parser.add_argument(
-        "--record",
-        metavar="FILE.sse",
-        type=Path,
-        help="write the raw event stream to FILE.sse as it arrives (render or replay it later)",
-    )
+    _record_flag(parser)
     resume = parser.add_mutually_exclusive_group()
     resume.add_argument(
         "--continue",
@@ -234,14 +148,131 @@ def build_parser() -> argparse.ArgumentParser:
         help="open the chat following run RUN_ID on the host (its history, then live)",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    codes: dict[str, Any] = {
+        "epilog": EXIT_CODES_HELP,
+        "formatter_class": argparse.RawDescriptionHelpFormatter,
+    }
+    _demo_host_command(commands)
+    render = commands.add_parser(
+        "render",
+        help="print the transcript of a recorded .sse file",
+        description="Print the transcript of a recorded event stream (a .sse file this program "
+        "or curl wrote), or with --json its events as NDJSON. A file with no SSE events in it "
+        "is an error (exit 2), with the reason.",
+        **codes,
+    )
+    render.add_argument("file", metavar="FILE.sse", help="recorded stream, or - for stdin")
+    render.add_argument(
+        "--save-media",
+        metavar="DIR",
+        type=Path,
+        help="save inline media bytes, and the full text of cut replies, into DIR (render "
+        "writes nothing without it)",
+    )
+    _json_flag(render)
 
+    run = commands.add_parser(
+        "run",
+        help="run a workflow and print its transcript",
+        description="Create a run of WORKFLOW on the host (the embedded demo host without\n"
+        "--host), stream it and print its transcript, answering what it asks.\n\n" + WORKFLOW_HELP,
+        **codes,
+    )
+    run.add_argument(
+        "workflow",
+        metavar="WORKFLOW",
+        help="the workflow's id (`openwop-tui workflows` lists the host's)",
+    )
+    run.add_argument("--message", metavar="TEXT", help="a user message (inputs.messages)")
+    run.add_argument("--input", metavar="JSON", help="the run's inputs as a JSON object")
+    run.add_argument(
+        "--save-media", metavar="DIR", type=Path, help="save every media envelope's bytes into DIR"
+    )
+    _record_flag(run)
+    run.add_argument(
+        "--idle-timeout",
+        type=_seconds,
+        metavar="S",
+        default=300.0,
+        help="when the run's stream brings nothing at all (not even a keep-alive) for S "
+        "seconds, say so and check the run: one waiting for a human is left to wait, any other "
+        "is resumed (default 300; 0: never). Ctrl-C cancels the run on the host and exits 130",
+    )
+    _json_flag(run)
+    _answer_flags(run)
+    _attach_command(commands, codes)
+    workflows = commands.add_parser(
+        "workflows",
+        help="list the host's workflows (and the agents behind them)",
+        description="List the workflows a host offers: its discovery fixtures, merged with "
+        "GET /v1/workflows and GET /v1/agents where the host serves them.",
+        **codes,
+    )
+    workflows.add_argument("--json", action="store_true", help="print them as JSON")
+    from openwop_tui.cli.runs import add_runs_command
+
+    add_runs_command(commands, codes)
+    _session_commands(commands, codes)
+    from openwop_tui.cli.inspector import add_inspector_commands
+
+    add_inspector_commands(commands, codes)
+    _share(parser)
+    return parser
+
+
+def _share(parser: argparse.ArgumentParser) -> None:
+    """The shared options on ``parser`` and on every command's parser below it."""
+    add_shared_options(parser)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command in dict(action.choices).values():
+                _share(command)
+
+
+def _record_flag(parser: argparse.ArgumentParser) -> None:
+    """``--record`` (the app, ``run`` and ``attach``): suppressed when absent, so the main
+    parser's is not undone by a command's."""
+    parser.add_argument(
+        "--record",
+        metavar="FILE.sse",
+        type=Path,
+        default=argparse.SUPPRESS,
+        help="write the raw event stream to FILE.sse as it arrives (render or replay it later)",
+    )
+
+
+def _json_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print the normalised events as NDJSON (one JSON object a line, the shape of "
+        "`export --format jsonl`; see the README) instead of the transcript; nothing else on "
+        "stdout",
+    )
+
+
+def _port(text: str) -> int:
+    """A TCP port, 0 (any free one) to 65535 (argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value}: give a port from 1 to 65535 (0: a free one)")
+    return value
+
+
+def _demo_host_command(commands: Any) -> None:
+    """``demo-host`` and its fault flags."""
     demo = commands.add_parser(
         "demo-host",
         help="run the embedded demo host alone",
         description="Run the embedded demo host in the foreground. The fault flags make its "
         "event streams misbehave, to see how a client recovers; 0 turns each off.",
     )
-    demo.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
+    demo.add_argument(
+        "--port", type=_port, default=0, help="port on 127.0.0.1 (default: a free one)"
+    )
     demo.add_argument(
         "--protocol",
         type=int,
@@ -302,72 +333,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --status: answer the first T events requests of each run with it (default 1)",
     )
 
-    codes: dict[str, Any] = {
-        "epilog": EXIT_CODES_HELP,
-        "formatter_class": argparse.RawDescriptionHelpFormatter,
-    }
-    render = commands.add_parser(
-        "render", help="print the transcript of a recorded .sse file", **codes
-    )
-    render.add_argument("file", metavar="FILE.sse", help="recorded stream, or - for stdin")
-    render.add_argument(
-        "--images",
-        choices=IMAGE_CHOICES,
-        default=argparse.SUPPRESS,
-        help="how to draw images: auto (ask the terminal; half-blocks to a pipe), kitty, sixel, "
-        "halfblock or none; kitty and sixel are drawn even to a pipe",
-    )
-    _markdown_images_flag(render)
-    render.add_argument(
-        "--save-media",
-        metavar="DIR",
-        type=Path,
-        help="save inline media bytes, and the full text of cut replies, into DIR (render "
-        "writes nothing without it)",
-    )
-    _display_flags(render)
-
-    run = commands.add_parser("run", help="run a workflow and print its transcript", **codes)
-    run.add_argument("workflow", metavar="WORKFLOW")
-    _connection_flags(run)
-    run.add_argument("--message", metavar="TEXT", help="a user message (inputs.messages)")
-    run.add_argument("--input", metavar="JSON", help="the run's inputs as a JSON object")
-    run.add_argument(
-        "--save-media", metavar="DIR", type=Path, help="save every media envelope's bytes into DIR"
-    )
-    _display_flags(run)
-    run.add_argument(
-        "--record",
-        metavar="FILE.sse",
-        type=Path,
-        help="write the raw event stream to FILE.sse as it arrives",
-    )
-    run.add_argument(
-        "--idle-timeout",
-        type=_seconds,
-        metavar="S",
-        default=300.0,
-        help="when the run's stream brings nothing at all (not even a keep-alive) for S "
-        "seconds, say so and check the run: one waiting for a human is left to wait, any other "
-        "is resumed (default 300; 0: never). Ctrl-C cancels the run on the host and exits 130",
-    )
-    _answer_flags(run)
-    _attach_command(commands, codes)
-    workflows = commands.add_parser(
-        "workflows",
-        help="list the host's workflows (and the agents behind them)",
-        description="List the workflows a host offers: its discovery fixtures, merged with "
-        "GET /v1/workflows and GET /v1/agents where the host serves them.",
-        **codes,
-    )
-    _connection_flags(workflows)
-    workflows.add_argument("--json", action="store_true", help="print them as JSON")
-    _session_commands(commands, codes)
-    from openwop_tui.cli.inspector import add_inspector_commands
-
-    add_inspector_commands(commands, codes)
-    return parser
-
 
 def _answer_flags(parser: argparse.ArgumentParser) -> None:
     """``--answer``, ``--approve``, ``--reject``, ``--feedback``: answering what a run asks."""
@@ -405,7 +370,6 @@ def _attach_command(commands: Any, codes: dict[str, Any]) -> None:
         **codes,
     )
     attach.add_argument("run_id", metavar="RUN_ID")
-    _connection_flags(attach)
     attach.add_argument(
         "--from",
         dest="from_seq",
@@ -420,15 +384,11 @@ def _attach_command(commands: Any, codes: dict[str, Any]) -> None:
         default=300.0,
         help="when the stream brings nothing for S seconds, check the run (default 300; 0: never)",
     )
-    attach.add_argument(
-        "--record",
-        metavar="FILE.sse",
-        type=Path,
-        help="write the raw event stream to FILE.sse as it arrives",
-    )
+    _record_flag(attach)
     attach.add_argument(
         "--save-media", metavar="DIR", type=Path, help="save every media envelope's bytes into DIR"
     )
+    _json_flag(attach)
     _answer_flags(attach)
 
 
@@ -470,12 +430,14 @@ def _session_commands(commands: Any, codes: dict[str, Any]) -> None:
     )
 
     replay = commands.add_parser(
-        "replay", help="play a recorded .sse file through the app as if live", **codes
+        "replay",
+        help="play a recorded .sse file through the app as if live",
+        description="Play a recording through the app as if live; printed as render prints "
+        "it when the terminal cannot show the app (TERM=dumb, or stdout not a terminal), "
+        "or as NDJSON with --json.",
+        **codes,
     )
     replay.add_argument("file", metavar="FILE.sse")
-    # The app's own options, after the subcommand too (``replay FILE --no-audio``): SUPPRESS
-    # defaults, so one given before the subcommand is not undone here.
-    _connection_flags(replay)
     replay.add_argument(
         "--speed",
         type=_seconds,
@@ -490,6 +452,7 @@ def _session_commands(commands: Any, codes: dict[str, Any]) -> None:
         help="save media bytes and the full text of cut replies into DIR (replay writes "
         "nothing without it)",
     )
+    _json_flag(replay)
 
 
 def _seconds(text: str) -> float:
@@ -522,7 +485,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     details go to the log file, with the API key and URL credentials masked there too.
     """
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(hoist(parser, sys.argv[1:] if argv is None else argv))
     from openwop_tui.config import ConfigError, load_config
     from openwop_tui.logs import setup_logging
     from openwop_tui.text.redact import Redactor
@@ -541,6 +504,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("openwop-tui: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader of stdout left (``… --json | head -1``): not an error of ours. What is
+        # still buffered goes nowhere, else the interpreter complains at exit.
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.__stdout__.fileno())  # type: ignore[union-attr]
+        return 0
     except Exception as error:
         import logging
 
@@ -594,59 +564,139 @@ def _redacted_output(redactor: Redactor) -> Iterator[None]:
 def dispatch(args: argparse.Namespace, config: Config, *, log_file: Path | None = None) -> int:
     """Run the chosen command."""
     if args.command == "demo-host":
-        from openwop_tui.demo_host import serve_forever
-
-        try:
-            serve_forever(
-                port=args.port,
-                keepalive=args.keepalive,
-                drop_every=args.drop_every,
-                garbage_every=args.garbage_every,
-                stall_ms=args.stall_ms,
-                status=args.status,
-                status_times=args.status_times,
-                protocol=args.protocol,
-                max_body_bytes=args.max_body_bytes,
-            )
-        except ValueError as error:  # a fault flag or limit out of range
-            print(f"openwop-tui: {error}", file=sys.stderr)
-            return 2
-        return 0
+        return _demo_host(args)
     if args.command == "render":
         from openwop_tui.cli.commands import render_file
 
+        if _json_without_media(args):
+            return 2
         output = display_output(args, config, args.save_media, saves_overflow=False)
         return render_file(args.file, output)
     if args.command in ("run", "attach"):
         return _follow(args, config)
     if args.command == "workflows":
-        from openwop_tui.cli.commands import Output, list_workflows, make_console
+        from openwop_tui.cli.commands import list_workflows
 
-        return list_workflows(Output(config, make_console()), as_json=args.json)
+        output = display_output(argparse.Namespace(**_not_json(args)), config)
+        return list_workflows(output, as_json=args.json)
+    if args.command == "runs":
+        from openwop_tui.cli.runs import runs_command
+
+        return runs_command(args, display_output(argparse.Namespace(**_not_json(args)), config))
     if args.command in ("sessions", "export", "replay"):
         return _stored(args, config, log_file)
     from openwop_tui.cli.inspector import INSPECTOR_COMMANDS, run_inspector_command
 
     if args.command in INSPECTOR_COMMANDS:
         return run_inspector_command(args, config, log_file=log_file)
-    app_options: dict[str, Any] = {}
+    return _app(args, config, log_file)
+
+
+def _not_json(args: argparse.Namespace) -> dict[str, Any]:
+    """``args`` but ``json``: a command whose ``--json`` prints to stdout itself (not NDJSON
+    of events) draws on stdout."""
+    return {key: value for key, value in vars(args).items() if key != "json"}
+
+
+def _json_without_media(args: argparse.Namespace) -> bool:
+    """``--json`` with ``--save-media``: a usage error, said (``--json`` draws nothing)."""
+    if getattr(args, "json", False) and getattr(args, "save_media", None) is not None:
+        print(
+            "openwop-tui: --save-media saves what the transcript draws; with --json nothing is "
+            "drawn (the events carry the media references): give one of them",
+            file=sys.stderr,
+        )
+        return True
+    return False
+
+
+def _demo_host(args: argparse.Namespace) -> int:
+    """``demo-host``: a busy or forbidden port is one line saying what to do, exit 2."""
+    import errno
+
+    from openwop_tui.demo_host import serve_forever
+
+    try:
+        serve_forever(
+            port=args.port,
+            keepalive=args.keepalive,
+            drop_every=args.drop_every,
+            garbage_every=args.garbage_every,
+            stall_ms=args.stall_ms,
+            status=args.status,
+            status_times=args.status_times,
+            protocol=args.protocol,
+            max_body_bytes=args.max_body_bytes,
+        )
+    except ValueError as error:  # a fault flag or limit out of range
+        print(f"openwop-tui: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        where = f"port {args.port} on 127.0.0.1"
+        if error.errno == errno.EADDRINUSE:
+            line = (
+                f"{where} is already taken (another program, or a demo host already running, "
+                f"listens there): stop it, or pick another port with --port N (--port 0 picks "
+                "a free one)"
+            )
+        elif error.errno == errno.EACCES:
+            line = (
+                f"{where} needs privileges this user does not have: pick a port above 1023 "
+                "with --port N (--port 0 picks a free one)"
+            )
+        else:
+            line = f"cannot listen on {where}: {error.strerror or error}"
+        print(f"openwop-tui: {line}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _app(args: argparse.Namespace, config: Config, log_file: Path | None) -> int:
+    """The chat app, or its printed form where the terminal cannot show it (`_no_app`)."""
+    session_id: str | None = None
     if args.continue_latest or args.session is not None:
         from openwop_tui.cli.sessions import chosen_session
         from openwop_tui.store.sessions import StoreError
 
         try:
-            chosen = chosen_session(args.session, api_key=config.api_key)
+            session_id = chosen_session(args.session, api_key=config.api_key).id
         except StoreError as error:
             print(f"openwop-tui: {error}", file=sys.stderr)
             return 2
-        app_options["session_id"] = chosen.id
-    if args.record is not None:
+    why = _no_app()
+    if why is not None:
+        from openwop_tui.cli.chat import printed_app
+
+        return printed_app(
+            display_output(args, config),
+            why,
+            session_id=session_id,
+            attach=args.attach,
+            record=getattr(args, "record", None),
+            interactive=sys.stdin.isatty() and sys.stdout.isatty(),
+        )
+    app_options: dict[str, Any] = {}
+    if session_id is not None:
+        app_options["session_id"] = session_id
+    if getattr(args, "record", None) is not None:
         app_options["record"] = args.record
     if args.attach is not None:
         app_options["attach"] = args.attach
     if getattr(args, "config", None) is not None:
         app_options["config_path"] = args.config  # the settings screen writes this one
     return _run_app(config, log_file=log_file, **app_options)
+
+
+def _no_app() -> str | None:
+    """Why this terminal cannot show the full-screen app, if it cannot: ``TERM=dumb``, or
+    stdout or stdin not a terminal (a pipe, a file, a CI log)."""
+    if os.environ.get("TERM") == "dumb":
+        return "TERM=dumb: this terminal cannot show the app"
+    if not sys.stdout.isatty():
+        return "stdout is not a terminal"
+    if not sys.stdin.isatty():
+        return "stdin is not a terminal"
+    return None
 
 
 def _follow(args: argparse.Namespace, config: Config) -> int:
@@ -661,12 +711,15 @@ def _follow(args: argparse.Namespace, config: Config) -> int:
     except FlagError as error:
         print(f"openwop-tui: {error}", file=sys.stderr)
         return 2
+    if _json_without_media(args):
+        return 2
     output = display_output(args, config, args.save_media)
-    # Ask at a prompt only when a person is there to type and to read the question.
-    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    # Ask at a prompt only when a person is there to type and to read the question (with
+    # --json stdout is the events': the question and how to answer it go to stderr).
+    interactive = sys.stdin.isatty() and sys.stdout.isatty() and not args.json
     common: dict[str, Any] = {
         "idle_timeout": args.idle_timeout,
-        "record": args.record,
+        "record": getattr(args, "record", None),
         "flags": flags,
         "interactive": interactive,
     }
@@ -678,9 +731,10 @@ def _follow(args: argparse.Namespace, config: Config) -> int:
 def _stored(args: argparse.Namespace, config: Config, log_file: Path | None) -> int:
     """``sessions``, ``export`` and ``replay``."""
     from openwop_tui.cli import sessions as stored
-    from openwop_tui.cli.commands import Output, make_console
 
-    output = Output(config, make_console())
+    if args.command == "replay" and _json_without_media(args):
+        return 2
+    output = display_output(argparse.Namespace(**_not_json(args)), config)
     if args.command == "sessions":
         if args.action == "rename":
             return stored.rename_session(output, args.id, args.title)
@@ -689,11 +743,22 @@ def _stored(args: argparse.Namespace, config: Config, log_file: Path | None) -> 
         return stored.list_sessions(output, as_json=args.json)
     if args.command == "export":
         return stored.export_command(output, args.session, args.format, args.output)
-    if not sys.stdout.isatty():
-        output = replace(output, save_dir=args.save_media, saves_overflow=False)
+    why = _no_app()
+    if args.json or why is not None:
+        if why is not None and not args.json:
+            print(f"openwop-tui: {why}; printing the recording instead", file=sys.stderr)
+        output = display_output(args, config, args.save_media, saves_overflow=False)
         return stored.replay_print(args.file, output)
-    if not Path(args.file).is_file():
-        print(f"openwop-tui: cannot read {args.file}: no such file", file=sys.stderr)
+    from openwop_tui.cli.commands import has_events, not_sse
+    from openwop_tui.store.record import read_recording
+
+    try:
+        text = Path(args.file).read_text(encoding="utf-8", errors="replace")
+    except OSError as error:
+        print(f"openwop-tui: cannot read {args.file}: {error.strerror or error}", file=sys.stderr)
+        return 2
+    if not has_events(read_recording(text).entries):
+        print(f"openwop-tui: {not_sse(args.file, text)}", file=sys.stderr)
         return 2
     replay = (Path(args.file), args.speed)
     return _run_app(config, log_file=log_file, replay=replay, save_media=args.save_media)

@@ -20,18 +20,19 @@ import json
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TextIO
+from typing import Any, Literal, Protocol, TextIO
 
 from rich.console import Console
 from rich.text import Text
 
 from openwop_tui.cli.answering import AnswerFlags, Asker, HowTo
+from openwop_tui.cli.ndjson import JsonLines, replay_lines
 from openwop_tui.cli.printer import TranscriptPrinter
 from openwop_tui.config import Config
-from openwop_tui.core.conversation import Conversation, RunStarted
+from openwop_tui.core.conversation import Conversation, RunStarted, Update
 from openwop_tui.core.session import Session
 from openwop_tui.devices import desktop as actions
 from openwop_tui.devices.audio import probe
@@ -44,7 +45,7 @@ from openwop_tui.store.record import Recorder, RecordingReader, read_recording
 from openwop_tui.store.saving import SaveBudget
 from openwop_tui.store.sessions import Entry
 from openwop_tui.text.redact import Redactor, display_url
-from openwop_tui.text.sanitize import clean_own
+from openwop_tui.text.sanitize import clean, clean_own
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE = 0, 1, 2
 #: The host answered and refused the request (a 4xx other than 401/403): see `exit_for`.
@@ -113,6 +114,19 @@ def renderer_registry(config: Config) -> Registry:
     return registry
 
 
+class Sink(Protocol):
+    """What takes a followed run's updates: the `TranscriptPrinter`, or `JsonLines`."""
+
+    @property
+    def console(self) -> Console:
+        """Where the command's own lines (header, run id) go."""
+        ...
+
+    async def feed(self, changes: Iterable[Update], /) -> None: ...
+
+    async def flush(self) -> None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Output:
     """Where and how a command prints."""
@@ -122,12 +136,23 @@ class Output:
     save_dir: Path | None = None
     """``--save-media``: where media bytes are written, so a saved path can be shown."""
     audio_off: bool = False
-    """``--audio off``: sound is described as if this machine could not play it."""
+    """``--no-audio``: sound is described as if this machine could not play it."""
+    audio_off_reason: str = "audio is switched off (--no-audio)"
+    """What a printed sound item says about it then."""
     colors: str | None = None
     """``--colors``, when given."""
     saves_overflow: bool = True
     """Whether the full text of cut items is written to the download folder unasked (``run``,
     ``attach``); ``render`` and ``replay`` write it only into ``--save-media``."""
+    as_json: bool = False
+    """``--json``: the events as NDJSON on stdout (`openwop_tui.cli.ndjson`), ``console``
+    (stderr) only for what a person reads."""
+
+    def sink(self, *, audio: AudioSupport, conversation: Conversation | None = None) -> Sink:
+        """Where a command's updates go: NDJSON lines with ``--json``, else the printer."""
+        if self.as_json:
+            return JsonLines(sys.stdout, self.console, Redactor([self.config.api_key]))
+        return self.printer(audio=audio, conversation=conversation)
 
     def printer(
         self, *, audio: AudioSupport, conversation: Conversation | None = None
@@ -165,7 +190,7 @@ class Output:
             mode = "none"
             off_reason = "the output has no colours (--colors none), and these pixels are colours"
         if self.audio_off:
-            audio = AudioSupport(False, "audio is switched off (--audio off)")
+            audio = AudioSupport(False, self.audio_off_reason)
         return RenderContext(
             width=self.console.width,
             images=mode,
@@ -178,10 +203,13 @@ class Output:
 
 def render_file(path: str, output: Output) -> int:
     """Print the transcript of a recorded ``.sse`` file; ``-`` reads stdin as it arrives and
-    prints each item once it is settled, so ``… | openwop-tui render -`` follows a live stream."""
+    prints each item once it is settled, so ``… | openwop-tui render -`` follows a live stream.
+    An input with no SSE events in it is `EXIT_USAGE`, with the reason (`not_sse`)."""
     if path == "-":
         try:
             return asyncio.run(_render_stream(sys.stdin, output))
+        except BrokenPipeError:
+            raise  # the reader of stdout left: `openwop_tui.__main__.main` ends quietly
         except OSError as error:
             print(f"openwop-tui: cannot read stdin: {error.strerror or error}", file=sys.stderr)
             return EXIT_USAGE
@@ -191,10 +219,52 @@ def render_file(path: str, output: Output) -> int:
     except OSError as error:
         print(f"openwop-tui: cannot read {path}: {error.strerror or error}", file=sys.stderr)
         return EXIT_USAGE
+    return print_recording(path, text, output)
+
+
+def print_recording(name: str, text: str, output: Output) -> int:
+    """Print (or with ``--json`` write as NDJSON) a recording's ``text`` read from ``name``."""
     recording = read_recording(text)
+    if not has_events(recording.entries):
+        print(f"openwop-tui: {not_sse(name, text)}", file=sys.stderr)
+        return EXIT_USAGE
     conversation = _offline(output, capture=not recording.marked)
+    if output.as_json:
+        replay_lines(recording.entries, conversation, _json_sink(output))
+        return EXIT_OK
     printer = output.printer(audio=_PRINTED_AUDIO, conversation=conversation)
     return asyncio.run(print_entries(recording.entries, conversation, printer))
+
+
+def _json_sink(output: Output) -> JsonLines:
+    sink = output.sink(audio=_PRINTED_AUDIO)
+    assert isinstance(sink, JsonLines)
+    return sink
+
+
+def has_events(entries: Iterable[Entry]) -> bool:
+    """Whether a read recording holds any SSE frame (an event, even a malformed one)."""
+    return any(entry.kind == "frame" for entry in entries)
+
+
+def not_sse(name: str, text: str) -> str:
+    """Why ``text`` (read from ``name``, ``-`` for stdin) cannot be rendered: it holds no SSE
+    event. Names its first line, cleaned and cut, and what it looks like instead."""
+    shown = "stdin" if name == "-" else name
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            first = clean(line.strip())  # a boundary: a line of a file that is not SSE
+            cut = first if len(first) <= 60 else first[:59] + "…"
+            hint = ""
+            if first.startswith(("{", "[")):
+                hint = "; it looks like JSON (render reads .sse recordings, not JSONL exports)"
+            elif first.startswith("<"):
+                hint = "; it looks like HTML or XML"
+            return (
+                f"{shown} holds no SSE events (line {number} is {cut!r}{hint}); an event "
+                "stream has 'event: …' and 'data: {…}' lines, as --record or curl -N writes"
+            )
+    return f"{shown} is empty: it holds no SSE events to show"
 
 
 #: Sound in a printed transcript: described, never played.
@@ -223,42 +293,52 @@ async def _pieces(stream: TextIO) -> AsyncIterator[str]:
     yield decoder.decode(b"", final=True)
 
 
+#: How much of stdin ``render -`` keeps to say why it is not SSE, when it is not.
+_HEAD_CHARS = 4096
+
+
 async def _render_stream(stream: TextIO, output: Output) -> int:
-    """``render -``: fold and print stdin a piece at a time."""
+    """``render -``: fold and print (or write as NDJSON) stdin a piece at a time."""
     reader = RecordingReader()
     conversation: Conversation | None = None
-    printer: TranscriptPrinter | None = None
+    sink: Sink | None = None
     frames = False
     held: list[Entry] = []
+    head = ""
 
     async def show(entries: list[Entry]) -> None:
-        nonlocal conversation, printer, frames
+        nonlocal conversation, sink, frames
         held.extend(entries)
         if conversation is None:
             if not reader.begun:
                 return  # whether it is a recording is known from its first line
             conversation = _offline(output, capture=not reader.marked)
-            printer = output.printer(audio=_PRINTED_AUDIO, conversation=conversation)
-        assert printer is not None
+            sink = output.sink(audio=_PRINTED_AUDIO, conversation=conversation)
+        assert sink is not None
         for entry in held:
             frames = frames or entry.kind == "frame"
-            await printer.feed(conversation.replay(entry))
+            if isinstance(sink, JsonLines):
+                replay_lines([entry], conversation, sink, finish=False)
+            else:
+                await sink.feed(conversation.replay(entry))
         held.clear()
         output.console.file.flush()  # a reader at the other end sees each item as it settles
 
     async for piece in _pieces(stream):
+        if len(head) < _HEAD_CHARS:
+            head += piece[: _HEAD_CHARS - len(head)]
         await show(reader.feed(piece))
     await show(reader.close())
-    if conversation is None:  # an empty input
-        conversation = _offline(output, capture=True)
-        printer = output.printer(audio=_PRINTED_AUDIO, conversation=conversation)
-    assert printer is not None
-    if not frames:
-        await printer.feed(
-            [conversation.transcript.add_notice("warning", clean_own("no SSE frames in the input"))]
-        )
-    await printer.feed(conversation.finish_replay())
-    await printer.flush()
+    if conversation is None or sink is None or not frames:
+        if sink is not None:
+            await sink.flush()
+        print(f"openwop-tui: {not_sse('-', head)}", file=sys.stderr)
+        return EXIT_USAGE
+    if isinstance(sink, JsonLines):
+        replay_lines([], conversation, sink)
+    else:
+        await sink.feed(conversation.finish_replay())
+        await sink.flush()
     return EXIT_OK
 
 
@@ -278,7 +358,7 @@ async def print_entries(
 
 
 @contextlib.contextmanager
-def _host(config: Config) -> Iterator[tuple[str, str | None]]:
+def host_for(config: Config) -> Iterator[tuple[str, str | None]]:
     """The configured host, or the embedded demo host for as long as the block runs."""
     if config.host is not None:
         yield config.host, config.api_key
@@ -346,6 +426,8 @@ class Follow:
     flags: AnswerFlags | None = None
     interactive: bool = False
     """Whether to ask at a prompt (stdin and stdout are terminals)."""
+    chat: bool = False
+    """The app's chat, printed: each line of stdin a message to ``workflow``."""
 
 
 def run_workflow(
@@ -422,11 +504,13 @@ def follow_run(
             )
             return EXIT_USAGE
     try:
-        with _host(config) as (url, key):
+        with host_for(config) as (url, key):
             if recorder is not None:
                 recorder.add_secrets(key)
             stream = _Stream(url, key, output, audio, idle_timeout or None, recorder)
             return asyncio.run(_run(follow, stream, interrupts))
+    except BrokenPipeError:
+        raise  # the reader of stdout left: `openwop_tui.__main__.main` ends quietly
     except OSError as error:
         print(f"openwop-tui: could not start the embedded demo host: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -480,7 +564,9 @@ async def _run(follow: Follow, stream: _Stream, interrupts: _Interrupts) -> int:
                 logs=[stream.recorder] if stream.recorder is not None else [],
                 secrets=client.secrets,
             )
-            printer = output.printer(audio=stream.audio, conversation=conversation)
+            printer = output.sink(audio=stream.audio, conversation=conversation)
+            if isinstance(printer, JsonLines):
+                conversation.logs.append(printer)  # the run, end and notice lines
             asker = Asker(
                 conversation,
                 follow.flags or AnswerFlags(),
@@ -518,8 +604,8 @@ async def _run(follow: Follow, stream: _Stream, interrupts: _Interrupts) -> int:
         print(f"openwop-tui: {error.message}", file=sys.stderr)
         return exit_for(error)
     status = conversation.transcript.status
-    if status == "completed":
-        return EXIT_OK
+    if status == "completed" or (follow.chat and status is None):
+        return EXIT_OK  # a printed chat with no message sent nothing
     if status is None or status in ("running", "waiting"):
         print("openwop-tui: the stream ended before the run did", file=sys.stderr)
     return EXIT_RUN_FAILED
@@ -568,7 +654,7 @@ async def _cancel_interrupted(client: HostClient, run_id: str | None) -> str:
 async def _stream_run(
     conversation: Conversation,
     follow: Follow,
-    printer: TranscriptPrinter,
+    printer: Sink,
     asker: Asker,
     started: _Started,
 ) -> None:
@@ -583,10 +669,43 @@ async def _stream_run(
     # Soft-wrapped: a header is one line whatever the width, so a pipe reads it whole.
     header = Text(f"{name} at {host} · protocol {version}", style="dim")
     console.print(header, soft_wrap=True)
+    if follow.chat:
+        await _chat(conversation, printer, asker, started, interactive=follow.interactive)
+        return
     if follow.attach is not None:
         updates = conversation.attach(follow.attach, follow.from_seq)
     else:
         updates = conversation.start(follow.inputs or {})
+    await _show(updates, printer, asker, started)
+
+
+async def _chat(
+    conversation: Conversation,
+    printer: Sink,
+    asker: Asker,
+    started: _Started,
+    *,
+    interactive: bool,
+) -> None:
+    """The app's chat, printed: each line on stdin is a message, sent with the conversation so
+    far (`Conversation.send`) and its run printed, until the end of stdin."""
+    console = printer.console
+    while True:
+        if interactive:
+            console.print(Text("you> ", style="bold"), end="")
+            console.file.flush()
+        line = await asyncio.to_thread(sys.stdin.readline)
+        if not line:
+            return
+        if line.strip():
+            await _show(conversation.send(line.rstrip("\n")), printer, asker, started)
+
+
+async def _show(
+    updates: AsyncIterator[Update], printer: Sink, asker: Asker, started: _Started
+) -> None:
+    """Print a run's updates as they come, answering what it asks."""
+    console = printer.console
     async for update in updates:
         if isinstance(update, RunStarted):
             started.run_id = update.run_id
@@ -605,8 +724,10 @@ async def _stream_run(
 def list_workflows(output: Output, *, as_json: bool = False) -> int:
     """``workflows``: what the host offers, one workflow a line (or JSON); exit codes as ``run``."""
     try:
-        with _host(output.config) as (url, key):
+        with host_for(output.config) as (url, key):
             return asyncio.run(_list_workflows(url, key, output, as_json))
+    except BrokenPipeError:
+        raise  # the reader of stdout left: `openwop_tui.__main__.main` ends quietly
     except OSError as error:
         print(f"openwop-tui: could not start the embedded demo host: {error}", file=sys.stderr)
         return EXIT_USAGE

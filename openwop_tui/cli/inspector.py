@@ -3,7 +3,9 @@
 `add_inspector_commands` adds their parsers to the main parser's subcommands and
 `run_inspector_command` runs the one chosen; `openwop_tui.__main__` calls both, so the three
 commands share its settings (``--host`` and ``--api-key`` flow into the same `Config`), its exit
-codes and its error handling. Each command's module imports what it needs when it runs.
+codes and its error handling. The shared options (``--host``, ``--api-key``, ``--config`` …)
+are added to their parsers by the main parser (`openwop_tui.cli.options`). Each command's
+module imports what it needs when it runs.
 """
 
 from __future__ import annotations
@@ -27,21 +29,6 @@ LINT_EXITS = """exit codes:
 INSPECTOR_COMMANDS = frozenset({"lint", "stats", "doctor"})
 
 
-def _host_flags(parser: argparse.ArgumentParser, what: str) -> None:
-    parser.add_argument(
-        "--host",
-        metavar="URL",
-        default=argparse.SUPPRESS,
-        help=f"base URL of the OpenWOP host {what} (env OPENWOP_BASE_URL)",
-    )
-    parser.add_argument(
-        "--api-key",
-        metavar="KEY",
-        default=argparse.SUPPRESS,
-        help="Bearer key for the host (env OPENWOP_API_KEY)",
-    )
-
-
 def add_inspector_commands(commands: Any, codes: dict[str, Any]) -> None:
     """Add ``lint``, ``stats`` and ``doctor`` to the main parser's subcommands."""
     lint = commands.add_parser(
@@ -56,7 +43,6 @@ def add_inspector_commands(commands: Any, codes: dict[str, Any]) -> None:
         **{**codes, "epilog": LINT_EXITS},
     )
     lint.add_argument("source", metavar="FILE.sse|-|RUN_ID", nargs="?")
-    _host_flags(lint, "the run is on, and whose media URLs are its own")
     lint.add_argument("--json", action="store_true", help="one JSON object per finding (NDJSON)")
     lint.add_argument(
         "--max-inline-bytes",
@@ -87,7 +73,6 @@ def add_inspector_commands(commands: Any, codes: dict[str, Any]) -> None:
         **{**codes, "epilog": "exit codes:\n  0    printed\n  2    the input cannot be read"},
     )
     stats.add_argument("source", metavar="FILE.sse|-|RUN_ID")
-    _host_flags(stats, "the run is on")
     stats.add_argument("--json", action="store_true", help="print the statistics as JSON")
 
     doctor = commands.add_parser(
@@ -105,15 +90,7 @@ def add_inspector_commands(commands: Any, codes: dict[str, Any]) -> None:
             "  1    something asked for cannot work (the host, the key, the store ...)",
         },
     )
-    _host_flags(doctor, "to check")
     doctor.add_argument("--json", action="store_true", help="print the checks as JSON")
-    doctor.add_argument(
-        "--config",
-        metavar="FILE",
-        type=Path,
-        default=argparse.SUPPRESS,
-        help="TOML settings file (default: ~/.config/openwop-tui/config.toml)",
-    )
 
 
 def run_inspector_command(

@@ -14,13 +14,20 @@ from pathlib import Path
 
 from rich.table import Table
 
-from openwop_tui.cli.commands import EXIT_OK, EXIT_USAGE, Output, print_entries, renderer_registry
+from openwop_tui.cli.commands import (
+    EXIT_OK,
+    EXIT_USAGE,
+    Output,
+    print_entries,
+    print_recording,
+    renderer_registry,
+)
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.devices import desktop as actions
 from openwop_tui.present.envelope import export_drawer
 from openwop_tui.renderers.base import AudioSupport
 from openwop_tui.store.export import ExportError, Format, export_session
-from openwop_tui.store.record import read_recording
+from openwop_tui.store.keys import masked_entries
 from openwop_tui.store.sessions import SessionInfo, Store, StoreError
 from openwop_tui.text.redact import Redactor
 
@@ -113,17 +120,29 @@ def export_command(output: Output, session_id: str | None, fmt: Format, path: Pa
 
 
 def replay_print(path: str, output: Output) -> int:
-    """``replay`` without a terminal: print the recording as ``render`` does."""
+    """``replay`` without a terminal, or with ``--json``: the recording as ``render`` prints
+    it (or writes it as NDJSON)."""
     try:
         text = Path(path).read_text(encoding="utf-8", errors="replace")
     except OSError as error:
         return _fail(f"cannot read {path}: {error.strerror or error}")
-    recording = read_recording(text)
-    conversation = Conversation(
-        limits=output.config.limits,
-        secrets=[output.config.api_key] if output.config.api_key else [],
-        capture=not recording.marked,
-    )
-    audio = AudioSupport(False, "this is a printed transcript; play it in the app")
-    printer = output.printer(audio=audio, conversation=conversation)
-    return asyncio.run(print_entries(recording.entries, conversation, printer))
+    return print_recording(path, text, output)
+
+
+def print_session(session_id: str, output: Output) -> int:
+    """A stored session's transcript, printed (the app's ``--continue`` where the terminal
+    cannot show the app)."""
+    key = output.config.api_key
+    try:
+        with Store(secrets=[key]) as store:
+            entries = masked_entries(store.entries(session_id), store.secrets)
+            conversation = Conversation(
+                limits=output.config.limits, store=store, secrets=store.secrets
+            )
+            printer = output.printer(audio=_PRINTED, conversation=conversation)
+            return asyncio.run(print_entries(entries, conversation, printer))
+    except StoreError as error:
+        return _fail(str(error))
+
+
+_PRINTED = AudioSupport(False, "this is a printed transcript; play it in the app")

@@ -510,6 +510,28 @@ class HostClient:
         response, doc = await self._send("GET", self.run_url(run_id), action=action, subject=run_id)
         return self._expect_object(response, doc, action=action)
 
+    async def list_runs(
+        self,
+        *,
+        status: str | None = None,
+        workflow_id: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> dict[str, Any]:
+        """``GET …/runs``: one page of the caller's runs, newest first, ``{runs, nextCursor?}``
+        (v2 ``spec/v2/core/runs.md`` §List, gated on ``runList``; a v1 host may serve it under
+        ``/v1``). ``status``: comma-separated statuses; the filters go as query parameters."""
+        given = {
+            "status": status,
+            "workflowId": workflow_id,
+            "limit": str(limit) if limit is not None else None,
+            "cursor": cursor,
+        }
+        params = {name: value for name, value in given.items() if value}
+        action = "list runs"
+        response, doc = await self._send("GET", self.url("runs"), action=action, params=params)
+        return self._expect_object(response, doc, action=action)
+
     async def cancel_run(self, run_id: str, reason: str | None = None) -> dict[str, Any]:
         """``POST …/runs/{runId}/cancel``; returns ``{runId, status}`` (or ``{}`` if empty)."""
         action = f"cancel run {run_id!r}"

@@ -131,22 +131,50 @@ def _jsonl(entries: list[Entry], path: Path, redact: Redactor, secrets: Iterable
     conversation = Conversation(secrets=secrets)
     with path.open("w", encoding="utf-8") as out:
         for entry in entries:
-            lines: list[dict[str, Any]] = []
-            if entry.kind == "user":
-                lines.append({"kind": "user", "text": entry.data})
-            elif entry.kind == "notice":
-                lines.append({"kind": "notice", "level": entry.label, "text": entry.data})
-            elif entry.kind in ("run", "end"):
-                lines.append({"kind": entry.kind, "runId": entry.run, **entry.meta})
-            for update in conversation.replay(entry):
-                if isinstance(update, EventArrived):
-                    lines.append(_event_line(update))
-            for line in lines:
+            for line in jsonl_lines(entry, conversation.replay(entry)):
                 out.write(redact(json.dumps(line, ensure_ascii=False, default=str)) + "\n")
     return Exported(path)
 
 
-def _event_line(update: EventArrived) -> dict[str, Any]:
+def jsonl_lines(entry: Entry, updates: Iterable[object]) -> list[dict[str, Any]]:
+    """The JSONL lines of one logged ``entry`` and of what folding it gave (``updates``).
+
+    This is the one definition of the JSONL shape, shared by ``export --format jsonl`` and the
+    ``--json`` of ``run``, ``attach``, ``render`` and ``replay`` (NDJSON on stdout). Every line
+    is one JSON object whose ``kind`` says which of these it is; fields are only ever added:
+
+    * ``{"kind": "user", "text"}``: a message the user sent;
+    * ``{"kind": "run", "runId", "workflow", "host"?}``: a run began (``workflow`` may be
+      ``""``; ``host`` the base URL of the host that ran it, without credentials, when known);
+    * ``{"kind": "event", "type", "sequence", "runId", "nodeId", "eventId", "timestamp",
+      "payload"}``: one run event as the protocol layer normalised it (strings cleaned, the
+      key masked; ``nodeId``, ``eventId``, ``timestamp`` may be ``null``; ``payload`` an
+      object, the event's own fields);
+    * ``{"kind": "notice", "level", "text"}``: a line of the client's own (``level`` ``info``,
+      ``warning`` or ``error``: a malformed frame, a reconnect, an answer sent);
+    * ``{"kind": "end", "runId", "status"?}``: the run's stream ended (``status`` the run's
+      last, when known).
+    """
+    lines: list[dict[str, Any]] = []
+    if entry.kind == "user":
+        lines.append({"kind": "user", "text": entry.data})
+    elif entry.kind == "notice":
+        lines.append(notice_line(entry.label or "info", entry.data))
+    elif entry.kind in ("run", "end"):
+        lines.append({"kind": entry.kind, "runId": entry.run, **entry.meta})
+    for update in updates:
+        if isinstance(update, EventArrived):
+            lines.append(event_line(update))
+    return lines
+
+
+def notice_line(level: str, text: str) -> dict[str, Any]:
+    """A ``notice`` line of the JSONL shape (`jsonl_lines`)."""
+    return {"kind": "notice", "level": level, "text": text}
+
+
+def event_line(update: EventArrived) -> dict[str, Any]:
+    """An ``event`` line of the JSONL shape (`jsonl_lines`)."""
     event = update.event
     return {
         "kind": "event",

@@ -37,6 +37,12 @@ def demo() -> Iterator[DemoHost]:
 
 @pytest.mark.parametrize("capture", sorted(p.name for p in CAPTURES.glob("*.sse")))
 def test_render_prints_every_capture(capture: str, capsys: pytest.CaptureFixture[str]) -> None:
+    if not (CAPTURES / capture).read_text(encoding="utf-8").strip():
+        # A host that sent nothing (the Python host's noop in messages mode): no events to
+        # show is exit 2 with the reason, not an empty transcript and 0.
+        assert main(["render", str(CAPTURES / capture)]) == 2
+        assert "is empty: it holds no SSE events" in capsys.readouterr().err
+        return
     assert main(["render", str(CAPTURES / capture)]) == 0
     out, err = capsys.readouterr()
     assert "Traceback" not in out + err

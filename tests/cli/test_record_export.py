@@ -212,6 +212,7 @@ def test_continue_and_session_choose_what_the_app_opens(
 ) -> None:
     launched: list[dict[str, Any]] = []
     monkeypatch.setattr(cli, "_run_app", lambda config, **kw: launched.append(kw) or 0)
+    monkeypatch.setattr(cli, "_no_app", lambda: None)  # as on a terminal that shows the app
     assert main(["--continue"]) == 2
     assert "no stored session to continue" in capsys.readouterr().err
     assert main(["--session", "missing"]) == 2
@@ -226,6 +227,19 @@ def test_continue_and_session_choose_what_the_app_opens(
     assert main(["--session", old, "--record", "x.sse"]) == 0
     assert launched[0]["session_id"] == new
     assert launched[1]["session_id"] == old and str(launched[1]["record"]) == "x.sse"
+
+
+def test_continue_where_the_app_cannot_show_prints_the_session(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(cli, "_run_app", lambda config, **kw: pytest.fail("the app started"))
+    with Store(default_path()) as db:
+        session = db.create(host="h", workflow="w")
+        db.append(session, Entry("user", "remember the milk"))
+    assert main(["--continue"]) == 0  # stdout is not a terminal here
+    out, err = capsys.readouterr()
+    assert "remember the milk" in out
+    assert "stdout is not a terminal; printing the stored session instead" in err
 
 
 def test_a_damaged_store_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,7 +11,7 @@ import sys
 import pytest
 from patience import PATIENCE
 
-from openwop_tui import __main__ as cli
+from openwop_tui.cli import options as cli
 from openwop_tui.config import IMAGE_MODES
 
 _PROBE = """

@@ -108,7 +108,7 @@ def test_both_commands_read_the_display_flags_the_same_way(command: list[str]) -
     )
     output = display_output(args, Config())
     context = output.context(AudioSupport(True))
-    assert context.audio == AudioSupport(False, "audio is switched off (--audio off)")
+    assert context.audio == AudioSupport(False, "audio is switched off (--no-audio)")
     assert context.width == 80 and output.console.width == 80
     assert output.console.color_system == "standard"
 
@@ -145,7 +145,7 @@ def test_run_takes_the_same_flags(capsys: pytest.CaptureFixture[str]) -> None:
     assert "38;2;" not in out and "48;2;" not in out  # 256 colours: no true colour
     assert "38;5;" in out or "48;5;" in out
     assert max(cell_len(line) for line in visible(out)) <= 90
-    assert "audio is switched off (--audio off)" in out
+    assert "audio is switched off (--no-audio)" in out
 
 
 @pytest.mark.parametrize(

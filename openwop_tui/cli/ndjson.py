@@ -1,0 +1,74 @@
+"""``--json`` of ``run``, ``attach``, ``render`` and ``replay``: the normalised events as NDJSON.
+
+One JSON object a line on stdout, in the shape of ``export --format jsonl``
+(`openwop_tui.store.export.jsonl_lines` names the fields: ``kind`` ``run``, ``event``,
+``notice``, ``end``, ``user``), and nothing else there: the host's header, the run's id,
+questions and how to answer them go to stderr. Each line is written and flushed as it happens,
+so ``… --json | jq -c 'select(.kind == "event")'`` follows a live run.
+
+`JsonLines` stands where the `openwop_tui.cli.printer.TranscriptPrinter` stands: it takes the
+conversation's updates (`feed`, the events) and is one of its logs (`append`, the run, end,
+notice and user lines), so a live run gives the lines its export would.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import TextIO
+
+from rich.console import Console
+
+from openwop_tui.core.conversation import Conversation, EventArrived, StreamNoticed, Update
+from openwop_tui.store.export import event_line, jsonl_lines, notice_line
+from openwop_tui.store.sessions import Entry
+from openwop_tui.text.redact import Redactor
+
+
+class JsonLines:
+    """Writes NDJSON lines to ``out`` (a text file, stdout); ``console`` (stderr) is where the
+    command's words for a person go."""
+
+    def __init__(self, out: TextIO, console: Console, redact: Redactor) -> None:
+        self.out = out
+        self.console = console
+        self.redact = redact
+        self.lines = 0
+
+    def write(self, line: dict[str, object]) -> None:
+        text = self.redact(json.dumps(line, ensure_ascii=False, default=str))
+        self.out.write(text + "\n")
+        self.out.flush()
+        self.lines += 1
+
+    # The conversation's log: every entry but the raw frames (their events come by `feed`).
+    def append(self, entry: Entry) -> None:
+        if entry.kind != "frame":
+            for line in jsonl_lines(entry, ()):
+                self.write(line)
+
+    async def feed(self, changes: Iterable[Update]) -> None:
+        for change in changes:
+            if isinstance(change, EventArrived):
+                self.write(event_line(change))
+
+    async def flush(self) -> None:
+        """Nothing waits: each line is written as it comes."""
+
+
+def replay_lines(
+    entries: Iterable[Entry], conversation: Conversation, sink: JsonLines, *, finish: bool = True
+) -> None:
+    """Fold a recording's ``entries`` offline and write their lines (``render`` and
+    ``replay --json``); ``finish``: the recording ends here (``render -`` feeds it in pieces).
+    A bare capture's malformed frames give ``notice`` lines, as they would have live."""
+    for entry in entries:
+        updates = conversation.replay(entry)
+        for line in jsonl_lines(entry, updates):
+            sink.write(line)
+        if entry.kind == "frame":
+            for update in updates:
+                if isinstance(update, StreamNoticed):
+                    sink.write(notice_line(update.notice.level, update.notice.message))
+    if finish:
+        conversation.finish_replay()
