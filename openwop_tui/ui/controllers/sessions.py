@@ -11,6 +11,7 @@ import asyncio
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from openwop_tui.config import Config
 from openwop_tui.core.conversation import Conversation, EventLog, stored
@@ -25,7 +26,9 @@ from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.controllers.feed import Feed
 from openwop_tui.ui.controllers.runs import RunsController
 from openwop_tui.ui.messages import SessionDeleted, SessionRenamed
-from openwop_tui.ui.screens.sessions import SessionSummary
+
+if TYPE_CHECKING:
+    from openwop_tui.ui.screens.sessions import SessionSummary
 
 
 def open_chat(
@@ -62,6 +65,8 @@ def open_chat(
 
 
 def _stored_rows(store: Store) -> list[SessionSummary]:
+    from openwop_tui.ui.screens.sessions import SessionSummary  # with its screen, on first use
+
     return [
         SessionSummary(
             info.id, info.title, datetime.fromtimestamp(info.updated), info.messages, info.host
