@@ -20,6 +20,7 @@ the app answers a render request with `set_rendered`.
 
 from __future__ import annotations
 
+import time
 from bisect import bisect_right
 from collections.abc import Iterable
 from itertools import accumulate
@@ -66,6 +67,10 @@ from openwop_tui.ui.widgets.pixels import KittySender, SixelPainter
 
 #: Coalescing of streamed redraws: a burst of tokens costs one redraw per this many seconds.
 STREAM_REDRAW_SECONDS = 0.04
+#: A streamed redraw waits this many times as long as the last one took, so redrawing a reply
+#: that has grown long (a fast host's, or a 15 MB one) takes at most a quarter of the event
+#: loop's time: keys, and the ingest that makes the reply, keep the rest.
+STREAM_REDRAW_SHARE = 3.0
 #: Columns left of every item: a bar for the selected item (and envelopes), then a space.
 GUTTER = 2
 NEW_OUTPUT = " new output below ↓ (End) "
@@ -137,6 +142,8 @@ class TranscriptView(ScrollView, can_focus=True):
         """(block, line within it) at the top of the viewport, kept through height changes."""
         self._pending: set[int] = set()
         self._flush_timer: Timer | None = None
+        self._flush_cost = 0.0
+        """Seconds the last streamed redraw took (it spaces out the next one)."""
         self._query = ""
         self._matches: list[tuple[int, int]] = []
         """(block, occurrence within it) of every search match, in order."""
@@ -285,10 +292,12 @@ class TranscriptView(ScrollView, can_focus=True):
         """Redraw a streaming block soon (a burst of tokens costs one redraw)."""
         self._pending.add(index)
         if self._flush_timer is None:
-            self._flush_timer = self.set_timer(STREAM_REDRAW_SECONDS, self._flush)
+            delay = max(STREAM_REDRAW_SECONDS, STREAM_REDRAW_SHARE * self._flush_cost)
+            self._flush_timer = self.set_timer(delay, self._flush)
 
     def _flush(self) -> None:
         self._flush_timer = None
+        started = time.perf_counter()
         pending, self._pending = self._pending, set()
         for index in pending:
             if index < len(self._blocks):
@@ -298,6 +307,7 @@ class TranscriptView(ScrollView, can_focus=True):
         if not self._follow and any(index >= self._bottom_block() for index in pending):
             self.unseen = True
         self._relayout()
+        self._flush_cost = time.perf_counter() - started
 
     def _remeasure(self, index: int) -> None:
         """A block changed: draw it again now if it is visible, else estimate its height."""
