@@ -385,3 +385,62 @@ async def pty_big() -> list[Figure]:
             f"after {whole:.1f} s at {rss:.0f} MiB",
         )
     ]
+
+
+# ------------------------------------------------------------------------- page, resize
+
+PAGE_TURNS = 5_000  # two messages, a lifecycle line and a notice each: 10,000 items and more
+
+
+@figure("pty_page")
+async def pty_page() -> list[Figure]:
+    """Page Up through a session of 10,000 items, and resizing it, from outside: each from the
+    key (or the new size) to the screen drawn, against a key's echo in the same session."""
+    from benchmarks.view_figures import _fill_session
+    from openwop_tui.store.sessions import Entry, Store
+
+    with demo_host(pace=0) as (url, key), tempfile.TemporaryDirectory() as home:
+        path = Path(home) / "data" / "openwop-tui" / "sessions.db"
+        path.parent.mkdir(parents=True)
+        with Store(path) as store:
+            session_id = _fill_session(store, Entry, PAGE_TURNS)
+            conversation_folds(store, session_id)
+        term = Terminal([*APP, "--host", url, "--session", session_id], _env(home, key))
+        try:
+            term.wait_for(f"question {PAGE_TURNS - 1}", timeout=120)
+            term.wait_for(PROMPT)
+            term.start_typing()
+            echo = median_ms(echoes(term, 15, every=0.05))
+            term.clear_typing()
+            pages = []
+            for _ in range(20):
+                pages.append(term.page())
+                time.sleep(0.1)  # a person's pace: what is drawn ahead is ready by then
+            sizes = [term.resize(cols, 40) for cols in (100, 120, 90, 110, 120, 96)]
+            items = len(term.text)  # (the screen was read: the app is alive)
+        finally:
+            term.close()
+    assert items
+    return [
+        Figure(
+            "pty_page_step_10000_ms",
+            median_ms(pages),
+            "ms",
+            "a key's echo in the same session (ms)",
+            echo,
+            "< 16 ms (a frame at 60 Hz)",
+            median_ms(pages) < 16.0,
+            note=f"median of 20 Page Ups to the screen settled, worst {max(pages) * 1000:.0f} ms",
+        ),
+        Figure(
+            "pty_resize_10000_ms",
+            median_ms(sizes),
+            "ms",
+            "a key's echo in the same session (ms)",
+            echo,
+            "< 50 ms",
+            median_ms(sizes) < 50.0,
+            note="median of 6 width changes, to the screen redrawn and settled; "
+            f"worst {max(sizes) * 1000:.0f} ms",
+        ),
+    ]

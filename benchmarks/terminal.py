@@ -121,6 +121,38 @@ class Terminal:
             self.wait_for(lambda text: MARKER not in text)
             self._typed = ""
 
+    def settle(self, act: Callable[[], None], quiet: float = 0.15, timeout: float = 60.0) -> float:
+        """Seconds from ``act`` (a key written, a new size) to the screen changed and settled:
+        its last change before ``quiet`` seconds without one (the quiet is not counted), so a
+        scroll animation counts to its last frame."""
+        with self._changed:
+            before = self._text
+        start = time.perf_counter()
+        act()
+        last = self.wait_for(lambda text: text != before, timeout)
+        deadline = time.perf_counter() + timeout
+        with self._changed:
+            while time.perf_counter() < deadline:
+                seen = self._text
+                if not self._changed.wait(quiet):
+                    break
+                if self._text != seen:
+                    last = time.perf_counter()
+        return last - start
+
+    def page(self, keys: str = "\x1b[5~") -> float:
+        """Seconds from a Page Up (or ``keys``) to the screen settled (see `settle`)."""
+        return self.settle(lambda: self.send(keys))
+
+    def resize(self, cols: int, rows: int) -> float:
+        """Seconds from the terminal's new size to the screen redrawn for it and settled."""
+        with self._changed:
+            self.screen.resize(rows, cols)
+            self._text = "\n".join(self.screen.display)
+        size = struct.pack("HHHH", rows, cols, 0, 0)
+        # The kernel tells the app (SIGWINCH to the terminal's foreground process group).
+        return self.settle(lambda: fcntl.ioctl(self._master, termios.TIOCSWINSZ, size))
+
     def rss_mb(self) -> float:
         """The app process's resident memory now, in MiB."""
         status = Path(f"/proc/{self.process.pid}/status").read_text()

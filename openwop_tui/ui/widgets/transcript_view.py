@@ -71,6 +71,10 @@ STREAM_REDRAW_SECONDS = 0.04
 #: that has grown long (a fast host's, or a 15 MB one) takes at most a quarter of the event
 #: loop's time: keys, and the ingest that makes the reply, keep the rest.
 STREAM_REDRAW_SHARE = 3.0
+#: Drawing ahead of the viewport (the page above and below it) goes in slices of this long,
+#: this far apart.
+PREFETCH_SLICE_SECONDS = 0.008
+PREFETCH_PAUSE_SECONDS = 0.005
 #: Columns left of every item: a bar for the selected item (and envelopes), then a space.
 GUTTER = 2
 NEW_OUTPUT = " new output below ↓ (End) "
@@ -143,6 +147,7 @@ class TranscriptView(ScrollView, can_focus=True):
         self._pending: set[int] = set()
         self._flush_timer: Timer | None = None
         self._flush_cost = 0.0
+        self._prefetch_due = False
         """Seconds the last streamed redraw took (it spaces out the next one)."""
         self._query = ""
         self._matches: list[tuple[int, int]] = []
@@ -500,6 +505,43 @@ class TranscriptView(ScrollView, can_focus=True):
                     changed = True
             if not changed:
                 break
+            self._relayout()
+        if not self._prefetch_due:
+            self._prefetch_due = True
+            self.call_after_refresh(self._prefetch)
+
+    def _prefetch(self) -> None:
+        """Draw the page above and the page below the viewport once the frame is out, so a
+        Page Up or Down finds its lines drawn: the key costs a frame, not a frame plus the
+        markdown of a screenful of items. In slices of `PREFETCH_SLICE_SECONDS`, the event
+        loop getting a turn between them, so a key never waits behind more than one."""
+        self._prefetch_due = False
+        width = self._width
+        if width <= 0 or not self._blocks or not self.is_attached:
+            return
+        self._fix_tops()
+        height = self.scrollable_content_region.height
+        top = round(self.scroll_y)
+        first = self._block_at(max(0, top - height))
+        started = time.perf_counter()
+        console, palette = self.app.console, self.palette
+        drawn = False
+        for index in self._from(first, top + 2 * height):
+            block = self._blocks[index]
+            if width in block.cache and block.measured:
+                continue
+            if isinstance(block.item, EnvelopeItem) or index in self._pending:
+                continue  # the app draws envelopes; a streaming block draws at its own pace
+            if time.perf_counter() - started > PREFETCH_SLICE_SECONDS:
+                self._prefetch_due = True
+                self.set_timer(PREFETCH_PAUSE_SECONDS, self._prefetch)
+                break
+            before = block.height
+            block.lines(console, width, palette, self.colours)
+            if block.height != before:
+                self._dirty = min(self._dirty, index)
+                drawn = True
+        if drawn:
             self._relayout()
 
     def _from(self, first: int, bottom: int) -> list[int]:
