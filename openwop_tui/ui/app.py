@@ -49,7 +49,7 @@ from openwop_tui.ui.controllers.item_actions import ItemActionsController
 from openwop_tui.ui.controllers.playback import Playback
 from openwop_tui.ui.controllers.profile import LabController
 from openwop_tui.ui.controllers.runs import RunsController
-from openwop_tui.ui.controllers.sessions import SessionsController, open_chat
+from openwop_tui.ui.controllers.sessions import SessionsController, open_chat, settled_heap
 from openwop_tui.ui.controllers.timeline import TimelineController
 from openwop_tui.ui.failure import Stopped
 from openwop_tui.ui.messages import (
@@ -253,7 +253,8 @@ class ChatApp(App[None]):
         chat.show_title()
         if self.transcript.items:
             # A reopened session: everything at once, before (and without) the host.
-            await self.view.apply([Added(item) for item in self.transcript.items])
+            with settled_heap():
+                await self.view.apply([Added(item) for item in self.transcript.items])
             self.view.scroll_end(animate=False)
         if self._replay is not None:
             self.runs.play_recording(*self._replay)

@@ -252,11 +252,13 @@ class TranscriptView(ScrollView, can_focus=True):
     def apply_changes(self, changes: Iterable[Change]) -> None:
         """Take a batch of fold changes: nothing is rendered here, only marked."""
         grew = False
+        width = 0  # the content width, looked up once a batch (Textual computes it each time)
         for change in changes:
             item = change.item
             index = self._where.get(item.id)
             if isinstance(change, Added) and index is None:
-                self._add(item)
+                width = width or self._content_width() or 80
+                self._add(item, width)
                 grew = True
             elif isinstance(change, Updated) and index is not None:
                 self._update(index, change)
@@ -265,11 +267,11 @@ class TranscriptView(ScrollView, can_focus=True):
             self.unseen = True
         self._relayout()
 
-    def _add(self, item: Item) -> None:
+    def _add(self, item: Item, width: int) -> None:
         # A reply is not given its text here: the block reads it from the item when it draws
         # (the item already holds the first chunk, which the next change reports again).
         block = Block(item, resizes=self.registry.redraw_on_resize)
-        block.height = block.estimate(self._content_width() or 80)
+        block.height = block.estimate(width)
         self._where[item.id] = len(self._blocks)
         self._blocks.append(block)
         if self._dirty == len(self._blocks) - 1:
