@@ -352,6 +352,10 @@ async def pty_first_screen() -> list[Figure]:
 # ------------------------------------------------------------------------------- big
 
 
+#: How long the big-reply figure waits for the reply's end on screen.
+BIG_PATIENCE = 120.0
+
+
 @figure("pty_big")
 async def pty_big() -> list[Figure]:
     """Key echo while a 15 MB reply arrives (at once, in 64 KB chunks)."""
@@ -366,8 +370,9 @@ async def pty_big() -> list[Figure]:
             term.wait_for("A paragraph of a very long reply", timeout=120)
             term.start_typing()
             busy: list[float] = []
-            while "big reply over" not in term.text and time.perf_counter() - start < 300:
-                busy.append(term.echo(timeout=300))
+            while "big reply over" not in term.text and time.perf_counter() - start < BIG_PATIENCE:
+                busy.append(term.echo(timeout=BIG_PATIENCE))
+            over = "big reply over" in term.text
             whole = time.perf_counter() - start
             rss = term.rss_mb()
         finally:
@@ -381,8 +386,13 @@ async def pty_big() -> list[Figure]:
             median_ms(idle),
             "< 150 ms",
             median_ms(busy) < 150.0,
-            note=f"{len(busy)} keys, worst {max(busy) * 1000:.0f} ms; the reply on screen "
-            f"after {whole:.1f} s at {rss:.0f} MiB",
+            note=f"{len(busy)} keys, worst {max(busy) * 1000:.0f} ms; the reply "
+            + (
+                f"on screen after {whole:.1f} s"
+                if over
+                else f"not all on screen after {whole:.0f} s"
+            )
+            + f", at {rss:.0f} MiB",
         )
     ]
 
