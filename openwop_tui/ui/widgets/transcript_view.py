@@ -71,10 +71,8 @@ STREAM_REDRAW_SECONDS = 0.04
 #: that has grown long (a fast host's, or a 15 MB one) takes at most a quarter of the event
 #: loop's time: keys, and the ingest that makes the reply, keep the rest.
 STREAM_REDRAW_SHARE = 3.0
-#: Drawing ahead of the viewport (the page above and below it) goes in slices of this long,
-#: this far apart.
-PREFETCH_SLICE_SECONDS = 0.008
-PREFETCH_PAUSE_SECONDS = 0.005
+#: Blocks drawn ahead of the viewport (the page above and below it) in one turn of the loop.
+PREFETCH_BLOCKS = 4
 #: Columns left of every item: a bar for the selected item (and envelopes), then a space.
 GUTTER = 2
 NEW_OUTPUT = " new output below ↓ (End) "
@@ -515,8 +513,10 @@ class TranscriptView(ScrollView, can_focus=True):
     def _prefetch(self) -> None:
         """Draw the page above and the page below the viewport once the frame is out, so a
         Page Up or Down finds its lines drawn: the key costs a frame, not a frame plus the
-        markdown of a screenful of items. In slices of `PREFETCH_SLICE_SECONDS`, the event
-        loop getting a turn between them, so a key never waits behind more than one."""
+        markdown of a screenful of items. `PREFETCH_BLOCKS` at a time, the event loop getting
+        a turn between them, so a key never waits behind more than a few blocks' drawing
+        (counted, not timed: what is drawn once the app is idle does not depend on its
+        speed)."""
         self._prefetch_due = False
         width = self._width
         if width <= 0 or not self._blocks or not self.is_attached:
@@ -525,24 +525,21 @@ class TranscriptView(ScrollView, can_focus=True):
         height = self.scrollable_content_region.height
         top = round(self.scroll_y)
         first = self._block_at(max(0, top - height))
-        started = time.perf_counter()
         console, palette = self.app.console, self.palette
-        drawn = False
+        drawn = 0
         for index in self._from(first, top + 2 * height):
             block = self._blocks[index]
             if width in block.cache and block.measured:
                 continue
             if isinstance(block.item, EnvelopeItem) or index in self._pending:
                 continue  # the app draws envelopes; a streaming block draws at its own pace
-            if time.perf_counter() - started > PREFETCH_SLICE_SECONDS:
+            if drawn == PREFETCH_BLOCKS:
                 self._prefetch_due = True
-                self.set_timer(PREFETCH_PAUSE_SECONDS, self._prefetch)
+                self.call_after_refresh(self._prefetch)
                 break
-            before = block.height
             block.lines(console, width, palette, self.colours)
-            if block.height != before:
-                self._dirty = min(self._dirty, index)
-                drawn = True
+            self._dirty = min(self._dirty, index)
+            drawn += 1
         if drawn:
             self._relayout()
 
