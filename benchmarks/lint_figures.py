@@ -42,8 +42,8 @@ def _log() -> list[RunEvent]:
     return events
 
 
-@figure("inspect")
-async def inspect() -> list[Figure]:
+@figure("lint")  # (not "inspect": that is the envelope inspector's, which this one hid)
+async def lint() -> list[Figure]:
     """Lint + timeline rows + statistics per event, against the transcript fold alone."""
     from openwop_tui.core.fold import Transcript
     from openwop_tui.inspect.lint import Linter

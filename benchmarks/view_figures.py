@@ -23,6 +23,7 @@ from textual.widgets import RichLog, Static
 
 from benchmarks.figures import Figure, figure, peak_rss_mb
 from openwop_tui.core.fold import Added, AssistantTurn, Change, Transcript, Updated
+from openwop_tui.renderers import Registry
 from openwop_tui.ui.widgets.transcript_view import TranscriptView
 
 SIZE = (120, 40)
@@ -34,7 +35,7 @@ REPLY = (
 
 class _ViewApp(App[None]):
     def compose(self) -> ComposeResult:
-        yield TranscriptView(id="t")
+        yield TranscriptView(id="t", registry=Registry(plugins=False).load())
 
 
 def _mixed(transcript: Transcript, count: int) -> list[Change]:

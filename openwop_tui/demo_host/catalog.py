@@ -118,6 +118,24 @@ WORKFLOW_INFO: Mapping[str, WorkflowInfo] = {
         ("benchmark",),
         (("bench", "core.noop", "Bench"),),
     ),
+    "bench.flood": WorkflowInfo(
+        "Benchmark: fast host",
+        "inputs.rate chunk events a second (default 10,000) for inputs.seconds (default 15).",
+        ("benchmark",),
+        (("bench", "core.noop", "Bench"),),
+    ),
+    "bench.big": WorkflowInfo(
+        "Benchmark: big reply",
+        "One reply of inputs.megabytes (default 15) of markdown, in 64 KB chunks.",
+        ("benchmark",),
+        (("bench", "core.noop", "Bench"),),
+    ),
+    "bench.answer": WorkflowInfo(
+        "Benchmark: an answer",
+        "A 2,200-token markdown answer in 1,100 chunks, at the host's pace.",
+        ("benchmark",),
+        (("bench", "core.noop", "Bench"),),
+    ),
 }
 
 #: The agents ``GET /v1/agents`` lists (RFC 0072 §A `AgentInventoryEntry`).

@@ -9,6 +9,7 @@ and the small workflows.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Generator, Mapping
 from types import MappingProxyType
 
@@ -68,6 +69,68 @@ def bench_events(ctx: WorkflowContext) -> Generator[Step, None, None]:
     yield Emit("run.completed", {"outputs": {}, "durationMs": ctx.elapsed_ms()})
 
 
+def _number(ctx: WorkflowContext, name: str, default: float, most: float) -> float:
+    value = ctx.inputs.get(name, default)
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and 0 < value <= most
+    return float(value) if ok else default
+
+
+#: ``bench.flood``'s rate and length when its inputs do not say (a chat turn's inputs do not).
+FLOOD_RATE = 10_000
+FLOOD_SECONDS = 15.0
+
+
+def bench_flood(ctx: WorkflowContext) -> Generator[Step, None, None]:
+    """``inputs.rate`` chunk events a second (default 10,000) for ``inputs.seconds`` (default
+    15), on a schedule of 100 batches a second: the fast host of ``python -m benchmarks``
+    (issue 13). The schedule is the wall clock's, so a client that reads slowly sees the host
+    run ahead of it (its events wait in the run's log), never slow down; ``--demo-pace 0``
+    sends it all at once. The run's end is its last chunk, ``flood over``."""
+    rate = _number(ctx, "rate", FLOOD_RATE, 1_000_000)
+    seconds = _number(ctx, "seconds", FLOOD_SECONDS, 600)
+    batch = max(1, round(rate / 100))
+    total = round(rate * seconds)
+    sent = 0
+    while sent < total:
+        due = sent / rate  # when, in seconds since the start, this batch is due
+        wait = due - (time.monotonic() - ctx.started)
+        if wait > 0:
+            yield Pause(wait)
+        for n in range(sent, min(total, sent + batch)):
+            yield Emit("output.chunk", {"nodeId": "bench", "chunk": f"w{n % 100} "}, "bench")
+        sent += batch
+    yield Emit("output.chunk", {"nodeId": "bench", "chunk": "\n\nflood over"}, "bench")
+    yield Emit("node.completed", {"nodeId": "bench", "outputs": {}, "durationMs": 0}, "bench")
+    yield Emit("run.completed", {"outputs": {}, "durationMs": ctx.elapsed_ms()})
+
+
+def bench_big(ctx: WorkflowContext) -> Generator[Step, None, None]:
+    """A reply of ``inputs.megabytes`` (default 15) of markdown paragraphs in 64 KB chunks, at
+    once: the big document of ``python -m benchmarks`` (issue 13). It ends ``big reply over``."""
+    size = int(_number(ctx, "megabytes", 15, 200) * 1_000_000)
+    line = "A paragraph of a very long reply, with **some** emphasis and `code` in it. " * 4
+    paragraph = line.strip() + "\n\n"
+    chunk = paragraph * max(1, 65_536 // len(paragraph))
+    for _ in range(max(1, size // len(chunk))):
+        yield Emit("output.chunk", {"nodeId": "bench", "chunk": chunk}, "bench")
+    yield Emit("output.chunk", {"nodeId": "bench", "chunk": "big reply over"}, "bench")
+    yield Emit("node.completed", {"nodeId": "bench", "outputs": {}, "durationMs": 0}, "bench")
+    yield Emit("run.completed", {"outputs": {}, "durationMs": ctx.elapsed_ms()})
+
+
+def bench_answer(ctx: WorkflowContext) -> Generator[Step, None, None]:
+    """A 2,200-token markdown answer in 1,177 chunks (the peers' comparison of issue 13), at
+    the host's pace; it ends ``answer over``."""
+    words = [("word " if n % 12 else "word.\n\n") for n in range(2_200)]
+    for n in range(0, len(words) - 2, 2):
+        yield Emit("output.chunk", {"nodeId": "bench", "chunk": "".join(words[n : n + 2])}, "bench")
+        if n % 20 == 0:
+            yield Pause(0.01)
+    yield Emit("output.chunk", {"nodeId": "bench", "chunk": "answer over"}, "bench")
+    yield Emit("node.completed", {"nodeId": "bench", "outputs": {}, "durationMs": 0}, "bench")
+    yield Emit("run.completed", {"outputs": {}, "durationMs": ctx.elapsed_ms()})
+
+
 #: Workflow id → workflow, in the order the "unknown workflow" error lists them.
 WORKFLOWS: Mapping[str, Workflow] = MappingProxyType(
     {
@@ -83,5 +146,8 @@ WORKFLOWS: Mapping[str, Workflow] = MappingProxyType(
         "conformance-approval": hitl.conformance_approval,
         "conformance-agent-low-confidence": hitl.conformance_low_confidence,
         "bench.events": bench_events,
+        "bench.flood": bench_flood,
+        "bench.big": bench_big,
+        "bench.answer": bench_answer,
     }
 )

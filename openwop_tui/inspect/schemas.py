@@ -18,11 +18,15 @@ import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import fastjsonschema
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
+
+if TYPE_CHECKING:
+    # Imported when a value fails the compiled check, not before the first screen: with its
+    # format checkers installed, importing jsonschema alone takes a second or more.
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 #: Each bundled file, with where it comes from (the finding's ``source`` names it).
 SOURCES: dict[str, str] = {
@@ -136,7 +140,8 @@ class Schema:
     def __init__(self, schema: dict[str, Any]) -> None:
         defs = schema.get("$defs", {})
         flat = _inlined(schema, defs) if isinstance(defs, dict) else schema
-        self.validator = Draft202012Validator(flat)
+        self._flat = flat
+        self._walker: Draft202012Validator | None = None
         self._fast: Callable[[Any], Any] | None
         try:
             # The bundled schemas use only keywords draft-07 reads the same way.
@@ -144,6 +149,15 @@ class Schema:
             self._fast = fastjsonschema.compile(draft7, use_formats=False)
         except Exception:  # a schema it cannot compile: jsonschema alone, slower but right
             self._fast = None
+
+    @property
+    def validator(self) -> Draft202012Validator:
+        """jsonschema's validator for this schema, built on first use (it says why)."""
+        if self._walker is None:
+            from jsonschema import Draft202012Validator
+
+            self._walker = Draft202012Validator(self._flat)
+        return self._walker
 
     def passes(self, value: Any) -> bool:
         """Whether the compiled check accepts ``value`` (``False``: ask jsonschema why)."""

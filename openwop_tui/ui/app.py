@@ -51,7 +51,7 @@ from openwop_tui.ui.controllers.playback import Playback
 from openwop_tui.ui.controllers.profile import LabController
 from openwop_tui.ui.controllers.resend import ResendController
 from openwop_tui.ui.controllers.runs import RunsController
-from openwop_tui.ui.controllers.sessions import SessionsController, open_chat
+from openwop_tui.ui.controllers.sessions import SessionsController, open_chat, settled_heap
 from openwop_tui.ui.controllers.settings import SettingsController
 from openwop_tui.ui.controllers.timeline import TimelineController
 from openwop_tui.ui.failure import Stopped
@@ -271,7 +271,8 @@ class ChatApp(App[None]):
             chat.parts.prompt.type_ahead(typed)
         if self.transcript.items:
             # A reopened session: everything at once, before (and without) the host.
-            await self.view.apply([Added(item) for item in self.transcript.items])
+            with settled_heap():
+                await self.view.apply([Added(item) for item in self.transcript.items])
             self.view.scroll_end(animate=False)
         if self._replay is not None:
             self.runs.play_recording(*self._replay)
@@ -419,11 +420,12 @@ class ChatApp(App[None]):
         self.runs.ask_to_quit()
 
     def action_scroll_transcript(self, direction: int) -> None:
-        """Page the transcript even while the input has focus."""
+        """Page the transcript even while the input has focus. Not animated: each frame of
+        a scroll animation drew every visible line again, and a page settled after 0.58 s."""
         if direction < 0:
-            self.view.scroll_page_up()
+            self.view.scroll_page_up(animate=False)
         else:
-            self.view.scroll_page_down()
+            self.view.scroll_page_down(animate=False)
 
     def action_enter_transcript(self) -> None:
         """From the input, select the newest item in the transcript; elsewhere Shift+Tab keeps

@@ -46,3 +46,39 @@ def test_printing_the_version_or_the_help_imports_nothing_else(argv: list[str]) 
 
 def test_the_images_choices_are_the_configurations() -> None:
     assert cli.IMAGE_CHOICES == IMAGE_MODES
+
+
+#: Modules the chat screen does not need before its first frame: jsonschema (with its format
+#: checkers installed, a second of import: loaded when a value first fails the compiled lint
+#: check) and the screens opened on request (each loaded on first use).
+NOT_BEFORE_FIRST_FRAME = (
+    "jsonschema",
+    "openwop_tui.ui.screens.help",
+    "openwop_tui.ui.screens.inspect",
+    "openwop_tui.ui.screens.quit",
+    "openwop_tui.ui.screens.sessions",
+    "openwop_tui.ui.screens.confirm_open",
+    "openwop_tui.ui.screens.save_as",
+    "openwop_tui.ui.screens.ask",
+    "openwop_tui.ui.screens.workflows",
+)
+
+
+def test_the_chat_app_imports_no_screen_it_has_not_opened() -> None:
+    code = "import json, sys; import openwop_tui.ui.app; print(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    loaded = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert "openwop_tui.ui.app" in loaded
+    early = [name for name in NOT_BEFORE_FIRST_FRAME if name in loaded]
+    assert not early, f"the app imports {early} before its first frame"
+
+
+def test_a_failed_lint_check_still_explains_itself() -> None:
+    # The explanation comes from jsonschema, imported only now.
+    from openwop_tui.inspect.schemas import SchemaSet, problems
+
+    schemas = SchemaSet()
+    found = problems(schemas.event_v1, {"type": 3})
+    assert found and all(problem.message for problem in found)

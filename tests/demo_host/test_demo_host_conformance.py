@@ -52,6 +52,9 @@ SCENARIOS = (
     Scenario("conformance-approval", "conformance-approval"),
     Scenario("conformance-low-confidence", "conformance-agent-low-confidence"),
     Scenario("bench", "bench.events", {"count": 40}),
+    Scenario("bench-flood", "bench.flood", {"rate": 2_000, "seconds": 0.05}),
+    Scenario("bench-big", "bench.big", {"megabytes": 0.2}),
+    Scenario("bench-answer", "bench.answer"),
 )
 
 _V2_TO_V1 = {v2: v1 for v1, v2 in V1_TO_V2.items()}

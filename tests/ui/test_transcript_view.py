@@ -81,11 +81,15 @@ async def test_a_new_item_draws_only_itself(monkeypatch: Any) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         view = app.query_one(TranscriptView)
         await view.apply(users(transcript, 200))
-        await pilot.pause()
+        for _ in range(4):  # the page above is drawn ahead, 4 blocks a turn of the loop
+            await pilot.pause()
         drawn = count_draws(monkeypatch)
         await view.apply(users(transcript, 1, 200))
-        await pilot.pause()
-        assert drawn == [transcript.items[-1].id]
+        for _ in range(4):
+            await pilot.pause()
+        # The new item, and the one block the page above the viewport gained: nothing else.
+        assert drawn[0] == transcript.items[-1].id
+        assert len(drawn) <= 2 and len(set(drawn)) == len(drawn)
         assert "message number 200" in on_screen(view)
 
 
@@ -164,7 +168,8 @@ async def test_the_position_holds_on_resize_and_only_the_visible_is_drawn(
         await pilot.pause()
         await pilot.pause()
         assert first_line.strip() in on_screen(view)  # the same item still at the top
-        assert 0 < len(set(drawn)) <= 12  # a screenful, not 300 items
+        # A screenful, and the pages above and below it drawn ahead: not 300 items.
+        assert 0 < len(set(drawn)) <= 3 * 12
 
 
 async def test_keys_move_between_items_skip_hidden_lines_and_escape_leaves() -> None:

@@ -100,15 +100,21 @@ class Feed:
         self.chat.parts.status.post_message(message)
 
     async def show(self, updates: Iterable[Update]) -> None:
-        """Show ``updates`` in order; consecutive item changes go to the view together."""
-        changes: list[Change] = []
+        """Show ``updates``: every item change of the frame goes to the view in one batch (a
+        fast host's frame holds hundreds, one per event), then the events, statuses and
+        notices in order, each event's changes linked to it in the timeline."""
+        updates = list(updates)
+        changes: list[Change] = [u for u in updates if isinstance(u, Added | Updated)]
+        if changes:
+            await self.show_changes(changes)
+        made: list[Change] = []
         for update in updates:
             if isinstance(update, Added | Updated):
-                changes.append(update)
+                made.append(update)
                 continue
-            if changes:
-                await self.show_changes(changes)
-                changes = []
+            if made:
+                self.timeline.made(made)
+                made = []
             if isinstance(update, RunStarted):
                 self._status_shown = update.status or "running"
                 # The host's answer (cleaned) or, attached, the user's run id and workflow.
@@ -123,8 +129,8 @@ class Feed:
                     self._tell_status(ConnectionChanged(Connection.RECONNECTING))
                 if notice.level == "error":
                     self.chat.app.notify(notice.message, severity="error", timeout=8, markup=False)
-        if changes:
-            await self.show_changes(changes)
+        if made:
+            self.timeline.made(made)
         await self._say_log_failure()
         status = self.chat.transcript.status
         if status and status != self._status_shown:
@@ -153,10 +159,10 @@ class Feed:
         )
 
     async def show_changes(self, changes: list[Change]) -> None:
-        """Item changes to the view (and to the question forms)."""
+        """Item changes to the view (and to the question forms); the timeline links them to
+        their events (`show`)."""
         await self._keep_overflow(changes)
         await self.chat.parts.view.apply(changes)
-        self.timeline.made(changes)
         await self.interrupts.follow_changes(changes)
         if any(isinstance(c, Added) and isinstance(c.item, UserTurn) for c in changes):
             # The first message names a new session (the store's title), or it was reopened.

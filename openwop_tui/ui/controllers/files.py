@@ -18,8 +18,6 @@ from openwop_tui.devices import desktop as actions
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.text.sanitize import safe_filename
 from openwop_tui.ui.controllers.chat import Chat
-from openwop_tui.ui.screens.confirm_open import ConfirmOpenScreen
-from openwop_tui.ui.screens.save_as import SaveAsScreen
 
 #: The actions handled here, as the transcript names them.
 NAMES = ("save", "save-as", "open")
@@ -61,6 +59,8 @@ class FilesController:
                 if yes:
                     await self._guarded(self._save_and_open(data, file_name))
 
+            from openwop_tui.ui.screens.confirm_open import ConfirmOpenScreen  # on first use
+
             self.chat.app.push_screen(ConfirmOpenScreen(file_name, risk.reason), answered)
 
     def _ask_folder(self, data: bytes, file_name: str) -> None:
@@ -69,6 +69,8 @@ class FilesController:
                 return
             self.save_as_folder = folder  # remembered for the next "save as…" of this session
             await self._guarded(self._save_into(data, file_name, folder))
+
+        from openwop_tui.ui.screens.save_as import SaveAsScreen  # loaded on first use
 
         start = self.save_as_folder or self.chat.download_folder()
         self.chat.app.push_screen(SaveAsScreen(file_name, start), chosen)

@@ -231,7 +231,7 @@ class RunsController:
         chat = self.chat
         await self.feed.drain()
         await self.feed.show(chat.conversation.settle())
-        await self.feed.show_changes(chat.transcript.close_open())
+        await self.feed.show(chat.transcript.close_open())
         self.interrupts.close_all()
         self.busy = self.following = False
         chat.parts.prompt.set_busy(False)

@@ -8,9 +8,13 @@ here draws beyond that.
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from openwop_tui.config import Config
 from openwop_tui.core.conversation import Conversation, EventLog, stored
@@ -25,7 +29,9 @@ from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.controllers.feed import Feed
 from openwop_tui.ui.controllers.runs import RunsController
 from openwop_tui.ui.messages import SessionDeleted, SessionRenamed
-from openwop_tui.ui.screens.sessions import SessionSummary
+
+if TYPE_CHECKING:
+    from openwop_tui.ui.screens.sessions import SessionSummary
 
 
 def open_chat(
@@ -62,12 +68,33 @@ def open_chat(
 
 
 def _stored_rows(store: Store) -> list[SessionSummary]:
+    from openwop_tui.ui.screens.sessions import SessionSummary  # with its screen, on first use
+
     return [
         SessionSummary(
             info.id, info.title, datetime.fromtimestamp(info.updated), info.messages, info.host
         )
         for info in store.sessions()
     ]
+
+
+@contextmanager
+def settled_heap() -> Iterator[None]:
+    """Draw a reopened session's items with the collector paused, then freeze what exists.
+
+    A session of 3,000 turns is hundreds of thousands of objects (items, blocks, the runs'
+    folds) that live as long as the chat: every full collection after would walk them all
+    again (while a reply streams, a pause of a tenth of a second each time), and the ones made
+    while adding them cost more than the adding. Frozen, they are left out of collections;
+    they are still freed by reference counting when the chat is closed."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+        gc.freeze()
 
 
 class SessionsController:
@@ -125,7 +152,8 @@ class SessionsController:
         self.feed.reset()
         view = chat.parts.view
         await view.clear()
-        await view.apply([Added(item) for item in chosen.transcript.items])
+        with settled_heap():
+            await view.apply([Added(item) for item in chosen.transcript.items])
         view.scroll_end(animate=False)
         chat.app.notify(f"opened session {session_id}", markup=False)
         if chat.session is not None and chat.session.discovery is not None:

@@ -131,6 +131,9 @@ class Block:
     """Whether the renderer for a display value redraws on a width change: the registry's
     answer (the view passes its registry's)."""
     _plain: str | None = None
+    _shape: tuple[int, int] | None = None
+    """(newlines, characters) of the item's text, for `estimate` (kept until it changes: a
+    resize estimates every block again, and an estimate must not draw a tool call's line)."""
 
     # ------------------------------------------------------------------ facts
 
@@ -183,6 +186,7 @@ class Block:
         """The item changed: forget its lines and its search text."""
         self.cache.clear()
         self._plain = None
+        self._shape = None
         self.measured = False
 
     def plain(self) -> str:
@@ -209,8 +213,11 @@ class Block:
         item = self.item
         if isinstance(item, EnvelopeItem):
             return 8 if item.envelope.display == "image" else 4
-        text = _plain_text(self) if not isinstance(item, AssistantTurn) else item.text
-        lines = text.count("\n") + 1 + len(text) // width
+        if self._shape is None:
+            text = _plain_text(self) if not isinstance(item, AssistantTurn) else item.text
+            self._shape = (text.count("\n"), len(text))
+        newlines, length = self._shape
+        lines = newlines + 1 + length // width
         if isinstance(item, Notice):
             return lines
         return lines + 2  # heading (or none) and the blank line after
@@ -220,6 +227,7 @@ class Block:
     def appended(self) -> None:
         """The reply's text grew (drawn at the view's next coalesced redraw)."""
         self._plain = None
+        self._shape = None
 
     def replace_text(self) -> None:
         """The reply's whole text was replaced (an authoritative completion)."""

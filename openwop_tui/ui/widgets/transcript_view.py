@@ -20,6 +20,7 @@ the app answers a render request with `set_rendered`.
 
 from __future__ import annotations
 
+import time
 from bisect import bisect_right
 from collections.abc import Iterable
 from itertools import accumulate
@@ -68,6 +69,12 @@ from openwop_tui.ui.widgets.pixels import KittySender, SixelPainter
 
 #: Coalescing of streamed redraws: a burst of tokens costs one redraw per this many seconds.
 STREAM_REDRAW_SECONDS = 0.04
+#: A streamed redraw waits this many times as long as the last one took, so redrawing a reply
+#: that has grown long (a fast host's, or a 15 MB one) takes at most a quarter of the event
+#: loop's time: keys, and the ingest that makes the reply, keep the rest.
+STREAM_REDRAW_SHARE = 3.0
+#: Blocks drawn ahead of the viewport (the page above and below it) in one turn of the loop.
+PREFETCH_BLOCKS = 4
 #: Columns left of every item: a bar for the selected item (and envelopes), then a space.
 GUTTER = 2
 NEW_OUTPUT = " new output below ↓ (End) "
@@ -142,6 +149,9 @@ class TranscriptView(ScrollView, can_focus=True):
         self._flush_timer: Timer | None = None
         self._finder = Finder()
         """What the search looks for (the query and its case and whole-word toggles)."""
+        self._flush_cost = 0.0
+        """Seconds the last streamed redraw took (it spaces out the next one)."""
+        self._prefetch_due = False
         self._matches: list[tuple[int, int]] = []
         """(block, occurrence within it) of every search match, in order."""
         self._match = -1
@@ -277,11 +287,13 @@ class TranscriptView(ScrollView, can_focus=True):
     def apply_changes(self, changes: Iterable[Change]) -> None:
         """Take a batch of fold changes: nothing is rendered here, only marked."""
         grew = False
+        width = 0  # the content width, looked up once a batch (Textual computes it each time)
         for change in changes:
             item = change.item
             index = self._where.get(item.id)
             if isinstance(change, Added) and index is None:
-                self._add(item)
+                width = width or self._content_width() or 80
+                self._add(item, width)
                 grew = True
             elif isinstance(change, Updated) and index is not None:
                 self._update(index, change)
@@ -292,11 +304,11 @@ class TranscriptView(ScrollView, can_focus=True):
             self._keys_changed()  # a new message: edit and regenerate move to it
         self._relayout()
 
-    def _add(self, item: Item) -> None:
+    def _add(self, item: Item, width: int) -> None:
         # A reply is not given its text here: the block reads it from the item when it draws
         # (the item already holds the first chunk, which the next change reports again).
         block = Block(item, resizes=self.registry.redraw_on_resize)
-        block.height = block.estimate(self._content_width() or 80)
+        block.height = block.estimate(width)
         self._where[item.id] = len(self._blocks)
         self._blocks.append(block)
         if self._dirty == len(self._blocks) - 1:
@@ -324,10 +336,12 @@ class TranscriptView(ScrollView, can_focus=True):
         """Redraw a streaming block soon (a burst of tokens costs one redraw)."""
         self._pending.add(index)
         if self._flush_timer is None:
-            self._flush_timer = self.set_timer(STREAM_REDRAW_SECONDS, self._flush)
+            delay = max(STREAM_REDRAW_SECONDS, STREAM_REDRAW_SHARE * self._flush_cost)
+            self._flush_timer = self.set_timer(delay, self._flush)
 
     def _flush(self) -> None:
         self._flush_timer = None
+        started = time.perf_counter()
         pending, self._pending = self._pending, set()
         for index in pending:
             if index < len(self._blocks):
@@ -337,6 +351,7 @@ class TranscriptView(ScrollView, can_focus=True):
         if not self._follow and any(index >= self._bottom_block() for index in pending):
             self.unseen = True
         self._relayout()
+        self._flush_cost = time.perf_counter() - started
 
     def _remeasure(self, index: int) -> None:
         """A block changed: draw it again now if it is visible, else estimate its height."""
@@ -549,6 +564,42 @@ class TranscriptView(ScrollView, can_focus=True):
                     changed = True
             if not changed:
                 break
+            self._relayout()
+        if not self._prefetch_due:
+            self._prefetch_due = True
+            self.call_after_refresh(self._prefetch)
+
+    def _prefetch(self) -> None:
+        """Draw the page above and the page below the viewport once the frame is out, so a
+        Page Up or Down finds its lines drawn: the key costs a frame, not a frame plus the
+        markdown of a screenful of items. `PREFETCH_BLOCKS` at a time, the event loop getting
+        a turn between them, so a key never waits behind more than a few blocks' drawing
+        (counted, not timed: what is drawn once the app is idle does not depend on its
+        speed)."""
+        self._prefetch_due = False
+        width = self._width
+        if width <= 0 or not self._blocks or not self.is_attached:
+            return
+        self._fix_tops()
+        height = self.scrollable_content_region.height
+        top = round(self.scroll_y)
+        first = self._block_at(max(0, top - height))
+        console, palette = self.app.console, self.palette
+        drawn = 0
+        for index in self._from(first, top + 2 * height):
+            block = self._blocks[index]
+            if width in block.cache and block.measured:
+                continue
+            if isinstance(block.item, EnvelopeItem) or index in self._pending:
+                continue  # the app draws envelopes; a streaming block draws at its own pace
+            if drawn == PREFETCH_BLOCKS:
+                self._prefetch_due = True
+                self.call_after_refresh(self._prefetch)
+                break
+            block.lines(console, width, palette, self.colours)
+            self._dirty = min(self._dirty, index)
+            drawn += 1
+        if drawn:
             self._relayout()
 
     def _from(self, first: int, bottom: int) -> list[int]:

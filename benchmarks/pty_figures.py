@@ -1,0 +1,456 @@
+"""The figures of issue 13 measured from outside the process: the app in a pty (`terminal`),
+the demo host in a process of its own, each figure beside a baseline taken in the same run.
+
+* ``pty_flood``: a host sending 10,000 chunk events a second for 15 s; the run's end on screen
+  after the host sent it, key echo over the flood and the app's RSS (baselines: a bare httpx-sse
+  consumer's lag behind the same flood, key echo and RSS of the idle app);
+* ``pty_reopen``: a 3,000-turn session of real-shaped turns opened with ``--session``, to its
+  newest turn on screen, and key echo after (baseline: a one-turn session);
+* ``pty_busy``: key echo while an unpaced answer streams, with two CPU-bound processes running
+  (baseline: key echo of the idle app with the same two processes);
+* ``pty_first_screen``: process start to the prompt on screen (baseline: a minimal Textual
+  app in the same pty);
+* ``pty_big``: key echo while a 15 MB reply arrives (baseline: the idle app's).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+
+import httpx
+
+from benchmarks.figures import Figure, figure
+from benchmarks.terminal import Terminal, echoes, median_ms
+
+#: The fast host's flood (``BENCH_FLOOD_SECONDS`` shortens it, to try a change quickly).
+FLOOD_SECONDS = float(os.environ.get("BENCH_FLOOD_SECONDS", "15"))
+FLOOD_RATE = 10_000
+#: How long the flood figure waits for the run's end on screen after the host sent it.
+FLOOD_PATIENCE = 60.0
+
+APP = [sys.executable, "-m", "openwop_tui", "--no-audio", "--images", "none"]
+PROMPT = "Message the host"
+
+
+@contextmanager
+def demo_host(pace: float) -> Iterator[tuple[str, str]]:
+    """The demo host in a process of its own (its work is not the app's): (url, key)."""
+    code = (
+        f"import openwop_tui.demo_host.workflows as w; w.FLOOD_SECONDS = {FLOOD_SECONDS}\n"
+        f"from openwop_tui.demo_host.host import serve_forever; serve_forever(pace={pace})"
+    )
+    host = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert host.stdout is not None
+        found = re.search(r"http://\S+", host.stdout.readline())
+        key = host.stdout.readline().split()[-1]
+        assert found is not None
+        yield found.group(0), key
+    finally:
+        host.terminate()
+        host.wait(timeout=30)
+
+
+def _env(home: str, key: str = "") -> dict[str, str]:
+    """A user of their own: config, data and state under ``home``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENWOP_", "XDG_"))}
+    env |= {
+        "HOME": home,
+        "XDG_DATA_HOME": f"{home}/data",
+        "XDG_CONFIG_HOME": f"{home}/config",
+        "XDG_STATE_HOME": f"{home}/state",
+    }
+    if key:
+        env["OPENWOP_API_KEY"] = key
+    return env
+
+
+def _app(url: str, key: str, home: str, *args: str) -> Terminal:
+    term = Terminal([*APP, "--host", url, *args], _env(home, key))
+    term.wait_for(PROMPT)
+    term.wait_for("● connected")
+    return term
+
+
+def _completed_at(url: str, key: str, workflow: str) -> float:
+    """When the host made the newest ``workflow`` run's end (epoch seconds)."""
+    headers = {"Authorization": f"Bearer {key}"}
+    runs = httpx.get(f"{url}/v1/runs", params={"workflowId": workflow}, headers=headers).json()
+    run_id = runs["runs"][0]["runId"]
+    snapshot = httpx.get(f"{url}/v1/runs/{run_id}", headers=headers).json()
+    return datetime.fromisoformat(snapshot["completedAt"].replace("Z", "+00:00")).timestamp()
+
+
+@contextmanager
+def burners(count: int) -> Iterator[None]:
+    """``count`` CPU-bound processes (a busy machine) for the length of the block."""
+    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        yield
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait()
+
+
+# ----------------------------------------------------------------------------- flood
+
+
+def _bare_flood_lag(url: str, key: str) -> float:
+    """A bare httpx-sse consumer of a whole flood: seconds from the host making the run's
+    end to the consumer reading it."""
+    from httpx_sse import connect_sse
+
+    headers = {"Authorization": f"Bearer {key}"}
+    run = httpx.post(
+        f"{url}/v1/runs", json={"workflowId": "bench.flood", "inputs": {}}, headers=headers
+    ).json()["runId"]
+    with (
+        httpx.Client(timeout=120) as http,
+        connect_sse(
+            http,
+            "GET",
+            f"{url}/v1/runs/{run}/events?streamMode=updates,messages",
+            headers=headers,
+        ) as source,
+    ):
+        for event in source.iter_sse():
+            if '"run.completed"' in event.data:
+                break
+    return time.time() - _completed_at(url, key, "bench.flood")
+
+
+@figure("pty_flood")
+async def pty_flood() -> list[Figure]:
+    """10,000 chunk events a second for 15 s into the app in a pty."""
+    with demo_host(pace=1) as (url, key), tempfile.TemporaryDirectory() as home:
+        bare_lag = _bare_flood_lag(url, key)
+        term = _app(url, key, home, "--workflow", "bench.flood")
+        try:
+            term.start_typing()
+            idle = echoes(term, 10, every=0.05)
+            idle_rss = term.rss_mb()
+            term.clear_typing()
+            term.send("flood\r")
+            term.wait_for("w1 w2")
+            term.start_typing()
+            flooded: list[float] = []
+            peak = 0.0
+            deadline = time.perf_counter() + FLOOD_SECONDS + FLOOD_PATIENCE
+            while "flood over" not in term.text and time.perf_counter() < deadline:
+                flooded.append(term.echo(timeout=FLOOD_PATIENCE))
+                peak = max(peak, term.rss_mb())
+                time.sleep(0.1)
+            ended = "flood over" in term.text
+            seen = time.time()
+            lag = seen - _completed_at(url, key, "bench.flood")
+            peak = max(peak, term.rss_mb())
+            quit_s = term.close()
+        finally:
+            if term.process.poll() is None:
+                term.close()
+    return [
+        Figure(
+            "pty_flood_end_on_screen_s",
+            lag,
+            "s",
+            "a bare httpx-sse consumer's lag behind the same flood (s)",
+            bare_lag,
+            "<= 10 s after the host sent it",
+            lag <= 10.0,
+            note=f"{FLOOD_RATE:,} events/s for {FLOOD_SECONDS:.0f} s; quit after it: "
+            f"{quit_s:.2f} s" + ("" if ended else f"; not on screen after {FLOOD_PATIENCE:.0f} s"),
+        ),
+        Figure(
+            "pty_flood_key_echo_ms",
+            median_ms(flooded),
+            "ms",
+            "key echo of the idle app (ms, median of 10)",
+            median_ms(idle),
+            "median < 100 ms",
+            median_ms(flooded) < 100.0,
+            note=f"median of {len(flooded)} keys over the flood, "
+            f"worst {max(flooded) * 1000:.0f} ms",
+        ),
+        Figure(
+            "pty_flood_rss_mib",
+            peak,
+            "MiB",
+            "the idle app's RSS (MiB)",
+            idle_rss,
+            "< 400 MiB",
+            peak < 400.0,
+        ),
+    ]
+
+
+# ---------------------------------------------------------------------------- reopen
+
+REOPEN_TURNS = 3_000
+
+
+def _open_session(
+    home: str, url: str, key: str, session_id: str, newest: str
+) -> tuple[float, float]:
+    """Seconds from start to ``newest`` on screen, and the median key echo after (ms)."""
+    term = Terminal([*APP, "--host", url, "--session", session_id], _env(home, key))
+    try:
+        seen = term.wait_for(newest, timeout=120)
+        opened = seen - term.started
+        term.wait_for(PROMPT)
+        term.start_typing()
+        echo = median_ms(echoes(term, 15, every=0.05))
+    finally:
+        term.close()
+    return opened, echo
+
+
+@figure("pty_reopen")
+async def pty_reopen() -> list[Figure]:
+    """A 3,000-turn session of real-shaped turns reopened in the app, against one turn."""
+    from benchmarks.sessions import recorded_turn, write_session
+    from openwop_tui.store.sessions import Store
+
+    turn = await recorded_turn()
+    with demo_host(pace=0) as (url, key), tempfile.TemporaryDirectory() as home:
+        path = Path(home) / "data" / "openwop-tui" / "sessions.db"
+        path.parent.mkdir(parents=True)
+        with Store(path) as store:
+            one = write_session(store, turn, 1)
+            many = write_session(store, turn, REOPEN_TURNS)
+            conversation_folds(store, one, many)
+        best_one = min(
+            (_open_session(home, url, key, one, "weather (0)") for _ in range(3)),
+            key=lambda pair: pair[0],
+        )
+        best_many = min(
+            (
+                _open_session(home, url, key, many, f"weather ({REOPEN_TURNS - 1})")
+                for _ in range(3)
+            ),
+            key=lambda pair: pair[0],
+        )
+    return [
+        Figure(
+            "pty_reopen_3000_turns_s",
+            best_many[0],
+            "s",
+            "a one-turn session opened the same way (s)",
+            best_one[0],
+            "ratio <= 1.5",
+            best_many[0] / best_one[0] <= 1.5,
+            note="process start to the newest turn on screen, best of 3",
+        ),
+        Figure(
+            "pty_reopen_key_echo_ms",
+            best_many[1],
+            "ms",
+            "key echo after opening the one-turn session (ms)",
+            best_one[1],
+            "< 150 ms",
+            best_many[1] < 150.0,
+        ),
+    ]
+
+
+def conversation_folds(store: object, *sessions: str) -> None:
+    """Open each session once, as the app does after a live run, so their folds are kept."""
+    from openwop_tui.core import conversation
+
+    for session_id in sessions:
+        conversation.stored(store, session_id)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------------------ busy
+
+
+@figure("pty_busy")
+async def pty_busy() -> list[Figure]:
+    """Key echo while unpaced 2,200-token answers stream, two CPU-bound processes running."""
+    with demo_host(pace=0) as (url, key), tempfile.TemporaryDirectory() as home:
+        term = _app(url, key, home, "--workflow", "bench.answer")
+        try:
+            with burners(2):
+                term.start_typing()
+                idle = echoes(term, 15, every=0.05)
+                term.clear_typing()
+                busy: list[float] = []
+                for n in range(5):
+                    term.send(f"answer {n}\r")
+                    term.wait_for(lambda text: "word" in text and "answer over" not in text)
+                    term.start_typing()
+                    while "answer over" not in term.text:
+                        busy.append(term.echo())
+                    term.clear_typing()
+        finally:
+            term.close()
+    return [
+        Figure(
+            "pty_busy_stream_key_echo_ms",
+            median_ms(busy),
+            "ms",
+            "key echo of the idle app on the same busy machine (ms)",
+            median_ms(idle),
+            "< 150 ms",
+            median_ms(busy) < 150.0,
+            note=f"median of {len(busy)} keys over 5 answers, worst {max(busy) * 1000:.0f} ms",
+        )
+    ]
+
+
+# ------------------------------------------------------------------------- first screen
+
+_MINIMAL = """
+from textual.app import App
+from textual.widgets import Footer, Input, Static
+class Minimal(App):
+    def compose(self):
+        yield Static("status"); yield Input(placeholder="Message the host"); yield Footer()
+Minimal().run()
+"""
+
+
+@figure("pty_first_screen")
+async def pty_first_screen() -> list[Figure]:
+    """Process start to the prompt on screen, on an idle machine (best of 5)."""
+
+    def best(argv: list[str], home: str) -> float:
+        times = []
+        for _ in range(5):
+            term = Terminal(argv, _env(home))
+            try:
+                times.append(term.wait_for(PROMPT) - term.started)
+            finally:
+                term.close()
+        return min(times)
+
+    with demo_host(pace=0) as (url, key), tempfile.TemporaryDirectory() as home:
+        ours = best([*APP, "--host", url, "--api-key", key], home)
+        minimal = best([sys.executable, "-c", _MINIMAL], home)
+    return [
+        Figure(
+            "pty_first_screen_s",
+            ours,
+            "s",
+            "a minimal Textual app in the same pty (s)",
+            minimal,
+            "< 1 s",
+            ours < 1.0,
+        )
+    ]
+
+
+# ------------------------------------------------------------------------------- big
+
+
+#: How long the big-reply figure waits for the reply's end on screen.
+BIG_PATIENCE = 120.0
+
+
+@figure("pty_big")
+async def pty_big() -> list[Figure]:
+    """Key echo while a 15 MB reply arrives (at once, in 64 KB chunks)."""
+    with demo_host(pace=0) as (url, key), tempfile.TemporaryDirectory() as home:
+        term = _app(url, key, home, "--workflow", "bench.big")
+        try:
+            term.start_typing()
+            idle = echoes(term, 10, every=0.05)
+            term.clear_typing()
+            start = time.perf_counter()
+            term.send("big\r")
+            term.wait_for("A paragraph of a very long reply", timeout=120)
+            term.start_typing()
+            busy: list[float] = []
+            while "big reply over" not in term.text and time.perf_counter() - start < BIG_PATIENCE:
+                busy.append(term.echo(timeout=BIG_PATIENCE))
+            over = "big reply over" in term.text
+            whole = time.perf_counter() - start
+            rss = term.rss_mb()
+        finally:
+            term.close()
+    return [
+        Figure(
+            "pty_big_reply_key_echo_ms",
+            median_ms(busy),
+            "ms",
+            "key echo of the idle app (ms)",
+            median_ms(idle),
+            "< 150 ms",
+            median_ms(busy) < 150.0,
+            note=f"{len(busy)} keys, worst {max(busy) * 1000:.0f} ms; the reply "
+            + (
+                f"on screen after {whole:.1f} s"
+                if over
+                else f"not all on screen after {whole:.0f} s"
+            )
+            + f", at {rss:.0f} MiB",
+        )
+    ]
+
+
+# ------------------------------------------------------------------------- page, resize
+
+PAGE_TURNS = 5_000  # two messages, a lifecycle line and a notice each: 10,000 items and more
+
+
+@figure("pty_page")
+async def pty_page() -> list[Figure]:
+    """Page Up through a session of 10,000 items, and resizing it, from outside: each from the
+    key (or the new size) to the screen drawn, against a key's echo in the same session."""
+    from benchmarks.view_figures import _fill_session
+    from openwop_tui.store.sessions import Entry, Store
+
+    with demo_host(pace=0) as (url, key), tempfile.TemporaryDirectory() as home:
+        path = Path(home) / "data" / "openwop-tui" / "sessions.db"
+        path.parent.mkdir(parents=True)
+        with Store(path) as store:
+            session_id = _fill_session(store, Entry, PAGE_TURNS)
+            conversation_folds(store, session_id)
+        term = Terminal([*APP, "--host", url, "--session", session_id], _env(home, key))
+        try:
+            term.wait_for(f"question {PAGE_TURNS - 1}", timeout=120)
+            term.wait_for(PROMPT)
+            term.start_typing()
+            echo = median_ms(echoes(term, 15, every=0.05))
+            term.clear_typing()
+            pages = []
+            for _ in range(20):
+                pages.append(term.page())
+                time.sleep(0.1)  # a person's pace: what is drawn ahead is ready by then
+            sizes = [term.resize(cols, 40) for cols in (100, 120, 90, 110, 120, 96)]
+            items = len(term.text)  # (the screen was read: the app is alive)
+        finally:
+            term.close()
+    assert items
+    return [
+        Figure(
+            "pty_page_step_10000_ms",
+            median_ms(pages),
+            "ms",
+            "a key's echo in the same session (ms)",
+            echo,
+            "< 16 ms (a frame at 60 Hz)",
+            median_ms(pages) < 16.0,
+            note=f"median of 20 Page Ups to the screen settled, worst {max(pages) * 1000:.0f} ms",
+        ),
+        Figure(
+            "pty_resize_10000_ms",
+            median_ms(sizes),
+            "ms",
+            "a key's echo in the same session (ms)",
+            echo,
+            "< 50 ms",
+            median_ms(sizes) < 50.0,
+            note="median of 6 width changes, to the screen redrawn and settled; "
+            f"worst {max(sizes) * 1000:.0f} ms",
+        ),
+    ]
