@@ -232,10 +232,16 @@ def as_frame(doc: Any, ascii_only: bool) -> str:
 
 
 def printed(
-    sse_text: str, *, color: bool = False, width: int = 100, save_dir: Path | None = None
+    sse_text: str,
+    *,
+    color: bool = False,
+    width: int = 100,
+    save_dir: Path | None = None,
+    refused: bool = False,
 ) -> str:
     """What ``openwop-tui render -`` prints for ``sse_text`` (colour or plain), via the command's
-    own code path; asserts it exits 0."""
+    own code path; asserts it exits 0, or with ``refused`` 2 as well (input that holds no SSE
+    event is refused: then what it said on stderr is returned)."""
     sink = io.StringIO()
     console = Console(
         # As `openwop-tui` runs it: `main` sends everything printed through a redacting writer.
@@ -251,5 +257,8 @@ def printed(
     output = Output(Config(audio=False, images="halfblock", api_key=API_KEY), console, save_dir)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(sys, "stdin", io.StringIO(sse_text))
-        assert render_file("-", output) == 0
-    return sink.getvalue()
+        said = io.StringIO()
+        patch.setattr(sys, "stderr", said)
+        code = render_file("-", output)
+    assert code == 0 or (refused and code == 2), (code, said.getvalue())
+    return sink.getvalue() + said.getvalue()
