@@ -263,6 +263,14 @@ class Conversation:
                 return item
         return None
 
+    def close_logs(self) -> None:
+        """Close the logs that hold something open (a recording: flushed and closed); the
+        others (the store) are closed by their owner."""
+        for keep in self.logs:
+            close = getattr(keep, "close", None)
+            if close is not None:
+                close()
+
     def replace_last_exchange(self) -> Replaced | None:
         """The last user turn and everything after it are to be replaced (its message edited
         and sent again, or regenerated): they leave the chat history the host is sent and the

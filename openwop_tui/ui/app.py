@@ -15,28 +15,23 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual.app import App, ComposeResult, InvalidThemeError, SystemCommand
+from textual import on
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import BindingType
-from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import Theme
 from textual.widgets import Footer
 
 from openwop_tui.config import Config, default_config_path
 from openwop_tui.core.conversation import Conversation
-from openwop_tui.core.fold import Added, Transcript
+from openwop_tui.core.fold import Transcript
 from openwop_tui.core.session import Session
-from openwop_tui.devices.profile import Profile
 from openwop_tui.devices.terminal import ImageSupport
 from openwop_tui.present.palette import Palette
 from openwop_tui.renderers import Registry
 from openwop_tui.renderers.base import AudioSupport
 from openwop_tui.store import state
-from openwop_tui.store.sessions import Store
 from openwop_tui.text.redact import Redactor
-from openwop_tui.text.sanitize import clean
-from openwop_tui.themes import DEFAULT as DEFAULT_THEME
-from openwop_tui.themes import THEMES
 from openwop_tui.ui import keys, theme_palette
 from openwop_tui.ui.command_palette import OWN_SYSTEM_COMMANDS, AppCommands
 from openwop_tui.ui.controllers.chat import Chat, Parts
@@ -47,14 +42,16 @@ from openwop_tui.ui.controllers.feed import Feed
 from openwop_tui.ui.controllers.files import FilesController
 from openwop_tui.ui.controllers.interrupts import InterruptsController
 from openwop_tui.ui.controllers.item_actions import ItemActionsController
+from openwop_tui.ui.controllers.opening import choose_theme, first_screen
 from openwop_tui.ui.controllers.playback import Playback
 from openwop_tui.ui.controllers.profile import LabController
 from openwop_tui.ui.controllers.resend import ResendController
 from openwop_tui.ui.controllers.runs import RunsController
-from openwop_tui.ui.controllers.sessions import SessionsController, open_chat, settled_heap
+from openwop_tui.ui.controllers.search import SearchController
+from openwop_tui.ui.controllers.sessions import SessionsController, open_chat
 from openwop_tui.ui.controllers.settings import SettingsController
 from openwop_tui.ui.controllers.timeline import TimelineController
-from openwop_tui.ui.failure import Stopped
+from openwop_tui.ui.failure import GuardedApp
 from openwop_tui.ui.messages import (
     ActionRequested,
     EnvelopeRenderRequested,
@@ -85,7 +82,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class ChatApp(App[None]):
+class ChatApp(GuardedApp):
     """Chat with an OpenWOP host; every envelope drawn."""
 
     TITLE = "openwop-tui"
@@ -122,27 +119,15 @@ class ChatApp(App[None]):
         (`openwop_tui.devices.typeahead`), put in the prompt before any key it reads.
         ``config_path``: the config file read (``--config``; the default one when not given),
         which the settings screen shows and writes."""
-        super().__init__()
+        super().__init__(log_file, Redactor([config.api_key]))
         self.config = config
         self.set_keymap(config.keymap)
-        self.log_file = log_file
         self._replay = replay
         self._typed = typed
-        self._warnings: list[str] = []
+        theme_problem = choose_theme(self, config)
+        self._warnings = [theme_problem] if theme_problem else []
         """Said in the transcript once it is there (a theme that does not exist, a store that
         cannot be written)."""
-        for theme in THEMES:
-            self.register_theme(theme)
-        # The config file wins; else the theme last chosen in the app; else the default. A
-        # remembered theme that no longer exists (a plugin theme gone) is quietly dropped.
-        wanted = config.theme or state.remembered_theme() or DEFAULT_THEME
-        try:
-            self.theme = wanted
-        except InvalidThemeError:
-            self.theme = DEFAULT_THEME
-            if config.theme:
-                names = ", ".join(sorted(self.available_themes))
-                self._warnings.append(f"unknown theme {config.theme!r}; available: {names}")
         conversation, store, problem = open_chat(
             config, session_id, record, replaying=replay is not None
         )
@@ -153,7 +138,7 @@ class ChatApp(App[None]):
             config=config,
             conversation=conversation,
             registry=Registry(override=config.renderer_override).load(),
-            redact=Redactor([config.api_key]),
+            redact=self.redact,
             store=store,
         )
         """What every controller works on (the conversation, the host, the store, the widgets)."""
@@ -174,6 +159,7 @@ class ChatApp(App[None]):
         )
         self.diagnostics = DiagnosticsController(chat, self.timeline, self.lab, self.connection)
         self.chats = ChatsController(chat, self.runs, self.feed, self.interrupts)
+        self.search = SearchController(chat)
         self.settings = SettingsController(
             chat, self.lab, config_path or default_config_path(os.environ)
         )
@@ -193,23 +179,6 @@ class ChatApp(App[None]):
     @property
     def session(self) -> Session | None:
         return self.chat.session
-
-    @property
-    def store(self) -> Store | None:
-        return self.chat.store
-
-    @property
-    def registry(self) -> Registry:
-        return self.chat.registry
-
-    @property
-    def profile(self) -> Profile:
-        """The degradation lab's switches."""
-        return self.lab.profile
-
-    @property
-    def demo_host(self) -> DemoHost | None:
-        return self.connection.demo_host
 
     @property
     def view(self) -> TranscriptView:
@@ -257,34 +226,16 @@ class ChatApp(App[None]):
     async def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         end_on_signals(self, self.runs)
-        chat = self.chat
-        for warning in self._warnings:
-            await chat.notice("warning", warning)
-        for notice in chat.registry.notices:  # plugins refused, replacing, broken
-            await chat.notice("warning", notice)
-            self.notify(notice, severity="warning", timeout=8, markup=False)
-        chat.show_title()
-        if self._typed:
-            # Here, before the queue's keys: those were typed after these (and an Enter among
-            # these sends; the message waits in the queue until the host is reached).
-            typed, self._typed = self._typed, ""
-            chat.parts.prompt.type_ahead(typed)
-        if self.transcript.items:
-            # A reopened session: everything at once, before (and without) the host.
-            with settled_heap():
-                await self.view.apply([Added(item) for item in self.transcript.items])
-            self.view.scroll_end(animate=False)
+        typed, self._typed = self._typed, ""
+        await first_screen(self.chat, self._warnings, typed)
         if self._replay is not None:
             self.runs.play_recording(*self._replay)
-            return
-        self.run_worker(self.connection.connect(), group="connect", exclusive=True)
+        else:
+            self.run_worker(self.connection.connect(), group="connect", exclusive=True)
 
     async def on_unmount(self) -> None:
         self.playback.close()
-        for keep in self.conversation.logs:
-            close = getattr(keep, "close", None)
-            if close is not None:  # a recording: flushed and closed with the app
-                close()
+        self.conversation.close_logs()
         await self.connection.close()
 
     # ------------------------------------------------------------------ messages
@@ -304,9 +255,6 @@ class ChatApp(App[None]):
 
     def on_interrupt_form_closed(self, event: InterruptFormClosed) -> None:
         self.interrupts.closed(event.item_id, event.message)
-
-    def on_interrupt_form_left(self, _event: InterruptFormLeft) -> None:
-        self.chat.parts.prompt.focus()
 
     async def on_run_cancel_requested(self, _event: RunCancelRequested) -> None:
         await self.runs.cancel()
@@ -336,59 +284,19 @@ class ChatApp(App[None]):
     async def on_action_requested(self, event: ActionRequested) -> None:
         await self.item_actions.act(event.item_id, event.action)
 
-    def on_transcript_left(self, _event: TranscriptLeft) -> None:
+    @on(InterruptFormLeft)
+    @on(TranscriptLeft)
+    def _back_to_prompt(self) -> None:
         self.chat.parts.prompt.focus()
 
     def on_search_bar_changed(self, event: SearchBar.Changed) -> None:
-        total = self.view.search(event.query, case=event.case, whole_word=event.whole_word)
-        self.chat.parts.search.show_count(0, total, event.query)
+        self.search.changed(event)
 
     def on_search_bar_stepped(self, event: SearchBar.Stepped) -> None:
-        current, total = self.view.step_match(event.direction)
-        self.chat.parts.search.show_count(current, total, self.view.search_query)
+        self.search.stepped(event)
 
     def on_search_bar_closed(self, _event: SearchBar.Closed) -> None:
-        self.chat.parts.search.close()
-        self.view.end_search()
-        self.chat.parts.prompt.focus()
-
-    # ------------------------------------------------------------- notifications
-
-    def notify(
-        self,
-        message: str,
-        *,
-        title: str = "",
-        severity: SeverityLevel = "information",
-        timeout: float | None = None,
-        markup: bool = True,
-    ) -> None:
-        """Every notification is cleaned and has its secrets masked, whoever raised it.
-
-        A boundary: notifications come from everywhere (exception messages, a plugin's action
-        handler, file names), so this one place cleans them all and callers do not."""
-        redact = self.chat.redact if hasattr(self, "chat") else Redactor([self.config.api_key])
-        super().notify(
-            redact(clean(message)),
-            title=redact(clean(title)),
-            severity=severity,
-            timeout=timeout,
-            markup=markup,
-        )
-
-    def _handle_exception(self, error: Exception) -> None:
-        """Textual calls this for an exception that escaped a handler, a worker or a render.
-
-        Textual has no public hook for that moment, so this one private method is overridden,
-        and only to change what is shown: its default prints a traceback with local variables
-        when the app exits, and the API key is among them. The details go to the log (secrets
-        masked); Textual is handed the error wrapped in `Stopped`, which it shows as it shows
-        any exception that renders itself (``__rich__``): as one sentence naming the log file.
-        Textual's own handling (the exit code, re-raising in Pilot) is left to Textual.
-        `tests/ui/test_no_traceback.py` pins this against Textual's behaviour.
-        """
-        log.error("unexpected error in the app", exc_info=error)
-        super()._handle_exception(Stopped.after(error, self.log_file))
+        self.search.closed()
 
     # ------------------------------------------------------------------ actions
 
@@ -437,7 +345,7 @@ class ChatApp(App[None]):
             self.screen.focus_previous()
 
     def action_search(self) -> None:
-        self.chat.parts.search.open()
+        self.search.open()
 
     def action_lab(self) -> None:
         """The capabilities screen."""

@@ -1,17 +1,26 @@
-"""How an unexpected error is shown when the app has to stop: one sentence, never a traceback.
+"""What the app shows of failures and notices: one sentence, never a traceback or a secret.
 
 `Stopped` wraps the error that escaped a handler, a worker or a render. Textual shows an
 exception that renders itself (has ``__rich__``) by rendering it, instead of its traceback with
 local variables (where the API key is): so the sentence is all the user sees, and the details
-are in the log file it names.
+are in the log file it names. `GuardedApp`, the app's base, hands Textual that wrapper and
+cleans and masks every notification, whoever raised it.
 """
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from rich.console import RenderableType
 from rich.text import Text
+from textual.app import App
+from textual.notifications import SeverityLevel
+
+from openwop_tui.text.redact import Redactor
+from openwop_tui.text.sanitize import clean
+
+log = logging.getLogger("openwop_tui.ui.app")
 
 
 class Stopped(Exception):
@@ -36,3 +45,49 @@ class Stopped(Exception):
 
     def __rich__(self) -> RenderableType:
         return self.sentence
+
+
+class GuardedApp(App[None]):
+    """A Textual app whose failures are one sentence naming ``log_file`` and whose
+    notifications are cleaned and masked (``redact``: the API key and its long fragments)."""
+
+    def __init__(self, log_file: Path | None, redact: Redactor) -> None:
+        super().__init__()
+        self.log_file = log_file
+        """Where details of an unexpected error go, named in the sentence the user gets."""
+        self.redact = redact
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification is cleaned and has its secrets masked, whoever raised it.
+
+        A boundary: notifications come from everywhere (exception messages, a plugin's action
+        handler, file names), so this one place cleans them all and callers do not."""
+        super().notify(
+            self.redact(clean(message)),
+            title=self.redact(clean(title)),
+            severity=severity,
+            timeout=timeout,
+            markup=markup,
+        )
+
+    def _handle_exception(self, error: Exception) -> None:
+        """Textual calls this for an exception that escaped a handler, a worker or a render.
+
+        Textual has no public hook for that moment, so this one private method is overridden,
+        and only to change what is shown: its default prints a traceback with local variables
+        when the app exits, and the API key is among them. The details go to the log (secrets
+        masked); Textual is handed the error wrapped in `Stopped`, which it shows as it shows
+        any exception that renders itself (``__rich__``): as one sentence naming the log file.
+        Textual's own handling (the exit code, re-raising in Pilot) is left to Textual.
+        `tests/ui/test_no_traceback.py` pins this against Textual's behaviour.
+        """
+        log.error("unexpected error in the app", exc_info=error)
+        super()._handle_exception(Stopped.after(error, self.log_file))

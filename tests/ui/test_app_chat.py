@@ -195,11 +195,11 @@ async def test_a_second_turn_carries_the_history() -> None:
 
         # What the host was sent: the second run.started carries the whole history.
         # (Read from the stored log: a notice keeps its event's place, not its payload.)
-        assert app.store is not None
+        assert app.chat.store is not None
         session_id = app.conversation.logs[0].session_id  # type: ignore[attr-defined]
         started = [
             json.loads(entry.data)["payload"]
-            for entry in app.store.entries(session_id)
+            for entry in app.chat.store.entries(session_id)
             if entry.kind == "frame" and '"run.started"' in entry.data
         ]
         assert len(started) == 2

@@ -52,7 +52,10 @@ async def test_sending_after_reopening_continues_the_conversation() -> None:
     session_id = await _chat(demo_app(), "hello there")
     app = demo_app()
     app2 = ChatApp(
-        app.config, demo_host=app.demo_host, audio_support=NO_AUDIO, session_id=session_id
+        app.config,
+        demo_host=app.connection.demo_host,
+        audio_support=NO_AUDIO,
+        session_id=session_id,
     )
     async with app2.run_test(size=SIZE) as pilot:
         await connected(pilot, app2)
@@ -68,7 +71,9 @@ async def test_sending_after_reopening_continues_the_conversation() -> None:
 async def test_record_writes_the_raw_stream_and_replay_plays_it(tmp_path: Path) -> None:
     path = tmp_path / "chat.sse"
     live = demo_app()
-    live = ChatApp(live.config, demo_host=live.demo_host, audio_support=NO_AUDIO, record=path)
+    live = ChatApp(
+        live.config, demo_host=live.connection.demo_host, audio_support=NO_AUDIO, record=path
+    )
     await _chat(live, "a card please")
     live_items = [type(item).__name__ for item in live.transcript.items]
     recording = read_recording(path.read_text())

@@ -58,7 +58,7 @@ async def test_a_changed_setting_is_in_the_file_and_read_back(tmp_path: Path) ->
         # The real places of this run, on screen.
         shown = " ".join(str(s.content) for s in screen.query(Static).results())
         assert str(path) in shown
-        assert app.store is not None and str(app.store.path) in shown
+        assert app.chat.store is not None and str(app.chat.store.path) in shown
         assert str(app.chat.download_folder()) in shown
         screen.query_one("#settings-images", Select).value = "none"
         screen.query_one("#settings-theme", Select).value = "openwop-light"
@@ -67,7 +67,7 @@ async def test_a_changed_setting_is_in_the_file_and_read_back(tmp_path: Path) ->
         await pilot.press("ctrl+s")
         await settle(pilot, app, lambda: not isinstance(app.screen, SettingsScreen), what="saved")
         assert app.theme == "openwop-light"  # applied at once
-        assert app.profile.images == "none" and not app.profile.audio
+        assert app.lab.profile.images == "none" and not app.lab.profile.audio
         # Reopened: the screen reads what was saved.
         await pilot.press("f10")
         await settle(pilot, app, lambda: _open(app), what="again")

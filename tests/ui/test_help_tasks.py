@@ -21,6 +21,6 @@ async def test_help_answers_tasks_with_the_real_paths() -> None:
         text = "\n".join(md.source for md in app.screen.query(Markdown).results())
         for question in ("attach to a run", "find my sessions", "answer a question", "export"):
             assert f"…{question}" in text
-        assert app.store is not None and str(app.store.path) in text
+        assert app.chat.store is not None and str(app.chat.store.path) in text
         assert str(app.chat.download_folder()) in text
         assert "**Ctrl+N**" in text and "**F5 / Alt+A**" in text and "**Ctrl+O**" in text

@@ -211,15 +211,15 @@ async def test_the_capabilities_screen_shows_the_probe_and_flips_switches() -> N
         shown = plain(screen.probed_table())
         assert "images" in shown and "half-blocks, as set" not in shown  # tests pass no probe
         assert "not probed" in shown and "no audio device (test)" in shown
-        assert app.profile.images == "halfblock"
+        assert app.lab.profile.images == "halfblock"
         await pilot.press("i")  # half-blocks → off
-        await settle(pilot, app, lambda: app.profile.images == "none", what="images off")
+        await settle(pilot, app, lambda: app.lab.profile.images == "none", what="images off")
         assert re.search(r"images +off +next: kitty", plain(screen.profile_table()))
         await pilot.press("c")
-        await settle(pilot, app, lambda: app.profile.colours == "256", what="next colours")
+        await settle(pilot, app, lambda: app.lab.profile.colours == "256", what="next colours")
         await pilot.press("a", "f", "w")
-        await settle(pilot, app, lambda: app.profile.width == 80, what="width 80")
-        assert not app.profile.audio and not app.profile.fetching
+        await settle(pilot, app, lambda: app.lab.profile.width == 80, what="width 80")
+        assert not app.lab.profile.audio and not app.lab.profile.fetching
         assert app.view.colours == "256" and app.view.width_cap == 80
         await pilot.press("escape")
         await settle(pilot, app, lambda: not isinstance(app.screen, CapabilitiesScreen))

@@ -41,7 +41,7 @@ async def test_a_refused_and_a_broken_plugin_are_shown_at_start_and_the_app_work
     )  # fmt: skip
     app = demo_app()
     seen = record_notifications(app)
-    assert app.registry.origin("image") == "built-in"
+    assert app.chat.registry.origin("image") == "built-in"
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot, app)
         texts = [notice.text for notice in notices(app, "warning")]
@@ -61,7 +61,7 @@ async def test_an_override_in_the_config_replaces_the_built_in_and_says_so(
     app = demo_app(renderer_override=("image",))
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot, app)
-        assert app.registry.origin("image") == "plugin acme"
+        assert app.chat.registry.origin("image") == "plugin acme"
         assert [n.text for n in notices(app, "warning")] == [
             "renderer plugin 'acme' replaces the built-in 'image' renderer "
             "(renderers.override in the config)"

@@ -1,0 +1,61 @@
+"""What the app does as it opens: its themes chosen, then the first screen (said and drawn
+before the host answers).
+
+Both run once, from `openwop_tui.ui.app.ChatApp` (its ``__init__`` and ``on_mount``); they live
+here so the app keeps to composition and routing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.app import App, InvalidThemeError
+
+from openwop_tui.config import Config
+from openwop_tui.core.fold import Added
+from openwop_tui.store import state
+from openwop_tui.themes import DEFAULT as DEFAULT_THEME
+from openwop_tui.themes import THEMES
+from openwop_tui.ui.controllers.chat import Chat
+from openwop_tui.ui.controllers.sessions import settled_heap
+
+__all__ = ["choose_theme", "first_screen"]
+
+
+def choose_theme(app: App[None], config: Config) -> str | None:
+    """Register the shipped themes and choose one: the config file's, else the one last chosen
+    in the app, else the default. A remembered theme that no longer exists (a plugin theme
+    gone) is quietly dropped; an unknown configured one is the warning returned."""
+    for theme in THEMES:
+        app.register_theme(theme)
+    try:
+        app.theme = config.theme or state.remembered_theme() or DEFAULT_THEME
+    except InvalidThemeError:
+        app.theme = DEFAULT_THEME
+        if config.theme:
+            names = ", ".join(sorted(app.available_themes))
+            return f"unknown theme {config.theme!r}; available: {names}"
+    return None
+
+
+async def first_screen(chat: Chat, warnings: Sequence[str], typed: str) -> None:
+    """Say what went wrong while opening (``warnings``: a theme, the store) and what the
+    plugins did, show the title, put the keys ``typed`` while the app started in the prompt,
+    and draw a reopened session: all before, and without, the host."""
+    for warning in warnings:
+        await chat.notice("warning", warning)
+    for notice in chat.registry.notices:  # plugins refused, replacing, broken
+        await chat.notice("warning", notice)
+        chat.app.notify(notice, severity="warning", timeout=8, markup=False)
+    chat.show_title()
+    if typed:
+        # Before the queue's keys: those were typed after these (and an Enter among these
+        # sends; the message waits in the queue until the host is reached).
+        chat.parts.prompt.type_ahead(typed)
+    items = chat.conversation.transcript.items
+    if items:
+        # A reopened session: everything at once.
+        view = chat.parts.view
+        with settled_heap():
+            await view.apply([Added(item) for item in items])
+        view.scroll_end(animate=False)
