@@ -225,7 +225,7 @@ class ChatApp(GuardedApp):
 
     async def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._theme_changed)
-        end_on_signals(self, self.runs)
+        end_on_signals(self, self.runs, self._finish)
         typed, self._typed = self._typed, ""
         await first_screen(self.chat, self._warnings, typed)
         if self._replay is not None:
@@ -234,6 +234,10 @@ class ChatApp(GuardedApp):
             self.run_worker(self.connection.connect(), group="connect", exclusive=True)
 
     async def on_unmount(self) -> None:
+        await self._finish()
+
+    async def _finish(self) -> None:
+        """Close what the app holds open: the player, a recording, the connection and store."""
         self.playback.close()
         self.conversation.close_logs()
         await self.connection.close()

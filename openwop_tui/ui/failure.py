@@ -15,6 +15,7 @@ from pathlib import Path
 from rich.console import RenderableType
 from rich.text import Text
 from textual.app import App
+from textual.driver import Driver
 from textual.notifications import SeverityLevel
 
 from openwop_tui.text.redact import Redactor
@@ -57,6 +58,11 @@ class GuardedApp(App[None]):
         """Where details of an unexpected error go, named in the sentence the user gets."""
         self.redact = redact
 
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for this platform; on Linux and macOS one that survives its
+        terminal going away (`hang_up_safe`)."""
+        return hang_up_safe(super().get_driver_class())
+
     def notify(
         self,
         message: str,
@@ -91,3 +97,37 @@ class GuardedApp(App[None]):
         """
         log.error("unexpected error in the app", exc_info=error)
         super()._handle_exception(Stopped.after(error, self.log_file))
+
+
+def hang_up_safe(driver: type[Driver]) -> type[Driver]:
+    """``driver`` made to drop its output once its terminal is gone, when it is Textual's
+    Linux (and macOS) driver.
+
+    Textual writes to the terminal from a thread through a bounded queue. When the terminal is
+    closed under it (its window shut: SIGHUP), that thread dies on the first write (EIO) and the
+    queue fills; the next write then blocks the event loop for ever, so the app can neither
+    end its run nor exit. This needs the driver's private writer thread (Textual offers no
+    hook for a lost terminal): `tests/ui/test_signals.py` closes the terminal under the app
+    and pins it.
+    """
+    try:
+        from textual.drivers.linux_driver import LinuxDriver
+    except ImportError:  # Windows: another driver, another story
+        return driver
+    if not issubclass(driver, LinuxDriver):
+        return driver
+
+    class HangUpSafeDriver(driver):  # type: ignore[valid-type, misc]
+        def _terminal_lost(self) -> bool:
+            writer = self._writer_thread
+            return writer is not None and not writer.is_alive()
+
+        def write(self, data: str) -> None:
+            if not self._terminal_lost():
+                super().write(data)
+
+        def close(self) -> None:
+            if not self._terminal_lost():  # stopping a dead writer would wait on its queue
+                super().close()
+
+    return HangUpSafeDriver

@@ -5,15 +5,24 @@ it only follows is left running, the session's end is written (the run's worker 
 its stream logs the end) and the terminal is restored. Python's default for both signals kills
 the process with the screen still in the alternate buffer, mouse tracking on and the cursor
 hidden.
+
+When the terminal itself is gone (its window closed: the usual SIGHUP), nothing can be restored
+and Textual's own shutdown would wait for ever on its output thread, which died writing to the
+hung-up terminal. Then the run is ended and the session closed as above, and the process exits
+at once (`terminal_gone`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
+import sys
+from collections.abc import Awaitable, Callable
 
 from textual.app import App
+from textual.worker import get_current_worker
 
 from openwop_tui.ui.controllers.runs import RunsController
 
@@ -21,11 +30,38 @@ from openwop_tui.ui.controllers.runs import RunsController
 ENDING = (signal.SIGTERM, signal.SIGHUP)
 
 
-def end_on_signals(app: App[None], runs: RunsController) -> None:
-    """From now on, `ENDING` signals end ``app`` (with exit code 128 + the signal's number)."""
+def terminal_gone(fd: int | None = None) -> bool:
+    """Whether the terminal on ``fd`` (standard output) was hung up: a write to it fails."""
+    if fd is None:
+        try:
+            fd = sys.__stdout__.fileno() if sys.__stdout__ is not None else -1
+        except (OSError, ValueError):
+            return False
+    try:
+        os.write(fd, b"")  # a hung-up terminal refuses even an empty write (EIO)
+    except OSError:
+        return True
+    return False
+
+
+def end_on_signals(
+    app: App[None], runs: RunsController, finish: Callable[[], Awaitable[None]]
+) -> None:
+    """From now on, `ENDING` signals end ``app`` (with exit code 128 + the signal's number).
+
+    ``finish`` is what the app does as it unmounts (close the connection, the store, the
+    player): run here, and the process ended, when the terminal is gone."""
 
     async def end(number: int) -> None:
         message = await runs.end_for_signal(signal.Signals(number).name)
+        if terminal_gone():
+            # The other workers stop (the run's logs the run's end as it does), not this one.
+            others = [worker for worker in app.workers if worker is not get_current_worker()]
+            for worker in others:
+                worker.cancel()
+            await app.workers.wait_for_complete(others)
+            await finish()
+            os._exit(128 + number)  # nothing is left to restore, and Textual would hang
         app.exit(return_code=128 + number, message=message)
 
     def signalled(number: int) -> None:

@@ -8,12 +8,15 @@ The real app in a real pseudo-terminal, as a user runs it; what it writes is rea
 from __future__ import annotations
 
 import contextlib
+import errno
+import io
 import os
 import pty
 import select
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -113,3 +116,87 @@ def test_a_signal_restores_the_terminal_and_ends_the_run(tmp_path: Path, number:
             else:
                 os.environ[key] = value
     assert "run" in kinds and kinds.count("end") == kinds.count("run")
+
+
+def _store_kinds(env: dict[str, str]) -> list[str]:
+    """The kinds of the one stored session's entries, read from ``env``'s folders."""
+    store_env = {"XDG_STATE_HOME": env["XDG_STATE_HOME"], "XDG_DATA_HOME": env["XDG_DATA_HOME"]}
+    saved = {key: os.environ.get(key) for key in store_env}
+    os.environ.update(store_env)
+    try:
+        store = Store()
+        [session] = store.sessions()
+        return [entry.kind for entry in store.entries(session.id)]
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def test_closing_the_terminal_mid_run_ends_the_run_and_the_process(tmp_path: Path) -> None:
+    # The window is closed under the app: its terminal is gone (every write fails with EIO),
+    # then SIGHUP. Textual's output thread dies on the first write and its full queue used to
+    # block the event loop for ever: the process never exited and the run kept going.
+    env = {
+        **os.environ,
+        "TERM": "xterm-256color",
+        "COLUMNS": "100",
+        "LINES": "30",
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+    }
+    terminal = Terminal(env)
+    terminal.read_until(b"Connected")
+    os.write(terminal.master, b"something slow\r")
+    terminal.read_until(b"streaming")
+    os.close(terminal.master)  # the terminal is gone: the app's next redraw fails
+    terminal.process.send_signal(signal.SIGHUP)
+    assert terminal.process.wait(timeout=PATIENCE) == 128 + signal.SIGHUP
+    kinds = _store_kinds(env)
+    assert "run" in kinds and kinds.count("end") == kinds.count("run")
+
+
+class _HungUp(io.TextIOBase):
+    """A terminal that was closed: every write fails as a hung-up tty's does."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EIO, "Input/output error")
+
+    def fileno(self) -> int:
+        return 2
+
+
+# Textual's writer thread dying on the failed write is the point: its exception is expected.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_a_driver_whose_terminal_is_gone_never_blocks_the_app() -> None:
+    # Pins what Textual does and why `hang_up_safe` is needed: its writer thread dies on the
+    # first failed write, and its bounded queue then blocks every later write (and `close`).
+    from textual.drivers._writer_thread import MAX_QUEUED_WRITES, WriterThread
+    from textual.drivers.linux_driver import LinuxDriver
+
+    from openwop_tui.ui.failure import hang_up_safe
+
+    safe = hang_up_safe(LinuxDriver)
+    assert safe is not LinuxDriver and issubclass(safe, LinuxDriver)
+    driver = safe.__new__(safe)  # no app, no terminal: only the output path is exercised
+    writer = WriterThread(_HungUp())
+    driver._writer_thread = writer
+    writer.start()
+    done = threading.Event()
+
+    def use_it() -> None:
+        with contextlib.suppress(OSError):
+            driver.write("first")  # the thread dies on it
+        writer.join(PATIENCE)
+        assert not writer.is_alive()
+        for _ in range(MAX_QUEUED_WRITES * 2):
+            driver.write("\x1b[?25h")  # would fill the dead thread's queue, then block
+        driver.close()
+        done.set()
+
+    worker = threading.Thread(target=use_it, daemon=True)
+    worker.start()
+    assert done.wait(PATIENCE), "a write or close blocked on the dead writer's queue"
