@@ -22,7 +22,7 @@ import sys
 from collections.abc import Awaitable, Callable
 
 from textual.app import App
-from textual.worker import get_current_worker
+from textual.worker import WorkerCancelled, WorkerFailed, get_current_worker
 
 from openwop_tui.ui.controllers.runs import RunsController
 
@@ -59,7 +59,9 @@ def end_on_signals(
             others = [worker for worker in app.workers if worker is not get_current_worker()]
             for worker in others:
                 worker.cancel()
-            await app.workers.wait_for_complete(others)
+            for worker in others:
+                with contextlib.suppress(WorkerCancelled, WorkerFailed):
+                    await worker.wait()
             await finish()
             os._exit(128 + number)  # nothing is left to restore, and Textual would hang
         app.exit(return_code=128 + number, message=message)
