@@ -214,6 +214,22 @@ async def turn(pilot: Pilot[Any], app: ChatApp, text: str) -> None:
     )
 
 
+async def typed_to_completion(pilot: Pilot[Any], app: ChatApp, text: str = "go") -> None:
+    """Once connected, type ``text`` and Enter, as a user does, and wait until the run has
+    completed and the app is idle (a hostile host's run must still complete)."""
+    await connected(pilot, app)
+    await pilot.press(*text, "enter")
+    await settle(
+        pilot,
+        app,
+        lambda: app.transcript.status == "completed" and not app.runs.busy,
+        what="the run's end",
+    )
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    assert app.transcript.status == "completed"
+
+
 @pytest.fixture(autouse=True)
 def builtin_renderers_loaded() -> None:
     """Load the built-in renderers before the app renders anything.

@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 import pytest
-from app_support import NO_AUDIO, SIZE, connected, settle
+from app_support import NO_AUDIO, SIZE, typed_to_completion
 from hostile_data import API_KEY, leak
 from hostile_host import HostileHost
 from hostile_media import (
@@ -63,17 +63,7 @@ async def _drive(text: str, images: str) -> tuple[list[str], str]:
         config = Config(host=host.url, api_key=API_KEY, workflow="wf", audio=False, images=images)
         app = ChatApp(config, audio_support=NO_AUDIO, image_support=SUPPORT[images])
         async with app.run_test(size=SIZE) as pilot:
-            await connected(pilot, app)
-            await pilot.press(*"go", "enter")
-            await settle(
-                pilot,
-                app,
-                lambda: app.transcript.status == "completed" and not app.runs.busy,
-                what="the run's end",
-            )
-            await app.workers.wait_for_complete()
-            await pilot.pause()
-            assert app.transcript.status == "completed"
+            await typed_to_completion(pilot, app)
             screens = [app.export_screenshot()]
             views = [b for b in app.view.blocks() if b.rendered is not None]
             if views:

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from app_support import NO_AUDIO, SIZE, connected, settle
+from app_support import NO_AUDIO, SIZE, typed_to_completion
 from hostile_data import API_KEY, INVISIBLE, leak, printed
 from hostile_host import HostileHost
 from paths import TESTS
@@ -76,17 +76,7 @@ async def test_the_app_draws_the_corpus_cleanly(path: Path) -> None:
         )
         app = ChatApp(config, audio_support=NO_AUDIO)
         async with app.run_test(size=SIZE) as pilot:
-            await connected(pilot, app)
-            await pilot.press(*"go", "enter")
-            await settle(
-                pilot,
-                app,
-                lambda: app.transcript.status == "completed" and not app.runs.busy,
-                what="the run's end",
-            )
-            await app.workers.wait_for_complete()
-            await pilot.pause()
-            assert app.transcript.status == "completed"
+            await typed_to_completion(pilot, app)
             screens = [app.export_screenshot()]
             await pilot.press("f2")  # the raw events panel
             await pilot.pause()
