@@ -75,6 +75,7 @@ from openwop_tui.ui.widgets.status import StatusLine
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
 from openwop_tui.ui.widgets.timeline_view import TimelineView
 from openwop_tui.ui.widgets.transcript_view import TranscriptView
+from openwop_tui.ui.workers import Deferred
 
 if TYPE_CHECKING:
     from openwop_tui.demo_host import DemoHost
@@ -231,7 +232,7 @@ class ChatApp(GuardedApp):
         if self._replay is not None:
             self.runs.play_recording(*self._replay)
         else:
-            self.run_worker(self.connection.connect(), group="connect", exclusive=True)
+            self.run_worker(Deferred(self.connection.connect), group="connect", exclusive=True)
 
     async def on_unmount(self) -> None:
         await self._finish()
@@ -252,7 +253,7 @@ class ChatApp(GuardedApp):
 
     def on_interrupt_answered(self, event: InterruptAnswered) -> None:
         self.run_worker(
-            self.interrupts.answer(event.item_id, event.value),
+            Deferred(lambda: self.interrupts.answer(event.item_id, event.value)),
             group=f"answer-{event.item_id}",
             exclusive=True,
         )
@@ -279,7 +280,7 @@ class ChatApp(GuardedApp):
         """Draw an envelope the view needs, in a worker of its own: a newer request (a resize,
         a later fragment) replaces one still running, so the last one wins."""
         self.run_worker(
-            self.lab.draw(event.item_id, event.width),
+            Deferred(lambda: self.lab.draw(event.item_id, event.width)),
             group=f"render-{event.item_id}",
             exclusive=True,
         )

@@ -23,6 +23,7 @@ from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.controllers.connection import ConnectionController
 from openwop_tui.ui.controllers.profile import LabController
 from openwop_tui.ui.controllers.timeline import TimelineController
+from openwop_tui.ui.workers import Deferred
 
 
 class DiagnosticsController:
@@ -50,7 +51,9 @@ class DiagnosticsController:
 
         screen = DoctorScreen()
         self.chat.app.push_screen(screen)
-        self.chat.app.run_worker(self._check(screen), group="doctor", exclusive=True)
+        self.chat.app.run_worker(
+            Deferred(lambda: self._check(screen)), group="doctor", exclusive=True
+        )
 
     def machine(self) -> doctor.Machine:
         """This machine as the app found it."""

@@ -34,6 +34,7 @@ from openwop_tui.ui.messages import (
     RunPhase,
     WorkflowChosen,
 )
+from openwop_tui.ui.workers import Deferred
 
 log = logging.getLogger(__name__)
 
@@ -274,7 +275,7 @@ class RunsController:
             self.follow(run_id)
         elif chat.config.host is not None and not self.workflow_settled:
             self.workflow_settled = True
-            chat.app.run_worker(self.choose_workflow(), group="workflows", exclusive=True)
+            chat.app.run_worker(Deferred(self.choose_workflow), group="workflows", exclusive=True)
         elif not caught:
             chat.app.call_later(self.send_queued)
         if chat.demo and not chat.transcript.items:
@@ -293,7 +294,9 @@ class RunsController:
         if chat.session is None or chat.session.discovery is None or self.busy:
             chat.app.notify("Connect first, and wait for the run to end.", severity="warning")
             return
-        chat.app.run_worker(self.choose_workflow(ask=True), group="workflows", exclusive=True)
+        chat.app.run_worker(
+            Deferred(lambda: self.choose_workflow(ask=True)), group="workflows", exclusive=True
+        )
 
     async def choose_workflow(self, *, ask: bool = False) -> None:
         """Decide what each message runs, from what the host offers (discovery ``fixtures``,

@@ -28,6 +28,7 @@ from openwop_tui.present.palette import Palette
 from openwop_tui.ui import theme_palette
 from openwop_tui.ui.widgets.json_tree import JsonTree
 from openwop_tui.ui.widgets.timeline_view import Entry, TimelineView
+from openwop_tui.ui.workers import Deferred
 
 _SIGNS = {Severity.ERROR: "✖", Severity.WARNING: "⚠", Severity.INFO: "·"}
 
@@ -113,7 +114,7 @@ class EventScreen(ModalScreen[None]):
 
     def on_json_tree_copy_requested(self, message: JsonTree.CopyRequested) -> None:
         message.stop()
-        self.run_worker(self._copy(message), group="copy", exclusive=True)
+        self.run_worker(Deferred(lambda: self._copy(message)), group="copy", exclusive=True)
 
     async def _copy(self, message: JsonTree.CopyRequested) -> None:
         """Build the text off the event loop (an event can be megabytes), then copy it."""

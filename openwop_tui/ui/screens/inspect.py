@@ -40,6 +40,7 @@ from openwop_tui.text.sanitize import clean
 from openwop_tui.ui import theme_palette
 from openwop_tui.ui.screens.event import findings_text
 from openwop_tui.ui.widgets.json_tree import JsonTree
+from openwop_tui.ui.workers import Deferred
 
 
 def drawn(rendered: Rendered, palette: Palette) -> Text:
@@ -156,7 +157,7 @@ class InspectScreen(ModalScreen[None]):
 
     def on_json_tree_copy_requested(self, message: JsonTree.CopyRequested) -> None:
         message.stop()
-        self.run_worker(self._copy(message), group="copy", exclusive=True)
+        self.run_worker(Deferred(lambda: self._copy(message)), group="copy", exclusive=True)
 
     async def _copy(self, message: JsonTree.CopyRequested) -> None:
         """Build the text off the event loop (a subtree can be megabytes), then copy it."""
