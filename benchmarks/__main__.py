@@ -11,13 +11,18 @@ import argparse
 import json
 import subprocess
 import sys
+from typing import TextIO
 
 from benchmarks.figures import FIGURES
 
 
-def _collect(names: list[str]) -> list[dict[str, object]]:
+def _collect(names: list[str], progress: TextIO) -> list[dict[str, object]]:
+    """Run each figure in its own process; each one's rows are printed to ``progress`` as it
+    ends (a long run shows how far it is, and a figure that breaks later loses nothing)."""
     results: list[dict[str, object]] = []
+    print(_HEADER, file=progress, flush=True)
     for name in names:
+        started = len(results)
         out = subprocess.run(
             [sys.executable, "-m", "benchmarks.figures", name],
             capture_output=True,
@@ -27,24 +32,34 @@ def _collect(names: list[str]) -> list[dict[str, object]]:
         if out.returncode != 0:
             tail = (out.stderr.strip().splitlines() or ["no output"])[-1]
             results.append({"name": name, "error": tail})
+            print(_table(results[started:]), file=progress, flush=True)
             continue
         results.extend(json.loads(out.stdout.strip().splitlines()[-1]))
+        print(_table(results[started:]), file=progress, flush=True)
     return results
 
 
+def _number(value: object, width: int) -> str:
+    """A figure's number (or ``-`` where a figure has none) right-aligned in ``width``."""
+    return f"{value:>{width}.3f}" if isinstance(value, int | float) else f"{'-':>{width}}"
+
+
+_HEADER = f"{'figure':<28} {'value':>12} {'baseline':>12} {'ratio':>7}  target (met?)"
+
+
 def _table(results: list[dict[str, object]]) -> str:
-    lines = [f"{'figure':<28} {'value':>12} {'baseline':>12} {'ratio':>7}  target (met?)"]
+    lines: list[str] = []
     for row in results:
         if "error" in row:
             lines.append(f"{row['name']:<28} failed: {row['error']}")
             continue
         ratio = row["ratio"]
-        base = row["baseline_value"]
         met = {True: "yes", False: "NO", None: "-"}[row["met"]]  # type: ignore[index]
         lines.append(
-            f"{row['name']:<28} {row['value']:>10.3f} {row['unit']!s:<1} "
-            f"{base if base is None else format(base, '.3f'):>12} "
-            f"{'' if ratio is None else format(ratio, '.2f'):>7}  {row['target']} ({met})"
+            f"{row['name']:<28} {_number(row['value'], 10)} {row['unit']!s:<1} "
+            f"{_number(row['baseline_value'], 12)} "
+            f"{format(ratio, '.2f') if isinstance(ratio, float) else '':>7}  "
+            f"{row['target']} ({met})"
         )
         lines.append(
             f"{'':<28} baseline: {row['baseline']}" + (f"; {row['note']}" if row["note"] else "")
@@ -71,8 +86,11 @@ def main() -> int:
     unknown = [n for n in names if n not in FIGURES]
     if unknown:
         parser.error(f"unknown figure(s) {', '.join(unknown)}; known: {', '.join(FIGURES)}")
-    results = _collect(names)
-    print(json.dumps(results, indent=2) if args.json else _table(results))
+    # The table is printed as the figures come; with --json, that goes to stderr and the JSON
+    # list (all of them) to stdout at the end.
+    results = _collect(names, sys.stderr if args.json else sys.stdout)
+    if args.json:
+        print(json.dumps(results, indent=2))
     return 0
 
 
