@@ -91,8 +91,30 @@ def fragment_floor(secret: str) -> int:
     return max(MIN_FRAGMENT, (len(secret) + 1) // 2)
 
 
+#: Short strings masked already, by (text, secrets): an event stream repeats the same few (its
+#: type, run and node ids, a reply's words), and every string of every event is masked twice
+#: (read, stored). Emptied when full, so a long session's new ids are remembered in their turn.
+_MASKED: dict[tuple[str, tuple[str, ...]], str] = {}
+_MASKED_MAX = 8192
+#: The longest string `_MASKED` remembers.
+_MASKED_LENGTH = 64
+
+
 def mask(text: str, secrets: Iterable[str]) -> str:
     """``text`` with every secret, and a long fragment of one at its edges, replaced by `MASK`."""
+    if len(text) > _MASKED_LENGTH:
+        return _mask(text, secrets)
+    key = (text, secrets if isinstance(secrets, tuple) else tuple(secrets))
+    masked = _MASKED.get(key)
+    if masked is None:
+        masked = _mask(text, key[1])
+        if len(_MASKED) >= _MASKED_MAX:
+            _MASKED.clear()
+        _MASKED[key] = masked
+    return masked
+
+
+def _mask(text: str, secrets: Iterable[str]) -> str:
     for secret in secrets:
         if len(secret) < MIN_PREFIX:
             continue
@@ -102,7 +124,8 @@ def mask(text: str, secrets: Iterable[str]) -> str:
             if secret in text:
                 text = text.replace(secret, MASK)
             text = _mask_tail(text, secret)
-        text = _mask_head(text, secret)
+        if len(text) >= fragment_floor(secret):  # shorter: no fragment long enough to mask
+            text = _mask_head(text, secret)
     return text
 
 
