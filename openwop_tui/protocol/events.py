@@ -22,6 +22,7 @@ This module is pure: no I/O, no Textual.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -260,3 +261,48 @@ def _piece(doc: Mapping[str, Any], secrets: tuple[str, ...]) -> HostText | None:
         if isinstance(value, str):
             return host_piece(value, secrets)
     return None
+
+
+#: The longest wire text `keep` keeps in place of its event (a piece's frame is a few hundred
+#: bytes; a bigger one is kept decoded, as it came).
+KEEP_WIRE_MAX = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class KeptEvent:
+    """A streamed piece's event kept for later at the cost of its frame's text alone.
+
+    A view that keeps every event of a run (the timeline: Enter shows the event) would hold,
+    per chunk of a reply, the decoded document, its cleaned copy and the `RunEvent`: about 600
+    bytes more than the frame's text, 90 MB over a flood of 150,000 chunks. `event` decodes the
+    text again, as it was decoded when it came (`normalize`: the same cleaning, the same
+    secrets masked), only when it is asked for.
+    """
+
+    wire: str
+    frame_event: HostText | None
+    sequence: int | None
+    secrets: tuple[str, ...]
+
+    def event(self) -> RunEvent:
+        """The event, decoded again."""
+        frame_id = None if self.sequence is None else str(self.sequence)
+        return normalize(
+            json.loads(self.wire),
+            frame_event=self.frame_event,
+            frame_id=frame_id,  # the sequence it had (read from the document or the frame)
+            secrets=self.secrets,
+            wire=self.wire,
+        )
+
+
+def keep(event: RunEvent, secrets: Iterable[str] = ()) -> RunEvent | KeptEvent:
+    """``event`` in the smaller form a long-lived view may hold: a chunk's or reasoning
+    delta's event decoded from a one-event frame becomes a `KeptEvent` (``secrets``: those it
+    was decoded with); any other event stays as it is."""
+    wire = event.wire
+    if event.piece is None or wire is None or len(wire) > KEEP_WIRE_MAX:
+        return event
+    if not wire.lstrip().startswith("{"):
+        return event  # a batch frame's text holds other events too
+    return KeptEvent(wire, event.frame_event, event.sequence, tuple(secrets))

@@ -33,7 +33,7 @@ from openwop_tui.inspect.findings import Finding, Severity
 from openwop_tui.inspect.inspector import Inspector
 from openwop_tui.inspect.log import observed_entries
 from openwop_tui.inspect.timeline import RowFilter, timeline_row
-from openwop_tui.protocol.events import RunEvent
+from openwop_tui.protocol.events import RunEvent, keep
 from openwop_tui.store.sessions import SessionLog, StoreError
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
@@ -72,8 +72,6 @@ class _Kept:
     entries: list[Entry] = field(default_factory=list)
     filter_text: str = ""
     chosen: Chosen = field(default_factory=lambda: Chosen(RowFilter()))
-    items_of: dict[Entry, list[str]] = field(default_factory=dict)
-    """The items each event made or changed, first first."""
     events_of: dict[str, list[Entry]] = field(default_factory=dict)
     """The events that made or changed each item, in order."""
     last: Entry | None = None
@@ -134,7 +132,7 @@ class TimelineController:
             for observed in observed_entries(store.entries(session_id), conversation.secrets):
                 if observed.event is not None:
                     row = kept.inspector.feed(observed.event, observed.at)
-                    entry = Entry(row, observed.event)
+                    entry = Entry(row, keep(observed.event, conversation.secrets))
                     kept.entries.append(entry)
                     key = (observed.event.run_id, observed.event.sequence)
                     kept.stored[key] = entry
@@ -165,7 +163,7 @@ class TimelineController:
             # event still gets its row (without marks), and the fault goes to the log.
             log.exception("the inspector failed on event %s", event.sequence)
             row = timeline_row(event)
-        entry = Entry(row, event)
+        entry = Entry(row, keep(event, self.chat.conversation.secrets))
         kept.entries.append(entry)
         kept.last = entry
         kept.pending.append(entry)
@@ -189,10 +187,11 @@ class TimelineController:
             if not isinstance(change, Added | Updated):
                 continue
             item_id = change.item.id
-            made = kept.items_of.setdefault(entry, [])
-            if item_id not in made:
-                made.append(item_id)
             events = kept.events_of.setdefault(item_id, [])
+            if item_id not in entry.items:
+                items = (*entry.items, item_id)
+                # A reply's chunks each changed the one reply: one tuple for all of them.
+                entry.items = events[-1].items if events and events[-1].items == items else items
             if not events or events[-1] is not entry:
                 events.append(entry)
             if marks and isinstance(change.item, EnvelopeItem):
@@ -292,7 +291,7 @@ class TimelineController:
         from openwop_tui.ui.screens.event import EventScreen
 
         findings = self.findings_for(entry.event)
-        items = self.kept.items_of.get(entry, [])
+        items = entry.items
         self.chat.app.push_screen(
             EventScreen(entry, findings, items, downloads=self.chat.download_folder())
         )
@@ -301,7 +300,7 @@ class TimelineController:
         """Select, in the transcript, the item ``entry``'s event made."""
         app = self.chat.app
         view = self.chat.parts.view
-        blocks = [view.block_for(i) for i in self.kept.items_of.get(entry, [])]
+        blocks = [view.block_for(i) for i in entry.items]
         shown = [b for b in blocks if b is not None]
         if not shown:
             what = entry.row.type

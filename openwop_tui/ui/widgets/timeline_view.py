@@ -32,7 +32,7 @@ from textual.theme import Theme
 
 from openwop_tui.inspect.findings import Severity
 from openwop_tui.inspect.timeline import Row
-from openwop_tui.protocol.events import RunEvent
+from openwop_tui.protocol.events import KeptEvent, RunEvent
 from openwop_tui.ui import theme_palette
 
 #: Rows kept drawn (a few screens' worth at a few widths).
@@ -41,12 +41,25 @@ _TYPE = 24
 _NODE = 14
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Entry:
-    """One event of the timeline: its row (what is drawn) and the event (what Enter opens)."""
+    """One event of the timeline: its row (what is drawn), the event (what Enter opens) and the
+    transcript items it made or changed.
+
+    A timeline keeps an entry for every event of the chat, so an entry is kept small: a
+    streamed piece's event as its frame's text (`openwop_tui.protocol.events.keep`), decoded
+    again when it is opened; the items as a tuple that consecutive chunks of one reply share.
+    """
 
     row: Row
-    event: RunEvent
+    kept: RunEvent | KeptEvent
+    items: tuple[str, ...] = ()
+
+    @property
+    def event(self) -> RunEvent:
+        """The event (decoded again if it was kept as its text)."""
+        kept = self.kept
+        return kept if isinstance(kept, RunEvent) else kept.event()
 
 
 def elapsed_text(seconds: float | None) -> str:
