@@ -149,7 +149,9 @@ class SplitKeyRows:
             if slot is None:
                 continue
             holder, key, stream = slot
-            chain = self._chains.setdefault((session, run, stream), PieceChain(self.secrets))
+            chain = self._chains.get((session, run, stream))
+            if chain is None:  # (not setdefault: that would make a chain for every row)
+                chain = self._chains[session, run, stream] = PieceChain(self.secrets)
             pieces = chain.add((ref, len(row.slots)), holder[key])
             row.slots.append((holder, key, pieces[0]))  # the new piece comes first
             for piece in pieces:
