@@ -410,6 +410,55 @@ async def pty_big() -> list[Figure]:
 
 PAGE_TURNS = 5_000  # two messages, a lifecycle line and a notice each: 10,000 items and more
 
+#: The baseline of `pty_page`: a bare Textual app, a `RichLog` written the same turns' lines
+#: (the reply as Rich Markdown), paged without animation, in the same pty.
+_BARE_LOG = """
+import sys
+from rich.markdown import Markdown
+from textual.app import App
+from textual.widgets import Input, RichLog
+REPLY = sys.argv[2]
+class Log(RichLog):
+    def action_page_up(self):
+        self.scroll_page_up(animate=False)
+class Bare(App):
+    def compose(self):
+        yield Log(wrap=True)
+        yield Input(placeholder="Message the host")
+    def on_mount(self):
+        log = self.query_one(Log)
+        for n in range(int(sys.argv[1])):
+            log.write(f"question {n}")
+            log.write(Markdown(REPLY.format(n=n)))
+            log.write(f"run completed {n}")
+        log.write("all written")
+        log.focus()
+Bare().run()
+"""
+
+
+def _page_and_resize(term: Terminal) -> tuple[list[float], list[float]]:
+    """20 Page Ups at a person's pace, then six width changes: the seconds of each."""
+    pages = []
+    for _ in range(20):
+        pages.append(term.page())
+        time.sleep(0.1)  # a person's pace: what is drawn ahead is ready by then
+    sizes = [term.resize(cols, 40) for cols in (100, 120, 90, 110, 120, 96)]
+    return pages, sizes
+
+
+def _bare_page_and_resize(home: str) -> tuple[float, float]:
+    """The baseline's median page step and resize (ms)."""
+    from benchmarks.view_figures import REPLY
+
+    term = Terminal([sys.executable, "-c", _BARE_LOG, str(PAGE_TURNS), REPLY], _env(home))
+    try:
+        term.wait_for("all written", timeout=300)
+        pages, sizes = _page_and_resize(term)
+    finally:
+        term.close()
+    return median_ms(pages), median_ms(sizes)
+
 
 @figure("pty_page")
 async def pty_page() -> list[Figure]:
@@ -428,25 +477,19 @@ async def pty_page() -> list[Figure]:
         try:
             term.wait_for(f"question {PAGE_TURNS - 1}", timeout=120)
             term.wait_for(PROMPT)
-            term.start_typing()
-            echo = median_ms(echoes(term, 15, every=0.05))
-            term.clear_typing()
-            pages = []
-            for _ in range(20):
-                pages.append(term.page())
-                time.sleep(0.1)  # a person's pace: what is drawn ahead is ready by then
-            sizes = [term.resize(cols, 40) for cols in (100, 120, 90, 110, 120, 96)]
+            pages, sizes = _page_and_resize(term)
             items = len(term.text)  # (the screen was read: the app is alive)
         finally:
             term.close()
+        bare_page, bare_resize = _bare_page_and_resize(home)
     assert items
     return [
         Figure(
             "pty_page_step_10000_ms",
             median_ms(pages),
             "ms",
-            "a key's echo in the same session (ms)",
-            echo,
+            "a bare Textual RichLog of the same turns, paged in the same pty (ms)",
+            bare_page,
             "< 16 ms (a frame at 60 Hz)",
             median_ms(pages) < 16.0,
             note=f"median of 20 Page Ups to the screen settled, worst {max(pages) * 1000:.0f} ms",
@@ -455,8 +498,8 @@ async def pty_page() -> list[Figure]:
             "pty_resize_10000_ms",
             median_ms(sizes),
             "ms",
-            "a key's echo in the same session (ms)",
-            echo,
+            "a bare Textual RichLog of the same turns, resized in the same pty (ms)",
+            bare_resize,
             "< 50 ms",
             median_ms(sizes) < 50.0,
             note="median of 6 width changes, to the screen redrawn and settled; "

@@ -69,34 +69,13 @@ def _child(name: str) -> dict[str, float]:
     return result
 
 
-async def _page_steps(app: App[None], scroll: object, steps: int = 20) -> float:
-    """Median time of one Page Up drawn (scroll, then the frame), in ms."""
-    pilot_pause = app._pilot_pause  # type: ignore[attr-defined]
-    times = []
-    for _ in range(steps):
-        start = time.perf_counter()
-        scroll.scroll_page_up(animate=False)  # type: ignore[attr-defined]
-        await pilot_pause()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
-
-
-async def _resizes(app: App[None], pilot: object) -> float:
-    times = []
-    for width in (100, 120, 90, 110, 120, 96):
-        start = time.perf_counter()
-        await pilot.resize_terminal(width, SIZE[1])  # type: ignore[attr-defined]
-        await pilot.pause()  # type: ignore[attr-defined]
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
-
-
 # ------------------------------------------------------------------------ transcript
 
 
 @figure("append")
 async def append() -> list[Figure]:
-    """10,000 finished mixed items into the view; page step at 10,000."""
+    """10,000 finished mixed items into the view (paging and resizing them are measured from
+    outside the process: `benchmarks.pty_figures.pty_page`)."""
     app = _ViewApp()
     async with app.run_test(size=SIZE) as pilot:
         app._pilot_pause = pilot.pause  # type: ignore[attr-defined]
@@ -108,11 +87,7 @@ async def append() -> list[Figure]:
         await pilot.pause()
         ours = time.perf_counter() - start
         rss = peak_rss_mb()
-        view.scroll_end(animate=False)
-        await pilot.pause()
-        page = await _page_steps(app, view)
     base = _child("richlog_append_1000")
-    log = _child("richlog_page_10000")
     scaled = base["seconds"] * 10
     return [
         Figure(
@@ -135,38 +110,6 @@ async def append() -> list[Figure]:
             "< 250 MB",
             rss < 250.0,
         ),
-        Figure(
-            "page_step_10000_ms",
-            page,
-            "ms",
-            "a bare RichLog with the same lines",
-            log["page_ms"],
-            "< 16 ms",
-            page < 16.0,
-        ),
-    ]
-
-
-@figure("resize")
-async def resize() -> list[Figure]:
-    """Resizing with 5,000 items (the median of six width changes, each drawn)."""
-    app = _ViewApp()
-    async with app.run_test(size=SIZE) as pilot:
-        view = app.query_one(TranscriptView)
-        await view.apply(_mixed(Transcript(), 5_000))
-        await pilot.pause()
-        ours = await _resizes(app, pilot)
-    log = _child("richlog_resize_5000")
-    return [
-        Figure(
-            "resize_5000_items_ms",
-            ours,
-            "ms",
-            "a bare RichLog with the same lines",
-            log["resize_ms"],
-            "< 50 ms",
-            ours < 50.0,
-        )
     ]
 
 
@@ -377,34 +320,25 @@ def _log_lines(count: int) -> list[str]:
     return lines
 
 
-async def _richlog(count: int, what: str) -> dict[str, float]:
+async def _richlog(count: int) -> dict[str, float]:
     class LogApp(App[None]):
         def compose(self) -> ComposeResult:
             yield RichLog(id="t", markup=False, wrap=True)
 
     app = LogApp()
     async with app.run_test(size=SIZE) as pilot:
-        app._pilot_pause = pilot.pause  # type: ignore[attr-defined]
         log = app.query_one(RichLog)
         start = time.perf_counter()
         for line in _log_lines(count // 4):
             log.write(line)
         await pilot.pause()
-        if what == "append":
-            return {"seconds": time.perf_counter() - start, "rss_mb": peak_rss_mb()}
-        if what == "page":
-            log.scroll_end(animate=False)
-            await pilot.pause()
-            return {"page_ms": await _page_steps(app, log)}
-        return {"resize_ms": await _resizes(app, pilot)}
+        return {"seconds": time.perf_counter() - start, "rss_mb": peak_rss_mb()}
 
 
 # A baseline costs less than its figure (one Markdown widget per message, the old append
 # baseline, ran for 17 minutes at 1,000 messages; a RichLog written 10,000 lines, 4 to 8 s).
 _BASELINES = {
-    "richlog_append_1000": lambda: _richlog(1_000, "append"),
-    "richlog_page_10000": lambda: _richlog(10_000, "page"),
-    "richlog_resize_5000": lambda: _richlog(5_000, "resize"),
+    "richlog_append_1000": lambda: _richlog(1_000),
 }
 
 if __name__ == "__main__":
