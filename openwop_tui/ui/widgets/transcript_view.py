@@ -287,6 +287,9 @@ class TranscriptView(ScrollView, can_focus=True):
     def apply_changes(self, changes: Iterable[Change]) -> None:
         """Take a batch of fold changes: nothing is rendered here, only marked."""
         grew = False
+        # Whether a block was added or drawn again now: a batch of streamed pieces only
+        # schedules its blocks' redraw (`_flush` lays out then), so it repaints nothing here.
+        laid_out = False
         width = 0  # the content width, looked up once a batch (Textual computes it each time)
         for change in changes:
             item = change.item
@@ -294,15 +297,16 @@ class TranscriptView(ScrollView, can_focus=True):
             if isinstance(change, Added) and index is None:
                 width = width or self._content_width() or 80
                 self._add(item, width)
-                grew = True
+                grew = laid_out = True
             elif isinstance(change, Updated) and index is not None:
-                self._update(index, change)
+                laid_out = self._update(index, change) or laid_out
                 grew = grew or index >= self._bottom_block()
         if grew and not self._follow:
             self.unseen = True
         if grew and self.cursor is not None:
             self._keys_changed()  # a new message: edit and regenerate move to it
-        self._relayout()
+        if laid_out:
+            self._relayout()
 
     def _add(self, item: Item, width: int) -> None:
         # A reply is not given its text here: the block reads it from the item when it draws
@@ -315,22 +319,25 @@ class TranscriptView(ScrollView, can_focus=True):
             self._tops.append(self._tops[-1] + self._eff(len(self._blocks) - 1))
             self._dirty = len(self._blocks)
 
-    def _update(self, index: int, change: Updated) -> None:
+    def _update(self, index: int, change: Updated) -> bool:
+        """Mark a block changed; whether it was drawn again now (else its redraw is
+        scheduled: a streamed piece)."""
         block = self._blocks[index]
         item = block.item
         if isinstance(item, AssistantTurn):
             if change.delta is not None:
                 block.appended()
                 self._schedule(index)
-                return
+                return False
             block.replace_text()
         elif isinstance(item, Reasoning) and not item.done:
             block.changed()
             self._schedule(index)
-            return
+            return False
         else:
             block.changed()
         self._remeasure(index)
+        return True
 
     def _schedule(self, index: int) -> None:
         """Redraw a streaming block soon (a burst of tokens costs one redraw)."""
