@@ -71,6 +71,19 @@ def test_a_clean_tour_recording_lints_to_0_with_its_faults_as_warnings(
     assert "file: URLs are never fetched" in out
 
 
+def test_a_recording_names_its_host_so_its_own_media_urls_are_not_refused(
+    tour: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # No --host: the recording's run line says which host ran it, and the demo host's own
+    # (loopback) media URLs are that host's; only the tour's two foreign URLs are refused.
+    capsys.readouterr()
+    assert main(["lint", str(tour[0])]) == 0
+    refused = [line for line in capsys.readouterr().out.splitlines() if " OW216 " in line]
+    assert len(refused) == 2, refused
+    assert "file: URLs are never fetched" in refused[0] and "10.20.30.40" in refused[1]
+    assert not any("loopback" in line for line in refused)
+
+
 def test_url_and_base64_together_exit_1_with_the_finding(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
