@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # --help builds these parsers and must not import the config
+    from rich.console import Console
+
     from openwop_tui.config import Config
 
 LINT_EXITS = """exit codes:
@@ -106,6 +108,26 @@ def run_inspector_command(
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.__stdout__.fileno())  # type: ignore[union-attr]
         return 0
+
+
+def printing_console(args: argparse.Namespace) -> tuple[Console, bool]:
+    """The console a command prints on, with the shared ``--colors`` and ``--width`` read as
+    every printing command reads them (`openwop_tui.cli.commands.make_console`), and whether
+    each line must stay whole: into a file or a pipe, without ``--width``, a finding, a check
+    or a node's line is one line however long (a reader greps it), as ``run`` keeps its
+    headers and errors."""
+    from openwop_tui.cli.commands import make_console
+
+    width = getattr(args, "width", None)
+    console = make_console(colors=getattr(args, "colors", None), width=width)
+    return console, width is None and not _is_tty(sys.stdout)
+
+
+def _is_tty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def _run(args: argparse.Namespace, config: Config, log_file: Path | None) -> int:

@@ -4,6 +4,7 @@ runs read back from the host by id, and input that cannot be read."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -186,6 +187,34 @@ def test_stats_prints_each_nodes_bar_and_the_tokens(
     assert "█" in node and "255 ms" in node and "in 41 out 52" in node
     assert "first token after 65 ms" in out
     assert "model anthropic/claude-opus-4-7: in 41, out 52" in out
+
+
+def test_stats_into_a_pipe_keeps_each_line_whole(
+    tour: tuple[Path, str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "60")
+    capsys.readouterr()
+    assert main(["stats", str(tour[0])]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    (facts,) = [line for line in lines if line.startswith("  duration ")]
+    whole = r"events \(.*/s\) · first token after \d+ ms · tokens in \d+, out \d+$"
+    assert re.search(whole, facts), facts
+    (intro,) = [line for line in lines if line.strip().startswith("intro ")]
+    assert re.search(r"█[█·]* +\d+ ms completed · in \d+ out \d+$", intro), intro
+    assert "…" not in "".join(lines)
+
+
+def test_the_inspector_commands_take_the_shared_colours_and_width(
+    tour: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert main(["lint", str(tour[0]), "--colors", "256"]) == 0
+    assert "\x1b[" in capsys.readouterr().out
+    assert main(["stats", str(tour[0]), "--width", "200"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    (intro,) = [line for line in lines if line.strip().startswith("intro ")]
+    assert len(intro.split()[1]) == 50  # the widest bar, for 200 columns
+    assert "\x1b[" not in "".join(lines)
 
 
 def test_stats_of_the_postgres_capture(capsys: pytest.CaptureFixture[str]) -> None:
