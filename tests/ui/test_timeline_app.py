@@ -160,6 +160,19 @@ async def test_lint_marks_in_rows_badges_and_the_inspector() -> None:
         assert f"\nlint {block.lint.split()[0]} {block.lint.split()[1]} " in summary.plain
 
 
+async def test_the_lint_knows_the_connected_host_so_its_own_media_are_not_flagged() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await turn(pilot, app, "show me everything")
+        refused = [f for f in app.timeline.kept.inspector.linter.findings if f.code == "OW216"]
+        # The tour's two foreign URLs, not the demo host's own (loopback) images and clips.
+        assert len(refused) == 2, [f.message for f in refused]
+        assert not any("loopback" in f.message for f in refused)
+        badges = [b.lint for b in envelope_views(app) if "OW216" in b.lint]
+        assert len(badges) == 2, badges
+
+
 async def test_rows_reach_the_panel_in_batches_not_one_redraw_per_event() -> None:
     app = demo_app()
     async with app.run_test(size=SIZE) as pilot:
