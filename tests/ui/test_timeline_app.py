@@ -74,6 +74,29 @@ async def test_f2_filter_keeps_only_node_completed_and_is_kept_for_the_chat() ->
         assert {e.row.type for e in screen.panel.view.entries} == {"node.completed"}
 
 
+async def test_a_following_timeline_opens_on_the_newest_rows_with_aligned_columns() -> None:
+    app = demo_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await connected(pilot, app)
+        await turn(pilot, app, "show me everything")
+        await pilot.press("f9")
+        await settle(pilot, app, lambda: isinstance(app.screen, TimelineScreen), what="screen")
+        screen = app.screen
+        assert isinstance(screen, TimelineScreen)
+        view = screen.panel.view
+        await settle(pilot, app, lambda: bool(view.entries), what="rows")
+        await pilot.pause()
+        assert view.following
+        # More rows than lines: the newest (run.completed) is on screen, not the first.
+        shown = on_screen(view)
+        assert "run.completed" in shown and "run.started" not in shown, shown
+        # A row with lint marks keeps its type, node and summary in the same columns.
+        lines = [line for line in shown.splitlines() if "node.completed" in line]
+        marked = [line for line in lines if "OW" in line]
+        assert marked and len(marked) < len(lines)
+        assert len({line.index("node.completed") for line in lines}) == 1, lines
+
+
 async def test_enter_on_a_row_shows_its_event_as_a_json_tree() -> None:
     app = demo_app()
     async with app.run_test(size=SIZE) as pilot:
