@@ -74,6 +74,28 @@ async def test_f2_filter_keeps_only_node_completed_and_is_kept_for_the_chat() ->
         assert {e.row.type for e in screen.panel.view.entries} == {"node.completed"}
 
 
+async def test_typing_on_the_opened_timeline_screen_filters_it() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await turn(pilot, app, "code please")
+        await pilot.press("f9")
+        await settle(pilot, app, lambda: isinstance(app.screen, TimelineScreen), what="screen")
+        screen = app.screen
+        assert isinstance(screen, TimelineScreen)
+        view = screen.panel.view
+        await settle(pilot, app, lambda: bool(view.entries), what="rows")
+        # Straight away, no click and no key first: the letters go to the filter line (a
+        # "t" or "q" in the rows would leave the screen).
+        await pilot.press(*"node.completed")
+        await settle(pilot, app, lambda: {e.row.type for e in view.entries} == {"node.completed"})
+        assert app.screen is screen and screen.panel.filter_input.value == "node.completed"
+        await pilot.press("enter")  # to the rows; Enter again opens the selected event
+        assert view.has_focus
+        await pilot.press("enter")
+        await settle(pilot, app, lambda: isinstance(app.screen, EventScreen), what="the event")
+
+
 async def test_a_following_timeline_opens_on_the_newest_rows_with_aligned_columns() -> None:
     app = demo_app()
     async with app.run_test(size=(120, 30)) as pilot:
