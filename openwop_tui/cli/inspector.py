@@ -45,7 +45,12 @@ def add_inspector_commands(commands: Any, codes: dict[str, Any]) -> None:
         **{**codes, "epilog": LINT_EXITS},
     )
     lint.add_argument("source", metavar="FILE.sse|-|RUN_ID", nargs="?")
-    lint.add_argument("--json", action="store_true", help="one JSON object per finding (NDJSON)")
+    lint.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON object per finding (NDJSON) with sequence, code, severity, source, "
+        "message, path (a JSON path in the event) and runId; null sequence: the stream",
+    )
     lint.add_argument(
         "--max-inline-bytes",
         type=int,
@@ -75,7 +80,13 @@ def add_inspector_commands(commands: Any, codes: dict[str, Any]) -> None:
         **{**codes, "epilog": "exit codes:\n  0    printed\n  2    the input cannot be read"},
     )
     stats.add_argument("source", metavar="FILE.sse|-|RUN_ID")
-    stats.add_argument("--json", action="store_true", help="print the statistics as JSON")
+    stats.add_argument(
+        "--json",
+        action="store_true",
+        help='one object {"runs": [...]}: each run\'s runId, status, durationMs, '
+        "timeToFirstTokenMs, eventsPerSecond, tokensIn, tokensOut, nodes (nodeId, start, end, "
+        "durationMs, attempts, status, tokensIn, tokensOut) and models (see the README)",
+    )
 
     doctor = commands.add_parser(
         "doctor",

@@ -230,6 +230,22 @@ def test_stats_of_nothing_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "holds no SSE frames" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("command", "fields"),
+    [
+        ("lint", ("sequence", "code", "severity", "source", "message", "path", "runId")),
+        ("stats", ("runs", "durationMs", "tokensIn", "tokensOut", "nodes", "models")),
+    ],
+)
+def test_help_documents_the_json_fields(
+    capsys: pytest.CaptureFixture[str], command: str, fields: tuple[str, ...]
+) -> None:
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert all(field in out for field in fields), out
+
+
 def test_rules_lists_every_code(capsys: pytest.CaptureFixture[str]) -> None:
     from openwop_tui.inspect.findings import RULES
 
