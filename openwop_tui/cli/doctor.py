@@ -16,10 +16,10 @@ import os
 import sys
 from pathlib import Path
 
-from rich.console import Console
 from rich.text import Text
 
 from openwop_tui import doctor
+from openwop_tui.cli.inspector import printing_console
 from openwop_tui.config import Config, default_config_path
 from openwop_tui.devices.audio import probe
 from openwop_tui.devices.terminal import detect_image_mode
@@ -58,7 +58,7 @@ def doctor_command(
     if args.json:
         sys.stdout.write(json.dumps({"checks": [c.as_json() for c in checks]}) + "\n")
     else:
-        console = Console(highlight=False, emoji=False)
+        console, whole = printing_console(args)
         for check in checks:
             label, style = _LABELS[check.status]
             line = Text(f"{label:>4} ", style=style)
@@ -66,5 +66,5 @@ def doctor_command(
             line.append(check.detail)
             if check.fix and check.status != "ok":
                 line.append(f"  → {check.fix}", style="dim")
-            console.print(line)
+            console.print(line, soft_wrap=whole)  # one check, one line into a pipe
     return 1 if doctor.failed(checks) else 0

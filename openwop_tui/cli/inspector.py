@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # --help builds these parsers and must not import the config
+    from rich.console import Console
+
     from openwop_tui.config import Config
 
 LINT_EXITS = """exit codes:
@@ -43,7 +45,12 @@ def add_inspector_commands(commands: Any, codes: dict[str, Any]) -> None:
         **{**codes, "epilog": LINT_EXITS},
     )
     lint.add_argument("source", metavar="FILE.sse|-|RUN_ID", nargs="?")
-    lint.add_argument("--json", action="store_true", help="one JSON object per finding (NDJSON)")
+    lint.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON object per finding (NDJSON) with sequence, code, severity, source, "
+        "message, path (a JSON path in the event) and runId; null sequence: the stream",
+    )
     lint.add_argument(
         "--max-inline-bytes",
         type=int,
@@ -73,7 +80,13 @@ def add_inspector_commands(commands: Any, codes: dict[str, Any]) -> None:
         **{**codes, "epilog": "exit codes:\n  0    printed\n  2    the input cannot be read"},
     )
     stats.add_argument("source", metavar="FILE.sse|-|RUN_ID")
-    stats.add_argument("--json", action="store_true", help="print the statistics as JSON")
+    stats.add_argument(
+        "--json",
+        action="store_true",
+        help='one object {"runs": [...]}: each run\'s runId, status, durationMs, '
+        "timeToFirstTokenMs, eventsPerSecond, tokensIn, tokensOut, nodes (nodeId, start, end, "
+        "durationMs, attempts, status, tokensIn, tokensOut) and models (see the README)",
+    )
 
     doctor = commands.add_parser(
         "doctor",
@@ -106,6 +119,26 @@ def run_inspector_command(
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.__stdout__.fileno())  # type: ignore[union-attr]
         return 0
+
+
+def printing_console(args: argparse.Namespace) -> tuple[Console, bool]:
+    """The console a command prints on, with the shared ``--colors`` and ``--width`` read as
+    every printing command reads them (`openwop_tui.cli.commands.make_console`), and whether
+    each line must stay whole: into a file or a pipe, without ``--width``, a finding, a check
+    or a node's line is one line however long (a reader greps it), as ``run`` keeps its
+    headers and errors."""
+    from openwop_tui.cli.commands import make_console
+
+    width = getattr(args, "width", None)
+    console = make_console(colors=getattr(args, "colors", None), width=width)
+    return console, width is None and not _is_tty(sys.stdout)
+
+
+def _is_tty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def _run(args: argparse.Namespace, config: Config, log_file: Path | None) -> int:

@@ -25,9 +25,9 @@ import argparse
 import json
 import sys
 
-from rich.console import Console
 from rich.text import Text
 
+from openwop_tui.cli.inspector import printing_console
 from openwop_tui.cli.source import SourceError, read_source
 from openwop_tui.config import Config
 from openwop_tui.inspect.findings import RULES, Finding, Severity
@@ -42,12 +42,12 @@ _RANK = {"info": 0, "warning": 1, "error": 2}
 
 def lint_command(args: argparse.Namespace, config: Config) -> int:
     """Run ``lint`` as parsed; the exit code."""
-    console = Console(highlight=False, soft_wrap=True, emoji=False)
+    console, _ = printing_console(args)
     if args.rules:
         for rule in RULES.values():
             line = Text(f"{rule.code}  {rule.severity.value:<7}  {rule.title}  ")
             line.append(rule.source, style="dim")
-            console.print(line)
+            console.print(line, soft_wrap=True)
         return EXIT_CLEAN
     if not args.source:
         print("openwop-tui lint: give FILE.sse, - (stdin) or RUN_ID (with --host)", file=sys.stderr)
@@ -83,7 +83,7 @@ def lint_command(args: argparse.Namespace, config: Config) -> int:
             sys.stdout.write(json.dumps(item.as_json(), ensure_ascii=False) + "\n")
     else:
         for item in shown:
-            console.print(_line(item))
+            console.print(_line(item), soft_wrap=True)  # one finding, one line
     counts = summary(findings)
     events = sum(1 for observed in source.items if observed.event is not None)
     tally = ", ".join(

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from openwop_tui.config import Config
+from openwop_tui.core.origins import HOST_KEY, host_url
 from openwop_tui.inspect.log import Observed, observed, observed_entries
 from openwop_tui.protocol.hostdata import secrets_of
 from openwop_tui.protocol.stream import Arrival
@@ -38,6 +39,7 @@ class Source:
     max_inline_bytes: int | None = None
     """The host's ``maxInlineMediaBytes``, when the host was asked."""
     base_url: str | None = None
+    """The host the run came from: ``--host``'s, or the one a recording names."""
     supported_envelopes: frozenset[str] | None = None
     """The host's ``supportedEnvelopes``, when the host was asked."""
 
@@ -75,7 +77,12 @@ def _from_text(text: str, name: str, secrets: tuple[str, ...]) -> Source:
             f"{name} holds no SSE frames: is it a recording (openwop-tui run "
             "--record FILE.sse) or an event stream?"
         )
-    return Source(name, list(observed_entries(entries, secrets)))
+    # A recording names the host each run came from: its own media URLs (loopback, for the
+    # demo host) are that host's, not strangers'. One host for the whole file, or none known.
+    hosts = {host_url(entry.meta.get(HOST_KEY)) for entry in entries if entry.kind == "run"}
+    hosts.discard(None)
+    base_url = hosts.pop() if len(hosts) == 1 else None
+    return Source(name, list(observed_entries(entries, secrets)), base_url=base_url)
 
 
 async def _from_host(run_id: str, config: Config) -> Source:

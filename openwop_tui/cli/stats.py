@@ -18,9 +18,9 @@ import argparse
 import json
 import sys
 
-from rich.console import Console
 from rich.text import Text
 
+from openwop_tui.cli.inspector import printing_console
 from openwop_tui.cli.source import SourceError, read_source
 from openwop_tui.config import Config
 from openwop_tui.inspect.stats import NodeTiming, RunStats, StatsFold
@@ -48,11 +48,14 @@ def stats_command(args: argparse.Namespace, config: Config) -> int:
     if args.json:
         sys.stdout.write(json.dumps({"runs": [run.as_json() for run in runs]}) + "\n")
         return EXIT_OK
-    console = Console(highlight=False, emoji=False)
+    console, whole = printing_console(args)
     for index, run in enumerate(runs):
         if index:
             console.print()
         for number, line in enumerate(render_run(run, console.width)):
+            if whole:  # into a pipe: every line whole, the tokens never cut off
+                console.print(line, soft_wrap=True)
+                continue
             # The header and its facts wrap; node lines keep their bar on one line.
             console.print(line, no_wrap=number > 1, overflow="ellipsis" if number > 1 else "fold")
     return EXIT_OK

@@ -85,6 +85,29 @@ class Linter:
         self._found: list[Finding] = []
         self._by_event: dict[tuple[str | None, int], list[Finding]] = {}
 
+    def use_host(
+        self,
+        base_url: str | None,
+        *,
+        max_inline_bytes: int | None = None,
+        supported_envelopes: frozenset[str] | None = None,
+    ) -> None:
+        """What is known of the host the next events come from (the app's linter exists
+        before it connects): its own media URLs are then checked as the client fetches them,
+        not refused as a stranger's. Events already linted keep their findings."""
+        self.config = replace(
+            self.config,
+            base_url=base_url,
+            max_inline_bytes=max_inline_bytes or self.config.max_inline_bytes,
+            supported_envelopes=supported_envelopes,
+        )
+        self._context = replace(
+            self._context,
+            base_url=self.config.base_url,
+            max_inline_bytes=self.config.max_inline_bytes,
+            supported_envelopes=self.config.supported_envelopes,
+        )
+
     @property
     def findings(self) -> list[Finding]:
         """Every finding so far, in the order found."""

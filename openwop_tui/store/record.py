@@ -224,7 +224,10 @@ def _marker(kind: str, text: str) -> Entry | None:
     if kind == "notice":
         return Entry("notice", str(value.get("text", "")), label=str(value.get("level", "info")))
     if kind == "run":
-        return Entry("run", run=run, meta={"workflow": value.get("workflow") or ""})
+        meta = {"workflow": value.get("workflow") or ""}
+        if isinstance(value.get("host"), str):
+            meta["host"] = value["host"]  # the host that ran it, as `Recorder` wrote it
+        return Entry("run", run=run, meta=meta)
     if kind == "end":
         meta = {"status": value["status"]} if isinstance(value.get("status"), str) else {}
         return Entry("end", run=run, meta=meta)

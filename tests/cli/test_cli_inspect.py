@@ -4,6 +4,7 @@ runs read back from the host by id, and input that cannot be read."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -69,6 +70,19 @@ def test_a_clean_tour_recording_lints_to_0_with_its_faults_as_warnings(
         assert any(f" {code} " in line and "warning" in line for line in lines), code
     assert not any(" error " in line for line in lines)
     assert "file: URLs are never fetched" in out
+
+
+def test_a_recording_names_its_host_so_its_own_media_urls_are_not_refused(
+    tour: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # No --host: the recording's run line says which host ran it, and the demo host's own
+    # (loopback) media URLs are that host's; only the tour's two foreign URLs are refused.
+    capsys.readouterr()
+    assert main(["lint", str(tour[0])]) == 0
+    refused = [line for line in capsys.readouterr().out.splitlines() if " OW216 " in line]
+    assert len(refused) == 2, refused
+    assert "file: URLs are never fetched" in refused[0] and "10.20.30.40" in refused[1]
+    assert not any("loopback" in line for line in refused)
 
 
 def test_url_and_base64_together_exit_1_with_the_finding(
@@ -175,6 +189,34 @@ def test_stats_prints_each_nodes_bar_and_the_tokens(
     assert "model anthropic/claude-opus-4-7: in 41, out 52" in out
 
 
+def test_stats_into_a_pipe_keeps_each_line_whole(
+    tour: tuple[Path, str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "60")
+    capsys.readouterr()
+    assert main(["stats", str(tour[0])]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    (facts,) = [line for line in lines if line.startswith("  duration ")]
+    whole = r"events \(.*/s\) · first token after \d+ ms · tokens in \d+, out \d+$"
+    assert re.search(whole, facts), facts
+    (intro,) = [line for line in lines if line.strip().startswith("intro ")]
+    assert re.search(r"█[█·]* +\d+ ms completed · in \d+ out \d+$", intro), intro
+    assert "…" not in "".join(lines)
+
+
+def test_the_inspector_commands_take_the_shared_colours_and_width(
+    tour: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert main(["lint", str(tour[0]), "--colors", "256"]) == 0
+    assert "\x1b[" in capsys.readouterr().out
+    assert main(["stats", str(tour[0]), "--width", "200"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    (intro,) = [line for line in lines if line.strip().startswith("intro ")]
+    assert len(intro.split()[1]) == 50  # the widest bar, for 200 columns
+    assert "\x1b[" not in "".join(lines)
+
+
 def test_stats_of_the_postgres_capture(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["stats", str(CAPTURES / "pg-host-mock-agent-stream.sse")]) == 0
     out = capsys.readouterr().out
@@ -186,6 +228,22 @@ def test_stats_of_nothing_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[
     path.write_text(": only a comment\n\n")
     assert main(["stats", str(path)]) == 2
     assert "holds no SSE frames" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("command", "fields"),
+    [
+        ("lint", ("sequence", "code", "severity", "source", "message", "path", "runId")),
+        ("stats", ("runs", "durationMs", "tokensIn", "tokensOut", "nodes", "models")),
+    ],
+)
+def test_help_documents_the_json_fields(
+    capsys: pytest.CaptureFixture[str], command: str, fields: tuple[str, ...]
+) -> None:
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert all(field in out for field in fields), out
 
 
 def test_rules_lists_every_code(capsys: pytest.CaptureFixture[str]) -> None:

@@ -89,11 +89,18 @@ def test_on_this_machine_it_names_images_audio_and_the_store(
     assert "log file" in checks and "terminal size" in checks and "tmux passthrough" in checks
 
 
-def test_printed_report_has_one_line_per_check(capsys: pytest.CaptureFixture[str]) -> None:
+def test_printed_report_has_one_line_per_check(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "60")  # narrower than the checks' lines: still one each
     assert main(["doctor"]) == 0
     out = capsys.readouterr().out
     for name in ("images:", "audio:", "session store:", "log file:", "colours:"):
         assert name in out
+    lines = out.splitlines()
+    assert all(line.split()[0] in ("ok", "info", "warn", "FAIL") for line in lines), lines
+    assert main(["doctor", "--json"]) == 0
+    assert len(lines) == len(json.loads(capsys.readouterr().out)["checks"])
 
 
 def test_a_wrong_key_says_it_was_refused_and_exits_non_zero(

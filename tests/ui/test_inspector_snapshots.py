@@ -52,6 +52,7 @@ def test_lint_finding(snap_compare: Snap, size: tuple[int, int]) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
         screen = await _timeline(pilot, "show me everything", "has:warnings")
         view = screen.panel.view
+        view.focus()  # from the filter line to the rows, as Enter there does
         view.action_first()
         view.action_open()
         app = pilot.app

@@ -74,6 +74,51 @@ async def test_f2_filter_keeps_only_node_completed_and_is_kept_for_the_chat() ->
         assert {e.row.type for e in screen.panel.view.entries} == {"node.completed"}
 
 
+async def test_typing_on_the_opened_timeline_screen_filters_it() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await turn(pilot, app, "code please")
+        await pilot.press("f9")
+        await settle(pilot, app, lambda: isinstance(app.screen, TimelineScreen), what="screen")
+        screen = app.screen
+        assert isinstance(screen, TimelineScreen)
+        view = screen.panel.view
+        await settle(pilot, app, lambda: bool(view.entries), what="rows")
+        # Straight away, no click and no key first: the letters go to the filter line (a
+        # "t" or "q" in the rows would leave the screen).
+        await pilot.press(*"node.completed")
+        await settle(pilot, app, lambda: {e.row.type for e in view.entries} == {"node.completed"})
+        assert app.screen is screen and screen.panel.filter_input.value == "node.completed"
+        await pilot.press("enter")  # to the rows; Enter again opens the selected event
+        assert view.has_focus
+        await pilot.press("enter")
+        await settle(pilot, app, lambda: isinstance(app.screen, EventScreen), what="the event")
+
+
+async def test_a_following_timeline_opens_on_the_newest_rows_with_aligned_columns() -> None:
+    app = demo_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await connected(pilot, app)
+        await turn(pilot, app, "show me everything")
+        await pilot.press("f9")
+        await settle(pilot, app, lambda: isinstance(app.screen, TimelineScreen), what="screen")
+        screen = app.screen
+        assert isinstance(screen, TimelineScreen)
+        view = screen.panel.view
+        await settle(pilot, app, lambda: bool(view.entries), what="rows")
+        await pilot.pause()
+        assert view.following
+        # More rows than lines: the newest (run.completed) is on screen, not the first.
+        shown = on_screen(view)
+        assert "run.completed" in shown and "run.started" not in shown, shown
+        # A row with lint marks keeps its type, node and summary in the same columns.
+        lines = [line for line in shown.splitlines() if "node.completed" in line]
+        marked = [line for line in lines if "OW" in line]
+        assert marked and len(marked) < len(lines)
+        assert len({line.index("node.completed") for line in lines}) == 1, lines
+
+
 async def test_enter_on_a_row_shows_its_event_as_a_json_tree() -> None:
     app = demo_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -158,6 +203,19 @@ async def test_lint_marks_in_rows_badges_and_the_inspector() -> None:
         summary = screen._summary().inner
         assert isinstance(summary, Text)
         assert f"\nlint {block.lint.split()[0]} {block.lint.split()[1]} " in summary.plain
+
+
+async def test_the_lint_knows_the_connected_host_so_its_own_media_are_not_flagged() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await turn(pilot, app, "show me everything")
+        refused = [f for f in app.timeline.kept.inspector.linter.findings if f.code == "OW216"]
+        # The tour's two foreign URLs, not the demo host's own (loopback) images and clips.
+        assert len(refused) == 2, [f.message for f in refused]
+        assert not any("loopback" in f.message for f in refused)
+        badges = [b.lint for b in envelope_views(app) if "OW216" in b.lint]
+        assert len(badges) == 2, badges
 
 
 async def test_rows_reach_the_panel_in_batches_not_one_redraw_per_event() -> None:

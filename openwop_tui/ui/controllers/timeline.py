@@ -31,6 +31,7 @@ from openwop_tui.core.fold import Added, Change, Updated
 from openwop_tui.core.items import EnvelopeItem
 from openwop_tui.inspect.findings import Finding, Severity
 from openwop_tui.inspect.inspector import Inspector
+from openwop_tui.inspect.lint import LintConfig
 from openwop_tui.inspect.log import observed_entries
 from openwop_tui.inspect.timeline import RowFilter, timeline_row
 from openwop_tui.protocol.events import RunEvent, keep
@@ -77,6 +78,8 @@ class _Kept:
     last: Entry | None = None
     pending: list[Entry] = field(default_factory=list)
     """Rows not yet handed to the panels."""
+    told: tuple[object, object] = (None, None)
+    """The host client and discovery the lint was last told of (to tell it of a new one)."""
     stored: dict[tuple[str | None, int | None], Entry] = field(default_factory=dict)
     """The rows read from the store, by (run, sequence): an event that arrives live after its
     row was read (the store is written as events come) is that row, not a second one."""
@@ -117,7 +120,8 @@ class TimelineController:
         conversation = self.chat.conversation
         kept = self._kept.get(conversation)
         if kept is None:
-            kept = self._kept[conversation] = _Kept()
+            lint = LintConfig(max_asset_bytes=self.chat.config.max_asset_bytes)
+            kept = self._kept[conversation] = _Kept(Inspector(lint))
             self._fold_stored(conversation, kept)
         return kept
 
@@ -128,6 +132,7 @@ class TimelineController:
         )
         if store is None or session_id is None:
             return
+        self._tell_host(kept)
         try:
             for observed in observed_entries(store.entries(session_id), conversation.secrets):
                 if observed.event is not None:
@@ -156,6 +161,7 @@ class TimelineController:
         if known is not None:  # read from the store already: it is the event the live items link to
             kept.last = known
             return
+        self._tell_host(kept)
         try:
             row = kept.inspector.feed(event, time.time())
         except Exception:
@@ -170,6 +176,20 @@ class TimelineController:
         if not self._scheduled:
             self._scheduled = True
             self.chat.app.set_timer(1 / FRAMES_PER_SECOND, self.flush)
+
+    def _tell_host(self, kept: _Kept) -> None:
+        """The lint checks media URLs as the app fetches them: against the connected host (its
+        own loopback or relative URLs are not a stranger's) and its discovery's inline cap."""
+        client, session = self.chat.client, self.chat.session
+        discovery = session.discovery if session is not None else None
+        if client is None or (client is kept.told[0] and discovery is kept.told[1]):
+            return
+        kept.told = (client, discovery)
+        kept.inspector.linter.use_host(
+            client.base_url,
+            max_inline_bytes=discovery.max_inline_media_bytes if discovery else None,
+            supported_envelopes=frozenset(discovery.supported_envelopes) if discovery else None,
+        )
 
     def made(self, changes: Sequence[Change]) -> None:
         """The items the last event made or changed (drawn already): linked to it, and its lint

@@ -2,8 +2,9 @@
 
 The same `TimelinePanel` as the one docked beside the transcript (F2), shown full-size, fed by
 the same controller (`openwop_tui.ui.controllers.timeline`) with the same filter line, kept for
-the chat. Esc (or ``q`` in the rows) goes back to the chat; Enter on a row opens the event as a
-JSON tree, ``t`` goes to the transcript item it made.
+the chat. It opens with the filter line focused (typing filters; Enter or ↓ goes to the rows,
+``/`` back to the filter). Esc (or ``q`` in the rows) goes back to the chat; Enter on a row
+opens the event as a JSON tree, ``t`` goes to the transcript item it made.
 """
 
 from __future__ import annotations
@@ -38,4 +39,6 @@ class TimelineScreen(Screen[None]):
     def on_mount(self) -> None:
         # The app's controller fills the panel (it is not reachable from a screen otherwise).
         self.post_message(TimelineScreenOpened(self.panel))
-        self.panel.view.focus()
+        # The filter line has the keys: what is typed filters (in the rows, a letter is a
+        # command: ``t`` leaves for the transcript). Enter or ↓ goes to the rows, ``/`` back.
+        self.panel.filter_input.focus()

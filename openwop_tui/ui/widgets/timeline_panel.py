@@ -39,7 +39,7 @@ class TimelinePanel(Vertical):
     TimelinePanel#events.-visible { display: block; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "focus_filter", "Filter", show=False),
+        Binding("slash", "focus_filter", "Filter"),
     ]
 
     class FilterChanged(Message):

@@ -39,6 +39,7 @@ from openwop_tui.ui import theme_palette
 CACHED_ROWS = 1024
 _TYPE = 24
 _NODE = 14
+_MARKS = 9
 
 
 @dataclass(slots=True, eq=False)
@@ -77,6 +78,14 @@ def marks_text(row: Row) -> str:
         return ""
     sign = "✖" if row.worst == Severity.ERROR else "⚠" if row.worst == Severity.WARNING else "·"
     return f"{sign} {' '.join(row.marks)}"
+
+
+def mark_cell(row: Row) -> str:
+    """The marks column: ``⚠ OW216``, ``✖ OW214+2`` for three codes, ``""`` without."""
+    if not row.marks:
+        return ""
+    more = f"+{len(row.marks) - 1}" if len(row.marks) > 1 else ""
+    return f"{marks_text(row)[:1]} {row.marks[0]}{more}"[:_MARKS]
 
 
 def row_text(row: Row) -> str:
@@ -166,7 +175,18 @@ class TimelineView(ScrollView, can_focus=True):
         self._resized()
         if self.following:
             self._to_end()
+            # Before its first layout (a panel just shown, a screen just pushed) the view has
+            # no height and cannot scroll yet: once laid out, it opens on the newest rows.
+            self.call_after_refresh(self._end_if_following)
         self.refresh()
+
+    def _end_if_following(self) -> None:
+        if self.following:
+            self._to_end()
+            self.refresh()
+
+    def on_resize(self) -> None:
+        self._end_if_following()
 
     def extend(self, entries: Iterable[Entry]) -> None:
         """Rows that just arrived (a batch): appended; kept in view while following."""
@@ -241,10 +261,10 @@ class TimelineView(ScrollView, can_focus=True):
             Segment(f"{sequence:>5} ", styles["muted"]),
             Segment(f"{elapsed_text(row.elapsed):>9} ", styles["muted"]),
         ]
-        marks = marks_text(row)
-        if marks:
-            level = row.worst.value if row.worst is not None else "info"
-            segments.append(Segment(marks + " ", styles[level]))
+        # A column of its own, the same width on every row, so marks never push the type,
+        # node and summary out of line; more codes than one are counted (all in the JSON view).
+        level = row.worst.value if row.worst is not None else "info"
+        segments.append(Segment(f"{mark_cell(row):<{_MARKS}} ", styles[level]))
         failed = row.type.endswith("failed")
         kind = row.type
         segments.append(Segment(f"{kind:<{_TYPE}} ", styles["failed" if failed else "type"]))
