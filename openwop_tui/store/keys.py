@@ -115,6 +115,19 @@ def _mask_strings(doc: Any, secrets: tuple[str, ...], skip: set[tuple[int, str]]
     return changed
 
 
+def _probes(secret: str) -> list[str]:
+    """Pieces of ``secret`` one of which is in any text `mask` would change: its
+    `MIN_PREFIX`-long pieces at every multiple of `MIN_PREFIX`, and its last.
+
+    `mask` masks the key, a fragment of `fragment_floor` characters or more (at least 12), or
+    a prefix of `MIN_PREFIX` or more after ``Bearer``: each of those spans 4 characters of the
+    key that start at a multiple of 4 (a span of 12 holds one wherever it starts), or is the
+    key's start or end."""
+    step = MIN_PREFIX
+    pieces = [secret[i : i + step] for i in range(0, len(secret) - step + 1, step)]
+    return [*pieces, secret[-step:]]
+
+
 class SplitKeyRows:
     """Follows the chunk texts of a session's rows; see the module docstring."""
 
@@ -122,6 +135,7 @@ class SplitKeyRows:
         self.secrets = secrets_of(*secrets)
         self._chains: dict[tuple[str, str | None, str], PieceChain] = {}
         self._rows: dict[object, _Row] = {}
+        self._probes = tuple({p for secret in self.secrets for p in _probes(secret)})
 
     def row(
         self, session: str, ref: object, kind: str, run: str | None, data: str
@@ -134,9 +148,10 @@ class SplitKeyRows:
         if not self.secrets or kind not in _EVENT_KINDS:
             return data, []
         chunky = '"chunk"' in data or '"delta"' in data
-        # A long fragment at a string's edge holds the key's first or last characters.
-        probes = [p for s in self.secrets for p in (s[:MIN_PREFIX], s[-MIN_PREFIX:])]
-        if not chunky and not any(probe in data for probe in probes):
+        # Whether any string of the row may hold what `mask` masks: an escape may hide it;
+        # else it holds one of the probes (see `_probes`).
+        maybe = "\\" in data or any(probe in data for probe in self._probes)
+        if not chunky and not maybe:
             return data, []
         try:
             doc = json.loads(data)
@@ -161,7 +176,7 @@ class SplitKeyRows:
         # Every other string: the key whole, or a long fragment at its edge (`mask`), as the
         # protocol layer masks it when the row is read; the chain decides the pieces.
         slots = {(id(holder), key) for holder, key, _ in row.slots}
-        edged = _mask_strings(doc, self.secrets, slots)
+        edged = maybe and _mask_strings(doc, self.secrets, slots)
         if not row.slots and not edged:
             return data, []
         if row.slots:

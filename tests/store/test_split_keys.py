@@ -317,3 +317,26 @@ def test_a_long_fragment_in_any_stored_string_is_masked_in_the_row(tmp_path: Pat
     assert rows[0]["payload"] == {"message": f"rejected Bearer {MASK}", "list": [f"{MASK} x"]}
     assert rows[1]["payload"] == {"m": "open"}
     assert long_fragment((tmp_path / "s.db").read_bytes().decode("latin-1")) is None
+
+
+@pytest.mark.parametrize("with_chunk", [False, True])
+def test_a_middle_piece_or_an_escaped_key_in_a_stored_string_is_masked(
+    tmp_path: Path, with_chunk: bool
+) -> None:
+    # A string that is a long piece of the key's middle holds neither its first nor its last
+    # characters; a key spelled with JSON escapes is not in the row's text as such. The store's
+    # quick test of a row must let both through to the masking (a chunk's row too).
+    floor = fragment_floor(KEY)
+    middle = KEY[3 : 3 + floor]
+    escaped = "".join(f"\\u{ord(c):04x}" for c in KEY)
+    payload = {"chunk": "ok "} if with_chunk else {}
+    row = json.dumps({"type": "output.chunk", "nodeId": middle, "payload": payload})
+    with Store(tmp_path / "s.db", secrets=[KEY]) as store:
+        session = store.create(host="h", workflow="w")
+        store.append(session, Entry("frame", row, run="r"))
+        spelled = '{"type": "x", "payload": {"m": "' + escaped + '"}}'
+        store.append(session, Entry("frame", spelled))
+        rows = [json.loads(e.data) for e in store.entries(session)]
+    assert rows[0]["nodeId"] == MASK
+    assert rows[1]["payload"] == {"m": MASK}
+    assert long_fragment((tmp_path / "s.db").read_bytes().decode("latin-1")) is None
