@@ -132,8 +132,9 @@ class Block:
     answer (the view passes its registry's)."""
     _plain: str | None = None
     _shape: tuple[int, int] | None = None
-    """(newlines, characters) of the item's text, for `estimate` (kept until it changes: a
-    resize estimates every block again, and an estimate must not draw a tool call's line)."""
+    """(lines whatever the width, characters to wrap) of the item, for `estimate` (kept until
+    it changes: a resize estimates every block again, and an estimate must not draw a tool
+    call's line)."""
 
     # ------------------------------------------------------------------ facts
 
@@ -208,19 +209,25 @@ class Block:
         return _plain_text(self)
 
     def estimate(self, width: int) -> int:
-        """A cheap guess at the height at ``width`` (corrected once drawn)."""
-        width = max(width, 10)
+        """A cheap guess at the height at ``width`` (corrected once drawn). A resize asks it
+        of every block not drawn at the new width: what does not depend on the width is
+        worked out once per change (`_shape`)."""
+        shape = self._shape
+        if shape is None:
+            shape = self._shape = self._measure()
+        lines, length = shape
+        return lines + length // max(width, 10)
+
+    def _measure(self) -> tuple[int, int]:
+        """(lines whatever the width, characters to wrap) for `estimate`."""
         item = self.item
         if isinstance(item, EnvelopeItem):
-            return 8 if item.envelope.display == "image" else 4
-        if self._shape is None:
-            text = _plain_text(self) if not isinstance(item, AssistantTurn) else item.text
-            self._shape = (text.count("\n"), len(text))
-        newlines, length = self._shape
-        lines = newlines + 1 + length // width
+            return (8 if item.envelope.display == "image" else 4), 0
+        text = _plain_text(self) if not isinstance(item, AssistantTurn) else item.text
+        lines = text.count("\n") + 1
         if isinstance(item, Notice):
-            return lines
-        return lines + 2  # heading (or none) and the blank line after
+            return lines, len(text)
+        return lines + 2, len(text)  # heading (or none) and the blank line after
 
     # ------------------------------------------------------------------ lines
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import time
 from bisect import bisect_right
 from collections.abc import Iterable
-from itertools import accumulate
+from itertools import accumulate, islice
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -44,6 +44,7 @@ from openwop_tui.core.fold import (
     Change,
     EnvelopeItem,
     Item,
+    Notice,
     Reasoning,
     Updated,
     UserTurn,
@@ -489,7 +490,15 @@ class TranscriptView(ScrollView, can_focus=True):
             return
         start = min(self._dirty, n)
         del self._tops[start + 1 :]
-        heights = (self._eff(index) for index in range(start, n))
+        # `_eff` inlined: after a resize this runs over every block (tens of thousands).
+        blocks = islice(self._blocks, start, n)
+        if self._show_verbose:
+            heights = (block.height for block in blocks)
+        else:
+            heights = (
+                0 if isinstance(block.item, Notice) and block.item.verbose else block.height
+                for block in blocks
+            )  # (`Block.verbose` inlined too)
         self._tops.extend(accumulate(heights, initial=self._tops[start]))
         del self._tops[start + 1]  # accumulate repeats the initial value
         self._dirty = n
@@ -632,13 +641,13 @@ class TranscriptView(ScrollView, can_focus=True):
     def _rewidth(self, width: int) -> None:
         """A new width: re-estimate every height; only what is visible is drawn again."""
         anchor = self._anchor
-        for block in self._blocks:
+        for block in self._blocks:  # (tens of thousands of blocks: kept to the bare steps)
             cached = block.cache.get(width)
-            if cached is not None:
-                block.height = len(cached)
-            else:
+            if cached is None:
                 block.height = block.estimate(width)
                 block.measured = False
+            else:
+                block.height = len(cached)
         self._width = width
         self._dirty = 0
         self._anchor = anchor
