@@ -152,45 +152,61 @@ async def _bench_run(url: str, key: str) -> tuple[str, dict[str, str]]:
         return response.json()["runId"], headers
 
 
-@figure("ingest")
-async def ingest() -> list[Figure]:
-    """20,000 small events from the loopback demo host through decode, normalise and fold,
-    against bare httpx-sse reading the same stream."""
+#: Rounds of `ingest`, each side taking its best: the machine's noise is one-sided (a round is
+#: only ever slowed), and the two sides alternate so that a slow spell hits both.
+INGEST_ROUNDS = 3
+
+
+async def _bare_rate(url: str, key: str) -> float:
+    """Events a second httpx-sse alone reads of a fresh run (no decoding beyond its own)."""
+    run_id, headers = await _bench_run(url, key)
+    start = time.perf_counter()
+    count = 0
+    async with (
+        httpx.AsyncClient(timeout=60) as http,
+        aconnect_sse(
+            http, "GET", f"{url}/v1/runs/{run_id}/events?streamMode={MODES}", headers=headers
+        ) as source,
+    ):
+        async for _ in source.aiter_sse():
+            count += 1
+    return count / (time.perf_counter() - start)
+
+
+async def _our_rate(url: str, key: str) -> tuple[float, int]:
+    """Events a second the client decodes, normalises and folds of a fresh run (and how many)."""
     from openwop_tui.core.fold import Transcript
-    from openwop_tui.demo_host import DemoHost
     from openwop_tui.protocol.client import HostClient
     from openwop_tui.protocol.events import RunEvent
     from openwop_tui.protocol.stream import subscribe
 
-    with DemoHost(pace=0) as demo:
-        # Baseline: httpx-sse alone, no decoding beyond its own, no JSON.
-        run_id, headers = await _bench_run(demo.url, demo.api_key)
-        start = time.perf_counter()
-        count = 0
-        async with (
-            httpx.AsyncClient(timeout=60) as http,
-            aconnect_sse(
-                http,
-                "GET",
-                f"{demo.url}/v1/runs/{run_id}/events?streamMode={MODES}",
-                headers=headers,
-            ) as source,
-        ):
-            async for _ in source.aiter_sse():
-                count += 1
-        bare = count / (time.perf_counter() - start)
+    run_id, _ = await _bench_run(url, key)
+    transcript = Transcript()
+    start = time.perf_counter()
+    events = 0
+    async with HostClient(url, key) as client:
+        await client.discover()
+        async for item in subscribe(client, run_id, modes=MODES):
+            if isinstance(item, RunEvent):
+                transcript.apply(item)
+                events += 1
+    return events / (time.perf_counter() - start), events
 
-        run_id, _ = await _bench_run(demo.url, demo.api_key)
-        transcript = Transcript()
-        start = time.perf_counter()
-        events = 0
-        async with HostClient(demo.url, demo.api_key) as client:
-            await client.discover()
-            async for item in subscribe(client, run_id, modes=MODES):
-                if isinstance(item, RunEvent):
-                    transcript.apply(item)
-                    events += 1
-        ours = events / (time.perf_counter() - start)
+
+@figure("ingest")
+async def ingest() -> list[Figure]:
+    """20,000 small events from the demo host (a process of its own: its work is not the
+    client's) through decode, normalise and fold, against bare httpx-sse reading the same
+    stream; the best of `INGEST_ROUNDS` each."""
+    from benchmarks.pty_figures import demo_host
+
+    bare = ours = 0.0
+    events = 0
+    with demo_host(pace=0) as (url, key):
+        for _ in range(INGEST_ROUNDS):
+            bare = max(bare, await _bare_rate(url, key))
+            rate, events = await _our_rate(url, key)
+            ours = max(ours, rate)
     return [
         Figure(
             "ingest_events_per_s",
@@ -200,7 +216,8 @@ async def ingest() -> list[Figure]:
             bare,
             "ratio >= 0.5",
             ours / bare >= 0.5,
-            note=f"{events} events through decode, normalise and fold",
+            note=f"{events} events through decode, normalise and fold; best of "
+            f"{INGEST_ROUNDS} rounds each, alternating",
         )
     ]
 

@@ -95,7 +95,7 @@ def fragment_floor(secret: str) -> int:
 #: type, run and node ids, a reply's words), and every string of every event is masked twice
 #: (read, stored). Emptied when full, so a long session's new ids are remembered in their turn.
 _MASKED: dict[tuple[str, tuple[str, ...]], str] = {}
-_MASKED_MAX = 8192
+_MASKED_MAX = 2048
 #: The longest string `_MASKED` remembers.
 _MASKED_LENGTH = 64
 
