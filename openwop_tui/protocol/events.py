@@ -176,12 +176,15 @@ def normalize(
     frame_id: str | None = None,
     secrets: Iterable[str] = (),
     wire: str | None = None,
+    plain: bool = False,
 ) -> RunEvent:
     """Turn one decoded JSON event document into a `RunEvent` of cleaned host data.
 
     ``frame_event`` and ``frame_id`` are the SSE ``event:`` and ``id:`` lines, used when the
     document itself lacks a type (bare ``messages`` chunks) or a sequence. ``secrets`` (the API
-    key) are masked wherever they occur; ``wire`` is kept as `RunEvent.wire`.
+    key) are masked wherever they occur; ``wire`` is kept as `RunEvent.wire`. ``plain``: the
+    document was decoded from a text `openwop_tui.protocol.hostdata.plain_json` passed (with
+    these ``secrets``), so cleaning would copy it unchanged, and it is taken as it is.
 
     Raises `EventShapeError` for JSON that is not an object, or an object with no type that is
     not a bare chunk either; callers report it and carry on.
@@ -190,7 +193,8 @@ def normalize(
         raise EventShapeError(f"expected a JSON object, got {type(doc).__name__}")
     secrets = tuple(secrets)
     piece = _piece(doc, secrets)
-    doc = host_value(doc, secrets)
+    if not plain:
+        doc = host_value(doc, secrets)
     if frame_event is not None:
         frame_event = host_text(frame_event, secrets)
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from openwop_tui.protocol.events import EventShapeError, RunEvent, normalize, parse_int
-from openwop_tui.protocol.hostdata import host_str, host_text, host_value, mask
+from openwop_tui.protocol.hostdata import host_str, host_text, host_value, mask, plain_json
 from openwop_tui.protocol.sse import SSEFrame
 from openwop_tui.text.sanitize import HostText
 
@@ -147,12 +147,17 @@ def events_from_frame(
         problem = f"{where}: data cannot be decoded ({reason}); {_excerpt(data, secrets)}"
         return FrameResult(problems=[problem], raw=safe_raw(data, secrets))
 
+    # Nothing to clean in it (nearly every frame): its decoded document is taken as it is.
+    plain = plain_json(data, secrets)
     if isinstance(doc, list):
         events: list[RunEvent] = []
         problems: list[str] = []
         for index, element in enumerate(doc):
             try:
-                events.append(normalize(element, frame_event=event, secrets=secrets, wire=data))
+                found = normalize(
+                    element, frame_event=event, secrets=secrets, wire=data, plain=plain
+                )
+                events.append(found)
             except EventShapeError as error:
                 shown = json.dumps(host_value(element, secrets))
                 problems.append(
@@ -173,7 +178,9 @@ def events_from_frame(
         return FrameResult(events=[snapshot])
 
     try:
-        found = normalize(doc, frame_event=event, frame_id=id, secrets=secrets, wire=data)
+        found = normalize(
+            doc, frame_event=event, frame_id=id, secrets=secrets, wire=data, plain=plain
+        )
         return FrameResult(events=[found])
     except EventShapeError as error:
         return FrameResult(

@@ -32,6 +32,7 @@ no Rich, no Textual.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -50,7 +51,9 @@ __all__ = [
     "host_str",
     "host_text",
     "host_value",
+    "key_probes",
     "mask",
+    "plain_json",
     "secrets_of",
 ]
 
@@ -98,6 +101,69 @@ _MASKED: dict[tuple[str, tuple[str, ...]], str] = {}
 _MASKED_MAX = 2048
 #: The longest string `_MASKED` remembers.
 _MASKED_LENGTH = 64
+
+
+def key_probes(secret: str) -> list[str]:
+    """Pieces of ``secret`` one of which is in any text `mask` would change: its
+    `MIN_PREFIX`-long pieces at every multiple of `MIN_PREFIX`, and its last.
+
+    `mask` masks the key, a fragment of `fragment_floor` characters or more (at least 12), or
+    a prefix of `MIN_PREFIX` or more after ``Bearer``: each of those spans 4 characters of the
+    key that start at a multiple of 4 (a span of 12 holds one wherever it starts), or is the
+    key's start or end."""
+    step = MIN_PREFIX
+    pieces = [secret[i : i + step] for i in range(0, len(secret) - step + 1, step)]
+    return [*pieces, secret[-step:]]
+
+
+def _number_shapes() -> bytes:
+    """A `bytes.translate` table for `plain_json`: digits and ``.`` become ``0``, ``e`` and
+    ``E`` become ``e``, what a JSON value may follow (``:``, ``,``, ``[``) becomes ``:``,
+    spaces and ``-`` stay, everything else becomes ``x``: what is left shows a number's shape."""
+    shapes = bytearray(b"x" * 256)
+    for char in b"0123456789.":
+        shapes[char] = ord("0")
+    for char in b"eE":
+        shapes[char] = ord("e")
+    for char in b":,[":
+        shapes[char] = ord(":")
+    shapes[ord(" ")], shapes[ord("-")] = ord(" "), ord("-")
+    return bytes(shapes)
+
+
+_SHAPES = _number_shapes()
+#: A number with an exponent where a value starts (``1e999`` decodes to infinity), in a text
+#: translated by `_SHAPES` (a match may be inside a string: that only sends the text the long
+#: way); and a run of 19 digits (past the clamp).
+_EXPONENT = re.compile(rb": *-?0+e")
+_LONG_DIGITS = b"0" * 19
+#: `key_probes` of every secret, by the secrets given.
+_PROBES: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
+def plain_json(text: str, secrets: Iterable[str] = ()) -> bool:
+    """Whether the document JSON ``text`` decodes to is one `host_value` copies unchanged, so
+    the copy can be skipped: a text of printable ASCII with no escape (every string decoded
+    from it is printable ASCII, nothing for `clean`), no piece of a secret (`key_probes`:
+    nothing to mask), no number that decodes past the clamp or to infinity, no ``NaN``, and
+    fewer containers than `MAX_DEPTH` (so none is too deep). Nearly every event of a stream
+    is such a text; any doubt answers ``False``."""
+    if not (text.isascii() and text.isprintable()) or "\\" in text:
+        return False
+    if text.count("{") + text.count("[") >= MAX_DEPTH or len(text) >= MAX_ITEMS:
+        return False
+    if "NaN" in text or "Infinity" in text:
+        return False
+    shapes = text.encode("ascii").translate(_SHAPES)
+    if _LONG_DIGITS in shapes or _EXPONENT.search(shapes) is not None:
+        return False
+    secrets = secrets if isinstance(secrets, tuple) else tuple(secrets)
+    probes = _PROBES.get(secrets)
+    if probes is None:
+        probes = tuple(p for s in secrets_of(*secrets) for p in key_probes(s))
+        if len(_PROBES) < 64:  # (one key, a few at most: a bound all the same)
+            _PROBES[secrets] = probes
+    return not any(probe in text for probe in probes)
 
 
 def mask(text: str, secrets: Iterable[str]) -> str:

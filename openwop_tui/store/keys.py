@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from openwop_tui.protocol.events import CHUNK_TYPES, canonical_type
-from openwop_tui.protocol.hostdata import MIN_PREFIX, mask, secrets_of
+from openwop_tui.protocol.hostdata import key_probes, mask, secrets_of
 from openwop_tui.text.split_keys import Piece, PieceChain
 
 if TYPE_CHECKING:  # the store imports this module
@@ -115,19 +115,6 @@ def _mask_strings(doc: Any, secrets: tuple[str, ...], skip: set[tuple[int, str]]
     return changed
 
 
-def _probes(secret: str) -> list[str]:
-    """Pieces of ``secret`` one of which is in any text `mask` would change: its
-    `MIN_PREFIX`-long pieces at every multiple of `MIN_PREFIX`, and its last.
-
-    `mask` masks the key, a fragment of `fragment_floor` characters or more (at least 12), or
-    a prefix of `MIN_PREFIX` or more after ``Bearer``: each of those spans 4 characters of the
-    key that start at a multiple of 4 (a span of 12 holds one wherever it starts), or is the
-    key's start or end."""
-    step = MIN_PREFIX
-    pieces = [secret[i : i + step] for i in range(0, len(secret) - step + 1, step)]
-    return [*pieces, secret[-step:]]
-
-
 class SplitKeyRows:
     """Follows the chunk texts of a session's rows; see the module docstring."""
 
@@ -135,7 +122,7 @@ class SplitKeyRows:
         self.secrets = secrets_of(*secrets)
         self._chains: dict[tuple[str, str | None, str], PieceChain] = {}
         self._rows: dict[object, _Row] = {}
-        self._probes = tuple({p for secret in self.secrets for p in _probes(secret)})
+        self._probes = tuple({p for secret in self.secrets for p in key_probes(secret)})
 
     def row(
         self, session: str, ref: object, kind: str, run: str | None, data: str
@@ -149,7 +136,7 @@ class SplitKeyRows:
             return data, []
         chunky = '"chunk"' in data or '"delta"' in data
         # Whether any string of the row may hold what `mask` masks: an escape may hide it;
-        # else it holds one of the probes (see `_probes`).
+        # else it holds one of the probes (`key_probes`).
         maybe = "\\" in data or any(probe in data for probe in self._probes)
         if not chunky and not maybe:
             return data, []

@@ -1,0 +1,87 @@
+"""`plain_json`: a text it passes decodes to what `host_value` would copy unchanged, so the
+decoder may skip the copy; every kind of text the copy would change is refused."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from openwop_tui.protocol.events import normalize
+from openwop_tui.protocol.frames import events_from_frame
+from openwop_tui.protocol.hostdata import MAX_DEPTH, fragment_floor, host_value, plain_json
+
+KEY = "sk-plain-0123456789abcdefghij"
+SETTINGS = settings(
+    max_examples=400, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
+)
+
+_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    # Printable ASCII mostly (what passes), now and then anything (what must not), and now and
+    # then a piece of the key.
+    | st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=30)
+    | st.text(max_size=8)
+    | st.sampled_from([KEY, KEY[2:20], KEY[: fragment_floor(KEY)], f"Bearer {KEY[:5]}"])
+)
+_documents = st.recursive(
+    _scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner),
+    max_leaves=20,
+)
+
+
+@SETTINGS
+@given(_documents, st.booleans())
+def test_a_text_it_passes_decodes_to_what_cleaning_leaves_unchanged(
+    doc: object, ascii: bool
+) -> None:
+    text = json.dumps(doc, ensure_ascii=ascii)
+    if plain_json(text, (KEY,)):
+        decoded = json.loads(text)
+        assert host_value(decoded, (KEY,)) == decoded
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": "\\u001b[31mred"}',  # an escape: a terminal control once decoded
+        '{"a": "\x1b[31mred"}',  # a raw control character
+        '{"a": "caf\u00e9"}',  # not ASCII (a homograph, a bidi control …)
+        '{"a": "\\u202e"}',
+        f'{{"a": "{KEY}"}}',  # the key, a long piece of its middle, its start after Bearer
+        f'{{"a": "{KEY[3 : 3 + fragment_floor(KEY)]}"}}',
+        f'{{"a": "Bearer {KEY[:4]}"}}',
+        '{"a": 12345678901234567890}',  # past the clamp
+        '{"a": -9223372036854775808}',
+        '{"a": 1e999}',  # infinity once decoded
+        '{"a": [1, 2E400]}',
+        '{"a": NaN}',
+        '{"a": -Infinity}',
+        "[" * MAX_DEPTH + "]" * MAX_DEPTH,  # too deep
+        '{"a":\n1}',  # (a line break between tokens is harmless, but not printable)
+    ],
+)
+def test_what_cleaning_would_change_is_refused(text: str) -> None:
+    assert not plain_json(text, (KEY,))
+
+
+def test_an_ordinary_event_passes_and_decodes_as_the_long_way_does() -> None:
+    doc = {
+        "eventId": "evt_bd539e7f58c63972a1fd",
+        "runId": "run_cf38",
+        "type": "output.chunk",
+        "payload": {"nodeId": "bench", "chunk": "w4 ", "score": 0.5, "n": -3},
+        "timestamp": "2026-12-02T10:28:58.211Z",
+        "sequence": 5,
+    }
+    text = json.dumps(doc)
+    assert plain_json(text, (KEY,))
+    (quick,) = events_from_frame("messages", text, "5", secrets=(KEY,)).events
+    slow = normalize(json.loads(text), frame_event="messages", frame_id="5", secrets=(KEY,))
+    assert (quick, quick.raw, quick.piece) == (slow, slow.raw, slow.piece)
