@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -206,7 +207,7 @@ def normalize(
         if not isinstance(payload, Mapping):
             payload = {} if payload is None else {"value": payload}
         # A cleaned host name, or one of the table's own ASCII names.
-        event_type = HostText(canonical_type(type_name))
+        event_type = HostText(sys.intern(canonical_type(type_name)))  # (see `_shared`)
     elif "chunk" in doc:
         # A bare outputChunk payload, as `messages` mode sends it (protocol.md §3.4).
         payload = doc
@@ -221,12 +222,12 @@ def normalize(
     if sequence is None and frame_id is not None:
         sequence = _int_or_none(frame_id)
 
-    node_id = host_str(doc.get("nodeId")) or host_str(payload.get("nodeId"))
+    node_id = _shared(host_str(doc.get("nodeId")) or host_str(payload.get("nodeId")))
     return RunEvent(
         type=event_type,
         payload=payload,
         sequence=sequence,
-        run_id=host_str(doc.get("runId")),
+        run_id=_shared(host_str(doc.get("runId"))),
         node_id=node_id,
         event_id=host_str(doc.get("eventId")),
         timestamp=host_str(doc.get("timestamp")),
@@ -236,6 +237,12 @@ def normalize(
         wire=wire,
         piece=piece,
     )
+
+
+def _shared(text: HostText | None) -> HostText | None:
+    """One string object for a type, run or node id however many events repeat it: what
+    keeps an event's summary (a timeline row holds all three) from holding copies of them."""
+    return HostText(sys.intern(text)) if text is not None and len(text) <= 64 else text
 
 
 #: Event types whose text the fold joins piece by piece (replies and reasoning).
