@@ -71,9 +71,11 @@ from openwop_tui.ui.widgets.pixels import KittySender, SixelPainter
 #: Coalescing of streamed redraws: a burst of tokens costs one redraw per this many seconds.
 STREAM_REDRAW_SECONDS = 0.04
 #: A streamed redraw waits this many times as long as the last one took, so redrawing a reply
-#: that has grown long (a fast host's, or a 15 MB one) takes at most a quarter of the event
-#: loop's time: keys, and the ingest that makes the reply, keep the rest.
-STREAM_REDRAW_SHARE = 3.0
+#: that has grown long (a fast host's, or a 15 MB one) takes at most a seventh of the event
+#: loop's time: keys, and the ingest that makes the reply, keep the rest. (A short reply
+#: redraws in a few ms: `STREAM_REDRAW_SECONDS` decides its pace. With a quarter, a flood of
+#: 10,000 chunks a second fell 7-10 s behind; with a seventh, 5-6 s.)
+STREAM_REDRAW_SHARE = 6.0
 #: Blocks drawn ahead of the viewport (the page above and below it) in one turn of the loop.
 PREFETCH_BLOCKS = 4
 #: Columns left of every item: a bar for the selected item (and envelopes), then a space.
