@@ -9,6 +9,7 @@ receiving the same tokens, loading the same rows from SQLite alone.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import statistics
 import subprocess
@@ -124,6 +125,7 @@ async def _stream_into_view(tokens: list[str], pace: float) -> tuple[float, floa
         view = app.query_one(TranscriptView)
         turn = AssistantTurn("a", None)
         await view.apply([Added(turn)])
+        gc.freeze()  # as the app does after its first screen (`ui.controllers.opening`)
         worst = 0.0
         running = True
 

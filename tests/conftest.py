@@ -83,3 +83,14 @@ def _fresh_rich_styles() -> Iterator[None]:
         cached.cache_clear()  # type: ignore[attr-defined]
     palette._syntax_theme.cache_clear()
     palette._rich_theme.cache_clear()
+
+
+@pytest.fixture(autouse=True)
+def _nothing_left_frozen() -> Iterator[None]:
+    """What a test's app froze out of the collector (`gc.freeze` after its first screen) is
+    given back to it: one app a process never needs this, a worker running hundreds would
+    keep each one's cyclic garbage for good."""
+    yield
+    import gc
+
+    gc.unfreeze()

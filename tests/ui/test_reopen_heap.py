@@ -51,3 +51,18 @@ def test_a_reopened_session_is_drawn_with_the_collector_paused_and_then_frozen()
         assert gc.get_freeze_count() >= frozen + len(kept)
     finally:
         gc.unfreeze()
+
+
+async def test_what_opening_made_is_frozen_after_the_first_screen() -> None:
+    # Unfrozen, every full collection while a reply streams walked the modules, styles and
+    # widgets the app opened with, and held the event loop for 25-45 ms each time.
+    from app_support import connected, demo_app
+
+    gc.unfreeze()
+    try:
+        app = demo_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await connected(pilot, app)
+            assert gc.get_freeze_count() > 10_000
+    finally:
+        gc.unfreeze()
