@@ -11,7 +11,7 @@ from textual.app import App, ComposeResult
 
 from openwop_tui.core.fold import Transcript
 from openwop_tui.renderers import Registry
-from openwop_tui.ui.controllers.sessions import settled_heap
+from openwop_tui.ui.heap import settled_heap
 from openwop_tui.ui.widgets.transcript_view import TranscriptView
 
 
@@ -64,5 +64,26 @@ async def test_what_opening_made_is_frozen_after_the_first_screen() -> None:
         async with app.run_test(size=(80, 24)) as pilot:
             await connected(pilot, app)
             assert gc.get_freeze_count() > 10_000
+    finally:
+        gc.unfreeze()
+
+
+async def test_a_finished_run_is_frozen_and_a_new_chat_gives_it_all_back() -> None:
+    # Every full collection walked the whole chat so far: a turn 500 messages in took half as
+    # long again as the first. Frozen after each run; a new chat hands the old one's objects
+    # back to the collector (its cycles would otherwise be kept for good).
+    from app_support import connected, demo_app, turn
+
+    gc.unfreeze()
+    try:
+        app = demo_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await connected(pilot, app)
+            gc.unfreeze()
+            await turn(pilot, app, "hello")
+            assert gc.get_freeze_count() > 10_000
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+            assert gc.get_freeze_count() == 0
     finally:
         gc.unfreeze()

@@ -141,7 +141,7 @@ class CatchUp:
         if resumed.open_run is None or resumed.open_run.run_id != cut.run_id:
             return None  # the log changed meanwhile (another app continued it)
         status = snapshot.get("status")
-        chat.conversation = resumed
+        chat.show_conversation(resumed)
         self.feed.reset()
         view = chat.parts.view
         await view.clear()

@@ -29,6 +29,7 @@ from openwop_tui.renderers import Registry
 from openwop_tui.store.sessions import SessionLog, Store, StoreError
 from openwop_tui.text.redact import Redactor
 from openwop_tui.text.sanitize import HostText, clean_own
+from openwop_tui.ui import heap
 from openwop_tui.ui.messages import TitleShown
 from openwop_tui.ui.widgets.prompt import InputArea, PromptInput
 from openwop_tui.ui.widgets.queued import QueuedMessages
@@ -126,6 +127,12 @@ class Chat:
     """The host as the status line names it (never the key)."""
     demo: bool = False
     """The host is the embedded demo host."""
+
+    def show_conversation(self, conversation: Conversation) -> None:
+        """Put ``conversation`` on screen in place of the one shown (whose frozen objects the
+        collector gets back: `openwop_tui.ui.heap.let_go`)."""
+        self.conversation = conversation
+        heap.let_go()
 
     @property
     def transcript(self) -> Transcript:

@@ -75,7 +75,7 @@ class ChatsController:
             fresh = Conversation(
                 chat.session, limits=config.limits, logs=carried, secrets=old.secrets
             )
-        chat.conversation = fresh
+        chat.show_conversation(fresh)
         self.interrupts.drop_all()
         self.feed.reset()
         chat.parts.queued.clear()

@@ -7,7 +7,6 @@ here so the app keeps to composition and routing.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Sequence
 
 from textual.app import App, InvalidThemeError
@@ -17,8 +16,9 @@ from openwop_tui.core.fold import Added
 from openwop_tui.store import state
 from openwop_tui.themes import DEFAULT as DEFAULT_THEME
 from openwop_tui.themes import THEMES
+from openwop_tui.ui import heap
 from openwop_tui.ui.controllers.chat import Chat
-from openwop_tui.ui.controllers.sessions import settled_heap
+from openwop_tui.ui.heap import settled_heap
 
 __all__ = ["choose_theme", "first_screen"]
 
@@ -60,8 +60,4 @@ async def first_screen(chat: Chat, warnings: Sequence[str], typed: str) -> None:
         with settled_heap():
             await view.apply([Added(item) for item in items])
         view.scroll_end(animate=False)
-    # What opening made (the modules, styles and widgets: most of the objects the app will
-    # ever have) lives as long as the app: frozen, the collector's full passes leave it out.
-    # Unfrozen, each of those passes (about one a second while a reply streams) walked it all
-    # and held the event loop for 25-45 ms.
-    gc.freeze()
+    heap.settle()  # what opening made lives as long as the app (`openwop_tui.ui.heap`)

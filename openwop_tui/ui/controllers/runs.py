@@ -22,6 +22,7 @@ from openwop_tui.protocol.catalog import load_catalog, obvious_choice
 from openwop_tui.protocol.errors import HostError
 from openwop_tui.store.record import replay_frames
 from openwop_tui.text.sanitize import HostText, clean_own
+from openwop_tui.ui import heap
 from openwop_tui.ui.controllers.catch_up import CatchUp
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.controllers.feed import Feed
@@ -234,6 +235,7 @@ class RunsController:
         await self.feed.show(chat.conversation.settle())
         await self.feed.show(chat.transcript.close_open())
         self.interrupts.close_all()
+        heap.settle()  # what the run left lives as long as the chat (`openwop_tui.ui.heap`)
         self.busy = self.following = False
         chat.parts.prompt.set_busy(False)
         status = chat.transcript.status  # the fold's, from cleaned events

@@ -8,10 +8,7 @@ here draws beyond that.
 from __future__ import annotations
 
 import asyncio
-import gc
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,6 +25,7 @@ from openwop_tui.text.sanitize import safe_filename
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.controllers.feed import Feed
 from openwop_tui.ui.controllers.runs import RunsController
+from openwop_tui.ui.heap import settled_heap
 from openwop_tui.ui.messages import SessionDeleted, SessionRenamed
 
 if TYPE_CHECKING:
@@ -76,25 +74,6 @@ def _stored_rows(store: Store) -> list[SessionSummary]:
         )
         for info in store.sessions()
     ]
-
-
-@contextmanager
-def settled_heap() -> Iterator[None]:
-    """Draw a reopened session's items with the collector paused, then freeze what exists.
-
-    A session of 3,000 turns is hundreds of thousands of objects (items, blocks, the runs'
-    folds) that live as long as the chat: every full collection after would walk them all
-    again (while a reply streams, a pause of a tenth of a second each time), and the ones made
-    while adding them cost more than the adding. Frozen, they are left out of collections;
-    they are still freed by reference counting when the chat is closed."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
-        gc.freeze()
 
 
 class SessionsController:
@@ -148,7 +127,7 @@ class SessionsController:
         except StoreError as error:
             chat.app.notify(str(error), severity="error", markup=False)
             return
-        chat.conversation = chosen
+        chat.show_conversation(chosen)
         self.feed.reset()
         view = chat.parts.view
         await view.clear()

@@ -1,0 +1,51 @@
+"""What lives as long as the chat is kept out of the collector's full passes.
+
+CPython's cyclic collector walks every object it tracks on each full pass, and a full pass comes
+about once a second while a reply streams. Nearly all the app's objects live as long as it or
+its chat: the modules, styles and widgets it opened with, a reopened session's items and
+blocks, every finished run's items, drawn lines and timeline rows. Walked each time, they held
+the event loop for 25-45 ms a pass at start-up, and more as the chat grew (a turn 500 messages
+in took half as long again as the first). So the app freezes (`gc.freeze`) what exists at the
+moments it settles: after its first screen (`openwop_tui.ui.controllers.opening`), while a
+reopened session is drawn (`settled_heap`), after each run (`settle`).
+
+Frozen objects are still freed by reference counting; only those in reference cycles wait for
+the collector. So when the chat on screen is replaced (a new chat, another session opened, a
+run caught up), `let_go` hands everything back to it, and the next settle freezes what is left.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["let_go", "settle", "settled_heap"]
+
+
+def settle() -> None:
+    """What exists now lives as long as the chat: out of the collector's full passes."""
+    gc.freeze()
+
+
+def let_go() -> None:
+    """The chat on screen was replaced: what was frozen may be garbage now (the old chat's
+    cycles), so the collector gets it all back."""
+    gc.unfreeze()
+
+
+@contextmanager
+def settled_heap() -> Iterator[None]:
+    """Draw a reopened session's items with the collector paused, then `settle`.
+
+    A session of 3,000 turns is hundreds of thousands of objects (items, blocks, the runs'
+    folds), and the ones made while adding them would set off collections that cost more than
+    the adding."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+        settle()
