@@ -31,6 +31,7 @@ from openwop_tui.ui.screens.timeline import TimelineScreen
 from openwop_tui.ui.widgets.json_pieces import plain as tree_row_text
 from openwop_tui.ui.widgets.json_tree import JsonTree
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
+from openwop_tui.ui.widgets.timeline_view import TimelineView
 
 
 def docked(app: ChatApp) -> TimelinePanel:
@@ -41,6 +42,21 @@ async def type_filter(pilot: Pilot[Any], panel: TimelinePanel, text: str) -> Non
     panel.filter_input.focus()
     panel.filter_input.value = ""
     await pilot.press(*text)
+
+
+async def opened_timeline(
+    pilot: Pilot[Any], app: ChatApp, message: str
+) -> tuple[TimelineScreen, TimelineView]:
+    """The app connected, ``message`` answered, and the timeline screen (F9) showing rows."""
+    await connected(pilot, app)
+    await turn(pilot, app, message)
+    await pilot.press("f9")
+    await settle(pilot, app, lambda: isinstance(app.screen, TimelineScreen), what="screen")
+    screen = app.screen
+    assert isinstance(screen, TimelineScreen)
+    view = screen.panel.view
+    await settle(pilot, app, lambda: bool(view.entries), what="rows")
+    return screen, view
 
 
 async def test_f2_filter_keeps_only_node_completed_and_is_kept_for_the_chat() -> None:
@@ -77,14 +93,7 @@ async def test_f2_filter_keeps_only_node_completed_and_is_kept_for_the_chat() ->
 async def test_typing_on_the_opened_timeline_screen_filters_it() -> None:
     app = demo_app()
     async with app.run_test(size=SIZE) as pilot:
-        await connected(pilot, app)
-        await turn(pilot, app, "code please")
-        await pilot.press("f9")
-        await settle(pilot, app, lambda: isinstance(app.screen, TimelineScreen), what="screen")
-        screen = app.screen
-        assert isinstance(screen, TimelineScreen)
-        view = screen.panel.view
-        await settle(pilot, app, lambda: bool(view.entries), what="rows")
+        screen, view = await opened_timeline(pilot, app, "code please")
         # Straight away, no click and no key first: the letters go to the filter line (a
         # "t" or "q" in the rows would leave the screen).
         await pilot.press(*"node.completed")
@@ -99,14 +108,7 @@ async def test_typing_on_the_opened_timeline_screen_filters_it() -> None:
 async def test_a_following_timeline_opens_on_the_newest_rows_with_aligned_columns() -> None:
     app = demo_app()
     async with app.run_test(size=(120, 30)) as pilot:
-        await connected(pilot, app)
-        await turn(pilot, app, "show me everything")
-        await pilot.press("f9")
-        await settle(pilot, app, lambda: isinstance(app.screen, TimelineScreen), what="screen")
-        screen = app.screen
-        assert isinstance(screen, TimelineScreen)
-        view = screen.panel.view
-        await settle(pilot, app, lambda: bool(view.entries), what="rows")
+        _, view = await opened_timeline(pilot, app, "show me everything")
         await pilot.pause()
         assert view.following
         # More rows than lines: the newest (run.completed) is on screen, not the first.
@@ -122,14 +124,7 @@ async def test_a_following_timeline_opens_on_the_newest_rows_with_aligned_column
 async def test_enter_on_a_row_shows_its_event_as_a_json_tree() -> None:
     app = demo_app()
     async with app.run_test(size=SIZE) as pilot:
-        await connected(pilot, app)
-        await turn(pilot, app, "code please")
-        await pilot.press("f9")
-        await settle(pilot, app, lambda: isinstance(app.screen, TimelineScreen), what="screen")
-        screen = app.screen
-        assert isinstance(screen, TimelineScreen)
-        view = screen.panel.view
-        await settle(pilot, app, lambda: bool(view.entries), what="rows")
+        screen, view = await opened_timeline(pilot, app, "code please")
         await type_filter(pilot, screen.panel, "run.started")
         await settle(pilot, app, lambda: len(view.entries) == 1, what="one row")
         view.focus()
