@@ -73,6 +73,7 @@ def main() -> int:
     import benchmarks.lint_figures
     import benchmarks.pattern_figures
     import benchmarks.pty_figures
+    import benchmarks.pty_page_figures
     import benchmarks.store_figures
     import benchmarks.view_figures  # noqa: F401
 

@@ -1,0 +1,115 @@
+"""Paging and resizing a 10,000-item session, measured from outside the process (registered
+on import by `benchmarks.figures`): ``pty_page``, the app in a pty (`benchmarks.terminal`)
+against the demo host in a process of its own, beside a bare Textual ``RichLog`` of the same
+turns paged and resized in the same pty.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.figures import Figure, figure
+from benchmarks.pty_figures import APP, PROMPT, _env, conversation_folds, demo_host
+from benchmarks.terminal import Terminal, median_ms
+
+PAGE_TURNS = 5_000  # two messages, a lifecycle line and a notice each: 10,000 items and more
+
+#: The baseline of `pty_page`: a bare Textual app, a `RichLog` written the same turns' lines
+#: (the reply as Rich Markdown), paged without animation, in the same pty.
+_BARE_LOG = """
+import sys
+from rich.markdown import Markdown
+from textual.app import App
+from textual.widgets import Input, RichLog
+REPLY = sys.argv[2]
+class Log(RichLog):
+    def action_page_up(self):
+        self.scroll_page_up(animate=False)
+class Bare(App):
+    def compose(self):
+        yield Log(wrap=True)
+        yield Input(placeholder="Message the host")
+    def on_mount(self):
+        log = self.query_one(Log)
+        for n in range(int(sys.argv[1])):
+            log.write(f"question {n}")
+            log.write(Markdown(REPLY.format(n=n)))
+            log.write(f"run completed {n}")
+        log.write("all written")
+        log.focus()
+Bare().run()
+"""
+
+
+def _page_and_resize(term: Terminal) -> tuple[list[float], list[float]]:
+    """20 Page Ups at a person's pace, then six width changes: the seconds of each."""
+    pages = []
+    for _ in range(20):
+        pages.append(term.page())
+        time.sleep(0.1)  # a person's pace: what is drawn ahead is ready by then
+    sizes = [term.resize(cols, 40) for cols in (100, 120, 90, 110, 120, 96)]
+    return pages, sizes
+
+
+def _bare_page_and_resize(home: str) -> tuple[float, float]:
+    """The baseline's median page step and resize (ms)."""
+    from benchmarks.view_figures import REPLY
+
+    term = Terminal([sys.executable, "-c", _BARE_LOG, str(PAGE_TURNS), REPLY], _env(home))
+    try:
+        term.wait_for("all written", timeout=300)
+        pages, sizes = _page_and_resize(term)
+    finally:
+        term.close()
+    return median_ms(pages), median_ms(sizes)
+
+
+@figure("pty_page")
+async def pty_page() -> list[Figure]:
+    """Page Up through a session of 10,000 items, and resizing it, from outside: each from the
+    key (or the new size) to the screen drawn, against a key's echo in the same session."""
+    from benchmarks.view_figures import _fill_session
+    from openwop_tui.store.sessions import Entry, Store
+
+    with demo_host(pace=0) as (url, key), tempfile.TemporaryDirectory() as home:
+        path = Path(home) / "data" / "openwop-tui" / "sessions.db"
+        path.parent.mkdir(parents=True)
+        with Store(path) as store:
+            session_id = _fill_session(store, Entry, PAGE_TURNS)
+            conversation_folds(store, session_id)
+        term = Terminal([*APP, "--host", url, "--session", session_id], _env(home, key))
+        try:
+            term.wait_for(f"question {PAGE_TURNS - 1}", timeout=120)
+            term.wait_for(PROMPT)
+            pages, sizes = _page_and_resize(term)
+            items = len(term.text)  # (the screen was read: the app is alive)
+        finally:
+            term.close()
+        bare_page, bare_resize = _bare_page_and_resize(home)
+    assert items
+    return [
+        Figure(
+            "pty_page_step_10000_ms",
+            median_ms(pages),
+            "ms",
+            "a bare Textual RichLog of the same turns, paged in the same pty (ms)",
+            bare_page,
+            "< 16 ms (a frame at 60 Hz)",
+            median_ms(pages) < 16.0,
+            note=f"median of 20 Page Ups to the screen settled, worst {max(pages) * 1000:.0f} ms",
+        ),
+        Figure(
+            "pty_resize_10000_ms",
+            median_ms(sizes),
+            "ms",
+            "a bare Textual RichLog of the same turns, resized in the same pty (ms)",
+            bare_resize,
+            "< 50 ms",
+            median_ms(sizes) < 50.0,
+            note="median of 6 width changes, to the screen redrawn and settled; "
+            f"worst {max(sizes) * 1000:.0f} ms",
+        ),
+    ]
