@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 
 import pytest
+from app_support import connected, demo_app, turn
 from textual.app import App, ComposeResult
 
 from openwop_tui.core.fold import Transcript
@@ -55,35 +56,24 @@ def test_a_reopened_session_is_drawn_with_the_collector_paused_and_then_frozen()
 
 async def test_what_opening_made_is_frozen_after_the_first_screen() -> None:
     # Unfrozen, every full collection while a reply streams walked the modules, styles and
-    # widgets the app opened with, and held the event loop for 25-45 ms each time.
-    from app_support import connected, demo_app
-
-    gc.unfreeze()
-    try:
-        app = demo_app()
-        async with app.run_test(size=(80, 24)) as pilot:
-            await connected(pilot, app)
-            assert gc.get_freeze_count() > 10_000
-    finally:
-        gc.unfreeze()
+    # widgets the app opened with, and held the event loop for 25-45 ms each time. (Nothing
+    # is frozen when a test starts: conftest gives it back after each.)
+    app = demo_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await connected(pilot, app)
+        assert gc.get_freeze_count() > 10_000
 
 
 async def test_a_finished_run_is_frozen_and_a_new_chat_gives_it_all_back() -> None:
     # Every full collection walked the whole chat so far: a turn 500 messages in took half as
     # long again as the first. Frozen after each run; a new chat hands the old one's objects
     # back to the collector (its cycles would otherwise be kept for good).
-    from app_support import connected, demo_app, turn
-
-    gc.unfreeze()
-    try:
-        app = demo_app()
-        async with app.run_test(size=(80, 24)) as pilot:
-            await connected(pilot, app)
-            gc.unfreeze()
-            await turn(pilot, app, "hello")
-            assert gc.get_freeze_count() > 10_000
-            await pilot.press("ctrl+n")
-            await pilot.pause()
-            assert gc.get_freeze_count() == 0
-    finally:
-        gc.unfreeze()
+    app = demo_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await connected(pilot, app)
+        gc.unfreeze()  # (what the first screen froze)
+        await turn(pilot, app, "hello")
+        assert gc.get_freeze_count() > 10_000
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert gc.get_freeze_count() == 0
