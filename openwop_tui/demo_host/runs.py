@@ -168,7 +168,8 @@ class Run:
             if self.error is not None:
                 body["error"] = self.error
             waiting = [i for i in self.interrupts.by_node.values() if i.state == "open"]
-            if waiting:
+            # A run that ended (cancelled while it asked) has no question left to answer.
+            if waiting and not self.terminal:
                 # spec: `currentNodeId` while suspended, and the open `interrupt` (the Postgres
                 # host's shape: kind, nodeId, payload, interruptToken), so a client attaching
                 # after the question was asked can still answer it.
