@@ -70,15 +70,9 @@ class Linter:
     ) -> None:
         """``schemas``: a `SchemaSet` to share (built here otherwise); ``assets``: bytes the
         caller already fetched for a URL, so their content is checked too (never fetched)."""
-        self.config = config or LintConfig()
         self._schemas = schemas or SchemaSet()
-        self._context = EnvelopeContext(
-            max_inline_bytes=self.config.max_inline_bytes,
-            base_url=self.config.base_url,
-            max_asset_bytes=self.config.max_asset_bytes,
-            assets=assets,
-            supported_envelopes=self.config.supported_envelopes,
-        )
+        self._assets = assets
+        self._configure(config or LintConfig())
         self._runs: dict[HostText, _Run] = {}
         self._emissions: dict[HostText, tuple[int | None, bool]] = {}
         """Each streamed emission's last fragment index, and whether it completed."""
@@ -95,17 +89,24 @@ class Linter:
         """What is known of the host the next events come from (the app's linter exists
         before it connects): its own media URLs are then checked as the client fetches them,
         not refused as a stranger's. Events already linted keep their findings."""
-        self.config = replace(
-            self.config,
-            base_url=base_url,
-            max_inline_bytes=max_inline_bytes or self.config.max_inline_bytes,
-            supported_envelopes=supported_envelopes,
+        self._configure(
+            replace(
+                self.config,
+                base_url=base_url,
+                max_inline_bytes=max_inline_bytes or self.config.max_inline_bytes,
+                supported_envelopes=supported_envelopes,
+            )
         )
-        self._context = replace(
-            self._context,
-            base_url=self.config.base_url,
-            max_inline_bytes=self.config.max_inline_bytes,
-            supported_envelopes=self.config.supported_envelopes,
+
+    def _configure(self, config: LintConfig) -> None:
+        """Lint by ``config`` from now on (the envelope rules' context is made from it)."""
+        self.config = config
+        self._context = EnvelopeContext(
+            max_inline_bytes=config.max_inline_bytes,
+            base_url=config.base_url,
+            max_asset_bytes=config.max_asset_bytes,
+            assets=self._assets,
+            supported_envelopes=config.supported_envelopes,
         )
 
     @property
