@@ -136,15 +136,19 @@ class Block:
     it changes: a resize estimates every block again, and an estimate must not draw a tool
     call's line)."""
 
+    verbose: bool = field(init=False)
+    """A verbose notice (a chat view may hide it). Read for every block on each layout after a
+    resize, so worked out once: an item's kind and verbosity never change."""
+
+    def __post_init__(self) -> None:
+        item = self.item
+        self.verbose = isinstance(item, Notice) and item.verbose
+
     # ------------------------------------------------------------------ facts
 
     @property
     def item_id(self) -> str:
         return self.item.id
-
-    @property
-    def verbose(self) -> bool:
-        return isinstance(self.item, Notice) and self.item.verbose
 
     @property
     def spaced(self) -> bool:

@@ -44,7 +44,6 @@ from openwop_tui.core.fold import (
     Change,
     EnvelopeItem,
     Item,
-    Notice,
     Reasoning,
     Updated,
     UserTurn,
@@ -497,10 +496,7 @@ class TranscriptView(ScrollView, can_focus=True):
         if self._show_verbose:
             heights = (block.height for block in blocks)
         else:
-            heights = (
-                0 if isinstance(block.item, Notice) and block.item.verbose else block.height
-                for block in blocks
-            )  # (`Block.verbose` inlined too)
+            heights = (0 if block.verbose else block.height for block in blocks)
         self._tops.extend(accumulate(heights, initial=self._tops[start]))
         del self._tops[start + 1]  # accumulate repeats the initial value
         self._dirty = n
