@@ -27,7 +27,7 @@ import re
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from openwop_tui.protocol.hostdata import host_piece, host_str, host_text, host_value
 from openwop_tui.text.sanitize import HostText
@@ -207,7 +207,7 @@ def normalize(
         if not isinstance(payload, Mapping):
             payload = {} if payload is None else {"value": payload}
         # A cleaned host name, or one of the table's own ASCII names.
-        event_type = HostText(sys.intern(canonical_type(type_name)))  # (see `_shared`)
+        event_type = _shared(HostText(canonical_type(type_name)))
     elif "chunk" in doc:
         # A bare outputChunk payload, as `messages` mode sends it (protocol.md §3.4).
         payload = doc
@@ -239,6 +239,10 @@ def normalize(
     )
 
 
+@overload
+def _shared(text: HostText) -> HostText: ...
+@overload
+def _shared(text: None) -> None: ...
 def _shared(text: HostText | None) -> HostText | None:
     """One string object for a type, run or node id however many events repeat it: what
     keeps an event's summary (a timeline row holds all three) from holding copies of them."""
