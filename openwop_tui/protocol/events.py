@@ -184,16 +184,18 @@ def normalize(
     ``frame_event`` and ``frame_id`` are the SSE ``event:`` and ``id:`` lines, used when the
     document itself lacks a type (bare ``messages`` chunks) or a sequence. ``secrets`` (the API
     key) are masked wherever they occur; ``wire`` is kept as `RunEvent.wire`. ``plain``: the
-    document was decoded from a text `openwop_tui.protocol.hostdata.plain_json` passed (with
-    these ``secrets``), so cleaning would copy it unchanged, and it is taken as it is.
+    document is one `openwop_tui.protocol.hostdata.plain_document` decoded (with these
+    ``secrets``), so cleaning would copy it unchanged, and it is taken as it is.
 
     Raises `EventShapeError` for JSON that is not an object, or an object with no type that is
     not a bare chunk either; callers report it and carry on.
     """
-    if not isinstance(doc, Mapping):
+    # Exact types first: the decoders make only dicts, and isinstance against the Mapping ABC
+    # is among the slowest checks on the ingest path.
+    if type(doc) is not dict and not isinstance(doc, Mapping):
         raise EventShapeError(f"expected a JSON object, got {type(doc).__name__}")
     secrets = tuple(secrets)
-    piece = _piece(doc, secrets)
+    source = doc  # as the host sent it: a chunk's piece is cleaned its own way (`_piece`)
     if not plain:
         doc = host_value(doc, secrets)
     if frame_event is not None:
@@ -204,7 +206,7 @@ def normalize(
         payload = doc.get("payload")
         if payload is None:
             payload = doc.get("data")
-        if not isinstance(payload, Mapping):
+        if type(payload) is not dict and not isinstance(payload, Mapping):
             payload = {} if payload is None else {"value": payload}
         # A cleaned host name, or one of the table's own ASCII names.
         event_type = _shared(HostText(canonical_type(type_name)))
@@ -223,6 +225,7 @@ def normalize(
         sequence = _int_or_none(frame_id)
 
     node_id = _shared(host_str(doc.get("nodeId")) or host_str(payload.get("nodeId")))
+    piece = _piece(source, event_type, secrets) if event_type in _PIECE_TYPES else None
     return RunEvent(
         type=event_type,
         payload=payload,
@@ -253,24 +256,19 @@ def _shared(text: HostText | None) -> HostText | None:
 _PIECE_TYPES = CHUNK_TYPES | {"agent.reasoning.delta"}
 
 
-def _piece(doc: Mapping[str, Any], secrets: tuple[str, ...]) -> HostText | None:
-    """The raw document's chunk text as `RunEvent.piece` holds it (see there), or ``None``."""
+def _piece(doc: Mapping[str, Any], event_type: str, secrets: tuple[str, ...]) -> HostText | None:
+    """`RunEvent.piece` (see there) of an ``event_type`` event (one of `_PIECE_TYPES`) whose
+    document, as the host sent it, is ``doc``; ``None`` when it carries no text."""
     type_name = doc.get("type")
-    if isinstance(type_name, str):
-        if canonical_type(type_name) not in _PIECE_TYPES:
-            return None
+    if isinstance(type_name, str) and type_name:  # (as `normalize` tells the two apart)
         payload = doc.get("payload")
         if payload is None:
             payload = doc.get("data")
     else:
         payload = doc  # a bare `messages` chunk
-    if not isinstance(payload, Mapping):
+    if type(payload) is not dict and not isinstance(payload, Mapping):
         return None
-    keys = (
-        ("delta",)
-        if canonical_type(str(type_name)) == "agent.reasoning.delta"
-        else ("chunk", "delta")
-    )
+    keys = ("delta",) if event_type == "agent.reasoning.delta" else ("chunk", "delta")
     for key in keys:
         value = payload.get(key)
         if isinstance(value, str):

@@ -21,7 +21,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from openwop_tui.protocol.events import EventShapeError, RunEvent, normalize, parse_int
-from openwop_tui.protocol.hostdata import host_str, host_text, host_value, mask, plain_json
+from openwop_tui.protocol.hostdata import (
+    NOT_PLAIN,
+    host_str,
+    host_text,
+    host_value,
+    mask,
+    plain_document,
+)
 from openwop_tui.protocol.sse import SSEFrame
 from openwop_tui.text.sanitize import HostText
 
@@ -127,28 +134,31 @@ def events_from_frame(
     if not data.strip():
         return FrameResult()
     secrets = tuple(secrets)
-    where = _describe(event, id, secrets)
-    try:
-        doc = json.loads(data)
-    except json.JSONDecodeError as error:
-        problem = (
-            f"{where}: data is not valid JSON: {error.msg} at char {error.pos}; "
-            f"{_excerpt(data, secrets)}"
-        )
-        return FrameResult(problems=[problem], raw=safe_raw(data, secrets))
-    except (ValueError, RecursionError) as error:
-        # Valid JSON Python will not build: an integer over `sys.get_int_max_str_digits()`
-        # digits (ValueError), or arrays/objects nested deeper than the recursion limit.
-        reason = (
-            "it is nested too deeply"
-            if isinstance(error, RecursionError)
-            else f"a number in it has too many digits: {error}"
-        )
-        problem = f"{where}: data cannot be decoded ({reason}); {_excerpt(data, secrets)}"
-        return FrameResult(problems=[problem], raw=safe_raw(data, secrets))
+
+    def failed(sentence: str, shown: str = data) -> str:
+        # Worked out only for a frame that failed: naming it is a cost no good frame pays.
+        return f"{_describe(event, id, secrets)}: {sentence}; {_excerpt(shown, secrets)}"
 
     # Nothing to clean in it (nearly every frame): its decoded document is taken as it is.
-    plain = plain_json(data, secrets)
+    doc = plain_document(data, secrets)
+    plain = doc is not NOT_PLAIN
+    if not plain:
+        try:
+            doc = json.loads(data)
+        except json.JSONDecodeError as error:
+            problem = failed(f"data is not valid JSON: {error.msg} at char {error.pos}")
+            return FrameResult(problems=[problem], raw=safe_raw(data, secrets))
+        except (ValueError, RecursionError) as error:
+            # Valid JSON Python will not build: an integer over `sys.get_int_max_str_digits()`
+            # digits (ValueError), or arrays/objects nested deeper than the recursion limit.
+            reason = (
+                "it is nested too deeply"
+                if isinstance(error, RecursionError)
+                else f"a number in it has too many digits: {error}"
+            )
+            problem = failed(f"data cannot be decoded ({reason})")
+            return FrameResult(problems=[problem], raw=safe_raw(data, secrets))
+
     if isinstance(doc, list):
         events: list[RunEvent] = []
         problems: list[str] = []
@@ -160,17 +170,13 @@ def events_from_frame(
                 events.append(found)
             except EventShapeError as error:
                 shown = json.dumps(host_value(element, secrets))
-                problems.append(
-                    f"{where}: batch element {index + 1} of {len(doc)} is not a run event "
-                    f"({error}); {_excerpt(shown, secrets)}"
-                )
+                where = f"batch element {index + 1} of {len(doc)}"
+                problems.append(failed(f"{where} is not a run event ({error})", shown))
         raw = safe_raw(data, secrets) if problems else None
         return FrameResult(events=events, problems=problems, raw=raw)
 
     if not isinstance(doc, Mapping):
-        problem = (
-            f"{where}: data is {_json_kind(doc)}, not an event object; {_excerpt(data, secrets)}"
-        )
+        problem = failed(f"data is {_json_kind(doc)}, not an event object")
         return FrameResult(problems=[problem], raw=safe_raw(data, secrets))
 
     if event == "state.snapshot" and not isinstance(doc.get("type"), str):
@@ -183,9 +189,7 @@ def events_from_frame(
         )
         return FrameResult(events=[found])
     except EventShapeError as error:
-        return FrameResult(
-            problems=[f"{where}: {error}; {_excerpt(data, secrets)}"], raw=safe_raw(data, secrets)
-        )
+        return FrameResult(problems=[failed(str(error))], raw=safe_raw(data, secrets))
 
 
 def decode_frame(frame: SSEFrame, *, secrets: Iterable[str] = ()) -> FrameResult:

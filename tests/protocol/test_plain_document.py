@@ -1,5 +1,6 @@
-"""`plain_json`: a text it passes decodes to what `host_value` would copy unchanged, so the
-decoder may skip the copy; every kind of text the copy would change is refused."""
+"""`plain_document`: a text it passes decodes (by orjson) to what `json.loads` makes of it and
+`host_value` would copy unchanged, so the decoder may skip the copy; every kind of text the
+copy would change is refused."""
 
 from __future__ import annotations
 
@@ -11,7 +12,15 @@ from hypothesis import strategies as st
 
 from openwop_tui.protocol.events import normalize
 from openwop_tui.protocol.frames import events_from_frame
-from openwop_tui.protocol.hostdata import MAX_DEPTH, fragment_floor, host_value, plain_json
+from openwop_tui.protocol.hostdata import (
+    MAX_DEPTH,
+    NOT_PLAIN,
+    fragment_floor,
+    host_value,
+    key_probes,
+    mask,
+    plain_document,
+)
 
 KEY = "sk-plain-0123456789abcdefghij"
 SETTINGS = settings(
@@ -42,8 +51,9 @@ def test_a_text_it_passes_decodes_to_what_cleaning_leaves_unchanged(
     doc: object, ascii: bool
 ) -> None:
     text = json.dumps(doc, ensure_ascii=ascii)
-    if plain_json(text, (KEY,)):
-        decoded = json.loads(text)
+    decoded = plain_document(text, (KEY,))
+    if decoded is not NOT_PLAIN:
+        assert decoded == json.loads(text)
         assert host_value(decoded, (KEY,)) == decoded
 
 
@@ -68,7 +78,7 @@ def test_a_text_it_passes_decodes_to_what_cleaning_leaves_unchanged(
     ],
 )
 def test_what_cleaning_would_change_is_refused(text: str) -> None:
-    assert not plain_json(text, (KEY,))
+    assert plain_document(text, (KEY,)) is NOT_PLAIN
 
 
 def test_an_ordinary_event_passes_and_decodes_as_the_long_way_does() -> None:
@@ -81,7 +91,21 @@ def test_an_ordinary_event_passes_and_decodes_as_the_long_way_does() -> None:
         "sequence": 5,
     }
     text = json.dumps(doc)
-    assert plain_json(text, (KEY,))
+    assert plain_document(text, (KEY,)) == doc
     (quick,) = events_from_frame("messages", text, "5", secrets=(KEY,)).events
     slow = normalize(json.loads(text), frame_event="messages", frame_id="5", secrets=(KEY,))
     assert (quick, quick.raw, quick.piece) == (slow, slow.raw, slow.piece)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.text(st.characters(min_codepoint=33, max_codepoint=126), min_size=4, max_size=64))
+def test_every_text_the_mask_changes_holds_a_probe(secret: str) -> None:
+    # Every piece of the key (its start, end, middle or all), as a host leaves one: alone,
+    # after Bearer, cut with an ellipsis.
+    probes = key_probes(secret)
+    for start in range(len(secret)):
+        for end in range(start + 1, len(secret) + 1):
+            for before, after in [("", ""), ("Bearer ", ""), ("", "…"), ('"', " more")]:
+                text = before + secret[start:end] + after
+                if mask(text, (secret,)) != text:
+                    assert any(probe in text for probe in probes), (start, end, before, after)
