@@ -118,6 +118,8 @@ class SSEDecoder:
             if text.startswith("\n"):
                 start = 1
         frames: list[SSEFrame] = []
+        if "\r" not in text:
+            return self._feed_lf(text, start, frames)
         for match in _LINE_END.finditer(text, start):
             frame = self._end_line(text, start, match.start())
             if frame is not None:
@@ -127,6 +129,24 @@ class SSEDecoder:
             self._extend(text, start, len(text))
         elif text.endswith("\r"):
             self._after_cr = True
+        return frames
+
+    def _feed_lf(self, text: str, start: int, frames: list[SSEFrame]) -> list[SSEFrame]:
+        """`feed` for a text whose lines all end in LF (every host's): split at once, and each
+        short line read straight away (a long one, or one continuing a kept tail, the
+        careful way of `_end_line`)."""
+        lines = (text[start:] if start else text).split("\n")
+        rest = lines.pop()  # after the last LF: the start of a line not ended yet
+        limit = self.max_line_chars
+        for line in lines:
+            if self._tail or self._skipping is not None or len(line) > limit:
+                frame = self._end_line(line, 0, len(line))
+            else:
+                frame = self._line(line)
+            if frame is not None:
+                frames.append(frame)
+        if rest:
+            self._extend(rest, 0, len(rest))
         return frames
 
     def close(self) -> list[SSEFrame]:

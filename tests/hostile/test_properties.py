@@ -39,8 +39,10 @@ from openwop_tui.renderers.base import AudioSupport
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def _frames(text: str, cuts: list[int]) -> list[tuple[str, str | None, str]]:
-    decoder = SSEDecoder()
+def _frames(
+    text: str, cuts: list[int], max_line_chars: int | None = None
+) -> list[tuple[str, str | None, str | None, str]]:
+    decoder = SSEDecoder() if max_line_chars is None else SSEDecoder(max_line_chars=max_line_chars)
     frames = []
     start = 0
     for cut in sorted(c % (len(text) + 1) for c in cuts):
@@ -48,7 +50,7 @@ def _frames(text: str, cuts: list[int]) -> list[tuple[str, str | None, str]]:
         start = max(start, cut)
     frames += decoder.feed(text[start:])
     frames += decoder.close()
-    return [(f.event, f.id, f.data) for f in frames]
+    return [(f.event, f.id, f.problem, f.data) for f in frames]
 
 
 @SETTINGS
@@ -60,6 +62,25 @@ def test_the_decoder_gives_the_same_frames_however_the_text_is_cut(
     text: str, cuts: list[int]
 ) -> None:
     assert _frames(text, cuts) == _frames(text, [])
+
+
+#: SSE lines as hosts send them, short and over the limit of 7, among random ones.
+_sse_lines = st.lists(
+    st.sampled_from(["", "", "data: x", "data:{}", "id: 1", "event: e", ": c", "retry: 5"])
+    | st.just("data: " + "y" * 9)
+    | st.text(alphabet=st.sampled_from("data: {}ie1x\x00"), max_size=12),
+    max_size=30,
+)
+
+
+@SETTINGS
+@given(_sse_lines, st.lists(st.integers(0, 400), max_size=6), st.sampled_from([None, 7]))
+def test_lines_ending_in_lf_read_as_the_same_lines_ending_in_crlf(
+    lines: list[str], cuts: list[int], limit: int | None
+) -> None:
+    text = "\n".join(lines)
+    # A text of LF line ends alone takes the decoder's quick way; with CRLF, the careful one.
+    assert _frames(text, cuts, limit) == _frames(text.replace("\n", "\r\n"), cuts, limit)
 
 
 @SETTINGS
