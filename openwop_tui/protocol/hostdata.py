@@ -32,6 +32,7 @@ no Rich, no Textual.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -48,12 +49,12 @@ __all__ = [
     "MIN_PREFIX",
     "NOT_PLAIN",
     "TOO_DEEP",
+    "KeyProbes",
     "fragment_floor",
     "host_piece",
     "host_str",
     "host_text",
     "host_value",
-    "key_probes",
     "mask",
     "plain_document",
     "secrets_of",
@@ -105,21 +106,54 @@ _MASKED_MAX = 2048
 _MASKED_LENGTH = 64
 
 
-def key_probes(secret: str) -> list[str]:
-    """Pieces of ``secret`` one of which is in any text `mask` would change: its
-    `MIN_PREFIX`-long pieces at every multiple of ``fragment_floor(secret) - MIN_PREFIX + 1``,
-    and its last.
+class KeyProbes:
+    """A quick test of a text for what `mask` would change in it (with these secrets): a
+    handful of substring tests, however long the key, so that every event of a stream can be
+    tested before anything is decoded. It may say yes where `mask` changes nothing (a probe
+    in ordinary words); it never says no where `mask` would change something.
 
-    `mask` masks the key, a fragment of `fragment_floor` characters or more, or a prefix of
-    `MIN_PREFIX` or more after ``Bearer``. The prefix holds the first piece; a fragment spans
-    ``floor`` characters of the key, so the first multiple of the step at or after its start
-    begins a whole piece inside it (that multiple is at most ``step - 1`` on, and the piece
-    ends `MIN_PREFIX` later: within ``floor``). A handful of probes, however long the key:
-    every event of a stream is tested against each."""
-    size = MIN_PREFIX
-    step = fragment_floor(secret) - size + 1
-    pieces = [secret[i : i + size] for i in range(0, len(secret) - size + 1, step)]
-    return [*pieces, secret[-size:]]
+    `mask` masks the key, a fragment of ``floor = fragment_floor(key)`` characters or more at a
+    string's edge or as the whole string, and a prefix of `MIN_PREFIX` or more after
+    ``Bearer``. So each secret is probed by:
+
+    * its first ``floor`` characters: in the key, in a prefix cut at the end of a string, and
+      in any fragment that starts where the key starts;
+    * its `MIN_PREFIX`-long pieces at each multiple of ``step = floor - MIN_PREFIX + 1`` after
+      the first: any other fragment (a suffix that starts a string, a piece of the middle)
+      starts at most ``step - 1`` before one of them, and spans ``floor`` characters, so it
+      holds that piece whole;
+    * its first `MIN_PREFIX` after ``bearer `` in any case.
+    """
+
+    __slots__ = ("_bearer", "_heads", "_pieces", "escapes")
+
+    def __init__(self, secrets: Iterable[str | None]) -> None:
+        kept = secrets_of(*secrets)
+        size = MIN_PREFIX
+        pieces: list[str] = []
+        for secret in kept:
+            floor = min(fragment_floor(secret), len(secret))
+            step = floor - size + 1
+            pieces += [secret[:floor]]
+            pieces += [secret[i : i + size] for i in range(step, len(secret) - size + 1, step)]
+        self._pieces = tuple(dict.fromkeys(pieces))
+        self._heads = tuple(dict.fromkeys(secret[:size] for secret in kept))
+        heads = "|".join(re.escape(head) for head in self._heads)
+        self._bearer = re.compile(f"(?i:bearer )(?:{heads})") if kept else None
+        self.escapes = not any(char in secret for secret in kept for char in _KEPT_ESCAPES)
+        """Whether a plain text may hold escapes: only if no secret holds a character one
+        decodes to (an escape inside a key would hide it from the probes, which look at the
+        text, not at what it decodes to)."""
+
+    def found(self, text: str) -> bool:
+        """Whether ``text`` may hold what `mask` changes (see the class docstring)."""
+        for piece in self._pieces:
+            if piece in text:
+                return True
+        if self._bearer is None or not any(head in text for head in self._heads):
+            return False
+        # `mask` compares the seven characters before the prefix, lowered: so does this.
+        return self._bearer.search(text) is not None or not text.isascii()
 
 
 def _digit_runs() -> bytes:
@@ -134,8 +168,14 @@ def _digit_runs() -> bytes:
 _DIGIT_RUNS = _digit_runs()
 #: 19 digits in a row: an integer that may be past the clamp (`INT_MAX` has 19).
 _LONG_DIGITS = b"0" * 19
-#: `key_probes` of every secret, by the secrets given.
-_PROBES: dict[tuple[str, ...], tuple[str, ...]] = {}
+#: The escapes a plain text may hold (taken out left to right, as a decoder reads them, so
+#: what stays is a backslash only if another escape is there).
+_KEPT_ESCAPE = re.compile(r'\\[nt"\\/]')
+#: What the escapes a plain text may hold decode to: characters `clean` keeps (a reply's line
+#: breaks and tabs, quotes, backslashes, slashes in code).
+_KEPT_ESCAPES = '\n\t"\\/'
+#: `KeyProbes` by the secrets given.
+_PROBES: dict[tuple[str, ...], KeyProbes] = {}
 
 
 class _NotPlain:
@@ -155,34 +195,56 @@ def plain_document(text: str, secrets: Iterable[str] = ()) -> Any:
     """The document JSON ``text`` decodes to, when it is one `host_value` copies unchanged (so
     the copy can be skipped), else `NOT_PLAIN`.
 
-    Plain is a text of printable ASCII with no escape (every string decoded from it is
-    printable ASCII, nothing for `clean`), no piece of a secret (`key_probes`: nothing to
-    mask), no run of digits that may pass the clamp, and fewer containers than `MAX_DEPTH`
-    (none too deep). Nearly every event of a stream is such a text. It is decoded by orjson,
-    a strict decoder four times as fast as `json.loads` that makes the same values of a plain
-    text, and refuses what would need cleaning: ``NaN``, ``Infinity``, a number that
-    overflows to infinity. Any doubt answers `NOT_PLAIN`; `json.loads` and `host_value` then
-    decide, as for any other text.
+    Plain is a text of printable ASCII whose escapes are only ``\\n``, ``\\t``, ``\\"``,
+    ``\\\\`` and ``\\/`` (every string decoded from it is printable ASCII and line breaks,
+    nothing for `clean`; none if a secret holds one of those characters), with no piece of a
+    secret (`KeyProbes`: nothing to mask), no run of digits that may pass the clamp, and
+    no container nested `MAX_DEPTH` deep. Nearly every event of a stream is such a text, and
+    so is a reply of many lines, or a run's inputs echoing a long chat history.
+
+    It is decoded by orjson, a strict decoder four times as fast as `json.loads` that makes
+    the same values of a plain text, and refuses what would need cleaning: ``NaN``,
+    ``Infinity``, a number that overflows to infinity. Any doubt answers `NOT_PLAIN`;
+    `json.loads` and `host_value` then decide, as for any other text.
     """
-    if not (text.isascii() and text.isprintable()) or "\\" in text:
+    if not (text.isascii() and text.isprintable()):
         return NOT_PLAIN
-    if text.count("{") + text.count("[") >= MAX_DEPTH or len(text) >= MAX_ITEMS:
+    if len(text) >= MAX_ITEMS:  # (a shorter text holds fewer values than that)
         return NOT_PLAIN
     if _LONG_DIGITS in text.encode("ascii").translate(_DIGIT_RUNS):
         return NOT_PLAIN
     secrets = secrets if isinstance(secrets, tuple) else tuple(secrets)
     probes = _PROBES.get(secrets)
     if probes is None:
-        probes = tuple(p for s in secrets_of(*secrets) for p in key_probes(s))
+        probes = KeyProbes(secrets)
         if len(_PROBES) < 64:  # (one key, a few at most: a bound all the same)
             _PROBES[secrets] = probes
-    for probe in probes:
-        if probe in text:
-            return NOT_PLAIN
+    if "\\" in text and (not probes.escapes or "\\" in _KEPT_ESCAPE.sub("", text)):
+        return NOT_PLAIN
+    if probes.found(text):
+        return NOT_PLAIN
     try:
-        return orjson.loads(text)
+        doc = orjson.loads(text)
     except orjson.JSONDecodeError:
         return NOT_PLAIN
+    if text.count("{") + text.count("[") >= MAX_DEPTH and _too_deep(doc):
+        return NOT_PLAIN
+    return doc
+
+
+def _too_deep(doc: Any) -> bool:
+    """Whether a container in decoded ``doc`` is nested `MAX_DEPTH` deep (which `host_value`
+    would replace): a walk of the containers alone, no strings touched."""
+    stack = [(doc, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if depth >= MAX_DEPTH:
+            return True
+        children = value.values() if type(value) is dict else value
+        for child in children:
+            if type(child) is dict or type(child) is list:
+                stack.append((child, depth + 1))
+    return False
 
 
 def mask(text: str, secrets: Iterable[str]) -> str:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from openwop_tui.protocol.events import CHUNK_TYPES, canonical_type
-from openwop_tui.protocol.hostdata import key_probes, mask, secrets_of
+from openwop_tui.protocol.hostdata import KeyProbes, mask, secrets_of
 from openwop_tui.text.split_keys import Piece, PieceChain
 
 if TYPE_CHECKING:  # the store imports this module
@@ -122,7 +122,7 @@ class SplitKeyRows:
         self.secrets = secrets_of(*secrets)
         self._chains: dict[tuple[str, str | None, str], PieceChain] = {}
         self._rows: dict[object, _Row] = {}
-        self._probes = tuple({p for secret in self.secrets for p in key_probes(secret)})
+        self._probes = KeyProbes(self.secrets)
 
     def row(
         self, session: str, ref: object, kind: str, run: str | None, data: str
@@ -136,8 +136,8 @@ class SplitKeyRows:
             return data, []
         chunky = '"chunk"' in data or '"delta"' in data
         # Whether any string of the row may hold what `mask` masks: an escape may hide it;
-        # else it holds one of the probes (`key_probes`).
-        maybe = "\\" in data or any(probe in data for probe in self._probes)
+        # else the probes find it (`KeyProbes`).
+        maybe = "\\" in data or self._probes.found(data)
         if not chunky and not maybe:
             return data, []
         try:

@@ -15,9 +15,9 @@ from openwop_tui.protocol.frames import events_from_frame
 from openwop_tui.protocol.hostdata import (
     MAX_DEPTH,
     NOT_PLAIN,
+    KeyProbes,
     fragment_floor,
     host_value,
-    key_probes,
     mask,
     plain_document,
 )
@@ -34,7 +34,9 @@ _scalars = (
     | st.floats(allow_nan=True, allow_infinity=True)
     # Printable ASCII mostly (what passes), now and then anything (what must not), and now and
     # then a piece of the key.
-    | st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=30)
+    | st.text(
+        st.characters(min_codepoint=32, max_codepoint=126) | st.sampled_from("\n\t"), max_size=30
+    )
     | st.text(max_size=8)
     | st.sampled_from([KEY, KEY[2:20], KEY[: fragment_floor(KEY)], f"Bearer {KEY[:5]}"])
 )
@@ -73,7 +75,10 @@ def test_a_text_it_passes_decodes_to_what_cleaning_leaves_unchanged(
         '{"a": [1, 2E400]}',
         '{"a": NaN}',
         '{"a": -Infinity}',
-        "[" * MAX_DEPTH + "]" * MAX_DEPTH,  # too deep
+        "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1),  # too deep
+        '{"a": "\\r\\n"}',  # an escape of a character `clean` rewrites
+        '{"a": "\\b"}',
+        '{"a": "\\u0041"}',  # any character at all
         '{"a":\n1}',  # (a line break between tokens is harmless, but not printable)
     ],
 )
@@ -102,10 +107,40 @@ def test_an_ordinary_event_passes_and_decodes_as_the_long_way_does() -> None:
 def test_every_text_the_mask_changes_holds_a_probe(secret: str) -> None:
     # Every piece of the key (its start, end, middle or all), as a host leaves one: alone,
     # after Bearer, cut with an ellipsis.
-    probes = key_probes(secret)
+    probes = KeyProbes([secret])
     for start in range(len(secret)):
         for end in range(start + 1, len(secret) + 1):
-            for before, after in [("", ""), ("Bearer ", ""), ("", "…"), ('"', " more")]:
+            for before, after in [
+                ("", ""),
+                ("Bearer ", ""),
+                ("auth: BEARER ", "…"),
+                ("", "…"),
+                ('"', " more"),
+            ]:
                 text = before + secret[start:end] + after
                 if mask(text, (secret,)) != text:
-                    assert any(probe in text for probe in probes), (start, end, before, after)
+                    assert probes.found(text), (start, end, before, after)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": "two\\nlines\\tand a tab, \\"quoted\\", a \\\\ and a \\/"}',
+        '{"a": "\\\\u0041 \\\\\\n"}',  # an escaped backslash, then "u0041"; then a line break
+        "[" * MAX_DEPTH + "]" * MAX_DEPTH,  # as deep as is kept
+        json.dumps({"messages": [{"role": "user", "content": f"turn {n}"} for n in range(99)]}),
+    ],
+)
+def test_line_breaks_quotes_and_many_containers_pass(text: str) -> None:
+    decoded = plain_document(text, (KEY,))
+    assert decoded is not NOT_PLAIN
+    assert decoded == json.loads(text) == host_value(decoded, (KEY,))
+
+
+def test_no_escape_passes_when_the_key_holds_a_character_one_decodes_to() -> None:
+    # The probes look at the text: "ab\/cd" holds the key "ab/cd…" once decoded, not as text.
+    key = "abc/def/ghi/jkl/mno/"  # each probe holds a slash: an escaped one hides them all
+    text = json.dumps({"a": key}).replace("/", "\\/")
+    assert plain_document(text, (key,)) is NOT_PLAIN
+    assert plain_document('{"a": "x\\ny"}', (key,)) is NOT_PLAIN
+    assert plain_document('{"a": "x y"}', (key,)) == {"a": "x y"}
