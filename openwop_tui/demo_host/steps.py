@@ -145,13 +145,18 @@ def _usage(ctx: WorkflowContext, text: str) -> dict[str, int]:
     # Rough token counts (words), enough for a status line to show something plausible.
     messages = ctx.inputs.get("messages")
     history = messages if isinstance(messages, list) else []
-    prompt = sum(len(str(m).split()) for m in history) + 12
+    # (The words of each message's content: a long chat's history is counted at every turn.)
+    prompt = sum(_words(m.get("content") if isinstance(m, dict) else m) for m in history) + 12
     completion = len(text.split())
     return {
         "promptTokens": prompt,
         "completionTokens": completion,
         "totalTokens": prompt + completion,
     }
+
+
+def _words(value: Any) -> int:
+    return len(value.split()) if isinstance(value, str) else len(str(value).split())
 
 
 def since(started: float) -> int:

@@ -219,7 +219,7 @@ def plain_document(text: str, secrets: Iterable[str] = ()) -> Any:
         probes = KeyProbes(secrets)
         if len(_PROBES) < 64:  # (one key, a few at most: a bound all the same)
             _PROBES[secrets] = probes
-    if "\\" in text and (not probes.escapes or "\\" in _KEPT_ESCAPE.sub("", text)):
+    if "\\" in text and not (probes.escapes and _kept_escapes_only(text)):
         return NOT_PLAIN
     if probes.found(text):
         return NOT_PLAIN
@@ -230,6 +230,15 @@ def plain_document(text: str, secrets: Iterable[str] = ()) -> Any:
     if text.count("{") + text.count("[") >= MAX_DEPTH and _too_deep(doc):
         return NOT_PLAIN
     return doc
+
+
+def _kept_escapes_only(text: str) -> bool:
+    """Whether every escape in JSON ``text`` is one of `_KEPT_ESCAPE`'s."""
+    if text.count("\\") == text.count("\\n"):
+        # Each backslash starts a line break (the first of an escaped backslash would be
+        # followed by another, not by an n): a reply's text, the usual case, needs no copy.
+        return True
+    return "\\" not in _KEPT_ESCAPE.sub("", text)
 
 
 def _too_deep(doc: Any) -> bool:
