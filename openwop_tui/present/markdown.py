@@ -40,6 +40,9 @@ def parser() -> MarkdownIt:
     return MarkdownIt().enable("strikethrough").enable("table")
 
 
+_SHARED_PARSER = parser()
+
+
 @dataclass(eq=False)
 class MarkdownBlock:
     """One top-level block of a reply: its tokens (cleaned), and what decides its drawing."""
@@ -117,7 +120,9 @@ class ReplyMarkdown:
     _changes: list[frozenset[str]] = field(default_factory=list)
     """The labels each version changed (version ``n`` is after ``_changes[n - 1]``)."""
     _dirty: bool = False
-    _parser: MarkdownIt = field(default_factory=parser)
+    _parser: MarkdownIt = field(default_factory=lambda: _SHARED_PARSER)
+    """The parser (one for every reply: it keeps nothing between parses, what a parse needs
+    travels in its ``env``, and making one costs more than parsing a short reply)."""
 
     @classmethod
     def whole(cls, text: HostText) -> ReplyMarkdown:
