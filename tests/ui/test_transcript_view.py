@@ -172,6 +172,28 @@ async def test_the_position_holds_on_resize_and_only_the_visible_is_drawn(
         assert 0 < len(set(drawn)) <= 3 * 12
 
 
+async def test_the_offsets_a_resize_lays_are_those_laid_from_scratch() -> None:
+    # A resize lays the line offsets in its own pass over every block: hidden verbose lines
+    # take no room in it, drawn blocks their lines, the rest their estimates.
+    app = ViewHost()
+    transcript = Transcript()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(TranscriptView)
+        for n in range(40):
+            await view.apply(users(transcript, 1, n))
+            await view.apply([transcript.add_notice("info", f"lifecycle {n}", verbose=True)])
+        await pilot.pause()
+        for size, verbose in [((61, 24), False), ((90, 24), True), ((61, 24), True)]:
+            view.show_verbose = verbose
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            laid = list(view._tops)
+            view._dirty = 0
+            view._fix_tops()
+            assert laid == view._tops
+            assert laid[-1] == sum(view._eff(i) for i in range(len(view._blocks)))
+
+
 async def test_keys_move_between_items_skip_hidden_lines_and_escape_leaves() -> None:
     app = ViewHost()
     transcript = Transcript()

@@ -639,15 +639,25 @@ class TranscriptView(ScrollView, can_focus=True):
     def _rewidth(self, width: int) -> None:
         """A new width: re-estimate every height; only what is visible is drawn again."""
         anchor = self._anchor
+        estimate = Block.estimate_at(width)
+        every = self._show_verbose
+        # The line offsets are laid in the same pass (as `_fix_tops` would lay them): over
+        # tens of thousands of blocks, a second pass cost as much as the first.
+        tops = [0]
+        top = 0
         for block in self._blocks:  # (tens of thousands of blocks: kept to the bare steps)
             cached = block.cache.get(width)
             if cached is None:
-                block.height = block.estimate(width)
+                height = block.height = estimate(block)
                 block.measured = False
             else:
-                block.height = len(cached)
+                height = block.height = len(cached)
+            if every or not block.verbose:
+                top += height
+            tops.append(top)
+        self._tops = tops
         self._width = width
-        self._dirty = 0
+        self._dirty = len(self._blocks)
         self._anchor = anchor
         self._relayout()
 
