@@ -154,6 +154,8 @@ class Block:
     answer (the view passes its registry's)."""
     _plain: str | None = None
     _shape: tuple[int, int] | None = None
+    _lengths: tuple[int, ...] | None = None
+    """The length of each line of the item's text, once drawn (`_rewrapped`)."""
     """(lines whatever the width, characters to wrap) of the item, for `estimate` (kept until
     it changes: a resize estimates every block again, and an estimate must not draw a tool
     call's line)."""
@@ -214,6 +216,7 @@ class Block:
         self.cache.clear()
         self._plain = None
         self._shape = None
+        self._lengths = None
         self.measured = False
 
     def plain(self) -> str:
@@ -251,16 +254,39 @@ class Block:
             shape = block._shape
             if shape is None:
                 shape = block._shape = block._measure()
+            if block.cache:
+                # Drawn at another width: its lines there, the wrapping of its text adjusted.
+                # Structure (a list, a code block, a heading) does not change with the width,
+                # so this is often exact, and the page drawn ahead after a resize corrects
+                # no height (which would move the scroll bar again a frame later).
+                drawn = next(reversed(block.cache))
+                return max(1, len(block.cache[drawn]) + block._rewrapped(drawn, columns))
             return shape[0] + shape[1] // columns
 
         return estimate
+
+    def _rewrapped(self, drawn: int, width: int) -> int:
+        """Lines more (or fewer) the item's text wraps into at ``width`` than at ``drawn``:
+        line by line (only drawn blocks are asked, a few hundred however long the session)."""
+        lengths = self._lengths
+        if lengths is None:
+            text = self._estimated_text()
+            lengths = self._lengths = tuple(len(line) for line in text.split("\n"))
+        drawn = max(drawn, 10)
+        return sum(length // width - length // drawn for length in lengths if length >= 10)
+
+    def _estimated_text(self) -> str:
+        item = self.item
+        if isinstance(item, EnvelopeItem):
+            return ""
+        return _plain_text(self) if not isinstance(item, AssistantTurn) else item.text
 
     def _measure(self) -> tuple[int, int]:
         """(lines whatever the width, characters to wrap) for `estimate`."""
         item = self.item
         if isinstance(item, EnvelopeItem):
             return (8 if item.envelope.display == "image" else 4), 0
-        text = _plain_text(self) if not isinstance(item, AssistantTurn) else item.text
+        text = self._estimated_text()
         lines = text.count("\n") + 1
         if isinstance(item, Notice):
             return lines, len(text)
@@ -272,6 +298,7 @@ class Block:
         """The reply's text grew (drawn at the view's next coalesced redraw)."""
         self._plain = None
         self._shape = None
+        self._lengths = None
 
     def replace_text(self) -> None:
         """The reply's whole text was replaced (an authoritative completion)."""

@@ -481,6 +481,20 @@ class TranscriptView(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------- layout
 
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        # Textual tells a widget its new size here, while it lays the screen out, before the
+        # frame is drawn. The heights at a new width are estimated now, so the scroll bar
+        # drawn in that frame already has the new height; from `render_lines` (where the
+        # visible blocks are drawn) it came a frame late, and the bar moved again after it.
+        resized = super()._size_updated(size, virtual_size, container_size, layout)
+        width = self._content_width()
+        if width > 0 and width != self._width and self._blocks:
+            self._rewidth(width)
+            self._scroll_update(self.virtual_size)  # (the bar told now, not at the next layout)
+        return resized
+
     def _content_width(self) -> int:
         width = max(0, self.scrollable_content_region.width - GUTTER - 1)
         return width if self.width_cap is None else min(width, self.width_cap)
