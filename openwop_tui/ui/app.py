@@ -32,7 +32,7 @@ from openwop_tui.renderers import Registry
 from openwop_tui.renderers.base import AudioSupport
 from openwop_tui.store import state
 from openwop_tui.text.redact import Redactor
-from openwop_tui.ui import keys, theme_palette
+from openwop_tui.ui import heap, keys, theme_palette
 from openwop_tui.ui.command_palette import OWN_SYSTEM_COMMANDS, AppCommands
 from openwop_tui.ui.controllers.chat import Chat, Parts
 from openwop_tui.ui.controllers.chats import ChatsController
@@ -132,6 +132,10 @@ class ChatApp(GuardedApp):
         conversation, store, problem = open_chat(
             config, session_id, record, replaying=replay is not None
         )
+        # A reopened session's hundreds of thousands of objects live as long as the chat, and
+        # were made with the collector paused: frozen now, before the app's start-up makes
+        # more, or its first pass walks them all (60-80 ms at 3,000 turns) before any frame.
+        heap.settle()
         if problem:
             self._warnings.append(problem)
         self.chat = Chat(

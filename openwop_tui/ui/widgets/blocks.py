@@ -48,7 +48,7 @@ from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.text.sanitize import HostText, clean, clean_own
 
-__all__ = ["FRAGMENT", "Block", "code_blocks"]
+__all__ = ["FRAGMENT", "Block", "code_blocks", "estimate_height"]
 
 _FENCE_ANYWHERE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
 _CODE = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n(.*?)^ {0,3}\1[ \t]*$", re.DOTALL | re.MULTILINE)
@@ -238,32 +238,9 @@ class Block:
         return _plain_text(self)
 
     def estimate(self, width: int) -> int:
-        """A cheap guess at the height at ``width`` (corrected once drawn). A resize asks it
-        of every block not drawn at the new width (`estimate_at`): what does not depend on
-        the width is worked out once per change (`_shape`)."""
-        return Block.estimate_at(width)(self)
-
-    @staticmethod
-    def estimate_at(width: int) -> Callable[[Block], int]:
-        """`estimate` at ``width`` as a function of the block: what a resize calls for tens of
-        thousands of blocks, without a method's lookup and bound call for each (a third of
-        the time of that loop)."""
-        columns = max(width, 10)
-
-        def estimate(block: Block) -> int:
-            shape = block._shape
-            if shape is None:
-                shape = block._shape = block._measure()
-            if block.cache:
-                # Drawn at another width: its lines there, the wrapping of its text adjusted.
-                # Structure (a list, a code block, a heading) does not change with the width,
-                # so this is often exact, and the page drawn ahead after a resize corrects
-                # no height (which would move the scroll bar again a frame later).
-                drawn = next(reversed(block.cache))
-                return max(1, len(block.cache[drawn]) + block._rewrapped(drawn, columns))
-            return shape[0] + shape[1] // columns
-
-        return estimate
+        """A cheap guess at the height at ``width`` (corrected once drawn): `estimate_height`
+        (which a resize calls for every block)."""
+        return estimate_height(self, max(width, 10))
 
     def _rewrapped(self, drawn: int, width: int) -> int:
         """Lines more (or fewer) the item's text wraps into at ``width`` than at ``drawn``:
@@ -414,3 +391,21 @@ def _plain_text(block: Block) -> str:
     parts.append(payload[:200_000])  # a huge payload is searched in its first 200 kB
     # A boundary: the title is a renderer's text (perhaps a plugin's), not the boundary's.
     return clean("\n".join(parts))
+
+
+def estimate_height(block: Block, columns: int) -> int:
+    """`Block.estimate` at ``columns`` (at least 10), as a plain function: a resize calls it
+    for tens of thousands of blocks, and a method's lookup and bound call for each was a
+    third of the time of that loop. What does not depend on the width is worked out once per
+    change (`Block._shape`)."""
+    shape = block._shape
+    if shape is None:
+        shape = block._shape = block._measure()
+    if block.cache:
+        # Drawn at another width: its lines there, the wrapping of its text adjusted.
+        # Structure (a list, a code block, a heading) does not change with the width, so
+        # this is often exact, and the page drawn ahead after a resize corrects no height
+        # (which would move the scroll bar again a frame later).
+        drawn = next(reversed(block.cache))
+        return max(1, len(block.cache[drawn]) + block._rewrapped(drawn, columns))
+    return shape[0] + shape[1] // columns

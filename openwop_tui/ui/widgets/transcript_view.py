@@ -63,7 +63,7 @@ from openwop_tui.ui.messages import (
     TranscriptLeft,
 )
 from openwop_tui.ui.widgets import item_keys
-from openwop_tui.ui.widgets.blocks import Block, button_text
+from openwop_tui.ui.widgets.blocks import Block, button_text, estimate_height
 from openwop_tui.ui.widgets.finder import Finder
 from openwop_tui.ui.widgets.pixels import KittySender, SixelPainter
 
@@ -318,7 +318,9 @@ class TranscriptView(ScrollView, can_focus=True):
         self._where[item.id] = len(self._blocks)
         self._blocks.append(block)
         if self._dirty == len(self._blocks) - 1:
-            self._tops.append(self._tops[-1] + self._eff(len(self._blocks) - 1))
+            # (`_eff`, inlined: a reopened session adds tens of thousands of blocks at once)
+            hidden = block.verbose and not self._show_verbose
+            self._tops.append(self._tops[-1] + (0 if hidden else block.height))
             self._dirty = len(self._blocks)
 
     def _update(self, index: int, change: Updated) -> bool:
@@ -653,7 +655,7 @@ class TranscriptView(ScrollView, can_focus=True):
     def _rewidth(self, width: int) -> None:
         """A new width: re-estimate every height; only what is visible is drawn again."""
         anchor = self._anchor
-        estimate = Block.estimate_at(width)
+        columns = max(width, 10)
         every = self._show_verbose
         # The line offsets are laid in the same pass (as `_fix_tops` would lay them): over
         # tens of thousands of blocks, a second pass cost as much as the first.
@@ -662,7 +664,7 @@ class TranscriptView(ScrollView, can_focus=True):
         for block in self._blocks:  # (tens of thousands of blocks: kept to the bare steps)
             cached = block.cache.get(width)
             if cached is None:
-                height = block.height = estimate(block)
+                height = block.height = estimate_height(block, columns)
                 block.measured = False
             else:
                 height = block.height = len(cached)
