@@ -8,17 +8,31 @@ target. ``--json`` prints one JSON list for machines instead of the table.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import subprocess
 import sys
+from pathlib import Path
 from typing import TextIO
 
 from benchmarks.figures import FIGURES
 
 
+def _byte_compile() -> None:
+    """Compile the app's modules, as pip does when it installs the wheel: a process started
+    from a source tree that may not write bytecode (``PYTHONDONTWRITEBYTECODE``, set on some
+    machines) would otherwise compile them at every start, 0.2 s that no installed copy pays."""
+    import openwop_tui
+    import openwop_tui.renderers
+
+    for package in (openwop_tui, openwop_tui.renderers):
+        compileall.compile_dir(Path(package.__file__).parent, quiet=1)
+
+
 def _collect(names: list[str], progress: TextIO) -> list[dict[str, object]]:
     """Run each figure in its own process; each one's rows are printed to ``progress`` as it
     ends (a long run shows how far it is, and a figure that breaks later loses nothing)."""
+    _byte_compile()
     results: list[dict[str, object]] = []
     print(_HEADER, file=progress, flush=True)
     for name in names:
