@@ -11,6 +11,7 @@ from paths import TESTS
 
 from openwop_tui.protocol.events import RunEvent, canonical_type, normalize, parse_int
 from openwop_tui.protocol.sse import events_from_frame, parse_sse_text
+from openwop_tui.text.sanitize import HostText
 
 CAPTURES = TESTS / "data" / "captures"
 
@@ -280,3 +281,29 @@ def test_json_python_cannot_build_is_a_problem_not_an_exception(data: str, reaso
     # The frame's text is kept for the notice, cut (it is shown): its start, and its length.
     assert result.raw is not None and result.raw.startswith(data[:100])
     assert f"({len(data)} chars in all)" in result.raw and len(result.raw) < 4100
+
+
+def test_an_event_read_back_from_a_pickle_has_every_field_and_stays_frozen() -> None:
+    # Kept folds hold their notices' events; they are read back through their slots.
+    import dataclasses
+    import pickle
+
+    event = RunEvent(
+        type=HostText("node.completed"),
+        payload={"nodeId": "n", "outputs": {"x": [1, 2]}},
+        sequence=7,
+        run_id=HostText("run_1"),
+        node_id=HostText("n"),
+        event_id=HostText("evt_1"),
+        timestamp=HostText("2026-12-02T10:00:00Z"),
+        causation_id=HostText("evt_0"),
+        frame_event=HostText("updates"),
+        raw={"type": "node.completed"},
+        wire='{"type": "node.completed"}',
+        piece=HostText("p"),
+    )
+    back = pickle.loads(pickle.dumps(event, protocol=pickle.HIGHEST_PROTOCOL))
+    for field in dataclasses.fields(RunEvent):
+        assert getattr(back, field.name) == getattr(event, field.name), field.name
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        back.sequence = 8  # type: ignore[misc]
