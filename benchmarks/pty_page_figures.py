@@ -79,7 +79,7 @@ async def pty_page() -> list[Figure]:
         path.parent.mkdir(parents=True)
         with Store(path) as store:
             session_id = _fill_session(store, Entry, PAGE_TURNS)
-            conversation_folds(store, session_id)
+            conversation_folds(store, session_id, key=key)
         term = Terminal([*APP, "--host", url, "--session", session_id], _env(home, key))
         try:
             term.wait_for(f"question {PAGE_TURNS - 1}", timeout=120)
