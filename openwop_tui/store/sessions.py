@@ -30,6 +30,7 @@ import sqlite3
 import time
 import uuid
 import weakref
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,6 +109,15 @@ class StoreError(Exception):
 def default_path() -> Path:
     """``sessions.db`` in the user data folder (``$XDG_DATA_HOME/openwop-tui`` on Linux)."""
     return platformdirs.user_data_path("openwop-tui", appauthor=False) / "sessions.db"
+
+
+#: What a query reads of an entry, in the order `Store._read` takes it.
+_ENTRY_COLUMNS = "kind, data, run, label, frame_id, meta, at, seq"
+#: The longest range between kept runs read with the others at once (a message and its
+#: notices; a run without a kept fold is read by itself, streamed).
+_SMALL_GAP = 16
+#: Entries one query reads by number (under SQLite's limit of 999 parameters in old builds).
+_SEQS_PER_QUERY = 900
 
 
 @dataclass(frozen=True, slots=True)
@@ -534,29 +544,58 @@ class Store:
     def _entries(self, session_id: str, start: int, stop: int | None) -> Iterator[Entry]:
         try:
             cursor = self._db.execute(
-                "SELECT kind, data, run, label, frame_id, meta, at, seq FROM entries "
+                f"SELECT {_ENTRY_COLUMNS} FROM entries "
                 "WHERE session = ? AND seq >= ? AND seq < ? ORDER BY seq",
                 (session_id, start, stop if stop is not None else 2**62),
             )
-            # The TEXT columns are decoded as the row is fetched: count from before the fetch.
-            damaged = self._text.damaged
-            for number, (kind, data, run, label, frame_id, meta, at, seq) in enumerate(cursor, 1):
-                text = self._text.blob(data)
-                yield Entry(
-                    kind,
-                    text,
-                    run=run,
-                    label=label,
-                    frame_id=frame_id,
-                    meta=_meta(meta),
-                    at=at,
-                    seq=seq,
-                )
-                if self._text.damaged != damaged:
-                    yield Entry("notice", _damaged(number, kind), label="warning", at=at)
-                damaged = self._text.damaged
+            yield from self._read(cursor)
         except sqlite3.Error as error:
             raise _failure(error, self.path) from None
+
+    def _read(self, rows: Iterable[tuple[Any, ...]]) -> Iterator[Entry]:
+        """Entries of rows of `_ENTRY_COLUMNS`, each damaged text followed by its notice."""
+        # The TEXT columns are decoded as the row is fetched: count from before the fetch.
+        damaged = self._text.damaged
+        for number, (kind, data, run, label, frame_id, meta, at, seq) in enumerate(rows, 1):
+            text = self._text.blob(data)
+            yield Entry(
+                kind,
+                text,
+                run=run,
+                label=label,
+                frame_id=frame_id,
+                meta=_meta(meta),
+                at=at,
+                seq=seq,
+            )
+            if self._text.damaged != damaged:
+                yield Entry("notice", _damaged(number, kind), label="warning", at=at)
+            damaged = self._text.damaged
+
+    def _small_gaps(
+        self, session_id: str, gaps: list[tuple[int, int]]
+    ) -> dict[tuple[int, int], list[Entry]]:
+        """The entries of many short log ranges, read by a few queries (a reopen's ranges
+        between kept runs are a message or two each: one query apiece was 3,000 queries, a
+        third of the reopen at 3,000 turns)."""
+        found: dict[tuple[int, int], list[Entry]] = {gap: [] for gap in gaps}
+        starts = [lo for lo, _ in gaps]
+        # By their numbers: SQLite looks each up in the index (ranges joined by OR it may
+        # read by scanning every entry of the session).
+        wanted = [seq for lo, hi in gaps for seq in range(lo, hi)]
+        for first in range(0, len(wanted), _SEQS_PER_QUERY):
+            chunk = wanted[first : first + _SEQS_PER_QUERY]
+            cursor = self._db.execute(
+                f"SELECT {_ENTRY_COLUMNS} FROM entries WHERE session = ? "
+                f"AND seq IN ({', '.join('?' * len(chunk))}) ORDER BY seq",
+                (session_id, *chunk),
+            )
+            gap = gaps[bisect_right(starts, chunk[0]) - 1]
+            for entry in self._read(cursor):
+                if entry.seq >= 0:  # (a damaged text's notice has none: it follows its entry)
+                    gap = gaps[bisect_right(starts, entry.seq) - 1]
+                found[gap].append(entry)
+        return found
 
     # -------------------------------------------------------------- kept folds
 
@@ -574,9 +613,17 @@ class Store:
             rows = folds.read(self._db, session_id, version)
         except sqlite3.Error as error:
             raise _failure(error, self.path) from None
-        for (lo, hi), row in zip(folds.gaps(rows), [*rows, None], strict=True):
-            if hi is None or hi > lo:
-                yield from self._entries(session_id, lo, hi)
+        pairs = list(zip(folds.gaps(rows), [*rows, None], strict=True))
+        small = [(lo, hi) for (lo, hi), _ in pairs if hi is not None and 0 < hi - lo <= _SMALL_GAP]
+        try:
+            read = self._small_gaps(session_id, small)
+        except sqlite3.Error as error:
+            raise _failure(error, self.path) from None
+        for (lo, hi), row in pairs:
+            if hi is not None and (lo, hi) in read:
+                yield from read.pop((lo, hi))
+            elif hi is None or hi > lo:
+                yield from self._entries(session_id, lo, hi)  # (streamed: it may be the log)
             if row is not None:
                 yield row
 

@@ -138,3 +138,44 @@ def test_assets_are_kept_under_a_total_cap(tmp_path: Path, monkeypatch: pytest.M
         db.put_asset("u3", b"c" * 10)  # 30 > 25: the least recently used goes
         assert db.asset("u1") is None
         assert db.asset("u2") is not None and db.asset("u3") is not None
+
+
+def test_a_reopen_reads_the_entries_between_kept_runs_as_the_log_has_them(
+    tmp_path: Path,
+) -> None:
+    # 1,200 runs with kept folds and a message or two between them (the short ranges are
+    # read by number, many at once, past one query's worth), then a run without one (read
+    # by itself, streamed) and a last message.
+    from openwop_tui.store.folds import FoldRow
+
+    with Store(tmp_path / "s.db") as db:
+        session = db.create(host="h", workflow="w")
+        rows = []
+        for n in range(1_200):
+            db.append(session, Entry("user", f"question {n}"))
+            if n % 7 == 0:
+                db.append(session, Entry("notice", f"note {n}", label="info"))
+            start = db.append(session, Entry("run", run=f"run_{n}")).seq
+            db.append(session, Entry("frame", '{"type":"run.started"}', run=f"run_{n}"))
+            stop = db.append(session, Entry("end", run=f"run_{n}")).seq
+            rows.append(FoldRow(start, stop, "v1", "before", b"kept"))
+        for kind in ("user", "run", "frame", "frame", "end", "user"):
+            db.append(session, Entry(kind, "x" if kind != "run" else "", run="last"))
+        db.keep_folds(session, rows)
+        read = list(db.outline(session, "v1"))
+        kept = {(row.start, row.stop) for row in rows}
+        expected: list[object] = []
+        entries = list(db.entries(session))
+        for entry in entries:
+            run = next(((a, b) for a, b in kept if a <= entry.seq <= b), None)
+            if run is None:
+                expected.append(("entry", entry.seq, entry.kind, entry.data))
+            elif entry.seq == run[0]:
+                expected.append(("row", run[0]))
+        got = [
+            ("row", item.start)
+            if isinstance(item, FoldRow)
+            else ("entry", item.seq, item.kind, item.data)
+            for item in read
+        ]
+        assert got == expected
