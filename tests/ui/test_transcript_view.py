@@ -172,6 +172,25 @@ async def test_the_position_holds_on_resize_and_only_the_visible_is_drawn(
         assert 0 < len(set(drawn)) <= 3 * 12
 
 
+async def test_the_scroll_bar_shows_where_the_view_is_when_it_moves_itself() -> None:
+    # Following new output, and jumping to an item, move the view without a scroll by hand:
+    # the bar's thumb moves with it (it stayed at the top).
+    app = ViewHost()
+    transcript = Transcript()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(TranscriptView)
+        for n in range(60):
+            await view.apply(users(transcript, 1, n))
+        await pilot.pause()
+        bar = view.vertical_scrollbar
+        assert view.scroll_y == view.max_scroll_y > 0
+        assert bar.position == view.scroll_y
+        view.select(10)
+        await pilot.pause()
+        assert 0 < view.scroll_y < view.max_scroll_y
+        assert bar.position == view.scroll_y
+
+
 async def test_the_offsets_a_resize_lays_are_those_laid_from_scratch() -> None:
     # A resize lays the line offsets in its own pass over every block: hidden verbose lines
     # take no room in it, drawn blocks their lines, the rest their estimates.

@@ -495,7 +495,20 @@ class TranscriptView(ScrollView, can_focus=True):
         if width > 0 and width != self._width and self._blocks:
             self._rewidth(width)
             self._scroll_update(self.virtual_size)  # (the bar told now, not at the next layout)
+        if self.show_vertical_scrollbar:  # (a bar just shown starts at the position there is)
+            self.vertical_scrollbar.position = self.scroll_y
         return resized
+
+    def _scroll_line(self, y: int) -> None:
+        """Put line ``y`` at the top of the viewport now, and the scroll bar with it.
+
+        `set_scroll` sets the position without its watcher (so without an animation or a
+        frame's delay), and the watcher is what moves the bar: without this, a view that
+        follows its end kept its thumb wherever the last scroll by hand had left it (at the
+        top, for a view never scrolled)."""
+        self.set_scroll(None, y)
+        if self.show_vertical_scrollbar:
+            self.vertical_scrollbar.position = self.scroll_y
 
     def _content_width(self) -> int:
         width = max(0, self.scrollable_content_region.width - GUTTER - 1)
@@ -546,12 +559,12 @@ class TranscriptView(ScrollView, can_focus=True):
         if self.virtual_size != Size(width, total):
             self.virtual_size = Size(width, total)
         if self._follow:
-            self.set_scroll(None, max(0, total - self.scrollable_content_region.height))
+            self._scroll_line(max(0, total - self.scrollable_content_region.height))
         elif anchor is not None and anchor[0] < len(self._blocks):
             index, offset = anchor
             target = self._tops[index] + min(offset, max(self._eff(index) - 1, 0))
             if target != round(self.scroll_y):
-                self.set_scroll(None, target)
+                self._scroll_line(target)
         self.refresh()
 
     def watch_scroll_y(self, old: float, new: float) -> None:
@@ -845,7 +858,7 @@ class TranscriptView(ScrollView, can_focus=True):
         if top < round(self.scroll_y) or top >= round(self.scroll_y) + height:
             self._follow = False
             self._anchor = (index, row)
-            self.set_scroll(None, max(0, top - (height // 3 if row else 0)))
+            self._scroll_line(max(0, top - (height // 3 if row else 0)))
         self.refresh()
 
     def show_at_top(self, index: int) -> None:
@@ -853,7 +866,7 @@ class TranscriptView(ScrollView, can_focus=True):
         self._fix_tops()
         self._follow = False
         self._anchor = (index, 0)
-        self.set_scroll(None, self._tops[index])
+        self._scroll_line(self._tops[index])
         self.refresh()
 
     def select_last(self) -> None:
@@ -880,7 +893,7 @@ class TranscriptView(ScrollView, can_focus=True):
     def action_first(self) -> None:
         self.select(self._step(-1, 1))
         self._follow = False
-        self.set_scroll(None, 0)
+        self._scroll_line(0)
         self._anchor = (0, 0)
 
     def action_last(self) -> None:
