@@ -154,11 +154,11 @@ class Block:
     answer (the view passes its registry's)."""
     _plain: str | None = None
     _shape: tuple[int, int] | None = None
-    _lengths: tuple[int, ...] | None = None
-    """The length of each line of the item's text, once drawn (`_rewrapped`)."""
     """(lines whatever the width, characters to wrap) of the item, for `estimate` (kept until
     it changes: a resize estimates every block again, and an estimate must not draw a tool
     call's line)."""
+    _lengths: tuple[int, ...] | None = None
+    """The length of each line of the item's text, once drawn (`_rewrapped`)."""
 
     verbose: bool = field(init=False)
     """A verbose notice (a chat view may hide it). Read for every block on each layout after a

@@ -495,8 +495,7 @@ class TranscriptView(ScrollView, can_focus=True):
         if width > 0 and width != self._width and self._blocks:
             self._rewidth(width)
             self._scroll_update(self.virtual_size)  # (the bar told now, not at the next layout)
-        if self.show_vertical_scrollbar:  # (a bar just shown starts at the position there is)
-            self.vertical_scrollbar.position = self.scroll_y
+        self._place_bar()  # (a bar just shown starts at the position there is)
         return resized
 
     def _scroll_line(self, y: int) -> None:
@@ -507,6 +506,10 @@ class TranscriptView(ScrollView, can_focus=True):
         follows its end kept its thumb wherever the last scroll by hand had left it (at the
         top, for a view never scrolled)."""
         self.set_scroll(None, y)
+        self._place_bar()
+
+    def _place_bar(self) -> None:
+        """The scroll bar's thumb where the view is (what `watch_scroll_y` does on a scroll)."""
         if self.show_vertical_scrollbar:
             self.vertical_scrollbar.position = self.scroll_y
 
