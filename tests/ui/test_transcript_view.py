@@ -179,8 +179,7 @@ async def test_the_scroll_bar_shows_where_the_view_is_when_it_moves_itself() -> 
     transcript = Transcript()
     async with app.run_test(size=(80, 24)) as pilot:
         view = app.query_one(TranscriptView)
-        for n in range(60):
-            await view.apply(users(transcript, 1, n))
+        await view.apply(users(transcript, 60))
         await pilot.pause()
         bar = view.vertical_scrollbar
         assert view.scroll_y == view.max_scroll_y > 0
