@@ -135,9 +135,10 @@ class SplitKeyRows:
         if not self.secrets or kind not in _EVENT_KINDS:
             return data, []
         chunky = '"chunk"' in data or '"delta"' in data
-        # Whether any string of the row may hold what `mask` masks: an escape may hide it;
-        # else the probes find it (`KeyProbes`).
-        maybe = "\\" in data or self._probes.found(data)
+        # Whether any string of the row may hold what `mask` masks (`KeyProbes.may_change`:
+        # the rule the decoder's plain path follows, so a reply's line breaks, or a run's
+        # inputs echoing a long history, are not decoded and walked again here).
+        maybe = self._probes.may_change(data)
         if not chunky and not maybe:
             return data, []
         try:

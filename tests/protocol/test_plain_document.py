@@ -64,6 +64,7 @@ def test_a_text_it_passes_decodes_to_what_cleaning_leaves_unchanged(
     [
         '{"a": "\\u001b[31mred"}',  # an escape: a terminal control once decoded
         '{"a": "\x1b[31mred"}',  # a raw control character
+        '{"a": "rub\x7fout"}',  # DEL: valid JSON raw, and a control all the same
         '{"a": "caf\u00e9"}',  # not ASCII (a homograph, a bidi control …)
         '{"a": "\\u202e"}',
         f'{{"a": "{KEY}"}}',  # the key, a long piece of its middle, its start after Bearer
@@ -120,6 +121,20 @@ def test_every_text_the_mask_changes_holds_a_probe(secret: str) -> None:
                 text = before + secret[start:end] + after
                 if mask(text, (secret,)) != text:
                     assert probes.found(text), (start, end, before, after)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (f"{KEY[:4]} and {KEY[:4]}, then bEaReR {KEY[:4]}", True),  # only the last is after it
+        (f"Bearer  {KEY[:4]}", False),  # two spaces: not what `mask` masks
+        (f"{KEY[:4]} Bearer ", False),
+        (f"{KEY[:4]}" * 1000 + f"Bearer {KEY[:3]}", False),
+    ],
+)
+def test_the_bearer_probe_finds_the_key_start_right_after_bearer(text: str, found: bool) -> None:
+    assert KeyProbes([KEY]).found(text) is found
+    assert KeyProbes([KEY, "another-key-entirely"]).found(text) is found
 
 
 @pytest.mark.parametrize(
