@@ -18,6 +18,8 @@ from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from openwop_tui.demo_host.assets import AssetStore
 from openwop_tui.demo_host.identity import Identity
 from openwop_tui.demo_host.interrupts import Ask, InterruptBook
@@ -226,7 +228,7 @@ class RunStore:
         With an ``idempotency_key`` already seen: the same body returns the original run, a
         different body raises `IdempotencyMismatch`.
         """
-        fingerprint = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+        fingerprint = _fingerprint(body)
         with self._lock:
             if idempotency_key is not None and idempotency_key in self._idempotency:
                 seen_fingerprint, run_id = self._idempotency[idempotency_key]
@@ -310,3 +312,16 @@ class RunStore:
                 run.cond.notify_all()
         for thread in threads:
             thread.join(timeout)
+
+
+def _fingerprint(body: Any) -> str:
+    """What tells two start requests' bodies apart (key order aside), for `Idempotency-Key`.
+
+    orjson first: a chat's body carries its whole history, and `json.dumps` of it sorted was a
+    good part of each turn's work on the host at 500 turns; it refuses what JSON may hold but
+    it cannot write (an integer past 64 bits), which takes the slow way."""
+    try:
+        text = orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # (orjson.JSONEncodeError is one)
+        text = json.dumps(body, sort_keys=True).encode()
+    return hashlib.sha256(text).hexdigest()
