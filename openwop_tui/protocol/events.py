@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar, overload
@@ -273,8 +272,25 @@ def _shared(text: HostText) -> HostText: ...
 def _shared(text: None) -> None: ...
 def _shared(text: HostText | None) -> HostText | None:
     """One string object for a type, run or node id however many events repeat it: what
-    keeps an event's summary (a timeline row holds all three) from holding copies of them."""
-    return HostText(sys.intern(text)) if text is not None and len(text) <= 64 else text
+    keeps an event's summary (a timeline row holds all three) from holding copies of them.
+
+    Held here, not by `sys.intern`: an interned string leaves the interpreter's table when the
+    last event holding it goes, and the next event's puts it back, so a stream of chunks that
+    nothing keeps churned that table (shared with every module's names) until it was copied
+    whole again, 1.8 MB at a time in a large process."""
+    if text is None or len(text) > 64:
+        return text
+    shared = _SHARED.get(text)
+    if shared is None:
+        if len(_SHARED) >= _SHARED_MAX:  # (ids of runs long gone: a bound all the same)
+            _SHARED.clear()
+        shared = _SHARED[text] = text
+    return shared
+
+
+#: The strings `_shared` hands out.
+_SHARED: dict[str, HostText] = {}
+_SHARED_MAX = 4096
 
 
 #: Event types whose text the fold joins piece by piece (replies and reasoning).
