@@ -127,28 +127,9 @@ def _made(text: str) -> HostText:
     return HostText(text)
 
 
-def _kept(event: RunEvent | None) -> RunEvent | None:
-    """The event as an item keeps it: its place (type, run, sequence, node, id, time), not
-    its payload, raw document or wire text. An item keeps its text and its place; the event
-    itself is in the log (a ``run.started`` alone carries the whole chat history, so keeping
-    it per turn grew with the square of the session)."""
-    if event is None:
-        return None
-    return RunEvent(
-        event.type,
-        {},
-        sequence=event.sequence,
-        run_id=event.run_id,
-        node_id=event.node_id,
-        event_id=event.event_id,
-        timestamp=event.timestamp,
-        causation_id=event.causation_id,
-        frame_event=event.frame_event,
-    )
-
-
 def _kept_source(envelope: Envelope) -> Envelope:
-    """``envelope`` with its source event as an item keeps it (`_kept`)."""
+    """``envelope`` with its source event as an item keeps it: its place, not the frame's wire
+    text (an item keeps its text and its place; the event itself is in the log)."""
     if envelope.source.wire is None:
         return envelope
     return replace(envelope, source=replace(envelope.source, wire=None))
@@ -217,10 +198,8 @@ class Transcript:
         self.items.append(item)
         return Added(item)
 
-    def _notice(
-        self, level: Level, text: str, event: RunEvent | None = None, *, verbose: bool = False
-    ) -> Added:
-        item = Notice(self._next_id("notice"), level, _made(text), verbose, _kept(event))
+    def _notice(self, level: Level, text: str, *, verbose: bool = False) -> Added:
+        item = Notice(self._next_id("notice"), level, _made(text), verbose)
         return self._add(item)
 
     def _close_turns(self) -> list[Change]:
@@ -363,7 +342,7 @@ class Transcript:
                 return self._on_request(event)
             return self._on_line(event)
         except Exception as error:
-            return [self._notice("error", _unreadable(event, error), event)]
+            return [self._notice("error", _unreadable(event, error))]
 
     # ----------------------------------------------------------------- chunks
 
@@ -459,7 +438,7 @@ class Transcript:
         line = line_for(event)
         if line is not None:
             level, text, verbose = line
-            changes.append(self._notice(level, text, event, verbose=verbose))
+            changes.append(self._notice(level, text, verbose=verbose))
         return changes
 
     def _conversation_turn(self, event: RunEvent, turn: Mapping[str, Any]) -> list[Change]:
@@ -554,7 +533,7 @@ class Transcript:
         self.usage_turn = Usage()
         workflow = _text(event.payload.get("workflowId"))
         text = f"run started · {workflow}" if workflow else "run started"
-        return [self._notice("info", text, event, verbose=True)]
+        return [self._notice("info", text, verbose=True)]
 
     def _ended(self, event: RunEvent) -> list[Change]:
         """What every run ending settles: open items, pending interrupts, the turn's usage."""
@@ -565,14 +544,14 @@ class Transcript:
             text = f"usage this turn · {self.usage_turn.describe()}"
             if self.usage_session.events > self.usage_turn.events:
                 text += f" · session {self.usage_session.describe()}"
-            changes.append(self._notice("info", text, event))
+            changes.append(self._notice("info", text))
         return changes
 
     def _on_run_completed(self, event: RunEvent) -> list[Change]:
         self.status = "completed"
         duration = event.payload.get("durationMs")
         suffix = f" in {duration / 1000:.2f} s" if isinstance(duration, int | float) else ""
-        return [*self._ended(event), self._notice("info", f"run completed{suffix}", event)]
+        return [*self._ended(event), self._notice("info", f"run completed{suffix}")]
 
     def _on_run_failed(self, event: RunEvent) -> list[Change]:
         self.status = "failed"
@@ -580,13 +559,13 @@ class Transcript:
         detail = ": ".join(part for part in (code, message) if part) or "no reason given"
         node = _text(event.payload.get("failedNodeId"))
         where = f" at node {node}" if node else ""
-        return [*self._ended(event), self._notice("error", f"run failed{where} · {detail}", event)]
+        return [*self._ended(event), self._notice("error", f"run failed{where} · {detail}")]
 
     def _on_run_cancelled(self, event: RunEvent) -> list[Change]:
         self.status = "cancelled"
         reason = _text(event.payload.get("reason"))
         text = f"run cancelled · {reason}" if reason else "run cancelled"
-        return [*self._ended(event), self._notice("warning", text, event)]
+        return [*self._ended(event), self._notice("warning", text)]
 
     def _on_run_paused(self, event: RunEvent) -> list[Change]:
         self.status = "paused"
@@ -594,7 +573,7 @@ class Transcript:
         reason = _text(p.get("reason"))
         node = _text(p.get("interruptedNodeId"))
         parts = ["run paused", reason, f"at node {node}" if node else None]
-        return [self._notice("warning", " · ".join(x for x in parts if x), event)]
+        return [self._notice("warning", " · ".join(x for x in parts if x))]
 
     def _on_run_resumed(self, event: RunEvent) -> list[Change]:
         # The SQLite and Postgres hosts also send run.resumed when they re-enter a run after an
@@ -602,21 +581,21 @@ class Transcript:
         was_paused = self.status == "paused"
         if self.status not in TERMINAL_STATUSES:
             self.status = "running"
-        return [self._notice("info", "run resumed", event, verbose=not was_paused)]
+        return [self._notice("info", "run resumed", verbose=not was_paused)]
 
     def _on_snapshot(self, event: RunEvent) -> list[Change]:
         """A ``values``-mode ``state.snapshot``: the status it names, and its open interrupt."""
         changes = self.take_snapshot_question(event.payload, event)
         status = _text(event.payload.get("status"))
         text = f"snapshot · status {status}" if status else "snapshot"
-        changes.append(self._notice("info", text, event, verbose=True))
+        changes.append(self._notice("info", text, verbose=True))
         return changes
 
     def _on_node_started(self, event: RunEvent) -> list[Change]:
         node = event.node_id or "?"
         type_id = _text(event.payload.get("typeId"))
         text = f"node {node} started" + (f" · {type_id}" if type_id else "")
-        return [self._notice("info", text, event, verbose=True)]
+        return [self._notice("info", text, verbose=True)]
 
     def _on_node_completed(self, event: RunEvent) -> list[Change]:
         changes: list[Change] = []
@@ -653,11 +632,11 @@ class Transcript:
             changes += self._settle(pending, "answered", "elsewhere", outcome or "done")
         if outcome == "rejected":
             text = f"node {event.node_id or '?'} rejected: the run will not go on past it"
-            changes.append(self._notice("warning", text, event))
+            changes.append(self._notice("warning", text))
         else:
             text = f"node {event.node_id or '?'} completed{suffix}"
             text += f" · {outcome}" if outcome else ""
-            changes.append(self._notice("info", text, event, verbose=True))
+            changes.append(self._notice("info", text, verbose=True))
         return changes
 
     def _on_envelope(self, envelope: Envelope, turn: AssistantTurn | None = None) -> list[Change]:
@@ -701,9 +680,7 @@ class Transcript:
         pending = self._interrupts.get(event.node_id)
         if pending is not None:
             changes += self._settle(pending, "closed", None, "the node failed")
-        changes.append(
-            self._notice("error", f"node {event.node_id or '?'} failed · {detail}", event)
-        )
+        changes.append(self._notice("error", f"node {event.node_id or '?'} failed · {detail}"))
         return changes
 
     def _on_node_cancelled(self, event: RunEvent) -> list[Change]:
@@ -823,9 +800,7 @@ class Transcript:
         # A conversation turn is answered from the prompt, and its turns are drawn as turns:
         # the interrupt itself is bookkeeping, shown only with the verbose lines.
         quiet = request.kind == "conversation"
-        item = Interrupt(
-            self._next_id("interrupt"), "warning", _made(""), quiet, _kept(event), request=request
-        )
+        item = Interrupt(self._next_id("interrupt"), "warning", _made(""), quiet, request=request)
         item.text = _interrupt_text(item)
         self._interrupts[request.node_id] = item
         changes.append(self._add(item))
@@ -862,7 +837,7 @@ class Transcript:
             item is not None and item.request is not None and item.request.kind == "conversation"
         )
         text = f"node {event.node_id or '?'} resumed{suffix}"
-        changes.append(self._notice("info", text, event, verbose=quiet))
+        changes.append(self._notice("info", text, verbose=quiet))
         return changes
 
     def _on_resolved(self, event: RunEvent) -> list[Change]:
@@ -886,7 +861,7 @@ class Transcript:
         level: Level = "warning" if action in ("reject", "timeout") else "info"
         text = f"the question at node {event.node_id or '?'} was answered"
         parts = [text, outcome, f"by {by}" if by else None]
-        return [self._notice(level, " · ".join(x for x in parts if x), event)]
+        return [self._notice(level, " · ".join(x for x in parts if x))]
 
     def _on_gate(self, event: RunEvent) -> list[Change]:
         """RFC 0051 gates: ``approval.granted`` / ``.rejected`` / ``.overridden``."""
@@ -904,7 +879,7 @@ class Transcript:
         item = self._resolved_at(event.node_id or _text(p.get("gateId")), None)
         if item is not None and (verdict != "granted" or progress is None):
             changes += self._settle(item, "answered", principal or "elsewhere", verdict)
-        changes.append(self._notice(level, " · ".join(x for x in parts if x), event))
+        changes.append(self._notice(level, " · ".join(x for x in parts if x)))
         return changes
 
     # -------------------------------------------------------------- reasoning
@@ -1020,7 +995,7 @@ class Transcript:
         if line is None:
             return []
         level, text, verbose = line
-        return [self._notice(level, text, event, verbose=verbose)]
+        return [self._notice(level, text, verbose=verbose)]
 
     def _on_usage(self, event: RunEvent) -> list[Change]:
         p = event.payload
@@ -1043,7 +1018,7 @@ class Transcript:
             f"usage · {_text(p.get('provider')) or '?'}/{_text(p.get('model')) or '?'} · "
             f"{inputs:,} in, {outputs:,} out · turn so far {self.usage_turn.describe()}"
         )
-        return [self._notice("info", text, event, verbose=True)]
+        return [self._notice("info", text, verbose=True)]
 
     def _on_artifact(self, event: RunEvent) -> list[Change]:
         p = event.payload
@@ -1056,7 +1031,6 @@ class Transcript:
             "info",
             _made(text),
             False,
-            _kept(event),
             artifact_id=artifact_id,
             artifact_type=kind,
             run_id=event.run_id,

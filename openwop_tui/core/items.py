@@ -22,7 +22,6 @@ from openwop_tui.core.limits import KiB as KiB
 from openwop_tui.core.limits import Limits as Limits
 from openwop_tui.core.limits import MiB as MiB
 from openwop_tui.protocol.envelopes import Envelope
-from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.interrupts import InterruptRequest, InterruptState
 from openwop_tui.text.sanitize import HostText
 
@@ -301,7 +300,8 @@ class Notice:
     text: HostText
     """Made of cleaned host values and the client's own words (see `Transcript.add_notice`)."""
     verbose: bool = False
-    event: RunEvent | None = None
+    # (No event: a notice is its text. 18,000 lifecycle lines of a 3,000-turn session each
+    # kept one that nothing read, and a reopened session unpickled every one.)
 
 
 @dataclass(slots=True, eq=False)

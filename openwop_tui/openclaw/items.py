@@ -218,13 +218,13 @@ class TurnDirectives:
             else:
                 item = EnvelopeItem(item_id, _embed_envelope(record, event, envelope_id))
             added.append(item)
-        added += self._reply_items(found.reply, event, next_id, updated)
+        added += self._reply_items(found.reply, next_id, updated)
         if found.overflow and not self._overflow_said:
             self._overflow_said = True
             text = HostText(  # the client's own words
                 f"more than {MAX_RECORDS} directives in this reply: the rest are shown as text"
             )
-            added.append(Notice(next_id("notice"), "warning", text, False, event))
+            added.append(Notice(next_id("notice"), "warning", text, False))
         return added, updated
 
     def track_audio(self, item: EnvelopeItem) -> None:
@@ -239,7 +239,6 @@ class TurnDirectives:
     def _reply_items(
         self,
         reply: Reply | None,
-        event: RunEvent,
         next_id: Callable[[str], str],
         updated: list[Item],
     ) -> list[Item]:
@@ -248,7 +247,7 @@ class TurnDirectives:
         # The reply's line is the reader's words around values from the reply's cleaned text.
         line = HostText(reply.line)
         if self._reply is None:
-            self._reply = Notice(next_id("notice"), "info", line, False, event)
+            self._reply = Notice(next_id("notice"), "info", line, False)
             return [self._reply]
         if self._reply.text != line:
             self._reply.text = line

@@ -51,8 +51,7 @@ def shape(items: list[Item]) -> list[tuple[Any, ...]]:
         elif isinstance(item, Interrupt):
             out.append(("interrupt", item.id, item.text, item.state))
         elif isinstance(item, Notice):
-            event = item.event.type if item.event else None
-            out.append(("notice", item.id, item.level, item.text, item.verbose, event))
+            out.append(("notice", item.id, item.level, item.text, item.verbose))
         else:
             out.append((type(item).__name__, item.id))
     return out
