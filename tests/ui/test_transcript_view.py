@@ -212,6 +212,29 @@ async def test_the_offsets_a_resize_lays_are_those_laid_from_scratch() -> None:
             assert laid[-1] == sum(view._eff(i) for i in range(len(view._blocks)))
 
 
+async def test_lifecycle_lines_added_hidden_take_their_room_once_shown() -> None:
+    # Added hidden, a lifecycle line is not estimated (a reopened session's are most of its
+    # blocks); shown, each one off screen is, so a long one wraps into its lines.
+    app = ViewHost()
+    transcript = Transcript()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(TranscriptView)
+        await view.apply(users(transcript, 1))
+        await pilot.pause()  # laid out at its width: what comes now is added, not re-estimated
+        changes = []
+        for n in range(1, 30):
+            changes += users(transcript, 1, n)
+            changes.append(transcript.add_notice("info", f"usage {n} " + "x" * 300, verbose=True))
+        await view.apply(changes)
+        await pilot.pause()
+        view.show_verbose = True
+        await pilot.pause()
+        first = view._blocks[2]  # off screen, never drawn
+        assert first.verbose and not first.cache
+        assert first.height == first.estimate(view._content_width()) > 1
+        assert view._tops[-1] == sum(view._eff(i) for i in range(len(view._blocks)))
+
+
 async def test_keys_move_between_items_skip_hidden_lines_and_escape_leaves() -> None:
     app = ViewHost()
     transcript = Transcript()

@@ -269,10 +269,20 @@ class TranscriptView(ScrollView, can_focus=True):
     def show_verbose(self, value: bool) -> None:
         if value != self._show_verbose:
             self._show_verbose = value
+            if value:
+                self._estimate_unmeasured()
             self._dirty = 0
             if self.cursor is not None and self._hidden(self.cursor):
                 self.cursor = self._step(self.cursor, -1) or self._step(self.cursor, 1)
             self._relayout()
+
+    def _estimate_unmeasured(self) -> None:
+        """Estimate the lifecycle lines added while hidden (`_add` leaves them unestimated)
+        and never drawn since; a resize estimated every block, so those are done again."""
+        columns = max(self._width or self._content_width() or 80, 10)
+        for block in self._blocks:
+            if block.verbose and not block.cache and not block.measured:
+                block.height = estimate_height(block, columns)
 
     def _hidden(self, index: int) -> bool:
         return self._blocks[index].verbose and not self._show_verbose
@@ -314,12 +324,15 @@ class TranscriptView(ScrollView, can_focus=True):
         # A reply is not given its text here: the block reads it from the item when it draws
         # (the item already holds the first chunk, which the next change reports again).
         block = Block(item, resizes=self.registry.redraw_on_resize)
-        block.height = block.estimate(width)
+        hidden = block.verbose and not self._show_verbose
+        if not hidden:
+            # (A hidden lifecycle line is estimated when lifecycle lines are shown: a reopened
+            # session's are most of its blocks, and take no room until then.)
+            block.height = block.estimate(width)
         self._where[item.id] = len(self._blocks)
         self._blocks.append(block)
         if self._dirty == len(self._blocks) - 1:
             # (`_eff`, inlined: a reopened session adds tens of thousands of blocks at once)
-            hidden = block.verbose and not self._show_verbose
             self._tops.append(self._tops[-1] + (0 if hidden else block.height))
             self._dirty = len(self._blocks)
 
