@@ -233,6 +233,14 @@ async def test_lifecycle_lines_added_hidden_take_their_room_once_shown() -> None
         assert first.verbose and not first.cache
         assert first.height == first.estimate(view._content_width()) > 1
         assert view._tops[-1] == sum(view._eff(i) for i in range(len(view._blocks)))
+        # Resized while hidden (not estimated then), shown again: at the new width.
+        view.show_verbose = False
+        await pilot.resize_terminal(50, 24)
+        await pilot.pause()
+        view.show_verbose = True
+        await pilot.pause()
+        assert first.height == first.estimate(view._content_width()) > 6
+        assert view._tops[-1] == sum(view._eff(i) for i in range(len(view._blocks)))
 
 
 async def test_keys_move_between_items_skip_hidden_lines_and_escape_leaves() -> None:

@@ -270,19 +270,24 @@ class TranscriptView(ScrollView, can_focus=True):
         if value != self._show_verbose:
             self._show_verbose = value
             if value:
-                self._estimate_unmeasured()
+                self._measure_lifecycle_lines()
             self._dirty = 0
             if self.cursor is not None and self._hidden(self.cursor):
                 self.cursor = self._step(self.cursor, -1) or self._step(self.cursor, 1)
             self._relayout()
 
-    def _estimate_unmeasured(self) -> None:
-        """Estimate the lifecycle lines added while hidden (`_add` leaves them unestimated)
-        and never drawn since; a resize estimated every block, so those are done again."""
-        columns = max(self._width or self._content_width() or 80, 10)
+    def _measure_lifecycle_lines(self) -> None:
+        """Give the lifecycle lines their heights at the current width: while hidden, neither
+        `_add` nor a resize (`_rewidth`) works them out (they take no room, and are most of a
+        reopened session's blocks)."""
+        width = self._width
+        if width <= 0:
+            return  # (never laid out: the first layout estimates every block)
+        columns = max(width, 10)
         for block in self._blocks:
-            if block.verbose and not block.cache and not block.measured:
-                block.height = estimate_height(block, columns)
+            if block.verbose:
+                cached = block.cache.get(width)
+                block.height = estimate_height(block, columns) if cached is None else len(cached)
 
     def _hidden(self, index: int) -> bool:
         return self._blocks[index].verbose and not self._show_verbose
@@ -307,7 +312,10 @@ class TranscriptView(ScrollView, can_focus=True):
             item = change.item
             index = self._where.get(item.id)
             if isinstance(change, Added) and index is None:
-                width = width or self._content_width() or 80
+                # Never laid out (a reopened session, added before the first frame): the first
+                # layout estimates every block at its width (`_rewidth`), so none is here.
+                if not width and self._width:
+                    width = self._content_width() or self._width
                 self._add(item, width)
                 grew = laid_out = True
             elif isinstance(change, Updated) and index is not None:
@@ -323,9 +331,10 @@ class TranscriptView(ScrollView, can_focus=True):
     def _add(self, item: Item, width: int) -> None:
         # A reply is not given its text here: the block reads it from the item when it draws
         # (the item already holds the first chunk, which the next change reports again).
+        # ``width`` 0: the view was never laid out, and its first layout estimates every block.
         block = Block(item, resizes=self.registry.redraw_on_resize)
         hidden = block.verbose and not self._show_verbose
-        if not hidden:
+        if width and not hidden:
             # (A hidden lifecycle line is estimated when lifecycle lines are shown: a reopened
             # session's are most of its blocks, and take no room until then.)
             block.height = block.estimate(width)
@@ -691,14 +700,15 @@ class TranscriptView(ScrollView, can_focus=True):
         tops = [0]
         top = 0
         for block in self._blocks:  # (tens of thousands of blocks: kept to the bare steps)
-            cached = block.cache.get(width)
-            if cached is None:
-                height = block.height = estimate_height(block, columns)
-                block.measured = False
-            else:
-                height = block.height = len(cached)
             if every or not block.verbose:
-                top += height
+                cached = block.cache.get(width)
+                if cached is None:
+                    block.height = estimate_height(block, columns)
+                    block.measured = False
+                else:
+                    block.height = len(cached)
+                top += block.height
+            # (A hidden lifecycle line is given its height when shown: `_measure_lifecycle_lines`.)
             tops.append(top)
         self._tops = tops
         self._width = width
