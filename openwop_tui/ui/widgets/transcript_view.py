@@ -285,9 +285,13 @@ class TranscriptView(ScrollView, can_focus=True):
             return  # (never laid out: the first layout estimates every block)
         columns = max(width, 10)
         for block in self._blocks:
-            if block.verbose:
+            if block.verbose:  # (as `_rewidth` does for the blocks it lays)
                 cached = block.cache.get(width)
-                block.height = estimate_height(block, columns) if cached is None else len(cached)
+                if cached is None:
+                    block.height = estimate_height(block, columns)
+                    block.measured = False
+                else:
+                    block.height = len(cached)
 
     def _hidden(self, index: int) -> bool:
         return self._blocks[index].verbose and not self._show_verbose
