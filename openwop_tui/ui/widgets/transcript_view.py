@@ -285,13 +285,8 @@ class TranscriptView(ScrollView, can_focus=True):
             return  # (never laid out: the first layout estimates every block)
         columns = max(width, 10)
         for block in self._blocks:
-            if block.verbose:  # (as `_rewidth` does for the blocks it lays)
-                cached = block.cache.get(width)
-                if cached is None:
-                    block.height = estimate_height(block, columns)
-                    block.measured = False
-                else:
-                    block.height = len(cached)
+            if block.verbose:
+                _lay(block, width, columns)
 
     def _hidden(self, index: int) -> bool:
         return self._blocks[index].verbose and not self._show_verbose
@@ -705,13 +700,7 @@ class TranscriptView(ScrollView, can_focus=True):
         top = 0
         for block in self._blocks:  # (tens of thousands of blocks: kept to the bare steps)
             if every or not block.verbose:
-                cached = block.cache.get(width)
-                if cached is None:
-                    block.height = estimate_height(block, columns)
-                    block.measured = False
-                else:
-                    block.height = len(cached)
-                top += block.height
+                top += _lay(block, width, columns)
             # (A hidden lifecycle line is given its height when shown: `_measure_lifecycle_lines`.)
             tops.append(top)
         self._tops = tops
@@ -1122,3 +1111,15 @@ _VIEW_KEYS = frozenset(
     if isinstance(binding, Binding)
     for key in binding.key.split(",")
 )
+
+
+def _lay(block: Block, width: int, columns: int) -> int:
+    """Give ``block`` its height at ``width`` (``columns``: the width estimates use): its lines
+    there if it was drawn at it, else an estimate (and it is no longer measured)."""
+    cached = block.cache.get(width)
+    if cached is None:
+        block.height = estimate_height(block, columns)
+        block.measured = False
+    else:
+        block.height = len(cached)
+    return block.height
