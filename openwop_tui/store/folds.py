@@ -53,12 +53,13 @@ def has_table(db: sqlite3.Connection) -> bool:
     return found.fetchone() is not None
 
 
-def read(db: sqlite3.Connection, session_id: str, version: str) -> list[FoldRow]:
-    """The session's rows made by fold ``version``, in log order, none overlapping."""
+def read(db: sqlite3.Connection, session_id: str, version: str, *, since: int = 0) -> list[FoldRow]:
+    """The session's rows made by fold ``version`` that start at ``since`` or later, in log
+    order, none overlapping."""
     rows = db.execute(
         "SELECT start, stop, version, before, data FROM folds "
-        "WHERE session = ? AND version = ? ORDER BY start",
-        (session_id, version),
+        "WHERE session = ? AND version = ? AND start >= ? ORDER BY start",
+        (session_id, version, since),
     )
     kept: list[FoldRow] = []
     last = -1
@@ -79,11 +80,12 @@ def write(db: sqlite3.Connection, session_id: str, rows: Iterable[FoldRow]) -> N
     )
 
 
-def gaps(rows: list[FoldRow]) -> list[tuple[int, int | None]]:
-    """The log ranges ``[lo, hi)`` no row stands for (``hi`` ``None``: to the end): one
-    before each row (empty when rows touch) and one after the last."""
+def gaps(rows: list[FoldRow], since: int = 0) -> list[tuple[int, int | None]]:
+    """The log ranges ``[lo, hi)`` from ``since`` on that no row stands for (``hi``
+    ``None``: to the end): one before each row (empty when rows touch) and one after the
+    last."""
     ranges: list[tuple[int, int | None]] = []
-    lo = 0
+    lo = since
     for row in rows:
         ranges.append((lo, row.start))
         lo = row.stop + 1

@@ -604,16 +604,33 @@ class Store:
         text = data.decode("latin-1")
         return self._redact(text) == text
 
-    def outline(self, session_id: str, version: str) -> Iterator[Entry | FoldRow]:
-        """The session's log with each run that has a fold of ``version`` kept
-        (`openwop_tui.store.folds`) given as that `FoldRow` instead of its entries: what a
-        reopen reads. Raises `StoreError`."""
-        self.info(session_id)
+    def run_start(self, session_id: str, newest: int) -> int | None:
+        """The log position of the ``newest``-th newest ``run`` entry (1: the last run's),
+        when the log has an older one too; ``None`` when it has no more than ``newest`` runs.
+        Where a reopen that shows the newest runs first begins (`outline`'s ``since``).
+        Raises `StoreError`."""
         try:
-            rows = folds.read(self._db, session_id, version)
+            found = self._db.execute(
+                "SELECT seq FROM entries WHERE session = ? AND kind = 'run' "
+                "ORDER BY seq DESC LIMIT 2 OFFSET ?",
+                (session_id, newest - 1),
+            ).fetchall()
         except sqlite3.Error as error:
             raise _failure(error, self.path) from None
-        pairs = list(zip(folds.gaps(rows), [*rows, None], strict=True))
+        return int(found[0][0]) if len(found) == 2 else None
+
+    def outline(
+        self, session_id: str, version: str, *, since: int = 0
+    ) -> Iterator[Entry | FoldRow]:
+        """The session's log from position ``since`` on, with each run that has a fold of
+        ``version`` kept (`openwop_tui.store.folds`) given as that `FoldRow` instead of its
+        entries: what a reopen reads. Raises `StoreError`."""
+        self.info(session_id)
+        try:
+            rows = folds.read(self._db, session_id, version, since=since)
+        except sqlite3.Error as error:
+            raise _failure(error, self.path) from None
+        pairs = list(zip(folds.gaps(rows, since), [*rows, None], strict=True))
         small = [(lo, hi) for (lo, hi), _ in pairs if hi is not None and 0 < hi - lo <= _SMALL_GAP]
         try:
             read = self._small_gaps(session_id, small)
