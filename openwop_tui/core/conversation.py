@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeAlias
@@ -27,7 +27,6 @@ from openwop_tui.core.fold import (
     Added,
     Change,
     Interrupt,
-    Item,
     Level,
     Limits,
     Transcript,
@@ -37,7 +36,7 @@ from openwop_tui.core.fold import (
 from openwop_tui.core.hitl import Submitted, submit
 from openwop_tui.core.log_flush import FlushTimer
 from openwop_tui.core.origins import HOST_KEY, absolute, host_url
-from openwop_tui.core.reopen import FoldKeeper, reopen
+from openwop_tui.core.reopen import FoldKeeper, reopening
 from openwop_tui.core.session import RunCreated, Session
 from openwop_tui.openclaw.items import refused_asset
 from openwop_tui.openclaw.reader import check_media
@@ -191,8 +190,6 @@ class Conversation:
         self._flusher = FlushTimer(lambda: self.logs, self._log_failed)
         self.keeper: FoldKeeper | None = None
         """Keeps each completed run's fold beside a stored session's log (`stored` sets it)."""
-        self._places: dict[str, int] = {}
-        """Item id → its index in the transcript (for `before`), grown as items come."""
         self.hosts: dict[str, str] = {}
         """Run id → the base URL of the host that ran it (`openwop_tui.core.origins`): what
         its media URLs resolve against, live, offline and on another host alike."""
@@ -204,7 +201,7 @@ class Conversation:
         they did): the stored session's own host, when that is a URL."""
         self._replaced: set[str] = set()
         """Items of exchanges replaced in this sitting: kept in the transcript (export, the
-        store) but no longer given to a view (`newest`, `before`)."""
+        store) but no longer given to a view."""
 
     # ------------------------------------------------------------------ state
 
@@ -226,35 +223,6 @@ class Conversation:
     @pending_user.setter
     def pending_user(self, text: str | None) -> None:
         self._pending_user = text
-
-    def newest(self, count: int) -> list[Item]:
-        """The last ``count`` items of the transcript, oldest first: what a view draws first
-        on a reopened session (search and export read `transcript.items`, every one)."""
-        items = self.transcript.items
-        if count <= 0:
-            return []
-        if not self._replaced:
-            return list(items[-count:])
-        shown = [item for item in reversed(items) if item.id not in self._replaced]
-        return shown[:count][::-1]
-
-    def before(self, item: Item, count: int) -> list[Item]:
-        """Up to ``count`` items just before ``item``, oldest first: the next page up as a
-        view scrolls back. ``[]`` at the start, or for an item that is not in the transcript."""
-        items = self.transcript.items
-        for index in range(len(self._places), len(items)):
-            self._places[items[index].id] = index
-        place = self._places.get(item.id)
-        if place is None or items[place] is not item or count <= 0:
-            return []
-        if not self._replaced:
-            return list(items[max(0, place - count) : place])
-        page: list[Item] = []
-        while place > 0 and len(page) < count:
-            place -= 1
-            if items[place].id not in self._replaced:
-                page.append(items[place])
-        return page[::-1]
 
     def last_user_turn(self) -> UserTurn | None:
         """The newest message the user sent that is still on screen, if any."""
@@ -841,7 +809,39 @@ def stored(
     one (``None``, created at its first entry, recording ``host`` without credentials).
     ``logs``: more logs to append to (a recording). ``resume``: a run the log leaves open
     stays open (`Conversation.catch_up` continues it) instead of being settled as cut.
-    Raises `StoreError` for an unknown id."""
+    Raises `StoreError` for an unknown id, or a log that cannot be read."""
+    chat, steps = opening(
+        store,
+        session_id,
+        session=session,
+        host=host,
+        workflow=workflow,
+        limits=limits,
+        secrets=secrets,
+        logs=logs,
+        resume=resume,
+    )
+    for _ in steps:
+        pass
+    return chat
+
+
+def opening(
+    store: Store,
+    session_id: str | None = None,
+    *,
+    session: Session | None = None,
+    host: str = "",
+    workflow: str = "",
+    limits: Limits | None = None,
+    secrets: Iterable[str] = (),
+    logs: Sequence[EventLog] = (),
+    resume: bool = False,
+) -> tuple[Conversation, Iterator[None]]:
+    """`stored`, read a step at a time: the conversation, and the steps that fold session
+    ``session_id`` into it (`openwop_tui.core.reopen.reopening`; none for a new one). Until
+    the last step the conversation is incomplete: show it, or send through it, only after.
+    Raises `StoreError` for an unknown id; a step, for a log that cannot be read."""
     keep = SessionLog(store, session_id, host=host, workflow=workflow)
     chat = Conversation(session, logs=[keep, *logs], limits=limits, store=store, secrets=secrets)
 
@@ -852,9 +852,36 @@ def stored(
             chat.log_error = str(error)
 
     chat.keeper = FoldKeeper(keep, keep_fold)
-    if session_id is not None:
-        # Runs logged before their entries named their host ran on the session's.
-        chat.old_runs_host = host_url(store.info(session_id).host)
-        # Kept runs are read back as items; only runs without a kept fold are folded.
-        reopen(chat, store, session_id, chat.keeper, resume=resume)
+    if session_id is None:
+        return chat, iter(())
+    # Runs logged before their entries named their host ran on the session's.
+    chat.old_runs_host = host_url(store.info(session_id).host)
+    # Kept runs are read back as items; only runs without a kept fold are folded.
+    return chat, reopening(chat, store, session_id, chat.keeper, resume=resume)
+
+
+def newest_runs(
+    store: Store,
+    session_id: str,
+    runs: int,
+    *,
+    limits: Limits | None = None,
+    secrets: Iterable[str] = (),
+) -> Conversation | None:
+    """The last ``runs`` runs of session ``session_id`` (and what the log holds after them),
+    folded on their own: what a long session shows while the rest is read (`opening`).
+    ``None`` when the session has no more runs than that (read it all at once).
+
+    Folded alone, from the newest ``run`` entry's place on: its kept runs are restored
+    whatever state they land on, nothing is kept, and no log is written. What it shows is the
+    session's newest items when the state before them carries no further than the kept runs
+    do (their ids and usage); the caller checks (`openwop_tui.core.reopen.same_items`)."""
+    since = store.run_start(session_id, runs)
+    if since is None:
+        return None
+    chat = Conversation(None, limits=limits, secrets=secrets)
+    chat.old_runs_host = host_url(store.info(session_id).host)
+    keeper = FoldKeeper(None, lambda _row: None, trusting=True)
+    for _ in reopening(chat, store, session_id, keeper, since=since):
+        pass
     return chat

@@ -14,6 +14,13 @@ status, usage, history length, limits, secrets, what the fold is waiting to see 
 fold is pure, so the same state and the same events give the same result: a row that holds is
 what folding would have given. Any other row is ignored and the run folded again (and kept).
 
+A long session is shown newest first (`openwop_tui.ui.controllers.reopening`): its newest runs
+are folded on their own (`openwop_tui.core.conversation.newest_runs`, a `FoldKeeper` that
+trusts its rows, from a ``run`` entry, so the ids and usage the first kept row carries are the
+session's), drawn, and then the whole session is read `reopening` a step at a time, between
+frames and keys. `same_items` tells whether the two agree (they do unless the newest runs have
+no kept row to start from); the app keeps the first drawing only when they do.
+
 Rows are pickles, read by `_Reader`, which builds only the classes of the transcript's own
 item, envelope, event and interrupt modules: a database handed over by someone else can make
 the open fall back to folding, never run code.
@@ -29,7 +36,7 @@ import io
 import logging
 import pickle
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import openwop_tui
@@ -129,8 +136,14 @@ class FoldKeeper:
     rows made while reopening gather in `fresh`, written by `reopen` in one go.
     """
 
-    def __init__(self, log: Any, keep: Callable[[FoldRow], None]) -> None:
+    def __init__(
+        self, log: Any, keep: Callable[[FoldRow], None], *, trusting: bool = False
+    ) -> None:
+        """``trusting``: a kept run is restored whatever state it lands on
+        (`openwop_tui.core.conversation.newest_runs`, which folds the newest runs alone to
+        show them first, and keeps nothing it folds)."""
         self._log, self._keep = log, keep
+        self.trusting = trusting
         self.version = fold_version()
         self.entry: Entry | None = None
         """The entry being replayed (``None`` live)."""
@@ -193,7 +206,9 @@ class FoldKeeper:
     def restore(self, chat: Conversation, row: FoldRow) -> bool:
         """Put a kept run back in place of folding its events; ``False`` (nothing changed)
         when the row does not hold here."""
-        if row.version != self.version or row.before != fingerprint(chat):
+        if row.version != self.version:
+            return False
+        if not self.trusting and row.before != fingerprint(chat):
             return False
         try:
             kept = _Reader(io.BytesIO(row.data)).load()
@@ -232,6 +247,11 @@ _ITEMS = (
 )
 
 
+#: Parts of the log (a kept run, or an entry) a step of `reopening` reads: a few milliseconds
+#: of work, so that the app, which takes a step between frames and keys, never waits longer.
+STEP_PARTS = 64
+
+
 def reopen(
     chat: Conversation, store: Store, session_id: str, keeper: FoldKeeper, *, resume: bool = False
 ) -> None:
@@ -241,39 +261,91 @@ def reopen(
     continues it); else it is settled, and remembered as `Conversation.cut`. Raises
     `StoreError` when the log cannot be read; a fold that cannot be kept only goes to
     `Conversation.log_error`."""
+    for _ in reopening(chat, store, session_id, keeper, resume=resume):
+        pass
+
+
+def reopening(
+    chat: Conversation,
+    store: Store,
+    session_id: str,
+    keeper: FoldKeeper,
+    *,
+    resume: bool = False,
+    since: int = 0,
+    step: int = STEP_PARTS,
+) -> Iterator[None]:
+    """`reopen`, a step of ``step`` parts of the log at a time (the caller does other work
+    between them: the app draws and reads keys). ``since``: the log from that position only
+    (`preview`). `StoreError` is raised by the step that meets it."""
     # Reading thousands of kept runs makes objects by the hundred thousand and keeps every one:
     # the collector's passes over them would cost more than the reading (0.58 s against
     # 1.5 s at 3,000 turns), so it waits until they are all in place.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        _reopen(chat, store, session_id, keeper, resume)
+        yield from _reopen(chat, store, session_id, keeper, resume, since, step)
     finally:
         if collecting:
             gc.enable()
 
 
 def _reopen(
-    chat: Conversation, store: Store, session_id: str, keeper: FoldKeeper, resume: bool
-) -> None:
-    for part in store.outline(session_id, keeper.version):
+    chat: Conversation,
+    store: Store,
+    session_id: str,
+    keeper: FoldKeeper,
+    resume: bool,
+    since: int,
+    step: int,
+) -> Iterator[None]:
+    done = 0  # kept runs restored and entries folded (a step's worth, then a yield)
+    for part in store.outline(session_id, keeper.version, since=since):
         if isinstance(part, FoldRow):
             keeper.entry = None
             chat.finish_replay()  # what a run entry does first: settle a run never ended
+            done += 1
             if keeper.restore(chat, part):
+                if done % step == 0:
+                    yield
                 continue
             for entry in store.entries(session_id, part.start, part.stop + 1):
                 keeper.entry = entry
                 chat.replay(entry)
+                done += 1
+                if done % step == 0:
+                    yield
         else:
             keeper.entry = part
             chat.replay(part)
+            done += 1
+            if done % step == 0:
+                yield
     keeper.entry = None
     chat.cut = chat.open_run
     if not (resume and chat.cut is not None):
         chat.finish_replay()
     fresh, keeper.fresh = keeper.fresh, []
+    if keeper.trusting:
+        return  # made on a state that is not the session's: not kept
     try:
         store.keep_folds(session_id, fresh)
     except StoreError as error:
         chat.log_error = str(error)
+
+
+def same_items(shown: list[Any], folded: list[Any]) -> bool:
+    """Whether items folded apart (``shown``: `openwop_tui.core.conversation.newest_runs`)
+    are the same as ``folded`` (the whole session's last as many): same kinds, ids and
+    contents. Items compare by identity, so each pair is compared as its pickle; an item that
+    cannot be pickled compares unequal (the caller then draws the whole session again)."""
+    if len(shown) != len(folded):
+        return False
+    try:
+        return all(
+            pickle.dumps(a, protocol=pickle.HIGHEST_PROTOCOL)
+            == pickle.dumps(b, protocol=pickle.HIGHEST_PROTOCOL)
+            for a, b in zip(shown, folded, strict=True)
+        )
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        return False

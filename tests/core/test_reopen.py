@@ -180,21 +180,6 @@ def test_a_foreign_or_damaged_row_only_makes_its_run_fold_again(
     assert not (tmp_path / "pwned").exists()
 
 
-def test_the_app_pages_from_the_newest_items(kept: tuple[Path, str]) -> None:
-    path, session_id = kept
-    with Store(path) as store:
-        chat = conversation.stored(store, session_id)
-    items = chat.transcript.items
-    newest = chat.newest(5)
-    assert newest == items[-5:]
-    page = chat.before(newest[0], 7)
-    assert page == items[-12:-5]
-    assert chat.before(items[2], 10) == items[:2]
-    assert chat.before(items[0], 10) == []
-    assert chat.before(UserTurn("user-999999", "not here"), 3) == []
-    assert chat.newest(0) == []
-
-
 def test_a_continued_session_keeps_its_new_runs_too(tmp_path: Path) -> None:
     path = tmp_path / "s.db"
     with DemoHost(pace=0) as demo, Store(path) as store:
