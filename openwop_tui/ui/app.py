@@ -129,7 +129,7 @@ class ChatApp(GuardedApp):
         self._warnings = [theme_problem] if theme_problem else []
         """Said in the transcript once it is there (a theme that does not exist, a store that
         cannot be written)."""
-        conversation, store, problem = open_chat(
+        conversation, store, problem, self._newest = open_chat(
             config, session_id, record, replaying=replay is not None
         )
         # A reopened session's hundreds of thousands of objects live as long as the chat, and
@@ -232,11 +232,20 @@ class ChatApp(GuardedApp):
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         end_on_signals(self, self.runs, self._finish)
         typed, self._typed = self._typed, ""
+        newest, self._newest = self._newest, None
+        if newest is not None:
+            # A long session: its newest runs now, the rest read once they are on screen
+            # (`openwop_tui.ui.controllers.reopening`); the host is reached after.
+            self.sessions.reopening.show(newest)
         await first_screen(self.chat, self._warnings, typed)
         if self._replay is not None:
             self.runs.play_recording(*self._replay)
         else:
-            self.run_worker(Deferred(self.connection.connect), group="connect", exclusive=True)
+            self.run_worker(Deferred(self._reach_host), group="connect", exclusive=True)
+
+    async def _reach_host(self) -> None:
+        await self.sessions.reopening.read()
+        await self.connection.connect()
 
     async def on_unmount(self) -> None:
         await self._finish()

@@ -127,6 +127,10 @@ class Chat:
     """The host as the status line names it (never the key)."""
     demo: bool = False
     """The host is the embedded demo host."""
+    reading: list[tuple[Level, str]] | None = None
+    """While the older part of a session opened newest first is read
+    (`openwop_tui.ui.controllers.reopening`): the notices said meanwhile, said once it is in
+    (``None``: nothing is being read). Messages sent meanwhile wait in the queue."""
 
     def show_conversation(self, conversation: Conversation) -> None:
         """Put ``conversation`` on screen in place of the one shown (whose frozen objects the
@@ -171,6 +175,10 @@ class Chat:
 
     async def notice(self, level: Level, text: str) -> None:
         """Tell the user: a notice in the transcript, and a notification for an error."""
+        if self.reading is not None:
+            # (Folded now, it would land among the items being read, and be logged before them.)
+            self.reading.append((level, text))
+            return
         text = self.redact(clean_own(text))  # the client's own sentence
         await self.parts.view.apply([self.conversation.notice(level, text)])
         if level == "error":

@@ -55,7 +55,8 @@ async def first_screen(chat: Chat, warnings: Sequence[str], typed: str) -> None:
         chat.parts.prompt.type_ahead(typed)
     items = chat.conversation.transcript.items
     if items:
-        # A reopened session: everything at once.
+        # A short reopened session: everything at once (a long one shows its newest runs,
+        # and is read after the first frame: `openwop_tui.ui.controllers.reopening`).
         view = chat.parts.view
         with settled_heap():
             await view.apply([Added(item) for item in items])

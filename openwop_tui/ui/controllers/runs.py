@@ -92,6 +92,9 @@ class RunsController:
         """The user sent ``text``: the open conversation's next turn, now, or queued (shown
         above the input) while a run is going or the host is not reached yet."""
         chat = self.chat
+        if chat.reading is not None:
+            chat.parts.queued.add(text)  # the session is still being read: sent once it is in
+            return
         talking = chat.conversation.open_conversation()
         if talking is not None and not self.picking:
             # The run holds a conversation open: the message is its next turn (RFC 0005).

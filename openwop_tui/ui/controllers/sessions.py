@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from openwop_tui.config import Config
-from openwop_tui.core.conversation import Conversation, EventLog, stored
+from openwop_tui.core.conversation import Conversation, EventLog, opening
 from openwop_tui.core.fold import Added
 from openwop_tui.present.envelope import export_drawer
 from openwop_tui.store.export import ExportError, export_session
@@ -24,6 +24,7 @@ from openwop_tui.text.redact import display_url
 from openwop_tui.text.sanitize import safe_filename
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.controllers.feed import Feed
+from openwop_tui.ui.controllers.reopening import Newest, Reopening, newest_of
 from openwop_tui.ui.controllers.runs import RunsController
 from openwop_tui.ui.heap import settled_heap
 from openwop_tui.ui.messages import SessionDeleted, SessionRenamed
@@ -34,10 +35,12 @@ if TYPE_CHECKING:
 
 def open_chat(
     config: Config, session_id: str | None, record: Path | None, *, replaying: bool
-) -> tuple[Conversation, Store | None, str | None]:
-    """The conversation the app shows, the store it is kept in, and why it is not kept if it is
-    not: a stored session (reopened or new), recorded to a file if asked; a replay is never
-    stored again. Without a usable store the chat still works, unkept."""
+) -> tuple[Conversation, Store | None, str | None, Newest | None]:
+    """The conversation the app shows, the store it is kept in, why it is not kept if it is
+    not, and (a long session reopened) its newest items to show while the rest is read into
+    the conversation (`openwop_tui.ui.controllers.reopening`): a stored session (reopened or
+    new), recorded to a file if asked; a replay is never stored again. Without a usable store
+    the chat still works, unkept."""
     logs: list[EventLog] = []
     problem: str | None = None
     secrets = tuple(s for s in (config.api_key,) if s)
@@ -47,10 +50,11 @@ def open_chat(
         except OSError as error:
             problem = f"cannot record to {record}: {error.strerror or error}"
     if replaying:
-        return Conversation(limits=config.limits, logs=logs, secrets=secrets), None, problem
+        return Conversation(limits=config.limits, logs=logs, secrets=secrets), None, problem, None
+    newest: Newest | None = None
     try:
         store = Store(secrets=[config.api_key])
-        conversation = stored(
+        conversation, steps = opening(
             store,
             session_id,
             host=display_url(config.host) if config.host else "embedded demo host",
@@ -59,10 +63,16 @@ def open_chat(
             secrets=secrets,
             logs=logs,
         )
+        if session_id is not None:
+            newest = newest_of(conversation, store, session_id, steps)
+        if newest is None:
+            for _ in steps:  # a new or short session: read at once
+                pass
     except StoreError as error:
         problem = f"this session is not kept: {error}"
-        return Conversation(limits=config.limits, logs=logs, secrets=secrets), None, problem
-    return conversation, store, problem
+        unkept = Conversation(limits=config.limits, logs=logs, secrets=secrets)
+        return unkept, None, problem, None
+    return conversation, store, problem, newest
 
 
 def _stored_rows(store: Store) -> list[SessionSummary]:
@@ -83,6 +93,7 @@ class SessionsController:
         self.chat = chat
         self.runs = runs
         self.feed = feed
+        self.reopening = Reopening(chat)
 
     def kept_session_id(self) -> str | None:
         """The stored session this chat is kept in (``None``: not yet written, or unkept)."""
@@ -115,7 +126,7 @@ class SessionsController:
             return
         config = chat.config
         try:
-            chosen = stored(
+            chosen, steps = opening(
                 store,
                 session_id,
                 session=chat.session,
@@ -124,19 +135,34 @@ class SessionsController:
                 limits=config.limits,
                 secrets=chat.conversation.secrets,
             )
+            newest = newest_of(chosen, store, session_id, steps)
+            if newest is None:
+                for _ in steps:  # short: read at once
+                    pass
         except StoreError as error:
             chat.app.notify(str(error), severity="error", markup=False)
             return
+        await self.reopening.stop()  # a session still being read: this one instead
         chat.show_conversation(chosen)
         self.feed.reset()
         view = chat.parts.view
         await view.clear()
+        chat.app.notify(f"opened session {session_id}", markup=False)
+        if newest is not None:
+            self.reopening.show(newest, then=self._opened)  # long: its newest runs first
+            return
         with settled_heap():
             await view.apply([Added(item) for item in chosen.transcript.items])
         view.scroll_end(animate=False)
-        chat.app.notify(f"opened session {session_id}", markup=False)
-        if chat.session is not None and chat.session.discovery is not None:
-            self.runs.catch_up.start()  # its last run was cut off: the host may have the rest
+        self._opened()
+
+    def _opened(self) -> None:
+        """The opened session is all in: the host may have the rest of a run cut off in it,
+        and messages sent while it was read go."""
+        chat = self.chat
+        connected = chat.session is not None and chat.session.discovery is not None
+        if not (connected and self.runs.catch_up.start()):
+            chat.app.call_later(self.runs.send_queued)
 
     def rename(self, event: SessionRenamed) -> None:
         if self.chat.store is not None:

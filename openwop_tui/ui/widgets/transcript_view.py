@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from itertools import accumulate, islice
 from typing import ClassVar
 
@@ -328,21 +328,57 @@ class TranscriptView(ScrollView, can_focus=True):
             self._relayout()
 
     def _add(self, item: Item, width: int) -> None:
-        # A reply is not given its text here: the block reads it from the item when it draws
-        # (the item already holds the first chunk, which the next change reports again).
-        # ``width`` 0: the view was never laid out, and its first layout estimates every block.
-        block = Block(item, resizes=self.registry.redraw_on_resize)
-        hidden = block.verbose and not self._show_verbose
-        if width and not hidden:
-            # (A hidden lifecycle line is estimated when lifecycle lines are shown: a reopened
-            # session's are most of its blocks, and take no room until then.)
-            block.height = block.estimate(width)
+        block = self._block(item, width)
         self._where[item.id] = len(self._blocks)
         self._blocks.append(block)
         if self._dirty == len(self._blocks) - 1:
             # (`_eff`, inlined: a reopened session adds tens of thousands of blocks at once)
+            hidden = block.verbose and not self._show_verbose
             self._tops.append(self._tops[-1] + (0 if hidden else block.height))
             self._dirty = len(self._blocks)
+
+    def _block(self, item: Item, width: int) -> Block:
+        # A reply is not given its text here: the block reads it from the item when it draws
+        # (the item already holds the first chunk, which the next change reports again).
+        # ``width`` 0: the view was never laid out, and its first layout estimates every block.
+        block = Block(item, resizes=self.registry.redraw_on_resize)
+        if width and not (block.verbose and not self._show_verbose):
+            # (A hidden lifecycle line is estimated when lifecycle lines are shown: a reopened
+            # session's are most of its blocks, and take no room until then.)
+            block.height = block.estimate(width)
+        return block
+
+    def put_before(self, older: Sequence[Item], newest: Sequence[Item]) -> None:
+        """The rest of a session opened newest first: ``older`` goes above every block, and
+        the blocks shown for its newest items are given ``newest``, the same items as the
+        conversation holds them (their drawing is kept). Where the screen was stays: at the
+        end when following, else on the same line of the same block."""
+        for item in newest:
+            index = self._where.get(item.id)
+            if index is None:
+                continue
+            block = self._blocks[index]
+            if isinstance(block.item, EnvelopeItem) and block.drawn is block.item.envelope:
+                assert isinstance(item, EnvelopeItem)  # (the same ids: the same kinds)
+                block.drawn = item.envelope  # drawn already: not asked for again
+            block.item = item
+        if not older:
+            return
+        width = (self._content_width() or self._width) if self._width else 0
+        blocks = [self._block(item, width) for item in older]
+        count = len(blocks)
+        self._blocks[:0] = blocks
+        self._where = {block.item.id: index for index, block in enumerate(self._blocks)}
+        self._tops = [0]
+        self._dirty = 0
+        # Every place held by number moves down by as many blocks.
+        if self._cursor is not None:
+            self._cursor += count
+        if self._anchor is not None:
+            self._anchor = (self._anchor[0] + count, self._anchor[1])
+        self._pending = {index + count for index in self._pending}
+        self._matches = [(index + count, occurrence) for index, occurrence in self._matches]
+        self._relayout()
 
     def _update(self, index: int, change: Updated) -> bool:
         """Mark a block changed; whether it was drawn again now (else its redraw is

@@ -1,0 +1,169 @@
+"""Opening a stored session newest first: its last runs on screen at once, the rest read after.
+
+Reading a session back costs with its length (0.2 s at 3,000 turns, and a whole fold again,
+many seconds, the first time after an upgrade). So a long one is opened in two parts, at
+start-up (``--session``) and from the sessions screen alike:
+
+1. its newest runs, folded on their own (`openwop_tui.core.conversation.newest_runs`, a few
+   milliseconds), are drawn straight away;
+2. once that frame is out, a worker reads the whole session into the conversation a step at a
+   time (`openwop_tui.core.conversation.opening`), the app drawing and taking keys between
+   steps; then the older items go on screen above the newest, whose blocks are kept (bound to
+   the conversation's items) when the newest were folded the same (`same_items`), else the
+   whole session is drawn again.
+
+While the rest is read (`Chat.reading`) the notices said meanwhile wait and are said after it,
+and messages sent wait in the queue: nothing is folded into a conversation half read.
+Search and export see every item once the rest is in (export reads the store at any time).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass
+
+from openwop_tui.core.conversation import Conversation, newest_runs
+from openwop_tui.core.fold import Added
+from openwop_tui.core.items import Item
+from openwop_tui.core.reopen import same_items
+from openwop_tui.store.sessions import Store, StoreError
+from openwop_tui.ui.controllers.chat import Chat
+from openwop_tui.ui.heap import settled_heap
+
+__all__ = ["NEWEST_RUNS", "Newest", "Reopening", "newest_of"]
+
+#: Runs a long session shows before the rest is read: a screenful or more of turns.
+NEWEST_RUNS = 12
+
+
+@dataclass
+class Newest:
+    """A session being opened newest first: ``items`` to show now, ``rest`` to read after."""
+
+    items: list[Item]
+    """The newest runs' items, folded on their own (what is drawn first)."""
+    rest: Iterator[None]
+    """The steps that read the whole session into the conversation (`Conversation` of the
+    chat, once shown)."""
+
+
+def newest_of(
+    conversation: Conversation, store: Store, session_id: str, steps: Iterator[None]
+) -> Newest | None:
+    """What to show first of session ``session_id`` while ``steps`` read it into
+    ``conversation``; ``None`` (nothing read yet) when it is short, or its newest runs cannot
+    be read on their own: the caller reads it all at once."""
+    try:
+        newest = newest_runs(
+            store,
+            session_id,
+            NEWEST_RUNS,
+            limits=conversation.transcript.limits,
+            secrets=conversation.secrets,
+        )
+    except StoreError:
+        return None  # reading it whole says why
+    if newest is None:
+        return None
+    # What the newest items' media resolve against while the rest is read (the same hosts the
+    # whole fold will name: they come with the runs).
+    conversation.hosts.update(newest.hosts)
+    return Newest(list(newest.transcript.items), steps)
+
+
+class Reopening:
+    """Reads the rest of a session opened newest first, and puts it on screen."""
+
+    def __init__(self, chat: Chat) -> None:
+        self.chat = chat
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    async def read(self) -> None:
+        """Return once no session is being read (the host is reached only after: connecting
+        adds its key to the conversation's secrets, and catches up the run the log left
+        open)."""
+        await self._idle.wait()
+
+    def show(self, newest: Newest, then: Callable[[], object] | None = None) -> None:
+        """Draw ``newest``'s items now, and read the rest once they are on screen; ``then``
+        once the whole session is in, unless another replaced it meanwhile (catch up, send
+        what was queued). The chat's conversation is the one ``newest.rest`` reads into."""
+        chat = self.chat
+        if chat.reading is None:
+            chat.reading = []
+        self._idle.clear()
+        view = chat.parts.view
+        view.apply_changes([Added(item) for item in newest.items])
+        view.scroll_end(animate=False)
+        conversation = chat.conversation
+
+        def start() -> None:
+            work = self._read(newest, conversation, then)
+            chat.app.run_worker(work, group="reopen", exclusive=True)
+
+        chat.app.call_after_refresh(start)
+
+    async def _read(
+        self, newest: Newest, conversation: Conversation, then: Callable[[], object] | None
+    ) -> None:
+        chat = self.chat
+        try:
+            whole = await self._steps(newest.rest, conversation)
+        except StoreError as error:
+            # The log cannot be read after all: as when it cannot be at start-up, the chat goes
+            # on unkept (the log stays in the store), and the newest items go with it.
+            chat.show_conversation(
+                Conversation(limits=conversation.transcript.limits, secrets=conversation.secrets)
+            )
+            await chat.parts.view.clear()
+            await self._done()
+            await chat.notice("warning", f"this session is not kept: {error}")
+            return
+        if whole:
+            await self._draw(newest, conversation)
+        await self._done()
+        if whole and then is not None:
+            then()
+
+    async def _steps(self, rest: Iterator[None], conversation: Conversation) -> bool:
+        """Read; ``False`` when another conversation was put on screen meanwhile."""
+        chat = self.chat
+        try:
+            for _ in rest:
+                await asyncio.sleep(0)  # a frame or a key between steps
+                if chat.conversation is not conversation:
+                    return False
+        finally:
+            if isinstance(rest, Generator):
+                rest.close()  # (stopped early: the collector resumes now, not later)
+        # (Replaced even before a step gave the app a turn: a short remainder.)
+        return chat.conversation is conversation
+
+    async def _draw(self, newest: Newest, conversation: Conversation) -> None:
+        """Put the whole conversation on screen, keeping the newest blocks if they agree."""
+        items = conversation.transcript.items
+        view = self.chat.parts.view
+        older = len(items) - len(newest.items)
+        # (What the reading made lives as long as the chat: `openwop_tui.ui.heap`.)
+        with settled_heap():
+            if older >= 0 and same_items(newest.items, items[older:]):
+                view.put_before(items[:older], items[older:])
+            else:
+                await view.clear()
+                await view.apply([Added(item) for item in items])
+                view.scroll_end(animate=False)
+
+    async def stop(self) -> None:
+        """Read no more: another session replaces the one being read."""
+        self.chat.app.workers.cancel_group(self.chat.app, "reopen")
+        await self._done()
+
+    async def _done(self) -> None:
+        """Nothing is read now: say the notices that waited, and let the host be reached."""
+        chat = self.chat
+        waiting, chat.reading = chat.reading or [], None
+        self._idle.set()
+        for level, text in waiting:
+            await chat.notice(level, text)

@@ -1,0 +1,224 @@
+"""A long session opens newest first (issue 13, part 3), at start-up and from the sessions
+screen: its newest runs are on screen before the rest is read; then every item is, each block
+bound to the conversation's own item; what is said or sent while the rest is read waits for it.
+
+Each test fails without its part: the app reading the whole session before its first frame
+(the first drawing would hold every item), the older blocks not put before the newest, or the
+newest blocks left holding the items folded apart (an update to the conversation's item would
+not reach the screen), a notice folded into a half-read conversation, or a message sent
+through one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from app_support import NO_AUDIO, SIZE, connected, demo_app, items_of, run_over, settle
+
+from openwop_tui.config import Config
+from openwop_tui.core import conversation
+from openwop_tui.core.items import AssistantTurn, Notice, UserTurn
+from openwop_tui.core.session import Session
+from openwop_tui.demo_host import DemoHost
+from openwop_tui.protocol.client import HostClient
+from openwop_tui.store.sessions import Store
+from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.controllers import reopening
+from openwop_tui.ui.controllers.reopening import NEWEST_RUNS, Reopening
+
+TURNS = 3 * NEWEST_RUNS
+DEAD_HOST = Config(host="http://127.0.0.1:9", audio=False, images="none")
+
+
+async def _long_session(turns: int = TURNS) -> str:
+    """A stored session of ``turns`` chat turns (each run's fold kept), in the test's store."""
+    with DemoHost(pace=0, deterministic=True) as demo, Store() as store:
+        async with HostClient(demo.url, demo.api_key) as client:
+            chat = conversation.stored(
+                store, None, session=Session(client, workflow_id="demo.chat")
+            )
+            await chat.connect()
+            for number in range(turns):
+                async for _ in chat.send(f"hello ({number})"):
+                    pass
+            session_id = chat.logs[0].session_id  # type: ignore[attr-defined]
+    assert isinstance(session_id, str)
+    return session_id
+
+
+Read = Callable[..., Awaitable[None]]
+
+
+def _watch_reading(
+    monkeypatch: pytest.MonkeyPatch, meanwhile: Callable[[], Awaitable[None]] | None = None
+) -> dict[str, Any]:
+    """What the view held when the rest began to be read (and do ``meanwhile`` then)."""
+    seen: dict[str, Any] = {}
+    read: Read = Reopening._read
+
+    async def watched(self: Reopening, *args: Any) -> None:
+        view = self.chat.parts.view
+        seen["ids"] = [block.item.id for block in view.blocks()]
+        seen["read"] = len(self.chat.conversation.transcript.items)
+        if meanwhile is not None:
+            await meanwhile()
+        await read(self, *args)
+
+    monkeypatch.setattr(Reopening, "_read", watched)
+    return seen
+
+
+def _bound(app: ChatApp) -> None:
+    """Every item of the conversation is on screen, in order, each block holding it."""
+    items = app.transcript.items
+    blocks = app.view.blocks()
+    assert len(blocks) == len(items)
+    assert all(block.item is item for block, item in zip(blocks, items, strict=True))
+
+
+async def test_a_long_session_is_drawn_newest_first_then_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    session_id = await _long_session()
+    seen = _watch_reading(monkeypatch)
+    app = ChatApp(DEAD_HOST, audio_support=NO_AUDIO, session_id=session_id)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, lambda: app.chat.reading is None, what="the session read")
+        ids = [item.id for item in app.transcript.items]
+        # First the newest runs alone, before any of the session was read into the chat.
+        assert seen["read"] == 0
+        shown = seen["ids"]
+        assert 0 < len(shown) < len(ids) // 2
+        start = ids.index(shown[0])
+        # The session's last items (the dead host's notice came after them).
+        assert shown == ids[start : start + len(shown)]
+        assert all(isinstance(i, Notice) for i in app.transcript.items[start + len(shown) :])
+        texts = [turn.text for turn in items_of(app, UserTurn)]
+        assert texts == [f"hello ({number})" for number in range(TURNS)]
+        _bound(app)
+        assert app.view.search("hello (0)") >= 1  # the oldest turn is found too
+        # The newest reply is the conversation's own: a change to it reaches the screen.
+        reply = items_of(app, AssistantTurn)[-1]
+        assert app.view.block_for(reply.id).item is reply  # type: ignore[union-attr]
+
+
+async def test_a_tail_that_differs_is_drawn_again_with_the_whole_session(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    session_id = await _long_session()
+    # No kept folds: the newest runs folded alone number their items from the start.
+    sqlite3.connect(Store().path, isolation_level=None).execute("DELETE FROM folds")
+    seen = _watch_reading(monkeypatch)
+    app = ChatApp(DEAD_HOST, audio_support=NO_AUDIO, session_id=session_id)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, lambda: app.chat.reading is None, what="the session read")
+        assert seen["ids"] and not set(seen["ids"]) <= {i.id for i in app.transcript.items[:5]}
+        _bound(app)
+        assert len(items_of(app, UserTurn)) == TURNS
+
+
+async def test_what_is_said_while_the_rest_is_read_is_said_after_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    session_id = await _long_session()
+    app = ChatApp(
+        Config(host="http://127.0.0.1:9", audio=False, images="none", theme="no-such-theme"),
+        audio_support=NO_AUDIO,
+        session_id=session_id,
+    )
+
+    async def meanwhile() -> None:
+        await app.chat.notice("info", "said while reading")
+        assert app.chat.conversation.transcript.items == []  # nothing folded in meanwhile
+
+    _watch_reading(monkeypatch, meanwhile)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, lambda: app.chat.reading is None, what="the session read")
+        items = app.transcript.items
+        texts = {i: str(item.text) for i, item in enumerate(items) if isinstance(item, Notice)}
+        theme = [i for i, text in texts.items() if "no-such-theme" in text]
+        while_reading = [i for i, text in texts.items() if text == "said while reading"]
+        last_turn = max(i for i, item in enumerate(items) if isinstance(item, UserTurn))
+        # Said after the whole session, not among it (the start-up warning too).
+        assert theme and while_reading
+        assert min(theme + while_reading) > last_turn
+        _bound(app)
+
+
+async def test_a_message_sent_while_the_rest_is_read_goes_after_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    session_id = await _long_session()
+    app = demo_app()
+
+    async def meanwhile() -> None:
+        await app.runs.submitted("sent while reading")  # connected: it would go at once
+        assert len(app.chat.parts.queued) == 1
+        assert app.chat.conversation.transcript.items == []
+
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        _watch_reading(monkeypatch, meanwhile)
+        await app.sessions.open(session_id)
+        await settle(
+            pilot,
+            app,
+            lambda: len(items_of(app, UserTurn)) == TURNS + 1 and run_over(app),
+            what="the queued message sent and answered",
+        )
+        turns = [turn.text for turn in items_of(app, UserTurn)]
+        assert turns == [*(f"hello ({n})" for n in range(TURNS)), "sent while reading"]
+        # With the whole session as its history.
+        history = [m["content"] for m in app.conversation.history if m["role"] == "user"]
+        assert history == turns
+        _bound(app)
+
+
+async def test_a_long_session_opened_from_the_sessions_screen_comes_newest_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    session_id = await _long_session()
+    seen = _watch_reading(monkeypatch)
+    app = ChatApp(DEAD_HOST, audio_support=NO_AUDIO)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await app.sessions.open(session_id)
+        await settle(pilot, app, lambda: app.chat.reading is None, what="the session read")
+        assert 0 < len(seen["ids"]) < len(app.transcript.items) // 2
+        assert app.sessions.kept_session_id() == session_id
+        _bound(app)
+
+
+async def test_another_session_opened_while_one_is_read_replaces_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    first = await _long_session()
+    second = await _long_session(3)
+    opened: list[str] = []
+    demo = demo_app()
+    app = ChatApp(
+        demo.config, demo_host=demo.connection.demo_host, audio_support=NO_AUDIO, session_id=first
+    )
+
+    async def meanwhile() -> None:
+        opened.append(second)
+        await app.sessions.open(second)
+
+    _watch_reading(monkeypatch, meanwhile)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, lambda: bool(opened) and app.chat.reading is None)
+        await asyncio.wait_for(app.workers.wait_for_complete(), 60)
+        await pilot.pause()
+        assert app.sessions.kept_session_id() == second
+        assert [t.text for t in items_of(app, UserTurn)] == [f"hello ({n})" for n in range(3)]
+        _bound(app)
+        await connected(pilot, app)  # the host is still reached (it waited for the reading)
+
+
+def test_the_newest_runs_shown_are_a_screenful() -> None:
+    # (A screen of 50 lines shows a dozen short turns; the rest is read straight after.)
+    assert 8 <= reopening.NEWEST_RUNS <= 32
