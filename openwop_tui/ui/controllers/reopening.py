@@ -20,6 +20,7 @@ Search and export see every item once the rest is in (export reads the store at 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 
@@ -35,6 +36,11 @@ __all__ = ["NEWEST_RUNS", "Newest", "Reopening", "newest_of"]
 
 #: Runs a long session shows before the rest is read: a screenful or more of turns.
 NEWEST_RUNS = 12
+
+#: Seconds of reading between two turns of the event loop (a step is a few milliseconds):
+#: a key waits no longer, and the reading does not pay a loop's turn for every step. (Timed,
+#: as only the pace depends on it: what is read, and drawn, does not.)
+TURN_SECONDS = 0.008
 
 
 @dataclass
@@ -130,9 +136,13 @@ class Reopening:
     async def _steps(self, rest: Iterator[None], conversation: Conversation) -> bool:
         """Read; ``False`` when another conversation was put on screen meanwhile."""
         chat = self.chat
+        given = time.perf_counter()
         try:
             for _ in rest:
-                await asyncio.sleep(0)  # a frame or a key between steps
+                if time.perf_counter() - given < TURN_SECONDS:
+                    continue
+                await asyncio.sleep(0)  # a frame or a key
+                given = time.perf_counter()
                 if chat.conversation is not conversation:
                     return False
         finally:
