@@ -222,23 +222,32 @@ def _in_transcript(turn: str) -> Callable[[str], bool]:
     return lambda text: turn in text.partition("\n")[2]
 
 
+def whole_session(term: Terminal, first: str, timeout: float = 120.0) -> float:
+    """Press Home in the transcript until the session's ``first`` turn shows (a long session
+    opens newest first, its older turns read after), then go back to the end and the prompt:
+    ``time.perf_counter()`` when ``first`` showed."""
+    term.send("\x1b[Z")  # Shift+Tab: into the transcript
+    deadline = time.perf_counter() + timeout
+    while True:
+        term.send("\x1b[H")  # Home: its first item (again, until the older ones are in)
+        try:
+            seen = term.wait_for(_in_transcript(first), timeout=0.05)
+            break
+        except TimeoutError:
+            if time.perf_counter() > deadline:
+                raise
+    term.send("\x1b[F\x1b")  # End, then Esc: back to the prompt, the newest turn in view
+    term.wait_for(lambda text: first not in text.partition("\n")[2])
+    return seen
+
+
 def _oldest_reachable(home: str, url: str, key: str, session_id: str, newest: str) -> float:
     """Seconds from start until Home in the transcript shows the session's first turn: the
     newest turns come first, and the older ones once the rest is read."""
     term = Terminal([*APP, "--host", url, "--session", session_id], _env(home, key))
     try:
         term.wait_for(_in_transcript(newest), timeout=120)
-        term.send("\x1b[Z")  # Shift+Tab: into the transcript
-        deadline = time.perf_counter() + 120
-        while True:
-            term.send("\x1b[H")  # Home: its first item (again, until the older ones are in)
-            try:
-                seen = term.wait_for(_in_transcript("weather (0)"), timeout=0.05)
-                break
-            except TimeoutError:
-                if time.perf_counter() > deadline:
-                    raise
-        return seen - term.started
+        return whole_session(term, "weather (0)") - term.started
     finally:
         term.close()
 

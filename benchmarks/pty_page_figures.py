@@ -12,7 +12,14 @@ import time
 from pathlib import Path
 
 from benchmarks.figures import Figure, figure
-from benchmarks.pty_figures import APP, PROMPT, _env, conversation_folds, demo_host
+from benchmarks.pty_figures import (
+    APP,
+    PROMPT,
+    _env,
+    conversation_folds,
+    demo_host,
+    whole_session,
+)
 from benchmarks.terminal import Terminal, median_ms
 
 PAGE_TURNS = 5_000  # two messages, a lifecycle line and a notice each: 10,000 items and more
@@ -84,6 +91,9 @@ async def pty_page() -> list[Figure]:
         try:
             term.wait_for(f"question {PAGE_TURNS - 1}", timeout=120)
             term.wait_for(PROMPT)
+            # Paged once all of it is in (it opens newest first, the rest read after).
+            whole_session(term, "question 0")
+            term.wait_for(f"question {PAGE_TURNS - 1}")
             pages, sizes = _page_and_resize(term)
             items = len(term.text)  # (the screen was read: the app is alive)
         finally:

@@ -416,3 +416,81 @@ async def test_ctrl_f_searches_steps_and_says_where() -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert not bar.is_open and app.query_one(PromptInput).has_focus
+
+
+def _three_line_users(transcript: Transcript, count: int) -> list[Any]:
+    return [
+        transcript.add_user(f"message number {n}\nsecond line of {n}\nthird line of {n}")
+        for n in range(count)
+    ]
+
+
+async def _prefetched(pilot: Any, view: TranscriptView) -> None:
+    """Let the view draw and compose ahead until it has nothing left to do."""
+    for _ in range(200):
+        await pilot.pause()
+        if not view._prefetch_due:
+            return
+    raise AssertionError("the view never finished drawing ahead")
+
+
+async def test_page_up_paints_lines_composed_ahead(monkeypatch: Any) -> None:
+    from textual.strip import Strip
+
+    app = ViewHost()
+    transcript = Transcript()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(TranscriptView)
+        await view.apply(_three_line_users(transcript, 200))
+        await _prefetched(pilot, view)
+        composed: list[int] = []
+        original = Strip.apply_offsets
+
+        def counted(self: Strip, x: int, y: int) -> Strip:
+            composed.append(y)
+            return original(self, x, y)
+
+        monkeypatch.setattr(Strip, "apply_offsets", counted)
+        view.action_page(-1)
+        shown = view._frame_now().top
+        view.refresh()
+        await pilot.pause()
+        painted = {y for y in composed if shown <= y < shown + 24}
+        assert "message number" in on_screen(view)
+        # Only the heading lines (they carry buttons) are composed as they are painted: a
+        # user turn is five lines here (its heading, three lines, a blank one).
+        assert 0 < len(painted) <= 24 // 5 + 1, sorted(painted)
+
+
+async def test_a_kept_screen_line_shows_what_changed_under_it() -> None:
+    app = ViewHost()
+    transcript = Transcript()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(TranscriptView)
+        await view.apply(_three_line_users(transcript, 30))
+        await _prefetched(pilot, view)
+        screen = on_screen(view)
+        line = next(row for row in screen.splitlines() if "second line of 28" in row)
+        assert not line.startswith("▎")
+        # Selected: its gutter shows the bar, on its kept lines too.
+        view.select(28)
+        await pilot.pause()
+        selected = next(row for row in on_screen(view).splitlines() if "second line of 28" in row)
+        assert selected.startswith(("▎", "▌"))
+        view.select(None)
+        await pilot.pause()
+        # Searched: the match is marked on a kept line.
+        assert view.search("line of 27") == 2
+        await pilot.pause()
+        row = next(y for y in range(24) if "second line of 27" in view.render_line(y).text)
+        styles = {segment.style for segment in view.render_line(row) if "27" in segment.text}
+        assert any(style is not None and style.bgcolor is not None for style in styles)
+        view.end_search()
+        # Its block drawn again with other text: the new text, not the kept line.
+        item = transcript.items[29]
+        item.text = "message number 29\nsecond line changed\nthird line of 29"  # type: ignore[union-attr]
+        view.block_for(item.id).changed()  # type: ignore[union-attr]
+        view._remeasure(29)
+        view.refresh()
+        await pilot.pause()
+        assert "second line changed" in on_screen(view)

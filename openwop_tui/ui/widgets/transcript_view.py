@@ -64,6 +64,7 @@ from openwop_tui.ui.messages import (
 )
 from openwop_tui.ui.widgets import item_keys
 from openwop_tui.ui.widgets.blocks import Block, button_text, estimate_height
+from openwop_tui.ui.widgets.composed import ComposedLines, Frame
 from openwop_tui.ui.widgets.finder import Finder
 from openwop_tui.ui.widgets.pixels import KittySender, SixelPainter
 
@@ -77,6 +78,8 @@ STREAM_REDRAW_SECONDS = 0.04
 STREAM_REDRAW_SHARE = 6.0
 #: Blocks drawn ahead of the viewport (the page above and below it) in one turn of the loop.
 PREFETCH_BLOCKS = 4
+#: Screen lines composed ahead of the viewport in one turn of the loop (about 0.1 ms each).
+PREFETCH_LINES = 40
 #: Columns left of every item: a bar for the selected item (and envelopes), then a space.
 GUTTER = 2
 NEW_OUTPUT = " new output below ↓ (End) "
@@ -161,6 +164,10 @@ class TranscriptView(ScrollView, can_focus=True):
         """Sends kitty images to the terminal once per drawing (their cells are text)."""
         self._sixel = SixelPainter()
         """Paints sixel images' rows over their blank cells as lines are painted."""
+        self._frame: Frame | None = None
+        """What the frame being painted composes its lines with (``None`` between frames)."""
+        self._composed = ComposedLines()
+        """Screen lines composed already (the prefetch composes the pages around the view)."""
 
     @property
     def cursor(self) -> int | None:
@@ -702,8 +709,32 @@ class TranscriptView(ScrollView, can_focus=True):
             block.lines(console, width, palette, self.colours)
             self._dirty = min(self._dirty, index)
             drawn += 1
+        else:
+            self._compose_ahead(top, height)
         if drawn:
             self._relayout()
+
+    def _compose_ahead(self, top: int, height: int) -> None:
+        """Compose the screen lines of the page above and the page below (their blocks drawn
+        already), `PREFETCH_LINES` in a turn of the loop: a Page Up then paints kept lines."""
+        frame = self._frame_now()
+        tops, blocks = self._tops, self._blocks
+        composed = 0
+        for virtual_y in range(max(0, top - height), min(tops[-1], top + 2 * height)):
+            index = self._block_at(virtual_y)
+            block = blocks[index]
+            lines = block.cache.get(self._width)
+            row = virtual_y - tops[index]
+            if lines is None or row >= len(lines) or not self._keepable(index, block, row):
+                continue
+            if self._composed.get(block, lines, row, virtual_y, frame.key) is not None:
+                continue
+            if composed == PREFETCH_LINES:
+                self._prefetch_due = True
+                self.call_after_refresh(self._prefetch)
+                return
+            self._composed_line(frame, index, block, lines, row, virtual_y)
+            composed += 1
 
     def _from(self, first: int, bottom: int) -> list[int]:
         indices = []
@@ -747,15 +778,32 @@ class TranscriptView(ScrollView, can_focus=True):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._prepare()
-        return super().render_lines(crop)
+        self._frame = self._frame_now()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._frame = None
+
+    def _frame_now(self) -> Frame:
+        region = self.scrollable_content_region
+        base = self.rich_style
+        return Frame(
+            width=region.width,
+            height=region.height,
+            top=round(self.scroll_y),
+            base=base,
+            region=self.content_region,
+            active=self.screen.is_active,
+            key=(region.width, self._width, base, self.palette, self.colours),
+        )
 
     def render_line(self, y: int) -> Strip:
         """One line of the viewport, from the cache (rendering the block if it must)."""
-        width = self.scrollable_content_region.width
-        base = self.rich_style
-        if self.unseen and y == self.scrollable_content_region.height - 1:
+        frame = self._frame or self._frame_now()
+        width, base = frame.width, frame.base
+        if self.unseen and y == frame.height - 1:
             return self._marker(width)
-        virtual_y = round(self.scroll_y) + y
+        virtual_y = frame.top + y
         self._fix_tops()
         if not self._blocks or virtual_y >= self._tops[-1] or self._width <= 0:
             return Strip.blank(width, base)
@@ -766,6 +814,23 @@ class TranscriptView(ScrollView, can_focus=True):
         if row >= len(lines):
             self.call_after_refresh(self._relayout)  # measured while painting: lay out again
             return Strip.blank(width, base)
+        strip = self._composed_line(frame, index, block, lines, row, virtual_y)
+        selection = self.text_selection
+        if selection is not None and (span := selection.get_span(virtual_y)) is not None:
+            strip = self._select(strip, span)
+        if frame.active:
+            strip = self._sixel.paint(strip, frame.region.x, frame.region.y + y)
+        return strip
+
+    def _composed_line(
+        self, frame: Frame, index: int, block: Block, lines: list[Strip], row: int, virtual_y: int
+    ) -> Strip:
+        """Line ``row`` of block ``index`` (drawn as ``lines``) as the screen shows it at
+        ``virtual_y``: gutter, buttons, search marks, the widget's style, its place for text
+        selection. Kept (`ComposedLines`) unless its look follows more than the frame."""
+        kept = self._keepable(index, block, row)
+        if kept and (strip := self._composed.get(block, lines, row, virtual_y, frame.key)):
+            return strip
         line = lines[row]
         if row == 0:
             line = self._with_buttons(block, index, line)
@@ -774,15 +839,18 @@ class TranscriptView(ScrollView, can_focus=True):
         strip = Strip.join([self._gutter(block, index), line, Strip.blank(1)])
         if index == self.cursor:
             strip = strip.apply_style(Style.parse(self.palette.selection))
-        strip = strip.apply_style(base).crop_extend(0, width, base)
-        selection = self.text_selection
-        if selection is not None and (span := selection.get_span(virtual_y)) is not None:
-            strip = self._select(strip, span)
+        strip = strip.apply_style(frame.base).crop_extend(0, frame.width, frame.base)
         strip = strip.apply_offsets(0, virtual_y)
-        if self.screen.is_active:
-            region = self.content_region
-            strip = self._sixel.paint(strip, region.x, region.y + y)
+        if kept:
+            self._composed.keep(block, lines, row, virtual_y, frame.key, strip)
         return strip
+
+    def _keepable(self, index: int, block: Block, row: int) -> bool:
+        """Whether the screen line is only its block's line and the frame (`ComposedLines`)."""
+        if self._finder or index == self.cursor:
+            return False
+        # (A heading line carries the buttons.)
+        return row > 0 or not isinstance(block.item, AssistantTurn | UserTurn)
 
     def _gutter(self, block: Block, index: int) -> Strip:
         palette = self.palette
