@@ -64,7 +64,7 @@ from openwop_tui.ui.messages import (
 )
 from openwop_tui.ui.widgets import item_keys
 from openwop_tui.ui.widgets.blocks import Block, button_text, estimate_height
-from openwop_tui.ui.widgets.composed import ComposedLines, Frame
+from openwop_tui.ui.widgets.composed import KEPT_LINES, ComposedLines, Frame
 from openwop_tui.ui.widgets.finder import Finder
 from openwop_tui.ui.widgets.pixels import KittySender, SixelPainter
 
@@ -710,7 +710,10 @@ class TranscriptView(ScrollView, can_focus=True):
             self._dirty = min(self._dirty, index)
             drawn += 1
         else:
-            self._compose_ahead(top, height)
+            if drawn:
+                self._relayout()  # (the view may have moved: heights above it changed)
+            self._compose_ahead(round(self.scroll_y), height)
+            return
         if drawn:
             self._relayout()
 
@@ -720,14 +723,16 @@ class TranscriptView(ScrollView, can_focus=True):
         frame = self._frame_now()
         tops, blocks = self._tops, self._blocks
         composed = 0
-        for virtual_y in range(max(0, top - height), min(tops[-1], top + 2 * height)):
+        first = max(0, top - height)
+        last = min(tops[-1], top + 2 * height, first + KEPT_LINES // 2)
+        for virtual_y in range(first, last):
             index = self._block_at(virtual_y)
             block = blocks[index]
             lines = block.cache.get(self._width)
             row = virtual_y - tops[index]
             if lines is None or row >= len(lines) or not self._keepable(index, block, row):
                 continue
-            if self._composed.get(block, lines, row, virtual_y, frame.key) is not None:
+            if self._composed.get(block, lines, row, frame.key) is not None:
                 continue
             if composed == PREFETCH_LINES:
                 self._prefetch_due = True
@@ -827,23 +832,23 @@ class TranscriptView(ScrollView, can_focus=True):
     ) -> Strip:
         """Line ``row`` of block ``index`` (drawn as ``lines``) as the screen shows it at
         ``virtual_y``: gutter, buttons, search marks, the widget's style, its place for text
-        selection. Kept (`ComposedLines`) unless its look follows more than the frame."""
+        selection. Kept (`ComposedLines`, all but its place) unless its look follows more than
+        the frame."""
         kept = self._keepable(index, block, row)
-        if kept and (strip := self._composed.get(block, lines, row, virtual_y, frame.key)):
-            return strip
-        line = lines[row]
-        if row == 0:
-            line = self._with_buttons(block, index, line)
-        if self._finder:
-            line = self._highlight(line, self._current_on(index, lines, row))
-        strip = Strip.join([self._gutter(block, index), line, Strip.blank(1)])
-        if index == self.cursor:
-            strip = strip.apply_style(Style.parse(self.palette.selection))
-        strip = strip.apply_style(frame.base).crop_extend(0, frame.width, frame.base)
-        strip = strip.apply_offsets(0, virtual_y)
-        if kept:
-            self._composed.keep(block, lines, row, virtual_y, frame.key, strip)
-        return strip
+        strip = self._composed.get(block, lines, row, frame.key) if kept else None
+        if strip is None:
+            line = lines[row]
+            if row == 0:
+                line = self._with_buttons(block, index, line)
+            if self._finder:
+                line = self._highlight(line, self._current_on(index, lines, row))
+            strip = Strip.join([self._gutter(block, index), line, Strip.blank(1)])
+            if index == self.cursor:
+                strip = strip.apply_style(Style.parse(self.palette.selection))
+            strip = strip.apply_style(frame.base).crop_extend(0, frame.width, frame.base)
+            if kept:
+                self._composed.keep(block, lines, row, frame.key, strip)
+        return strip.apply_offsets(0, virtual_y)
 
     def _keepable(self, index: int, block: Block, row: int) -> bool:
         """Whether the screen line is only its block's line and the frame (`ComposedLines`)."""
