@@ -2,7 +2,7 @@
 laid under the text's own style, so a coloured header ("Assistant", bold in the theme's success
 colour) kept its colour on the match background: yellow on yellow in high contrast. Every cell
 drawn on the match background must have the match's foreground. Fails with
-`Strip.apply_style` (under) instead of `_over` in `TranscriptView._highlight`.
+`Strip.apply_style` (under) instead of `_over` in `Matches.mark`.
 """
 
 from __future__ import annotations

@@ -66,6 +66,7 @@ from openwop_tui.ui.widgets import item_keys
 from openwop_tui.ui.widgets.blocks import Block, button_text, estimate_height
 from openwop_tui.ui.widgets.composed import KEPT_LINES, ComposedLines, Frame
 from openwop_tui.ui.widgets.finder import Finder
+from openwop_tui.ui.widgets.matches import Matches
 from openwop_tui.ui.widgets.pixels import KittySender, SixelPainter
 
 #: Coalescing of streamed redraws: a burst of tokens costs one redraw per this many seconds.
@@ -152,14 +153,11 @@ class TranscriptView(ScrollView, can_focus=True):
         """(block, line within it) at the top of the viewport, kept through height changes."""
         self._pending: set[int] = set()
         self._flush_timer: Timer | None = None
-        self._finder = Finder()
-        """What the search looks for (the query and its case and whole-word toggles)."""
+        self._search = Matches()
+        """What the search looks for, where it found it, and the match stepped to."""
         self._flush_cost = 0.0
         """Seconds the last streamed redraw took (it spaces out the next one)."""
         self._prefetch_due = False
-        self._matches: list[tuple[int, int]] = []
-        """(block, occurrence within it) of every search match, in order."""
-        self._match = -1
         self._kitty = KittySender()
         """Sends kitty images to the terminal once per drawing (their cells are text)."""
         self._sixel = SixelPainter()
@@ -384,7 +382,7 @@ class TranscriptView(ScrollView, can_focus=True):
         if self._anchor is not None:
             self._anchor = (self._anchor[0] + count, self._anchor[1])
         self._pending = {index + count for index in self._pending}
-        self._matches = [(index + count, occurrence) for index, occurrence in self._matches]
+        self._search.moved(count)
         self._relayout()
 
     def _update(self, index: int, change: Updated) -> bool:
@@ -447,8 +445,7 @@ class TranscriptView(ScrollView, can_focus=True):
         self._dirty = 0
         self.cursor = None
         self._pending.clear()
-        self._matches.clear()
-        self._match = -1
+        self._search.clear()
         self._follow = True
         self.unseen = False
         self._relayout()
@@ -466,8 +463,7 @@ class TranscriptView(ScrollView, can_focus=True):
         self._dirty = min(self._dirty, first)
         if self.cursor is not None and self.cursor >= first:
             self.cursor = None
-        self._matches = [match for match in self._matches if match[0] < first]
-        self._match = -1
+        self._search.dropped_from(first)
         self._anchor = None
         self._relayout()
 
@@ -840,8 +836,8 @@ class TranscriptView(ScrollView, can_focus=True):
             line = lines[row]
             if row == 0:
                 line = self._with_buttons(block, index, line)
-            if self._finder:
-                line = self._highlight(line, self._current_on(index, lines, row))
+            if self._search:
+                line = self._search.mark(line, index, lines, row, Style.parse(self.palette.match))
             strip = Strip.join([self._gutter(block, index), line, Strip.blank(1)])
             if index == self.cursor:
                 strip = strip.apply_style(Style.parse(self.palette.selection))
@@ -852,7 +848,7 @@ class TranscriptView(ScrollView, can_focus=True):
 
     def _keepable(self, index: int, block: Block, row: int) -> bool:
         """Whether the screen line is only its block's line and the frame (`ComposedLines`)."""
-        if self._finder or index == self.cursor:
+        if self._search or index == self.cursor:
             return False
         # (A heading line carries the buttons.)
         return row > 0 or not isinstance(block.item, AssistantTurn | UserTurn)
@@ -886,34 +882,6 @@ class TranscriptView(ScrollView, can_focus=True):
         if size + 1 > free:
             return line  # never over the item's text (the keys still work)
         return Strip.join([line.crop(0, line.cell_length - size), Strip(segments, size)])
-
-    def _highlight(self, line: Strip, current: int | None = None) -> Strip:
-        """``line`` with every occurrence marked; the ``current``-th of them (the one the
-        count's "3 of 17" is at) stands out, in the match's colours swapped and underlined."""
-        spans = self._finder.cells(line.text)
-        if not spans:
-            return line
-        style = Style.parse(self.palette.match)
-        here = style + Style(reverse=True, underline=True, bold=True)
-        pieces: list[Strip] = []
-        cut = 0
-        for number, (start, end) in enumerate(spans):
-            pieces.append(line.crop(cut, start))
-            pieces.append(_over(line.crop(start, end), here if number == current else style))
-            cut = end
-        pieces.append(line.crop(cut, line.cell_length))
-        return Strip.join(pieces)
-
-    def _current_on(self, index: int, lines: list[Strip], row: int) -> int | None:
-        """Which occurrence on line ``row`` of block ``index`` is the current match, if any."""
-        if not 0 <= self._match < len(self._matches):
-            return None
-        block, occurrence = self._matches[self._match]
-        if block != index:
-            return None
-        before = sum(self._finder.count(line.text) for line in lines[:row])
-        on_line = occurrence - before
-        return on_line if 0 <= on_line < self._finder.count(lines[row].text) else None
 
     def _select(self, strip: Strip, span: tuple[int, int]) -> Strip:
         start, end = span
@@ -1123,41 +1091,34 @@ class TranscriptView(ScrollView, can_focus=True):
     def search(self, query: str, *, case: bool = False, whole_word: bool = False) -> int:
         """Find ``query`` in every item, drawn or not (case-insensitive unless ``case``; whole
         words only with ``whole_word``); how many times it occurs (not in how many items)."""
-        self._finder = Finder(query, case, whole_word)
-        self._matches = []
-        self._match = -1
-        if self._finder:
-            for index, block in enumerate(self._blocks):
-                count = self._finder.count(block.plain())
-                self._matches.extend((index, k) for k in range(count))
+        found = self._search.find(
+            Finder(query, case, whole_word), (block.plain() for block in self._blocks)
+        )
         self.refresh()
-        return len(self._matches)
+        return found
 
     @property
     def search_query(self) -> str:
         """The query being highlighted, ``""`` when none."""
-        return self._finder.query
+        return self._search.finder.query
 
     @property
     def finder(self) -> Finder:
         """What the search looks for now."""
-        return self._finder
+        return self._search.finder
 
     @property
     def match_position(self) -> tuple[int, int]:
         """(the current match, 1-based, or 0 before the first step; the match count)."""
-        return self._match + 1, len(self._matches)
+        return self._search.position
 
     def step_match(self, direction: int) -> tuple[int, int]:
         """Go to the next (1) or previous (-1) occurrence: select its item, scroll to its
         line."""
-        if not self._matches:
+        place = self._search.step(direction)
+        if place is None:
             return 0, 0
-        if self._match < 0:
-            self._match = 0 if direction > 0 else len(self._matches) - 1
-        else:
-            self._match = (self._match + direction) % len(self._matches)
-        index, occurrence = self._matches[self._match]
+        index, occurrence = place
         if self._hidden(index):
             self.show_verbose = True
         self.cursor = index
@@ -1166,15 +1127,7 @@ class TranscriptView(ScrollView, can_focus=True):
             lines = self._blocks[index].lines(
                 self.app.console, self._width, self.palette, self.colours
             )
-            # The line holding this occurrence: a line with two holds two of them.
-            seen = 0
-            for number, line in enumerate(lines):
-                seen += self._finder.count(line.text)
-                if seen > occurrence:
-                    row = number
-                    break
-            else:
-                row = max(0, len(lines) - 1) if seen else 0
+            row = self._search.row_of(lines, occurrence)
             self._dirty = min(self._dirty, index)
         self._scroll_to_block(index, row)
         self.refresh()
@@ -1182,19 +1135,8 @@ class TranscriptView(ScrollView, can_focus=True):
 
     def end_search(self) -> None:
         """Stop highlighting matches."""
-        self._finder = Finder()
-        self._matches = []
-        self._match = -1
+        self._search.clear()
         self.refresh()
-
-
-def _over(strip: Strip, style: Style) -> Strip:
-    """``strip`` with ``style`` laid over its own styles. `Strip.apply_style` lays it under, so
-    a coloured header kept its colour over the match's: yellow on yellow in high contrast."""
-    return Strip(
-        [Segment(text, (own or Style()) + style, control) for text, own, control in strip],
-        strip.cell_length,
-    )
 
 
 def _item_action(binding: Binding) -> tuple[str, tuple[object, ...]] | None:
