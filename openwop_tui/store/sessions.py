@@ -30,6 +30,7 @@ import sqlite3
 import time
 import uuid
 import weakref
+import zlib
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -48,8 +49,18 @@ from openwop_tui.store.keys import SplitKeyRows
 from openwop_tui.text.redact import Redactor, display_url
 from openwop_tui.text.sanitize import HostText, clean, clean_label
 
-#: The schema this code reads and writes (``PRAGMA user_version``).
-SCHEMA_VERSION = 1
+#: The schema this code reads and writes (``PRAGMA user_version``). 2: long entries may be
+#: kept compressed (`_encode`); a file is marked 2 when its first one is, so a file without one
+#: still opens in an openwop-tui that reads 1.
+SCHEMA_VERSION = 2
+#: The schema a file holding no compressed entry is (and an older openwop-tui reads).
+_PLAIN_SCHEMA = 1
+#: Entries this long (UTF-8 bytes) or longer are kept compressed: a host that echoes the chat's
+#: history in every ``run.started`` sends it again whole at each turn (250 KB at turn 200 of the
+#: demo host), and the log keeps every frame. Compressed, those frames take 1-2 % of that.
+COMPRESS_FROM = 8192
+#: What a compressed entry begins with: 0xFF is never a byte of UTF-8, so no text begins so.
+_DEFLATED = b"\xff\x01"
 #: Total size of stored media bytes; the least recently used go first past it.
 ASSET_BYTES = 256_000_000
 #: How long a write waits for another process holding the database.
@@ -217,8 +228,29 @@ class SessionInfo:
 
 
 def _encode(text: str) -> bytes:
-    # Bytes, so any string a host or a user produced is kept, lone surrogates included.
-    return text.encode("utf-8", "surrogatepass")
+    """The bytes an entry's text is kept as: its UTF-8 (lone surrogates included, so any string
+    a host or a user produced is kept), compressed when long (`COMPRESS_FROM`), and read back
+    exactly (`_Lenient.blob`)."""
+    raw = text.encode("utf-8", "surrogatepass")
+    if len(raw) < COMPRESS_FROM:
+        return raw
+    # (Level 1: a quarter of level 6's time for nearly its size on what hosts echo.)
+    packed = _DEFLATED + zlib.compress(raw, 1)
+    return packed if len(packed) < len(raw) else raw
+
+
+def _compressed(data: bytes) -> bool:
+    return data.startswith(_DEFLATED)
+
+
+def _mark_compressed(db: sqlite3.Connection, datas: Iterable[bytes]) -> None:
+    """In the caller's transaction: a file about to hold its first compressed entry is marked
+    with the schema that reads it (an older openwop-tui then says to upgrade, instead of
+    showing those entries as damaged)."""
+    if not any(_compressed(data) for data in datas):
+        return
+    if int(db.execute("PRAGMA user_version").fetchone()[0]) < SCHEMA_VERSION:
+        db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
 
 def _decode(value: Any) -> str:
@@ -245,8 +277,17 @@ class _Lenient:
             return raw.decode("utf-8", "replace")
 
     def blob(self, value: Any) -> str:
-        """A BLOB column (``data``) read the same way."""
-        return self(value) if isinstance(value, bytes) else _decode(value)
+        """A BLOB column (``data``) read the same way, a compressed one (`_encode`) inflated
+        first; one that does not inflate is counted damaged and read as empty."""
+        if not isinstance(value, bytes):
+            return _decode(value)
+        if _compressed(value):
+            try:
+                value = zlib.decompress(value[len(_DEFLATED) :])
+            except zlib.error:
+                self.damaged += 1
+                return ""
+        return self(value)
 
 
 def _unwritable(error: sqlite3.Error) -> bool:
@@ -381,7 +422,7 @@ class Store:
                     for statement in _SCHEMA.split(";"):
                         if statement.strip():
                             db.execute(statement)
-                    db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                    db.execute(f"PRAGMA user_version={_PLAIN_SCHEMA}")
         if not folds.has_table(db):
             with self._transaction():
                 db.execute(folds.FOLDS_TABLE)
@@ -446,6 +487,7 @@ class Store:
     def _write(self, rows: list[Row]) -> set[str]:
         """Insert ``rows`` in one transaction; the sessions that no longer exist."""
         with self._transaction() as db:
+            _mark_compressed(db, (row.data for row in rows))
             return write_rows(db, rows)
 
     def __enter__(self) -> Store:
@@ -483,6 +525,7 @@ class Store:
             self._batch.rows[index] = dataclasses.replace(self._batch.rows[index], data=data)
             return
         with self._transaction() as db:
+            _mark_compressed(db, [data])
             db.execute(
                 "UPDATE entries SET data = ? WHERE session = ? AND seq = ?",
                 (data, session_id, seq),
@@ -780,6 +823,7 @@ def _last_write(db: sqlite3.Connection, batch: Batch, path: Path) -> None:
         return
     try:
         with _Tx(db, path):
+            _mark_compressed(db, (row.data for row in rows))
             write_rows(db, rows)
     except StoreError as error:
         log.warning("%d session entries were not kept: %s", len(rows), error)
