@@ -286,12 +286,14 @@ async def host_checks(
         refused = await client.verify_key()
         if refused is not None:
             status = f" ({refused.status})" if refused.status else ""
+            # (The host error's sentence says what to do already, mostly: not twice.)
+            says_what_to_do = "--api-key" in refused.message
             checks.append(
                 Check(
                     "API key",
                     "fail",
                     f"the key was refused{status}: {refused.message}",
-                    "check --api-key or OPENWOP_API_KEY",
+                    None if says_what_to_do else "check --api-key or OPENWOP_API_KEY",
                 )
             )
         elif api_key:

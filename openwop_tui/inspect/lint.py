@@ -296,7 +296,8 @@ class Linter:
                 finding(
                     "OW110",
                     f"sequence {span} not in this stream ({missing} "
-                    f"event{'s' if missing != 1 else ''})",
+                    f"event{'s' if missing != 1 else ''}): a stream of some modes leaves out "
+                    "the events of the others, else they were lost",
                     sequence,
                     "$.sequence",
                 )

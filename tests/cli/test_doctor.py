@@ -111,6 +111,8 @@ def test_a_wrong_key_says_it_was_refused_and_exits_non_zero(
     (line,) = [line for line in out.splitlines() if "API key:" in line]
     assert "FAIL" in line and "the key was refused" in line
     assert "wrong-key-5678" not in out
+    # What to do is said once (the host error's sentence says it).
+    assert out.count("--api-key") == 1, out
 
 
 def test_the_right_key_reports_versions_and_capabilities(

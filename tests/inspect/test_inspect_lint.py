@@ -244,6 +244,16 @@ def test_sequence_rules(schemas: SchemaSet) -> None:
     assert "OW115" in codes(schemas, gap)
 
 
+def test_a_sequence_gap_says_where_it_may_come_from(schemas: SchemaSet) -> None:
+    linter = Linter(schemas=schemas)
+    linter.feed(event(0, "run.started", {"workflowId": "w"}))
+    linter.feed(event(3, "log.appended", {"level": "info", "message": "m"}))
+    [gap] = [f for f in linter.findings if f.code == "OW110"]
+    # Which events are missing, and the usual reason (a stream of some modes) before loss.
+    assert gap.message.startswith("sequence 1 to 2 not in this stream (2 events)")
+    assert "modes" in gap.message and "lost" in gap.message
+
+
 def test_the_end_of_the_log(schemas: SchemaSet) -> None:
     linter = Linter(schemas=schemas)
     linter.feed(event(0, "run.started", {"workflowId": "w"}))
