@@ -19,7 +19,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any, Protocol, TypeAlias
+from typing import Any, Protocol, TypeAlias, TypedDict, Unpack
 
 from openwop_tui.core.catch_up import CutRun
 from openwop_tui.core.chat_history import ChatHistory
@@ -792,56 +792,45 @@ def check_link(url: str) -> tuple[str | None, str | None]:
     return checked.url, checked.refused
 
 
-def stored(
-    store: Store,
-    session_id: str | None = None,
-    *,
-    session: Session | None = None,
-    host: str = "",
-    workflow: str = "",
-    limits: Limits | None = None,
-    secrets: Iterable[str] = (),
-    logs: Sequence[EventLog] = (),
-    resume: bool = False,
-) -> Conversation:
+class Opening(TypedDict, total=False):
+    """How `stored` and `opening` open a conversation kept in a store (every key optional)."""
+
+    session: Session | None
+    """The host connection the next `Conversation.send` goes through."""
+    host: str
+    """The host a new session records (without credentials)."""
+    workflow: str
+    limits: Limits | None
+    secrets: Iterable[str]
+    logs: Sequence[EventLog]
+    """More logs to append to (a recording)."""
+    resume: bool
+    """A run the log leaves open stays open (`Conversation.catch_up` continues it) instead of
+    being settled as cut."""
+
+
+def stored(store: Store, session_id: str | None = None, **how: Unpack[Opening]) -> Conversation:
     """A conversation kept in ``store``: session ``session_id`` folded back from its log
-    (without contacting the host; the next `send` through ``session`` continues it), or a new
-    one (``None``, created at its first entry, recording ``host`` without credentials).
-    ``logs``: more logs to append to (a recording). ``resume``: a run the log leaves open
-    stays open (`Conversation.catch_up` continues it) instead of being settled as cut.
-    Raises `StoreError` for an unknown id, or a log that cannot be read."""
-    chat, steps = opening(
-        store,
-        session_id,
-        session=session,
-        host=host,
-        workflow=workflow,
-        limits=limits,
-        secrets=secrets,
-        logs=logs,
-        resume=resume,
-    )
+    (without contacting the host; the next `send` through ``how["session"]`` continues it),
+    or a new one (``None``, created at its first entry). Raises `StoreError` for an unknown
+    id, or a log that cannot be read."""
+    chat, steps = opening(store, session_id, **how)
     for _ in steps:
         pass
     return chat
 
 
 def opening(
-    store: Store,
-    session_id: str | None = None,
-    *,
-    session: Session | None = None,
-    host: str = "",
-    workflow: str = "",
-    limits: Limits | None = None,
-    secrets: Iterable[str] = (),
-    logs: Sequence[EventLog] = (),
-    resume: bool = False,
+    store: Store, session_id: str | None = None, **how: Unpack[Opening]
 ) -> tuple[Conversation, Iterator[None]]:
     """`stored`, read a step at a time: the conversation, and the steps that fold session
     ``session_id`` into it (`openwop_tui.core.reopen.reopening`; none for a new one). Until
     the last step the conversation is incomplete: show it, or send through it, only after.
     Raises `StoreError` for an unknown id; a step, for a log that cannot be read."""
+    host, workflow = how.get("host", ""), how.get("workflow", "")
+    session, limits = how.get("session"), how.get("limits")
+    secrets, logs = how.get("secrets", ()), how.get("logs", ())
+    resume = how.get("resume", False)
     keep = SessionLog(store, session_id, host=host, workflow=workflow)
     chat = Conversation(session, logs=[keep, *logs], limits=limits, store=store, secrets=secrets)
 

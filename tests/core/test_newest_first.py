@@ -16,28 +16,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from session_support import chat_turns
 
 from openwop_tui.core import conversation
 from openwop_tui.core.conversation import newest_runs
 from openwop_tui.core.reopen import reopening, same_items
-from openwop_tui.core.session import Session
 from openwop_tui.demo_host import DemoHost
-from openwop_tui.protocol.client import HostClient
 from openwop_tui.store.sessions import Store
 
 TURNS = 15
 
 
 async def _chat(store: Store, url: str, key: str) -> str:
-    async with HostClient(url, key) as client:
-        chat = conversation.stored(store, None, session=Session(client, workflow_id="demo.chat"))
-        await chat.connect()
-        for number in range(TURNS):
-            async for _ in chat.send(f"code please ({number})"):
-                pass
-        session_id = chat.logs[0].session_id  # type: ignore[attr-defined]
-    assert isinstance(session_id, str)
-    return session_id
+    return await chat_turns(store, url, key, (f"code please ({n})" for n in range(TURNS)))
 
 
 @pytest.fixture(scope="module")

@@ -18,13 +18,11 @@ from typing import Any
 
 import pytest
 from app_support import NO_AUDIO, SIZE, connected, demo_app, items_of, run_over, settle
+from session_support import chat_turns
 
 from openwop_tui.config import Config
-from openwop_tui.core import conversation
 from openwop_tui.core.items import AssistantTurn, Notice, UserTurn
-from openwop_tui.core.session import Session
 from openwop_tui.demo_host import DemoHost
-from openwop_tui.protocol.client import HostClient
 from openwop_tui.store.sessions import Store
 from openwop_tui.ui.app import ChatApp
 from openwop_tui.ui.controllers import reopening
@@ -37,17 +35,8 @@ DEAD_HOST = Config(host="http://127.0.0.1:9", audio=False, images="none")
 async def _long_session(turns: int = TURNS) -> str:
     """A stored session of ``turns`` chat turns (each run's fold kept), in the test's store."""
     with DemoHost(pace=0, deterministic=True) as demo, Store() as store:
-        async with HostClient(demo.url, demo.api_key) as client:
-            chat = conversation.stored(
-                store, None, session=Session(client, workflow_id="demo.chat")
-            )
-            await chat.connect()
-            for number in range(turns):
-                async for _ in chat.send(f"hello ({number})"):
-                    pass
-            session_id = chat.logs[0].session_id  # type: ignore[attr-defined]
-    assert isinstance(session_id, str)
-    return session_id
+        texts = (f"hello ({number})" for number in range(turns))
+        return await chat_turns(store, demo.url, demo.api_key, texts)
 
 
 Read = Callable[..., Awaitable[None]]
