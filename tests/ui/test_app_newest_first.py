@@ -123,6 +123,8 @@ async def test_what_is_said_while_the_rest_is_read_is_said_after_it(
     async def meanwhile() -> None:
         await app.chat.notice("info", "said while reading")
         assert app.chat.conversation.transcript.items == []  # nothing folded in meanwhile
+        # A search made now sees the newest runs only: made again once the rest is in.
+        assert app.view.search("hello (0)") == 0
 
     _watch_reading(monkeypatch, meanwhile)
     async with app.run_test(size=SIZE) as pilot:
@@ -136,6 +138,9 @@ async def test_what_is_said_while_the_rest_is_read_is_said_after_it(
         assert theme and while_reading
         assert min(theme + while_reading) > last_turn
         _bound(app)
+        assert app.view.search_query == "hello (0)" and app.view.match_position[1] >= 1
+        said = app.chat.parts.search.count_text
+        assert said.endswith(("match", "matches")) and said != "no match", said
 
 
 async def test_a_message_sent_while_the_rest_is_read_goes_after_it(

@@ -14,7 +14,8 @@ start-up (``--session``) and from the sessions screen alike:
 
 While the rest is read (`Chat.reading`) the notices said meanwhile wait and are said after it,
 and messages sent wait in the queue: nothing is folded into a conversation half read.
-Search and export see every item once the rest is in (export reads the store at any time).
+Search and export see every item once the rest is in (export reads the store at any time; a
+search made meanwhile is made again then).
 """
 
 from __future__ import annotations
@@ -164,6 +165,11 @@ class Reopening:
                 await view.clear()
                 await view.apply([Added(item) for item in items])
                 view.scroll_end(animate=False)
+        finder = view.finder
+        if finder:
+            # A search made while the rest was read looked at the newest items only.
+            total = view.search(finder.query, case=finder.case, whole_word=finder.whole_word)
+            self.chat.parts.search.show_count(0, total, finder.query)
 
     async def stop(self) -> None:
         """Read no more: another session replaces the one being read."""
