@@ -216,3 +216,27 @@ async def test_another_session_opened_while_one_is_read_replaces_it(
 def test_the_newest_runs_shown_are_a_screenful() -> None:
     # (A screen of 50 lines shows a dozen short turns; the rest is read straight after.)
     assert 8 <= reopening.NEWEST_RUNS <= 32
+
+
+async def test_a_new_chat_while_a_session_is_read_still_reaches_the_host(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    session_id = await _long_session()
+    demo = demo_app()
+    app = ChatApp(
+        demo.config,
+        demo_host=demo.connection.demo_host,
+        audio_support=NO_AUDIO,
+        session_id=session_id,
+    )
+
+    async def meanwhile() -> None:
+        await app.chats.new_chat()
+
+    _watch_reading(monkeypatch, meanwhile)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)  # it waited for the reading, which the new chat ended
+        assert app.chat.reading is None  # notices are said again, messages sent
+        assert items_of(app, UserTurn) == []
+        await app.chat.notice("info", "a notice now")
+        assert any(getattr(i, "text", "") == "a notice now" for i in app.transcript.items)

@@ -86,6 +86,8 @@ class Reopening:
         self.chat = chat
         self._idle = asyncio.Event()
         self._idle.set()
+        self._reading: Conversation | None = None
+        """The conversation being read (the one whose end resets `Chat.reading`)."""
 
     async def read(self) -> None:
         """Return once no session is being read (the host is reached only after: connecting
@@ -104,9 +106,13 @@ class Reopening:
         view = chat.parts.view
         view.apply_changes([Added(item) for item in newest.items])
         view.scroll_end(animate=False)
-        conversation = chat.conversation
+        conversation = self._reading = chat.conversation
 
         def start() -> None:
+            if chat.conversation is not conversation:
+                # Replaced before its first frame was out (a new chat): nothing to read.
+                chat.app.call_later(self._done, conversation)
+                return
             work = self._read(newest, conversation, then)
             chat.app.run_worker(work, group="reopen", exclusive=True)
 
@@ -125,12 +131,12 @@ class Reopening:
                 Conversation(limits=conversation.transcript.limits, secrets=conversation.secrets)
             )
             await chat.parts.view.clear()
-            await self._done()
+            await self._done(conversation)
             await chat.notice("warning", f"this session is not kept: {error}")
             return
         if whole:
             await self._draw(newest, conversation)
-        await self._done()
+        await self._done(conversation)
         if whole and then is not None:
             then()
 
@@ -174,10 +180,15 @@ class Reopening:
     async def stop(self) -> None:
         """Read no more: another session replaces the one being read."""
         self.chat.app.workers.cancel_group(self.chat.app, "reopen")
-        await self._done()
+        if self._reading is not None:
+            await self._done(self._reading)
 
-    async def _done(self) -> None:
-        """Nothing is read now: say the notices that waited, and let the host be reached."""
+    async def _done(self, conversation: Conversation) -> None:
+        """``conversation`` is read no more: say the notices that waited, and let the host be
+        reached (unless another reading began meanwhile: it owns them now)."""
+        if self._reading is not conversation:
+            return
+        self._reading = None
         chat = self.chat
         waiting, chat.reading = chat.reading or [], None
         self._idle.set()
