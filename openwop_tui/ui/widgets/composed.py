@@ -10,9 +10,9 @@ The line's place for text selection (Textual's ``apply_offsets``) is put on as i
 a block drawn above it moves it down (its estimate corrected), and Textual keeps a strip's
 offset copies, so painting it at the same place again costs nothing.
 
-Lines whose look depends on more than that are never kept: the selected item's (its gutter
-and colours follow focus), a heading line with buttons (they follow the item's actions), and
-every line while a search highlights matches.
+A heading line with buttons is kept too, with what they follow beside the frame (a user
+turn's whether it is the last message). Never kept: the selected item's lines (its gutter and
+colours follow focus), and every line while a search highlights matches.
 """
 
 from __future__ import annotations

@@ -726,9 +726,10 @@ class TranscriptView(ScrollView, can_focus=True):
             block = blocks[index]
             lines = block.cache.get(self._width)
             row = virtual_y - tops[index]
-            if lines is None or row >= len(lines) or not self._keepable(index, block, row):
+            if lines is None or row >= len(lines):
                 continue
-            if self._composed.get(block, lines, row, frame.key) is not None:
+            key = self._keep_key(frame, index, block, row)
+            if key is None or self._composed.get(block, lines, row, key) is not None:
                 continue
             if composed == PREFETCH_LINES:
                 self._prefetch_due = True
@@ -830,8 +831,8 @@ class TranscriptView(ScrollView, can_focus=True):
         ``virtual_y``: gutter, buttons, search marks, the widget's style, its place for text
         selection. Kept (`ComposedLines`, all but its place) unless its look follows more than
         the frame."""
-        kept = self._keepable(index, block, row)
-        strip = self._composed.get(block, lines, row, frame.key) if kept else None
+        key = self._keep_key(frame, index, block, row)
+        strip = self._composed.get(block, lines, row, key) if key is not None else None
         if strip is None:
             line = lines[row]
             if row == 0:
@@ -842,16 +843,21 @@ class TranscriptView(ScrollView, can_focus=True):
             if index == self.cursor:
                 strip = strip.apply_style(Style.parse(self.palette.selection))
             strip = strip.apply_style(frame.base).crop_extend(0, frame.width, frame.base)
-            if kept:
-                self._composed.keep(block, lines, row, frame.key, strip)
+            if key is not None:
+                self._composed.keep(block, lines, row, key, strip)
         return strip.apply_offsets(0, virtual_y)
 
-    def _keepable(self, index: int, block: Block, row: int) -> bool:
-        """Whether the screen line is only its block's line and the frame (`ComposedLines`)."""
+    def _keep_key(self, frame: Frame, index: int, block: Block, row: int) -> object | None:
+        """What the screen line is composed from beside its block's lines (`ComposedLines`);
+        ``None`` when it is not kept: the selected item's lines, every line while a search
+        marks matches."""
         if self._search or index == self.cursor:
-            return False
-        # (A heading line carries the buttons.)
-        return row > 0 or not isinstance(block.item, AssistantTurn | UserTurn)
+            return None
+        if row == 0 and isinstance(block.item, UserTurn):
+            # Its buttons: edit and regenerate are the last message's only.
+            return (frame.key, self._is_last(block))
+        # (A reply's buttons follow its text, which its lines are drawn from.)
+        return frame.key
 
     def _gutter(self, block: Block, index: int) -> Strip:
         palette = self.palette
