@@ -93,6 +93,7 @@ def write_rows(db: sqlite3.Connection, rows: list[Row]) -> set[str]:
     (their rows are skipped: deleted while their entries waited)."""
     missing: set[str] = set()
     heads: dict[str, list[Any]] = {}
+    values: list[tuple[Any, ...]] = []
     for row in rows:
         head = heads.get(row.session)
         if head is None:
@@ -106,9 +107,7 @@ def write_rows(db: sqlite3.Connection, rows: list[Row]) -> set[str]:
                 continue
             # [next seq, title, messages, runs, updated, first seq]
             head = heads[row.session] = [found[0], found[1], 0, 0, row.at, found[0]]
-        db.execute(
-            "INSERT INTO entries (session, seq, at, kind, run, label, frame_id, data, meta) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        values.append(
             (
                 row.session,
                 head[0],
@@ -119,13 +118,19 @@ def write_rows(db: sqlite3.Connection, rows: list[Row]) -> set[str]:
                 row.frame_id,
                 row.data,
                 row.meta,
-            ),
+            )
         )
         head[0] += 1
         head[1] = head[1] or row.title
         head[2] += row.kind == "user"
         head[3] += row.kind == "run"
         head[4] = row.at
+    # One statement for the batch (a statement a row cost 7 µs of a flood's 50 µs an event).
+    db.executemany(
+        "INSERT INTO entries (session, seq, at, kind, run, label, frame_id, data, meta) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        values,
+    )
     for session_id, (seq, title, messages, runs, updated, first) in heads.items():
         db.execute(
             "UPDATE sessions SET entries = entries + ?, messages = messages + ?, "

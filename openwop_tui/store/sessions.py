@@ -542,21 +542,19 @@ class Store:
             self._next[session_id] = self.info(session_id).entries
         seq = self._next[session_id]
         self._next[session_id] = seq + 1
-        now = time.time()
+        # A key the host split between this row's chunk and earlier ones: masked in each.
+        data, earlier = self._split.row(session_id, seq, entry.kind, entry.run, entry.data)
         stored = Entry(
             entry.kind,
-            entry.data,
+            self._redact(data),
             run=entry.run,
             label=self._redact(entry.label) if entry.label else entry.label,
             frame_id=self._redact(entry.frame_id) if entry.frame_id else entry.frame_id,
             meta=entry.meta,
-            at=entry.at or now,
+            at=entry.at or time.time(),
             seq=seq,
         )
         meta = self._redact(json.dumps(dict(stored.meta), default=str)) if stored.meta else None
-        # A key the host split between this row's chunk and earlier ones: masked in each.
-        data, earlier = self._split.row(session_id, seq, entry.kind, entry.run, entry.data)
-        stored = dataclasses.replace(stored, data=self._redact(data))
         for earlier_seq, text in earlier:
             assert isinstance(earlier_seq, int)  # the refs given to `row` are seqs
             self._rewrite(session_id, earlier_seq, self._redact(text))
