@@ -176,12 +176,14 @@ def plain(renderable: Any, width: int = 100) -> str:
     return console.export_text()
 
 
-def demo_app(**config: Any) -> ChatApp:
-    """The app on a fast, deterministic embedded demo host."""
+def demo_app(*, session_id: str | None = None, **config: Any) -> ChatApp:
+    """The app on a fast, deterministic embedded demo host (``session_id``: reopening that
+    stored session)."""
     return ChatApp(
         Config(**config),
         demo_host=DemoHost(pace=0, deterministic=True),
         audio_support=NO_AUDIO,
+        session_id=session_id,
     )
 
 

@@ -193,10 +193,7 @@ async def test_another_session_opened_while_one_is_read_replaces_it(
     first = await _long_session()
     second = await _long_session(3)
     opened: list[str] = []
-    demo = demo_app()
-    app = ChatApp(
-        demo.config, demo_host=demo.connection.demo_host, audio_support=NO_AUDIO, session_id=first
-    )
+    app = demo_app(session_id=first)
 
     async def meanwhile() -> None:
         opened.append(second)
@@ -222,13 +219,7 @@ async def test_a_new_chat_while_a_session_is_read_still_reaches_the_host(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     session_id = await _long_session()
-    demo = demo_app()
-    app = ChatApp(
-        demo.config,
-        demo_host=demo.connection.demo_host,
-        audio_support=NO_AUDIO,
-        session_id=session_id,
-    )
+    app = demo_app(session_id=session_id)
 
     async def meanwhile() -> None:
         await app.chats.new_chat()

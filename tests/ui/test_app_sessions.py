@@ -50,13 +50,7 @@ async def test_a_session_is_kept_and_reopens_at_once_without_its_host() -> None:
 
 async def test_sending_after_reopening_continues_the_conversation() -> None:
     session_id = await _chat(demo_app(), "hello there")
-    app = demo_app()
-    app2 = ChatApp(
-        app.config,
-        demo_host=app.connection.demo_host,
-        audio_support=NO_AUDIO,
-        session_id=session_id,
-    )
+    app2 = demo_app(session_id=session_id)
     async with app2.run_test(size=SIZE) as pilot:
         await connected(pilot, app2)
         await turn(pilot, app2, "hello again")
