@@ -299,28 +299,9 @@ def _reopen(
     since: int,
     step: int,
 ) -> Iterator[None]:
-    done = 0  # kept runs restored and entries folded (a step's worth, then a yield)
-    for part in store.outline(session_id, keeper.version, since=since):
-        if isinstance(part, FoldRow):
-            keeper.entry = None
-            chat.finish_replay()  # what a run entry does first: settle a run never ended
-            done += 1
-            if keeper.restore(chat, part):
-                if done % step == 0:
-                    yield
-                continue
-            for entry in store.entries(session_id, part.start, part.stop + 1):
-                keeper.entry = entry
-                chat.replay(entry)
-                done += 1
-                if done % step == 0:
-                    yield
-        else:
-            keeper.entry = part
-            chat.replay(part)
-            done += 1
-            if done % step == 0:
-                yield
+    for done, _ in enumerate(_fold_parts(chat, store, session_id, keeper, since), 1):
+        if done % step == 0:
+            yield
     keeper.entry = None
     chat.cut = chat.open_run
     if not (resume and chat.cut is not None):
@@ -332,6 +313,28 @@ def _reopen(
         store.keep_folds(session_id, fresh)
     except StoreError as error:
         chat.log_error = str(error)
+
+
+def _fold_parts(
+    chat: Conversation, store: Store, session_id: str, keeper: FoldKeeper, since: int
+) -> Iterator[None]:
+    """Fold the log from ``since`` into ``chat``, kept runs restored: one yield after each
+    kept run restored and each entry folded (the units `reopening` counts its steps in)."""
+    for part in store.outline(session_id, keeper.version, since=since):
+        if isinstance(part, FoldRow):
+            keeper.entry = None
+            chat.finish_replay()  # what a run entry does first: settle a run never ended
+            if keeper.restore(chat, part):
+                yield
+                continue
+            for entry in store.entries(session_id, part.start, part.stop + 1):
+                keeper.entry = entry
+                chat.replay(entry)
+                yield
+        else:
+            keeper.entry = part
+            chat.replay(part)
+            yield
 
 
 def same_items(shown: list[Any], folded: list[Any]) -> bool:
