@@ -33,7 +33,7 @@ from openwop_tui.store.sessions import Store, StoreError
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.heap import settled_heap
 
-__all__ = ["NEWEST_RUNS", "Newest", "Reopening", "newest_of"]
+__all__ = ["NEWEST_RUNS", "Newest", "Reopening", "begin_reading"]
 
 #: Runs a long session shows before the rest is read: a screenful or more of turns.
 NEWEST_RUNS = 12
@@ -55,12 +55,24 @@ class Newest:
     chat, once shown)."""
 
 
-def newest_of(
-    conversation: Conversation, store: Store, session_id: str, steps: Iterator[None]
+def begin_reading(
+    conversation: Conversation, store: Store, session_id: str | None, steps: Iterator[None]
 ) -> Newest | None:
-    """What to show first of session ``session_id`` while ``steps`` read it into
-    ``conversation``; ``None`` (nothing read yet) when it is short, or its newest runs cannot
-    be read on their own: the caller reads it all at once."""
+    """Start reading session ``session_id`` into ``conversation`` (``steps``: what
+    `openwop_tui.core.conversation.opening` gave). A short one (or a new one, ``None``) is read
+    at once: ``None``. A long one: what to show first while the rest is read (`Reopening.show`).
+    Raises `StoreError` when the log cannot be read at once."""
+    newest = _newest(conversation, store, session_id) if session_id is not None else None
+    if newest is None:
+        for _ in steps:
+            pass
+        return None
+    return Newest(newest, steps)
+
+
+def _newest(conversation: Conversation, store: Store, session_id: str) -> list[Item] | None:
+    """The newest runs' items, folded on their own; ``None`` when the session is short, or
+    they cannot be read on their own (reading it whole says why)."""
     try:
         newest = newest_runs(
             store,
@@ -70,13 +82,13 @@ def newest_of(
             secrets=conversation.secrets,
         )
     except StoreError:
-        return None  # reading it whole says why
+        return None
     if newest is None:
         return None
     # What the newest items' media resolve against while the rest is read (the same hosts the
     # whole fold will name: they come with the runs).
     conversation.hosts.update(newest.hosts)
-    return Newest(list(newest.transcript.items), steps)
+    return list(newest.transcript.items)
 
 
 class Reopening:

@@ -24,7 +24,7 @@ from openwop_tui.text.redact import display_url
 from openwop_tui.text.sanitize import safe_filename
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.controllers.feed import Feed
-from openwop_tui.ui.controllers.reopening import Newest, Reopening, newest_of
+from openwop_tui.ui.controllers.reopening import Newest, Reopening, begin_reading
 from openwop_tui.ui.controllers.runs import RunsController
 from openwop_tui.ui.heap import settled_heap
 from openwop_tui.ui.messages import SessionDeleted, SessionRenamed
@@ -51,28 +51,28 @@ def open_chat(
             problem = f"cannot record to {record}: {error.strerror or error}"
     if replaying:
         return Conversation(limits=config.limits, logs=logs, secrets=secrets), None, problem, None
-    newest: Newest | None = None
     try:
         store = Store(secrets=[config.api_key])
         conversation, steps = opening(
             store,
             session_id,
-            host=display_url(config.host) if config.host else "embedded demo host",
+            host=_shown_host(config),
             workflow=config.workflow,
             limits=config.limits,
             secrets=secrets,
             logs=logs,
         )
-        if session_id is not None:
-            newest = newest_of(conversation, store, session_id, steps)
-        if newest is None:
-            for _ in steps:  # a new or short session: read at once
-                pass
+        newest = begin_reading(conversation, store, session_id, steps)
     except StoreError as error:
         problem = f"this session is not kept: {error}"
         unkept = Conversation(limits=config.limits, logs=logs, secrets=secrets)
         return unkept, None, problem, None
     return conversation, store, problem, newest
+
+
+def _shown_host(config: Config) -> str:
+    """The host a new stored session records (without credentials)."""
+    return display_url(config.host) if config.host else "embedded demo host"
 
 
 def _stored_rows(store: Store) -> list[SessionSummary]:
@@ -130,15 +130,12 @@ class SessionsController:
                 store,
                 session_id,
                 session=chat.session,
-                host=display_url(config.host) if config.host else "embedded demo host",
+                host=_shown_host(config),
                 workflow=config.workflow,
                 limits=config.limits,
                 secrets=chat.conversation.secrets,
             )
-            newest = newest_of(chosen, store, session_id, steps)
-            if newest is None:
-                for _ in steps:  # short: read at once
-                    pass
+            newest = begin_reading(chosen, store, session_id, steps)
         except StoreError as error:
             chat.app.notify(str(error), severity="error", markup=False)
             return
