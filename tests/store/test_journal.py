@@ -1,0 +1,186 @@
+"""A full disk loses no entry: what the store cannot write waits once, in order, and a journal
+file keeps it across a quit until the next open writes it in.
+
+The full disk is SIMULATED here: the store's lowest write calls (`batch.write_sessions` and
+`batch.write_rows`, as `openwop_tui.store.sessions` and `openwop_tui.store.journal` call them)
+raise SQLite's own "database or disk is full" error while ``full`` is on.
+`tests/ui/test_full_disk_quit.py` fills a real filesystem (a tmpfs) where the machine allows
+mounting one.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from openwop_tui.core.conversation import Conversation
+from openwop_tui.store import journal
+from openwop_tui.store import sessions as store_module
+from openwop_tui.store.sessions import Entry, SessionLog, Store, Unwritten
+
+KEY = "sk-journal-0123456789abcdef"
+
+
+@pytest.fixture
+def full(monkeypatch: pytest.MonkeyPatch) -> dict[str, bool]:
+    """While ``full["on"]``, every write of the store fails as SQLite fails on a full disk."""
+    state = {"on": False}
+
+    def failing(real: Callable[..., object]) -> Callable[..., object]:
+        def write(*args: object) -> object:
+            if state["on"]:
+                raise sqlite3.OperationalError("database or disk is full")
+            return real(*args)
+
+        return write
+
+    for module in (store_module, journal):  # (each calls them by its own name)
+        monkeypatch.setattr(module, "write_rows", failing(module.write_rows))
+        monkeypatch.setattr(module, "write_sessions", failing(module.write_sessions))
+    return state
+
+
+def _users(store: Store) -> list[str]:
+    return [e.data for s in store.sessions() for e in store.entries(s.id) if e.kind == "user"]
+
+
+def test_entries_a_full_disk_refuses_wait_once_and_in_order(
+    tmp_path: Path, full: dict[str, bool]
+) -> None:
+    # Before: the store kept a refused entry in its batch AND the conversation offered it
+    # again at the next append: "two" was stored three times.
+    store = Store(tmp_path / "s.db")
+    chat = Conversation(logs=[SessionLog(store)], store=store)
+    chat.add_user("one")
+    full["on"] = True
+    chat.add_user("two")
+    chat.add_user("three")
+    assert chat.log_error is not None and "full" in chat.log_error
+    assert chat.unwritten == 2
+    full["on"] = False
+    chat.add_user("four")
+    assert _users(store) == ["one", "two", "three", "four"]
+    assert chat.log_error is None and chat.unwritten == 0
+    store.close()
+
+
+def test_a_chat_begun_on_a_full_disk_gets_its_session_once_the_disk_takes_it(
+    tmp_path: Path, full: dict[str, bool]
+) -> None:
+    store = Store(tmp_path / "s.db")
+    full["on"] = True
+    log = SessionLog(store, host="http://h", workflow="w")
+    with pytest.raises(Unwritten):
+        log.append(Entry("user", "first words"))
+    assert log.session_id is not None and store.pending == 1
+    full["on"] = False
+    store.flush()
+    [info] = store.sessions()
+    assert (info.id, info.title, info.messages) == (log.session_id, "first words", 1)
+    store.close()
+
+
+def test_a_journal_keeps_what_waits_masked_and_the_next_open_writes_it_in(
+    tmp_path: Path, full: dict[str, bool]
+) -> None:
+    path = tmp_path / "s.db"
+    store = Store(path, secrets=[KEY])
+    chat = Conversation(logs=[SessionLog(store)], store=store)
+    chat.add_user("kept before")
+    full["on"] = True
+    chat.add_user(f"my key is {KEY}")
+    chat.add_user("x" * 20_000)  # long: kept compressed, as the database would
+    target = store.new_journal()[0]
+    assert target.parent == tmp_path / "journal"
+    assert store.keep_in_journal(target) == 2
+    assert store.pending == 0
+    store.close()  # nothing waits: closing writes nothing, loses nothing
+    written = target.read_bytes()
+    assert KEY.encode() not in written and json.loads(written)["journal"] == journal.FORMAT
+    assert oct(target.stat().st_mode & 0o777) == "0o600"
+    full["on"] = False
+    again = Store(path, secrets=[KEY])
+    assert [r.entries for r in again.restored] == [2]
+    assert _users(again) == ["kept before", "my key is [api key]", "x" * 20_000]
+    assert not target.exists() and list(target.parent.iterdir()) == []
+    again.close()
+    assert Store(path).restored == []  # written in once, not at every open
+
+
+def test_a_journal_that_cannot_be_written_leaves_nothing_and_the_entries_wait(
+    tmp_path: Path, full: dict[str, bool]
+) -> None:
+    store = Store(tmp_path / "s.db")
+    chat = Conversation(logs=[SessionLog(store)], store=store)
+    full["on"] = True
+    chat.add_user("waits")
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the journal folder would be")
+    with pytest.raises(OSError):
+        store.keep_in_journal(blocked / "unstored-1.json")
+    assert store.pending == 1
+    full["on"] = False
+    store.flush()
+    assert _users(store) == ["waits"]
+    store.close()
+
+
+def test_a_journal_the_disk_still_refuses_stays_for_the_next_start(
+    tmp_path: Path, full: dict[str, bool]
+) -> None:
+    path = tmp_path / "s.db"
+    store = Store(path)
+    chat = Conversation(logs=[SessionLog(store)], store=store)
+    full["on"] = True
+    chat.add_user("patient")
+    target = store.new_journal()[0]
+    store.keep_in_journal(target)
+    store.close()
+    still_full = Store(path)  # the disk is still full: the journal stays, whole
+    assert still_full.restored == [] and target.exists()
+    still_full.close()
+    full["on"] = False
+    freed = Store(path)
+    assert [r.entries for r in freed.restored] == [1] and _users(freed) == ["patient"]
+    assert not target.exists()
+    freed.close()
+
+
+def test_a_journal_names_its_store_and_another_store_leaves_it(
+    tmp_path: Path, full: dict[str, bool]
+) -> None:
+    store = Store(tmp_path / "a.db")
+    chat = Conversation(logs=[SessionLog(store)], store=store)
+    full["on"] = True
+    chat.add_user("for a")
+    target = store.new_journal()[0]
+    store.keep_in_journal(target)
+    store.close()
+    full["on"] = False
+    other = Store(tmp_path / "b.db")  # the same folder, another database
+    assert other.restored == [] and _users(other) == [] and target.exists()
+    other.close()
+    mine = Store(tmp_path / "a.db")
+    assert _users(mine) == ["for a"]
+    mine.close()
+
+
+def test_the_spare_folder_is_read_too(tmp_path: Path, full: dict[str, bool]) -> None:
+    # The data folder took no file: the journal went to the state folder instead.
+    path = tmp_path / "s.db"
+    store = Store(path)
+    chat = Conversation(logs=[SessionLog(store)], store=store)
+    full["on"] = True
+    chat.add_user("spared")
+    first, spare = store.new_journal()
+    assert spare.parent != first.parent
+    store.keep_in_journal(spare)
+    store.close()
+    full["on"] = False
+    again = Store(path)
+    assert _users(again) == ["spared"] and not spare.exists()
+    again.close()
