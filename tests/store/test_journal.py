@@ -11,57 +11,40 @@ mounting one.
 from __future__ import annotations
 
 import json
-import sqlite3
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from full_disk import FullDisk, simulate
 
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.store import journal
-from openwop_tui.store import sessions as store_module
 from openwop_tui.store.sessions import Entry, SessionLog, Store, Unwritten
 
 KEY = "sk-journal-0123456789abcdef"
 
 
 @pytest.fixture
-def full(monkeypatch: pytest.MonkeyPatch) -> dict[str, bool]:
-    """While ``full["on"]``, every write of the store fails as SQLite fails on a full disk."""
-    state = {"on": False}
-
-    def failing(real: Callable[..., object]) -> Callable[..., object]:
-        def write(*args: object) -> object:
-            if state["on"]:
-                raise sqlite3.OperationalError("database or disk is full")
-            return real(*args)
-
-        return write
-
-    for module in (store_module, journal):  # (each calls them by its own name)
-        monkeypatch.setattr(module, "write_rows", failing(module.write_rows))
-        monkeypatch.setattr(module, "write_sessions", failing(module.write_sessions))
-    return state
+def full(monkeypatch: pytest.MonkeyPatch) -> FullDisk:
+    """While ``full.on``, every write of the store fails as SQLite fails on a full disk."""
+    return simulate(monkeypatch)
 
 
 def _users(store: Store) -> list[str]:
     return [e.data for s in store.sessions() for e in store.entries(s.id) if e.kind == "user"]
 
 
-def test_entries_a_full_disk_refuses_wait_once_and_in_order(
-    tmp_path: Path, full: dict[str, bool]
-) -> None:
+def test_entries_a_full_disk_refuses_wait_once_and_in_order(tmp_path: Path, full: FullDisk) -> None:
     # Before: the store kept a refused entry in its batch AND the conversation offered it
     # again at the next append: "two" was stored three times.
     store = Store(tmp_path / "s.db")
     chat = Conversation(logs=[SessionLog(store)], store=store)
     chat.add_user("one")
-    full["on"] = True
+    full.on = True
     chat.add_user("two")
     chat.add_user("three")
     assert chat.log_error is not None and "full" in chat.log_error
     assert chat.unwritten == 2
-    full["on"] = False
+    full.on = False
     chat.add_user("four")
     assert _users(store) == ["one", "two", "three", "four"]
     assert chat.log_error is None and chat.unwritten == 0
@@ -69,15 +52,15 @@ def test_entries_a_full_disk_refuses_wait_once_and_in_order(
 
 
 def test_a_chat_begun_on_a_full_disk_gets_its_session_once_the_disk_takes_it(
-    tmp_path: Path, full: dict[str, bool]
+    tmp_path: Path, full: FullDisk
 ) -> None:
     store = Store(tmp_path / "s.db")
-    full["on"] = True
+    full.on = True
     log = SessionLog(store, host="http://h", workflow="w")
     with pytest.raises(Unwritten):
         log.append(Entry("user", "first words"))
     assert log.session_id is not None and store.pending == 1
-    full["on"] = False
+    full.on = False
     store.flush()
     [info] = store.sessions()
     assert (info.id, info.title, info.messages) == (log.session_id, "first words", 1)
@@ -85,13 +68,13 @@ def test_a_chat_begun_on_a_full_disk_gets_its_session_once_the_disk_takes_it(
 
 
 def test_a_journal_keeps_what_waits_masked_and_the_next_open_writes_it_in(
-    tmp_path: Path, full: dict[str, bool]
+    tmp_path: Path, full: FullDisk
 ) -> None:
     path = tmp_path / "s.db"
     store = Store(path, secrets=[KEY])
     chat = Conversation(logs=[SessionLog(store)], store=store)
     chat.add_user("kept before")
-    full["on"] = True
+    full.on = True
     chat.add_user(f"my key is {KEY}")
     chat.add_user("x" * 20_000)  # long: kept compressed, as the database would
     target = store.new_journal()[0]
@@ -102,7 +85,7 @@ def test_a_journal_keeps_what_waits_masked_and_the_next_open_writes_it_in(
     written = target.read_bytes()
     assert KEY.encode() not in written and json.loads(written)["journal"] == journal.FORMAT
     assert oct(target.stat().st_mode & 0o777) == "0o600"
-    full["on"] = False
+    full.on = False
     again = Store(path, secrets=[KEY])
     assert [r.entries for r in again.restored] == [2]
     assert _users(again) == ["kept before", "my key is [api key]", "x" * 20_000]
@@ -112,30 +95,30 @@ def test_a_journal_keeps_what_waits_masked_and_the_next_open_writes_it_in(
 
 
 def test_a_journal_that_cannot_be_written_leaves_nothing_and_the_entries_wait(
-    tmp_path: Path, full: dict[str, bool]
+    tmp_path: Path, full: FullDisk
 ) -> None:
     store = Store(tmp_path / "s.db")
     chat = Conversation(logs=[SessionLog(store)], store=store)
-    full["on"] = True
+    full.on = True
     chat.add_user("waits")
     blocked = tmp_path / "blocked"
     blocked.write_text("a file where the journal folder would be")
     with pytest.raises(OSError):
         store.keep_in_journal(blocked / "unstored-1.json")
     assert store.pending == 1
-    full["on"] = False
+    full.on = False
     store.flush()
     assert _users(store) == ["waits"]
     store.close()
 
 
 def test_a_journal_the_disk_still_refuses_stays_for_the_next_start(
-    tmp_path: Path, full: dict[str, bool]
+    tmp_path: Path, full: FullDisk
 ) -> None:
     path = tmp_path / "s.db"
     store = Store(path)
     chat = Conversation(logs=[SessionLog(store)], store=store)
-    full["on"] = True
+    full.on = True
     chat.add_user("patient")
     target = store.new_journal()[0]
     store.keep_in_journal(target)
@@ -143,7 +126,7 @@ def test_a_journal_the_disk_still_refuses_stays_for_the_next_start(
     still_full = Store(path)  # the disk is still full: the journal stays, whole
     assert still_full.restored == [] and target.exists()
     still_full.close()
-    full["on"] = False
+    full.on = False
     freed = Store(path)
     assert [r.entries for r in freed.restored] == [1] and _users(freed) == ["patient"]
     assert not target.exists()
@@ -151,16 +134,16 @@ def test_a_journal_the_disk_still_refuses_stays_for_the_next_start(
 
 
 def test_a_journal_names_its_store_and_another_store_leaves_it(
-    tmp_path: Path, full: dict[str, bool]
+    tmp_path: Path, full: FullDisk
 ) -> None:
     store = Store(tmp_path / "a.db")
     chat = Conversation(logs=[SessionLog(store)], store=store)
-    full["on"] = True
+    full.on = True
     chat.add_user("for a")
     target = store.new_journal()[0]
     store.keep_in_journal(target)
     store.close()
-    full["on"] = False
+    full.on = False
     other = Store(tmp_path / "b.db")  # the same folder, another database
     assert other.restored == [] and _users(other) == [] and target.exists()
     other.close()
@@ -169,18 +152,18 @@ def test_a_journal_names_its_store_and_another_store_leaves_it(
     mine.close()
 
 
-def test_the_spare_folder_is_read_too(tmp_path: Path, full: dict[str, bool]) -> None:
+def test_the_spare_folder_is_read_too(tmp_path: Path, full: FullDisk) -> None:
     # The data folder took no file: the journal went to the state folder instead.
     path = tmp_path / "s.db"
     store = Store(path)
     chat = Conversation(logs=[SessionLog(store)], store=store)
-    full["on"] = True
+    full.on = True
     chat.add_user("spared")
     first, spare = store.new_journal()
     assert spare.parent != first.parent
     store.keep_in_journal(spare)
     store.close()
-    full["on"] = False
+    full.on = False
     again = Store(path)
     assert _users(again) == ["spared"] and not spare.exists()
     again.close()
