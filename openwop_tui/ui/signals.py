@@ -1,12 +1,15 @@
-"""SIGTERM (a kill, a shutdown) and SIGHUP (the terminal closed) end the app as Ctrl+Q would.
+"""SIGTERM (a kill, a shutdown), SIGHUP (the terminal closed) and SIGINT (``kill -INT``, what a
+supervisor or ``timeout -s INT`` sends) end the app as Ctrl+Q would.
 
 Without asking (nobody may be there to answer): the app's own run is cancelled on the host, a run
 it only follows is left running, the session's end is written (the run's worker is cancelled and
 its stream logs the end), what the store could not take goes to a journal the next start writes
 in (``keep``, `openwop_tui.ui.controllers.leaving`), and the terminal is restored; one line on
-stderr says what became of the run, and the exit code is 128 + the signal's number. Python's
-default for both signals kills the process with the screen still in the alternate buffer, mouse
-tracking on and the cursor hidden.
+stderr says what became of the run, and the exit code is 128 + the signal's number (130 for
+SIGINT, as a shell reports an interrupted command). Python's default for SIGTERM and SIGHUP kills
+the process with the screen still in the alternate buffer, mouse tracking on and the cursor
+hidden; for SIGINT, asyncio cancelled the app's task: exit code 0, nothing said, the run left
+going on the host.
 
 When the terminal itself is gone (its window closed: the usual SIGHUP), nothing can be restored
 and Textual's own shutdown would wait for ever on its output thread, which died writing to the
@@ -29,7 +32,7 @@ from textual.worker import WorkerCancelled, WorkerFailed, get_current_worker
 from openwop_tui.ui.controllers.runs import RunsController
 
 #: The signals that end the app.
-ENDING = (signal.SIGTERM, signal.SIGHUP)
+ENDING = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 
 def terminal_gone(fd: int | None = None) -> bool:
