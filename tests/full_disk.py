@@ -72,15 +72,17 @@ def fill(folder: Path) -> Path:
     """Fill the filesystem of ``folder`` to its last byte; the file that holds the space
     (remove it to free the disk)."""
     filler = folder / "filler"
-    with filler.open("wb") as out:
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
         for size in (1 << 16, 1 << 12, 1 << 9, 1):
             block = b"\0" * size
             while True:
                 try:
-                    out.write(block)
-                    out.flush()
+                    os.write(fd, block)
                 except OSError as error:
                     if error.errno != errno.ENOSPC:
                         raise
                     break
+    finally:
+        os.close(fd)
     return filler

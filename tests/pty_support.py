@@ -5,11 +5,14 @@ bounds only a wait for what never comes."""
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import pty
 import select
+import struct
 import subprocess
 import sys
+import termios
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -45,8 +48,12 @@ def app_env(tmp_path: Path, **more: str) -> dict[str, str]:
 class Terminal:
     """A program on a pty, with everything it wrote so far (``seen``)."""
 
-    def __init__(self, argv: Sequence[str], env: dict[str, str]) -> None:
+    def __init__(
+        self, argv: Sequence[str], env: dict[str, str], size: tuple[int, int] = (30, 100)
+    ) -> None:
+        """``size``: the pty's rows and columns."""
         self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", *size, 0, 0))
         self.process = subprocess.Popen(
             list(argv),
             stdin=slave,
