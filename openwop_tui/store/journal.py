@@ -56,6 +56,22 @@ def name() -> str:
     return f"{PREFIX}{stamp}-{os.getpid()}-{secrets.token_hex(3)}.json"
 
 
+def room(folder: Path) -> int | None:
+    """Bytes free on the filesystem ``folder`` is (or would be) on; ``None`` when unknown."""
+    for place in (folder, *folder.parents):
+        try:
+            stats = os.statvfs(place)
+        except (OSError, AttributeError):  # not there yet (its parent is asked), or Windows
+            continue
+        return stats.f_bavail * stats.f_frsize
+    return None
+
+
+def size_of(rows: list[Row]) -> int:
+    """About the bytes a journal of ``rows`` takes (base64 and JSON around each row's data)."""
+    return sum(len(row.data) * 4 // 3 + 256 for row in rows) + 4096
+
+
 def write(target: Path, held: Held) -> None:
     """Write ``held`` to ``target`` atomically, readable by its owner only. Raises `OSError`
     (a full disk, an unwritable folder); nothing is left behind then."""

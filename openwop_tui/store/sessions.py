@@ -437,9 +437,16 @@ class Store:
         return len(rows)
 
     def new_journal(self) -> list[Path]:
-        """Paths a journal written now would have, in the order they are tried."""
+        """Paths a journal written now would have, in the order they are tried: the folders
+        with room for it first (a full data folder takes no journal either)."""
         name = journal.name()
-        return [folder / name for folder in self.journal_folders]
+        needed = journal.size_of(self._batch.rows)
+
+        def full(folder: Path) -> bool:
+            free = journal.room(folder)
+            return free is not None and free < needed
+
+        return [folder / name for folder in sorted(self.journal_folders, key=full)]
 
     def discard_pending(self) -> int:
         """Give up every entry still waiting (the user chose to lose them); how many."""

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 import pytest
-from full_disk import FullDisk, simulate
+from full_disk import FullDisk, fill, simulate, tmpfs
 
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.store import journal
@@ -167,3 +167,24 @@ def test_the_spare_folder_is_read_too(tmp_path: Path, full: FullDisk) -> None:
     again = Store(path)
     assert _users(again) == ["spared"] and not spare.exists()
     again.close()
+
+
+def test_on_a_really_full_disk_the_journal_goes_where_there_is_room(tmp_path: Path) -> None:
+    # Not simulated: the database is on a 2 MB tmpfs filled to its last byte (root only).
+    with tmpfs(tmp_path / "data") as data:
+        path = data / "s.db"
+        store = Store(path)
+        chat = Conversation(logs=[SessionLog(store)], store=store)
+        chat.add_user("before")
+        filler = fill(data)
+        chat.add_user("while full")
+        assert store.pending and store.failing and "full" in store.failing
+        waiting = store.pending
+        first, _ = store.new_journal()
+        assert not first.is_relative_to(data)  # the data folder has no room: the spare first
+        assert store.keep_in_journal(first) == waiting
+        store.close()
+        filler.unlink()
+        again = Store(path)
+        assert _users(again) == ["before", "while full"] and not first.exists()
+        again.close()

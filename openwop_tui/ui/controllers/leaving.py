@@ -149,7 +149,7 @@ class Leaving:
         except OSError as error:
             self._journals.pop(0)
             following = self._journals[0] if self._journals else None
-            then = f" Next: {following}." if following else ""
+            then = " f writes the file above instead." if following else ""
             screen.journal_failed(
                 f"Could not write {target}: {error.strerror or error}.{then}", following
             )
