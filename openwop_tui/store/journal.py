@@ -199,6 +199,8 @@ class Restored:
     """Where it was moved while it is written in: removed once the transaction commits, moved
     back (`give_back`) if it does not."""
     entries: int
+    messages: int
+    """Of the entries, the user's messages (what a user counts)."""
     skipped: int
     """Entries of sessions deleted since (not written)."""
 
@@ -229,8 +231,9 @@ def take(
     except BaseException:
         os.rename(claimed, path)
         raise
-    skipped = sum(1 for row in held.rows if row.session in missing)
-    return Restored(path, claimed, len(held.rows) - skipped, skipped)
+    kept = [row for row in held.rows if row.session not in missing]
+    messages = sum(1 for row in kept if row.kind == "user")
+    return Restored(path, claimed, len(kept), messages, len(held.rows) - len(kept))
 
 
 def give_back(restored: Restored) -> None:

@@ -87,7 +87,7 @@ def test_a_journal_keeps_what_waits_masked_and_the_next_open_writes_it_in(
     assert oct(target.stat().st_mode & 0o777) == "0o600"
     full.on = False
     again = Store(path, secrets=[KEY])
-    assert [r.entries for r in again.restored] == [2]
+    assert [(r.entries, r.messages) for r in again.restored] == [(2, 2)]
     assert _users(again) == ["kept before", "my key is [api key]", "x" * 20_000]
     assert not target.exists() and list(target.parent.iterdir()) == []
     again.close()

@@ -117,6 +117,7 @@ async def test_writing_them_to_the_file_named_keeps_them_for_the_next_start(
         await settle(pilot, again, lambda: bool(notices(again, "info")), workers=False)
         [line] = [n.text for n in notices(again, "info") if "journal" in n.text]
         assert str(named) in line and "are now in the store" in line
+        assert "(2 of your messages and what came with them)" in line
         await again.workers.wait_for_complete()
     assert not named.exists()
     assert _users() == ["stored first", "typed while full", "typed while full, again"]

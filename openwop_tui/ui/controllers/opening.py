@@ -73,10 +73,11 @@ async def first_screen(chat: Chat, warnings: Sequence[str], typed: str) -> None:
 def restored_line(restored: Sequence[Restored]) -> str:
     """One line for the journals an earlier quit left, written into the store as it opened."""
     entries = sum(each.entries for each in restored)
+    messages = sum(each.messages for each in restored)
     files = ", ".join(str(each.path) for each in restored)
     line = (
-        f"{entries:,} session entries an earlier quit kept in a journal ({files}) are now in "
-        "the store"
+        f"{entries:,} session entries ({messages:,} of your messages and what came with them) "
+        f"an earlier quit kept in a journal ({files}) are now in the store"
     )
     skipped = sum(each.skipped for each in restored)
     if skipped:
