@@ -344,6 +344,16 @@ class Conversation:
         held = sum(pending(sink) for sink in self.logs if _failing(sink))
         return held + sum(len(waiting) for waiting in self._unwritten.values())
 
+    def forget_unkept(self) -> int:
+        """Give up the entries the session store refused (the user chose to lose them); how
+        many. They are not offered to it again, so no journal brings them back."""
+        given_up = self.unkept_store_entries()
+        for sink in self.logs:
+            if isinstance(sink, SessionLog):
+                self._unwritten.pop(id(sink), None)
+        self._log_caught_up()
+        return given_up
+
     def unkept_store_entries(self) -> int:
         """Entries for the session store that it never took (they are not in its journal
         either): what quitting now loses for sure."""

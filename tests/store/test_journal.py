@@ -188,3 +188,18 @@ def test_on_a_really_full_disk_the_journal_goes_where_there_is_room(tmp_path: Pa
         again = Store(path)
         assert _users(again) == ["before", "while full"] and not first.exists()
         again.close()
+
+
+def test_entries_the_store_refused_and_the_user_gave_up_are_not_offered_again(
+    tmp_path: Path,
+) -> None:
+    store = Store(tmp_path / "s.db")
+    session_id = store.create(host="h", workflow="w")
+    chat = Conversation(logs=[SessionLog(store, session_id)], store=store)
+    store.delete(session_id)  # (from another window): the store refuses its entries outright
+    chat.add_user("refused")
+    assert chat.unkept_store_entries() == 1
+    assert chat.forget_unkept() == 1
+    chat.flush()  # not offered again: nothing waits, nothing for a journal
+    assert chat.unkept_store_entries() == 0 and chat.unwritten == 0 and store.pending == 0
+    store.close()

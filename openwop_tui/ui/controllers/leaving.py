@@ -159,7 +159,7 @@ class Leaving:
     def _lose(self) -> None:
         store = self._store()
         given_up = store.discard_pending() if store is not None else 0
-        given_up += self.chat.conversation.unkept_store_entries()
+        given_up += self.chat.conversation.forget_unkept()
         self._exit(f"openwop-tui: {given_up:,} session entries were not stored (lost, as chosen)")
 
     # ------------------------------------------------------------------ unasked
