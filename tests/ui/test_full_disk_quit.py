@@ -63,7 +63,8 @@ async def _asked(pilot: Pilot[None], app: ChatApp, full: FullDisk) -> UnsavedScr
     full.on = True
     await turn(pilot, app, "typed while full")
     await turn(pilot, app, "typed while full, again")
-    assert any("cannot be saved now" in n.text for n in notices(app))
+    [said] = [n.text for n in notices(app) if "cannot be saved now" in n.text]
+    assert said.endswith("Ctrl+Q asks what to do with them before quitting")
     await pilot.press("ctrl+q")
     await settle(pilot, app, lambda: isinstance(app.screen, UnsavedScreen), workers=False)
     assert isinstance(app.screen, UnsavedScreen)
