@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from full_disk import fill, tmpfs
-from pty_support import Terminal, app_env, installed
+from pty_terminal import Terminal, app_env, installed
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="a tmpfs and a POSIX pty")
 

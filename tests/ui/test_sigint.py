@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 from patience import PATIENCE
-from pty_support import Terminal, app_env, installed
+from pty_terminal import Terminal, app_env, installed
 
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.store.sessions import Store
