@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from openwop_tui.cli.commands import Output
     from openwop_tui.config import Config
     from openwop_tui.text.redact import Redactor
+    from openwop_tui.ui.options import AppOptions
 
 
 #: Exit codes shared by every command (``--help`` and the README list them).
@@ -675,16 +676,16 @@ def _app(args: argparse.Namespace, config: Config, log_file: Path | None) -> int
             record=getattr(args, "record", None),
             interactive=sys.stdin.isatty() and sys.stdout.isatty(),
         )
-    app_options: dict[str, Any] = {}
-    if session_id is not None:
-        app_options["session_id"] = session_id
-    if getattr(args, "record", None) is not None:
-        app_options["record"] = args.record
-    if args.attach is not None:
-        app_options["attach"] = args.attach
-    if getattr(args, "config", None) is not None:
-        app_options["config_path"] = args.config  # the settings screen writes this one
-    return _run_app(config, log_file=log_file, **app_options)
+    from openwop_tui.ui.options import AppOptions
+
+    options = AppOptions(
+        session_id=session_id,
+        record=getattr(args, "record", None),
+        attach=args.attach,
+        config_path=getattr(args, "config", None),  # the settings screen writes this one
+        log_file=log_file,
+    )
+    return _run_app(config, options)
 
 
 def _no_app() -> str | None:
@@ -760,14 +761,18 @@ def _stored(args: argparse.Namespace, config: Config, log_file: Path | None) -> 
     if not has_events(read_recording(text).entries):
         print(f"openwop-tui: {not_sse(args.file, text)}", file=sys.stderr)
         return 2
-    replay = (Path(args.file), args.speed)
-    return _run_app(config, log_file=log_file, replay=replay, save_media=args.save_media)
+    from openwop_tui.ui.options import AppOptions, Replay
+
+    replay = Replay(path=Path(args.file), speed=args.speed, save_media=args.save_media)
+    return _run_app(config, AppOptions(replay=replay, log_file=log_file))
 
 
-def _run_app(config: Config, *, log_file: Path | None = None, **options: Any) -> int:
-    """Start the chat app. ``options`` (only those given): ``session_id`` (a stored session
-    to open, checked to exist), ``record`` (a path to record the raw stream to), ``replay``
-    (``(path, speed)``: play a recording instead of talking to a host)."""
+def _run_app(config: Config, options: AppOptions) -> int:
+    """Start the chat app with ``options`` (`openwop_tui.ui.options.AppOptions`), adding what is
+    found out about the terminal before the app takes it: the image protocol, and the keys
+    typed meanwhile."""
+    from dataclasses import replace
+
     from openwop_tui.devices.typeahead import TypeAhead
 
     # Before the slow imports: what is typed while the app starts reaches the prompt as typed.
@@ -785,7 +790,7 @@ def _run_app(config: Config, *, log_file: Path | None = None, **options: Any) ->
             typed=held.keep if held is not None else None,
         )
         typed = held.take() if held is not None else ""
-        app = ChatApp(config, image_support=support, log_file=log_file, typed=typed, **options)
+        app = ChatApp(config, replace(options, image_support=support, typed=typed))
         app.run()
     finally:
         if held is not None:

@@ -32,6 +32,7 @@ from openwop_tui.core.fold import EnvelopeItem, Notice, UserTurn
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.renderers import AudioSupport
 from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.options import AppOptions
 from openwop_tui.ui.widgets.blocks import Block
 from openwop_tui.ui.widgets.prompt import PromptInput
 
@@ -181,9 +182,9 @@ def demo_app(*, session_id: str | None = None, **config: Any) -> ChatApp:
     stored session)."""
     return ChatApp(
         Config(**config),
+        AppOptions(session_id=session_id),
         demo_host=DemoHost(pace=0, deterministic=True),
         audio_support=NO_AUDIO,
-        session_id=session_id,
     )
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
@@ -26,7 +25,6 @@ from openwop_tui.config import Config, default_config_path
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import Transcript
 from openwop_tui.core.session import Session
-from openwop_tui.devices.terminal import ImageSupport
 from openwop_tui.present.palette import Palette
 from openwop_tui.renderers import Registry
 from openwop_tui.renderers.base import AudioSupport
@@ -69,6 +67,7 @@ from openwop_tui.ui.messages import (
     TranscriptLeft,
     WorkflowChosen,
 )
+from openwop_tui.ui.options import AppOptions
 from openwop_tui.ui.screens.unsaved import UnsavedScreen
 from openwop_tui.ui.signals import end_on_signals
 from openwop_tui.ui.widgets.prompt import InputArea, PromptInput
@@ -98,41 +97,27 @@ class ChatApp(GuardedApp):
     def __init__(
         self,
         config: Config,
+        options: AppOptions | None = None,
         *,
         demo_host: DemoHost | None = None,
         audio_support: AudioSupport | None = None,
-        image_support: ImageSupport | None = None,
-        log_file: Path | None = None,
-        session_id: str | None = None,
-        record: Path | None = None,
-        replay: tuple[Path, float] | None = None,
-        attach: str | None = None,
-        typed: str = "",
-        config_path: Path | None = None,
     ) -> None:
-        """``demo_host`` (not started) replaces the default embedded host when ``config.host``
-        is ``None``; tests pass a fast, deterministic one. ``audio_support`` skips the probe.
-        ``image_support`` is what ``__main__`` detected before the app started; ``None`` (tests)
-        draws images in half-blocks. ``log_file`` is where details of an unexpected error went,
-        named in the one sentence the user gets instead of a traceback. ``session_id`` reopens
-        a stored session (drawn at once, without the host); ``record`` writes the raw stream to
-        an SSE file as it arrives; ``replay`` (``(path, speed)``) plays a recording through the
-        app as if live, without any host; ``attach`` follows a run already on the host once
-        connected (its history, then live). ``typed``: keys typed while the app started
-        (`openwop_tui.devices.typeahead`), put in the prompt before any key it reads.
-        ``config_path``: the config file read (``--config``; the default one when not given),
-        which the settings screen shows and writes."""
-        super().__init__(log_file, Redactor([config.api_key]))
+        """``options``: how the app starts (`openwop_tui.ui.options.AppOptions`: a stored
+        session, a recording to replay or write, a run to attach to, keys typed while it
+        started); ``None`` opens a new chat. ``demo_host`` (not started) replaces the default
+        embedded host when ``config.host`` is ``None``; tests pass a fast, deterministic one.
+        ``audio_support`` skips the probe."""
+        options = options or AppOptions()
+        super().__init__(options.log_file, Redactor([config.api_key]))
         self.config = config
         self.set_keymap(config.keymap)
-        self._replay = replay
-        self._typed = typed
+        self._typed = options.typed
         theme_problem = choose_theme(self, config)
         self._warnings = [theme_problem] if theme_problem else []
         """Said in the transcript once it is there (a theme that does not exist, a store that
         cannot be written)."""
         conversation, store, problem, self._newest = open_chat(
-            config, session_id, record, replaying=replay is not None
+            config, options.session_id, options.record, replaying=options.replay is not None
         )
         # A reopened session's hundreds of thousands of objects live as long as the chat, and
         # were made with the collector paused: frozen now, before the app's start-up makes
@@ -147,6 +132,7 @@ class ChatApp(GuardedApp):
             registry=Registry(override=config.renderer_override).load(),
             redact=self.redact,
             store=store,
+            replaying=options.replay,
         )
         """What every controller works on (the conversation, the host, the store, the widgets)."""
         chat = self.chat
@@ -154,8 +140,8 @@ class ChatApp(GuardedApp):
         self.timeline = TimelineController(chat)
         self.feed = Feed(chat, self.interrupts, self.timeline)
         self.runs = RunsController(chat, self.feed, self.interrupts)
-        self.runs.attach_to = attach
-        self.lab = LabController(chat, image_support, audio_support, self.palette)
+        self.runs.attach_to = options.attach
+        self.lab = LabController(chat, options.image_support, audio_support, self.palette)
         self.connection = ConnectionController(chat, self.runs, self.lab, demo_host)
         self.sessions = SessionsController(chat, self.runs, self.feed)
         self.files = FilesController(chat)
@@ -168,7 +154,7 @@ class ChatApp(GuardedApp):
         self.chats = ChatsController(chat, self.runs, self.feed, self.interrupts)
         self.search = SearchController(chat)
         self.settings = SettingsController(
-            chat, self.lab, config_path or default_config_path(os.environ)
+            chat, self.lab, options.config_path or default_config_path(os.environ)
         )
         self.leaving = Leaving(chat)
 
@@ -241,8 +227,9 @@ class ChatApp(GuardedApp):
             # (`openwop_tui.ui.controllers.reopening`); the host is reached after.
             self.sessions.reopening.show(newest)
         await first_screen(self.chat, self._warnings, typed)
-        if self._replay is not None:
-            self.runs.play_recording(*self._replay)
+        replay = self.chat.replaying
+        if replay is not None:
+            self.runs.play_recording(replay.path, replay.speed)
         else:
             self.run_worker(Deferred(self._reach_host), group="connect", exclusive=True)
 

@@ -299,6 +299,7 @@ APP_RUN = textwrap.dedent(
     from rich.console import Console
 
     from openwop_tui.ui.app import ChatApp
+    from openwop_tui.ui.options import AppOptions
     from openwop_tui.config import Config
     from openwop_tui.demo_host import DemoHost
     from openwop_tui.renderers import AudioSupport
@@ -332,9 +333,9 @@ APP_RUN = textwrap.dedent(
         pass  # the app loads its own renderer registry
         app = ChatApp(
             Config(),
+            AppOptions(image_support=support),
             demo_host=DemoHost(pace=0, deterministic=True),
             audio_support=AudioSupport(False, "test"),
-            image_support=support,
         )
         async with app.run_test(size=(120, 50)) as pilot:
             await settle(pilot, app, lambda: app.session and app.session.discovery is not None)

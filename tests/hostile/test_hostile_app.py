@@ -27,6 +27,7 @@ from hostile_media import (
 from openwop_tui.config import Config
 from openwop_tui.devices.terminal import ImageSupport
 from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.options import AppOptions
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
 
 _SVG_TEXT = re.compile(r">([^<]*)<")
@@ -61,7 +62,7 @@ SUPPORT = {
 async def _drive(text: str, images: str) -> tuple[list[str], str]:
     with HostileHost(text) as host:
         config = Config(host=host.url, api_key=API_KEY, workflow="wf", audio=False, images=images)
-        app = ChatApp(config, audio_support=NO_AUDIO, image_support=SUPPORT[images])
+        app = ChatApp(config, AppOptions(image_support=SUPPORT[images]), audio_support=NO_AUDIO)
         async with app.run_test(size=SIZE) as pilot:
             await typed_to_completion(pilot, app)
             screens = [app.export_screenshot()]

@@ -26,6 +26,7 @@ from openwop_tui.config import Config
 from openwop_tui.core.fold import AssistantTurn, Notice
 from openwop_tui.renderers.base import Code
 from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.options import AppOptions, Replay
 
 CAPTURE = TESTS / "data" / "captures" / "openclaw-directives.sse"
 
@@ -60,7 +61,11 @@ async def test_the_app_draws_the_directives_and_opens_an_embed(
 ) -> None:
     opened: list[str] = []
     monkeypatch.setattr("webbrowser.open", lambda url: opened.append(url) or True)
-    app = ChatApp(Config(audio=False, images="none"), audio_support=NO_AUDIO, replay=(CAPTURE, 0))
+    app = ChatApp(
+        Config(audio=False, images="none"),
+        AppOptions(replay=Replay(path=CAPTURE, speed=0)),
+        audio_support=NO_AUDIO,
+    )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app, lambda: app.status.connection == "replayed", what="replayed")
         await draw_everything(pilot, app)

@@ -16,6 +16,7 @@ from openwop_tui.config import Config
 from openwop_tui.core.fold import UserTurn
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.options import AppOptions
 from openwop_tui.ui.screens.workflows import WorkflowPicker
 
 
@@ -27,7 +28,7 @@ async def test_attach_adopts_the_runs_workflow() -> None:
             headers={"Authorization": f"Bearer {host.api_key}"},
         ).json()
         config = Config(host=host.url, api_key=host.api_key, audio=False, images="none")
-        app = ChatApp(config, audio_support=NO_AUDIO, attach=created["runId"])
+        app = ChatApp(config, AppOptions(attach=created["runId"]), audio_support=NO_AUDIO)
         async with app.run_test(size=SIZE) as pilot:
             await settle(
                 pilot,

@@ -27,6 +27,7 @@ from openwop_tui.store.sessions import Store
 from openwop_tui.ui.app import ChatApp
 from openwop_tui.ui.controllers import reopening
 from openwop_tui.ui.controllers.reopening import NEWEST_RUNS, Reopening
+from openwop_tui.ui.options import AppOptions
 
 TURNS = 3 * NEWEST_RUNS
 DEAD_HOST = Config(host="http://127.0.0.1:9", audio=False, images="none")
@@ -74,7 +75,7 @@ async def test_a_long_session_is_drawn_newest_first_then_whole(
 ) -> None:
     session_id = await _long_session()
     seen = _watch_reading(monkeypatch)
-    app = ChatApp(DEAD_HOST, audio_support=NO_AUDIO, session_id=session_id)
+    app = ChatApp(DEAD_HOST, AppOptions(session_id=session_id), audio_support=NO_AUDIO)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app, lambda: app.chat.reading is None, what="the session read")
         ids = [item.id for item in app.transcript.items]
@@ -102,7 +103,7 @@ async def test_a_tail_that_differs_is_drawn_again_with_the_whole_session(
     # No kept folds: the newest runs folded alone number their items from the start.
     sqlite3.connect(Store().path, isolation_level=None).execute("DELETE FROM folds")
     seen = _watch_reading(monkeypatch)
-    app = ChatApp(DEAD_HOST, audio_support=NO_AUDIO, session_id=session_id)
+    app = ChatApp(DEAD_HOST, AppOptions(session_id=session_id), audio_support=NO_AUDIO)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app, lambda: app.chat.reading is None, what="the session read")
         assert seen["ids"] and not set(seen["ids"]) <= {i.id for i in app.transcript.items[:5]}
@@ -116,8 +117,8 @@ async def test_what_is_said_while_the_rest_is_read_is_said_after_it(
     session_id = await _long_session()
     app = ChatApp(
         Config(host="http://127.0.0.1:9", audio=False, images="none", theme="no-such-theme"),
+        AppOptions(session_id=session_id),
         audio_support=NO_AUDIO,
-        session_id=session_id,
     )
 
     async def meanwhile() -> None:

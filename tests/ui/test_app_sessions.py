@@ -19,6 +19,7 @@ from openwop_tui.core.fold import AssistantTurn, UserTurn
 from openwop_tui.store.record import read_recording
 from openwop_tui.store.sessions import Store
 from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.options import AppOptions, Replay
 from openwop_tui.ui.screens.sessions import SessionsScreen
 
 
@@ -38,7 +39,7 @@ async def test_a_session_is_kept_and_reopens_at_once_without_its_host() -> None:
 
     # A host that is not there: the transcript must show before any answer from it.
     dead = Config(host="http://127.0.0.1:9", audio=False, images="none")
-    app = ChatApp(dead, audio_support=NO_AUDIO, session_id=session_id)
+    app = ChatApp(dead, AppOptions(session_id=session_id), audio_support=NO_AUDIO)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert [u.text for u in items_of(app, UserTurn)] == ["code please"]
@@ -66,14 +67,21 @@ async def test_record_writes_the_raw_stream_and_replay_plays_it(tmp_path: Path) 
     path = tmp_path / "chat.sse"
     live = demo_app()
     live = ChatApp(
-        live.config, demo_host=live.connection.demo_host, audio_support=NO_AUDIO, record=path
+        live.config,
+        AppOptions(record=path),
+        demo_host=live.connection.demo_host,
+        audio_support=NO_AUDIO,
     )
     await _chat(live, "a card please")
     live_items = [type(item).__name__ for item in live.transcript.items]
     recording = read_recording(path.read_text())
     assert recording.marked and any(e.kind == "frame" for e in recording.entries)
 
-    replay = ChatApp(Config(audio=False, images="none"), audio_support=NO_AUDIO, replay=(path, 0))
+    replay = ChatApp(
+        Config(audio=False, images="none"),
+        AppOptions(replay=Replay(path=path, speed=0)),
+        audio_support=NO_AUDIO,
+    )
     async with replay.run_test(size=SIZE) as pilot:
         await settle(pilot, replay, lambda: replay.status.connection == "replayed", what="end")
         replayed = [type(item).__name__ for item in replay.transcript.items]
@@ -113,7 +121,7 @@ async def test_attach_follows_a_run_started_elsewhere() -> None:
             headers={"Authorization": f"Bearer {host.api_key}"},
         ).json()
         config = Config(host=host.url, api_key=host.api_key, audio=False, images="none")
-        app = ChatApp(config, audio_support=NO_AUDIO, attach=created["runId"])
+        app = ChatApp(config, AppOptions(attach=created["runId"]), audio_support=NO_AUDIO)
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot, app, lambda: app.transcript.status == "completed", what="end")
             assert app.status.run_id == created["runId"]

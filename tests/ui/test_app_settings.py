@@ -20,6 +20,7 @@ from openwop_tui.config import Config, ConfigError, load_config
 from openwop_tui.config_file import save_settings
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.options import AppOptions
 from openwop_tui.ui.screens.settings import SettingsScreen
 
 USER_FILE = """\
@@ -39,9 +40,9 @@ def _open(app: ChatApp) -> bool:
 def _app(path: Path) -> ChatApp:
     return ChatApp(
         load_config({}, environ={}, path=path),
+        AppOptions(config_path=path),
         demo_host=DemoHost(pace=0, deterministic=True),
         audio_support=NO_AUDIO,
-        config_path=path,
     )
 
 
@@ -140,9 +141,9 @@ async def test_what_was_not_changed_is_not_written(tmp_path: Path) -> None:
     path.write_text(USER_FILE, encoding="utf-8")
     app = ChatApp(
         load_config({"audio": False}, environ={}, path=path),
+        AppOptions(config_path=path),
         demo_host=DemoHost(pace=0, deterministic=True),
         audio_support=NO_AUDIO,
-        config_path=path,
     )
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot, app)

@@ -29,6 +29,7 @@ from openwop_tui.demo_host import DemoHost
 from openwop_tui.protocol.sse import SSEFrame
 from openwop_tui.store.sessions import Store
 from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.options import AppOptions
 from openwop_tui.ui.screens.sessions import SessionsScreen
 
 MESSAGE = "hello there"
@@ -60,9 +61,9 @@ def cut(host: DemoHost, client: httpx.Client) -> Iterator[tuple[str, str, list[S
     yield session_id, run_id, frames
 
 
-def _app(host_url: str, key: str, **kw: object) -> ChatApp:
+def _app(host_url: str, key: str, options: AppOptions | None = None) -> ChatApp:
     config = Config(host=host_url, api_key=key, audio=False, images="none")
-    return ChatApp(config, audio_support=NO_AUDIO, **kw)  # type: ignore[arg-type]
+    return ChatApp(config, options, audio_support=NO_AUDIO)
 
 
 def _notices(app: ChatApp) -> list[str]:
@@ -81,7 +82,7 @@ async def test_continue_catches_the_cut_run_up_from_the_host(
     (kept_reply,) = [i for i in offline.transcript.items if isinstance(i, AssistantTurn)]
     assert kept_reply.text and kept_reply.text != whole and whole.startswith(kept_reply.text)
 
-    app = _app(host.url, host.api_key, session_id=session_id)
+    app = _app(host.url, host.api_key, AppOptions(session_id=session_id))
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot, app)
         said = f"caught up {missing} events from the host"
@@ -126,7 +127,9 @@ async def test_a_host_that_is_down_is_named_and_the_session_stays_as_kept(
     cut: tuple[str, str, list[SSEFrame]],
 ) -> None:
     session_id, run_id, frames = cut
-    app = _app("http://127.0.0.1:9", "k", session_id=session_id)  # nothing listens on port 9
+    app = _app(
+        "http://127.0.0.1:9", "k", AppOptions(session_id=session_id)
+    )  # nothing listens on port 9
     async with app.run_test(size=SIZE) as pilot:
         await settle(
             pilot,
@@ -158,7 +161,7 @@ async def test_a_run_the_host_no_longer_has_is_said_so(
         ended=False,
     )
     store.close()
-    app = _app(host.url, host.api_key, session_id=session_id)
+    app = _app(host.url, host.api_key, AppOptions(session_id=session_id))
     async with app.run_test(size=SIZE) as pilot:
         await settle(
             pilot,
@@ -174,7 +177,7 @@ async def test_a_session_from_another_host_names_the_host_that_ran_it(
 ) -> None:
     session_id, run_id, _frames = cut
     with DemoHost(pace=0) as other:
-        app = _app(other.url, other.api_key, session_id=session_id)
+        app = _app(other.url, other.api_key, AppOptions(session_id=session_id))
         async with app.run_test(size=SIZE) as pilot:
             await settle(
                 pilot,
@@ -206,7 +209,7 @@ async def test_a_run_still_running_is_followed_live_from_where_the_log_stops(
         ended=False,
     )
     store.close()
-    app = _app(host.url, host.api_key, session_id=session_id)
+    app = _app(host.url, host.api_key, AppOptions(session_id=session_id))
     async with app.run_test(size=SIZE) as pilot:
         await settle(
             pilot,

@@ -43,6 +43,7 @@ from openwop_tui.protocol.events import RunEvent, normalize
 from openwop_tui.renderers import Registry
 from openwop_tui.renderers.base import RenderContext
 from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.options import AppOptions, Replay
 from openwop_tui.ui.widgets.transcript_view import TranscriptView
 
 CAPTURE = TESTS / "data" / "captures" / "reference-setext-table.sse"
@@ -221,7 +222,11 @@ def render_command(path: Path, width: int, *flags: str) -> list[str]:
 async def test_a_replayed_recording_is_drawn_in_the_app_as_render_prints_it() -> None:
     """``replay FILE --speed 0`` of a reply with a reference-style link defined after its use,
     a setext heading and a table: the app's lines are ``render``'s."""
-    app = ChatApp(Config(audio=False, images="none"), audio_support=NO_AUDIO, replay=(CAPTURE, 0))
+    app = ChatApp(
+        Config(audio=False, images="none"),
+        AppOptions(replay=Replay(path=CAPTURE, speed=0)),
+        audio_support=NO_AUDIO,
+    )
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot, app, lambda: app.status.connection == "replayed", what="end")
         [turn] = [i for i in app.transcript.items if isinstance(i, AssistantTurn)]
@@ -251,7 +256,7 @@ async def test_envelopes_are_drawn_in_the_app_as_render_prints_them() -> None:
     fetched read alike in the app and in ``render`` (the app adds only its buttons)."""
     capture = CAPTURE.with_name("example-rich-envelopes.sse")
     config = Config(audio=False, images="halfblock")
-    app = ChatApp(config, audio_support=NO_AUDIO, replay=(capture, 0))
+    app = ChatApp(config, AppOptions(replay=Replay(path=capture, speed=0)), audio_support=NO_AUDIO)
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot, app, lambda: app.status.connection == "replayed", what="end")
         width = app.view._content_width()
@@ -284,7 +289,7 @@ async def test_an_image_is_scaled_to_the_same_body_width_in_the_app_and_render()
     one place (`openwop_tui.present.envelope.body_width`), for both sinks."""
     capture = CAPTURE.with_name("wide-image.sse")
     config = Config(audio=False, images="halfblock")
-    app = ChatApp(config, audio_support=NO_AUDIO, replay=(capture, 0))
+    app = ChatApp(config, AppOptions(replay=Replay(path=capture, speed=0)), audio_support=NO_AUDIO)
     async with app.run_test(size=(90, 40)) as pilot:
         await settle(pilot, app, lambda: app.status.connection == "replayed", what="end")
         [item] = [i for i in app.transcript.items if isinstance(i, EnvelopeItem)]

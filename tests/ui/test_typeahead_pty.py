@@ -173,9 +173,12 @@ async def test_typed_ahead_keys_reach_the_prompt_as_typed() -> None:
     from openwop_tui.config import Config
     from openwop_tui.core.fold import UserTurn
     from openwop_tui.ui.app import ChatApp
+    from openwop_tui.ui.options import AppOptions
 
     config = Config(host="http://127.0.0.1:9", audio=False, images="none")
-    app = ChatApp(config, audio_support=NO_AUDIO, typed="hix\x7f\t there\rline one\nline two")
+    app = ChatApp(
+        config, AppOptions(typed="hix\x7f\t there\rline one\nline two"), audio_support=NO_AUDIO
+    )
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert app.chat.parts.prompt.value == "line one\nline two"

@@ -26,11 +26,13 @@ from openwop_tui.core.session import Session
 from openwop_tui.devices import desktop
 from openwop_tui.protocol.client import HostClient
 from openwop_tui.renderers import Registry
+from openwop_tui.store.saving import SaveBudget
 from openwop_tui.store.sessions import SessionLog, Store, StoreError
 from openwop_tui.text.redact import Redactor
 from openwop_tui.text.sanitize import HostText, clean_own
 from openwop_tui.ui import heap
 from openwop_tui.ui.messages import TitleShown
+from openwop_tui.ui.options import Replay
 from openwop_tui.ui.widgets.prompt import InputArea, PromptInput
 from openwop_tui.ui.widgets.queued import QueuedMessages
 from openwop_tui.ui.widgets.search_bar import SearchBar
@@ -127,10 +129,17 @@ class Chat:
     """The host as the status line names it (never the key)."""
     demo: bool = False
     """The host is the embedded demo host."""
+    replaying: Replay | None = None
+    """The recording played instead of a host (``replay FILE``), else ``None``."""
+    save_budget: SaveBudget = field(init=False)
+    """What the chat may write unasked (cut replies), spent across its runs."""
     reading: list[tuple[Level, str]] | None = None
     """While the older part of a session opened newest first is read
     (`openwop_tui.ui.controllers.reopening`): the notices said meanwhile, said once it is in
     (``None``: nothing is being read). Messages sent meanwhile wait in the queue."""
+
+    def __post_init__(self) -> None:
+        self.save_budget = SaveBudget(self.config.max_saved_bytes)
 
     def show_conversation(self, conversation: Conversation) -> None:
         """Put ``conversation`` on screen in place of the one shown (whose frozen objects the
@@ -172,6 +181,14 @@ class Chat:
     def download_folder(self) -> Path:
         """Where saves, exports, recordings and cut text go unless the user picks a folder."""
         return desktop.download_dir(self.config.download_dir)
+
+    def cut_parts_folder(self) -> Path | None:
+        """Where the full text of a cut reply is written unasked: the download folder, but for a
+        replay only the ``--save-media`` folder it was given (``None``: nowhere; a replay writes
+        nothing unasked, its recording keeps every part)."""
+        if self.replaying is not None:
+            return self.replaying.save_media
+        return self.download_folder()
 
     async def notice(self, level: Level, text: str) -> None:
         """Tell the user: a notice in the transcript, and a notification for an error."""

@@ -57,6 +57,8 @@ class Feed:
         self, chat: Chat, interrupts: InterruptsController, timeline: TimelineController
     ) -> None:
         self.chat = chat
+        self._unsaved_said: set[str] = set()
+        """Cut items said not to be saved (a replay without a folder): said once each."""
         self.interrupts = interrupts
         self.timeline = timeline
         """Given every event (lint, its row, statistics) and the changes each one made."""
@@ -170,13 +172,26 @@ class Feed:
 
     async def _keep_overflow(self, changes: list[Change]) -> None:
         """Write the full text of items that were cut and just became final, before they are
-        drawn, so their marker shows where it went (`openwop_tui.store.overflow`)."""
+        drawn, so their marker shows where it went (`openwop_tui.store.overflow`), under the
+        chat's budget of what is written unasked. Where nothing may be written (a replay without
+        ``--save-media``), say once how to save it."""
         for change in changes:
             item = change.item
             if not overflow.needs_saving(item):
                 continue
+            folder = self.chat.cut_parts_folder()
+            if folder is None:
+                if item.id not in self._unsaved_said:
+                    self._unsaved_said.add(item.id)
+                    await self.chat.notice(
+                        "info",
+                        f"the cut part of {item.id} is not saved (a replay writes nothing "
+                        "unasked): replay with --save-media DIR to save it",
+                    )
+                continue
             try:
-                folder = self.chat.download_folder()
-                await asyncio.to_thread(overflow.save, item, folder)
+                await asyncio.to_thread(
+                    overflow.save, item, folder, self.chat.save_budget, self.chat.redact
+                )
             except ActionError as error:
                 await self.chat.notice("error", f"the cut part of {item.id} was not saved: {error}")
