@@ -69,7 +69,7 @@ from openwop_tui.ui.messages import (
 )
 from openwop_tui.ui.options import AppOptions
 from openwop_tui.ui.screens.unsaved import UnsavedScreen
-from openwop_tui.ui.signals import end_on_signals
+from openwop_tui.ui.signals import end_on_signals, stop_ending_on_signals
 from openwop_tui.ui.widgets.prompt import InputArea, PromptInput
 from openwop_tui.ui.widgets.search_bar import SearchBar
 from openwop_tui.ui.widgets.status import StatusLine
@@ -238,6 +238,7 @@ class ChatApp(GuardedApp):
         await self.connection.connect()
 
     async def on_unmount(self) -> None:
+        stop_ending_on_signals()
         await self._finish()
 
     async def _finish(self) -> None:

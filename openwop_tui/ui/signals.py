@@ -86,3 +86,12 @@ def end_on_signals(
         loop = asyncio.get_running_loop()
         for number in ENDING:
             loop.add_signal_handler(number, signalled, number)
+
+
+def stop_ending_on_signals() -> None:
+    """The app is gone: `ENDING` signals have their defaults again (a test process's Ctrl-C
+    interrupts the tests, not an app that already ended)."""
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError, AttributeError):
+        loop = asyncio.get_running_loop()
+        for number in ENDING:
+            loop.remove_signal_handler(number)

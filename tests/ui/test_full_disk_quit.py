@@ -14,6 +14,7 @@ again, and the store is read.
 
 from __future__ import annotations
 
+import signal
 import time
 from pathlib import Path
 
@@ -158,3 +159,15 @@ async def test_quitting_with_everything_stored_asks_nothing() -> None:
         await pilot.press("ctrl+q")
         await _gone(pilot, app)
     assert _users() == ["stored"]
+
+
+async def test_the_signal_handlers_go_with_the_app() -> None:
+    # SIGINT is the app's while it runs (kill -INT ends it as Ctrl-C ends a command); once it
+    # is gone, a Ctrl-C in the same process (a test run) is Python's again.
+    app = _app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        assert signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+        await pilot.press("ctrl+q")
+        await _gone(pilot, app)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
