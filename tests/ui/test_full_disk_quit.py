@@ -14,6 +14,7 @@ again, and the store is read.
 
 from __future__ import annotations
 
+import os
 import signal
 import time
 from pathlib import Path
@@ -171,3 +172,43 @@ async def test_the_signal_handlers_go_with_the_app() -> None:
         await pilot.press("ctrl+q")
         await _gone(pilot, app)
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+async def test_sigterm_keeps_them_in_a_journal_unasked(
+    full: FullDisk, capsys: pytest.CaptureFixture[str]
+) -> None:
+    app = _app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await turn(pilot, app, "stored first")
+        full.on = True
+        await turn(pilot, app, "typed while full")
+        os.kill(os.getpid(), signal.SIGTERM)  # the app's own handler takes it
+        await _gone(pilot, app)
+    assert app.return_code == 128 + signal.SIGTERM
+    said = capsys.readouterr().err
+    assert "the next start writes them into the store" in said
+    full.on = False
+    Store().close()  # the next start
+    assert _users() == ["stored first", "typed while full"]
+
+
+async def test_sigterm_with_no_room_for_a_journal_says_how_many_were_lost(
+    full: FullDisk, capsys: pytest.CaptureFixture[str]
+) -> None:
+    app = _app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await turn(pilot, app, "stored first")
+        full.on = True
+        await turn(pilot, app, "typed while full")
+        assert app.chat.store is not None
+        for folder in app.chat.store.journal_folders:  # no folder can be made where they go
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            folder.write_text("not a folder")
+        os.kill(os.getpid(), signal.SIGTERM)
+        await _gone(pilot, app)
+    said = capsys.readouterr().err
+    [line] = [line for line in said.splitlines() if "were lost" in line]
+    assert "no journal could be written" in line and "database or disk is full" in line
+    assert int(line.split("openwop-tui: ")[1].split()[0]) > 0
