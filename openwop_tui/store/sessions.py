@@ -351,6 +351,9 @@ class Store:
         """Why the last write failed while entries still wait (``None``: they do not)."""
         self.restored: list[journal.Restored] = []
         """Journals of earlier quits written in as this store opened (`take_journals`)."""
+        self.journal_problems: list[str] = []
+        """A sentence for each journal that could not be written in as this store opened
+        (left where it is for the next start)."""
         self.read_only: str | None = None
         """Why nothing can be written (the file, its folder or the disk is read-only), or
         ``None``: listing, reopening and export work either way; a write raises `StoreError`
@@ -393,7 +396,8 @@ class Store:
     def take_journals(self) -> list[journal.Restored]:
         """Write every journal an earlier quit left for this store into it, each in one
         transaction, and remove it; what was written. A journal that cannot be written in now
-        (the disk still full, a damaged file) stays for the next start, and the log says why."""
+        (the disk still full, a damaged file) stays for the next start, and
+        ``journal_problems`` says why."""
         done: list[journal.Restored] = []
         if self.read_only is not None:
             return done
@@ -410,7 +414,13 @@ class Store:
             except (StoreError, OSError, ValueError, KeyError, TypeError) as error:
                 if taken is not None:  # taken, but the transaction did not commit
                     journal.give_back(taken)
-                log.warning("the journal %s was not written into the store: %s", path, error)
+                why = str(error) if isinstance(error, StoreError) else _unreadable(error)
+                problem = (
+                    f"the journal {path} of an earlier quit is not in the store yet ({why}): it "
+                    "is left there for the next start"
+                )
+                log.warning("%s", problem)
+                self.journal_problems.append(problem)
                 continue
             if taken is None:
                 continue  # another store's, or another program took it
@@ -936,6 +946,13 @@ def _last_write(db: sqlite3.Connection, batch: Batch, path: Path) -> None:
             write_rows(db, rows)
     except StoreError as error:
         log.warning("%d session entries were not kept: %s", len(rows), error)
+
+
+def _unreadable(error: Exception) -> str:
+    """Why a journal file could not be read, in words (no traceback, no JSON parser detail)."""
+    if isinstance(error, OSError):
+        return f"cannot be read: {error.strerror or error}"
+    return "it is damaged: not a whole openwop-tui journal"
 
 
 def _damaged(number: int, kind: str) -> str:

@@ -125,6 +125,8 @@ def test_a_journal_the_disk_still_refuses_stays_for_the_next_start(
     store.close()
     still_full = Store(path)  # the disk is still full: the journal stays, whole
     assert still_full.restored == [] and target.exists()
+    [problem] = still_full.journal_problems
+    assert "database or disk is full" in problem and "left there for the next start" in problem
     still_full.close()
     full.on = False
     freed = Store(path)
@@ -202,4 +204,17 @@ def test_entries_the_store_refused_and_the_user_gave_up_are_not_offered_again(
     assert chat.forget_unkept() == 1
     chat.flush()  # not offered again: nothing waits, nothing for a journal
     assert chat.unkept_store_entries() == 0 and chat.unwritten == 0 and store.pending == 0
+    store.close()
+
+
+def test_a_damaged_journal_is_said_and_left_for_the_next_start(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    folder = tmp_path / "journal"
+    folder.mkdir()
+    damaged = folder / "unstored-20260101-000000-1-abcdef.json"
+    damaged.write_text('{"journal": 1, "store": "cut short')
+    store = Store(path)
+    [problem] = store.journal_problems
+    assert str(damaged) in problem and "damaged" in problem and "left there" in problem
+    assert store.restored == [] and damaged.exists()
     store.close()

@@ -47,6 +47,8 @@ async def first_screen(chat: Chat, warnings: Sequence[str], typed: str) -> None:
     and draw a reopened session: all before, and without, the host."""
     for warning in warnings:
         await chat.notice("warning", warning)
+    for problem in chat.store.journal_problems if chat.store is not None else ():
+        await chat.notice("warning", problem)
     if chat.store is not None and chat.store.restored:
         # Said, not logged: it is about the store, not this chat (which it would start).
         said = chat.transcript.add_notice("info", clean_own(restored_line(chat.store.restored)))
