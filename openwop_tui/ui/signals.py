@@ -77,7 +77,18 @@ def end_on_signals(
             os._exit(128 + number)  # nothing is left to restore, and Textual would hang
         app.exit(return_code=128 + number, message="\n".join(filter(None, (message, kept))))
 
+    ending: list[int] = []
+
     def signalled(number: int) -> None:
+        if ending:
+            # A second signal while the first waits for the host (a cancel it does not
+            # answer): whoever sent it will not wait, as a second Ctrl-C on `run`. What the
+            # store has not taken is still kept.
+            name = signal.Signals(number).name
+            said = f"openwop-tui: stopped by {name} again, without waiting for the host"
+            app.exit(return_code=128 + number, message="\n".join(filter(None, (said, keep()))))
+            return
+        ending.append(number)
         app.run_worker(end(number), group="signal", exclusive=True)
 
     # Not on every platform (Windows has no SIGHUP and no loop signal handlers): there the
