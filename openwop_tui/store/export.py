@@ -279,7 +279,9 @@ async def _markdown(
 ) -> Exported:
     conversation = Conversation.from_log(entries, store=store, secrets=store.secrets)
     assets = _Assets(path)
-    parts = [f"# {inline(title) or 'openwop-tui session'}"]
+    # Masked before it is escaped: an escaped key (``sk\-…``) is no longer the key to the
+    # redaction of the whole text below (a title stored before the key was known holds it).
+    parts = [f"# {inline(redact(title)) or 'openwop-tui session'}"]
     for item in conversation.transcript.items:
         section = await _section(item, conversation, assets, drawer)
         if section:
