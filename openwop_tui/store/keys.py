@@ -227,7 +227,9 @@ class _Held:
     def masked(self, secrets: tuple[str, ...]) -> dict[str, Any]:
         """The line as written: its piece with what the chain found masked, and what `mask`
         masks in any string (a long fragment at the piece's edge), as the export's rows are."""
-        if self.slot is None:
+        if self.slot is None or not self.slot[1].spans:
+            # Nothing found across the joins: the payload's own text, which the protocol layer
+            # masked as it masks any string, is the piece masked.
             return self.line
         key, piece, _ = self.slot
         payload = {**self.line["payload"], key: mask(piece.masked, secrets)}
