@@ -180,14 +180,19 @@ class SplitKeyRows:
         self._forget()
         return here, earlier
 
-    def _forget(self) -> None:
-        """Drop the rows no stream's open tail reaches into any more."""
-        live = {
+    def waiting(self) -> set[object]:
+        """The rows a later row may still rewrite: some stream's open tail reaches into them
+        (what could start a key waits for the stream's next piece, or its run's end)."""
+        return {
             piece.ref[0]
             for chain in self._chains.values()
             for piece in chain.open_pieces
             if isinstance(piece.ref, tuple)
         }
+
+    def _forget(self) -> None:
+        """Drop the rows no stream's open tail reaches into any more."""
+        live = self.waiting()
         for ref in [r for r in self._rows if r not in live]:
             del self._rows[ref]
 

@@ -7,12 +7,13 @@ and many chunks, one character each, in interleaved replies, JSON-escaped, cut a
 stream's last two frames): as a file, on stdin, from a loopback host that serves it as a run's
 events and echoes the key whole in everything else (`key_split.KeySplitHost`), and as a
 stored session (kept by a store that did not know the key). Each output, stdout and stderr,
-and each file an export writes, must hold no `key_split.PIECE`-character piece of the key,
-read as printed and with its ``chunk`` and ``delta`` fields joined; what the stream said must
-be there, the key masked (`MASK`), not dropped.
+and each file an export or ``--record`` writes, must hold no `key_split.PIECE`-character
+piece of the key, read as printed and with its ``chunk`` and ``delta`` fields joined; what the
+stream said must be there, the key masked (`MASK`), not dropped.
 
 Measured before the fix (issue 23): ``render KEY-SPLIT.sse --json`` and the ``--json`` of
-``replay``, ``run`` and ``attach`` printed the key's pieces, and joined, the key itself.
+``replay``, ``run`` and ``attach`` printed the key's pieces, and joined, the key itself; so
+did the file ``--record`` wrote; the Markdown export's title held it escaped (``sk\\-…``).
 """
 
 from __future__ import annotations
@@ -245,3 +246,14 @@ def test_the_exports_of_a_stored_session(home: tuple[Path, str], tmp_path: Path,
         assert by_stream(written.splitlines()) == EXPECTED
     else:
         assert written.count(MASK) >= 10
+
+
+@pytest.mark.parametrize("args", [["run", "echo"], ["attach", RUN]], ids=["run", "attach"])
+def test_a_recording_of_a_run(
+    home: tuple[Path, str], host: KeySplitHost, tmp_path: Path, args: list[str]
+) -> None:
+    target = tmp_path / "recorded.sse"
+    check_ndjson(run(home, "--host", host.url, *args, "--json", "--record", str(target)))
+    written = target.read_text(encoding="utf-8")
+    assert leaks(written) == [], written
+    assert by_stream(written.splitlines()) == EXPECTED
