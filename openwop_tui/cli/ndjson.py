@@ -3,8 +3,9 @@
 One JSON object a line on stdout, in the shape of ``export --format jsonl``
 (`openwop_tui.store.export.jsonl_lines` names the fields: ``kind`` ``run``, ``event``,
 ``notice``, ``end``, ``user``), and nothing else there: the host's header, the run's id,
-questions and how to answer them go to stderr. Each line is written and flushed as it happens,
-so ``… --json | jq -c 'select(.kind == "event")'`` follows a live run.
+questions and how to answer them go to stderr. Each line is written and flushed as it happens
+(but one whose chunk could start the key: see below), so
+``… --json | jq -c 'select(.kind == "event")'`` follows a live run.
 
 `JsonLines` stands where the `openwop_tui.cli.printer.TranscriptPrinter` stands: it takes the
 conversation's updates (`feed`, the events) and is one of its logs (`append`, the run, end,
