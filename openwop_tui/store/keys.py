@@ -310,7 +310,8 @@ class SplitKeyLines:
         payload = payload if isinstance(payload, dict) else {}
         node = line.get("nodeId") or payload.get("nodeId")
         if line.get("kind") == "end" or event in _RUN_PAUSES:
-            ended = [name for name in self._chains if name[1] == run]
+            # (Bare chunks carry no run id: a run's end ends them too.)
+            ended = [name for name in self._chains if name[1] in (run, None)]
         elif event == "agent.reasoned":
             ended = [("reasoning", run, payload.get("agentId"))]
         elif node is not None:

@@ -204,3 +204,12 @@ def test_a_long_piece_of_the_key_without_its_head_is_masked_too() -> None:
     # sends (`mask`), though no earlier piece starts the key.
     lines = lines_of([chunk("hello "), chunk(f"{KEY[-20:]} rest"), chunk(f" and {KEY[:20]}")])
     assert texts(lines) == f"hello {MASK} rest and {MASK}"
+
+
+def test_a_runs_end_lets_its_bare_chunks_go() -> None:
+    # Bare `messages` chunks carry no run id; the run's end line ends their stream too.
+    mask = SplitKeyLines([KEY])
+    bare = {"kind": "event", "type": "output.chunk", "runId": None, "nodeId": None}
+    assert mask.add({**bare, "payload": {"chunk": f"so {KEY[:2]}"}}) == []
+    ready = mask.add({"kind": "end", "runId": "r1", "status": "completed"})
+    assert [line["kind"] for line in ready] == ["event", "end"]
