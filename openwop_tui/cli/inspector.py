@@ -23,9 +23,11 @@ if TYPE_CHECKING:  # --help builds these parsers and must not import the config
     from openwop_tui.config import Config
 
 LINT_EXITS = """exit codes:
-  0    no finding is an error (warnings and notes do not count)
+  0    no finding is an error (warnings and notes do not count: a known host's
+       dialect, such as seq/data beside sequence/payload, is a warning unless --strict)
   1    at least one finding is an error
-  2    the input cannot be read (no such file, no SSE frames, the host refused)"""
+  2    the input cannot be read (no such file, an empty file or no SSE frames, the
+       host refused)"""
 
 #: The subcommands this package runs.
 INSPECTOR_COMMANDS = frozenset({"lint", "stats", "doctor"})
@@ -40,7 +42,10 @@ def add_inspector_commands(commands: Any, codes: dict[str, Any]) -> None:
             "Check every event and envelope of a recording (FILE.sse, or - for stdin) or of\n"
             "a run on the host (RUN_ID with --host) against RFC 0055, ai-envelope.md and the\n"
             "bundled conformance schemas. One line per finding: sequence, code, severity,\n"
-            "message, JSON path. --rules lists every rule with its code and source."
+            "message, JSON path; then a summary on stderr naming the protocol major (read\n"
+            "from the stream) and the host dialect it speaks, if any. A known reference\n"
+            "host's dialect is a warning with its own code (OW120-OW129); --strict makes it\n"
+            "an error. --rules lists every rule with its code and source."
         ),
         **{**codes, "epilog": LINT_EXITS},
     )
@@ -58,7 +63,16 @@ def add_inspector_commands(commands: Any, codes: dict[str, Any]) -> None:
         help="the host's maxInlineMediaBytes (default: the host's, else 262144)",
     )
     lint.add_argument(
-        "--protocol", type=int, choices=(1, 2), help="validate every event as v1 or v2"
+        "--protocol",
+        type=int,
+        choices=(1, 2),
+        help="validate every event as v1 or v2 (default: read from the stream, or the host)",
+    )
+    lint.add_argument(
+        "--strict",
+        action="store_true",
+        help="the schema's exact reading: a known host dialect (seq, data, null fields, "
+        "empty payloads ...) is an error, not a warning",
     )
     lint.add_argument(
         "--min-severity",

@@ -15,6 +15,11 @@ stream rather than one event), then a count on stderr. ``--rules`` lists every r
 ``error``, ``warning``, ``info``, ``path`` a JSON path inside the event (``""`` for the stream),
 ``runId`` the event's run (``null`` when unknown; a recording may hold several runs).
 
+The count on stderr also names the protocol major the events were read as (``--protocol``, else
+the host's, else read from the stream: `openwop_tui.inspect.major`) and the known host dialect
+they speak (`openwop_tui.inspect.dialects`): a reference host's own spelling is a warning with
+its own code, an error with ``--strict``.
+
 Exit codes: 1 when any finding is an error (whatever ``--min-severity`` prints), 0 otherwise, 2
 when the input cannot be read (the reason on stderr).
 """
@@ -28,7 +33,7 @@ import sys
 from rich.text import Text
 
 from openwop_tui.cli.inspector import printing_console
-from openwop_tui.cli.source import SourceError, read_source
+from openwop_tui.cli.source import Source, SourceError, read_source
 from openwop_tui.config import Config
 from openwop_tui.inspect.findings import RULES, Finding, Severity
 from openwop_tui.inspect.lint import LintConfig, Linter, has_errors, summary
@@ -66,8 +71,9 @@ def lint_command(args: argparse.Namespace, config: Config) -> int:
             max_inline_bytes=cap,
             base_url=source.base_url or config.host,
             max_asset_bytes=config.max_asset_bytes,
-            protocol=args.protocol,
+            protocol=args.protocol or source.major,
             supported_envelopes=source.supported_envelopes,
+            strict=args.strict,
         )
     )
     for observed in source.items:
@@ -95,8 +101,24 @@ def lint_command(args: argparse.Namespace, config: Config) -> int:
             (counts["info"], "note"),
         )
     )
-    print(f"openwop-tui lint: {source.name}: {tally}", file=sys.stderr)
+    facts = [tally, _protocol(args.protocol, source, linter)]
+    dialect = linter.dialect
+    if dialect is not None:
+        facts.append(f"dialect: {dialect}" + (" (errors: --strict)" if args.strict else ""))
+    print(f"openwop-tui lint: {source.name}: {'; '.join(facts)}", file=sys.stderr)
     return EXIT_ERRORS if has_errors(findings) else EXIT_CLEAN
+
+
+def _protocol(given: int | None, source: Source, linter: Linter) -> str:
+    """Which major the events were read as, and what said so."""
+    if given is not None:
+        return f"protocol v{given} (--protocol)"
+    if source.major is not None:
+        return f"protocol v{source.major} (the host's)"
+    if linter.major is not None:
+        major, reason = linter.major
+        return f"protocol v{major} (read from the stream: {reason})"
+    return "protocol v1 or v2 (no event shows which: each read by its own spelling)"
 
 
 def _plural(count: int, word: str) -> str:
