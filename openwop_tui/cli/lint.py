@@ -1,4 +1,4 @@
-"""``openwop-tui lint FILE.sse | - | RUN_ID [--host URL] [--json]``: a run's findings.
+"""``openwop-tui lint FILE.sse… | - | RUN_ID [--host URL] [--json] [--strict]``: a run's findings.
 
 Every event and envelope is checked (`openwop_tui.inspect.lint.Linter`) and each finding
 printed on one line, ``SEQUENCE  CODE  SEVERITY  MESSAGE  PATH`` (``-`` for a finding about the
@@ -13,7 +13,8 @@ stream rather than one event), then a count on stderr. ``--rules`` lists every r
 
 ``sequence`` is the event's sequence (``null`` for the stream), ``severity`` one of
 ``error``, ``warning``, ``info``, ``path`` a JSON path inside the event (``""`` for the stream),
-``runId`` the event's run (``null`` when unknown; a recording may hold several runs).
+``runId`` the event's run (``null`` when unknown; a recording may hold several runs), ``input``
+what was linted (a path, ``stdin``, ``run ID on HOST``: several may be given at once).
 
 The count on stderr also names the protocol major the events were read as (``--protocol``, else
 the host's, else read from the stream: `openwop_tui.inspect.major`) and the known host dialect
@@ -21,7 +22,7 @@ they speak (`openwop_tui.inspect.dialects`): a reference host's own spelling is 
 its own code, an error with ``--strict``.
 
 Exit codes: 1 when any finding is an error (whatever ``--min-severity`` prints), 0 otherwise, 2
-when the input cannot be read (the reason on stderr).
+when an input cannot be read (the reason on stderr; the other inputs are still linted).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import argparse
 import json
 import sys
 
+from rich.console import Console
 from rich.text import Text
 
 from openwop_tui.cli.inspector import printing_console
@@ -55,13 +57,26 @@ def lint_command(args: argparse.Namespace, config: Config) -> int:
             console.print(line, soft_wrap=True)
         return EXIT_CLEAN
     if not args.source:
-        print("openwop-tui lint: give FILE.sse, - (stdin) or RUN_ID (with --host)", file=sys.stderr)
+        print(
+            "openwop-tui lint: give FILE.sse (one or more), - (stdin) or RUN_ID (with --host)",
+            file=sys.stderr,
+        )
         return EXIT_BAD_INPUT
     if args.max_inline_bytes is not None and args.max_inline_bytes < 0:
         print("openwop-tui lint: --max-inline-bytes must be 0 or more", file=sys.stderr)
         return EXIT_BAD_INPUT
+    # Each input on its own (a CI job lints a folder of recordings at once); one that cannot
+    # be read is said and the rest are still linted, and the exit code is the worst of them.
+    worst = EXIT_CLEAN
+    for spec in args.source:
+        worst = max(worst, _lint_one(spec, args, config, console))
+    return worst
+
+
+def _lint_one(spec: str, args: argparse.Namespace, config: Config, console: Console) -> int:
+    """Lint one input, print its findings and its summary line; its exit code."""
     try:
-        source = read_source(args.source, config)
+        source = read_source(spec, config)
     except SourceError as error:
         print(f"openwop-tui lint: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -86,7 +101,8 @@ def lint_command(args: argparse.Namespace, config: Config) -> int:
     shown = [f for f in findings if _RANK[f.severity.value] >= _RANK[args.min_severity]]
     if args.json:
         for item in shown:
-            sys.stdout.write(json.dumps(item.as_json(), ensure_ascii=False) + "\n")
+            line = {**item.as_json(), "input": source.name}
+            sys.stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
     else:
         for item in shown:
             console.print(_line(item), soft_wrap=True)  # one finding, one line

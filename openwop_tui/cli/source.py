@@ -74,6 +74,8 @@ def read_source(spec: str, config: Config) -> Source:
 
 
 def _from_text(text: str, name: str, secrets: tuple[str, ...]) -> Source:
+    if not text.strip():
+        raise SourceError(f"{name} is empty: it holds no SSE events")
     entries = read_recording(text).entries
     if not any(entry.kind in ("frame", "document") for entry in entries):
         raise SourceError(

@@ -69,7 +69,9 @@ def lint_hint(
                     (*path, str(key)),
                 )
     display = rendering.get("display")
-    verdict = display_verdict(display) if isinstance(display, str) else None
+    if not isinstance(display, str):
+        display = None  # said above (OW305); a list or an object is not even hashable
+    verdict = display_verdict(display) if display is not None else None
     if verdict is not None:
         add(*verdict, (*path, "display"))
     elif isinstance(display, str) and display not in KNOWN_DISPLAYS:
