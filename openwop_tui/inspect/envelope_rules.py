@@ -3,10 +3,12 @@
 `lint_envelopes` finds the envelopes a run event carries where `openwop_tui.protocol.envelopes`
 finds them (``node.completed.payload.outputs.envelope``, an object or a list; a lifted
 ``outputs.rendering``; ``media.*`` events) and checks each against RFC 0055, ``ai-envelope.md``
-and the bundled schemas. It reads the event's cleaned document (`RunEvent.raw`), so every value
-a message quotes is already safe to print; nothing is fetched: URLs are judged by the client's
-own policy (`openwop_tui.protocol.media.resolve_media_url`, which does no DNS), and bytes behind
-a URL are checked only when the caller already holds them (``assets``). Pure.
+and the bundled schemas, and its ``type`` against the names the protocol owns or lets a vendor
+coin (`openwop_tui.inspect.kinds`: ``media.video`` and ``foo.bar`` are no kinds). It reads
+the event's cleaned document (`RunEvent.raw`), so every value a message quotes is already safe
+to print; nothing is fetched: URLs are judged by the client's own policy
+(`openwop_tui.protocol.media.resolve_media_url`, which does no DNS), and bytes behind a URL are
+checked only when the caller already holds them (``assets``). Pure.
 """
 
 from __future__ import annotations

@@ -4,7 +4,9 @@ RFC 0055 §B and ``ai-envelope.md`` §"Rendering hints": ``display`` is one of s
 value falls back everywhere else; one without a vendor prefix is likely a mistake), the hint
 never overrides the envelope's ``type`` (a ``media.image`` hinted ``code`` is still an image),
 media SHOULD carry ``alt``, and a media hint on a payload with nothing to show is a broken
-promise. Pure; `lint_hint` reports through the caller's ``add``.
+promise. Every field of the hint is a string (``display: 42`` tells a consumer
+nothing), and a display under a namespace the protocol owns (``media.video``) is none of its six
+nor a vendor's. Pure; `lint_hint` reports through the caller's ``add``.
 """
 
 from __future__ import annotations

@@ -8,6 +8,12 @@ and a badge can count. The rules are in `event_rules` (one event as a document),
 `envelope_rules` (the envelopes it carries) and here (the stream: sequence order, gaps,
 duplicates, events after the end), each run of a multi-run log tracked by its own ``runId``.
 
+Two things are read from the stream as a whole. The protocol major: the first event that shows
+it (`openwop_tui.inspect.major`) decides how every later one is validated, unless the config
+names it. And the reference hosts' dialect (`openwop_tui.inspect.dialects`): a host speaks it
+in every event, so each of its codes is reported once per run, and `dialect` names the host
+whose dialect the codes match (the summary line's ``dialect: …``).
+
 Pure: no I/O, no Rich, no Textual. A frame that is not an event at all reaches the lint as a
 sentence (`problem`), because it never became a `RunEvent`.
 """
