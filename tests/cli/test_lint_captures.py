@@ -169,3 +169,24 @@ def test_the_recorded_headers_name_the_major(
     assert main(["lint", str(path)]) == 1
     assert "protocol v2 (the host's)" in capsys.readouterr().err
     assert main(["lint", str(path), "--protocol", "1"]) == 0  # the flag overrides
+
+
+def test_a_v2_run_is_read_as_v2_from_its_recording_and_from_its_host(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from openwop_tui.demo_host import DemoHost
+    from openwop_tui.store.record import read_recording
+
+    record = tmp_path / "v2.sse"
+    with DemoHost(pace=0, protocol=2) as demo:
+        key = ["--host", demo.url, "--api-key", demo.api_key]
+        assert main(["run", "conformance-noop", *key, "--record", str(record)]) == 0
+        (run,) = [e.run for e in read_recording(record.read_text()).entries if e.kind == "run"]
+        assert run and "/" in run  # v2 run ids are tenant-bound
+        capsys.readouterr()
+        assert main(["lint", str(record)]) == 0
+        err = capsys.readouterr().err
+        assert "protocol v2 (read from the stream: run id" in err and " 0 errors" in err
+        assert main(["lint", run, *key]) == 0
+        err = capsys.readouterr().err
+        assert "protocol v2 (the host's)" in err and " 0 errors" in err
