@@ -94,7 +94,8 @@ def _header_major(path: Path) -> int | None:
     """The major of the ``OpenWOP-Version`` header kept beside a capture (``run.sse`` and
     ``run.headers``, as ``curl -D run.headers`` writes them), if there is one."""
     try:
-        text = path.with_suffix(".headers").read_text(encoding="utf-8", errors="replace")
+        with path.with_suffix(".headers").open(encoding="utf-8", errors="replace") as file:
+            text = file.read(64 * 1024)  # response headers; a bigger file is not one
     except (OSError, ValueError):
         return None
     for line in text.splitlines():
