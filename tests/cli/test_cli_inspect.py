@@ -106,7 +106,8 @@ def test_json_output_is_one_documented_object_per_finding(
     lines = capsys.readouterr().out.splitlines()
     objects = [json.loads(line) for line in lines]
     assert objects and all(
-        set(o) == {"sequence", "code", "severity", "source", "message", "path", "runId"}
+        set(o) == {"sequence", "code", "severity", "source", "message", "path", "runId", "input"}
+        and o["input"] == str(path)
         for o in objects
     )
     both = next(o for o in objects if o["code"] == "OW214")
@@ -233,7 +234,7 @@ def test_stats_of_nothing_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[
 @pytest.mark.parametrize(
     ("command", "fields"),
     [
-        ("lint", ("sequence", "code", "severity", "source", "message", "path", "runId")),
+        ("lint", ("sequence", "code", "severity", "source", "message", "path", "runId", "input")),
         ("stats", ("runs", "durationMs", "tokensIn", "tokensOut", "nodes", "models")),
     ],
 )
