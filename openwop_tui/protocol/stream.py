@@ -10,11 +10,11 @@ an unterminated last frame, and captures and live streams should decode the same
   above the highest seen is a duplicate (two modes admitted it, or a resume overlapped) and is
   dropped. Events without a sequence always pass.
 * A dropped connection, a network error, 429 or 5xx: reconnect with ``Last-Event-ID: <highest>``
-  after a backoff that grows from ``retry:`` and is never shorter than ``Retry-After``, with an
-  info notice each time (protocol.md §3.3). Failures in a row without a new event spend a budget
-  of time (``reconnect_budget``, five minutes by default: `openwop_tui.protocol.reconnect`);
-  once it is spent the last `HostError` is raised, naming the run and the ``attach`` command
-  that follows it again.
+  after the host's ``Retry-After`` (clamped), or else a jittered backoff growing from ``retry:``,
+  with an info notice each time (protocol.md §3.3). Failures in a row without a new event spend
+  a budget of time (``reconnect_budget``, five minutes by default; see
+  `openwop_tui.protocol.reconnect`); once it is spent the last `HostError` is raised, naming
+  the run and the ``attach`` command that follows it again.
 * A frame cut short by a disconnect (the connection ends, cleanly or not, before the frame's
   blank line) is not malformed: it is discarded silently, as the SSE spec discards an
   unterminated event at EOF, and read again after the resume. An unterminated last frame that
@@ -52,6 +52,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import json
+import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -71,10 +72,12 @@ from openwop_tui.protocol.reconnect import (
     DEFAULT_BUDGET,
     MAX_DELAY,
     Clock,
+    Random,
     Reconnects,
     attach_command,
 )
 from openwop_tui.protocol.sse import SSEDecoder, SSEFrame
+from openwop_tui.protocol.waits import span
 from openwop_tui.text.sanitize import HostText, clean, clean_own
 
 __all__ = [
@@ -538,6 +541,7 @@ async def subscribe(
     max_reconnects: int | None = None,
     sleep: Sleep = asyncio.sleep,
     clock: Clock = time.monotonic,
+    jitter: Random = random.random,
     read_timeout: float | None = None,
     poll_timeout: float = 30.0,
     idle_timeout: float | None = None,
@@ -548,7 +552,8 @@ async def subscribe(
     ``last_event_id`` resumes after that sequence. ``reconnect_budget``: seconds a streak of
     failed reconnects may last (0: none), ``max_reconnects`` an extra cap on their number.
     ``sleep`` is how the backoff waits and ``clock`` how the budget is measured (tests pass a
-    recorder and a clock the recorder moves). ``read_timeout`` bounds silence on an open stream
+    recorder and a clock the recorder moves), ``jitter`` where the backoff's random share comes
+    from (tests pass a constant). ``read_timeout`` bounds silence on an open stream
     at the transport (``None``: wait as long as the host keeps it open). ``idle_timeout``
     (seconds; ``None`` or 0: never) is how long a stream may bring no bytes before the run is
     checked: a run waiting for a human is left to wait, any other is resumed. Raises
@@ -564,7 +569,7 @@ async def subscribe(
         on_arrival=on_arrival,
         began_after=last_event_id,
     )
-    budget = Reconnects(reconnect_budget, clock, max_reconnects)
+    budget = Reconnects(reconnect_budget, clock, max_reconnects, jitter)
     ended: Mapping[str, Any] | None = None
     """The run's snapshot once the host said the run is over (it cannot change after that)."""
     while True:
@@ -656,7 +661,7 @@ async def subscribe(
         after = f" after sequence {state.highest}" if state.highest is not None else ""
         yield StreamNotice(
             "info",
-            f"{reason} Reconnecting in {delay:g} s{after} ({budget.describe()}).",
+            f"{reason} Reconnecting in {span(delay)}{after} ({budget.describe()}).",
             kind="reconnecting",
         )
         await sleep(delay)
@@ -783,7 +788,8 @@ async def _poll(
             if delay is None:
                 raise _gave_up(client, budget, error, state) from None
             yield StreamNotice(
-                "info", f"{error.message} Polling again in {delay:g} s ({budget.describe()})."
+                "info",
+                f"{error.message} Polling again in {span(delay)} ({budget.describe()}).",
             )
             await sleep(delay)
             continue
