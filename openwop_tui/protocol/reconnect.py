@@ -27,6 +27,7 @@ Pure apart from them; no Textual here.
 
 from __future__ import annotations
 
+import math
 import random
 import shlex
 import time
@@ -128,7 +129,8 @@ class Reconnects:
             # The exponent is bounded: a long streak of Retry-After answers must not overflow it.
             step = min(base * 2.0 ** min(self.attempts - 1, 32), MAX_DELAY)
             delay = step * (1 + JITTER * min(max(self.jitter(), 0.0), 1.0))
-            delay = round(delay, 1) if delay < 10 else float(round(delay))
+            # Rounded up, to what the notice shows: never sooner than the host's ``retry:``.
+            delay = math.ceil(delay * 10 - 1e-9) / 10 if delay < 10 else float(math.ceil(delay))
         left = self.budget - self.elapsed
         if delay > left:
             self._refused = (
