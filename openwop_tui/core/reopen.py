@@ -50,8 +50,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 #: Bumped whenever folding the same events gives different items (a new rule, a fixed bug),
-#: or a kept row holds something else (2: the host each run came from).
-FOLD_VERSION = 2
+#: or a kept row holds something else (2: the host each run came from; 3: a hint lifted beside a
+#: streamed reply is kept on the reply, not folded to an envelope repeating it).
+FOLD_VERSION = 3
 
 #: The modules whose classes a kept fold may hold (and nothing else is ever built).
 _ITEM_MODULES = (

@@ -10,11 +10,11 @@ an unterminated last frame, and captures and live streams should decode the same
   above the highest seen is a duplicate (two modes admitted it, or a resume overlapped) and is
   dropped. Events without a sequence always pass.
 * A dropped connection, a network error, 429 or 5xx: reconnect with ``Last-Event-ID: <highest>``
-  after a backoff that grows from ``retry:`` and is never shorter than ``Retry-After``, with an
-  info notice each time (protocol.md §3.3). Failures in a row without a new event spend a budget
-  of time (``reconnect_budget``, five minutes by default: `openwop_tui.protocol.reconnect`);
-  once it is spent the last `HostError` is raised, naming the run and the ``attach`` command
-  that follows it again.
+  after the host's ``Retry-After`` (clamped), or else a jittered backoff growing from ``retry:``,
+  with an info notice each time (protocol.md §3.3). Failures in a row without a new event spend
+  a budget of time (``reconnect_budget``, five minutes by default; see
+  `openwop_tui.protocol.reconnect`); once it is spent the last `HostError` is raised, naming
+  the run and the ``attach`` command that follows it again.
 * A frame cut short by a disconnect (the connection ends, cleanly or not, before the frame's
   blank line) is not malformed: it is discarded silently, as the SSE spec discards an
   unterminated event at EOF, and read again after the resume. An unterminated last frame that
@@ -52,6 +52,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import json
+import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -71,10 +72,12 @@ from openwop_tui.protocol.reconnect import (
     DEFAULT_BUDGET,
     MAX_DELAY,
     Clock,
+    Random,
     Reconnects,
     attach_command,
 )
 from openwop_tui.protocol.sse import SSEDecoder, SSEFrame
+from openwop_tui.protocol.waits import span
 from openwop_tui.text.sanitize import HostText, clean, clean_own
 
 __all__ = [
@@ -538,6 +541,7 @@ async def subscribe(
     max_reconnects: int | None = None,
     sleep: Sleep = asyncio.sleep,
     clock: Clock = time.monotonic,
+    jitter: Random = random.random,
     read_timeout: float | None = None,
     poll_timeout: float = 30.0,
     idle_timeout: float | None = None,
@@ -548,7 +552,8 @@ async def subscribe(
     ``last_event_id`` resumes after that sequence. ``reconnect_budget``: seconds a streak of
     failed reconnects may last (0: none), ``max_reconnects`` an extra cap on their number.
     ``sleep`` is how the backoff waits and ``clock`` how the budget is measured (tests pass a
-    recorder and a clock the recorder moves). ``read_timeout`` bounds silence on an open stream
+    recorder and a clock the recorder moves), ``jitter`` where the backoff's random share comes
+    from (tests pass a constant). ``read_timeout`` bounds silence on an open stream
     at the transport (``None``: wait as long as the host keeps it open). ``idle_timeout``
     (seconds; ``None`` or 0: never) is how long a stream may bring no bytes before the run is
     checked: a run waiting for a human is left to wait, any other is resumed. Raises
@@ -564,7 +569,7 @@ async def subscribe(
         on_arrival=on_arrival,
         began_after=last_event_id,
     )
-    budget = Reconnects(reconnect_budget, clock, max_reconnects)
+    budget = Reconnects(reconnect_budget, clock, max_reconnects, jitter)
     ended: Mapping[str, Any] | None = None
     """The run's snapshot once the host said the run is over (it cannot change after that)."""
     while True:
@@ -656,7 +661,7 @@ async def subscribe(
         after = f" after sequence {state.highest}" if state.highest is not None else ""
         yield StreamNotice(
             "info",
-            f"{reason} Reconnecting in {delay:g} s{after} ({budget.describe()}).",
+            f"{reason} Reconnecting in {span(delay)}{after} ({budget.describe()}).",
             kind="reconnecting",
         )
         await sleep(delay)
@@ -697,6 +702,66 @@ def _missing(highest: int | None, last: int | None) -> str:
     return f"Up to {count} events ({span}) are missing."
 
 
+#: Most polls spent finding where a finished run's log ends (a cursor halves each time, so 64
+#: reach the start from any 64-bit sequence).
+_LOG_END_PROBES = 64
+
+
+async def _log_end(client: HostClient, run_id: str, after: int) -> int | None:
+    """The last sequence of a finished run with no events after ``after`` (-1: none at all),
+    read from the events themselves, or ``None`` when the host will not say.
+
+    Polls from a cursor halved each time until an answer holds events; that answer holds at
+    most half the log, and its highest sequence is the run's last."""
+    cursor: int | None = after
+    for _ in range(_LOG_END_PROBES):
+        cursor = None if cursor is None or cursor <= 0 else cursor // 2
+        try:
+            doc = await client.poll_events(run_id, cursor, timeout=RECOVERY_POLL_TIMEOUT)
+        except HostError:
+            return None
+        events = doc.get("events")
+        if not isinstance(events, list):
+            return None
+        sequences = [
+            sequence
+            for event in events
+            if isinstance(event, Mapping)
+            and isinstance(sequence := event.get("sequence", event.get("seq")), int)
+            and not isinstance(sequence, bool)
+        ]
+        if sequences:
+            return max(sequences)
+        if cursor is None:
+            return -1 if not events else None
+    return None
+
+
+def _past_the_end(client: HostClient, state: _State, last: int | None, status: object) -> str:
+    """The sentence for a subscription asked to begin past a finished run's end (``attach
+    --from`` too late): how many events the run has, that the start asked for is past them,
+    and the command that shows them."""
+    assert state.highest is not None
+    run = clean_own(state.run_id)
+    start = state.highest + 1
+    command = clean_own(attach_command(client.shown_url, state.run_id, keyed=bool(client.api_key)))
+    if last is None:
+        has = f"Run {run} has no events from sequence {start} on (its host does not say how many)"
+    elif last < 0:
+        has = f"Run {run} has no events at all, so sequence {start} is past its end"
+    else:
+        count = f"{last + 1} event" + ("" if last == 0 else "s")
+        numbers = "sequence 0" if last == 0 else f"sequences 0 to {last}"
+        has = f"Run {run} has {count} ({numbers}), so sequence {start} is past its end"
+    later = (
+        f" (with --from N, N up to {last}, to begin part way)"
+        if last is not None and last > 0
+        else ""
+    )
+    see = f" See its events with: {command}{later}" if last is None or last >= 0 else ""
+    return f"{has}. The run is {status}.{see}"
+
+
 #: How long the recovery poll may wait on the host; the run is over, so it should not wait.
 RECOVERY_POLL_TIMEOUT = 1.0
 
@@ -730,15 +795,13 @@ async def _recover(
         state.on_arrival(Arrival(snapshot=snapshot))
     last = _host_last_sequence(doc, snapshot)
     highest = state.highest
-    if state.past_the_end_maybe and highest is not None and last is not None and last <= highest:
+    if state.past_the_end_maybe and highest is not None and (last is None or last <= highest):
         # Asked for events after the run's last one: nothing is missing, there is no more.
-        count = f"{last + 1} event" + ("" if last == 0 else "s")
-        span = f"sequence {last}" if last == 0 else f"sequences 0 to {last}"
-        yield StreamNotice(
-            "info",
-            f"Run {state.run_id} has {count} ({span}): nothing from sequence "
-            f"{highest + 1} on arrived. The run is {closing.raw['status']}.",
-        )
+        if last is None or last == highest:
+            # Not a count: the Python and SQLite reference hosts answer an empty poll with the
+            # cursor they were given as their "last sequence" (a run of 8 "had 99 events").
+            last = await _log_end(client, state.run_id, highest)
+        yield StreamNotice("info", _past_the_end(client, state, last, closing.raw["status"]))
         yield closing
         return
     after = state.highest if state.highest is not None else "the start"
@@ -783,7 +846,8 @@ async def _poll(
             if delay is None:
                 raise _gave_up(client, budget, error, state) from None
             yield StreamNotice(
-                "info", f"{error.message} Polling again in {delay:g} s ({budget.describe()})."
+                "info",
+                f"{error.message} Polling again in {span(delay)} ({budget.describe()}).",
             )
             await sleep(delay)
             continue
