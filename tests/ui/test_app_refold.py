@@ -19,7 +19,15 @@ from typing import Any
 
 import httpx
 import pytest
-from app_support import NO_AUDIO, SIZE, connected, demo_app, items_of, settle
+from app_support import (
+    NO_AUDIO,
+    SIZE,
+    connected,
+    demo_app,
+    items_of,
+    record_notifications,
+    settle,
+)
 from cut_support import event_count, run_frames, start_run
 from session_support import chat_turns
 from textual.pilot import Pilot
@@ -244,3 +252,27 @@ async def test_a_run_cut_off_in_it_is_caught_up_once_it_is_read(
                 f"hello ({TURNS - 1})",
                 "the last one",
             ]
+
+
+async def test_the_session_being_read_is_not_changed_by_a_resend_or_an_attach(
+    gate: Gate,
+) -> None:
+    session_id = await _unfolded_session()
+    app = demo_app(session_id=session_id)
+    async with app.run_test(size=SIZE) as pilot:
+        with gate:
+            await _reached(pilot, app, gate)
+            await connected(pilot, app)  # (connected: both would go on now)
+            seen = record_notifications(app)
+            await app.resend.regenerate()
+            app.runs.ask_for_run()
+            await pilot.pause()
+            said = [text for _, text in seen]
+            assert len(said) == 2 and all("still being read" in text for text in said), said
+            assert not app.runs.busy and len(app.screen_stack) == 1
+            gate.release()
+            await settle(pilot, app, lambda: app.chat.reading is None, what="the session read")
+            await app.resend.regenerate()  # once it is in, it goes
+            await settle(pilot, app, lambda: not app.runs.busy, what="the regenerated reply")
+            assert [t.text for t in items_of(app, UserTurn)][-1] == f"hello ({TURNS - 1})"
+            assert len(items_of(app, UserTurn)) == TURNS + 1

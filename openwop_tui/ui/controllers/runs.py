@@ -197,6 +197,11 @@ class RunsController:
         if self.busy:
             chat.app.notify("A run is in progress: attach when it has ended.")
             return
+        if chat.reading is not None:
+            chat.app.notify(
+                "This session's older turns are still being read: attach once they are in."
+            )
+            return
         from openwop_tui.ui.screens.ask import AskScreen
 
         def chosen(run_id: str | None) -> None:
