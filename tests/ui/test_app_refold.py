@@ -41,6 +41,7 @@ from openwop_tui.protocol.stream import Arrival
 from openwop_tui.store.sessions import Entry, Store
 from openwop_tui.ui.app import ChatApp
 from openwop_tui.ui.controllers.reopening import NEWEST_RUNS, Reopening
+from openwop_tui.ui.options import AppOptions
 from openwop_tui.ui.widgets.prompt import BUSY_PLACEHOLDER, PromptInput
 from openwop_tui.ui.widgets.status import StatusLine
 
@@ -234,7 +235,7 @@ async def test_a_run_cut_off_in_it_is_caught_up_once_it_is_read(
             store.append(session_id, Entry.of_arrival(Arrival(frame=frame), run_id))
     _forget_folds()
     config = Config(host=host.url, api_key=host.api_key, audio=False, images="none")
-    app = ChatApp(config, audio_support=NO_AUDIO, session_id=session_id)
+    app = ChatApp(config, AppOptions(session_id=session_id), audio_support=NO_AUDIO)
     async with app.run_test(size=SIZE) as pilot:
         with gate:
             await _reached(pilot, app, gate)
