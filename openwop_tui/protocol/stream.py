@@ -7,8 +7,11 @@ frames that have none (id-less batches and bare chunks would then look like dupl
 an unterminated last frame, and captures and live streams should decode the same way.
 
 * Every event's ``sequence`` is tracked (batch arrays included); an event whose sequence is not
-  above the highest seen is a duplicate (two modes admitted it, or a resume overlapped) and is
-  dropped. Events without a sequence always pass.
+  above the highest seen is a duplicate (two modes admitted it, or a resume overlapped, or a
+  host ignored ``Last-Event-ID``) and is dropped, as is an event without a sequence whose
+  ``eventId`` came before; a frame none of whose events is taken is not logged either. An event
+  naming another run is refused (neither shown nor logged), said in one line; a jump in the
+  sequence is said (`openwop_tui.protocol.stream_checks`).
 * A dropped connection, a network error, 429 or 5xx: reconnect with ``Last-Event-ID: <highest>``
   after a backoff that grows from ``retry:`` and is never shorter than ``Retry-After``, with an
   info notice each time (protocol.md §3.3). Failures in a row without a new event spend a budget
