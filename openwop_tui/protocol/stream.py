@@ -245,13 +245,14 @@ class _State:
         if self.own_run and event.run_id is not None and event.run_id != self.own_id:
             self.foreign[event.run_id] = self.foreign.get(event.run_id, 0) + 1
             return []
-        items = self.said()
+        items = self.said() if self.foreign else []
         if event.sequence is not None:
             if self.highest is not None and event.sequence <= self.highest:
                 return items
-            gap = gap_sentence(self.highest, event.sequence, every=every_event(self.modes))
-            if gap is not None:
-                items.append(StreamNotice("warning", gap))
+            if event.sequence > (self.highest if self.highest is not None else -1) + 1:
+                gap = gap_sentence(self.highest, event.sequence, every=every_event(self.modes))
+                if gap is not None:
+                    items.append(StreamNotice("warning", gap))
             self.highest = event.sequence
         elif event.event_id is not None:
             if event.event_id in self.unsequenced:
@@ -294,13 +295,13 @@ class _State:
             StreamNotice("warning", f"Skipped a malformed frame: {problem}", result.raw)
             for problem in result.problems
         ]
-        taken: list[StreamItem] = []
+        before = self.received
         for event in result.events:
-            taken.extend(self.accept(event))
-        kept = not result.events or any(isinstance(item, RunEvent) for item in taken)
+            items.extend(self.accept(event))
+        kept = not result.events or self.received != before
         if self.on_arrival is not None and (frame.data or frame.problem) and kept:
             self.on_arrival(Arrival(frame=frame))
-        return items + taken
+        return items
 
     def accept_documents(self, documents: Iterable[Any], where: str) -> list[StreamItem]:
         """Events from a JSON ``events`` array (the JSON answer, or a poll); each document
@@ -319,8 +320,9 @@ class _State:
                     )
                 )
                 continue
+            before = self.received
             taken = self.accept(event)
-            if self.on_arrival is not None and any(isinstance(i, RunEvent) for i in taken):
+            if self.on_arrival is not None and self.received != before:
                 self.on_arrival(Arrival(document=_document_text(doc)))
             items.extend(taken)
         return items + self.said()
