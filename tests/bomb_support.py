@@ -62,10 +62,10 @@ def _chunk(sequence: int, text: str) -> Entry:
     return _frame(sequence, {"type": "output.chunk", "nodeId": "reply", "payload": payload})
 
 
-def bomb_session(store_path: Path) -> tuple[str, int]:
+def bomb_session(store_path: Path, data: bytes | None = None) -> tuple[str, int]:
     """A session in the store at ``store_path``: a message, a run whose reply comes in two
-    chunks with the bomb between them, and the run's end. Its id and the bomb's position in
-    its log (as people count, from 1)."""
+    chunks with ``data`` (by default `bomb`'s) between them, and the run's end. Its id and the
+    bomb's position in its log (as people count, from 1)."""
     with Store(store_path) as store:
         session = store.create(host="http://127.0.0.1:9", workflow="demo.chat")
         store.append(session, Entry("user", "hello"))
@@ -81,13 +81,13 @@ def bomb_session(store_path: Path) -> tuple[str, int]:
         store.append(session, _frame(5, {"type": "run.completed", "payload": {"outputs": {}}}))
         store.append(session, Entry("end", run=RUN, meta={"status": "completed"}))
     with sqlite3.connect(store_path) as db:
-        (data,) = db.execute(
+        (written,) = db.execute(
             "SELECT data FROM entries WHERE session = ? AND seq = ?", (session, placeholder.seq)
         ).fetchone()
-        assert bytes(data).startswith(DEFLATED)  # the store compressed it: the bomb's format
+        assert bytes(written).startswith(DEFLATED)  # the store compressed it: the bomb's format
         db.execute(
             "UPDATE entries SET data = ? WHERE session = ? AND seq = ?",
-            (bomb(), session, placeholder.seq),
+            (data if data is not None else bomb(), session, placeholder.seq),
         )
     return session, placeholder.seq + 1
 

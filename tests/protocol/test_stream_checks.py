@@ -1,7 +1,7 @@
 """The stream's acceptance rules on a live stream (issue 23): the checks a catch-up makes
-(`tests/core/test_catch_up_checks.py`, `tests/ui/test_app_catch_up_checks.py`) are the stream's own, so a live stream and its
-reconnects refuse another run's events, log a duplicate frame once, and say a gap, the same
-way; and the sentences stay sane with a hostile sequence.
+(`tests/core/test_catch_up_checks.py`, `tests/ui/test_app_catch_up_checks.py`) are the
+stream's own, so a live stream and its reconnects refuse another run's events, log a duplicate
+frame once, and say a gap, the same way; and the sentences stay sane with a hostile sequence.
 
 Each fails without its rule.
 """

@@ -75,9 +75,11 @@ def test_a_cut_short_or_foreign_compressed_entry_is_damaged_not_an_error() -> No
         assert isinstance(got, Unread) and "damaged" in got.why, damaged[:20]
 
 
-def test_the_store_reads_the_rest_of_the_session_and_says_which_entry(tmp_path: Path) -> None:
+def test_the_store_reads_the_rest_of_the_session_and_says_which_entry(
+    tmp_path: Path, bomb_data: bytes
+) -> None:
     path = tmp_path / "s.db"
-    session, place = bomb_session(path)
+    session, place = bomb_session(path, bomb_data)
     with Store(path) as store:
         entries = list(store.entries(session))
     (notice,) = [e for e in entries if e.kind == "notice"]
@@ -107,7 +109,7 @@ def test_an_entry_over_the_cap_is_not_written_and_a_notice_says_so(
 def test_export_stays_small_says_the_entry_and_exports_the_rest(
     fmt: str, tmp_path: Path, bomb_data: bytes
 ) -> None:
-    session, place = bomb_session(default_path())
+    session, place = bomb_session(default_path(), bomb_data)
     out = tmp_path / f"out.{fmt}"
     command = [*installed(), "export", session, "--format", fmt, "-o", str(out)]
     done, peak = measured(command, timeout=PATIENCE)
@@ -164,7 +166,7 @@ _REOPEN = textwrap.dedent(
 def test_reopening_in_the_app_stays_small_and_shows_the_notice_in_place(
     bomb_data: bytes,
 ) -> None:
-    session, place = bomb_session(default_path())
+    session, place = bomb_session(default_path(), bomb_data)
     command = [sys.executable, "-c", _REOPEN, session, str(PATIENCE)]
     done, peak = measured(command, timeout=PATIENCE * 2)
     assert done.returncode == 0, done.stderr[-2000:]
