@@ -7,8 +7,11 @@ frames that have none (id-less batches and bare chunks would then look like dupl
 an unterminated last frame, and captures and live streams should decode the same way.
 
 * Every event's ``sequence`` is tracked (batch arrays included); an event whose sequence is not
-  above the highest seen is a duplicate (two modes admitted it, or a resume overlapped) and is
-  dropped. Events without a sequence always pass.
+  above the highest seen is a duplicate (two modes admitted it, or a resume overlapped, or a
+  host ignored ``Last-Event-ID``) and is dropped, as is an event without a sequence whose
+  ``eventId`` came before; a frame none of whose events is taken is not logged either. An event
+  naming another run is refused (neither shown nor logged), said in one line; a jump in the
+  sequence is said (`openwop_tui.protocol.stream_checks`).
 * A dropped connection, a network error, 429 or 5xx: reconnect with ``Last-Event-ID: <highest>``
   after the host's ``Retry-After`` (clamped), or else a jittered backoff growing from ``retry:``,
   with an info notice each time (protocol.md §3.3). Failures in a row without a new event spend
@@ -55,7 +58,7 @@ import json
 import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 from urllib.parse import quote
 
@@ -77,6 +80,7 @@ from openwop_tui.protocol.reconnect import (
     attach_command,
 )
 from openwop_tui.protocol.sse import SSEDecoder, SSEFrame
+from openwop_tui.protocol.stream_checks import every_event, foreign_sentence, gap_sentence
 from openwop_tui.protocol.waits import span
 from openwop_tui.text.sanitize import HostText, clean, clean_own
 
@@ -212,6 +216,19 @@ class _State:
     secrets: tuple[str, ...] = ()
     """What to mask in host data (the client's API key)."""
     on_arrival: ArrivalSink | None = None
+    own_run: bool = True
+    """Whether ``run_id`` is the run's real id, so an event naming another run is refused
+    (a log's frames before any run marker are given ``?``: nothing to check them against)."""
+    foreign: dict[str, int] = field(default_factory=dict)
+    """Events of other runs refused and not yet said, by run id (`said`)."""
+    unsequenced: set[str] = field(default_factory=set)
+    """Event ids of the events without a sequence passed on (their duplicates are known by
+    them; an event with a sequence is known by that, and its id is not kept)."""
+    own_id: str = ""
+    """``run_id`` as an event's ``runId`` is read (cleaned host text): like with like."""
+
+    def __post_init__(self) -> None:
+        self.own_id = host_text(self.run_id)
 
     @property
     def past_the_end_maybe(self) -> bool:
@@ -220,54 +237,85 @@ class _State:
         return self.began_after is not None and not self.received
 
     def accept(self, event: RunEvent) -> list[StreamItem]:
-        """Drop duplicates, track the highest sequence, spot the end of the run."""
+        """The acceptance rules, one place for every way events come (a stream, its
+        reconnects, a catch-up, a poll, a log read back): an event of another run is refused
+        (counted, said by `said`), a duplicate dropped (its sequence not above the highest, or
+        the id of an event without one seen before), a jump in the sequence said; then the
+        highest sequence is tracked and the end of the run spotted. What to pass on: the
+        event (and a closing event it implies) after any notices; nothing when refused."""
         if self.terminal:
             return []
+        if self.own_run and event.run_id is not None and event.run_id != self.own_id:
+            self.foreign[event.run_id] = self.foreign.get(event.run_id, 0) + 1
+            return []
+        items = self.said() if self.foreign else []
         if event.sequence is not None:
             if self.highest is not None and event.sequence <= self.highest:
-                return []
+                return items
+            if event.sequence > (self.highest if self.highest is not None else -1) + 1:
+                gap = gap_sentence(self.highest, event.sequence, every=every_event(self.modes))
+                if gap is not None:
+                    items.append(StreamNotice("warning", gap))
             self.highest = event.sequence
+        elif event.event_id is not None:
+            if event.event_id in self.unsequenced:
+                return items
+            self.unsequenced.add(event.event_id)
         self.new_events += 1
         self.received += 1
+        items.append(event)
         if event.is_terminal:
             self.terminal = True
-            return [event]
-        if event.type == "state.snapshot":
+        elif event.type == "state.snapshot":
             # In `values` mode a snapshot with a terminal status is the end (protocol.md §3.5).
             closing = synthesize_terminal(self.run_id, event.payload)
             if closing is not None:
                 self.terminal = True
-                return [event, closing]
-        return [event]
+                items.append(closing)
+        return items
+
+    def said(self) -> list[StreamItem]:
+        """The line about the events of other runs refused since it was last said (none when
+        there were none): said before the next event passed on and when a connection ends."""
+        if not self.foreign:
+            return []
+        counts, self.foreign = self.foreign, {}
+        sentence = foreign_sentence(counts, self.run_id, catching_up=self.began_after is not None)
+        return [StreamNotice("warning", sentence)]
 
     def accept_frame(self, frame: SSEFrame, *, cut: bool = False) -> list[StreamItem]:
         """Events and warnings of one frame. ``cut``: the connection ended inside this frame,
         so what cannot be read is the cut, not the host's fault: it is dropped without a word
-        (the resume sends the frame again)."""
+        (the resume sends the frame again). The frame is logged (``on_arrival``) unless each
+        of its events was refused or dropped: a frame of another run is not kept as this
+        run's, and one already given is not kept twice."""
         result = decode_frame(frame, secrets=self.secrets)
         if cut and result.problems:
             return []
-        if self.on_arrival is not None and (frame.data or frame.problem):
-            self.on_arrival(Arrival(frame=frame))
         if frame.retry is not None:
             self.retry_ms = frame.retry
         items: list[StreamItem] = [
             StreamNotice("warning", f"Skipped a malformed frame: {problem}", result.raw)
             for problem in result.problems
         ]
+        before = self.received
         for event in result.events:
             items.extend(self.accept(event))
+        kept = not result.events or self.received != before
+        if self.on_arrival is not None and (frame.data or frame.problem) and kept:
+            self.on_arrival(Arrival(frame=frame))
         return items
 
     def accept_documents(self, documents: Iterable[Any], where: str) -> list[StreamItem]:
-        """Events from a JSON ``events`` array (the JSON answer, or a poll)."""
+        """Events from a JSON ``events`` array (the JSON answer, or a poll); each document
+        logged as `accept_frame` logs a frame."""
         items: list[StreamItem] = []
         for index, doc in enumerate(documents):
-            if self.on_arrival is not None:
-                self.on_arrival(Arrival(document=_document_text(doc)))
             try:
                 event = normalize(doc, secrets=self.secrets)
             except EventShapeError as error:
+                if self.on_arrival is not None:
+                    self.on_arrival(Arrival(document=_document_text(doc)))
                 text = safe_raw(json.dumps(host_value(doc, self.secrets)), self.secrets)
                 items.append(
                     StreamNotice(
@@ -275,8 +323,12 @@ class _State:
                     )
                 )
                 continue
-            items.extend(self.accept(event))
-        return items
+            before = self.received
+            taken = self.accept(event)
+            if self.on_arrival is not None and self.received != before:
+                self.on_arrival(Arrival(document=_document_text(doc)))
+            items.extend(taken)
+        return items + self.said()
 
 
 def _document_text(doc: Any) -> str:
@@ -300,7 +352,15 @@ class Redelivery:
     """
 
     def __init__(self, run_id: str, secrets: Iterable[str] = (), *, filtered: bool = True) -> None:
-        self._state = _State(run_id=run_id, modes=None, highest=None, secrets=tuple(secrets))
+        # (A log's frames before any run marker are given the run ``?``: not a run to check
+        # their events against.)
+        self._state = _State(
+            run_id=run_id,
+            modes=None,
+            highest=None,
+            secrets=tuple(secrets),
+            own_run=run_id != "?",
+        )
         self._filtered = filtered
 
     @property
@@ -577,6 +637,8 @@ async def subscribe(
         state.new_events = 0
         reason = ""
         async for item in _connect_once(client, state, outcome, read_timeout, idle_timeout):
+            yield item
+        for item in state.said():  # events of another run at the end of the connection
             yield item
         if state.new_events:
             budget.reset()

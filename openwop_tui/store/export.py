@@ -30,6 +30,7 @@ the same path the app and ``render`` draw with.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
@@ -90,6 +91,10 @@ class Exported:
 
     path: Path
     assets: tuple[Path, ...] = ()
+    unread: tuple[str, ...] = ()
+    """Why each stored entry that could not be read was left out (damaged, or inflating past
+    the store's cap: `openwop_tui.store.entry_bytes`), one sentence each; the file holds the
+    same sentence in its place."""
 
 
 def export_session(
@@ -106,16 +111,19 @@ def export_session(
     redact = (redactor or Redactor()).with_secrets(*store.secrets)
     # Rows stored before split keys were masked on the way in are masked here.
     entries = masked_entries(store.entries(session_id), store.secrets)
+    unread = tuple(clean(e.data) for e in entries if e.kind == "notice" and "unread" in e.meta)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         if fmt == "sse":
-            return _sse(entries, path, redact)
-        if fmt == "jsonl":
-            return _jsonl(entries, path, redact, store.secrets)
-        title = store.info(session_id).title
-        return asyncio.run(_markdown(entries, store, path, redact, title, drawer))
+            done = _sse(entries, path, redact)
+        elif fmt == "jsonl":
+            done = _jsonl(entries, path, redact, store.secrets)
+        else:
+            title = store.info(session_id).title
+            done = asyncio.run(_markdown(entries, store, path, redact, title, drawer))
     except OSError as error:
         raise ExportError(f"cannot write {path}: {error.strerror or error}") from None
+    return dataclasses.replace(done, unread=unread)
 
 
 def _sse(entries: list[Entry], path: Path, redact: Redactor) -> Exported:

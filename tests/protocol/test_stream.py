@@ -114,8 +114,17 @@ def notices(items: list[StreamItem]) -> list[StreamNotice]:
     return [i for i in items if isinstance(i, StreamNotice)]
 
 
+#: The run the Python host's multi-node captures are of (served here as run `RUN`'s).
+CAPTURED_RUN = "run-0b956692-1dec-4480-8d3c-08e03b85cfcf"
+
+
+def captured(name: str) -> str:
+    """A capture's text as the events of run `RUN` (the stream refuses another run's)."""
+    return (CAPTURES / name).read_text().replace(CAPTURED_RUN, RUN)
+
+
 async def test_replays_a_capture_and_stops_at_terminal() -> None:
-    body = (CAPTURES / "python-host-multi-node.sse").read_text()
+    body = captured("python-host-multi-node.sse")
     host = Host({EVENTS: [sse(body)]})
     items, sleeps = await run(host)
     assert [e.sequence for e in events(items)] == list(range(8))
@@ -205,7 +214,7 @@ async def test_reconnects_with_last_event_id_after_a_mid_stream_drop() -> None:
 
 
 async def test_initial_last_event_id_is_sent_and_used_for_dedupe() -> None:
-    body = (CAPTURES / "python-host-multi-node.sse").read_text()
+    body = captured("python-host-multi-node.sse")
     host = Host({EVENTS: [sse(body)]})
     items, _ = await run(host, last_event_id=4)
     assert host.requests[0].headers["last-event-id"] == "4"
@@ -412,7 +421,7 @@ async def test_snapshot_404_after_close_raises() -> None:
 
 
 async def test_json_instead_of_sse_then_poll_until_terminal() -> None:
-    poll_body = json.loads((CAPTURES / "python-host-multi-node-poll.json").read_text())
+    poll_body = json.loads(captured("python-host-multi-node-poll.json"))
     listed = {"events": poll_body["events"][:3]}
     rest = dict(poll_body, events=poll_body["events"][3:])
     host = Host(
