@@ -88,6 +88,7 @@ def main() -> int:
     import benchmarks.pattern_figures
     import benchmarks.pty_figures
     import benchmarks.pty_page_figures
+    import benchmarks.pty_refold_figures
     import benchmarks.store_figures
     import benchmarks.view_figures  # noqa: F401
 

@@ -418,7 +418,13 @@ def _session_commands(commands: Any, codes: dict[str, Any]) -> None:
     delete.add_argument("id", metavar="ID")
 
     export = commands.add_parser(
-        "export", help="export a stored session as Markdown, JSONL or SSE", **codes
+        "export",
+        help="export a stored session as Markdown, JSONL or SSE",
+        description="Export a stored session as Markdown, JSONL or SSE. A stored entry that "
+        "cannot be read (damaged, or inflating past the store's cap of a stored entry) is "
+        "left out: a line in its place in the file says so, and a warning on stderr names "
+        "the session and the entry; the rest is exported and the exit code stays 0.",
+        **codes,
     )
     export.add_argument("session", metavar="SESSION", nargs="?", help="default: the latest")
     export.add_argument("--format", choices=("md", "jsonl", "sse"), default="md")

@@ -23,9 +23,11 @@ if TYPE_CHECKING:  # --help builds these parsers and must not import the config
     from openwop_tui.config import Config
 
 LINT_EXITS = """exit codes:
-  0    no finding is an error (warnings and notes do not count)
+  0    no finding is an error (warnings and notes do not count: a known host's
+       dialect, such as seq/data beside sequence/payload, is a warning unless --strict)
   1    at least one finding is an error
-  2    the input cannot be read (no such file, no SSE frames, the host refused)"""
+  2    an input cannot be read (no such file, an empty file or no SSE frames, the
+       host refused); the other inputs are still linted"""
 
 #: The subcommands this package runs.
 INSPECTOR_COMMANDS = frozenset({"lint", "stats", "doctor"})
@@ -37,19 +39,24 @@ def add_inspector_commands(commands: Any, codes: dict[str, Any]) -> None:
         "lint",
         help="check a run's events and envelopes against the spec (stable codes)",
         description=(
-            "Check every event and envelope of a recording (FILE.sse, or - for stdin) or of\n"
-            "a run on the host (RUN_ID with --host) against RFC 0055, ai-envelope.md and the\n"
-            "bundled conformance schemas. One line per finding: sequence, code, severity,\n"
-            "message, JSON path. --rules lists every rule with its code and source."
+            "Check every event and envelope of recordings (FILE.sse, several at once, or -\n"
+            "for stdin) or of a run on the host (RUN_ID with --host) against RFC 0055,\n"
+            "ai-envelope.md and the bundled conformance schemas. One line per finding:\n"
+            "sequence, code, severity, message, JSON path; then, for each input, a summary\n"
+            "on stderr naming the protocol major (read from the stream unless --protocol)\n"
+            "and the reference host dialect it speaks, if any: a dialect is a warning with\n"
+            "its own code (OW120-OW129), an error with --strict. --rules lists every rule\n"
+            "with its code and source."
         ),
         **{**codes, "epilog": LINT_EXITS},
     )
-    lint.add_argument("source", metavar="FILE.sse|-|RUN_ID", nargs="?")
+    lint.add_argument("source", metavar="FILE.sse|-|RUN_ID", nargs="*")
     lint.add_argument(
         "--json",
         action="store_true",
         help="one JSON object per finding (NDJSON) with sequence, code, severity, source, "
-        "message, path (a JSON path in the event) and runId; null sequence: the stream",
+        "message, path (a JSON path in the event), runId and input (what was linted); null "
+        "sequence: the stream",
     )
     lint.add_argument(
         "--max-inline-bytes",
@@ -58,7 +65,16 @@ def add_inspector_commands(commands: Any, codes: dict[str, Any]) -> None:
         help="the host's maxInlineMediaBytes (default: the host's, else 262144)",
     )
     lint.add_argument(
-        "--protocol", type=int, choices=(1, 2), help="validate every event as v1 or v2"
+        "--protocol",
+        type=int,
+        choices=(1, 2),
+        help="validate every event as v1 or v2 (default: read from the stream, or the host)",
+    )
+    lint.add_argument(
+        "--strict",
+        action="store_true",
+        help="the schema's exact reading: a known host dialect (seq, data, null fields, "
+        "empty payloads ...) is an error, not a warning",
     )
     lint.add_argument(
         "--min-severity",

@@ -1,4 +1,4 @@
-"""``openwop-tui lint FILE.sse | - | RUN_ID [--host URL] [--json]``: a run's findings.
+"""``openwop-tui lint FILE.sse… | - | RUN_ID [--host URL] [--json] [--strict]``: a run's findings.
 
 Every event and envelope is checked (`openwop_tui.inspect.lint.Linter`) and each finding
 printed on one line, ``SEQUENCE  CODE  SEVERITY  MESSAGE  PATH`` (``-`` for a finding about the
@@ -13,10 +13,16 @@ stream rather than one event), then a count on stderr. ``--rules`` lists every r
 
 ``sequence`` is the event's sequence (``null`` for the stream), ``severity`` one of
 ``error``, ``warning``, ``info``, ``path`` a JSON path inside the event (``""`` for the stream),
-``runId`` the event's run (``null`` when unknown; a recording may hold several runs).
+``runId`` the event's run (``null`` when unknown; a recording may hold several runs), ``input``
+what was linted (a path, ``stdin``, ``run ID on HOST``: several may be given at once).
+
+The count on stderr also names the protocol major the events were read as (``--protocol``, else
+the host's, else read from the stream: `openwop_tui.inspect.major`) and the known host dialect
+they speak (`openwop_tui.inspect.dialects`): a reference host's own spelling is a warning with
+its own code, an error with ``--strict``.
 
 Exit codes: 1 when any finding is an error (whatever ``--min-severity`` prints), 0 otherwise, 2
-when the input cannot be read (the reason on stderr).
+when an input cannot be read (the reason on stderr; the other inputs are still linted).
 """
 
 from __future__ import annotations
@@ -25,10 +31,11 @@ import argparse
 import json
 import sys
 
+from rich.console import Console
 from rich.text import Text
 
 from openwop_tui.cli.inspector import printing_console
-from openwop_tui.cli.source import SourceError, read_source
+from openwop_tui.cli.source import Source, SourceError, read_source
 from openwop_tui.config import Config
 from openwop_tui.inspect.findings import RULES, Finding, Severity
 from openwop_tui.inspect.lint import LintConfig, Linter, has_errors, summary
@@ -50,13 +57,26 @@ def lint_command(args: argparse.Namespace, config: Config) -> int:
             console.print(line, soft_wrap=True)
         return EXIT_CLEAN
     if not args.source:
-        print("openwop-tui lint: give FILE.sse, - (stdin) or RUN_ID (with --host)", file=sys.stderr)
+        print(
+            "openwop-tui lint: give FILE.sse (one or more), - (stdin) or RUN_ID (with --host)",
+            file=sys.stderr,
+        )
         return EXIT_BAD_INPUT
     if args.max_inline_bytes is not None and args.max_inline_bytes < 0:
         print("openwop-tui lint: --max-inline-bytes must be 0 or more", file=sys.stderr)
         return EXIT_BAD_INPUT
+    # Each input on its own (a CI job lints a folder of recordings at once); one that cannot
+    # be read is said and the rest are still linted, and the exit code is the worst of them.
+    worst = EXIT_CLEAN
+    for spec in args.source:
+        worst = max(worst, _lint_one(spec, args, config, console))
+    return worst
+
+
+def _lint_one(spec: str, args: argparse.Namespace, config: Config, console: Console) -> int:
+    """Lint one input, print its findings and its summary line; its exit code."""
     try:
-        source = read_source(args.source, config)
+        source = read_source(spec, config)
     except SourceError as error:
         print(f"openwop-tui lint: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -66,8 +86,9 @@ def lint_command(args: argparse.Namespace, config: Config) -> int:
             max_inline_bytes=cap,
             base_url=source.base_url or config.host,
             max_asset_bytes=config.max_asset_bytes,
-            protocol=args.protocol,
+            protocol=args.protocol or source.major,
             supported_envelopes=source.supported_envelopes,
+            strict=args.strict,
         )
     )
     for observed in source.items:
@@ -80,7 +101,8 @@ def lint_command(args: argparse.Namespace, config: Config) -> int:
     shown = [f for f in findings if _RANK[f.severity.value] >= _RANK[args.min_severity]]
     if args.json:
         for item in shown:
-            sys.stdout.write(json.dumps(item.as_json(), ensure_ascii=False) + "\n")
+            line = {**item.as_json(), "input": source.name}
+            sys.stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
     else:
         for item in shown:
             console.print(_line(item), soft_wrap=True)  # one finding, one line
@@ -95,8 +117,24 @@ def lint_command(args: argparse.Namespace, config: Config) -> int:
             (counts["info"], "note"),
         )
     )
-    print(f"openwop-tui lint: {source.name}: {tally}", file=sys.stderr)
+    facts = [tally, _protocol(args.protocol, source, linter)]
+    dialect = linter.dialect
+    if dialect is not None:
+        facts.append(f"dialect: {dialect}" + (" (errors: --strict)" if args.strict else ""))
+    print(f"openwop-tui lint: {source.name}: {'; '.join(facts)}", file=sys.stderr)
     return EXIT_ERRORS if has_errors(findings) else EXIT_CLEAN
+
+
+def _protocol(given: int | None, source: Source, linter: Linter) -> str:
+    """Which major the events were read as, and what said so."""
+    if given is not None:
+        return f"protocol v{given} (--protocol)"
+    if source.major is not None:
+        return f"protocol v{source.major} (the host's)"
+    if linter.major is not None:
+        major, reason = linter.major
+        return f"protocol v{major} (read from the stream: {reason})"
+    return "protocol v1 or v2 (no event shows which: each read by its own spelling)"
 
 
 def _plural(count: int, word: str) -> str:

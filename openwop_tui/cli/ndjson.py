@@ -3,24 +3,30 @@
 One JSON object a line on stdout, in the shape of ``export --format jsonl``
 (`openwop_tui.store.export.jsonl_lines` names the fields: ``kind`` ``run``, ``event``,
 ``notice``, ``end``, ``user``), and nothing else there: the host's header, the run's id,
-questions and how to answer them go to stderr. Each line is written and flushed as it happens,
-so ``… --json | jq -c 'select(.kind == "event")'`` follows a live run.
+questions and how to answer them go to stderr. Each line is written and flushed as it happens
+(but one whose chunk could start the key: see below), so
+``… --json | jq -c 'select(.kind == "event")'`` follows a live run.
 
 `JsonLines` stands where the `openwop_tui.cli.printer.TranscriptPrinter` stands: it takes the
 conversation's updates (`feed`, the events) and is one of its logs (`append`, the run, end,
 notice and user lines), so a live run gives the lines its export would.
+
+The API key is masked as the export masks it (`openwop_tui.store.export.JsonlMask`): a key a
+host cut across two chunk events is in two lines, where no redaction of one line can see it,
+so a line whose chunk could start the key waits for the stream's next chunk (a stream's last
+waits for its end, and `flush` writes what is held).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import TextIO
+from typing import Any, TextIO
 
 from rich.console import Console
 
 from openwop_tui.core.conversation import Conversation, EventArrived, StreamNoticed, Update
-from openwop_tui.store.export import event_line, jsonl_lines, notice_line
+from openwop_tui.store.export import JsonlMask, notice_line
 from openwop_tui.store.sessions import Entry
 from openwop_tui.text.redact import Redactor
 
@@ -34,26 +40,33 @@ class JsonLines:
         self.console = console
         self.redact = redact
         self.lines = 0
+        self.mask = JsonlMask(redact.secrets)
 
-    def write(self, line: dict[str, object]) -> None:
-        text = self.redact(json.dumps(line, ensure_ascii=False, default=str))
-        self.out.write(text + "\n")
-        self.out.flush()
-        self.lines += 1
+    def write(self, lines: Iterable[dict[str, Any]]) -> None:
+        """Write ``lines`` (ready: `JsonlMask` let them go), each flushed as it is written."""
+        for line in lines:
+            text = self.redact(json.dumps(line, ensure_ascii=False, default=str))
+            self.out.write(text + "\n")
+            self.out.flush()
+            self.lines += 1
 
     # The conversation's log: every entry but the raw frames (their events come by `feed`).
     def append(self, entry: Entry) -> None:
         if entry.kind != "frame":
-            for line in jsonl_lines(entry, ()):
-                self.write(line)
+            self.write(self.mask.entry(entry, ()))
 
     async def feed(self, changes: Iterable[Update]) -> None:
         for change in changes:
             if isinstance(change, EventArrived):
-                self.write(event_line(change))
+                self.write(self.mask.event(change))
 
     async def flush(self) -> None:
-        """Nothing waits: each line is written as it comes."""
+        """The output ends: what waited for a next chunk is written as it stands."""
+        self.finish()
+
+    def finish(self) -> None:
+        """Write the lines still held (the recording or the run ended)."""
+        self.write(self.mask.finish())
 
 
 def replay_lines(
@@ -64,11 +77,12 @@ def replay_lines(
     A bare capture's malformed frames give ``notice`` lines, as they would have live."""
     for entry in entries:
         updates = conversation.replay(entry)
-        for line in jsonl_lines(entry, updates):
-            sink.write(line)
+        sink.write(sink.mask.entry(entry, updates))
         if entry.kind == "frame":
             for update in updates:
                 if isinstance(update, StreamNoticed):
-                    sink.write(notice_line(update.notice.level, update.notice.message))
+                    notice = notice_line(update.notice.level, update.notice.message)
+                    sink.write(sink.mask.line(notice))
     if finish:
         conversation.finish_replay()
+        sink.finish()

@@ -116,6 +116,10 @@ def export_command(output: Output, session_id: str | None, fmt: Format, path: Pa
         return _fail(str(error))
     extra = f" and {len(done.assets)} assets in {done.assets[0].parent}" if done.assets else ""
     print(f"exported session {info.id} to {done.path}{extra}")
+    # The export is written, with a line in each one's place: said, not failed (exporting
+    # again would not bring them back).
+    for why in done.unread:
+        print(f"openwop-tui: warning: session {info.id}: {why}", file=sys.stderr)
     return EXIT_OK
 
 

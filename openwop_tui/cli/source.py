@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from openwop_tui.config import Config
@@ -42,6 +42,9 @@ class Source:
     """The host the run came from: ``--host``'s, or the one a recording names."""
     supported_envelopes: frozenset[str] | None = None
     """The host's ``supportedEnvelopes``, when the host was asked."""
+    major: int | None = None
+    """The protocol major the host said it speaks: the one negotiated with it, or the
+    ``OpenWOP-Version`` response header of a capture's ``FILE.headers`` (``curl -D``)."""
 
 
 def read_source(spec: str, config: Config) -> Source:
@@ -60,7 +63,7 @@ def read_source(spec: str, config: Config) -> Source:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError as error:
             raise SourceError(f"cannot read {shown}: {error.strerror or error}") from None
-        return _from_text(text, shown, secrets)
+        return replace(_from_text(text, shown, secrets), major=_header_major(path))
     if path.exists():
         raise SourceError(f"{shown} is not a file")
     if config.host is None:
@@ -71,6 +74,8 @@ def read_source(spec: str, config: Config) -> Source:
 
 
 def _from_text(text: str, name: str, secrets: tuple[str, ...]) -> Source:
+    if not text.strip():
+        raise SourceError(f"{name} is empty: it holds no SSE events")
     entries = read_recording(text).entries
     if not any(entry.kind in ("frame", "document") for entry in entries):
         raise SourceError(
@@ -83,6 +88,22 @@ def _from_text(text: str, name: str, secrets: tuple[str, ...]) -> Source:
     hosts.discard(None)
     base_url = hosts.pop() if len(hosts) == 1 else None
     return Source(name, list(observed_entries(entries, secrets)), base_url=base_url)
+
+
+def _header_major(path: Path) -> int | None:
+    """The major of the ``OpenWOP-Version`` header kept beside a capture (``run.sse`` and
+    ``run.headers``, as ``curl -D run.headers`` writes them), if there is one."""
+    try:
+        with path.with_suffix(".headers").open(encoding="utf-8", errors="replace") as file:
+            text = file.read(64 * 1024)  # response headers; a bigger file is not one
+    except (OSError, ValueError):
+        return None
+    for line in text.splitlines():
+        name, colon, value = line.partition(":")
+        if colon and name.strip().lower() == "openwop-version":
+            major = value.strip().partition(".")[0]
+            return int(major) if major in ("1", "2") else None
+    return None
 
 
 async def _from_host(run_id: str, config: Config) -> Source:
@@ -103,6 +124,7 @@ async def _from_host(run_id: str, config: Config) -> Source:
             async for _ in subscribe(client, run_id, modes="debug", on_arrival=keep):
                 pass
             origin = client.origin
+            major = client.major
     except HostError as error:
         raise SourceError(str(error)) from None
     secrets = secrets_of(config.api_key)
@@ -117,4 +139,5 @@ async def _from_host(run_id: str, config: Config) -> Source:
         max_inline_bytes=discovery.max_inline_media_bytes,
         base_url=config.host,
         supported_envelopes=frozenset(discovery.supported_envelopes),
+        major=major,
     )

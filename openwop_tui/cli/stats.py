@@ -125,4 +125,6 @@ def _node_line(node: NodeTiming, span: float | None, width: int) -> Text:
     if node.tokens_in or node.tokens_out:
         tail += f" · in {node.tokens_in} out {node.tokens_out}"
     line.append(tail)
+    if node.note:
+        line.append(f" ({node.note})", style="dim")
     return line

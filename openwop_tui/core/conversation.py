@@ -40,13 +40,12 @@ from openwop_tui.core.reopen import FoldKeeper, reopening
 from openwop_tui.core.session import RunCreated, Session
 from openwop_tui.openclaw.items import refused_asset
 from openwop_tui.openclaw.reader import check_media
-from openwop_tui.protocol.asset import OFFLINE_REASON
 from openwop_tui.protocol.client import Discovery, RunHandle
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.interrupt_answers import AnswerError, build_answer
 from openwop_tui.protocol.interrupts import InterruptState
-from openwop_tui.protocol.media import Asset
+from openwop_tui.protocol.media import Asset, offline_asset
 from openwop_tui.protocol.stream import Arrival, Redelivery, StreamNotice
 from openwop_tui.store.folds import FoldRow
 from openwop_tui.store.sessions import Entry, SessionLog, Store, StoreError, Unwritten
@@ -791,7 +790,8 @@ class Conversation:
         if stored is not None:
             return stored
         if self.session is None:
-            return Asset(url=url, error=OFFLINE_REASON, failure="not-fetched")
+            # Refused whatever the network (file:, a private address, …) says so, not "offline".
+            return offline_asset(url, self.host_of(envelope))
         asset = await self.session.asset_for(envelope, media)
         if asset is not None and asset.url:
             # The absolute URL the fetch resolved (after redirects) is what the user is shown,

@@ -115,6 +115,11 @@ def _unreadable(event: RunEvent, error: Exception) -> str:
     )
 
 
+def _is_lifted_hint(envelope: Envelope) -> bool:
+    """An envelope that is only ``outputs.rendering`` on ``outputs.completion`` (no object)."""
+    return envelope.kind == "completion" and envelope.document is None
+
+
 def _text(value: Any) -> HostText | None:
     """A non-empty string of an event's payload (cleaned by `normalize`), or ``None``."""
     return host_str(value)
@@ -602,8 +607,15 @@ class Transcript:
         outputs = event.payload.get("outputs")
         outputs = outputs if isinstance(outputs, Mapping) else {}
         envelopes = extract_envelopes(event)
-        completion = reply_completion(event, envelopes)
         turn = self._open_turns.pop(event.node_id, None)
+        if turn is not None:
+            # A hint lifted beside a streamed reply describes that reply: it is drawn with it
+            # (title, alt), not as an envelope printing the same text a second time.
+            lifted = [e for e in envelopes if _is_lifted_hint(e)]
+            if lifted:
+                turn.hint = lifted[0].rendering
+                envelopes = [e for e in envelopes if not _is_lifted_hint(e)]
+        completion = reply_completion(event, envelopes)
 
         if turn is not None:
             changes += self._finish_directives(turn, event)

@@ -21,7 +21,7 @@ from openwop_tui.core.limits import TOOL_BYTES as TOOL_BYTES
 from openwop_tui.core.limits import KiB as KiB
 from openwop_tui.core.limits import Limits as Limits
 from openwop_tui.core.limits import MiB as MiB
-from openwop_tui.protocol.envelopes import Envelope
+from openwop_tui.protocol.envelopes import Envelope, Rendering
 from openwop_tui.protocol.interrupts import InterruptRequest, InterruptState
 from openwop_tui.text.sanitize import HostText
 
@@ -182,7 +182,7 @@ class _Streamed:
 class AssistantTurn(_Streamed):
     """A reply, growing while chunks arrive; ``final`` once the node completed."""
 
-    __slots__ = ("directives", "final", "finish_reason", "id", "model", "node_id")
+    __slots__ = ("directives", "final", "finish_reason", "hint", "id", "model", "node_id")
 
     def __init__(
         self,
@@ -205,6 +205,10 @@ class AssistantTurn(_Streamed):
         self.directives: Any = None
         """The fold's OpenClaw directive state for this reply
         (`openwop_tui.openclaw.items.TurnDirectives`); the text holds what is left visible."""
+        self.hint: Rendering | None = None
+        """The rendering hint the host lifted beside this reply (``outputs.rendering`` with
+        ``outputs.completion`` and no envelope object): the reply *is* the text it describes,
+        so its ``title`` and ``alt`` are drawn with the reply, not as an envelope repeating it."""
 
     @property
     def settled(self) -> bool:

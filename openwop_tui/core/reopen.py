@@ -50,8 +50,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 #: Bumped whenever folding the same events gives different items (a new rule, a fixed bug),
-#: or a kept row holds something else (2: the host each run came from).
-FOLD_VERSION = 2
+#: or a kept row holds something else (2: the host each run came from; 3: a hint lifted beside a
+#: streamed reply is kept on the reply, not folded to an envelope repeating it).
+FOLD_VERSION = 3
 
 #: The modules whose classes a kept fold may hold (and nothing else is ever built).
 _ITEM_MODULES = (
@@ -148,6 +149,8 @@ class FoldKeeper:
         self.entry: Entry | None = None
         """The entry being replayed (``None`` live)."""
         self.fresh: list[FoldRow] = []
+        self.reached = -1
+        """The log position read up to so far while reopening (how far a reading is)."""
         self._begun: tuple[int, int, int, str, object, str | None] | None = None
         """The run being watched: its ``run`` entry's seq, items and history before, the
         state's fingerprint, the stored session it is logged in, and its id."""
@@ -323,6 +326,7 @@ def _fold_parts(
     for part in store.outline(session_id, keeper.version, since=since):
         if isinstance(part, FoldRow):
             keeper.entry = None
+            keeper.reached = part.stop
             chat.finish_replay()  # what a run entry does first: settle a run never ended
             if keeper.restore(chat, part):
                 yield
@@ -333,6 +337,7 @@ def _fold_parts(
                 yield
         else:
             keeper.entry = part
+            keeper.reached = part.seq
             chat.replay(part)
             yield
 

@@ -151,8 +151,9 @@ class Profile:
 
     def asset(self, envelope: Envelope, asset: Asset | None) -> Asset | None:
         """The asset a renderer sees: with fetching off, a URL's bytes are not here (even ones
-        stored earlier: the lab shows what a client that does not fetch shows)."""
-        if self.fetching:
+        stored earlier: the lab shows what a client that does not fetch shows). A URL the
+        policy refused keeps its refusal: that is true whether fetching is on or off."""
+        if self.fetching or (asset is not None and asset.failure == "refused"):
             return asset
         media = envelope.media_ref
         if media is None or media.url is None or media.base64 is not None:

@@ -3,10 +3,12 @@
 `lint_envelopes` finds the envelopes a run event carries where `openwop_tui.protocol.envelopes`
 finds them (``node.completed.payload.outputs.envelope``, an object or a list; a lifted
 ``outputs.rendering``; ``media.*`` events) and checks each against RFC 0055, ``ai-envelope.md``
-and the bundled schemas. It reads the event's cleaned document (`RunEvent.raw`), so every value
-a message quotes is already safe to print; nothing is fetched: URLs are judged by the client's
-own policy (`openwop_tui.protocol.media.resolve_media_url`, which does no DNS), and bytes behind
-a URL are checked only when the caller already holds them (``assets``). Pure.
+and the bundled schemas, and its ``type`` against the names the protocol owns or lets a vendor
+coin (`openwop_tui.inspect.kinds`: ``media.video`` and ``foo.bar`` are no kinds). It reads
+the event's cleaned document (`RunEvent.raw`), so every value a message quotes is already safe
+to print; nothing is fetched: URLs are judged by the client's own policy
+(`openwop_tui.protocol.media.resolve_media_url`, which does no DNS), and bytes behind a URL are
+checked only when the caller already holds them (``assets``). Pure.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from openwop_tui.inspect.findings import Finding, finding
-from openwop_tui.inspect.hint_rules import has_data, lint_hint
+from openwop_tui.inspect.hint_rules import HINT_KEYS, has_data, lint_hint
+from openwop_tui.inspect.kinds import DEFINED_KINDS, family, kind_verdict
 from openwop_tui.inspect.schemas import SchemaSet, problems, short, show_path
 from openwop_tui.inspect.sniff import family_of, normal_type, sniff
 from openwop_tui.protocol.envelopes import MEDIA_KINDS
@@ -90,10 +93,13 @@ def lint_envelopes(
     schemas: SchemaSet,
     context: EnvelopeContext,
     fragments: list[Fragment] | None = None,
+    *,
+    major: int | None = None,
 ) -> list[Finding]:
     """Every finding about the envelopes one event carries (``raw``: its cleaned document);
-    the fragments of streamed emissions it holds are appended to ``fragments``."""
-    rules = _Rules(sequence, schemas, context)
+    the fragments of streamed emissions it holds are appended to ``fragments``. ``major``:
+    the stream's protocol major, when known (how a vendor kind must be namespaced)."""
+    rules = _Rules(sequence, schemas, context, major)
     rules.fragments = fragments if fragments is not None else []
     payload_key = "payload" if isinstance(raw.get("payload"), Mapping) else "data"
     payload = raw.get(payload_key)
@@ -102,6 +108,12 @@ def lint_envelopes(
             return []
         payload_key, payload = "", raw  # a bare chunk has no envelopes, but is not an error
     base: Path = (payload_key,) if payload_key else ()
+    if family(event_type) in ("media", "ui") and event_type not in DEFINED_KINDS:
+        # A host's media event (protocol.md §4.2: host-specific) in a family the protocol owns.
+        verdict = kind_verdict(event_type, major)
+        if verdict is not None:
+            rules.add(*verdict, ("type",))
+        return rules.found
     if event_type in MEDIA_KINDS:
         inner = payload.get("envelope")
         if isinstance(inner, Mapping):
@@ -138,10 +150,13 @@ def lint_envelopes(
 class _Rules:
     """The findings of one event, gathered as its envelopes are walked."""
 
-    def __init__(self, sequence: int | None, schemas: SchemaSet, context: EnvelopeContext):
+    def __init__(
+        self, sequence: int | None, schemas: SchemaSet, context: EnvelopeContext, major: int | None
+    ):
         self.sequence = sequence
         self.schemas = schemas
         self.context = context
+        self.major = major
         self.found: list[Finding] = []
         self.fragments: list[Fragment] = []
 
@@ -152,8 +167,14 @@ class _Rules:
 
     def envelope(self, obj: Mapping[str, Any], path: Path, causation_id: str | None) -> None:
         for problem in problems(self.schemas.envelope, obj, path):
-            if problem.path[len(path) :] == ("meta", "rendering", "display"):
-                continue  # an unknown display has rules of its own (OW300, OW301)
+            inside = problem.path[len(path) :]
+            if (
+                len(inside) == 3
+                and inside[:2] == ("meta", "rendering")
+                and inside[2] in HINT_KEYS
+                and problem.keyword in ("enum", "type")
+            ):
+                continue  # a hint's values have rules of their own (`hint_rules`)
             code = "OW202" if problem.keyword == "additionalProperties" else "OW200"
             self.add(code, f"envelope: {problem.message}", problem.path)
         correlation = obj.get("correlationId")
@@ -178,6 +199,9 @@ class _Rules:
             )
         kind = obj.get("type")
         kind = kind if isinstance(kind, str) else None
+        verdict = kind_verdict(kind, self.major) if kind else None
+        if verdict is not None:
+            self.add(*verdict, (*path, "type"))
         supported = self.context.supported_envelopes
         if kind and supported is not None and kind not in supported:
             self.add(
@@ -194,7 +218,7 @@ class _Rules:
         elif isinstance(payload, Mapping) and has_data(payload):
             # A vendor kind may carry its own media (ai-envelope.md §Rendering hints).
             self.data(payload, (*path, "payload"), None, rendering)
-        self.hint(rendering, (*path, "meta", "rendering"), kind, payload)
+        self.hint(rendering, (*path, "meta", "rendering"), kind, payload, in_envelope=True)
 
     # --------------------------------------------------------------- the media
 
@@ -369,6 +393,13 @@ class _Rules:
         return " (unless that is the host this run came from: say so with --host URL)"
 
     def hint(
-        self, rendering: Any, path: Path, kind: str | None, payload: Any, *, lifted: bool = False
+        self,
+        rendering: Any,
+        path: Path,
+        kind: str | None,
+        payload: Any,
+        *,
+        lifted: bool = False,
+        in_envelope: bool = False,
     ) -> None:
-        lint_hint(self.add, rendering, path, kind, payload, lifted=lifted)
+        lint_hint(self.add, rendering, path, kind, payload, lifted=lifted, in_envelope=in_envelope)

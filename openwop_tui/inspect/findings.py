@@ -77,6 +77,9 @@ _STREAM = "spec/v1/stream-modes.md; spec/v2/core/events.md §The envelope"
 _MEDIA = "RFC 0055 §C; ai-envelope.md §Media reference payloads"
 _CAP = "RFC 0055 §C rule 2; ai-envelope.md §Asset-URL discipline rule 2"
 _HINT = "RFC 0055 §B; ai-envelope.md §Rendering hints"
+_DIALECT = "protocol.md §10 (what the openwop-examples hosts send); " + _EVENT_SCHEMA
+_NAMES = "host-extensions.md §Canonical prefixes; spec/v2/core/events.md §Types"
+_KINDS = "ai-envelope.md §Vendor-namespaced kinds; spec/v2/core/events.md §AI envelopes"
 _POLICY = "design.md §Security posture (client media policy; the spec is silent)"
 
 _CATALOGUE: tuple[Rule, ...] = (
@@ -91,6 +94,7 @@ _CATALOGUE: tuple[Rule, ...] = (
     Rule("OW106", _W, _EVENT_SCHEMA, "timestamp is not an RFC 3339 date-time"),
     Rule("OW107", _E, "stream-modes.md; SSE frames", "frame that is not a run event"),
     Rule("OW108", _E, "SDK events.py; RFC 0106", "voice.transcript not marked untrusted"),
+    Rule("OW109", _E, _NAMES, "event type under a reserved prefix, or (v2) an unregistered org"),
     Rule("OW110", _I, _STREAM, "sequence gap (a filtered stream mode leaves gaps)"),
     Rule("OW111", _E, _STREAM, "sequence goes backwards"),
     Rule("OW112", _I, _STREAM, "same event delivered twice (two modes, or a resume)"),
@@ -99,6 +103,35 @@ _CATALOGUE: tuple[Rule, ...] = (
     Rule("OW115", _I, _STREAM, "stream does not start at sequence 0"),
     Rule("OW116", _E, "spec/v1/rest-endpoints.md §SSE", "events after the run's terminal event"),
     Rule("OW117", _W, "spec/v1/rest-endpoints.md §SSE", "stream ends without a terminal event"),
+    Rule("OW118", _E, _DIALECT, "a legacy duplicate (seq, data) disagrees with its field"),
+    # The reference hosts' dialect (`openwop_tui.inspect.dialects`): warnings, errors with
+    # --strict; each is reported once per run.
+    Rule("OW120", _W, _DIALECT, "seq instead of sequence (TypeScript in-memory host)"),
+    Rule("OW121", _W, _DIALECT, "seq repeats sequence (TypeScript SQLite and Postgres hosts)"),
+    Rule("OW122", _W, _DIALECT, "data instead of payload (TypeScript in-memory host)"),
+    Rule("OW123", _W, _DIALECT, "data repeats payload (TypeScript SQLite and Postgres hosts)"),
+    Rule("OW124", _W, _DIALECT, "no eventId (TypeScript in-memory host)"),
+    Rule("OW125", _W, _DIALECT, "no payload at all (TypeScript in-memory host)"),
+    Rule("OW126", _W, _DIALECT, "null for an absent field (TypeScript SQLite and Postgres hosts)"),
+    Rule(
+        "OW127",
+        _W,
+        _DIALECT,
+        "empty payload without its required fields (Python host {}, "
+        "SQLite and Postgres hosts null)",
+    ),
+    Rule(
+        "OW128",
+        _W,
+        _DIALECT,
+        "payload without the nodeId the event carries (Python, SQLite and Postgres hosts)",
+    ),
+    Rule(
+        "OW129",
+        _W,
+        _DIALECT,
+        "node.suspended without interruptId, interrupts keyed by node (SQLite and Postgres hosts)",
+    ),
     Rule("OW200", _E, "schemas/ai-envelope.schema.json", "envelope does not match the schema"),
     Rule("OW201", _E, "schemas/envelopes/media.*.schema.json", "media payload schema mismatch"),
     Rule("OW202", _E, "schemas (additionalProperties: false)", "key the schema does not allow"),
@@ -110,6 +143,10 @@ _CATALOGUE: tuple[Rule, ...] = (
     ),
     Rule("OW204", _W, "spec/v2/core/events.md §E1", "streamed envelope never completed"),
     Rule("OW205", _W, "ai-envelope.md §PartialInfo; events.md §E1", "fragment out of order"),
+    Rule("OW206", _E, _KINDS, "kind in a protocol family the spec does not define (media.video)"),
+    Rule("OW207", _E, _KINDS, "kind without a vendor namespace (foo.bar)"),
+    Rule("OW208", _W, _KINDS, "legacy un-namespaced kind (prd.create, theme.create, tasks.create)"),
+    Rule("OW209", _W, _KINDS, "kind namespaced the v1 way (vendor.<org>.…) in a v2 stream"),
     Rule("OW210", _E, _CAP, "inline data over the host's maxInlineMediaBytes"),
     Rule("OW211", _E, _MEDIA, "bytes does not match the inline data"),
     Rule("OW212", _E, "schemas/envelopes/media.*.schema.json", "media payload without bytes"),
@@ -135,16 +172,23 @@ _CATALOGUE: tuple[Rule, ...] = (
     ),
     Rule("OW303", _W, _HINT, "image, audio or file without alt"),
     Rule("OW304", _W, _HINT, "media hint on a payload with no media"),
+    Rule("OW305", _E, _HINT, "hint field that is not a string (display: 42), or no object"),
+    Rule("OW306", _E, _HINT, "display under a protocol namespace that is none of the six"),
 )
 
 #: Every rule, by code.
 RULES: dict[str, Rule] = {rule.code: rule for rule in _CATALOGUE}
 
 
-def finding(code: str, message: str, sequence: int | None, path: str) -> Finding:
-    """A `Finding` of rule ``code`` (its severity and source from `RULES`)."""
+def finding(
+    code: str, message: str, sequence: int | None, path: str, severity: Severity | None = None
+) -> Finding:
+    """A `Finding` of rule ``code`` (its source from `RULES`, and its severity unless
+    ``severity`` says otherwise: a dialect under ``--strict`` is an error)."""
     rule = RULES[code]
     # Rules read `RunEvent`s, whose every string `normalize` cleaned, and write their own words
     # (and the schema validator's) around them: the message and the path are clean as made.
     # A sentence that may hold an exception's message is cleaned by its rule (`Linter.problem`).
-    return Finding(code, rule.severity, rule.source, HostText(message), sequence, HostText(path))
+    return Finding(
+        code, severity or rule.severity, rule.source, HostText(message), sequence, HostText(path)
+    )

@@ -4,7 +4,9 @@ RFC 0055 §B and ``ai-envelope.md`` §"Rendering hints": ``display`` is one of s
 value falls back everywhere else; one without a vendor prefix is likely a mistake), the hint
 never overrides the envelope's ``type`` (a ``media.image`` hinted ``code`` is still an image),
 media SHOULD carry ``alt``, and a media hint on a payload with nothing to show is a broken
-promise. Pure; `lint_hint` reports through the caller's ``add``.
+promise. Every field of the hint is a string (``display: 42`` tells a consumer
+nothing), and a display under a namespace the protocol owns (``media.video``) is none of its six
+nor a vendor's. Pure; `lint_hint` reports through the caller's ``add``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from openwop_tui.inspect.schemas import short
+from openwop_tui.inspect.kinds import display_verdict
+from openwop_tui.inspect.schemas import kind_of, short
 from openwop_tui.protocol.envelopes import KNOWN_DISPLAYS, MEDIA_DISPLAYS, MEDIA_KINDS
 
 Path = tuple[str | int, ...]
@@ -21,7 +24,8 @@ Add = Callable[[str, str, Path], None]
 
 #: A vendor display value: ``x-acme-globe``, ``acme.globe``, ``vendor.acme.globe``.
 _VENDOR = re.compile(r"x-[a-z0-9][a-z0-9-]*|[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)+", re.I)
-_HINT_KEYS = ("display", "mimeType", "lang", "alt", "title")
+#: The hint's keys (closed), each a string.
+HINT_KEYS = ("display", "mimeType", "lang", "alt", "title")
 
 
 def has_data(payload: Mapping[str, Any]) -> bool:
@@ -30,25 +34,49 @@ def has_data(payload: Mapping[str, Any]) -> bool:
 
 
 def lint_hint(
-    add: Add, rendering: Any, path: Path, kind: str | None, payload: Any, *, lifted: bool = False
+    add: Add,
+    rendering: Any,
+    path: Path,
+    kind: str | None,
+    payload: Any,
+    *,
+    lifted: bool = False,
+    in_envelope: bool = False,
 ) -> None:
     """Check one hint at ``path`` of an envelope of ``kind`` (``None``: a lifted hint, whose
-    envelope is not there) with ``payload``."""
+    envelope is not there) with ``payload``; ``in_envelope``: the hint is an envelope's
+    ``meta.rendering``, whose shape the envelope schema checks too."""
     family = kind.removeprefix("media.") if kind in MEDIA_KINDS else None
     if not isinstance(rendering, Mapping):
+        if rendering is not None and not in_envelope:
+            add("OW305", f"the rendering hint is {kind_of(rendering)}, not an object", path)
         if family is None or rendering is not None:
-            return  # absent is fine; the wrong type is the envelope schema's finding
+            return  # absent is fine; in an envelope the wrong type is the schema's finding
         rendering = {}  # a media kind without a hint still owes its alt
+    for key in HINT_KEYS:
+        value = rendering.get(key)
+        if value is not None and not isinstance(value, str):
+            # Consumers drop it (a renderer cannot key on 42): the hint says nothing.
+            add(
+                "OW305",
+                f"{key} is {kind_of(value)} ({short(value)}), not a string",
+                (*path, key),
+            )
     if lifted:
         for key in rendering:
-            if key not in ("display", "mimeType", "lang", "alt", "title"):
+            if key not in HINT_KEYS:
                 add(
                     "OW202",
                     f"{short(key)} is not allowed in a rendering hint",
                     (*path, str(key)),
                 )
     display = rendering.get("display")
-    if isinstance(display, str) and display not in KNOWN_DISPLAYS:
+    if not isinstance(display, str):
+        display = None  # said above (OW305); a list or an object is not even hashable
+    verdict = display_verdict(display) if display is not None else None
+    if verdict is not None:
+        add(*verdict, (*path, "display"))
+    elif isinstance(display, str) and display not in KNOWN_DISPLAYS:
         if _VENDOR.fullmatch(display):
             add(
                 "OW301",

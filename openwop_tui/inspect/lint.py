@@ -8,6 +8,12 @@ and a badge can count. The rules are in `event_rules` (one event as a document),
 `envelope_rules` (the envelopes it carries) and here (the stream: sequence order, gaps,
 duplicates, events after the end), each run of a multi-run log tracked by its own ``runId``.
 
+Two things are read from the stream as a whole. The protocol major: the first event that shows
+it (`openwop_tui.inspect.major`) decides how every later one is validated, unless the config
+names it. And the reference hosts' dialect (`openwop_tui.inspect.dialects`): a host speaks it
+in every event, so each of its codes is reported once per run, and `dialect` names the host
+whose dialect the codes match (the summary line's ``dialect: …``).
+
 Pure: no I/O, no Rich, no Textual. A frame that is not an event at all reaches the lint as a
 sentence (`problem`), because it never became a `RunEvent`.
 """
@@ -20,6 +26,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from openwop_tui.inspect import dialects, major
 from openwop_tui.inspect.envelope_rules import EnvelopeContext, Fragment, lint_envelopes
 from openwop_tui.inspect.event_rules import lint_event
 from openwop_tui.inspect.findings import Finding, Severity, finding
@@ -41,7 +48,10 @@ class LintConfig:
     max_asset_bytes: int = DEFAULT_MAX_BYTES
     """The client's download ceiling."""
     protocol: int | None = None
-    """1 or 2 to validate every event as that major; ``None``: by each event's spelling."""
+    """1 or 2 to validate every event as that major; ``None``: read from the stream (the
+    first event that shows its major decides; until one does, by each event's spelling)."""
+    strict: bool = False
+    """The schema's exact reading: a known host dialect is an error, not a warning."""
     supported_envelopes: frozenset[str] | None = None
     """The host's ``supportedEnvelopes`` (``None``: unknown, not checked)."""
 
@@ -56,6 +66,8 @@ class _Run:
     ended: bool = False
     unsequenced: bool = False
     """An event without a sequence has been reported (once per run)."""
+    dialect: set[str] = field(default_factory=set)
+    """The dialect codes already reported in this run (each once per run)."""
 
 
 class Linter:
@@ -78,6 +90,10 @@ class Linter:
         """Each streamed emission's last fragment index, and whether it completed."""
         self._found: list[Finding] = []
         self._by_event: dict[tuple[str | None, int], list[Finding]] = {}
+        self._major: tuple[int, str] | None = None
+        """The major the stream showed, and what showed it (`openwop_tui.inspect.major`)."""
+        self._dialect: set[str] = set()
+        """Every dialect code met, reported or not (for `dialect`)."""
 
     def use_host(
         self,
@@ -121,6 +137,17 @@ class Linter:
             return []
         return list(self._by_event.get((run_id, sequence), ()))
 
+    @property
+    def major(self) -> tuple[int, str] | None:
+        """The protocol major the stream showed and what showed it (``None``: nothing yet,
+        or ``LintConfig.protocol`` was given and the stream is not read for it)."""
+        return self._major
+
+    @property
+    def dialect(self) -> str | None:
+        """The known host dialect the events spoke, in words (``None``: the schema's own)."""
+        return dialects.describe(self._dialect)
+
     def count(self, severity: Severity) -> int:
         """How many findings of ``severity`` so far."""
         return sum(1 for f in self._found if f.severity is severity)
@@ -129,7 +156,17 @@ class Linter:
         """Lint one event as it arrived; its findings (also kept)."""
         found = self._stream(event)
         if not (isinstance(event.raw, dict) and event.raw.get("synthesized") is True):
-            found.extend(lint_event(event, self._schemas, self.config.protocol))
+            protocol = self.config.protocol
+            if protocol is None and isinstance(event.raw, dict):
+                if self._major is None:
+                    self._major = major.mark(event.raw, self._schemas)
+                protocol = self._major[0] if self._major is not None else None
+            found.extend(
+                self._once(
+                    event.run_id,
+                    lint_event(event, self._schemas, protocol, strict=self.config.strict),
+                )
+            )
             if isinstance(event.raw, dict):
                 fragments: list[Fragment] = []
                 found.extend(
@@ -141,10 +178,26 @@ class Linter:
                         self._schemas,
                         self._context,
                         fragments,
+                        major=protocol,
                     )
                 )
                 found.extend(self._fragments(fragments, event.sequence))
         return self._keep([replace(item, run_id=event.run_id) for item in found])
+
+    def _once(self, run_id: HostText | None, found: list[Finding]) -> list[Finding]:
+        """``found`` without the dialect findings this run already had: a host speaks its
+        dialect in every event, and one line per difference says it."""
+        run = self._runs.setdefault(run_id or HostText("?"), _Run())
+        kept = []
+        for item in found:
+            if item.code in dialects.DIALECTS:
+                self._dialect.add(item.code)
+                if item.code in run.dialect:
+                    continue
+                run.dialect.add(item.code)
+                item = replace(item, message=HostText(item.message + " (said once per run)"))
+            kept.append(item)
+        return kept
 
     def _fragments(self, fragments: list[Fragment], sequence: int | None) -> list[Finding]:
         """Rule E1: the fragments of one emission come in order, and one completes it."""

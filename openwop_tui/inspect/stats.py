@@ -9,13 +9,19 @@ Where the numbers come from, in order of trust:
 
 * times: each event's ``timestamp`` (RFC 3339); for hosts that send none, the time it arrived
   (``at``: a recording's ``: at`` offset), never a mix of the two in one run;
-* a node's span: ``node.started`` to its ``node.completed`` / ``failed`` / ``skipped`` /
-  ``cancelled``; when the stream mode filtered ``node.started`` out (``updates``), the end minus
-  the ``durationMs`` the host reported;
+* a node's duration: the ``durationMs`` the host put on its end event, as the run's own
+  duration uses the host's figure (a host timing its node at 12 ms is right, where two
+  event timestamps a millisecond apart are not); else, or when that figure is not a usable
+  number or is absurd (longer than `MAX_REPORTED_MS`, or than the run's timestamps leave room
+  for), the span measured from ``node.started`` to its ``node.completed`` / ``failed`` /
+  ``skipped`` / ``cancelled``, and `NodeTiming.note` says why the host's figure was set aside;
+* a node's place on the timeline: those two events; when the stream mode filtered
+  ``node.started`` out (``updates``), the end minus the host's duration;
 * tokens: ``provider.usage`` (``inputTokens`` / ``outputTokens``, with its ``provider`` and
   ``model``); for a node with none, the ``usage`` of its ``output.chunk`` meta
   (``promptTokens`` / ``completionTokens``), counted once per node, never both;
-* run duration: ``durationMs`` of the terminal event, else its time minus the run's start.
+* run duration: ``durationMs`` of the terminal event (under `MAX_REPORTED_MS`), else its time
+  minus the run's start.
 
 Pure: no I/O, no Rich, no Textual. Host numbers are already clamped (`normalize`).
 """
@@ -29,6 +35,12 @@ from datetime import datetime
 from typing import Any
 
 from openwop_tui.protocol.events import CHUNK_TYPES, RunEvent, chunk_text
+
+#: Longest duration taken from a host (a week): past it the figure is absurd, not a timing.
+MAX_REPORTED_MS = 7 * 24 * 3600 * 1000.0
+#: How far a host's node duration may exceed the room the run's timestamps leave for it:
+#: timestamps are often cut to the millisecond or second, and taken after the work.
+CLOCK_SLACK_MS = 1000.0
 
 _NODE_ENDS = {
     "node.completed": "completed",
@@ -47,14 +59,20 @@ class NodeTiming:
     """Seconds since the run started (``None``: unknown)."""
     end: float | None
     duration_ms: float | None
-    """Measured on the run's clock (the reported duration when the start is not known)."""
+    """The host's ``durationMs`` when usable, else measured on the run's clock."""
     attempts: int
     status: str
     """``running``, ``suspended``, ``completed``, ``failed``, ``skipped`` or ``cancelled``."""
     tokens_in: int
     tokens_out: int
     reported_ms: float | None = None
-    """The ``durationMs`` the host put on the node's end event, when it did."""
+    """The ``durationMs`` the host put on the node's end event, when it did (and it is a
+    usable number)."""
+    measured_ms: float | None = None
+    """The span between the node's start and end events, on the run's clock."""
+    note: str = ""
+    """Why the host's ``durationMs`` is not the duration shown, when it is not: ``the host's
+    figure (…) is not a duration``, ``the host's 3.2e+12 ms is absurd``. Empty otherwise."""
 
     def as_json(self) -> dict[str, Any]:
         """The node as a ``stats --json`` object."""
@@ -64,6 +82,8 @@ class NodeTiming:
             "end": _round(self.end),
             "durationMs": _round(self.duration_ms),
             "reportedMs": _round(self.reported_ms),
+            "measuredMs": _round(self.measured_ms),
+            "durationNote": self.note or None,
             "attempts": self.attempts,
             "status": self.status,
             "tokensIn": self.tokens_in,
@@ -148,6 +168,8 @@ class _Node:
     start: float | None = None
     end: float | None = None
     reported_ms: float | None = None
+    unusable: str | None = None
+    """A ``durationMs`` the host sent that is no duration (negative, not a number), shown."""
     starts: int = 0
     retries: int = 0
     highest_attempt: int = -1
@@ -201,7 +223,8 @@ class StatsFold:
         elif event.is_terminal:
             run.status = event.type.removeprefix("run.")
             run.terminal = when
-            run.reported_ms = _number(payload.get("durationMs"))
+            reported = _number(payload.get("durationMs"))
+            run.reported_ms = reported if reported is None or reported <= MAX_REPORTED_MS else None
         if event.type in CHUNK_TYPES and run.first_token is None and chunk_text(event):
             run.first_token = when
         node_id = event.node_id
@@ -229,7 +252,9 @@ class StatsFold:
         elif kind in _NODE_ENDS:
             node.status = _NODE_ENDS[kind]
             node.end = when
-            node.reported_ms = _number(payload.get("durationMs"))
+            given = payload.get("durationMs")
+            node.reported_ms = _number(given)
+            node.unusable = None if given is None or node.reported_ms is not None else repr(given)
             attempts = _number(payload.get("attempts"))
             if attempts is not None:
                 node.highest_attempt = max(node.highest_attempt, int(attempts) - 1)
@@ -286,10 +311,13 @@ def _snapshot(run: _Run) -> RunStats:
             totals = models.setdefault(key, [0, 0, 0])
             models[key] = [totals[0] + tokens_in, totals[1] + tokens_out, totals[2] + 1]
         start, end = node.start, node.end
-        duration = (end - start) * 1000 if start is not None and end is not None else None
-        if start is None and end is not None and node.reported_ms is not None:
-            start = end - node.reported_ms / 1000
-            duration = node.reported_ms
+        measured = (end - start) * 1000 if start is not None and end is not None else None
+        reported, note = _reported(run, node)
+        duration = reported if reported is not None else measured
+        if note and measured is not None:
+            note += f"; measured {measured:.0f} ms instead"
+        if start is None and end is not None and reported is not None:
+            start = end - reported / 1000
         attempts = max(node.starts, node.retries + 1, node.highest_attempt + 1, 1)
         nodes.append(
             NodeTiming(
@@ -302,6 +330,8 @@ def _snapshot(run: _Run) -> RunStats:
                 tokens_in=tokens_in,
                 tokens_out=tokens_out,
                 reported_ms=node.reported_ms,
+                measured_ms=measured,
+                note=note,
             )
         )
     duration_ms = run.reported_ms
@@ -327,6 +357,26 @@ def _snapshot(run: _Run) -> RunStats:
             for (provider, model), totals in models.items()
         ),
     )
+
+
+def _reported(run: _Run, node: _Node) -> tuple[float | None, str]:
+    """The host's duration of ``node`` when it can be believed, else ``None`` and why not."""
+    if node.unusable is not None:
+        return None, f"the host's durationMs {node.unusable} is not a duration"
+    reported = node.reported_ms
+    if reported is None:
+        return None, ""
+    if reported > MAX_REPORTED_MS:
+        return None, f"the host's durationMs {reported:.4g} is absurd (over a week)"
+    if run.clock == "timestamp" and node.start is not None and run.last is not None:
+        # The node began at its start event; the run's last event bounds when it ended.
+        room = (run.last - node.start) * 1000
+        if reported > room + CLOCK_SLACK_MS:
+            return None, (
+                f"the host's durationMs {reported:.4g} is longer than the run's events "
+                f"leave room for ({room:.0f} ms)"
+            )
+    return reported, ""
 
 
 def _when(run: _Run, event: RunEvent, at: float | None) -> float | None:

@@ -28,8 +28,9 @@ from openwop_tui.present import items as present
 from openwop_tui.present.markdown import BlockMarkdown, MarkdownBlock, ReplyMarkdown
 from openwop_tui.present.palette import Palette, Themed
 from openwop_tui.present.safe_text import safe_text
+from openwop_tui.protocol.envelopes import MEDIA_DISPLAYS
 from openwop_tui.renderers.base import Rendered
-from openwop_tui.text.sanitize import clean_label
+from openwop_tui.text.sanitize import HostText, clean_label
 
 __all__ = ["Part", "parts", "renderable", "reply_body"]
 
@@ -81,6 +82,9 @@ def _reply(turn: AssistantTurn, palette: Palette, markdown: ReplyMarkdown | None
     if not body:
         drawn.append(Part(Padding(Text("…", palette.muted), (0, 0, 0, INDENT))))
     drawn += body
+    hint = turn.hint
+    if hint is not None and (hint.title or hint.alt):
+        drawn.append(Part(Padding(_caption(hint.title, hint.alt, palette), (0, 0, 0, INDENT))))
     marker = present.reply_marker(turn, palette)
     if marker is not None:
         drawn.append(Part(Padding(marker, (0, 0, 0, INDENT))))
@@ -97,7 +101,28 @@ def _envelope(
             clean_label(f"{envelope.display or 'json'} · {envelope.kind}"), palette.accent
         )
         return [Part(title), Part(Text("  loading…", style=f"italic {palette.muted}"))]
-    return [Part(present.envelope(rendered, palette, lint=lint))]
+    envelope = item.envelope
+    if not envelope.alt or envelope.display in MEDIA_DISPLAYS:
+        return [Part(present.envelope(rendered, palette, lint=lint))]
+    # Media renderers caption their own alt; text families (code, card, a completion's lifted
+    # hint) have nowhere else to show it: under the body, above the badge.
+    caption = _caption(None, envelope.alt, palette)
+    return [
+        Part(present.envelope(rendered, palette, with_badge=False)),
+        Part(Padding(caption, (0, 0, 0, INDENT))),
+        Part(present.envelope_badge(rendered, palette, lint)),
+    ]
+
+
+def _caption(title: HostText | None, alt: HostText | None, palette: Palette) -> Text:
+    """A hint's title and alt, one muted line: ``Answer · alt: a short answer``."""
+    caption = Text(style=f"italic {palette.muted}")
+    if title:
+        caption.append(title, style="bold")
+    if alt:
+        caption.append((" · " if title else "") + "alt: ")
+        caption.append(alt)
+    return caption
 
 
 def parts(

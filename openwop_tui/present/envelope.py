@@ -17,8 +17,9 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 
-from openwop_tui.protocol.asset import OFFLINE_REASON, Asset
+from openwop_tui.protocol.asset import Asset
 from openwop_tui.protocol.envelopes import Envelope
+from openwop_tui.protocol.media import offline_asset
 from openwop_tui.renderers import Registry, render
 from openwop_tui.renderers.base import LinkCheck, RenderContext, Rendered
 
@@ -57,7 +58,8 @@ async def _offline(envelope: Envelope, needs_bytes: NeedsBytes) -> Asset | None:
     ref = envelope.bytes_ref(needs_bytes)
     if ref is None or not ref.url or ref.base64:
         return None
-    return Asset(url=ref.url, error=OFFLINE_REASON, failure="not-fetched")
+    # The policy's refusal first (a file: URL is refused whatever the network), then offline.
+    return offline_asset(ref.url, None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from rich.markdown import Markdown, UnknownElement
 
+from openwop_tui.present.markdown_images import images_as_links
 from openwop_tui.text.markdown import clean_tokens
 from openwop_tui.text.sanitize import HostText, clean
 
@@ -159,6 +160,7 @@ class ReplyMarkdown:
         source = self._tail  # only `HostText` is fed
         tokens = self._parser.parse(source, env)
         clean_tokens(tokens)
+        images_as_links(tokens)
         # markdown-it counts lines by "\n" alone (`clean` left no other line break).
         lines = source.split("\n")
         lines = [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
@@ -222,6 +224,7 @@ class ReplyMarkdown:
             env: dict[str, Any] = {"references": dict(self._in_force)}
             tokens = self._parser.parse(block.source, env)
             clean_tokens(tokens)
+            images_as_links(tokens)
             self.finished[index] = MarkdownBlock(
                 tokens, block.source, self.version, block.gap_after
             )
@@ -253,9 +256,11 @@ def _word(label: str) -> str:
 
 
 class SafeMarkdown(Markdown):
-    """Rich ``Markdown`` whose parsed tokens are cleaned (see the module docstring)."""
+    """Rich ``Markdown`` whose parsed tokens are cleaned (see the module docstring), its images
+    shown as links (`openwop_tui.present.markdown_images`)."""
 
     def __init__(self, markup: str, *args: Any, **kwargs: Any) -> None:
         # A boundary: renderers (a plugin's too) hand it whatever payload text they were given.
         super().__init__(clean(markup), *args, **kwargs)
         clean_tokens(self.parsed)
+        images_as_links(self.parsed)

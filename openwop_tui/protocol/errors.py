@@ -36,6 +36,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from openwop_tui.protocol.hostdata import host_value, mask, secrets_of
+from openwop_tui.protocol.waits import parse_retry_after, span
 from openwop_tui.text.sanitize import HostText, clean
 from openwop_tui.text.units import human_size
 
@@ -286,7 +287,7 @@ def error_for_response(
         phrase = "error"
     label = f"{status} {excerpt(code, HOST_CODE_MAX) if code else phrase}"
     retry_after = _retry_after(response)
-    wait = f"; retry after {retry_after:g} s" if retry_after is not None else ""
+    wait = f"; retry after {span(retry_after)}" if retry_after is not None else ""
     what = f" {excerpt(subject)!r}" if subject else ""
 
     if _too_large(status, code, host_message):
@@ -439,14 +440,7 @@ def _text(value: Any) -> str | None:
 
 
 def _retry_after(response: httpx.Response) -> float | None:
-    value = response.headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        seconds = float(value.strip())
-    except ValueError:
-        return None  # an HTTP-date; rare for APIs, and the caller's backoff covers it
-    return max(0.0, seconds)
+    return parse_retry_after(response.headers.get("retry-after"), response.headers.get("date"))
 
 
 def _exception_chain(error: BaseException) -> list[BaseException]:

@@ -48,7 +48,7 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 
 import httpx
 
-from openwop_tui.protocol.asset import Asset
+from openwop_tui.protocol.asset import OFFLINE_REASON, Asset
 from openwop_tui.protocol.budgets import DEFAULT_MAX_BYTES as DEFAULT_MAX_BYTES
 from openwop_tui.protocol.events import parse_int
 from openwop_tui.text.sanitize import HostText, clean
@@ -63,6 +63,7 @@ __all__ = [
     "RefusedURL",
     "Resolver",
     "fetch_asset",
+    "offline_asset",
     "resolve_media_url",
 ]
 
@@ -449,6 +450,36 @@ def _check_peer(
         return None
     host = clean(urlsplit(url).hostname or "the server")
     return f"refused: {host} connected to a {kind} address {peer}"
+
+
+#: Stands in for the configured host when an offline transcript does not know its host: a name
+#: that is never a real host (RFC 2606), so nothing is taken for the configured host.
+_NO_HOST = "https://host.invalid/"
+
+
+def offline_asset(url: str, host: str | None) -> Asset:
+    """What a transcript shown without its host says of a media URL it cannot fetch.
+
+    A URL the policy refuses whatever the network (a ``file:``, ``data:`` or ``javascript:``
+    URL, a loopback or private address that is not the host, plain ``http:`` elsewhere, a
+    user name in it) gets the refusal, in the words `fetch_asset` would use online; any other
+    gets `OFFLINE_REASON`. ``host``: the base URL of the host that ran the envelope's run, the
+    one that would be configured to fetch it (``None``: unknown; then no address is that host,
+    and a relative URL, which only that host could resolve, is simply not fetched)."""
+    try:
+        relative = not urlsplit(url.strip()).scheme
+    except ValueError:  # a bracket that holds no address: the policy words it below
+        relative = False
+    if not (host is None and relative):
+        try:
+            resolve_media_url(url, MediaPolicy(base_url=host or _NO_HOST))
+        except RefusedURL as refused:
+            return Asset(
+                url=refused.url if refused.url is not None else _shown(url),
+                error=refused.reason,
+                failure="refused",
+            )
+    return Asset(url=url, error=OFFLINE_REASON, failure="not-fetched")
 
 
 async def fetch_asset(

@@ -7,14 +7,17 @@ frames that have none (id-less batches and bare chunks would then look like dupl
 an unterminated last frame, and captures and live streams should decode the same way.
 
 * Every event's ``sequence`` is tracked (batch arrays included); an event whose sequence is not
-  above the highest seen is a duplicate (two modes admitted it, or a resume overlapped) and is
-  dropped. Events without a sequence always pass.
+  above the highest seen is a duplicate (two modes admitted it, or a resume overlapped, or a
+  host ignored ``Last-Event-ID``) and is dropped, as is an event without a sequence whose
+  ``eventId`` came before; a frame none of whose events is taken is not logged either. An event
+  naming another run is refused (neither shown nor logged), said in one line; a jump in the
+  sequence is said (`openwop_tui.protocol.stream_checks`).
 * A dropped connection, a network error, 429 or 5xx: reconnect with ``Last-Event-ID: <highest>``
-  after a backoff that grows from ``retry:`` and is never shorter than ``Retry-After``, with an
-  info notice each time (protocol.md §3.3). Failures in a row without a new event spend a budget
-  of time (``reconnect_budget``, five minutes by default: `openwop_tui.protocol.reconnect`);
-  once it is spent the last `HostError` is raised, naming the run and the ``attach`` command
-  that follows it again.
+  after the host's ``Retry-After`` (clamped), or else a jittered backoff growing from ``retry:``,
+  with an info notice each time (protocol.md §3.3). Failures in a row without a new event spend
+  a budget of time (``reconnect_budget``, five minutes by default; see
+  `openwop_tui.protocol.reconnect`); once it is spent the last `HostError` is raised, naming
+  the run and the ``attach`` command that follows it again.
 * A frame cut short by a disconnect (the connection ends, cleanly or not, before the frame's
   blank line) is not malformed: it is discarded silently, as the SSE spec discards an
   unterminated event at EOF, and read again after the resume. An unterminated last frame that
@@ -52,9 +55,10 @@ from __future__ import annotations
 import asyncio
 import codecs
 import json
+import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 from urllib.parse import quote
 
@@ -71,10 +75,13 @@ from openwop_tui.protocol.reconnect import (
     DEFAULT_BUDGET,
     MAX_DELAY,
     Clock,
+    Random,
     Reconnects,
     attach_command,
 )
 from openwop_tui.protocol.sse import SSEDecoder, SSEFrame
+from openwop_tui.protocol.stream_checks import every_event, foreign_sentence, gap_sentence
+from openwop_tui.protocol.waits import span
 from openwop_tui.text.sanitize import HostText, clean, clean_own
 
 __all__ = [
@@ -209,6 +216,19 @@ class _State:
     secrets: tuple[str, ...] = ()
     """What to mask in host data (the client's API key)."""
     on_arrival: ArrivalSink | None = None
+    own_run: bool = True
+    """Whether ``run_id`` is the run's real id, so an event naming another run is refused
+    (a log's frames before any run marker are given ``?``: nothing to check them against)."""
+    foreign: dict[str, int] = field(default_factory=dict)
+    """Events of other runs refused and not yet said, by run id (`said`)."""
+    unsequenced: set[str] = field(default_factory=set)
+    """Event ids of the events without a sequence passed on (their duplicates are known by
+    them; an event with a sequence is known by that, and its id is not kept)."""
+    own_id: str = ""
+    """``run_id`` as an event's ``runId`` is read (cleaned host text): like with like."""
+
+    def __post_init__(self) -> None:
+        self.own_id = host_text(self.run_id)
 
     @property
     def past_the_end_maybe(self) -> bool:
@@ -217,54 +237,85 @@ class _State:
         return self.began_after is not None and not self.received
 
     def accept(self, event: RunEvent) -> list[StreamItem]:
-        """Drop duplicates, track the highest sequence, spot the end of the run."""
+        """The acceptance rules, one place for every way events come (a stream, its
+        reconnects, a catch-up, a poll, a log read back): an event of another run is refused
+        (counted, said by `said`), a duplicate dropped (its sequence not above the highest, or
+        the id of an event without one seen before), a jump in the sequence said; then the
+        highest sequence is tracked and the end of the run spotted. What to pass on: the
+        event (and a closing event it implies) after any notices; nothing when refused."""
         if self.terminal:
             return []
+        if self.own_run and event.run_id is not None and event.run_id != self.own_id:
+            self.foreign[event.run_id] = self.foreign.get(event.run_id, 0) + 1
+            return []
+        items = self.said() if self.foreign else []
         if event.sequence is not None:
             if self.highest is not None and event.sequence <= self.highest:
-                return []
+                return items
+            if event.sequence > (self.highest if self.highest is not None else -1) + 1:
+                gap = gap_sentence(self.highest, event.sequence, every=every_event(self.modes))
+                if gap is not None:
+                    items.append(StreamNotice("warning", gap))
             self.highest = event.sequence
+        elif event.event_id is not None:
+            if event.event_id in self.unsequenced:
+                return items
+            self.unsequenced.add(event.event_id)
         self.new_events += 1
         self.received += 1
+        items.append(event)
         if event.is_terminal:
             self.terminal = True
-            return [event]
-        if event.type == "state.snapshot":
+        elif event.type == "state.snapshot":
             # In `values` mode a snapshot with a terminal status is the end (protocol.md §3.5).
             closing = synthesize_terminal(self.run_id, event.payload)
             if closing is not None:
                 self.terminal = True
-                return [event, closing]
-        return [event]
+                items.append(closing)
+        return items
+
+    def said(self) -> list[StreamItem]:
+        """The line about the events of other runs refused since it was last said (none when
+        there were none): said before the next event passed on and when a connection ends."""
+        if not self.foreign:
+            return []
+        counts, self.foreign = self.foreign, {}
+        sentence = foreign_sentence(counts, self.run_id, catching_up=self.began_after is not None)
+        return [StreamNotice("warning", sentence)]
 
     def accept_frame(self, frame: SSEFrame, *, cut: bool = False) -> list[StreamItem]:
         """Events and warnings of one frame. ``cut``: the connection ended inside this frame,
         so what cannot be read is the cut, not the host's fault: it is dropped without a word
-        (the resume sends the frame again)."""
+        (the resume sends the frame again). The frame is logged (``on_arrival``) unless each
+        of its events was refused or dropped: a frame of another run is not kept as this
+        run's, and one already given is not kept twice."""
         result = decode_frame(frame, secrets=self.secrets)
         if cut and result.problems:
             return []
-        if self.on_arrival is not None and (frame.data or frame.problem):
-            self.on_arrival(Arrival(frame=frame))
         if frame.retry is not None:
             self.retry_ms = frame.retry
         items: list[StreamItem] = [
             StreamNotice("warning", f"Skipped a malformed frame: {problem}", result.raw)
             for problem in result.problems
         ]
+        before = self.received
         for event in result.events:
             items.extend(self.accept(event))
+        kept = not result.events or self.received != before
+        if self.on_arrival is not None and (frame.data or frame.problem) and kept:
+            self.on_arrival(Arrival(frame=frame))
         return items
 
     def accept_documents(self, documents: Iterable[Any], where: str) -> list[StreamItem]:
-        """Events from a JSON ``events`` array (the JSON answer, or a poll)."""
+        """Events from a JSON ``events`` array (the JSON answer, or a poll); each document
+        logged as `accept_frame` logs a frame."""
         items: list[StreamItem] = []
         for index, doc in enumerate(documents):
-            if self.on_arrival is not None:
-                self.on_arrival(Arrival(document=_document_text(doc)))
             try:
                 event = normalize(doc, secrets=self.secrets)
             except EventShapeError as error:
+                if self.on_arrival is not None:
+                    self.on_arrival(Arrival(document=_document_text(doc)))
                 text = safe_raw(json.dumps(host_value(doc, self.secrets)), self.secrets)
                 items.append(
                     StreamNotice(
@@ -272,8 +323,12 @@ class _State:
                     )
                 )
                 continue
-            items.extend(self.accept(event))
-        return items
+            before = self.received
+            taken = self.accept(event)
+            if self.on_arrival is not None and self.received != before:
+                self.on_arrival(Arrival(document=_document_text(doc)))
+            items.extend(taken)
+        return items + self.said()
 
 
 def _document_text(doc: Any) -> str:
@@ -297,7 +352,15 @@ class Redelivery:
     """
 
     def __init__(self, run_id: str, secrets: Iterable[str] = (), *, filtered: bool = True) -> None:
-        self._state = _State(run_id=run_id, modes=None, highest=None, secrets=tuple(secrets))
+        # (A log's frames before any run marker are given the run ``?``: not a run to check
+        # their events against.)
+        self._state = _State(
+            run_id=run_id,
+            modes=None,
+            highest=None,
+            secrets=tuple(secrets),
+            own_run=run_id != "?",
+        )
         self._filtered = filtered
 
     @property
@@ -538,6 +601,7 @@ async def subscribe(
     max_reconnects: int | None = None,
     sleep: Sleep = asyncio.sleep,
     clock: Clock = time.monotonic,
+    jitter: Random = random.random,
     read_timeout: float | None = None,
     poll_timeout: float = 30.0,
     idle_timeout: float | None = None,
@@ -548,7 +612,8 @@ async def subscribe(
     ``last_event_id`` resumes after that sequence. ``reconnect_budget``: seconds a streak of
     failed reconnects may last (0: none), ``max_reconnects`` an extra cap on their number.
     ``sleep`` is how the backoff waits and ``clock`` how the budget is measured (tests pass a
-    recorder and a clock the recorder moves). ``read_timeout`` bounds silence on an open stream
+    recorder and a clock the recorder moves), ``jitter`` where the backoff's random share comes
+    from (tests pass a constant). ``read_timeout`` bounds silence on an open stream
     at the transport (``None``: wait as long as the host keeps it open). ``idle_timeout``
     (seconds; ``None`` or 0: never) is how long a stream may bring no bytes before the run is
     checked: a run waiting for a human is left to wait, any other is resumed. Raises
@@ -564,7 +629,7 @@ async def subscribe(
         on_arrival=on_arrival,
         began_after=last_event_id,
     )
-    budget = Reconnects(reconnect_budget, clock, max_reconnects)
+    budget = Reconnects(reconnect_budget, clock, max_reconnects, jitter)
     ended: Mapping[str, Any] | None = None
     """The run's snapshot once the host said the run is over (it cannot change after that)."""
     while True:
@@ -572,6 +637,8 @@ async def subscribe(
         state.new_events = 0
         reason = ""
         async for item in _connect_once(client, state, outcome, read_timeout, idle_timeout):
+            yield item
+        for item in state.said():  # events of another run at the end of the connection
             yield item
         if state.new_events:
             budget.reset()
@@ -656,7 +723,7 @@ async def subscribe(
         after = f" after sequence {state.highest}" if state.highest is not None else ""
         yield StreamNotice(
             "info",
-            f"{reason} Reconnecting in {delay:g} s{after} ({budget.describe()}).",
+            f"{reason} Reconnecting in {span(delay)}{after} ({budget.describe()}).",
             kind="reconnecting",
         )
         await sleep(delay)
@@ -697,6 +764,66 @@ def _missing(highest: int | None, last: int | None) -> str:
     return f"Up to {count} events ({span}) are missing."
 
 
+#: Most polls spent finding where a finished run's log ends (a cursor halves each time, so 64
+#: reach the start from any 64-bit sequence).
+_LOG_END_PROBES = 64
+
+
+async def _log_end(client: HostClient, run_id: str, after: int) -> int | None:
+    """The last sequence of a finished run with no events after ``after`` (-1: none at all),
+    read from the events themselves, or ``None`` when the host will not say.
+
+    Polls from a cursor halved each time until an answer holds events; that answer holds at
+    most half the log, and its highest sequence is the run's last."""
+    cursor: int | None = after
+    for _ in range(_LOG_END_PROBES):
+        cursor = None if cursor is None or cursor <= 0 else cursor // 2
+        try:
+            doc = await client.poll_events(run_id, cursor, timeout=RECOVERY_POLL_TIMEOUT)
+        except HostError:
+            return None
+        events = doc.get("events")
+        if not isinstance(events, list):
+            return None
+        sequences = [
+            sequence
+            for event in events
+            if isinstance(event, Mapping)
+            and isinstance(sequence := event.get("sequence", event.get("seq")), int)
+            and not isinstance(sequence, bool)
+        ]
+        if sequences:
+            return max(sequences)
+        if cursor is None:
+            return -1 if not events else None
+    return None
+
+
+def _past_the_end(client: HostClient, state: _State, last: int | None, status: object) -> str:
+    """The sentence for a subscription asked to begin past a finished run's end (``attach
+    --from`` too late): how many events the run has, that the start asked for is past them,
+    and the command that shows them."""
+    assert state.highest is not None
+    run = clean_own(state.run_id)
+    start = state.highest + 1
+    command = clean_own(attach_command(client.shown_url, state.run_id, keyed=bool(client.api_key)))
+    if last is None:
+        has = f"Run {run} has no events from sequence {start} on (its host does not say how many)"
+    elif last < 0:
+        has = f"Run {run} has no events at all, so sequence {start} is past its end"
+    else:
+        count = f"{last + 1} event" + ("" if last == 0 else "s")
+        numbers = "sequence 0" if last == 0 else f"sequences 0 to {last}"
+        has = f"Run {run} has {count} ({numbers}), so sequence {start} is past its end"
+    later = (
+        f" (with --from N, N up to {last}, to begin part way)"
+        if last is not None and last > 0
+        else ""
+    )
+    see = f" See its events with: {command}{later}" if last is None or last >= 0 else ""
+    return f"{has}. The run is {status}.{see}"
+
+
 #: How long the recovery poll may wait on the host; the run is over, so it should not wait.
 RECOVERY_POLL_TIMEOUT = 1.0
 
@@ -730,15 +857,13 @@ async def _recover(
         state.on_arrival(Arrival(snapshot=snapshot))
     last = _host_last_sequence(doc, snapshot)
     highest = state.highest
-    if state.past_the_end_maybe and highest is not None and last is not None and last <= highest:
+    if state.past_the_end_maybe and highest is not None and (last is None or last <= highest):
         # Asked for events after the run's last one: nothing is missing, there is no more.
-        count = f"{last + 1} event" + ("" if last == 0 else "s")
-        span = f"sequence {last}" if last == 0 else f"sequences 0 to {last}"
-        yield StreamNotice(
-            "info",
-            f"Run {state.run_id} has {count} ({span}): nothing from sequence "
-            f"{highest + 1} on arrived. The run is {closing.raw['status']}.",
-        )
+        if last is None or last == highest:
+            # Not a count: the Python and SQLite reference hosts answer an empty poll with the
+            # cursor they were given as their "last sequence" (a run of 8 "had 99 events").
+            last = await _log_end(client, state.run_id, highest)
+        yield StreamNotice("info", _past_the_end(client, state, last, closing.raw["status"]))
         yield closing
         return
     after = state.highest if state.highest is not None else "the start"
@@ -783,7 +908,8 @@ async def _poll(
             if delay is None:
                 raise _gave_up(client, budget, error, state) from None
             yield StreamNotice(
-                "info", f"{error.message} Polling again in {delay:g} s ({budget.describe()})."
+                "info",
+                f"{error.message} Polling again in {span(delay)} ({budget.describe()}).",
             )
             await sleep(delay)
             continue

@@ -17,8 +17,9 @@ hold the host's text as it came, for tools, not viewers.
 
 Secrets never leave: everything written goes through a `Redactor` (the API key, URL
 credentials, Bearer tokens), a key split across the chunks of several
-stored rows is masked in each (`openwop_tui.store.keys`), asset file names go through
-`safe_filename`.
+stored rows is masked in each (`openwop_tui.store.keys`), and across the chunk lines of the
+JSONL by `JsonlMask`, the path every ``--json`` writes through too; asset file names go
+through `safe_filename`.
 
 The export keeps the data side only (no Rich): an envelope is drawn by the front end's
 `EnvelopeDrawer` (`openwop_tui.present.envelope.Drawer`, with its own renderer registry), given
@@ -29,6 +30,7 @@ the same path the app and ``render`` draw with.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
@@ -48,7 +50,7 @@ from openwop_tui.core.items import (
 )
 from openwop_tui.protocol.asset import Asset
 from openwop_tui.protocol.envelopes import Envelope
-from openwop_tui.store.keys import masked_entries
+from openwop_tui.store.keys import SplitKeyLines, masked_entries
 from openwop_tui.store.overflow import full_text
 from openwop_tui.store.record import Recorder
 from openwop_tui.store.sessions import Entry, Store
@@ -89,6 +91,10 @@ class Exported:
 
     path: Path
     assets: tuple[Path, ...] = ()
+    unread: tuple[str, ...] = ()
+    """Why each stored entry that could not be read was left out (damaged, or inflating past
+    the store's cap: `openwop_tui.store.entry_bytes`), one sentence each; the file holds the
+    same sentence in its place."""
 
 
 def export_session(
@@ -105,16 +111,19 @@ def export_session(
     redact = (redactor or Redactor()).with_secrets(*store.secrets)
     # Rows stored before split keys were masked on the way in are masked here.
     entries = masked_entries(store.entries(session_id), store.secrets)
+    unread = tuple(clean(e.data) for e in entries if e.kind == "notice" and "unread" in e.meta)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         if fmt == "sse":
-            return _sse(entries, path, redact)
-        if fmt == "jsonl":
-            return _jsonl(entries, path, redact, store.secrets)
-        title = store.info(session_id).title
-        return asyncio.run(_markdown(entries, store, path, redact, title, drawer))
+            done = _sse(entries, path, redact)
+        elif fmt == "jsonl":
+            done = _jsonl(entries, path, redact, store.secrets)
+        else:
+            title = store.info(session_id).title
+            done = asyncio.run(_markdown(entries, store, path, redact, title, drawer))
     except OSError as error:
         raise ExportError(f"cannot write {path}: {error.strerror or error}") from None
+    return dataclasses.replace(done, unread=unread)
 
 
 def _sse(entries: list[Entry], path: Path, redact: Redactor) -> Exported:
@@ -129,10 +138,16 @@ def _sse(entries: list[Entry], path: Path, redact: Redactor) -> Exported:
 
 def _jsonl(entries: list[Entry], path: Path, redact: Redactor, secrets: Iterable[str]) -> Exported:
     conversation = Conversation(secrets=secrets)
+    lines = JsonlMask(secrets)
     with path.open("w", encoding="utf-8") as out:
-        for entry in entries:
-            for line in jsonl_lines(entry, conversation.replay(entry)):
+
+        def write(ready: list[dict[str, Any]]) -> None:
+            for line in ready:
                 out.write(redact(json.dumps(line, ensure_ascii=False, default=str)) + "\n")
+
+        for entry in entries:
+            write(lines.entry(entry, conversation.replay(entry)))
+        write(lines.finish())
     return Exported(path)
 
 
@@ -166,6 +181,44 @@ def jsonl_lines(entry: Entry, updates: Iterable[object]) -> list[dict[str, Any]]
         if isinstance(update, EventArrived):
             lines.append(event_line(update))
     return lines
+
+
+class JsonlMask:
+    """The JSONL lines (`jsonl_lines`) of a session as it is written, line by line, with the
+    key masked where a host cut it across chunk lines (`openwop_tui.store.keys.SplitKeyLines`).
+
+    The one path ``export --format jsonl`` and the ``--json`` of ``run``, ``attach``,
+    ``render`` and ``replay`` write through, so what they mask cannot differ. Each method
+    returns the lines that may be written now (a line whose chunk could start the key waits,
+    and those after it, until the stream's next piece decides); `finish` the rest, at the end.
+    Masking a line one at a time (a `Redactor` over each) cannot do this: the pieces of a key
+    are in different lines.
+    """
+
+    def __init__(self, secrets: Iterable[str | None]) -> None:
+        self._keys = SplitKeyLines(secrets)
+
+    def entry(self, entry: Entry, updates: Iterable[object]) -> list[dict[str, Any]]:
+        """The lines of a logged ``entry`` and of what folding it gave (as `jsonl_lines`)."""
+        ready = []
+        for line in jsonl_lines(entry, ()):
+            ready += self._keys.add(line)
+        for update in updates:
+            if isinstance(update, EventArrived):
+                ready += self.event(update)
+        return ready
+
+    def event(self, update: EventArrived) -> list[dict[str, Any]]:
+        """The ``event`` line of ``update``, its chunk joined to the stream's others."""
+        return self._keys.add(event_line(update), update.event.piece)
+
+    def line(self, line: dict[str, Any]) -> list[dict[str, Any]]:
+        """Any other line (a ``notice`` of the stream's own)."""
+        return self._keys.add(line)
+
+    def finish(self) -> list[dict[str, Any]]:
+        """The lines still held: the output ends here."""
+        return self._keys.finish()
 
 
 def notice_line(level: str, text: str) -> dict[str, Any]:
@@ -234,7 +287,9 @@ async def _markdown(
 ) -> Exported:
     conversation = Conversation.from_log(entries, store=store, secrets=store.secrets)
     assets = _Assets(path)
-    parts = [f"# {inline(title) or 'openwop-tui session'}"]
+    # Masked before it is escaped: an escaped key (``sk\-…``) is no longer the key to the
+    # redaction of the whole text below (a title stored before the key was known holds it).
+    parts = [f"# {inline(redact(title)) or 'openwop-tui session'}"]
     for item in conversation.transcript.items:
         section = await _section(item, conversation, assets, drawer)
         if section:

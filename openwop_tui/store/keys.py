@@ -9,7 +9,12 @@ to write again, the pieces masked. Used for every row the store appends, and aga
 an export reads (so a session stored before this existed is exported masked too).
 
 A row rewritten this way is the host's document re-serialised (``json.dumps``) with the pieces
-masked; every other row keeps the host's bytes. Pure: no I/O.
+masked; every other row keeps the host's bytes.
+
+`SplitKeyLines` does the same for lines written once and never again (NDJSON on stdout, the
+JSONL export): since an earlier line cannot be rewritten, it holds lines back while a piece of
+theirs could still be part of a key, and lets them go, masked, once the next piece of that
+stream decides. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -20,14 +25,15 @@ from collections.abc import Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from openwop_tui.protocol.events import CHUNK_TYPES, canonical_type
+from openwop_tui.protocol.events import CHUNK_TYPES, TERMINAL_TYPES, canonical_type
 from openwop_tui.protocol.hostdata import KeyProbes, mask, secrets_of
+from openwop_tui.protocol.interrupts import REQUEST_TYPES
 from openwop_tui.text.split_keys import Piece, PieceChain
 
 if TYPE_CHECKING:  # the store imports this module
     from openwop_tui.store.sessions import Entry
 
-__all__ = ["SplitKeyRows", "masked_entries"]
+__all__ = ["SplitKeyLines", "SplitKeyRows", "masked_entries"]
 
 _REASONING = "agent.reasoning.delta"
 #: Row kinds that hold host event documents.
@@ -174,14 +180,19 @@ class SplitKeyRows:
         self._forget()
         return here, earlier
 
-    def _forget(self) -> None:
-        """Drop the rows no stream's open tail reaches into any more."""
-        live = {
+    def waiting(self) -> set[object]:
+        """The rows a later row may still rewrite: some stream's open tail reaches into them
+        (what could start a key waits for the stream's next piece, or its run's end)."""
+        return {
             piece.ref[0]
             for chain in self._chains.values()
             for piece in chain.open_pieces
             if isinstance(piece.ref, tuple)
         }
+
+    def _forget(self) -> None:
+        """Drop the rows no stream's open tail reaches into any more."""
+        live = self.waiting()
         for ref in [r for r in self._rows if r not in live]:
             del self._rows[ref]
 
@@ -197,3 +208,139 @@ def masked_entries(entries: Iterable[Entry], secrets: Iterable[str | None]) -> l
             if isinstance(ref, int):
                 out[ref] = dataclasses.replace(out[ref], data=text)
     return out
+
+
+#: Event types after which a run's streams of text go no further: the run ended, or it waits
+#: for an answer (a reader of the lines must see the question now, not after the answer).
+_RUN_PAUSES = TERMINAL_TYPES | REQUEST_TYPES | {"run.paused"}
+#: The most lines held back: past it the oldest waiting stream is taken as ended, so a stream
+#: that never goes on (a node that streamed its last chunk and said nothing more) cannot hold
+#: a long run's lines in memory and away from their reader.
+MAX_HELD = 1000
+
+
+@dataclass
+class _Held:
+    """A line waiting to be written, and where its pieces sit."""
+
+    line: dict[str, Any]
+    slot: tuple[str, Piece, PieceChain] | None = None
+    """(the payload's key, the piece, its stream's chain), for a line that carries text."""
+    stream: tuple[object, ...] = ()
+    """The name of the piece's stream."""
+
+    def masked(self, secrets: tuple[str, ...]) -> dict[str, Any]:
+        """The line as written: its piece with what the chain found masked, and what `mask`
+        masks in any string (a long fragment at the piece's edge), as the export's rows are."""
+        if self.slot is None or not self.slot[1].spans:
+            # Nothing found across the joins: the payload's own text, which the protocol layer
+            # masked as it masks any string, is the piece masked.
+            return self.line
+        key, piece, _ = self.slot
+        payload = {**self.line["payload"], key: mask(piece.masked, secrets)}
+        return {**self.line, "payload": payload}
+
+
+class SplitKeyLines:
+    """Masks a key split across the text of JSONL lines (`openwop_tui.store.export.jsonl_lines`)
+    written as they come: `add` takes a line and returns those that may be written now, in
+    order; `finish`, at the end of the output, the rest.
+
+    An ``event`` line of a chunk or reasoning delta is a piece of its stream (a run's node's
+    reply, an agent's reasoning), followed by a `PieceChain` as the store follows rows: when
+    its end could start the key, it and every line after it wait for the stream's next piece.
+    A stream's pieces stop waiting when it cannot go on: its node completed or failed, its
+    agent's reasoning ended, the run ended or waits for an answer (so ``run --json | jq`` sees
+    a question when it is asked), or the output ends.
+    """
+
+    def __init__(self, secrets: Iterable[str | None]) -> None:
+        self.secrets = secrets_of(*secrets)
+        self._chains: dict[tuple[object, ...], PieceChain] = {}
+        self._held: list[_Held] = []
+
+    def add(self, line: dict[str, Any], piece: str | None = None) -> list[dict[str, Any]]:
+        """Take the next ``line``; the lines to write now. ``piece``: an event line's text as
+        `openwop_tui.protocol.events.RunEvent.piece` has it (whole keys masked, not the
+        fragments at its edges, which a later piece may complete); else the payload's."""
+        if not self.secrets:
+            return [line]
+        held = _Held(line)
+        stream = _stream(line)
+        if stream is not None:
+            name, key = stream
+            chain = self._chains.get(name)
+            if chain is None:
+                chain = self._chains[name] = PieceChain(self.secrets)
+            text = piece if piece is not None else line["payload"][key]
+            held.slot, held.stream = (key, chain.add(len(self._held), text)[0], chain), name
+        else:
+            self._end_streams(line)
+        self._held.append(held)
+        if len(self._held) > MAX_HELD and self._held[0].slot is not None:
+            self._chains.pop(self._held[0].stream, None)
+        return self._ready()
+
+    def finish(self) -> list[dict[str, Any]]:
+        """The lines still held, at the end of the output: no piece comes after them."""
+        self._chains.clear()
+        lines, self._held = [h.masked(self.secrets) for h in self._held], []
+        return lines
+
+    def _ready(self) -> list[dict[str, Any]]:
+        """The held lines up to the first one a later piece may still change."""
+        count = next((i for i, h in enumerate(self._held) if self._waiting(h)), len(self._held))
+        ready, self._held = self._held[:count], self._held[count:]
+        return [h.masked(self.secrets) for h in ready]
+
+    def _waiting(self, held: _Held) -> bool:
+        """Whether a later piece of its stream may still change ``held``."""
+        if held.slot is None:
+            return False
+        _, piece, chain = held.slot
+        if self._chains.get(held.stream) is not chain:
+            return False  # the stream ended
+        return any(p is piece for p in chain.open_pieces)
+
+    def _end_streams(self, line: dict[str, Any]) -> None:
+        """Forget the streams ``line`` (not a piece) says cannot go on."""
+        run = line.get("runId")
+        event = canonical_type(line["type"]) if isinstance(line.get("type"), str) else ""
+        payload = line.get("payload")
+        payload = payload if isinstance(payload, dict) else {}
+        node = line.get("nodeId") or payload.get("nodeId")
+        if line.get("kind") == "end" or event in _RUN_PAUSES:
+            # (Bare chunks carry no run id: a run's end ends them too.)
+            ended = [name for name in self._chains if name[1] in (run, None)]
+        elif event == "agent.reasoned":
+            ended = [("reasoning", run, payload.get("agentId"))]
+        elif node is not None:
+            # Any other event of the node (its completion, a tool call, progress): a reply is
+            # streamed in consecutive chunks (as every recorded host does), so a key is never
+            # cut around one, and a reader of the lines sees the event now.
+            ended = [("reply", run, node)]
+        else:
+            return
+        for name in ended:
+            self._chains.pop(name, None)
+
+
+def _stream(line: dict[str, Any]) -> tuple[tuple[object, ...], str] | None:
+    """The stream an ``event`` line's text belongs to, and the payload key holding the text;
+    ``None`` for a line that is not a piece (as `_slot` tells a stored row's)."""
+    kind = line.get("type")
+    payload = line.get("payload")
+    if line.get("kind") != "event" or not isinstance(kind, str) or not isinstance(payload, dict):
+        return None
+    kind = canonical_type(kind)
+    if kind == _REASONING:
+        if isinstance(payload.get("delta"), str):
+            return ("reasoning", line.get("runId"), payload.get("agentId")), "delta"
+        return None
+    if kind not in CHUNK_TYPES:
+        return None
+    node = line.get("nodeId") or payload.get("nodeId")
+    for key in ("chunk", "delta"):
+        if isinstance(payload.get(key), str):
+            return ("reply", line.get("runId"), node), key
+    return None

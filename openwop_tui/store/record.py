@@ -6,8 +6,12 @@ SSE reader (``render``, another client) can read it. What is not a frame goes in
 which SSE readers skip: ``: at S`` (seconds since the recording began, before each frame, for
 pacing), and ``: user``, ``: run``, ``: end``, ``: notice``, ``: snapshot``, ``: document`` with a
 JSON value, so a replay shows the user's messages and the stream's notices too. The API key is
-masked in everything written. Each entry is flushed as it comes: a killed process loses nothing
-but what the operating system had not been given.
+masked in everything written, also where a host cut it across the chunks of several frames
+(`openwop_tui.store.keys.SplitKeyRows`, as the session store masks it): a frame whose chunk
+could start the key waits for its stream's next chunk (or its run's end, at most `MAX_HELD`
+entries), since what is written is not rewritten. Every other entry is flushed as it comes: a
+killed process loses nothing but what the operating system had not been given, and such a
+waiting frame.
 
 `read_recording` turns a file (a recording, or any SSE capture) back into `Entry`\\ s, and
 `replay_frames` yields them paced by their recorded times (or the events' ``timestamp``).
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import re
 import time
@@ -27,6 +32,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from openwop_tui.protocol.sse import SSEDecoder
+from openwop_tui.store.keys import SplitKeyRows
 from openwop_tui.store.sessions import Entry
 from openwop_tui.text.redact import Redactor
 
@@ -35,6 +41,19 @@ HEADER = ": openwop-tui recording 1"
 _LINE_END = re.compile(r"\r\n?|\n")
 #: Comment lines that carry an entry other than a frame.
 _MARKERS = frozenset({"user", "run", "end", "notice", "snapshot", "document"})
+#: The most entries held back while a chunk could start the key: past it, the oldest is
+#: written as it stands (a stream that never goes on cannot keep the rest from the file).
+MAX_HELD = 256
+
+
+@dataclass(slots=True)
+class _Held:
+    """An entry waiting to be written: its number, the entry (its text masked as far as
+    known) and, for a frame, its time in the recording (taken when it came)."""
+
+    ref: int
+    entry: Entry
+    at: float
 
 
 class Recorder:
@@ -59,11 +78,16 @@ class Recorder:
         self._began = time.monotonic()
         self._keep_times = keep_times
         self._first: float | None = None
+        self._split = SplitKeyRows(self._redact.secrets)
+        self._held: list[_Held] = []
+        self._count = 0
         self._write(f"{HEADER}\n\n")
 
     def add_secrets(self, *more: str | None) -> None:
         """Also mask ``more`` (the embedded demo host's key, known once it started)."""
+        self._release(everything=True)
         self._redact = self._redact.with_secrets(*more)
+        self._split = SplitKeyRows(self._redact.secrets)
 
     def _write(self, text: str) -> None:
         # The key and URL credentials never reach the file (the one change to the host's text).
@@ -78,11 +102,33 @@ class Recorder:
         return max(0.0, entry.at - self._first)
 
     def append(self, entry: Entry) -> None:
-        """Write one entry: a frame as SSE lines, anything else as a comment."""
+        """Write one entry (when no chunk before it waits): a frame as SSE lines, anything
+        else as a comment."""
         if self._file.closed:
             return
+        ref, self._count = self._count, self._count + 1
+        at = self._at(entry) if entry.kind == "frame" else 0.0
+        data, earlier = self._split.row("", ref, entry.kind, entry.run, entry.data)
+        rewrites = dict(earlier)
+        for held in self._held:
+            if held.ref in rewrites:
+                held.entry = dataclasses.replace(held.entry, data=str(rewrites[held.ref]))
+        if data is not entry.data:
+            entry = dataclasses.replace(entry, data=data)
+        self._held.append(_Held(ref, entry, at))
+        self._release(everything=len(self._held) > MAX_HELD)
+
+    def _release(self, *, everything: bool = False) -> None:
+        """Write the held entries no later chunk may change (``everything``: all of them)."""
+        waiting = set() if everything else self._split.waiting()
+        count = next((i for i, h in enumerate(self._held) if h.ref in waiting), len(self._held))
+        ready, self._held = self._held[:count], self._held[count:]
+        for held in ready:
+            self._put(held.entry, held.at)
+
+    def _put(self, entry: Entry, at: float) -> None:
         if entry.kind == "frame":
-            self._write(self._frame(entry))
+            self._write(self._frame(entry, at))
             return
         value: Any = entry.data
         if entry.kind == "notice":
@@ -93,8 +139,8 @@ class Recorder:
             value = {"run": entry.run, "snapshot": json.loads(entry.data or "null")}
         self._write(f": {entry.kind} {json.dumps(value, ensure_ascii=True)}\n\n")
 
-    def _frame(self, entry: Entry) -> str:
-        lines = [f": at {self._at(entry):.3f}"]
+    def _frame(self, entry: Entry, at: float) -> str:
+        lines = [f": at {at:.3f}"]
         if entry.frame_id is not None:
             lines.append(f"id: {entry.frame_id}")
         if entry.label and entry.label != "message":
@@ -112,7 +158,9 @@ class Recorder:
         return "\n".join(lines) + "\n\n"
 
     def close(self) -> None:
-        """Close the file (everything written is already flushed)."""
+        """Write what waited, and close the file (everything written is already flushed)."""
+        if not self._file.closed:
+            self._release(everything=True)
         self._file.close()
 
 

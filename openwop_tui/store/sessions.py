@@ -34,7 +34,6 @@ import sqlite3
 import time
 import uuid
 import weakref
-import zlib
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -48,23 +47,27 @@ from openwop_tui.protocol.sse import SSEFrame
 from openwop_tui.protocol.stream import Arrival
 from openwop_tui.store import folds, journal
 from openwop_tui.store.batch import Batch, NewSession, Row, write_rows, write_sessions
+from openwop_tui.store.entry_bytes import COMPRESS_FROM as COMPRESS_FROM
+from openwop_tui.store.entry_bytes import ENTRY_BYTES as ENTRY_BYTES
+from openwop_tui.store.entry_bytes import (
+    Unread,
+    compressed,
+    encode,
+    fits,
+    inflate,
+    too_large,
+)
 from openwop_tui.store.folds import FoldRow
 from openwop_tui.store.keys import SplitKeyRows
 from openwop_tui.text.redact import Redactor, display_url
 from openwop_tui.text.sanitize import HostText, clean, clean_label
 
 #: The schema this code reads and writes (``PRAGMA user_version``). 2: long entries may be
-#: kept compressed (`_encode`); a file is marked 2 when its first one is, so a file without one
-#: still opens in an openwop-tui that reads 1.
+#: kept compressed (`openwop_tui.store.entry_bytes`); a file is marked 2 when its first one
+#: is, so a file without one still opens in an openwop-tui that reads 1.
 SCHEMA_VERSION = 2
 #: The schema a file holding no compressed entry is (and an older openwop-tui reads).
 _PLAIN_SCHEMA = 1
-#: Entries this long (UTF-8 bytes) or longer are kept compressed: a host that echoes the chat's
-#: history in every ``run.started`` sends it again whole at each turn (250 KB at turn 200 of the
-#: demo host), and the log keeps every frame. Compressed, those frames take 1-2 % of that.
-COMPRESS_FROM = 8192
-#: What a compressed entry begins with: 0xFF is never a byte of UTF-8, so no text begins so.
-_DEFLATED = b"\xff\x01"
 #: Total size of stored media bytes; the least recently used go first past it.
 ASSET_BYTES = 256_000_000
 #: How long a write waits for another process holding the database.
@@ -244,27 +247,11 @@ class SessionInfo:
         }
 
 
-def _encode(text: str) -> bytes:
-    """The bytes an entry's text is kept as: its UTF-8 (lone surrogates included, so any string
-    a host or a user produced is kept), compressed when long (`COMPRESS_FROM`), and read back
-    exactly (`_Lenient.blob`)."""
-    raw = text.encode("utf-8", "surrogatepass")
-    if len(raw) < COMPRESS_FROM:
-        return raw
-    # (Level 1: a quarter of level 6's time for nearly its size on what hosts echo.)
-    packed = _DEFLATED + zlib.compress(raw, 1)
-    return packed if len(packed) < len(raw) else raw
-
-
-def _compressed(data: bytes) -> bool:
-    return data.startswith(_DEFLATED)
-
-
 def _mark_compressed(db: sqlite3.Connection, datas: Iterable[bytes]) -> None:
     """In the caller's transaction: a file about to hold its first compressed entry is marked
     with the schema that reads it (an older openwop-tui then says to upgrade, instead of
     showing those entries as damaged)."""
-    if not any(_compressed(data) for data in datas):
+    if not any(compressed(data) for data in datas):
         return
     if int(db.execute("PRAGMA user_version").fetchone()[0]) < SCHEMA_VERSION:
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
@@ -293,17 +280,17 @@ class _Lenient:
             self.damaged += 1
             return raw.decode("utf-8", "replace")
 
-    def blob(self, value: Any) -> str:
-        """A BLOB column (``data``) read the same way, a compressed one (`_encode`) inflated
-        first; one that does not inflate is counted damaged and read as empty."""
+    def blob(self, value: Any) -> str | Unread:
+        """A BLOB column (``data``) read the same way, a compressed one inflated first, within
+        the bound of `openwop_tui.store.entry_bytes.inflate`: one that inflates past it or not
+        at all is `Unread`."""
         if not isinstance(value, bytes):
             return _decode(value)
-        if _compressed(value):
-            try:
-                value = zlib.decompress(value[len(_DEFLATED) :])
-            except zlib.error:
-                self.damaged += 1
-                return ""
+        if compressed(value):
+            inflated = inflate(value)
+            if isinstance(inflated, Unread):
+                return inflated
+            value = inflated
         return self(value)
 
 
@@ -635,7 +622,7 @@ class Store:
     def _rewrite(self, session_id: str, seq: int, text: str) -> None:
         """Entry ``seq`` of ``session_id`` now holds ``text`` (a split key masked across it):
         in the batch while it waits there, else in the database."""
-        data = _encode(text)
+        data = encode(text)
         waiting = [i for i, row in enumerate(self._batch.rows) if row.session == session_id]
         # ``_next`` already counts the entry being appended, which is not in the batch yet.
         first_waiting = self._next[session_id] - 1 - len(waiting)
@@ -654,12 +641,15 @@ class Store:
     def append(self, session_id: str, entry: Entry) -> Entry:
         """Append ``entry``; the entry as stored. Committed with its batch: at once for a
         user's message or a run's end, else within `BATCH_SECONDS` of appends (or at the next
-        read, `flush` or `close`). Raises `StoreError` for an unknown session, or when a batch
-        this append completed could not be written (the entries stay pending)."""
+        read, `flush` or `close`). An entry over `ENTRY_BYTES` is kept as a notice saying so
+        (what is written can always be read back). Raises `StoreError` for an unknown session,
+        or when a batch this append completed could not be written (the entries stay
+        pending)."""
         if self.read_only is not None:
             raise StoreError(self.read_only)
         if session_id not in self._next:
             self._next[session_id] = self.info(session_id).entries
+        entry = _within_cap(entry)
         seq = self._next[session_id]
         self._next[session_id] = seq + 1
         # A key the host split between this row's chunk and earlier ones: masked in each.
@@ -687,7 +677,7 @@ class Store:
                 stored.run,
                 stored.label,
                 stored.frame_id,
-                _encode(stored.data),
+                encode(stored.data),
                 meta,
                 title,
             )
@@ -714,14 +704,17 @@ class Store:
             raise _failure(error, self.path) from None
 
     def _read(self, rows: Iterable[tuple[Any, ...]]) -> Iterator[Entry]:
-        """Entries of rows of `_ENTRY_COLUMNS`, each damaged text followed by its notice."""
+        """Entries of rows of `_ENTRY_COLUMNS`, each damaged text followed by its notice: a
+        text that is not UTF-8 read with U+FFFD, one that could not be read at all (`Unread`)
+        read as empty, its notice saying why and carrying its position (``meta["unread"]``)."""
         # The TEXT columns are decoded as the row is fetched: count from before the fetch.
         damaged = self._text.damaged
-        for number, (kind, data, run, label, frame_id, meta, at, seq) in enumerate(rows, 1):
+        for kind, data, run, label, frame_id, meta, at, seq in rows:
             text = self._text.blob(data)
+            unread = text if isinstance(text, Unread) else None
             yield Entry(
                 kind,
-                text,
+                "" if isinstance(text, Unread) else text,
                 run=run,
                 label=label,
                 frame_id=frame_id,
@@ -729,8 +722,11 @@ class Store:
                 at=at,
                 seq=seq,
             )
-            if self._text.damaged != damaged:
-                yield Entry("notice", _damaged(number, kind), label="warning", at=at)
+            if unread is not None:
+                notice = _unread(seq, kind, run, unread)
+                yield Entry("notice", notice, label="warning", meta={"unread": seq}, at=at)
+            elif self._text.damaged != damaged:
+                yield Entry("notice", _damaged(seq, kind), label="warning", at=at)
             damaged = self._text.damaged
 
     def _small_gaps(
@@ -955,10 +951,35 @@ def _unreadable(error: Exception) -> str:
     return "it is damaged: not a whole openwop-tui journal"
 
 
-def _damaged(number: int, kind: str) -> str:
+def _within_cap(entry: Entry) -> Entry:
+    """``entry``, or when its text is over `ENTRY_BYTES`, a notice in its place saying so."""
+    size = fits(entry.data)
+    if size is None:
+        return entry
+    of_run = f" of run {clean_label(entry.run)[:200]}" if entry.run else ""
+    text = f"an entry ({entry.kind}{of_run}) was not kept in the session store: {too_large(size)}"
+    log.warning("%s", text)
+    return Entry("notice", text, label="warning", meta={"unkept": size}, at=entry.at)
+
+
+def _place(seq: Any) -> str:
+    """An entry's position in its session as people count (the first is 1)."""
+    return str(seq + 1) if isinstance(seq, int) else "?"
+
+
+def _damaged(seq: Any, kind: str) -> str:
     return (
-        f"stored entry {number} ({kind}) is not valid UTF-8: it is shown with \ufffd in place of "
-        "the bytes that could not be read; the rest of the session is intact"
+        f"stored entry {_place(seq)} ({kind}) is not valid UTF-8: it is shown with \ufffd in place "
+        "of the bytes that could not be read; the rest of the session is intact"
+    )
+
+
+def _unread(seq: Any, kind: str, run: str | None, unread: Unread) -> str:
+    # The run id is the host's, from a file anyone may have written: cleaned, on one line.
+    of_run = f" of run {clean_label(run)[:200]}" if run and kind != "user" else ""
+    return (
+        f"stored entry {_place(seq)} ({kind}{of_run}) was not read: {unread.why}; the rest of "
+        "the session is intact"
     )
 
 

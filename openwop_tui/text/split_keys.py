@@ -203,6 +203,8 @@ class PieceChain:
         piece = Piece(ref, text)
         if not self.secrets:
             return [piece]
+        if not self._open and self._started and not self._touches(text):
+            return [piece]  # nothing waits, and this piece neither holds nor starts a secret
         # The joined text: the open tail of earlier pieces, then this one.
         parts: list[tuple[Piece, int]] = []
         offset = self._open_from
@@ -224,6 +226,11 @@ class PieceChain:
         changed = self._apply(parts, spans)
         self._reopen(parts, len(joined) - keep)
         return [piece, *(p for p in changed if p is not piece)]
+
+    def _touches(self, text: str) -> bool:
+        """Whether ``text`` holds a secret or ends in what could start one (what `add` would
+        find in it when no earlier piece is open and the stream has begun)."""
+        return any(secret in text for secret in self.secrets) or _held(text, self.secrets) > 0
 
     @staticmethod
     def _apply(parts: list[tuple[Piece, int]], spans: list[tuple[int, int]]) -> list[Piece]:

@@ -224,8 +224,8 @@ class ChatApp(GuardedApp):
         newest, self._newest = self._newest, None
         if newest is not None:
             # A long session: its newest runs now, the rest read once they are on screen
-            # (`openwop_tui.ui.controllers.reopening`); the host is reached after.
-            self.sessions.reopening.show(newest)
+            # (`openwop_tui.ui.controllers.reopening`) while the host is reached.
+            self.sessions.reopening.show(newest, then=self.runs.after_reading)
         await first_screen(self.chat, self._warnings, typed)
         replay = self.chat.replaying
         if replay is not None:
@@ -234,7 +234,6 @@ class ChatApp(GuardedApp):
             self.run_worker(Deferred(self._reach_host), group="connect", exclusive=True)
 
     async def _reach_host(self) -> None:
-        await self.sessions.reopening.read()
         await self.connection.connect()
 
     async def on_unmount(self) -> None:

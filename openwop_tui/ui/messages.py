@@ -161,6 +161,15 @@ class TitleShown(Message):
 
 
 @dataclass
+class ReadingChanged(Message):
+    """How far the older turns of a session opened newest first are read
+    (`openwop_tui.ui.controllers.reopening`), in the words the status line shows: ``reading
+    2,988 older turns… 35%``; ``""`` once they are in (or no longer read)."""
+
+    text: str
+
+
+@dataclass
 class LoadingChanged(Message):
     """Envelopes on screen still being drawn (their media fetched or decoded: each says
     "loading…"): the status line says "completed, N loading" until they are all drawn, so a

@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import io
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from hitl_support import Log, start
+from patience import PATIENCE
 from rich.console import Console
 
 from openwop_tui.__main__ import main
@@ -130,13 +134,56 @@ def test_from_past_the_end_says_how_many_events_the_run_has(
     done = start(client, "conformance-noop")
     last = Log(client, done).to_end()[-1]["sequence"]
     assert main(["attach", done, *on(host), "--from", "100"]) == 0
-    out = capsys.readouterr().out
+    out = " ".join(capsys.readouterr().out.split())
     count = last + 1
-    assert f"has {count} events (sequences 0 to {last}): nothing from sequence 100 on arrived" in (
-        out.replace("\n", " ").replace("  ", " ")
-    )
+    assert (
+        f"has {count} events (sequences 0 to {last}), so sequence 100 is past its end. "
+        f"The run is completed. See its events with: openwop-tui attach {done} --host {host.url}"
+    ) in out
+    assert f"(with --from N, N up to {last}, to begin part way)" in out
     assert "missed" not in out and "missing" not in out
     assert "run completed" in out
+
+
+def test_the_installed_command_attached_past_a_runs_end_says_its_true_length(
+    host: DemoHost, tmp_path: Path
+) -> None:
+    """``openwop-tui run`` then ``attach RUN --from 99``, as a user types them."""
+    env = {
+        **os.environ,
+        "NO_COLOR": "1",
+        "OPENWOP_TUI_AUDIO": "off",
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "OPENWOP_API_KEY": host.api_key,
+        "COLUMNS": "300",
+    }
+    program = Path(sys.executable).with_name("openwop-tui")
+
+    def command(*args: str) -> str:
+        done = subprocess.run(
+            [str(program), *args, "--host", host.url],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=PATIENCE,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    ran = command("run", "conformance-noop")
+    run_id = ran.split("\n")[1].split()[1]  # "run <id> · <workflow>" under the header
+    events = httpx.get(
+        f"{host.url}/v1/runs/{run_id}/events/poll",
+        params={"afterSequence": "-1", "timeout": "0"},
+        headers={"Authorization": f"Bearer {host.api_key}"},
+    ).json()["events"]
+    last = events[-1]["sequence"]
+    assert last < 98
+    out = command("attach", run_id, "--from", "99")
+    assert f"Run {run_id} has {last + 1} events (sequences 0 to {last}), so sequence 99 is " in out
+    assert "99 events" not in out
 
 
 class _Conversation:

@@ -4,12 +4,17 @@ runs read back from the host by id, and input that cannot be read."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from paths import TESTS
+from patience import PATIENCE
 
 from openwop_tui.__main__ import main
 from openwop_tui.demo_host import DemoHost
@@ -106,7 +111,8 @@ def test_json_output_is_one_documented_object_per_finding(
     lines = capsys.readouterr().out.splitlines()
     objects = [json.loads(line) for line in lines]
     assert objects and all(
-        set(o) == {"sequence", "code", "severity", "source", "message", "path", "runId"}
+        set(o) == {"sequence", "code", "severity", "source", "message", "path", "runId", "input"}
+        and o["input"] == str(path)
         for o in objects
     )
     both = next(o for o in objects if o["code"] == "OW214")
@@ -184,7 +190,7 @@ def test_stats_prints_each_nodes_bar_and_the_tokens(
     assert main(["stats", str(CAPTURES / "example-chat-markdown-debug.sse")]) == 0
     out = capsys.readouterr().out
     (node,) = [line for line in out.splitlines() if line.strip().startswith("respond")]
-    assert "█" in node and "255 ms" in node and "in 41 out 52" in node
+    assert "█" in node and "610 ms" in node and "in 41 out 52" in node  # the host's figure
     assert "first token after 65 ms" in out
     assert "model anthropic/claude-opus-4-7: in 41, out 52" in out
 
@@ -233,7 +239,7 @@ def test_stats_of_nothing_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[
 @pytest.mark.parametrize(
     ("command", "fields"),
     [
-        ("lint", ("sequence", "code", "severity", "source", "message", "path", "runId")),
+        ("lint", ("sequence", "code", "severity", "source", "message", "path", "runId", "input")),
         ("stats", ("runs", "durationMs", "tokensIn", "tokensOut", "nodes", "models")),
     ],
 )
@@ -258,3 +264,52 @@ def test_an_unknown_run_id_exits_2(demo: DemoHost, capsys: pytest.CaptureFixture
     assert main(["lint", "run_nope", "--host", demo.url, "--api-key", demo.api_key]) == 2
     err = capsys.readouterr().err
     assert "run_nope" in err and "Traceback" not in err
+
+
+def test_stats_prints_the_hosts_node_duration_and_says_when_it_sets_one_aside(
+    tmp_path: Path,
+) -> None:
+    """The installed command: a node the host timed at 12 ms shows 12 ms (not the 1 ms between
+    its events); one whose figure is absurd shows the measured time and says why."""
+
+    def event(seq: int, kind: str, ms: int, **payload: Any) -> str:
+        doc: dict[str, Any] = {
+            "eventId": f"e{seq}",
+            "runId": "r",
+            "type": kind,
+            "sequence": seq,
+            "timestamp": f"2026-12-01T10:00:00.{ms:03d}Z",
+            "payload": payload,
+        }
+        if "nodeId" in payload:
+            doc["nodeId"] = payload["nodeId"]
+        return f"id: {seq}\nevent: {kind}\ndata: {json.dumps(doc)}\n\n"
+
+    frames = [
+        event(0, "run.started", 0, workflowId="w"),
+        event(1, "node.started", 100, nodeId="timed"),
+        event(2, "node.completed", 101, nodeId="timed", durationMs=12),
+        event(3, "node.started", 110, nodeId="odd"),
+        event(4, "node.completed", 113, nodeId="odd", durationMs=10**12),
+        event(5, "run.completed", 130, durationMs=130),
+    ]
+    capture = tmp_path / "timed.sse"
+    capture.write_text("".join(frames), encoding="utf-8")
+    env = {**os.environ, "NO_COLOR": "1", "OPENWOP_TUI_AUDIO": "off", "COLUMNS": "200"}
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("openwop-tui")), "stats", str(capture)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=PATIENCE,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = {line.split()[0]: line for line in done.stdout.splitlines() if line.startswith("  ")}
+    assert "   12 ms completed" in lines["timed"]
+    assert "    3 ms completed" in lines["odd"]
+    assert (
+        "(the host's durationMs 1e+12 is absurd (over a week); measured 3 ms instead)"
+        in (lines["odd"])
+    )

@@ -90,6 +90,15 @@ def test_fetching_off_means_no_bytes_and_says_so() -> None:
     assert Profile().asset(envelope, stored) is stored
 
 
+def test_fetching_off_keeps_a_policy_refusal() -> None:
+    """A file: URL is refused whatever the network: switching fetching off does not turn its
+    reason into "switched off" (issue 23 item 10, the offline reasons)."""
+    refused = Asset(
+        url="file:///etc/passwd", error="refused: file: URLs are never fetched", failure="refused"
+    )
+    assert Profile(fetching=False).asset(by_url(), refused) is refused
+
+
 def test_fetching_off_keeps_inline_bytes() -> None:
     inline = media("image", png(), mime="image/png")
     assert Profile(fetching=False).asset(inline, None) is None

@@ -114,8 +114,9 @@ def test_the_chat_capture() -> None:
     (run,) = stats_of(capture("example-chat-markdown-debug.sse"))
     (node,) = run.nodes
     assert (node.node_id, node.tokens_in, node.tokens_out) == ("respond", 41, 52)
-    assert node.duration_ms == pytest.approx(255, abs=1)
-    assert node.reported_ms == 610  # the host's own figure, kept beside the measured one
+    # The host's own figure, as the run's duration uses the host's; the measured one beside it.
+    assert node.duration_ms == node.reported_ms == 610
+    assert node.measured_ms == pytest.approx(255, abs=1) and node.note == ""
     assert run.first_token_ms == pytest.approx(65, abs=1) and run.duration_ms == 720
     assert [(m.model, m.tokens_in, m.tokens_out) for m in run.models] == [
         ("claude-opus-4-7", 41, 52)
@@ -130,3 +131,56 @@ def test_the_postgres_capture() -> None:
     ]
     assert [n.duration_ms for n in run.nodes] == pytest.approx([85, 15], abs=1)
     assert run.first_token_ms is None and run.status == "completed"
+
+
+def _timed_node(duration: Any, *, started: int = 100, ended: int = 101) -> Any:
+    """A run whose node the host timed at ``duration`` ms (``durationMs``), with event
+    timestamps 1 ms apart around it (a host that stamps its events after the work)."""
+    events = [
+        ev(0, "run.started", {"workflowId": "w"}, 0),
+        ev(1, "node.started", {"nodeId": "a", "typeId": "t"}, started, nodeId="a"),
+        ev(2, "node.completed", {"nodeId": "a", "durationMs": duration}, ended, nodeId="a"),
+        ev(3, "run.completed", {"durationMs": 130}, 130),
+    ]
+    (run,) = stats_of((e, None) for e in events)
+    (node,) = run.nodes
+    return run, node
+
+
+def test_a_nodes_duration_is_the_hosts_figure_as_the_runs_is() -> None:
+    """Issue 23 item 10: ``stats`` showed 1 ms (two timestamps) for a node the host timed at
+    12 ms, while the run's duration took the host's figure."""
+    run, node = _timed_node(12)
+    assert run.duration_ms == 130
+    assert node.duration_ms == 12 and node.measured_ms == pytest.approx(1, abs=1e-3)
+    assert node.note == ""
+    assert node.as_json()["durationMs"] == 12 and node.as_json()["measuredMs"] == 1
+
+
+@pytest.mark.parametrize(
+    ("given", "why"),
+    [
+        (-5, "the host's durationMs -5 is not a duration"),
+        ("12", "the host's durationMs '12' is not a duration"),
+        (True, "the host's durationMs True is not a duration"),
+        (1e12, "the host's durationMs 1e+12 is absurd (over a week)"),
+        # The run's last event is 30 ms after the node started: 5 s cannot have fitted.
+        (5000, "the host's durationMs 5000 is longer than the run's events leave room for (30 ms)"),
+    ],
+)
+def test_an_unusable_or_absurd_host_figure_falls_back_to_the_measured_one(
+    given: Any, why: str
+) -> None:
+    _, node = _timed_node(given)
+    assert node.duration_ms == pytest.approx(1, abs=1e-3)
+    assert node.note == f"{why}; measured 1 ms instead"
+    assert node.as_json()["durationNote"] == node.note
+
+
+def test_an_absurd_run_duration_falls_back_to_its_timestamps() -> None:
+    events = [
+        ev(0, "run.started", {"workflowId": "w"}, 0),
+        ev(1, "run.completed", {"durationMs": 1e15}, 2500),
+    ]
+    (run,) = stats_of((e, None) for e in events)
+    assert run.duration_ms == pytest.approx(2500, abs=1)

@@ -105,7 +105,7 @@ async def test_drops_and_garbage_together_lose_nothing() -> None:
 @pytest.mark.parametrize(("status", "pause"), [(503, 1.0), (429, 1.0), (500, 0.5)])
 async def test_an_error_status_on_the_first_request_recovers(status: int, pause: float) -> None:
     with DemoHost(pace=0, status=status) as host:
-        items, log, sleeps = await stream_run(host)
+        items, log, sleeps = await stream_run(host, jitter=lambda: 0.0)
     assert [e.raw["eventId"] for e in events(items)] == expected(log, "updates,messages")
     assert sleeps == [pause]  # Retry-After: 1 where it was sent, else the first backoff step
     [notice] = notices(items)

@@ -20,7 +20,13 @@ from test_faults import MESSAGE, REPLY, events, expected, notices, reply_of
 from openwop_tui.__main__ import main
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.protocol.client import HostClient, HostError
-from openwop_tui.protocol.reconnect import MAX_DELAY, Reconnects, attach_command
+from openwop_tui.protocol.reconnect import (
+    MAX_DELAY,
+    MAX_RETRY_AFTER,
+    MIN_RETRY_AFTER,
+    Reconnects,
+    attach_command,
+)
 from openwop_tui.protocol.stream import StreamItem, subscribe
 
 
@@ -63,8 +69,9 @@ async def test_eight_503s_in_a_row_lose_nothing() -> None:
         _, items, log, time = await follow(host)
     assert [e.raw["eventId"] for e in events(items)] == expected(log, "updates,messages")
     assert reply_of(items) == REPLY
-    # Backoff doubling from 0.5 s, never below the host's Retry-After: 1, capped at 30 s.
-    assert time.sleeps == [1.0, 1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0]
+    # The host's Retry-After: 1, honoured each time: the storm is over after 8 s, not 92 s
+    # (doubling on top of it waited 1, 1, 2, 4, 8, 16, 30, 30).
+    assert time.sleeps == [1.0] * 8
     said = [n.message for n in notices(items)]
     assert len(said) == 8 and all("HTTP 503" in m or "503" in m for m in said)
     assert said[0].endswith("Reconnecting in 1 s (attempt 1, trying for up to 5 min).")
@@ -94,32 +101,61 @@ async def test_the_budget_is_time_not_a_count() -> None:
                     handle.run_id,
                     sleep=time.sleep,
                     clock=time.clock,
-                    reconnect_budget=120,
+                    reconnect_budget=20,
                 ):
                     pass
-    # 1+1+2+4+8+16+30+30 = 92 s waited; one more 30 s step would pass 120 s.
+    # Retry-After: 1 each time: 20 tries a second apart, then the budget is spent.
+    assert time.sleeps == [1.0] * 20
+    assert "after 20 reconnect attempts over 20 s" in caught.value.message
+
+
+def test_without_retry_after_the_backoff_doubles_to_its_cap_and_spends_the_budget() -> None:
+    time = FakeTime()
+    budget = Reconnects(120, time.clock, jitter=lambda: 0.0)
+    while (delay := budget.next_delay(None, None)) is not None:
+        time.now += delay
+        time.sleeps.append(delay)
+    # 0.5+1+2+4+8+16+30+30 = 91.5 s waited; one more 30 s step would pass 120 s.
+    assert time.sleeps == [0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0]
     assert sum(time.sleeps) <= 120 < sum(time.sleeps) + MAX_DELAY
-    assert f"after {len(time.sleeps)} reconnect attempts over 1 min 32 s" in caught.value.message
 
 
-def test_retry_after_is_a_floor_and_one_beyond_the_budget_ends_it_at_once() -> None:
+def test_retry_after_is_the_wait_clamped_and_one_beyond_the_budget_ends_it_at_once() -> None:
     clock = [0.0]
-    budget = Reconnects(300, lambda: clock[0])
-    assert budget.next_delay(None, 45) == 45  # never sooner than the host asked
+    budget = Reconnects(300, lambda: clock[0], jitter=lambda: 0.0)
+    assert budget.next_delay(None, 45) == 45  # what the host asked, not doubled
+    assert budget.note == ""
     clock[0] += 45
-    assert budget.next_delay(2000, None) == 4.0  # the host's retry: 2 s, doubled
+    assert budget.next_delay(2000, None) == 4.0  # no Retry-After: the host's retry: 2 s, doubled
     clock[0] += 4
-    assert budget.next_delay(None, 600) is None  # more than the 251 s left
+    assert budget.next_delay(4000, 1) == 1.0  # a Retry-After wins over the backoff
+    clock[0] += 1
+    assert budget.next_delay(None, 1e9) == MAX_RETRY_AFTER  # capped, and said
+    assert budget.note == "the host asked to wait 31 years; 1 min is the longest this client waits"
+    assert budget.describe().startswith(budget.note + "; attempt 4, ")
+    clock[0] += 60
+    assert budget.next_delay(None, 0) == MIN_RETRY_AFTER  # not a hot loop
+    assert budget.note == ""
+    clock[0] = 270
+    assert budget.next_delay(None, 45) is None  # more than the 30 s left
     error = budget.gave_up(
         HostError("Busy."), "run-9", attach_command("http://h", "run-9", keyed=False)
     )
     assert error.message == (
-        "Busy. Gave up on run run-9 after 2 reconnect attempts over 49 s (the host asked to wait "
-        "10 min, more than the 4 min 11 s left); the run may still be going at the host. Follow "
+        "Busy. Gave up on run run-9 after 5 reconnect attempts over 4 min 30 s (the host asked "
+        "to wait 45 s, more than the 30 s left); the run may still be going at the host. Follow "
         "it again with: openwop-tui attach run-9 --host http://h"
     )
     budget.reset()
     assert budget.next_delay(None, None) == 0.5  # new events: a fresh streak
+    assert budget.next_delay(None, float("nan")) == 1.0  # NaN is no answer: the backoff
+
+
+def test_a_long_streak_does_not_overflow_the_backoff() -> None:
+    budget = Reconnects(float(10**9), lambda: 0.0, jitter=lambda: 0.0)
+    for _ in range(2000):
+        budget.next_delay(None, 1)
+    assert budget.next_delay(None, None) == MAX_DELAY
 
 
 async def test_after_some_events_the_command_says_where_to_go_on_from() -> None:

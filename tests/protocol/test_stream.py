@@ -100,6 +100,7 @@ def refuse(request: httpx.Request) -> httpx.Response:
 
 async def run(host: Host, **kwargs: Any) -> tuple[list[StreamItem], Sleeps]:
     sleeps = Sleeps()
+    kwargs.setdefault("jitter", lambda: 0.0)  # the backoff's random share: none, unless asked
     async with HostClient(BASE, KEY, transport=httpx.MockTransport(host)) as client:
         items = [item async for item in subscribe(client, RUN, sleep=sleeps, **kwargs)]
     return items, sleeps
@@ -113,8 +114,17 @@ def notices(items: list[StreamItem]) -> list[StreamNotice]:
     return [i for i in items if isinstance(i, StreamNotice)]
 
 
+#: The run the Python host's multi-node captures are of (served here as run `RUN`'s).
+CAPTURED_RUN = "run-0b956692-1dec-4480-8d3c-08e03b85cfcf"
+
+
+def captured(name: str) -> str:
+    """A capture's text as the events of run `RUN` (the stream refuses another run's)."""
+    return (CAPTURES / name).read_text().replace(CAPTURED_RUN, RUN)
+
+
 async def test_replays_a_capture_and_stops_at_terminal() -> None:
-    body = (CAPTURES / "python-host-multi-node.sse").read_text()
+    body = captured("python-host-multi-node.sse")
     host = Host({EVENTS: [sse(body)]})
     items, sleeps = await run(host)
     assert [e.sequence for e in events(items)] == list(range(8))
@@ -204,7 +214,7 @@ async def test_reconnects_with_last_event_id_after_a_mid_stream_drop() -> None:
 
 
 async def test_initial_last_event_id_is_sent_and_used_for_dedupe() -> None:
-    body = (CAPTURES / "python-host-multi-node.sse").read_text()
+    body = captured("python-host-multi-node.sse")
     host = Host({EVENTS: [sse(body)]})
     items, _ = await run(host, last_event_id=4)
     assert host.requests[0].headers["last-event-id"] == "4"
@@ -232,6 +242,42 @@ async def test_backoff_grows_without_retry_hint() -> None:
     items, sleeps = await run(host)
     assert sleeps.calls == [0.5, 1.0, 2.0]
     assert "connection refused" in notices(items)[0].message
+
+
+async def test_backoff_without_retry_after_is_jittered_upwards() -> None:
+    """Clients cut off by one outage must not all come back in the same instant: each step is
+    lengthened by a random share of up to a quarter, never shortened."""
+    answers = [refuse] * 5 + [sse(frame(ev(0, "run.completed"), id=0))]
+    _, longest = await run(Host({EVENTS: list(answers)}), jitter=lambda: 0.999)
+    # A quarter more at most, rounded up to the tenth of a second the notice shows.
+    assert longest.calls == [0.7, 1.3, 2.5, 5.0, 10.0]
+    _, some = await run(
+        Host({EVENTS: list(answers)}), jitter=iter([0.2, 0.9, 0.5, 0, 0.4]).__next__
+    )
+    assert some.calls == [0.6, 1.3, 2.3, 4.0, 8.8]
+
+
+async def test_a_huge_retry_after_is_capped_and_the_notice_says_so() -> None:
+    """A host asking for 10^9 s (or an HTTP-date years ahead) must not freeze the stream: the
+    wait is capped at a minute, and the notice says what the host asked and what is done."""
+    host = Host(
+        {
+            EVENTS: [
+                json_answer(503, {"error": "runner_unavailable"}, {"Retry-After": "1000000000"}),
+                json_answer(503, {"error": "runner_unavailable"}, {"Retry-After": "0"}),
+                sse(frame(ev(0, "run.completed"), id=0)),
+            ]
+        }
+    )
+    items, sleeps = await run(host)
+    assert sleeps.calls == [60.0, 0.5]  # capped; a 0 is not a hot loop
+    first, second = (n.message for n in notices(items))
+    assert "retry after 31 years" in first
+    assert first.endswith(
+        "Reconnecting in 1 min (the host asked to wait 31 years; 1 min is the longest this "
+        "client waits; attempt 1, trying for up to 5 min)."
+    )
+    assert second.endswith("Reconnecting in 0.5 s (attempt 2, trying for up to 5 min).")
 
 
 async def test_gives_up_after_max_reconnects() -> None:
@@ -375,7 +421,7 @@ async def test_snapshot_404_after_close_raises() -> None:
 
 
 async def test_json_instead_of_sse_then_poll_until_terminal() -> None:
-    poll_body = json.loads((CAPTURES / "python-host-multi-node-poll.json").read_text())
+    poll_body = json.loads(captured("python-host-multi-node-poll.json"))
     listed = {"events": poll_body["events"][:3]}
     rest = dict(poll_body, events=poll_body["events"][3:])
     host = Host(

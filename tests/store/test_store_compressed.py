@@ -98,7 +98,8 @@ def test_a_damaged_compressed_entry_is_said_and_the_rest_read(tmp_path: Path) ->
     with Store(path) as store:
         entries = list(store.entries(session))
     assert [e.kind for e in entries] == ["frame", "notice", "frame"]
-    assert entries[0].data == "" and "entry 1 (frame)" in entries[1].data
+    assert entries[0].data == "" and "entry 1 (frame of run r) was not read" in entries[1].data
+    assert "damaged" in entries[1].data
     assert entries[2].data == "after"
 
 

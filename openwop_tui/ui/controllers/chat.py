@@ -13,6 +13,7 @@ for errors, a notification, cleaned and with every secret masked.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -137,6 +138,8 @@ class Chat:
     """While the older part of a session opened newest first is read
     (`openwop_tui.ui.controllers.reopening`): the notices said meanwhile, said once it is in
     (``None``: nothing is being read). Messages sent meanwhile wait in the queue."""
+    host_secrets: tuple[str, ...] = ()
+    """The host's own secrets (its key, once connected: `add_secrets`)."""
 
     def __post_init__(self) -> None:
         self.save_budget = SaveBudget(self.config.max_saved_bytes)
@@ -145,7 +148,18 @@ class Chat:
         """Put ``conversation`` on screen in place of the one shown (whose frozen objects the
         collector gets back: `openwop_tui.ui.heap.let_go`)."""
         self.conversation = conversation
+        self.add_secrets(())
         heap.let_go()
+
+    def add_secrets(self, secrets: Iterable[str]) -> None:
+        """Mask ``secrets`` too (the host's key) in what the conversation folds from now on.
+        While a session is read they wait, and join once it is in: the reading masks with,
+        and checks its kept folds against, the secrets it began with, as the next open will
+        (`openwop_tui.core.reopen.fingerprint`); what it reads was logged masked already."""
+        self.host_secrets = tuple(dict.fromkeys((*self.host_secrets, *secrets)))
+        known = self.conversation.secrets
+        if self.reading is None and not set(self.host_secrets) <= set(known):
+            self.conversation.secrets = tuple({*known, *self.host_secrets})
 
     @property
     def transcript(self) -> Transcript:

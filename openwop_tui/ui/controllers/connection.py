@@ -94,7 +94,7 @@ class ConnectionController:
             reconnect_budget=config.reconnect_minutes * 60,
         )
         chat.conversation.session = chat.session
-        chat.conversation.secrets = tuple({*chat.conversation.secrets, *secrets_of(api_key)})
+        chat.add_secrets(secrets_of(api_key))
         await self.runs.discover()
 
     async def close(self) -> None:

@@ -30,6 +30,9 @@ class ResendController:
         """Why the last exchange cannot be replaced now (``None``: it can)."""
         chat = self.chat
         conversation = chat.conversation
+        if chat.reading is not None:
+            # (Replacing it would fold into, and log before, a session still being read.)
+            return "This session's older turns are still being read: try again once they are in."
         if conversation.last_user_turn() is None:
             return "Nothing sent yet: there is no message to edit or regenerate."
         if chat.session is None or chat.session.discovery is None:

@@ -65,6 +65,8 @@ class RunsController:
         Esc on the picker: messages wait in the queue instead of going to a certain 404."""
         self.catch_up = CatchUp(chat, self, feed)
         """Catches a reopened session's cut run up once the host answers."""
+        self._unreachable: HostError | None = None
+        """Why the host could not be reached while a session was read (said after it)."""
         self._leave: Callable[[str | None], Awaitable[None]] = self._exit
         """How the app quits once the run's fate is decided (`ask_to_quit`)."""
 
@@ -126,8 +128,9 @@ class RunsController:
         self._worker(self._run_turn(text), "turn")
 
     async def send_queued(self) -> None:
-        """The run ended or the host answered: send the next queued message, if any."""
-        if self.busy or self.chat.session is None:
+        """The run ended or the host answered: send the next queued message, if any (not
+        while a session is read: `after_reading` sends it)."""
+        if self.busy or self.chat.session is None or self.chat.reading is not None:
             return
         text = self.chat.parts.queued.take()
         if text is not None:
@@ -199,6 +202,11 @@ class RunsController:
         if self.busy:
             chat.app.notify("A run is in progress: attach when it has ended.")
             return
+        if chat.reading is not None:
+            chat.app.notify(
+                "This session's older turns are still being read: attach once they are in."
+            )
+            return
         from openwop_tui.ui.screens.ask import AskScreen
 
         def chosen(run_id: str | None) -> None:
@@ -266,8 +274,12 @@ class RunsController:
             if unsent is not None:
                 await self.feed.show([chat.conversation.add_user(unsent)])
             await chat.notice("error", error.message)
-            await self.catch_up.unreachable(error)
+            if chat.reading is not None:
+                self._unreachable = error  # (a run cut off in it is known once it is read)
+            else:
+                await self.catch_up.unreachable(error)
             return False
+        self._unreachable = None
         self._status(ConnectionChanged(Connection.CONNECTED))
         self._status(
             HostShown(
@@ -278,23 +290,43 @@ class RunsController:
             )
         )
         # A cut run first (unless a message is on its way: it continues the chat instead):
-        # messages typed meanwhile wait until it has caught up.
-        caught = unsent is None and self.attach_to is None and self.catch_up.start()
+        # messages typed meanwhile wait until it has caught up. While a session is read, the
+        # run to catch up or follow waits for it (`after_reading`).
+        reading = chat.reading is not None
+        caught = unsent is None and self.attach_to is None and not reading and self.catch_up.start()
         if self.attach_to is not None:
-            run_id, self.attach_to = self.attach_to, None
-            self.follow(run_id)
+            if not reading:
+                run_id, self.attach_to = self.attach_to, None
+                self.follow(run_id)
         elif chat.config.host is not None and not self.workflow_settled:
             self.workflow_settled = True
             chat.app.run_worker(Deferred(self.choose_workflow), group="workflows", exclusive=True)
         elif not caught:
             chat.app.call_later(self.send_queued)
-        if chat.demo and not chat.transcript.items:
+        if chat.demo and not reading and not chat.transcript.items:
             await chat.notice(
                 "info",
                 "Connected to the embedded demo host. Try “show me everything”, or ask for an "
                 "image, audio, code, a card, a file or json. F1 lists the keys.",
             )
         return True
+
+    def after_reading(self) -> None:
+        """A session opened newest first is all in (`openwop_tui.ui.controllers.reopening`):
+        what the host's answer left for then. Connected: follow the run asked for, or catch
+        up a run cut off in the session, or send what was queued meanwhile; the host refused:
+        say that a cut run cannot be caught up now; still connecting: discovery does it."""
+        chat = self.chat
+        refused, self._unreachable = self._unreachable, None
+        if chat.session is None or chat.session.discovery is None:
+            if refused is not None:
+                chat.app.run_worker(self.catch_up.unreachable(refused), group="catch-up")
+            return
+        if self.attach_to is not None and not self.busy:
+            run_id, self.attach_to = self.attach_to, None
+            self.follow(run_id)
+        elif not self.catch_up.start():
+            chat.app.call_later(self.send_queued)
 
     # --------------------------------------------------------------- workflow
 

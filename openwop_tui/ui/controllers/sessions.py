@@ -146,20 +146,14 @@ class SessionsController:
         await view.clear()
         chat.app.notify(f"opened session {session_id}", markup=False)
         if newest is not None:
-            self.reopening.show(newest, then=self._opened)  # long: its newest runs first
+            # Long: its newest runs first; once it is all in, the host may have the rest of a
+            # run cut off in it, and messages sent while it was read go.
+            self.reopening.show(newest, then=self.runs.after_reading)
             return
         with settled_heap():
             await view.apply([Added(item) for item in chosen.transcript.items])
         view.scroll_end(animate=False)
-        self._opened()
-
-    def _opened(self) -> None:
-        """The opened session is all in: the host may have the rest of a run cut off in it,
-        and messages sent while it was read go."""
-        chat = self.chat
-        connected = chat.session is not None and chat.session.discovery is not None
-        if not (connected and self.runs.catch_up.start()):
-            chat.app.call_later(self.runs.send_queued)
+        self.runs.after_reading()
 
     def rename(self, event: SessionRenamed) -> None:
         if self.chat.store is not None:

@@ -24,6 +24,7 @@ from openwop_tui.ui.widgets.queued import QueuedMessages
 
 IDLE_PLACEHOLDER = "Message the host — Enter sends, Ctrl+J (or Shift+Enter) adds a line, F1 help"
 BUSY_PLACEHOLDER = "A run is in progress — Enter queues a message for after it, Esc cancels it"
+READING_PLACEHOLDER = "{reading} — Enter queues a message for when they are in"
 CONVERSATION_PLACEHOLDER = (
     "Your turn in the conversation — Enter sends it to the same run; “bye” closes it"
 )
@@ -46,6 +47,7 @@ class PromptInput(TextArea):
         """Index into ``_sent``; ``len(_sent)`` is the draft being typed."""
         self._draft = ""
         self._busy = False
+        self._reading = ""
 
     @property
     def value(self) -> str:
@@ -67,15 +69,25 @@ class PromptInput(TextArea):
     def set_busy(self, busy: bool) -> None:
         """Say in the placeholder whether a run is in progress."""
         self._busy = busy
-        self.placeholder = BUSY_PLACEHOLDER if busy else IDLE_PLACEHOLDER
+        self.placeholder = self._resting()
+
+    def set_reading(self, reading: str) -> None:
+        """Say in the placeholder how far a session's older turns are read (``reading``, the
+        status line's words), while no run is in progress; ``""``: they are in."""
+        self._reading = reading
+        self.placeholder = self._resting()
+
+    def _resting(self) -> str:
+        if self._busy:
+            return BUSY_PLACEHOLDER
+        if self._reading:
+            return READING_PLACEHOLDER.format(reading=self._reading.capitalize())
+        return IDLE_PLACEHOLDER
 
     def set_conversation(self, open_turn: bool) -> None:
         """Say in the placeholder that the run waits for the user's turn of a conversation
         (Enter sends it), or go back to the busy/idle one."""
-        if open_turn:
-            self.placeholder = CONVERSATION_PLACEHOLDER
-        else:
-            self.placeholder = BUSY_PLACEHOLDER if self._busy else IDLE_PLACEHOLDER
+        self.placeholder = CONVERSATION_PLACEHOLDER if open_turn else self._resting()
 
     # ------------------------------------------------------------------ keys
 

@@ -21,6 +21,7 @@ from openwop_tui.ui.messages import (
     ConnectionChanged,
     HostShown,
     LoadingChanged,
+    ReadingChanged,
     RunChanged,
     RunPhase,
     SessionKept,
@@ -77,6 +78,8 @@ class StatusLine(Static):
     """The chat's title (the stored session's)."""
     items_loading: reactive[int] = reactive(0)
     """Items on screen still loading (media being fetched or drawn)."""
+    reading: reactive[str] = reactive("")
+    """How far a session's older turns are read (the client's own words; ``""``: not read)."""
 
     @property
     def run_shown(self) -> str:
@@ -87,6 +90,10 @@ class StatusLine(Static):
     def on_loading_changed(self, message: LoadingChanged) -> None:
         message.stop()  # told to the status line, for the status line
         self.items_loading = message.count
+
+    def on_reading_changed(self, message: ReadingChanged) -> None:
+        message.stop()  # told to the status line, for the status line
+        self.reading = message.text
 
     def on_title_shown(self, message: TitleShown) -> None:
         message.stop()  # told to the status line, for the status line
@@ -138,6 +145,8 @@ class StatusLine(Static):
             (0, [("● ", state), (str(self.connection), state)]),
             (0, [(" · run ", ""), (self.run_shown, "bold")]),
         ]
+        if self.reading:
+            parts.append((0, [(" · ", ""), (self.reading, "$text-warning")]))
         if self.unsaved:
             parts.append((0, [(" · ", ""), ("⚠ not saved", "bold $text-error")]))
         if self.run_id:
