@@ -136,11 +136,12 @@ _REOPEN = textwrap.dedent(
     from openwop_tui.core.fold import AssistantTurn, Notice
     from openwop_tui.renderers.base import AudioSupport
     from openwop_tui.ui.app import ChatApp
+    from openwop_tui.ui.options import AppOptions
 
     async def main() -> None:
         config = Config(host="http://127.0.0.1:9", audio=False, images="none")
         app = ChatApp(
-            config, audio_support=AudioSupport(False, "test"), session_id=sys.argv[1]
+            config, AppOptions(session_id=sys.argv[1]), audio_support=AudioSupport(False, "test")
         )
         deadline = time.monotonic() + float(sys.argv[2])
         async with app.run_test(size=(120, 50)) as pilot:

@@ -29,6 +29,7 @@ from openwop_tui.config import Config
 from openwop_tui.core.fold import AssistantTurn, Notice
 from openwop_tui.store.sessions import Entry, Store
 from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.options import AppOptions
 
 REPLY = "".join(WORDS)
 CAUGHT = f"caught up {len(run_events()) - KEPT} events from the host"
@@ -42,7 +43,7 @@ async def _reopen(how: Fault) -> tuple[list[str], str, list[Entry]]:
         session_id = cut_session(store, host.url)
         store.close()
         config = Config(host=host.url, api_key=KEY, audio=False, images="none")
-        app = ChatApp(config, audio_support=NO_AUDIO, session_id=session_id)
+        app = ChatApp(config, AppOptions(session_id=session_id), audio_support=NO_AUDIO)
         async with app.run_test(size=SIZE) as pilot:
 
             def notices() -> list[str]:
