@@ -62,8 +62,8 @@ EXIT_CODES_HELP = """exit codes:
   3    the host refused the request (any other 4xx: an unknown workflow or run,
        inputs it rejects, a conflict); the host's reason is printed
   70   an unexpected error: one line names the log file holding the details
-  130  interrupted by Ctrl-C (run: the run was cancelled on the host first;
-       attach: detached, the run goes on)
+  130  interrupted by Ctrl-C or kill -INT (run and the app: the run was cancelled
+       on the host first; attach: detached, the run goes on)
 
 Details of any error go to a log file (platform state folder, e.g.
 ~/.local/state/openwop-tui/log/openwop-tui.log), with the API key and URL

@@ -34,7 +34,7 @@ from openwop_tui.core.fold import (
     UserTurn,
 )
 from openwop_tui.core.hitl import Submitted, submit
-from openwop_tui.core.log_flush import FlushTimer
+from openwop_tui.core.log_flush import FlushTimer, pending
 from openwop_tui.core.origins import HOST_KEY, absolute, host_url
 from openwop_tui.core.reopen import FoldKeeper, reopening
 from openwop_tui.core.session import RunCreated, Session
@@ -48,7 +48,7 @@ from openwop_tui.protocol.interrupts import InterruptState
 from openwop_tui.protocol.media import Asset, offline_asset
 from openwop_tui.protocol.stream import Arrival, Redelivery, StreamNotice
 from openwop_tui.store.folds import FoldRow
-from openwop_tui.store.sessions import Entry, SessionLog, Store, StoreError
+from openwop_tui.store.sessions import Entry, SessionLog, Store, StoreError, Unwritten
 from openwop_tui.text.sanitize import clean, clean_own
 
 log = logging.getLogger(__name__)
@@ -186,7 +186,7 @@ class Conversation:
         the conversation goes on, the app says so."""
         self._unwritten: dict[int, list[Entry]] = {}
         """Entries a log could not take yet, by log (its ``id``), oldest first."""
-        self._flusher = FlushTimer(lambda: self.logs, self._log_failed)
+        self._flusher = FlushTimer(lambda: self.logs, self._log_failed, self._log_caught_up)
         self.keeper: FoldKeeper | None = None
         """Keeps each completed run's fold beside a stored session's log (`stored` sets it)."""
         self.hosts: dict[str, str] = {}
@@ -305,26 +305,62 @@ class Conversation:
         if self._replaying:
             return
         for sink in self.logs:
-            waiting = self._unwritten.setdefault(id(sink), [])
-            waiting.append(entry)
-            try:
-                while waiting:
-                    sink.append(waiting[0])
-                    waiting.pop(0)
-            except (StoreError, OSError) as error:
-                # Losing the log must not lose the chat: say why, keep going, try again later.
-                self._log_failed(str(error))
-                continue
-        if self.log_error is not None and not any(self._unwritten.values()):
-            self.log_error = None
+            self._unwritten.setdefault(id(sink), []).append(entry)
+            self._offer(sink)
+        self._log_caught_up()
         # A stored session commits in batches: the tail of a stream that goes quiet is
         # written shortly after, not at the run's end.
         self._flusher.appended()
 
+    def _offer(self, sink: EventLog) -> None:
+        """Append what waits for ``sink``, oldest first, until it refuses one."""
+        waiting = self._unwritten.setdefault(id(sink), [])
+        while waiting:
+            try:
+                sink.append(waiting[0])
+            except Unwritten as error:
+                # Taken: the log holds it, in order, until it can write it (appending it
+                # again would keep it twice).
+                self._log_failed(str(error))
+            except (StoreError, OSError) as error:
+                # Losing the log must not lose the chat: say why, keep going, try again later.
+                self._log_failed(str(error))
+                return
+            waiting.pop(0)
+
+    def _log_caught_up(self) -> None:
+        """Clear ``log_error`` once nothing waits for a log that failed."""
+        if self.log_error is None or any(self._unwritten.values()):
+            return
+        if any(_failing(sink) for sink in self.logs):
+            return
+        self.log_error = None
+
     @property
     def unwritten(self) -> int:
-        """Entries kept in memory only, waiting for a log that could not take them."""
-        return sum(len(waiting) for waiting in self._unwritten.values())
+        """Entries kept in memory only: waiting for a log that could not take them, or taken
+        by one that could not write them yet (a full disk)."""
+        held = sum(pending(sink) for sink in self.logs if _failing(sink))
+        return held + sum(len(waiting) for waiting in self._unwritten.values())
+
+    def forget_unkept(self) -> int:
+        """Give up the entries the session store refused (the user chose to lose them); how
+        many. They are not offered to it again, so no journal brings them back."""
+        given_up = self.unkept_store_entries()
+        for sink in self.logs:
+            if isinstance(sink, SessionLog):
+                self._unwritten.pop(id(sink), None)
+        self._log_caught_up()
+        return given_up
+
+    def unkept_store_entries(self) -> int:
+        """Entries for the session store that it never took (they are not in its journal
+        either): what quitting now loses for sure."""
+        return sum(
+            len(self._unwritten.get(id(sink), ()))
+            for sink in self.logs
+            if isinstance(sink, SessionLog)
+        )
 
     def _log_failed(self, why: str) -> None:
         self.log_error = why
@@ -332,7 +368,11 @@ class Conversation:
 
     def flush(self) -> None:
         """Write what the logs hold uncommitted now (the app's exit paths, a view that wants
-        the store complete); a failure goes to `log_error`, like every write's."""
+        the store complete); a failure goes to `log_error`, like every write's. Entries a log
+        refused earlier are offered again first."""
+        for sink in self.logs:
+            if self._unwritten.get(id(sink)):
+                self._offer(sink)
         self._flusher.flush()
 
     # ----------------------------------------------------------------- sending
@@ -807,6 +847,12 @@ class Opening(TypedDict, total=False):
     resume: bool
     """A run the log leaves open stays open (`Conversation.catch_up` continues it) instead of
     being settled as cut."""
+
+
+def _failing(sink: object) -> bool:
+    """Whether ``sink`` holds entries it failed to write (a log without ``failing`` never
+    holds any)."""
+    return bool(getattr(sink, "failing", None))
 
 
 def stored(store: Store, session_id: str | None = None, **how: Unpack[Opening]) -> Conversation:

@@ -8,7 +8,8 @@ runs on; without a running loop (a synchronous caller) nothing is scheduled and 
 at the next append, the run's end or the close.
 
 A write that fails is handed to ``on_error`` (the conversation's ``log_error``): it never goes
-unseen, and never stops the chat.
+unseen, and never stops the chat. ``on_written`` is told after each write, so the conversation
+can say when what failed was written after all.
 """
 
 from __future__ import annotations
@@ -42,10 +43,15 @@ def flush_all(sinks: Iterable[Any], on_error: Callable[[str], None]) -> None:
 class FlushTimer:
     """At most one write scheduled at a time, `BATCH_SECONDS` after appends were left pending."""
 
-    __slots__ = ("_handle", "_on_error", "_sinks")
+    __slots__ = ("_handle", "_on_error", "_on_written", "_sinks")
 
-    def __init__(self, sinks: Callable[[], Iterable[Any]], on_error: Callable[[str], None]) -> None:
-        self._sinks, self._on_error = sinks, on_error
+    def __init__(
+        self,
+        sinks: Callable[[], Iterable[Any]],
+        on_error: Callable[[str], None],
+        on_written: Callable[[], None] = lambda: None,
+    ) -> None:
+        self._sinks, self._on_error, self._on_written = sinks, on_error, on_written
         self._handle: asyncio.TimerHandle | None = None
 
     def appended(self) -> None:
@@ -66,3 +72,4 @@ class FlushTimer:
             self._handle.cancel()
             self._handle = None
         flush_all(self._sinks(), self._on_error)
+        self._on_written()

@@ -10,7 +10,9 @@ most the batch still open (never half of one, never a damaged file), and a clean
 it. The rows are kept in memory as the database will hold them (redacted, encoded), so writing
 them is only SQL. A batch that cannot be written stays pending for the next try (the caller is
 told why each time), up to `MAX_PENDING` rows: past that the oldest are given up, and the
-failure says how many.
+failure says how many. A session can wait in the batch too (`NewSession`): created with its
+first rows, so a chat begun on a full disk has a session for its turns once the disk takes them
+(or once a journal brings them back, `openwop_tui.store.journal`).
 """
 
 from __future__ import annotations
@@ -45,13 +47,26 @@ class Row:
     """The session's title if it has none yet (a user message's first line; else "")."""
 
 
-class Batch:
-    """The rows appended since the last write, oldest first."""
+@dataclass(frozen=True, slots=True)
+class NewSession:
+    """A session to create with the batch it waits in (its texts already masked)."""
 
-    __slots__ = ("dropped", "opened", "rows")
+    id: str
+    title: str
+    host: str
+    workflow: str
+    created: float
+
+
+class Batch:
+    """The rows appended since the last write, oldest first, and the sessions they need."""
+
+    __slots__ = ("dropped", "opened", "rows", "sessions")
 
     def __init__(self) -> None:
         self.rows: list[Row] = []
+        self.sessions: list[NewSession] = []
+        """Sessions created since the last write (written before the rows)."""
         self.opened = 0.0
         """`time.monotonic` when the first pending row came."""
         self.dropped = 0
@@ -72,19 +87,31 @@ class Batch:
             return False
         return len(self.rows) >= BATCH_ENTRIES or time.monotonic() - self.opened >= BATCH_SECONDS
 
-    def take(self) -> list[Row]:
-        """Every pending row, leaving the batch empty."""
+    def take(self) -> tuple[list[NewSession], list[Row]]:
+        """Every pending session and row, leaving the batch empty."""
+        sessions, self.sessions = self.sessions, []
         rows, self.rows = self.rows, []
-        return rows
+        return sessions, rows
 
-    def give_back(self, rows: list[Row]) -> None:
-        """Rows a write failed on go back in front, for the next try (bounded)."""
+    def give_back(self, sessions: list[NewSession], rows: list[Row]) -> None:
+        """What a write failed on goes back in front, for the next try (rows bounded)."""
+        self.sessions = sessions + self.sessions
         merged = rows + self.rows
         if len(merged) > MAX_PENDING:
             self.dropped += len(merged) - MAX_PENDING
             merged = merged[-MAX_PENDING:]
         self.rows = merged
         self.opened = time.monotonic()
+
+
+def write_sessions(db: sqlite3.Connection, sessions: list[NewSession]) -> None:
+    """Create ``sessions`` (inside the caller's transaction); one already there is left as it
+    is (a journal read twice, `openwop_tui.store.journal`)."""
+    db.executemany(
+        "INSERT OR IGNORE INTO sessions (id, title, host, workflow, created, updated) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        [(s.id, s.title, s.host, s.workflow, s.created, s.created) for s in sessions],
+    )
 
 
 def write_rows(db: sqlite3.Connection, rows: list[Row]) -> set[str]:

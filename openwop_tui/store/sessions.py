@@ -13,6 +13,10 @@ wherever any text carries them (`Redactor`: the one change ever made to what the
 key a host split between the chunks of several rows is masked in each of them
 (`openwop_tui.store.keys`), and a session's host is its display URL.
 
+Entries that cannot be written (a full disk) wait in memory, in order, and are written at the
+next try; quitting keeps them in a journal file that the next `Store` opened writes in
+(`openwop_tui.store.journal`, `Store.keep_in_journal`).
+
 Fetched media bytes are kept too (`Store.put_asset`, keyed by URL, least recently used dropped
 past `ASSET_BYTES`), so an export or a reopened session has its images without the host.
 
@@ -41,8 +45,8 @@ import platformdirs
 from openwop_tui.protocol.hostdata import secrets_of
 from openwop_tui.protocol.sse import SSEFrame
 from openwop_tui.protocol.stream import Arrival
-from openwop_tui.store import folds
-from openwop_tui.store.batch import Batch, Row, write_rows
+from openwop_tui.store import folds, journal
+from openwop_tui.store.batch import Batch, NewSession, Row, write_rows, write_sessions
 from openwop_tui.store.entry_bytes import COMPRESS_FROM as COMPRESS_FROM
 from openwop_tui.store.entry_bytes import ENTRY_BYTES as ENTRY_BYTES
 from openwop_tui.store.entry_bytes import (
@@ -118,6 +122,19 @@ CREATE INDEX assets_by_use ON assets(used);
 
 class StoreError(Exception):
     """The session store cannot be used; ``str()`` is one sentence for the user."""
+
+
+class Unwritten(StoreError):
+    """The store took the entry but could not write it yet (a full disk): it waits in memory
+    with the others (`Store.pending`) for the next try, or a journal at quit."""
+
+
+def journal_folders(path: Path) -> tuple[Path, ...]:
+    """Where journals of the store at ``path`` are written and looked for: the ``journal``
+    folder beside it, then the state folder's (``$XDG_STATE_HOME/openwop-tui/journal``) for a
+    data folder that takes no file at all."""
+    spare = platformdirs.user_state_path("openwop-tui", appauthor=False) / "journal"
+    return (path.parent / "journal", spare)
 
 
 def default_path() -> Path:
@@ -317,6 +334,13 @@ class Store:
         self._batch = Batch()
         self._next: dict[str, int] = {}
         """The ``seq`` the next append to each session checked so far will have."""
+        self.failing: str | None = None
+        """Why the last write failed while entries still wait (``None``: they do not)."""
+        self.restored: list[journal.Restored] = []
+        """Journals of earlier quits written in as this store opened (`take_journals`)."""
+        self.journal_problems: list[str] = []
+        """A sentence for each journal that could not be written in as this store opened
+        (left where it is for the next start)."""
         self.read_only: str | None = None
         """Why nothing can be written (the file, its folder or the disk is read-only), or
         ``None``: listing, reopening and export work either way; a write raises `StoreError`
@@ -344,6 +368,94 @@ class Store:
         # A store nobody closed still writes its batch when it is collected or the
         # interpreter exits (an app exit path that forgot `close`).
         self._finalizer = weakref.finalize(self, _last_write, self._db, self._batch, self.path)
+        self.restored = self.take_journals()
+
+    # ------------------------------------------------------------------ journals
+
+    @property
+    def journal_folders(self) -> tuple[Path, ...]:
+        """Where this store's journals go, the first that takes the file (`journal_folders`)."""
+        return journal_folders(self.path)
+
+    def _identity(self) -> str:
+        return str(self.path.resolve())
+
+    def take_journals(self) -> list[journal.Restored]:
+        """Write every journal an earlier quit left for this store into it, each in one
+        transaction, and remove it; what was written. A journal that cannot be written in now
+        (the disk still full, a damaged file) stays for the next start, and
+        ``journal_problems`` says why."""
+        done: list[journal.Restored] = []
+        if self.read_only is not None:
+            return done
+        for path in journal.found(self.journal_folders):
+            taken: journal.Restored | None = None
+            try:
+                with self._transaction() as db:
+                    taken = journal.take(
+                        db,
+                        path,
+                        self._identity(),
+                        lambda held: _mark_compressed(db, (row.data for row in held.rows)),
+                    )
+            except (StoreError, OSError, ValueError, KeyError, TypeError) as error:
+                if taken is not None:  # taken, but the transaction did not commit
+                    journal.give_back(taken)
+                why = str(error) if isinstance(error, StoreError) else _unreadable(error)
+                problem = (
+                    f"the journal {path} of an earlier quit is not in the store yet ({why}): it "
+                    "is left there for the next start"
+                )
+                log.warning("%s", problem)
+                self.journal_problems.append(problem)
+                continue
+            if taken is None:
+                continue  # another store's, or another program took it
+            try:
+                taken.claimed.unlink()
+            except OSError as error:  # written in: it must not be read again
+                log.warning("the journal %s was written in but not removed: %s", path, error)
+            done.append(taken)
+        return done
+
+    def keep_in_journal(self, target: Path) -> int:
+        """Write every pending entry (and the sessions they need) to the journal file
+        ``target``; how many. They no longer wait here: the next start writes them in. Raises
+        `OSError` (then they still wait)."""
+        sessions, rows = self._batch.take()
+        if not rows and not sessions:
+            return 0
+        try:
+            journal.write(target, journal.Held(self._identity(), sessions, rows))
+        except OSError:
+            self._batch.give_back(sessions, rows)
+            raise
+        self.failing = None
+        return len(rows)
+
+    def new_journal(self) -> list[Path]:
+        """Paths a journal written now would have, in the order they are tried: the folders
+        with room for it first (a full data folder takes no journal either)."""
+        name = journal.name()
+        needed = journal.size_of(self._batch.rows)
+
+        def full(folder: Path) -> bool:
+            free = journal.room(folder)
+            return free is not None and free < needed
+
+        return [folder / name for folder in sorted(self.journal_folders, key=full)]
+
+    def discard_pending(self) -> int:
+        """Give up every entry still waiting (the user chose to lose them); how many."""
+        sessions, rows = self._batch.take()
+        for new in sessions:
+            self._next.pop(new.id, None)
+        self.failing = None
+        return len(rows) + self._take_dropped()
+
+    def _take_dropped(self) -> int:
+        dropped, self._batch.dropped = self._batch.dropped, 0
+        return dropped
 
     def _connect(self, target: str, *, uri: bool) -> sqlite3.Connection:
         db = sqlite3.connect(
@@ -447,16 +559,18 @@ class Store:
         return self._next.get(session_id, 0) - 1
 
     def flush(self) -> None:
-        """Commit every pending append in one transaction. Raises `StoreError` saying why it
+        """Commit every pending append in one transaction. Raises `Unwritten` saying why it
         could not (the entries stay pending for the next try)."""
-        if not self._batch.rows and not self._batch.dropped:
+        if not self._batch.rows and not self._batch.sessions and not self._batch.dropped:
             return
-        rows = self._batch.take()
+        sessions, rows = self._batch.take()
         try:
-            missing = self._write(rows) if rows else set()
+            missing = self._write(sessions, rows) if rows or sessions else set()
         except StoreError as error:
-            self._batch.give_back(rows)
-            raise self._with_losses(error) from None
+            self._batch.give_back(sessions, rows)
+            self.failing = str(error)
+            raise Unwritten(str(self._with_losses(error))) from None
+        self.failing = None
         if self._batch.dropped:
             raise self._with_losses(StoreError(f"the session store {self.path} lost entries"))
         if missing:
@@ -466,15 +580,17 @@ class Store:
             raise StoreError(f"no stored session {names} (deleted meanwhile): entries not kept")
 
     def _with_losses(self, error: StoreError) -> StoreError:
-        dropped, self._batch.dropped = self._batch.dropped, 0
+        dropped = self._take_dropped()
         if not dropped:
             return error
         return StoreError(f"{error} ({dropped:,} entries could not be kept)")
 
-    def _write(self, rows: list[Row]) -> set[str]:
-        """Insert ``rows`` in one transaction; the sessions that no longer exist."""
+    def _write(self, sessions: list[NewSession], rows: list[Row]) -> set[str]:
+        """Create ``sessions`` and insert ``rows`` in one transaction; the sessions that no
+        longer exist."""
         with self._transaction() as db:
             _mark_compressed(db, (row.data for row in rows))
+            write_sessions(db, sessions)
             return write_rows(db, rows)
 
     def __enter__(self) -> Store:
@@ -485,17 +601,21 @@ class Store:
 
     # ----------------------------------------------------------------- sessions
 
-    def create(self, *, host: str, workflow: str, title: str = "") -> str:
-        """A new, empty session; its id. ``host`` is stored without credentials."""
+    def create(self, *, host: str, workflow: str, title: str = "", with_batch: bool = False) -> str:
+        """A new, empty session; its id. ``host`` is stored without credentials.
+        ``with_batch``: created with the next batch (its first entries), so a store that
+        cannot be written now still takes it (it waits with them, `Unwritten`)."""
+        if self.read_only is not None:
+            raise StoreError(self.read_only)
         session_id = uuid.uuid4().hex[:12]
-        now = time.time()
-        shown = self._redact(display_url(host))
-        with self._transaction() as db:
-            db.execute(
-                "INSERT INTO sessions (id, title, host, workflow, created, updated) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (session_id, self._redact(title), shown, workflow, now, now),
-            )
+        new = NewSession(
+            session_id, self._redact(title), self._redact(display_url(host)), workflow, time.time()
+        )
+        if with_batch:
+            self._batch.sessions.append(new)
+        else:
+            with self._transaction() as db:
+                write_sessions(db, [new])
         self._next[session_id] = 0
         return session_id
 
@@ -812,15 +932,23 @@ class _Tx:
 
 def _last_write(db: sqlite3.Connection, batch: Batch, path: Path) -> None:
     """The pending batch of a store that was never closed (collected, or at exit)."""
-    rows = batch.take()
-    if not rows:
+    sessions, rows = batch.take()
+    if not rows and not sessions:
         return
     try:
         with _Tx(db, path):
             _mark_compressed(db, (row.data for row in rows))
+            write_sessions(db, sessions)
             write_rows(db, rows)
     except StoreError as error:
         log.warning("%d session entries were not kept: %s", len(rows), error)
+
+
+def _unreadable(error: Exception) -> str:
+    """Why a journal file could not be read, in words (no traceback, no JSON parser detail)."""
+    if isinstance(error, OSError):
+        return f"cannot be read: {error.strerror or error}"
+    return "it is damaged: not a whole openwop-tui journal"
 
 
 def _within_cap(entry: Entry) -> Entry:
@@ -884,10 +1012,13 @@ class SessionLog:
         self._host, self._workflow = host, workflow
 
     def append(self, entry: Entry) -> None:
-        """Append (creating the session first if it is new); committed with its batch
-        (`Store.append`). Raises `StoreError`."""
+        """Append (creating the session first if it is new: with its first batch); committed
+        with its batch (`Store.append`). Raises `StoreError`; `Unwritten` when the entry was
+        taken but waits (a full disk)."""
         if self.session_id is None:
-            self.session_id = self.store.create(host=self._host, workflow=self._workflow)
+            self.session_id = self.store.create(
+                host=self._host, workflow=self._workflow, with_batch=True
+            )
         try:
             self.store.append(self.session_id, entry)
         finally:
@@ -906,6 +1037,11 @@ class SessionLog:
     def pending(self) -> int:
         """Entries appended but not yet committed."""
         return self.store.pending
+
+    @property
+    def failing(self) -> str | None:
+        """Why the entries waiting could not be written (``None``: nothing failed)."""
+        return self.store.failing
 
     def flush(self) -> None:
         """Commit what is pending now. Raises `StoreError`."""

@@ -40,6 +40,7 @@ from openwop_tui.ui.controllers.feed import Feed
 from openwop_tui.ui.controllers.files import FilesController
 from openwop_tui.ui.controllers.interrupts import InterruptsController
 from openwop_tui.ui.controllers.item_actions import ItemActionsController
+from openwop_tui.ui.controllers.leaving import Leaving
 from openwop_tui.ui.controllers.opening import choose_theme, first_screen
 from openwop_tui.ui.controllers.playback import Playback
 from openwop_tui.ui.controllers.profile import LabController
@@ -67,7 +68,8 @@ from openwop_tui.ui.messages import (
     WorkflowChosen,
 )
 from openwop_tui.ui.options import AppOptions
-from openwop_tui.ui.signals import end_on_signals
+from openwop_tui.ui.screens.unsaved import UnsavedScreen
+from openwop_tui.ui.signals import end_on_signals, stop_ending_on_signals
 from openwop_tui.ui.widgets.prompt import InputArea, PromptInput
 from openwop_tui.ui.widgets.search_bar import SearchBar
 from openwop_tui.ui.widgets.status import StatusLine
@@ -154,6 +156,7 @@ class ChatApp(GuardedApp):
         self.settings = SettingsController(
             chat, self.lab, options.config_path or default_config_path(os.environ)
         )
+        self.leaving = Leaving(chat)
 
     # ------------------------------------------------------------ what tests and screens read
 
@@ -216,7 +219,7 @@ class ChatApp(GuardedApp):
 
     async def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._theme_changed)
-        end_on_signals(self, self.runs, self._finish)
+        end_on_signals(self, self.runs, self._finish, self.leaving.keep_unasked)
         typed, self._typed = self._typed, ""
         newest, self._newest = self._newest, None
         if newest is not None:
@@ -234,11 +237,14 @@ class ChatApp(GuardedApp):
         await self.connection.connect()
 
     async def on_unmount(self) -> None:
+        stop_ending_on_signals()
         await self._finish()
 
     async def _finish(self) -> None:
-        """Close what the app holds open: the player, a recording, the connection and store."""
+        """Close what the app holds open: the player, a recording, the connection and store;
+        what the store has not taken goes to a journal (`Leaving.keep_unasked`)."""
         self.playback.close()
+        self.leaving.keep_unasked()
         self.conversation.close_logs()
         await self.connection.close()
 
@@ -259,6 +265,9 @@ class ChatApp(GuardedApp):
 
     def on_interrupt_form_closed(self, event: InterruptFormClosed) -> None:
         self.interrupts.closed(event.item_id, event.message)
+
+    async def on_unsaved_screen_chosen(self, event: UnsavedScreen.Chosen) -> None:
+        await self.leaving.chosen(event.choice)
 
     async def on_run_cancel_requested(self, _event: RunCancelRequested) -> None:
         await self.runs.cancel()
@@ -326,10 +335,11 @@ class ChatApp(GuardedApp):
             await self.runs.cancel()
 
     async def action_quit(self) -> None:
-        """Quit; with a run in flight, first ask whether to cancel it or leave it running.
+        """Quit; with a run in flight, first ask whether to cancel it or leave it running; with
+        entries the store has not taken (a full disk), what to do with them.
 
         Every way to quit (Ctrl+Q, the command palette) comes here."""
-        self.runs.ask_to_quit()
+        self.runs.ask_to_quit(self.leaving.quit)
 
     def action_scroll_transcript(self, direction: int) -> None:
         """Page the transcript even while the input has focus. Not animated: each frame of

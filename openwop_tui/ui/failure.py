@@ -23,6 +23,9 @@ from openwop_tui.text.sanitize import clean
 
 log = logging.getLogger("openwop_tui.ui.app")
 
+#: The width exit lines are laid out at: never reached, so Rich never breaks one.
+_UNWRAPPED = 100_000
+
 
 class Stopped(Exception):
     """The app stopped after ``error``; ``sentence`` is what the user reads."""
@@ -57,6 +60,10 @@ class GuardedApp(App[None]):
         self.log_file = log_file
         """Where details of an unexpected error go, named in the sentence the user gets."""
         self.redact = redact
+        # The lines said at exit name files (a log, a journal): Rich would break them at its
+        # width, mid-path ("openwo" / "p-tui.log"), so they go out whole and the terminal
+        # wraps them (a path copied from it is still the path).
+        self.error_console.width = _UNWRAPPED
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this platform; on Linux and macOS one that survives its

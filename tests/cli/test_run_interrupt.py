@@ -62,6 +62,32 @@ def test_ctrl_c_cancels_the_run_on_the_host_and_exits_130(host: DemoHost) -> Non
     assert run_status(host, run_id) == "cancelled"
 
 
+def test_sigint_on_attach_detaches_and_leaves_the_run_going(host: DemoHost) -> None:
+    # As --help says: attach's Ctrl-C (or ``kill -INT``) detaches, exit 130, the run goes on.
+    headers = {"Authorization": f"Bearer {host.api_key}"}
+    inputs = {"messages": [{"role": "user", "content": "slow"}]}
+    created = httpx.post(
+        f"{host.url}/v1/runs", headers=headers, json={"workflowId": "demo.chat", "inputs": inputs}
+    ).json()
+    run_id = created["runId"]
+    env = {**os.environ, "NO_COLOR": "1", "PYTHONUNBUFFERED": "1"}
+    env.pop("OPENWOP_BASE_URL", None)
+    command = [sys.executable, "-m", "openwop_tui", "attach", run_id, "--host", host.url]
+    command += ["--api-key", host.api_key, "--no-audio"]
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
+    assert process.stdout is not None
+    for line in process.stdout:
+        if line.startswith("run "):
+            break
+    os.kill(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=PATIENCE)
+    assert process.returncode == 130
+    assert len(err.splitlines()) == 1 and f"detached from run {run_id}" in err
+    assert run_status(host, run_id) == "running"
+
+
 def test_a_second_ctrl_c_exits_130_without_a_traceback(host: DemoHost) -> None:
     process, _ = start_run(host)
     process.send_signal(signal.SIGINT)

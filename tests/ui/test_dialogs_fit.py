@@ -33,6 +33,7 @@ from openwop_tui.ui.screens.save_as import SaveAsScreen
 from openwop_tui.ui.screens.sessions import SessionsScreen, SessionSummary
 from openwop_tui.ui.screens.settings import SettingsScreen, SettingsView
 from openwop_tui.ui.screens.stats import StatsScreen
+from openwop_tui.ui.screens.unsaved import UnsavedScreen
 from openwop_tui.ui.screens.workflows import WorkflowPicker
 
 WIDTH, HEIGHT = 80, 24
@@ -46,6 +47,12 @@ _PLACES = Places(
 
 SCREENS: dict[str, Callable[[], Screen[object]]] = {
     "quit": lambda: QuitScreen("run_5a90ce309fc7606fb857"),
+    "unsaved": lambda: UnsavedScreen(
+        174,
+        "the session store /home/someone/.local/share/openwop-tui/sessions.db cannot be "
+        "written: database or disk is full",
+        Path("/home/someone/.local/share/openwop-tui/journal/unstored-20261205-0615-1142.json"),
+    ),
     "confirm-open": lambda: ConfirmOpenScreen("installer.sh", "it is a shell script that runs"),
     "save-as": lambda: SaveAsScreen("tour-report.csv", Path("/home/someone/Downloads")),
     "ask": lambda: AskScreen("Attach to run", "the run id, as the host gave it"),

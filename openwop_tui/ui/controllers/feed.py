@@ -157,7 +157,7 @@ class Feed:
             "error",
             f"this session cannot be saved now ({error}): {conversation.unwritten} "
             "entries are kept in memory and written as soon as the store takes them again; "
-            "quitting now loses them",
+            "Ctrl+Q asks what to do with them before quitting",
         )
 
     async def show_changes(self, changes: list[Change]) -> None:

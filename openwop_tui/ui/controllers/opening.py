@@ -14,6 +14,8 @@ from textual.app import App, InvalidThemeError
 from openwop_tui.config import Config
 from openwop_tui.core.fold import Added
 from openwop_tui.store import state
+from openwop_tui.store.journal import Restored
+from openwop_tui.text.sanitize import clean_own
 from openwop_tui.themes import DEFAULT as DEFAULT_THEME
 from openwop_tui.themes import THEMES
 from openwop_tui.ui import heap
@@ -45,6 +47,12 @@ async def first_screen(chat: Chat, warnings: Sequence[str], typed: str) -> None:
     and draw a reopened session: all before, and without, the host."""
     for warning in warnings:
         await chat.notice("warning", warning)
+    for problem in chat.store.journal_problems if chat.store is not None else ():
+        await chat.notice("warning", problem)
+    if chat.store is not None and chat.store.restored:
+        # Said, not logged: it is about the store, not this chat (which it would start).
+        said = chat.transcript.add_notice("info", clean_own(restored_line(chat.store.restored)))
+        await chat.parts.view.apply([said])
     for notice in chat.registry.notices:  # plugins refused, replacing, broken
         await chat.notice("warning", notice)
         chat.app.notify(notice, severity="warning", timeout=8, markup=False)
@@ -62,3 +70,18 @@ async def first_screen(chat: Chat, warnings: Sequence[str], typed: str) -> None:
             await view.apply([Added(item) for item in items])
         view.scroll_end(animate=False)
     heap.settle()  # what opening made lives as long as the app (`openwop_tui.ui.heap`)
+
+
+def restored_line(restored: Sequence[Restored]) -> str:
+    """One line for the journals an earlier quit left, written into the store as it opened."""
+    entries = sum(each.entries for each in restored)
+    messages = sum(each.messages for each in restored)
+    files = ", ".join(str(each.path) for each in restored)
+    line = (
+        f"{entries:,} session entries ({messages:,} of your messages and what came with them) "
+        f"an earlier quit kept in a journal ({files}) are now in the store"
+    )
+    skipped = sum(each.skipped for each in restored)
+    if skipped:
+        line += f"; {skipped:,} more belonged to sessions deleted since, and were dropped"
+    return line

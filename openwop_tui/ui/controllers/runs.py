@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +67,11 @@ class RunsController:
         """Catches a reopened session's cut run up once the host answers."""
         self._unreachable: HostError | None = None
         """Why the host could not be reached while a session was read (said after it)."""
+        self._leave: Callable[[str | None], Awaitable[None]] = self._exit
+        """How the app quits once the run's fate is decided (`ask_to_quit`)."""
+
+    async def _exit(self, message: str | None) -> None:
+        self.chat.app.exit(message=message)
 
     # ------------------------------------------------------------------ helpers
 
@@ -429,15 +434,17 @@ class RunsController:
         self.chat.app.workers.cancel_group(self.chat.app, "run")
         self._status(RunChanged(RunPhase.STATUS, status=clean_own("cancelled (locally)")))
 
-    def ask_to_quit(self) -> None:
-        """Quit; with a run in flight, first ask whether to cancel it or leave it running."""
+    def ask_to_quit(self, leave: Callable[[str | None], Awaitable[None]]) -> None:
+        """Quit through ``leave`` (which keeps what the store has not taken, saying the line
+        given); with a run in flight, first ask whether to cancel it or leave it running."""
         from openwop_tui.ui.screens.quit import QuitScreen
 
         app = self.chat.app
         session = self.chat.session
         run = session.current_run if session is not None else None
+        self._leave = leave
         if run is None:
-            app.exit()
+            self._leaving(None)
             return
         if isinstance(app.screen, QuitScreen):
             return  # already asking
@@ -445,18 +452,22 @@ class RunsController:
         app.push_screen(QuitScreen(clean_own(run.run_id)), self._quit_with)
 
     async def _quit_with(self, choice: str | None) -> None:
-        app = self.chat.app
         session = self.chat.session
         run = session.current_run if session is not None else None
         if choice == "stay" or choice is None:
             return
         if run is None:  # the run ended while the dialog was open
-            app.exit()
+            self._leaving(None)
             return
         if choice == "leave":
-            app.exit(message=f"openwop-tui: left run {clean_own(run.run_id)} running on the host")
+            self._leaving(f"openwop-tui: left run {clean_own(run.run_id)} running on the host")
             return
-        app.exit(message=await self.cancel_for_quit())
+        self._leaving(await self.cancel_for_quit())
+
+    def _leaving(self, message: str | None) -> None:
+        # In a worker: leaving waits for the run's worker to end, which may need the app's
+        # message loop this handler runs on.
+        self.chat.app.run_worker(self._leave(message), group="quit", exclusive=True)
 
     async def end_for_signal(self, name: str) -> str:
         """The app is told to stop (``SIGTERM``, ``SIGHUP``): cancel the run it started, leave
