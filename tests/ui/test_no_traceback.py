@@ -24,6 +24,7 @@ from openwop_tui.text.redact import MASK, RedactingWriter, Redactor, display_url
 from openwop_tui.ui import app as app_module
 from openwop_tui.ui.app import ChatApp
 from openwop_tui.ui.failure import Stopped
+from openwop_tui.ui.options import AppOptions
 
 KEY = "sk-test-9f8e7d6c5b4a"
 
@@ -91,7 +92,7 @@ async def test_an_unexpected_error_in_the_app_is_a_sentence_not_a_crash_screen(
 ) -> None:
     log_file = setup_logging(Redactor([KEY]), tmp_path / "app.log")
     config = Config(host="http://127.0.0.1:9", api_key=KEY, audio=False, images="none")
-    app = _Faulty(config, audio_support=AudioSupport(False, "off"), log_file=log_file)
+    app = _Faulty(config, AppOptions(log_file=log_file), audio_support=AudioSupport(False, "off"))
     # Pilot re-raises what the app was stopped by, for the test; a user never sees it. It is the
     # error wrapped in `Stopped`: what Textual shows of an exception that renders itself is its
     # rendering, and that is all this relies on of Textual (no private attribute is written).
