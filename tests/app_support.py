@@ -108,8 +108,9 @@ def envelope_views(app: ChatApp) -> list[Block]:
 
 
 def all_rendered(app: ChatApp) -> bool:
-    """Every envelope the view asked the app to draw is drawn."""
-    return app.view.pending_renders == 0
+    """Every envelope the view asked the app to draw is drawn, and no streamed text waits for
+    its redraw (what a snapshot shows is final)."""
+    return app.view.pending_renders == 0 and not app.view.redraws_pending
 
 
 async def draw_everything(pilot: Pilot[Any], app: ChatApp) -> None:

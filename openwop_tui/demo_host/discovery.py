@@ -14,6 +14,7 @@ from importlib import metadata
 from typing import Any
 
 from openwop_tui.demo_host.catalog import discovery_fields
+from openwop_tui.demo_host.runs import DRAIN_POLICY
 from openwop_tui.demo_host.sse import SUPPORTED_MODES
 from openwop_tui.demo_host.steps import VENDOR
 
@@ -79,6 +80,8 @@ def discovery_document(
         },
         "supportedTransports": ["rest"],
         "runList": {"supported": True, "maxPageSize": MAX_RUN_PAGE, "filters": list(RUN_FILTERS)},
+        # `:pause` / `:resume` (pausing.py), as the reference hosts advertise them.
+        "runs": {"pauseResume": {"supported": True, "drainPolicies": [DRAIN_POLICY]}},
         # fixtures, conversationPrimitive, interrupts and agents (catalog.py).
         **discovery_fields(workflows),
         # Not a spec field (stream modes are discovered by asking, protocol.md §1.1); a hint

@@ -17,12 +17,13 @@ from urllib.parse import unquote
 from openwop_tui.demo_host import catalog, routes
 from openwop_tui.demo_host.interrupts import Interrupt, ResolveError, read_token, resolve
 from openwop_tui.demo_host.routes import HttpError
+from openwop_tui.demo_host.wire import RUN_ID_SEGMENT
 
 if TYPE_CHECKING:
     from openwop_tui.demo_host.runs import Run
     from openwop_tui.demo_host.server import DemoRequestHandler
 
-_RUN_INTERRUPT = re.compile(r"^/runs/([A-Za-z0-9_.~-]+)/interrupts/([^/]{1,256})$")
+_RUN_INTERRUPT = re.compile(rf"^/runs/{RUN_ID_SEGMENT}/interrupts/([^/]{{1,256}})$")
 _TOKEN = re.compile(r"^/interrupts/([^/]{1,2048})$")
 _WORKFLOWS = re.compile(r"^/workflows$")
 _WORKFLOW = re.compile(r"^/workflows/([^/]{1,256})$")

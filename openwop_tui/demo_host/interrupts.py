@@ -225,6 +225,7 @@ class Ask:
             interrupt = self._register(run)
             self._announce(run, interrupt)
             run.status = self.waiting_status
+            run.settle_pause()  # the node has suspended: a pause asked for takes effect
             while interrupt.state == "open":
                 if run.terminal or run.closed or run.stop.is_set():
                     interrupt.state = "cancelled"
@@ -232,7 +233,8 @@ class Ask:
                 if interrupt.past_deadline():
                     interrupt.state = "expired"
                     self.outcome = "expired"
-                    run.status = "running"
+                    if run.status == self.waiting_status:  # (a paused run stays paused)
+                        run.status = "running"
                     return True
                 left = None if interrupt.deadline is None else interrupt.deadline - time.monotonic()
                 # Woken by every event (emit notifies), by cancel and by shutdown; the bound
@@ -373,6 +375,14 @@ def resolve(
                 422,
                 "interrupt_cancelled",
                 f"the run is {run.status}; this interrupt can no longer be answered",
+                {"runStatus": run.status},
+            )
+        if run.status == "paused":
+            # Only a resume (or a cancel) ends a pause: an answer would move the run on.
+            raise ResolveError(
+                409,
+                "run_state_conflict",
+                "the run is paused; resume it before answering",
                 {"runStatus": run.status},
             )
         ask = interrupt.ask

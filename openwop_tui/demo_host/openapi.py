@@ -24,6 +24,8 @@ OPERATIONS: tuple[tuple[str, str, str, str, bool], ...] = (
     ("get", "/runs/{runId}/events", "streamRunEvents", "A run's events (SSE, or JSON)", True),
     ("get", "/runs/{runId}/events/poll", "pollRunEvents", "Long-poll for a run's events", True),
     ("post", "/runs/{runId}/cancel", "cancelRun", "Cancel a run", True),
+    ("post", "/runs/{runId}:pause", "pauseRun", "Pause a run at its next node boundary", True),
+    ("post", "/runs/{runId}:resume", "resumeRun", "Resume a paused run", True),
     ("post", "/runs/{runId}/interrupts/{nodeId}", "resolveInterrupt", "Answer a question", True),
     ("get", "/interrupts/{token}", "inspectInterruptByToken", "Inspect by signed token", False),
     ("post", "/interrupts/{token}", "resolveInterruptByToken", "Answer by signed token", False),

@@ -1,4 +1,5 @@
-"""The protocol endpoints: discovery, create, snapshot, events (SSE and JSON), poll, cancel.
+"""The protocol endpoints: discovery, create, snapshot, events (SSE and JSON), poll, cancel
+(pause and resume: `openwop_tui.demo_host.pausing`).
 
 Each route is a function of the request handler and a parsed `Request`; `server.py` matches
 paths, checks auth and turns `HttpError` into the spec's error body ``{error, message,
@@ -79,7 +80,8 @@ def negotiated(version: str | None) -> Wire:
     return wire
 
 
-def _json_body(req: Request, *, required: bool) -> dict[str, Any]:
+def json_body(req: Request, *, required: bool) -> dict[str, Any]:
+    """The request's JSON object body (``{}`` when empty and not ``required``); 400 else."""
     if not req.body.strip():
         if required:
             raise HttpError(400, "validation_error", "a JSON object body is required")
@@ -95,7 +97,7 @@ def _json_body(req: Request, *, required: bool) -> dict[str, Any]:
 
 def create(h: DemoRequestHandler, req: Request) -> None:
     """``POST …/runs``: start a run; honours ``Idempotency-Key``."""
-    doc = _json_body(req, required=True)
+    doc = json_body(req, required=True)
     workflow_id = doc.get("workflowId")
     if not isinstance(workflow_id, str) or not workflow_id:
         raise HttpError(
@@ -152,7 +154,8 @@ def _run(h: DemoRequestHandler, req: Request) -> Run:
 
 def run_named(h: DemoRequestHandler, given: str) -> Run:
     """The run a path segment names, in the major the request speaks (v2 projects tenant-bound
-    ids); 403 for another tenant's id, 404 for no such run."""
+    ids); 403 for another tenant's id, 404 for no such run. Every route with a run id in its
+    path finds its run here, so each takes the same spellings of an id (`Wire.internal_run_id`)."""
     try:
         internal = h.wire.internal_run_id(given)
     except WrongTenant:
@@ -382,7 +385,7 @@ def poll(h: DemoRequestHandler, req: Request) -> None:
 def cancel(h: DemoRequestHandler, req: Request) -> None:
     """``POST …/runs/{runId}/cancel {reason?}``: cancel now; 409 once terminal."""
     run = _run(h, req)
-    reason = _json_body(req, required=False).get("reason", "cancelled by the client")
+    reason = json_body(req, required=False).get("reason", "cancelled by the client")
     if not isinstance(reason, str):
         raise HttpError(400, "validation_error", "'reason' must be a string", {"field": "reason"})
     if not run.cancel(reason[:500]):

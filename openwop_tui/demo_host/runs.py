@@ -4,6 +4,12 @@ A run's events live in a list whose index *is* the sequence number (0, 1, 2, …
 `threading.Condition`: the workflow thread appends and notifies, and any number of SSE or poll
 handlers wait on it for "anything after sequence N". Once a terminal event is recorded nothing
 else is appended, so a cancel racing the workflow can never be followed by stray events.
+
+Pause and resume (runs.md §Pause and resume, rest-endpoints.md ``:pause``): a pause asked for
+while a node runs takes effect when that node ends or suspends on a question
+(``drain-current-node``, the one policy this host offers), at once otherwise; it records
+``run.paused`` and the run's status is ``paused`` until a resume (``run.resumed``) or a cancel.
+The driver asks `Run.hold` before every step, so a paused run takes no step at all.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import orjson
 
 from openwop_tui.demo_host.assets import AssetStore
 from openwop_tui.demo_host.identity import Identity
-from openwop_tui.demo_host.interrupts import Ask, InterruptBook
+from openwop_tui.demo_host.interrupts import Ask, Interrupt, InterruptBook
 from openwop_tui.demo_host.steps import Emit, Pause, Step, WorkflowContext
 
 logger = logging.getLogger(__name__)
@@ -54,6 +60,19 @@ class IdempotencyMismatch(Exception):
     """An ``Idempotency-Key`` was reused with a different request body."""
 
 
+#: The drain policy this host pauses with: at node boundaries. (``immediate`` would cut a
+#: node's attempt and start it afresh on resume, which a demo workflow cannot replay.)
+DRAIN_POLICY = "drain-current-node"
+
+
+class RunConflict(Exception):
+    """A pause or resume the run's state refuses (409): ``status`` names that state."""
+
+    def __init__(self, status: str, terminal: bool, paused_at: str | None = None) -> None:
+        super().__init__(status)
+        self.status, self.terminal, self.paused_at = status, terminal, paused_at
+
+
 class Run:
     """One run: identity, status and the append-only event log."""
 
@@ -76,6 +95,13 @@ class Run:
         self.interrupts = InterruptBook()
         """This run's interrupts (`interrupts.py`), guarded by ``cond``."""
         """The 201 body, replayed verbatim for a repeated ``Idempotency-Key``."""
+        self.paused_at: str | None = None
+        """When the pause now in effect began (``None``: not paused)."""
+        self.replies: dict[str, tuple[str, dict[str, Any]]] = {}
+        """Pause and resume answers by ``"<op>:<Idempotency-Key>"``, with their body's
+        fingerprint: a retried request gets the first answer again."""
+        self._pause: dict[str, Any] | None = None
+        """The ``run.paused`` payload of a pause asked for but not in effect yet (a node runs)."""
         self._started = time.monotonic()
 
     @property
@@ -142,6 +168,65 @@ class Run:
         self.stop.set()
         return True
 
+    def pause(self, reason: str | None) -> str:
+        """Ask for a pause; when it was asked (`RunConflict` if the run is paused, pausing or
+        ended). It takes effect now unless a node is running, else once that node ends."""
+        with self.cond:
+            if self.terminal:
+                raise RunConflict(self.status, True)
+            if self.status == "paused" or self._pause is not None:
+                raise RunConflict("paused", False, self.paused_at)
+            self._pause = {"drainPolicy": DRAIN_POLICY}
+            if reason:
+                self._pause["reason"] = reason
+            asked = self.identity.now()
+            if self.active_node is None or self.open_interrupt() is not None:
+                self.settle_pause()
+            return self.paused_at or asked
+
+    def settle_pause(self) -> None:
+        """A node boundary (between steps, or a node suspended on a question): a pause asked
+        for takes effect now."""
+        with self.cond:
+            if self._pause is None or self.terminal:
+                return
+            payload, self._pause = self._pause, None
+            doc = self.emit("run.paused", payload)
+            self.status = "paused"
+            self.paused_at = doc["timestamp"] if doc else self.identity.now()
+
+    def resume(self, reason: str | None) -> str:
+        """End the pause (`RunConflict` if the run is not paused); when. A pause asked for and
+        not in effect yet is simply dropped: nothing stopped, so nothing resumes."""
+        with self.cond:
+            if self.terminal:
+                raise RunConflict(self.status, True)
+            if self._pause is not None:
+                self._pause = None
+                return self.identity.now()
+            if self.status != "paused":
+                raise RunConflict(self.status, False)
+            waiting = self.open_interrupt()
+            # Back to what it was doing: waiting for its question's answer, or running.
+            self.status = waiting.ask.waiting_status if waiting is not None else "running"
+            self.paused_at = None
+            doc = self.emit("run.resumed", {"reason": reason} if reason else {})
+            return doc["timestamp"] if doc else self.identity.now()
+
+    def hold(self) -> bool:
+        """Before each step of the driver: settle an asked-for pause, then wait while the run
+        is paused. False when the run ended or the host is shutting down meanwhile."""
+        with self.cond:
+            self.settle_pause()
+            self.cond.wait_for(lambda: self.status != "paused" or self.stop.is_set() or self.closed)
+            return not (self.stop.is_set() or self.closed or self.terminal)
+
+    def open_interrupt(self) -> Interrupt | None:
+        """The question the run waits on, or ``None``."""
+        with self.cond:
+            waiting = [i for i in self.interrupts.by_node.values() if i.state == "open"]
+            return waiting[-1] if waiting else None
+
     def wait_after(self, after: int, timeout: float | None) -> Batch:
         """Events with sequence > ``after``, waiting up to ``timeout`` s (``None``: no limit) for
         at least one."""
@@ -169,13 +254,12 @@ class Run:
                 body["completedAt"] = self.completed_at
             if self.error is not None:
                 body["error"] = self.error
-            waiting = [i for i in self.interrupts.by_node.values() if i.state == "open"]
+            latest = self.open_interrupt()
             # A run that ended (cancelled while it asked) has no question left to answer.
-            if waiting and not self.terminal:
+            if latest is not None and not self.terminal:
                 # spec: `currentNodeId` while suspended, and the open `interrupt` (the Postgres
                 # host's shape: kind, nodeId, payload, interruptToken), so a client attaching
                 # after the question was asked can still answer it.
-                latest = waiting[-1]
                 body["currentNodeId"] = latest.node_id
                 body["interrupt"] = latest.snapshot_entry()
             return body
@@ -274,9 +358,8 @@ class RunStore:
     def _drive(self, run: Run, workflow: Workflow, ctx: WorkflowContext) -> None:
         steps = workflow(ctx)
         try:
-            for step in steps:
-                if run.stop.is_set():
-                    return
+            # `hold` before each step is taken from the workflow: a paused run takes none.
+            while run.hold() and (step := next(steps, None)) is not None:
                 if isinstance(step, Pause):
                     delay = step.seconds * self.pace
                     if delay > 0 and run.stop.wait(delay):
@@ -285,6 +368,8 @@ class RunStore:
                     run.emit(step.type, step.payload, step.node_id, step.causation_id)
                 elif isinstance(step, Ask) and not step.block(run):
                     return  # the run ended (cancel, shutdown) while it waited for an answer
+            if run.stop.is_set() or run.closed or run.terminal:
+                return
             # A workflow that forgot its terminal event still ends its run.
             run.emit("run.completed", {"outputs": {}, "durationMs": run.duration_ms()})
         except Exception as exc:  # a demo bug must fail the run, not hang its streams

@@ -27,13 +27,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from openwop_tui.demo_host import extra_routes, openapi, routes, run_list, well_known
+from openwop_tui.demo_host import extra_routes, openapi, pausing, routes, run_list, well_known
 from openwop_tui.demo_host.assets import ASSET_PREFIX, AssetStore
 from openwop_tui.demo_host.discovery import DEFAULT_MAX_BODY_BYTES
 from openwop_tui.demo_host.faults import Faults
 from openwop_tui.demo_host.routes import HttpError, Request
 from openwop_tui.demo_host.runs import RunStore
 from openwop_tui.demo_host.wire import (
+    RUN_ID_SEGMENT,
     V1,
     V1_OF_DUAL_STACK,
     Wire,
@@ -52,18 +53,17 @@ DRAIN_LIMIT = 64 * 1024 * 1024
 _DRAIN_CHUNK = 64 * 1024
 
 _CLIENT_GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
-#: One run id path segment: a v1 id, or a v2 tenant-bound id projected (`~2F`) or
-#: percent-encoded (`%2F`); `wire.Wire.internal_run_id` decodes it.
-_RUN_ID = r"([A-Za-z0-9_.~%-]+)"
 #: The authenticated routes, without the major's prefix (``/v1`` for v1, none for v2):
 #: (path pattern, method, route function).
 _RUN_ROUTES: tuple[tuple[re.Pattern[str], str, routes.Route], ...] = (
     (re.compile(r"^/runs$"), "POST", routes.create),
     (re.compile(r"^/runs$"), "GET", run_list.list_runs),
-    (re.compile(rf"^/runs/{_RUN_ID}$"), "GET", routes.snapshot),
-    (re.compile(rf"^/runs/{_RUN_ID}/events$"), "GET", routes.events),
-    (re.compile(rf"^/runs/{_RUN_ID}/events/poll$"), "GET", routes.poll),
-    (re.compile(rf"^/runs/{_RUN_ID}/cancel$"), "POST", routes.cancel),
+    (re.compile(rf"^/runs/{RUN_ID_SEGMENT}$"), "GET", routes.snapshot),
+    (re.compile(rf"^/runs/{RUN_ID_SEGMENT}/events$"), "GET", routes.events),
+    (re.compile(rf"^/runs/{RUN_ID_SEGMENT}/events/poll$"), "GET", routes.poll),
+    (re.compile(rf"^/runs/{RUN_ID_SEGMENT}/cancel$"), "POST", routes.cancel),
+    (re.compile(rf"^/runs/{RUN_ID_SEGMENT}:pause$"), "POST", pausing.pause),
+    (re.compile(rf"^/runs/{RUN_ID_SEGMENT}:resume$"), "POST", pausing.resume),
 )
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
 

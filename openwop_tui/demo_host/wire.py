@@ -27,6 +27,7 @@ from urllib.parse import unquote
 
 __all__ = [
     "OWNER",
+    "RUN_ID_SEGMENT",
     "TENANT",
     "V1",
     "V1_OF_DUAL_STACK",
@@ -98,6 +99,12 @@ _V2_ERROR_CODES = {
     "fault_injected": "openwop-tui.fault_injected",
 }
 
+#: A run id as one path segment, for every route's pattern: a v1 id, or a v2 tenant-bound id
+#: projected (``demo~2Frun_…``) or percent-encoded (``demo%2Frun_…``, any case), which
+#: `Wire.internal_run_id` decodes. No ``/`` and no ``:``, which end the segment
+#: (``/runs/{runId}:pause``).
+RUN_ID_SEGMENT = r"([A-Za-z0-9_.~%-]+)"
+
 _KEPT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 _TILDE = re.compile(r"~([0-9A-Fa-f]{2})")
 _OPAQUE = re.compile(r"[A-Za-z0-9._~-]{1,128}")
@@ -162,16 +169,18 @@ class Wire:
     def internal_run_id(self, segment: str) -> str:
         """The stored id a path segment names; raises `WrongTenant` for another tenant's id.
 
-        v2 takes the projected (``demo~2Frun_…``) and percent-encoded (``demo%2Frun_…``) forms,
+        v1 takes the id, percent-encoded or not; v2 takes the projected (``demo~2Frun_…``) and
+        percent-encoded (``demo%2Frun_…``) forms,
         and through the overlap also the bare v1 id (identity.md §5), bound to the caller's
         tenant. A segment that decodes to nothing sensible is simply an unknown run.
         """
-        if self.major == 1:
-            return segment
         try:
-            value = _unproject(segment)
+            # v1 ids are not projected, but a path segment may still be percent-encoded.
+            value = unquote(segment, errors="strict") if self.major == 1 else _unproject(segment)
         except UnicodeDecodeError:
             return ""
+        if self.major == 1:
+            return value
         tenant, slash, opaque = value.partition("/")
         if not slash:
             return value

@@ -205,19 +205,23 @@ def parse_answers(data: bytes) -> Answers:
 
 
 #: What a terminal answers with: control sequences (CSI …, and the strings APC, DCS, OSC, PM,
-#: SOS up to their terminator, or cut off by the deadline), and a lone ESC pair.
+#: SOS up to their terminator, or cut off by the deadline), a stray string terminator; and the
+#: keys that send sequences too (arrows and function keys: CSI, or SS3 ``ESC O A``…``ESC O S``).
+#: Any other ESC is the Esc key alone: it goes, and what was typed after it stays (``Esc d``
+#: is an Esc and a "d"; taking them as one pair lost the letter).
 _ANSWER = re.compile(
     rb"\x1b\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]"
     rb"|\x1b[_P\]^X].*?(?:\x1b\\|\x07|\Z)"
     rb"|\x1b\[[\x20-\x3f]*\Z"
-    rb"|\x1b[\x20-\x7e]?",
+    rb"|\x1b(?:O[A-DFHP-S]|\\)?",
     re.DOTALL,
 )
 
 
 def typed_keys(data: bytes) -> bytes:
     """What in the probe's bytes is not a terminal answer: keys the user typed while it
-    waited (`openwop_tui.devices.typeahead`), in the order typed."""
+    waited (`openwop_tui.devices.typeahead`), in the order typed, without the keys that send
+    sequences (arrows, function keys, Esc): the text, and Enter, Backspace and Ctrl keys."""
     return _ANSWER.sub(b"", data)
 
 

@@ -1,5 +1,6 @@
 """The official OpenWOP Python SDK reads the demo host without error: ``openwop-client`` 2.x
-(v2-only, in the dev extras) against a dual-stack host, and 1.x (v1) against a v1 host.
+(v2-only, in the dev extras) against a dual-stack host, and 1.x (v1) against a v1 host; its
+``runs_pause`` and ``runs_resume`` work on both.
 
 The two majors of the SDK are both the ``openwop_client`` package, so 1.x runs in its own venv
 (``tools/sdk-venv``, which ``.ci/run`` calls) through ``tests/sdk/probe_v1.py`` as a
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 from openwop_client import OpenwopClient
 from openwop_client.errors import WopError
-from openwop_client.types import CreateRunRequest, ResolveInterruptRequest
+from openwop_client.types import CreateRunRequest, PauseRunRequest, ResolveInterruptRequest
 from paths import TESTS
 
 from openwop_tui.demo_host import DemoHost
@@ -79,6 +80,27 @@ def test_sdk2_answers_a_question(sdk: OpenwopClient) -> None:
     assert sdk.runs_get(created.runId).status == "completed"
 
 
+def test_sdk2_pauses_and_resumes_a_run(sdk: OpenwopClient) -> None:
+    created = sdk.runs_create(CreateRunRequest(workflowId="demo.approve"))
+    seen = []
+    for event in sdk.runs_events(created.runId):
+        seen.append(event.type)
+        if event.type == "interrupt.requested":
+            node = event.payload["nodeId"]
+            paused = sdk.runs_pause(created.runId, PauseRunRequest(reason="a look first"))
+            assert paused.status == "paused" and paused.runId == created.runId
+            assert sdk.runs_get(created.runId).status == "paused"
+            with pytest.raises(WopError) as refused:
+                sdk.runs_pause(created.runId)
+            assert refused.value.status == 409
+            resumed = sdk.runs_resume(created.runId)
+            assert resumed.status == "running" and resumed.resumedAt
+            value = ResolveInterruptRequest(resumeValue={"action": "accept"})
+            sdk.interrupts_resolve_by_run(created.runId, node, value)
+    assert seen.index("run.paused") < seen.index("run.resumed") < seen.index("run.completed")
+    assert sdk.runs_get(created.runId).status == "completed"
+
+
 def _sdk1_python() -> Path:
     if SDK1_PYTHON.exists():
         return SDK1_PYTHON
@@ -110,5 +132,7 @@ def test_sdk1_reads_a_v1_host() -> None:
     assert result["status"] == "completed"
     assert result["polled"] == list(range(len(types) - 2, len(types))) and result["pollComplete"]
     assert result["resolved"] == "running" and result["approved"] == "completed"
+    assert result["paused"] == ["paused", "paused", "running", "waiting-approval"]
+    assert {"run.paused", "run.resumed"} <= set(result["approveTypes"])
     assert result["listed"] == result["runIds"][::-1]
     assert sys.executable != str(python)  # the probe ran in its own interpreter

@@ -30,8 +30,16 @@ def main(base_url: str, api_key: str) -> None:
     polled = client.runs_poll_events(created.runId, last_sequence=len(events) - 3)
     approve = client.runs_create(CreateRunRequest(workflowId="demo.approve"))
     resolved = None
+    paused: list[str] = []
+    approve_types = []
     for event in client.runs_events(approve.runId):
+        approve_types.append(event.type)
         if event.type == "interrupt.requested":
+            # Paused while it waits, then resumed: each answer's status and the run's.
+            paused.append(client.runs_pause(approve.runId).status)
+            paused.append(client.runs_get(approve.runId).status)
+            paused.append(client.runs_resume(approve.runId).status)
+            paused.append(client.runs_get(approve.runId).status)
             answer = ResolveInterruptRequest(resumeValue={"action": "accept"})
             resolved = client.interrupts_resolve_by_run(
                 approve.runId, event.payload["nodeId"], answer
@@ -49,6 +57,8 @@ def main(base_url: str, api_key: str) -> None:
         "pollComplete": polled.isComplete,
         "resolved": resolved.status if resolved else None,
         "approved": client.runs_get(approve.runId).status,
+        "paused": paused,
+        "approveTypes": approve_types,
         "listed": [run["runId"] for run in listed["runs"]],
         "runIds": [created.runId, approve.runId],
     }

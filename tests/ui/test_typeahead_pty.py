@@ -9,6 +9,9 @@ gone the terminal has the mode it had before (cooked, echo, CR to LF).
 Fails without the protection: without the hold, the cooked tty turns Enter into LF (a new
 line, nothing sent) and the probe drops what it read; without the restore the shell is left
 without echo.
+
+Control keys among them (issue 23: "abc", Up, Esc, "def" came out "defabc", or "abcef") are
+dropped where they were typed, wherever the keys were read: the letters land in order.
 """
 
 from __future__ import annotations
@@ -157,12 +160,60 @@ def test_hello_and_enter_typed_before_the_app_is_up_are_sent(tmp_path: Path) -> 
     os.close(slave)
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX pty")
+def test_control_keys_typed_before_the_app_is_up_leave_the_text_in_order(tmp_path: Path) -> None:
+    program, terminal, slave, _ = _start(tmp_path)
+    master = terminal.master
+    try:
+        terminal.type(b"abc\x1b[A")  # "abc", Up: while Python starts
+        terminal.read_until(lambda: DA1_QUERY in terminal.output, "the terminal probe")
+        terminal.type(b"\x1b" + b"def\r" + b"\x1b[?62;22c")  # Esc, "def", Enter, the answer
+        terminal.read_until(lambda: bool(_users()), "a message sent")
+        assert _users() == ["abcdef"]
+        program.send_signal(signal.SIGTERM)
+        terminal.read_until(lambda: program.poll() is not None, "the app stopped")
+    finally:
+        if program.poll() is None:
+            program.kill()
+        program.wait()
+    os.close(master)
+    os.close(slave)
+
+
 def test_the_probe_keeps_typed_keys_apart_from_the_terminal_s_answers() -> None:
     kitty, size = b"\x1b_Gi=31;OK\x1b\\", b"\x1b[6;20;10t"
     sixel, da1 = b"\x1b[?1;0;1024S", b"\x1b[?62;4c"
     typed = b"h\xc3\xa9" + kitty + size + b"llo\r" + sixel + da1 + b"\x7f!"
     assert typed_keys(typed) == "héllo\r\x7f!".encode()
     assert typed_keys(b"abc\x1b[?6") == b"abc"  # an answer cut off by the deadline
+    # Esc is dropped, not what was typed after it; arrows and F1-F4 go whole (CSI and SS3).
+    assert typed_keys(b"abc\x1b[A\x1bdef") == b"abcdef"
+    assert typed_keys(b"\x1bOPa\x1bOAb\x1bOk\x1b\\") == b"abOk"
+
+
+async def test_keys_read_before_the_prompt_was_shown_are_taken_as_typed_ahead() -> None:
+    """Keys Textual read before the first frame (made before the app is up: their time says
+    so) are taken as the held ones are: "abc", Up, Esc, "def" is "abcdef", not "defabc"; once
+    the prompt is shown, Up does what it does there (the start of the line)."""
+    from app_support import NO_AUDIO, SIZE
+    from textual.events import Key
+
+    from openwop_tui.config import Config
+    from openwop_tui.ui.app import ChatApp
+
+    ahead = [Key(c, c) for c in "abc"] + [Key("up", None), Key("escape", None)]
+    ahead += [Key(c, c) for c in "def"]
+    config = Config(host="http://127.0.0.1:9", audio=False, images="none")
+    app = ChatApp(config, audio_support=NO_AUDIO)
+    async with app.run_test(size=SIZE) as pilot:
+        prompt = app.chat.parts.prompt
+        for key in ahead:  # one at a time, as paced typing reaches the app
+            app.post_message(key)
+            await pilot.pause()
+        assert prompt.value == "abcdef"
+        prompt.value = ""
+        await pilot.press(*"abc", "up", *"def")
+        assert prompt.value == "defabc"
 
 
 async def test_typed_ahead_keys_reach_the_prompt_as_typed() -> None:

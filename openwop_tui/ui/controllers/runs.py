@@ -229,6 +229,7 @@ class RunsController:
                     await self.feed.push(update)
             await self.feed.drain()
             await self.feed.show(chat.conversation.finish_replay())
+            chat.parts.view.flush_streamed()
         except OSError as error:
             await chat.notice("error", f"cannot read {path}: {error.strerror or error}")
         self._status(ConnectionChanged(Connection.REPLAYED))
@@ -250,6 +251,7 @@ class RunsController:
         await self.feed.drain()
         await self.feed.show(chat.conversation.settle())
         await self.feed.show(chat.transcript.close_open())
+        chat.parts.view.flush_streamed()  # the screen whole before the status says "ended"
         self.interrupts.close_all()
         heap.settle()  # what the run left lives as long as the chat (`openwop_tui.ui.heap`)
         self.busy = self.following = False

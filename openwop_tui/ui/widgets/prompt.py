@@ -9,10 +9,17 @@ Up and Down walk through earlier messages only when the cursor is on the first (
 (Down) visual line; anywhere else they move the cursor, so a long message can be edited. The text
 being typed is kept and comes back at the bottom of the history. The placeholder says which keys
 do what, and when a run is in progress that a new message will wait for it.
+
+Keys typed before the prompt was first on screen were typed blind, and are taken the same way
+wherever they were read (`type_ahead` for those the terminal held while the app started, `_on_key`
+for those Textual read before its first frame): text, Enter, Ctrl+J and Backspace as typed, in
+order; the other control keys (arrows, Esc, Tab …) dropped. Acted on, an Up typed ahead moved
+the cursor to the start of the line, and "abc", Up, Esc, "def" came out "defabc".
 """
 
 from __future__ import annotations
 
+from textual import _time  # the clock Textual stamps events with (`Message.time`)
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.events import Key, Paste
@@ -48,6 +55,17 @@ class PromptInput(TextArea):
         self._draft = ""
         self._busy = False
         self._reading = ""
+        self._shown_at: float | None = None
+        """When the prompt was first on screen (`_time`); keys read before were typed ahead."""
+
+    def on_mount(self) -> None:
+        if self.app.is_headless:
+            self._shown_at = _time.time()  # no screen to wait for, nor a terminal typing ahead
+        else:
+            self.call_after_refresh(self._first_shown)
+
+    def _first_shown(self) -> None:
+        self._shown_at = _time.time()
 
     @property
     def value(self) -> str:
@@ -154,9 +172,20 @@ class PromptInput(TextArea):
         at, a priority binding runs as the key arrives, ahead of the letters still queued before
         it, and an ordinary binding runs after the key has bubbled up to the app, behind the
         letters typed after it: a fast ``hello⏎world`` would send ``""`` or ``helloworld``. The
-        keys are the ``[keys]`` names ``send`` and ``newline`` (`openwop_tui.ui.keys`)."""
+        keys are the ``[keys]`` names ``send`` and ``newline`` (`openwop_tui.ui.keys`). A key
+        read before the prompt was first shown is taken as typed ahead (module docstring)."""
         in_effect = keys.in_effect(self.app)
-        if event.key in in_effect["send"].split(","):
+        typed_ahead = self._shown_at is None or event.time < self._shown_at
+        if typed_ahead and not (
+            event.is_printable
+            or event.key == "backspace"
+            or event.key in in_effect["send"].split(",")
+            or event.key in in_effect["newline"].split(",")
+        ):
+            # As `type_ahead` takes the keys the terminal held: not aimed at anything seen.
+            event.prevent_default()
+            event.stop()
+        elif event.key in in_effect["send"].split(","):
             event.prevent_default()
             event.stop()
             self.action_send()

@@ -412,6 +412,22 @@ class TranscriptView(ScrollView, can_focus=True):
             delay = max(STREAM_REDRAW_SECONDS, STREAM_REDRAW_SHARE * self._flush_cost)
             self._flush_timer = self.set_timer(delay, self._flush)
 
+    @property
+    def redraws_pending(self) -> bool:
+        """Whether streamed items wait for their coalesced redraw (what is on screen of them
+        is not their latest text yet)."""
+        return self._flush_timer is not None
+
+    def flush_streamed(self) -> None:
+        """Draw now what waits for its coalesced redraw (`_schedule`): the run ended, nothing
+        will come to coalesce with it, and the screen must be whole when the status says the
+        run is over. Left to the timer, whose delay grows with the cost of a redraw (six times
+        it: seconds on a loaded machine), the reply showed its last tokens late, after the user
+        had scrolled away, and flagged "new output below" for a run that had ended."""
+        if self._flush_timer is not None:
+            self._flush_timer.stop()
+            self._flush()
+
     def _flush(self) -> None:
         self._flush_timer = None
         started = time.perf_counter()
