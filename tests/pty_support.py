@@ -35,9 +35,9 @@ PROGRAM = Path(sys.executable).with_name("openwop-tui")
 COLUMNS, LINES = 120, 40
 
 
-def home(tmp_path: Path) -> dict[str, str]:
+def home(tmp_path: Path, **more: str) -> dict[str, str]:
     """An environment whose config, data, state and download folders are under ``tmp_path``,
-    with no key or host from the developer's own environment."""
+    with no key or host from the developer's own environment (``more`` on top)."""
     env = {
         key: value
         for key, value in os.environ.items()
@@ -52,6 +52,7 @@ def home(tmp_path: Path) -> dict[str, str]:
         XDG_DOWNLOAD_DIR=str(tmp_path / "downloads"),
         HOME=str(tmp_path / "home"),
     )
+    env.update(more)
     return env
 
 
@@ -61,11 +62,18 @@ def _control_terminal() -> None:
 
 
 class Program:
-    """``openwop-tui ARGS`` on a pty of `COLUMNS` x `LINES`."""
+    """``openwop-tui ARGS`` on a pty of ``size`` (rows, columns; `LINES` x `COLUMNS` unless
+    given)."""
 
-    def __init__(self, args: Sequence[str], env: Mapping[str, str], cwd: Path) -> None:
+    def __init__(
+        self,
+        args: Sequence[str],
+        env: Mapping[str, str],
+        cwd: Path,
+        size: tuple[int, int] = (LINES, COLUMNS),
+    ) -> None:
         self.master, slave = pty.openpty()
-        ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", LINES, COLUMNS, 0, 0))
+        ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", *size, 0, 0))
         self.process = subprocess.Popen(
             [str(PROGRAM), *args],
             stdin=slave,
@@ -80,7 +88,7 @@ class Program:
         )
         os.close(slave)
         self.seen = b""
-        self._screen = pyte.Screen(COLUMNS, LINES)
+        self._screen = pyte.Screen(size[1], size[0])
         self._stream = pyte.ByteStream(self._screen)
         self.code: int | None = None
 
@@ -88,12 +96,16 @@ class Program:
         return self
 
     def __exit__(self, *_: object) -> None:
+        self.kill()
+        with contextlib.suppress(OSError):
+            os.close(self.master)
+
+    def kill(self) -> None:
+        """End the program (and what it started) if it still runs: a failed test's cleanup."""
         if self.process.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
-        with contextlib.suppress(OSError):
-            os.close(self.master)
 
     # -------------------------------------------------------------- reading
 
@@ -141,8 +153,12 @@ class Program:
         """Until ``text`` is on the screen."""
         self.wait_for(lambda: text in self.screen_text(), f"{text!r} on the screen")
 
-    def type(self, keys: str) -> None:
-        os.write(self.master, keys.encode())
+    def read_until(self, wanted: bytes) -> None:
+        """Until ``wanted`` was written, in whatever escape sequences around it."""
+        self.wait_for(lambda: wanted in self.seen, f"{wanted!r} written")
+
+    def type(self, keys: str | bytes) -> None:
+        os.write(self.master, keys.encode() if isinstance(keys, str) else keys)
 
     def wait(self) -> int:
         """Until the program ends, reading what it writes (a full pty would block it)."""

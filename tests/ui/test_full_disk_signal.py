@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from full_disk import fill, tmpfs
-from pty_terminal import Terminal, app_env, installed
+from pty_support import Program, home
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="a tmpfs and a POSIX pty")
 
@@ -37,22 +37,21 @@ def _journals(*folders: Path) -> list[Path]:
     return [p for folder in folders if folder.is_dir() for p in folder.glob("unstored-*.json")]
 
 
-def _start(env: dict[str, str]) -> Terminal:
-    argv = [installed(), "--demo-pace", "0", "--no-audio", "--images", "halfblock"]
-    return Terminal(argv, env, SIZE)
+def _start(env: dict[str, str], cwd: Path) -> Program:
+    return Program(["--demo-pace", "0", "--no-audio", "--images", "halfblock"], env, cwd, SIZE)
 
 
 def test_turns_typed_on_a_full_disk_survive_sigterm_and_come_back_at_the_next_start(
     tmp_path: Path,
 ) -> None:
     with tmpfs(tmp_path / "data", "2m") as data:
-        env = app_env(tmp_path, XDG_DATA_HOME=str(data), LINES=str(SIZE[0]), COLUMNS=str(SIZE[1]))
+        env = home(tmp_path, XDG_DATA_HOME=str(data), LINES=str(SIZE[0]), COLUMNS=str(SIZE[1]))
         database = data / "openwop-tui" / "sessions.db"
         beside, spare = (
             data / "openwop-tui" / "journal",
             tmp_path / "state" / "openwop-tui" / "journal",
         )
-        app = _start(env)
+        app = _start(env, tmp_path)
         try:
             app.read_until(b"Connected")
             app.type(b"stored first\r")
@@ -72,7 +71,7 @@ def test_turns_typed_on_a_full_disk_survive_sigterm_and_come_back_at_the_next_st
         assert _users(database) == ["stored first"]  # the rest is in the journal only
 
         filler.unlink()  # space freed: the next start writes the journal in
-        again = _start(env)
+        again = _start(env, tmp_path)
         try:
             again.read_until(b"earlier quit kept in a journal")
             again.read_until(b"connected")  # (the status line: no welcome above a notice)

@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 from patience import PATIENCE
-from pty_terminal import Terminal, app_env, installed
+from pty_support import Program, home
 
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.store.sessions import Store
@@ -50,10 +50,8 @@ def _run_ids(env: dict[str, str]) -> list[str]:
 def test_sigint_cancels_the_run_on_the_host_says_so_and_exits_130(
     tmp_path: Path, host: DemoHost
 ) -> None:
-    env = app_env(tmp_path, OPENWOP_API_KEY=host.api_key)
-    terminal = Terminal(
-        [installed(), "--host", host.url, "--no-audio", "--images", "halfblock"], env
-    )
+    env = home(tmp_path, OPENWOP_API_KEY=host.api_key)
+    terminal = Program(["--host", host.url, "--no-audio", "--images", "halfblock"], env, tmp_path)
     terminal.read_until(b"connected")
     os.write(terminal.master, b"something slow\r")
     terminal.read_until(b"streaming")
