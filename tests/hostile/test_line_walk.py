@@ -1,0 +1,309 @@
+"""The line walk: no host string, whatever it holds, prints a line of the client's own.
+
+The measured case (issue 23): a newline in a tool's inputs or outcome, a decision's reasoning or
+a failure's message started a line of its own, so a run that failed showed ``• run completed``
+and ``✓ answered at node gate: accept`` in ``render``, ``run`` and the app; a ``workflowId``
+holding a newline printed a fake row in ``runs``.
+
+Every host string field is set to `FORGE` (newlines, the client's own line starts, a CR, an OSC
+title sequence), one at a time for the constructed stream of the boundary walk
+(``tests/hostile/test_boundary_walk.py``: every envelope family and event the fold draws), all at
+once for every type the client knows (`KNOWN_TYPES`, each with the fields its lines quote) and
+for every capture in ``tests/data/captures``. Each stream goes through the sinks that print
+lines: the printer (what ``run``, ``render``, ``attach`` and ``replay`` print), the app's
+transcript view (each item's lines as the view draws them), the ``render`` and ``run`` commands
+themselves (``run`` against a loopback host), and the app driven by Pilot. The same events with
+the field set to a plain ``x`` are the reference: a hostile stream must print exactly as many
+lines that start with a client marker (``•``, ``✓``, ``⚠``, ``✖``, ``⚙``) at the margin as the
+plain one, and no raw control byte. A host value may span lines only inside a block indented
+under its label (a reply, reasoning), which the client's own lines never are.
+
+``runs`` gets a run list whose every field holds a newline: one row per run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import re
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from threading import Thread
+from typing import Any
+
+import pytest
+from app_support import NO_AUDIO, SIZE, connected, settle
+from hostile_host import HostileHost
+from paths import TESTS
+from render_helpers import builtins
+from rich.console import Console
+from test_boundary_walk import capture_frames, constructed, leaf_paths, sse
+
+from openwop_tui.__main__ import main
+from openwop_tui.cli.commands import Output, print_entries
+from openwop_tui.config import Config
+from openwop_tui.core.conversation import Conversation
+from openwop_tui.core.event_catalog import KNOWN_TYPES
+from openwop_tui.core.fold import EnvelopeItem, Transcript
+from openwop_tui.present.envelope import draw, offline
+from openwop_tui.present.palette import Palette
+from openwop_tui.renderers.base import AudioSupport, RenderContext
+from openwop_tui.store.record import read_recording
+from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.widgets.blocks import Block
+
+FORGE = "x\n• run completed\n✓ answered at node gate: accept\r\x1b]0;pwned\x07"
+PLAIN = "x"
+#: The client's own line starts: a line of the client's begins with one at the margin.
+MARKER = re.compile(r"^[•✓⚠✖⚙] ")
+#: Raw controls: nothing but the newline may reach the output (Rich's SGR aside).
+CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f]")
+_SGR = re.compile(r"\x1b\[[0-9;]*m")
+#: Fields whose value decides which path is taken: a newline there changes the path itself.
+STRUCTURAL = frozenset({"type", "display", "mimeType", "base64", "callId", "agentId", "nodeId"})
+
+Docs = list[dict[str, Any]]
+
+
+# ------------------------------------------------------------------------------- streams
+
+
+def rewrite_one(doc: Any, path: tuple[Any, ...], value: str) -> Any:
+    if not path:
+        return value
+    copy = list(doc) if isinstance(doc, list) else dict(doc)
+    copy[path[0]] = rewrite_one(doc[path[0]], path[1:], value)
+    return copy
+
+
+def rewrite_all(doc: Any, value: str, key: str | None = None) -> Any:
+    if isinstance(doc, str):
+        return doc if key in STRUCTURAL else value
+    if isinstance(doc, list):
+        return [rewrite_all(item, value) for item in doc]
+    if isinstance(doc, dict):
+        return {k: rewrite_all(v, value, k) for k, v in doc.items()}
+    return doc
+
+
+#: The fields the lines of the known types quote (reasons, errors, decisions, names, values).
+_QUOTED = (
+    "reason", "message", "reasoning", "rationale", "summary", "status", "fromStatus", "level",
+    "workflowId", "typeId", "toolName", "fromAgentId", "toAgentId", "provider", "model",
+    "stopReason", "finalReason", "capability", "requested", "substitute", "name", "key",
+    "value", "decision", "outcome", "inputs", "connectorId", "scope", "text", "title",
+    "artifactId", "artifactType", "failedNodeId", "description", "kind",
+)  # fmt: skip
+
+
+def every_type(value: str) -> Docs:
+    """One event of every type the client knows, its quoted fields (and an error's) ``value``."""
+    payload: dict[str, Any] = {name: value for name in _QUOTED}
+    payload["error"] = payload["lastError"] = {"code": value, "message": value}
+    payload["decision"] = {"kind": value, "reason": value, "reasoning": value}
+    docs: Docs = [{"type": "run.started", "runId": "r", "payload": {"workflowId": "w"}}]
+    for seq, kind in enumerate(sorted(KNOWN_TYPES - {"run.completed", "run.started"}), 2):
+        docs.append(
+            {"type": kind, "runId": "r", "sequence": seq, "nodeId": "n1", "payload": payload}
+        )
+    return docs
+
+
+def _text(docs: Docs) -> str:
+    return sse([("message", None, doc) for doc in docs])
+
+
+# --------------------------------------------------------------------------------- sinks
+
+
+def printed(text: str, folder: Path) -> tuple[str, Transcript]:
+    """What the printer prints (``run``, ``render``, ``attach``, ``replay``) into a pipe."""
+    sink = io.StringIO()
+    console = Console(file=sink, width=100, color_system=None, highlight=False, emoji=False)
+    output = Output(Config(), console, save_dir=folder)
+    conversation = Conversation(capture=True)
+    printer = output.printer(audio=AudioSupport(False, "walk"), conversation=conversation)
+    asyncio.run(print_entries(read_recording(text).entries, conversation, printer))
+    return sink.getvalue(), conversation.transcript
+
+
+def view_lines(transcript: Transcript, width: int = 100) -> str:
+    """Every line the app's transcript view draws of the items (the gutter is the view's)."""
+    console = Console(width=width, force_terminal=True, color_system="truecolor", emoji=False)
+    context = RenderContext(width=width - 4, audio=AudioSupport(False, "walk"))
+    lines: list[str] = []
+    for item in transcript.items:
+        block = Block(item)
+        if isinstance(item, EnvelopeItem):
+            block.rendered = asyncio.run(
+                draw(item.envelope, builtins(), context, offline(), columns=width)
+            )
+        for strip in block.lines(console, width, Palette.default()):
+            lines.append("".join(segment.text for segment in strip))
+    return "\n".join(lines)
+
+
+def markers(text: str) -> list[str]:
+    """The lines that start with a client marker at the margin: the client's own lines."""
+    return [line[0] for line in _SGR.sub("", text).splitlines() if MARKER.match(line)]
+
+
+def check(forged: str, plain: str, where: str) -> None:
+    found = CONTROL.search(_SGR.sub("", forged))
+    assert found is None, f"{where}: raw {found.group()!r} reached the output"
+    extra = sorted(markers(forged)), sorted(markers(plain))
+    assert extra[0] == extra[1], f"{where}: lines of the client's own it never printed:\n{forged}"
+
+
+def check_in_process(forged: Docs, plain: Docs, folder: Path, where: str) -> None:
+    out, transcript = printed(_text(forged), folder / "forged")
+    reference, reference_transcript = printed(_text(plain), folder / "plain")
+    check(out, reference, f"{where}, printed")
+    check(view_lines(transcript), view_lines(reference_transcript), f"{where}, the app's view")
+
+
+# ------------------------------------------------------------------------------ the walks
+
+
+def _one_at_a_time() -> list[tuple[int, tuple[Any, ...]]]:
+    return [
+        (index, path)
+        for index, doc in enumerate(constructed())
+        for path in leaf_paths(doc)
+        if path[-1] not in STRUCTURAL
+    ]
+
+
+ONE_AT_A_TIME = _one_at_a_time()
+
+
+@pytest.mark.parametrize(
+    ("index", "path"),
+    ONE_AT_A_TIME,
+    ids=[f"{i}:{'.'.join(map(str, p))}" for i, p in ONE_AT_A_TIME],
+)
+def test_each_field_of_the_constructed_stream(
+    index: int, path: tuple[Any, ...], tmp_path: Path
+) -> None:
+    docs = constructed()
+    forged, plain = list(docs), list(docs)
+    forged[index] = rewrite_one(docs[index], path, FORGE)
+    plain[index] = rewrite_one(docs[index], path, PLAIN)
+    check_in_process(forged, plain, tmp_path, f"event {index} at {path}")
+
+
+def test_every_known_type_with_its_quoted_fields(tmp_path: Path) -> None:
+    check_in_process(every_type(FORGE), every_type(PLAIN), tmp_path, "every type")
+
+
+CAPTURES = sorted((TESTS / "data" / "captures").glob("*.sse"))
+
+
+@pytest.mark.parametrize("path", CAPTURES, ids=[p.stem for p in CAPTURES])
+def test_every_capture_through_the_render_command(
+    path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outputs = []
+    for value in (FORGE, PLAIN):
+        docs = [rewrite_all(doc, value) for _, _, doc in capture_frames(path)]
+        target = tmp_path / f"{len(outputs)}.sse"
+        target.write_text(_text(docs), encoding="utf-8", errors="surrogatepass")
+        main(["render", str(target), "--images", "none"])
+        outputs.append(capsys.readouterr().out)
+    check(outputs[0], outputs[1], f"render {path.name}")
+
+
+def _stream(value: str) -> str:
+    """The constructed stream, ``value`` in every string, ending as the measured run did: failed
+    (its message holding ``• run completed``), not cancelled or completed after that."""
+    docs = [rewrite_all(doc, value) for doc in constructed()]
+    return _text([doc for doc in docs if doc["type"] not in ("run.cancelled", "run.completed")])
+
+
+def test_the_run_command_against_a_host(capsys: pytest.CaptureFixture[str]) -> None:
+    outputs = []
+    for value in (FORGE, PLAIN):
+        with HostileHost(_stream(value)) as host:
+            main(["run", "wf", "--host", host.url, "--no-audio", "--images", "none"])
+        outputs.append(capsys.readouterr().out)
+    check(outputs[0], outputs[1], "run")
+    assert "run failed" in outputs[0]
+
+
+async def _app_lines(value: str) -> str:
+    with HostileHost(_stream(value)) as host:
+        config = Config(host=host.url, workflow="wf", audio=False, images="halfblock")
+        app = ChatApp(config, audio_support=NO_AUDIO)
+        async with app.run_test(size=SIZE) as pilot:
+            await connected(pilot, app)
+            await pilot.press(*"go", "enter")
+            await settle(
+                pilot, app, lambda: app.transcript.status == "failed" and not app.runs.busy
+            )
+            console = Console(width=100, force_terminal=True, color_system="truecolor")
+            return "\n".join(
+                "".join(segment.text for segment in strip)
+                for block in app.view.blocks()
+                for strip in block.lines(console, 100, Palette.default())
+            )
+
+
+async def test_the_app_transcript() -> None:
+    forged, plain = await _app_lines(FORGE), await _app_lines(PLAIN)
+    check(forged, plain, "the app's transcript")
+    assert markers(plain), "the app drew no lines of its own: the walk checks nothing"
+
+
+# ----------------------------------------------------------------------------------- runs
+
+
+@contextlib.contextmanager
+def listing(runs: list[dict[str, Any]]) -> Iterator[str]:
+    """A v1 host on loopback whose run list is ``runs``."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            doc: Any = {"protocolVersion": "1.0"}
+            if self.path.startswith("/v1/runs"):
+                doc = {"runs": runs}
+            body = json.dumps(doc).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+FIELDS = ("runId", "status", "workflowId", "startedAt", "completedAt")
+
+
+@pytest.mark.parametrize("field", FIELDS)
+def test_runs_prints_one_row_per_run(field: str, capsys: pytest.CaptureFixture[str]) -> None:
+    runs = [
+        {"runId": f"run_{n}", "status": "completed", "workflowId": "wf",
+         "startedAt": "2026-01-01T00:00:00Z", "completedAt": "2026-01-01T00:01:00Z"}
+        for n in range(3)
+    ]  # fmt: skip
+    for run in runs:
+        run[field] = f"{run[field]}\nrun_fake  completed  wf\x1b]0;pwned\x07\t"
+    with listing(runs) as url:
+        assert main(["runs", "--host", url]) == 0
+    out = capsys.readouterr().out
+    assert CONTROL.search(out.replace("\n", "")) is None, out
+    lines = out.splitlines()
+    assert len(lines) == 2 + len(runs), out  # the header, the column names, one row a run
+    assert not any(line.startswith("run_fake") for line in lines), out
