@@ -27,7 +27,9 @@ import asyncio
 import contextlib
 import io
 import json
+import os
 import re
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -38,18 +40,21 @@ import pytest
 from app_support import NO_AUDIO, SIZE, connected, settle
 from hostile_host import HostileHost
 from paths import TESTS
+from patience import PATIENCE
 from render_helpers import builtins
 from rich.console import Console
 from test_boundary_walk import capture_frames, constructed, leaf_paths, sse
 
 from openwop_tui.__main__ import main
+from openwop_tui.cli.answering import AnswerFlags, Asker, HowTo, LineReader
 from openwop_tui.cli.commands import Output, print_entries
 from openwop_tui.config import Config
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.event_catalog import KNOWN_TYPES
-from openwop_tui.core.fold import EnvelopeItem, Transcript
+from openwop_tui.core.fold import Added, EnvelopeItem, Transcript
 from openwop_tui.present.envelope import draw, offline
 from openwop_tui.present.palette import Palette
+from openwop_tui.protocol.events import normalize
 from openwop_tui.renderers.base import AudioSupport, RenderContext
 from openwop_tui.store.record import read_recording
 from openwop_tui.ui.app import ChatApp
@@ -307,3 +312,60 @@ def test_runs_prints_one_row_per_run(field: str, capsys: pytest.CaptureFixture[s
     lines = out.splitlines()
     assert len(lines) == 2 + len(runs), out  # the header, the column names, one row a run
     assert not any(line.startswith("run_fake") for line in lines), out
+
+
+# ------------------------------------------------------------------- the prompt of ``run``
+
+
+class _Conversation:
+    run_id = "run-9"
+
+
+def _request(kind: str, value: str) -> dict[str, Any]:
+    config: dict[str, Any] = {"title": value, "description": value, "prompt": value}
+    if kind == "clarification":
+        config["questions"] = [{"id": "q1", "text": value}, {"id": "q2", "question": value}]
+    else:
+        config["actions"] = ["accept", "reject"]
+    payload = {"kind": kind, "interruptId": "i1", "config": config, "reason": value}
+    return {"type": "interrupt.requested", "sequence": 3, "runId": "run-9", "nodeId": "n1",
+            "payload": payload}  # fmt: skip
+
+
+async def _asked(kind: str, value: str, *, interactive: bool) -> str:
+    """What ``run`` prints about a question (its prompt, or how to answer it), nobody typing."""
+    transcript = Transcript()
+    [added] = [
+        c for c in transcript.apply(normalize(_request(kind, value))) if isinstance(c, Added)
+    ]
+    out, err = io.StringIO(), io.StringIO()
+    read, write = os.pipe()
+    os.close(write)  # the end of input at once: the prompt is printed, then the how-to
+    with open(read, encoding="utf-8") as stdin:
+        asker = Asker(
+            _Conversation(),  # type: ignore[arg-type]  # nothing is sent
+            AnswerFlags.parse(None),
+            Console(file=out, width=100, color_system=None),
+            interactive=interactive,
+            howto=HowTo("http://h", lambda r, n: "http://h/x", lambda t: "http://h/t", keyed=False),
+            reader=LineReader(stdin),
+            err=err,
+        )
+        await asker.handle(added)
+        # Wait for the how-to, the last thing said once nobody typed (a bound, not a clock).
+        deadline = time.monotonic() + PATIENCE
+        while "from anywhere" not in err.getvalue():
+            assert time.monotonic() < deadline, f"no how-to: {out.getvalue()}{err.getvalue()}"
+            await asyncio.sleep(0.01)
+        await asker.close()
+    return out.getvalue() + err.getvalue()
+
+
+@pytest.mark.parametrize("interactive", [True, False], ids=["prompt", "how-to"])
+@pytest.mark.parametrize("kind", ["approval", "clarification"])
+async def test_the_prompt_of_run(kind: str, interactive: bool) -> None:
+    forged = await _asked(kind, FORGE, interactive=interactive)
+    plain = await _asked(kind, PLAIN, interactive=interactive)
+    check(forged, plain, f"the {kind} prompt")
+    starts = [line.lstrip() for line in forged.splitlines()]
+    assert not any(line.startswith(("• run completed", "✓ answered")) for line in starts), forged
