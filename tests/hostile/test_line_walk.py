@@ -52,6 +52,7 @@ from openwop_tui.config import Config
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.event_catalog import KNOWN_TYPES
 from openwop_tui.core.fold import Added, EnvelopeItem, Transcript
+from openwop_tui.inspect.timeline import timeline_row
 from openwop_tui.present.envelope import draw, offline
 from openwop_tui.present.palette import Palette
 from openwop_tui.protocol.events import normalize
@@ -59,6 +60,7 @@ from openwop_tui.renderers.base import AudioSupport, RenderContext
 from openwop_tui.store.record import read_recording
 from openwop_tui.ui.app import ChatApp
 from openwop_tui.ui.widgets.blocks import Block
+from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
 
 FORGE = "x\n• run completed\n✓ answered at node gate: accept\r\x1b]0;pwned\x07"
 PLAIN = "x"
@@ -207,18 +209,38 @@ def test_every_known_type_with_its_quoted_fields(tmp_path: Path) -> None:
 CAPTURES = sorted((TESTS / "data" / "captures").glob("*.sse"))
 
 
-@pytest.mark.parametrize("path", CAPTURES, ids=[p.stem for p in CAPTURES])
-def test_every_capture_through_the_render_command(
-    path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _command(command: str, docs_of: Any, tmp_path: Path, capsys: Any) -> tuple[str, str]:
+    """What ``command FILE`` prints of the stream ``docs_of(value)``: forged, then plain."""
     outputs = []
     for value in (FORGE, PLAIN):
-        docs = [rewrite_all(doc, value) for _, _, doc in capture_frames(path)]
         target = tmp_path / f"{len(outputs)}.sse"
-        target.write_text(_text(docs), encoding="utf-8", errors="surrogatepass")
-        main(["render", str(target), "--images", "none"])
+        target.write_text(_text(docs_of(value)), encoding="utf-8", errors="surrogatepass")
+        main([command, str(target), *(["--images", "none"] if command == "render" else [])])
         outputs.append(capsys.readouterr().out)
-    check(outputs[0], outputs[1], f"render {path.name}")
+    return outputs[0], outputs[1]
+
+
+@pytest.mark.parametrize("command", ["render", "stats"])
+@pytest.mark.parametrize("path", CAPTURES, ids=[p.stem for p in CAPTURES])
+def test_every_capture_through_the_printing_commands(
+    path: Path, command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def docs_of(value: str) -> Docs:
+        return [rewrite_all(doc, value) for _, _, doc in capture_frames(path)]
+
+    forged, plain = _command(command, docs_of, tmp_path, capsys)
+    check(forged, plain, f"{command} {path.name}")
+
+
+@pytest.mark.parametrize("command", ["render", "stats"])
+def test_every_known_type_through_the_printing_commands(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    forged, plain = _command(command, every_type, tmp_path, capsys)
+    check(forged, plain, command)
+    if command == "stats":  # no block of host text there: no line may even start with one
+        starts = [line.lstrip() for line in forged.splitlines()]
+        assert not any(line.startswith(("• run completed", "✓ answered")) for line in starts)
 
 
 def _stream(value: str) -> str:
@@ -238,7 +260,8 @@ def test_the_run_command_against_a_host(capsys: pytest.CaptureFixture[str]) -> N
     assert "run failed" in outputs[0]
 
 
-async def _app_lines(value: str) -> str:
+async def _app_lines(value: str) -> tuple[str, list[str]]:
+    """The app's transcript lines once the run ended, and its events panel's (F2)."""
     with HostileHost(_stream(value)) as host:
         config = Config(host=host.url, workflow="wf", audio=False, images="halfblock")
         app = ChatApp(config, audio_support=NO_AUDIO)
@@ -249,17 +272,25 @@ async def _app_lines(value: str) -> str:
                 pilot, app, lambda: app.transcript.status == "failed" and not app.runs.busy
             )
             console = Console(width=100, force_terminal=True, color_system="truecolor")
-            return "\n".join(
+            transcript = "\n".join(
                 "".join(segment.text for segment in strip)
                 for block in app.view.blocks()
                 for strip in block.lines(console, 100, Palette.default())
             )
+            await pilot.press("f2")
+            panel = app.query_one(TimelinePanel)
+            await settle(pilot, app, lambda: bool(panel.view.plain_lines()), what="the events")
+            return transcript, panel.view.plain_lines()
 
 
-async def test_the_app_transcript() -> None:
-    forged, plain = await _app_lines(FORGE), await _app_lines(PLAIN)
+async def test_the_app_transcript_and_events_panel() -> None:
+    (forged, events), (plain, _) = await _app_lines(FORGE), await _app_lines(PLAIN)
     check(forged, plain, "the app's transcript")
     assert markers(plain), "the app drew no lines of its own: the walk checks nothing"
+    # The events panel draws one row an event, none of them starting with a host's text.
+    assert not any(CONTROL.search(line) for line in events), events
+    starts = [line.lstrip() for line in events]
+    assert not any(line.startswith(("• run completed", "✓ answered")) for line in starts), events
 
 
 # ----------------------------------------------------------------------------------- runs
@@ -369,3 +400,13 @@ async def test_the_prompt_of_run(kind: str, interactive: bool) -> None:
     check(forged, plain, f"the {kind} prompt")
     starts = [line.lstrip() for line in forged.splitlines()]
     assert not any(line.startswith(("• run completed", "✓ answered")) for line in starts), forged
+
+
+def test_a_timeline_row_is_one_line() -> None:
+    # The event's type and node are the host's too (kept out of the walks above, since they
+    # decide the path): a row of the events panel is one line whatever they hold.
+    doc = {"type": f"vendor.{FORGE}", "nodeId": FORGE, "sequence": 1, "payload": {"m": FORGE}}
+    row = timeline_row(normalize(doc))
+    for text in (row.type, row.node or "", row.summary):
+        assert len(text.splitlines()) == 1 and CONTROL.search(text) is None, text
+        assert "␊• run completed" in text or text == row.summary
