@@ -161,7 +161,7 @@ def tool_call(call: ToolCall, palette: Palette | None = None) -> Text:
     return text
 
 
-def notice(item: Notice, palette: Palette | None = None) -> RenderableType:
+def notice(item: Notice, palette: Palette | None = None) -> Text:
     """A lifecycle, warning or error line."""
     style = notice_style(item.level, palette)
     return Text.assemble((f"{NOTICE_ICON[item.level]} ", style), safe_text(item.text, style))

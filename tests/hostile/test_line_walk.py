@@ -11,14 +11,19 @@ title sequence), one at a time for the constructed stream of the boundary walk
 once for every type the client knows (`KNOWN_TYPES`, each with the fields its lines quote) and
 for every capture in ``tests/data/captures``. Each stream goes through the sinks that print
 lines: the printer (what ``run``, ``render``, ``attach`` and ``replay`` print), the app's
-transcript view (each item's lines as the view draws them), the ``render`` and ``run`` commands
-themselves (``run`` against a loopback host), and the app driven by Pilot. The same events with
+transcript view (each item's lines as the view draws them), the ``render``, ``stats`` and ``run``
+commands themselves (``run`` against a loopback host), and the app driven by Pilot (its
+transcript and its events panel). The same events with
 the field set to a plain ``x`` are the reference: a hostile stream must print exactly as many
 lines that start with a client marker (``•``, ``✓``, ``⚠``, ``✖``, ``⚙``) at the margin as the
 plain one, and no raw control byte. A host value may span lines only inside a block indented
 under its label (a reply, reasoning), which the client's own lines never are.
 
-``runs`` gets a run list whose every field holds a newline: one row per run.
+Then the other line sinks: ``runs`` gets a run list whose fields hold a newline (one row per
+run), ``sessions`` stored sessions whose title and host do (one row per session), the prompt and
+the how-to of ``run``/``attach`` a question whose title, description and text do, the events
+panel's row an event whose type and node do; and a host value that holds no newline but is long
+enough to wrap puts no line of its own at the margin (continuation lines hang under their text).
 """
 
 from __future__ import annotations
@@ -58,6 +63,7 @@ from openwop_tui.present.palette import Palette
 from openwop_tui.protocol.events import normalize
 from openwop_tui.renderers.base import AudioSupport, RenderContext
 from openwop_tui.store.record import read_recording
+from openwop_tui.store.sessions import Store
 from openwop_tui.ui.app import ChatApp
 from openwop_tui.ui.widgets.blocks import Block
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
@@ -126,10 +132,18 @@ def _text(docs: Docs) -> str:
 # --------------------------------------------------------------------------------- sinks
 
 
-def printed(text: str, folder: Path) -> tuple[str, Transcript]:
-    """What the printer prints (``run``, ``render``, ``attach``, ``replay``) into a pipe."""
+def printed(text: str, folder: Path, *, terminal: bool = False) -> tuple[str, Transcript]:
+    """What the printer prints (``run``, ``render``, ``attach``, ``replay``) into a pipe, or on
+    a terminal (where lines wrap at its width)."""
     sink = io.StringIO()
-    console = Console(file=sink, width=100, color_system=None, highlight=False, emoji=False)
+    console = Console(
+        file=sink,
+        width=100,
+        color_system=None,
+        force_terminal=terminal,
+        highlight=False,
+        emoji=False,
+    )
     output = Output(Config(), console, save_dir=folder)
     conversation = Conversation(capture=True)
     printer = output.printer(audio=AudioSupport(False, "walk"), conversation=conversation)
@@ -297,16 +311,17 @@ async def test_the_app_transcript_and_events_panel() -> None:
 
 
 @contextlib.contextmanager
-def listing(runs: list[dict[str, Any]]) -> Iterator[str]:
-    """A v1 host on loopback whose run list is ``runs``."""
+def listing(routes: dict[str, Any]) -> Iterator[str]:
+    """A v1 host on loopback answering ``GET`` of each path in ``routes`` with its document
+    (and discovery); 404 for anything else."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            doc: Any = {"protocolVersion": "1.0"}
-            if self.path.startswith("/v1/runs"):
-                doc = {"runs": runs}
-            body = json.dumps(doc).encode()
-            self.send_response(200)
+            doc: Any = routes.get(self.path.split("?")[0])
+            if self.path.startswith("/.well-known/openwop"):
+                doc = {"protocolVersion": "1.0"}
+            body = json.dumps(doc if doc is not None else {"error": "not_found"}).encode()
+            self.send_response(200 if doc is not None else 404)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
@@ -336,7 +351,7 @@ def test_runs_prints_one_row_per_run(field: str, capsys: pytest.CaptureFixture[s
     ]  # fmt: skip
     for run in runs:
         run[field] = f"{run[field]}\nrun_fake  completed  wf\x1b]0;pwned\x07\t"
-    with listing(runs) as url:
+    with listing({"/v1/runs": {"runs": runs}}) as url:
         assert main(["runs", "--host", url]) == 0
     out = capsys.readouterr().out
     assert CONTROL.search(out.replace("\n", "")) is None, out
@@ -410,3 +425,64 @@ def test_a_timeline_row_is_one_line() -> None:
     for text in (row.type, row.node or "", row.summary):
         assert len(text.splitlines()) == 1 and CONTROL.search(text) is None, text
         assert "␊• run completed" in text or text == row.summary
+
+
+#: A value that wraps onto line after line, each starting with the client's own ``• ``.
+BULLETS = "• " * 150
+
+
+@pytest.mark.parametrize("width", [40, 80, 100])
+def test_a_wrapped_host_value_stays_under_its_line(width: int, tmp_path: Path) -> None:
+    # Wrapped at the margin, a long host value can start a screen line with what reads as a
+    # line of the client's own, no newline needed: continuation lines hang under their text.
+    def docs(value: str) -> Docs:
+        return [
+            {"type": "run.started", "runId": "r", "payload": {"workflowId": "w"}},
+            {"type": "log.appended", "runId": "r", "nodeId": "n1",
+             "payload": {"level": "warn", "message": value}},
+            {"type": "agent.toolCalled", "runId": "r", "nodeId": "n1",
+             "payload": {"callId": "c", "toolName": "t", "inputs": {"q": value}}},
+            {"type": "agent.toolReturned", "runId": "r", "nodeId": "n1",
+             "payload": {"callId": "c", "outcome": value}},
+            {"type": "node.failed", "runId": "r", "nodeId": "n1",
+             "payload": {"error": {"message": value}}},
+        ]  # fmt: skip
+
+    forged, transcript = printed(_text(docs(BULLETS)), tmp_path / "f", terminal=True)
+    plain, reference = printed(_text(docs(PLAIN)), tmp_path / "p", terminal=True)
+    check(forged, plain, "printed on a terminal")
+    check(view_lines(transcript, width), view_lines(reference, width), f"the app's view at {width}")
+
+
+def test_workflows_prints_one_line_per_workflow(capsys: pytest.CaptureFixture[str]) -> None:
+    workflows = [
+        {"id": f"wf{n}{FORGE}", "name": f"name{FORGE}", "description": FORGE,
+         "agent": {"agentId": f"agent{FORGE}", "label": FORGE, "persona": FORGE}}
+        for n in range(3)
+    ]  # fmt: skip
+    with listing({"/v1/workflows": {"workflows": workflows}}) as url:
+        assert main(["workflows", "--host", url]) == 0
+    out = capsys.readouterr().out
+    assert CONTROL.search(out.replace("\n", "")) is None, out
+    lines = out.splitlines()
+    # The header, then one line a workflow (its agents on an indented line under it).
+    assert len([line for line in lines if not line.startswith(" ")]) == 1 + 3, out
+    assert not any(line.lstrip().startswith(("•", "✓")) for line in lines), out
+
+
+def test_sessions_prints_one_row_per_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A session's title is its first message (a host's title, for a reopened one) and its
+    # host a URL from the environment: neither may print a row of its own.
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    monkeypatch.setenv("COLUMNS", "200")
+    with Store() as store:
+        for n in range(3):
+            store.create(host=f"http://h{n}.example/{FORGE}", workflow="w", title=f"t{n}{FORGE}")
+    assert main(["sessions"]) == 0
+    out = capsys.readouterr().out
+    assert CONTROL.search(out.replace("\n", "")) is None, out
+    rows = [line for line in out.splitlines() if line.strip()]
+    assert len(rows) == 1 + 3, out  # the column names, one row a session
+    assert not any(line.lstrip().startswith(("•", "✓")) for line in rows), out
