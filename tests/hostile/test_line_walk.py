@@ -234,7 +234,7 @@ def _command(command: str, docs_of: Any, tmp_path: Path, capsys: Any) -> tuple[s
     return outputs[0], outputs[1]
 
 
-@pytest.mark.parametrize("command", ["render", "stats"])
+@pytest.mark.parametrize("command", ["render", "replay", "stats"])
 @pytest.mark.parametrize("path", CAPTURES, ids=[p.stem for p in CAPTURES])
 def test_every_capture_through_the_printing_commands(
     path: Path, command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -246,12 +246,13 @@ def test_every_capture_through_the_printing_commands(
     check(forged, plain, f"{command} {path.name}")
 
 
-@pytest.mark.parametrize("command", ["render", "stats"])
+@pytest.mark.parametrize("command", ["render", "replay", "stats"])
 def test_every_known_type_through_the_printing_commands(
     command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     forged, plain = _command(command, every_type, tmp_path, capsys)
     check(forged, plain, command)
+    assert markers(plain) or command == "stats", f"{command} printed no line: nothing checked"
     if command == "stats":  # no block of host text there: no line may even start with one
         starts = [line.lstrip() for line in forged.splitlines()]
         assert not any(line.startswith(("• run completed", "✓ answered")) for line in starts)
