@@ -52,7 +52,7 @@ from openwop_tui.protocol.interrupts import (
     Question,
     describe_value,
 )
-from openwop_tui.text.sanitize import clean_own
+from openwop_tui.text.sanitize import HostLine, clean_own, one_line
 
 #: The decisions a prompt offers (the rest need an edited artifact or a conversation).
 PROMPT_ACTIONS = ("accept", "reject", "refine")
@@ -329,7 +329,8 @@ class Asker:
                     return
 
     async def _line(self, prompt: str) -> str | None:
-        self.console.print(Text(prompt, style="bold"), end="")
+        # A question's text is the host's: one line, so it cannot print a line of the client's.
+        self.console.print(Text(one_line(clean_own(prompt)), style="bold"), end="")
         self.console.file.flush()
         return await self.reader.readline()
 
@@ -469,7 +470,8 @@ class Asker:
         # One block, the first line marked as the program's: the rest is to be copied.
         print(
             # The client's own lines around the request's values and the user's host URL.
-            "\n".join(["openwop-tui: " + clean_own(lines[0]), *map(clean_own, lines[1:])]),
+            # Each line one line: a request's value holding a newline shows it as ␊.
+            "\n".join(["openwop-tui: " + _one(lines[0]), *map(_one, lines[1:])]),
             file=stream,
             flush=True,
         )
@@ -477,12 +479,19 @@ class Asker:
     # ------------------------------------------------------------------ output
 
     def _say(self, line: str, style: str) -> None:
-        self.console.print(Text(line, style=style), soft_wrap=True)
+        # A line of the client's around the request's (cleaned) values: kept one line, so a
+        # newline in a title or an answer's message cannot print a line of its own.
+        self.console.print(Text(_one(line), style=style), soft_wrap=True)
         self.console.file.flush()
 
     def _error(self, line: str) -> None:
         stream = self._err or sys.stderr
-        print(f"openwop-tui: {line}", file=stream, flush=True)
+        print(f"openwop-tui: {_one(line)}", file=stream, flush=True)
+
+
+def _one(line: str) -> HostLine:
+    """One line the prompt prints: the client's words around cleaned values, one line."""
+    return one_line(clean_own(line))
 
 
 def _keyed_label(action: str) -> str:

@@ -45,7 +45,7 @@ from openwop_tui.store.record import Recorder, RecordingReader, read_recording
 from openwop_tui.store.saving import SaveBudget
 from openwop_tui.store.sessions import Entry
 from openwop_tui.text.redact import Redactor, display_url
-from openwop_tui.text.sanitize import clean, clean_own
+from openwop_tui.text.sanitize import clean, clean_own, one_line
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE = 0, 1, 2
 #: The host answered and refused the request (a 4xx other than 401/403): see `exit_for`.
@@ -750,20 +750,23 @@ async def _list_workflows(url: str, key: str | None, output: Output, as_json: bo
         return EXIT_OK
     name = discovery.implementation_name or "OpenWOP host"  # through `host_value`
     count = f"{len(choices)} workflow" + ("" if len(choices) == 1 else "s")
-    header = f"{name} at {clean_own(display_url(client.base_url))} · {count}"
+    header = one_line(clean_own(f"{name} at {display_url(client.base_url)} · {count}"))
     console.print(Text(header, style="dim"), soft_wrap=True)
     if not choices:
         console.print(Text("the host lists no workflows", style="yellow"), soft_wrap=True)
     width = min(40, max((len(c.id) for c in choices), default=0))
     for choice in choices:
-        line = Text(choice.id.ljust(width), style="bold")  # the catalog's, through `host_value`
+        # One workflow a line: the catalog's values (cleaned by `host_value`) with a newline
+        # shown as ␊, so a description cannot print a line that reads as another workflow.
+        line = Text(one_line(clean(choice.id)).ljust(width), style="bold")
         if choice.default:
             line.append(" (default)", style="green")
         about = " — ".join(p for p in (choice.label, choice.description) if p)
         if about:
-            line.append(f"  {about}")
+            line.append(f"  {one_line(clean(about))}")
         console.print(line, soft_wrap=True)
         agents = catalog.describe(choice)
         if agents:
+            agents = one_line(clean(agents))
             console.print(Text(" " * width + f"  agent: {agents}", style="dim"), soft_wrap=True)
     return EXIT_OK

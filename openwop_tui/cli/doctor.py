@@ -25,6 +25,7 @@ from openwop_tui.devices.audio import probe
 from openwop_tui.devices.terminal import detect_image_mode
 from openwop_tui.logs import default_log_path
 from openwop_tui.store.sessions import default_path
+from openwop_tui.text.sanitize import clean_own, one_line
 
 _LABELS = {
     "ok": ("ok", "green"),
@@ -63,8 +64,10 @@ def doctor_command(
             label, style = _LABELS[check.status]
             line = Text(f"{label:>4} ", style=style)
             line.append(f"{check.name}: ", style="bold")
-            line.append(check.detail)
+            # What a check found quotes the environment (a folder name from XDG_CONFIG_HOME)
+            # and the host (an error message): one line each, controls shown, never run.
+            line.append(one_line(clean_own(check.detail)))
             if check.fix and check.status != "ok":
-                line.append(f"  → {check.fix}", style="dim")
+                line.append(f"  → {one_line(clean_own(check.fix))}", style="dim")
             console.print(line, soft_wrap=whole)  # one check, one line into a pipe
     return 1 if doctor.failed(checks) else 0

@@ -223,7 +223,12 @@ def _table(
     from rich.text import Text
 
     from openwop_tui.text.redact import display_url
-    from openwop_tui.text.sanitize import clean
+    from openwop_tui.text.sanitize import clean, one_line
+
+    def cell(value: object) -> str:
+        # A run is one row: a newline in a host's value (a workflowId) shows as ␊, never
+        # starts a row of its own.
+        return one_line(clean(str(value)))
 
     console = output.console
     discovery = client.discovery
@@ -235,17 +240,17 @@ def _table(
     parts += [f"status {status}"] if status else []
     parts += [f"workflow {workflow}"] if workflow else []
     header = " · ".join(parts)
-    console.print(Text(clean(header), style="dim"), soft_wrap=True)
+    console.print(Text(one_line(clean(header)), style="dim"), soft_wrap=True)
     if not runs:
         console.print(Text("no runs match" if status or workflow else "the host has no runs yet"))
         return
     rows = [
         (
-            clean(str(run.get("runId"))),
-            clean(str(run.get("status") or "?")),
-            clean(str(run.get("workflowId") or "-")),
-            _when(run.get("startedAt")),
-            _when(run.get("completedAt") or run.get("endedAt")),
+            cell(run.get("runId")),
+            cell(run.get("status") or "?"),
+            cell(run.get("workflowId") or "-"),
+            cell(_when(run.get("startedAt"))),
+            cell(_when(run.get("completedAt") or run.get("endedAt"))),
         )
         for run in runs
     ]

@@ -30,6 +30,7 @@ from openwop_tui.store.export import ExportError, Format, export_session
 from openwop_tui.store.keys import masked_entries
 from openwop_tui.store.sessions import SessionInfo, Store, StoreError
 from openwop_tui.text.redact import Redactor
+from openwop_tui.text.sanitize import clean_own, one_line
 
 
 def _fail(message: str) -> int:
@@ -58,7 +59,10 @@ def list_sessions(output: Output, *, as_json: bool) -> int:
     for column in ("id", "updated", "title", "messages", "host"):
         table.add_column(column, no_wrap=column != "title", overflow="fold")
     for info in sessions:
-        table.add_row(info.id, _when(info.updated), info.title, str(info.messages), info.host)
+        # A session is one row: its title (the first message, or a host's title) and host on
+        # one line, a newline shown as ␊.
+        title, host = (one_line(clean_own(text)) for text in (info.title, info.host))
+        table.add_row(clean_own(info.id), _when(info.updated), title, str(info.messages), host)
     output.console.print(table)
     return EXIT_OK
 

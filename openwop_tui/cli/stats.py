@@ -24,6 +24,7 @@ from openwop_tui.cli.inspector import printing_console
 from openwop_tui.cli.source import SourceError, read_source
 from openwop_tui.config import Config
 from openwop_tui.inspect.stats import NodeTiming, RunStats, StatsFold
+from openwop_tui.text.sanitize import HostLine, clean, one_line
 
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
 _NAME = 22
@@ -67,13 +68,20 @@ def _ms(value: float | None) -> str:
     return f"{value:.0f} ms" if value < 10_000 else f"{value / 1000:.1f} s"
 
 
+def _line(value: str) -> HostLine:
+    """A host's value in a line of the report, on one line (a newline shows as ``␊``). The
+    statistics hold the events' cleaned strings, typed ``str``: `clean` again is a no-op there,
+    and makes the type say so."""
+    return one_line(clean(value))
+
+
 def render_run(run: RunStats, width: int) -> list[Text]:
     """The lines that print one run (also what a screen in the app can show)."""
-    head = Text(f"run {run.run_id}", style="bold")
+    head = Text(f"run {_line(run.run_id)}", style="bold")
     if run.workflow:
-        head.append(f" · {run.workflow}")
+        head.append(f" · {_line(run.workflow)}")
     head.append(" · ")
-    head.append(run.status, style=_STATUS_STYLES.get(run.status, ""))
+    head.append(_line(run.status), style=_STATUS_STYLES.get(run.status, ""))
     lines = [head]
     rate = f"{run.events_per_second:.1f}/s" if run.events_per_second is not None else "?/s"
     facts = [f"duration {_ms(run.duration_ms)}", f"{run.events} events ({rate})"]
@@ -93,7 +101,7 @@ def render_run(run: RunStats, width: int) -> list[Text]:
     for model in run.models:
         lines.append(
             Text(
-                f"  model {model.provider}/{model.model}: in {model.tokens_in}, "
+                f"  model {_line(model.provider)}/{_line(model.model)}: in {model.tokens_in}, "
                 f"out {model.tokens_out} ({model.calls} call{'s' if model.calls != 1 else ''})"
             )
         )
@@ -108,7 +116,8 @@ def _span(run: RunStats) -> float | None:
 
 
 def _node_line(node: NodeTiming, span: float | None, width: int) -> Text:
-    name = node.node_id if len(node.node_id) <= _NAME else node.node_id[: _NAME - 1] + "…"
+    node_id = _line(node.node_id)
+    name = node_id if len(node_id) <= _NAME else node_id[: _NAME - 1] + "…"
     line = Text(f"  {name:<{_NAME}} ")
     if span is not None and node.start is not None and node.end is not None:
         first = min(width - 1, max(0, int(node.start / span * width)))
@@ -121,7 +130,7 @@ def _node_line(node: NodeTiming, span: float | None, width: int) -> Text:
     tail = f" {_ms(node.duration_ms):>8}"
     if node.attempts > 1:
         tail += f" {node.attempts} attempts"
-    tail += f" {node.status}"
+    tail += f" {_line(node.status)}"
     if node.tokens_in or node.tokens_out:
         tail += f" · in {node.tokens_in} out {node.tokens_out}"
     line.append(tail)

@@ -66,7 +66,7 @@ from openwop_tui.protocol.interrupts import (
     request_from_snapshot,
     summarize,
 )
-from openwop_tui.text.sanitize import HostText, clean_own
+from openwop_tui.text.sanitize import HostLine, HostText, clean_own, one_line
 from openwop_tui.text.split_keys import StreamMask
 from openwop_tui.text.units import compact_json
 from openwop_tui.text.value_words import milliseconds, words
@@ -130,6 +130,13 @@ def _made(text: str) -> HostText:
     them) and its own words: clean by construction, never cleaned again. The walk test
     (``tests/hostile/test_boundary_walk.py``) checks every string of every item it makes."""
     return HostText(text)
+
+
+def _line(text: str) -> HostLine:
+    """`_made` text the client draws as one line (a notice, a tool call's words): a newline in
+    a host value shows as ``␊`` (`one_line`), so a reason, an error message or a tool's outcome
+    cannot end the line and forge the client's next (``• run completed``)."""
+    return one_line(_made(text))
 
 
 def _kept_source(envelope: Envelope) -> Envelope:
@@ -204,7 +211,7 @@ class Transcript:
         return Added(item)
 
     def _notice(self, level: Level, text: str, *, verbose: bool = False) -> Added:
-        item = Notice(self._next_id("notice"), level, _made(text), verbose)
+        item = Notice(self._next_id("notice"), level, _line(text), verbose)
         return self._add(item)
 
     def _close_turns(self) -> list[Change]:
@@ -812,7 +819,7 @@ class Transcript:
         # A conversation turn is answered from the prompt, and its turns are drawn as turns:
         # the interrupt itself is bookkeeping, shown only with the verbose lines.
         quiet = request.kind == "conversation"
-        item = Interrupt(self._next_id("interrupt"), "warning", _made(""), quiet, request=request)
+        item = Interrupt(self._next_id("interrupt"), "warning", _line(""), quiet, request=request)
         item.text = _interrupt_text(item)
         self._interrupts[request.node_id] = item
         changes.append(self._add(item))
@@ -947,7 +954,7 @@ class Transcript:
         )
         if call.inputs is not None:
             call.inputs_json, call.inputs_cut = self._json_shown(call.inputs)
-            call.inputs_text = _made(words(call.inputs, TOOL_WORDS))
+            call.inputs_text = _line(words(call.inputs, TOOL_WORDS))
         self._calls[call_id] = call
         return [self._add(call)]
 
@@ -976,13 +983,13 @@ class Transcript:
                 shown_outcome = {k: v for k, v in call.outcome.items() if k != "durationMs"}
         if isinstance(duration, int | float) and not isinstance(duration, bool):
             call.duration_ms = float(duration)
-        call.status = _text(payload.get("status")) or _made("error" if call.error else "ok")
+        call.status = _line(_text(payload.get("status")) or ("error" if call.error else "ok"))
         result = call.error if call.error is not None else call.outcome
         if result is not None:
             call.outcome_json, call.outcome_cut = self._json_shown(result)
         shown = call.error if call.error is not None else shown_outcome
         if shown is not None and shown != {}:
-            call.outcome_text = _made(words(shown, TOOL_WORDS))
+            call.outcome_text = _line(words(shown, TOOL_WORDS))
         call.done = True
         changes.append(Updated(call))
         return changes
@@ -1041,7 +1048,7 @@ class Transcript:
         item = ArtifactNotice(
             self._next_id("artifact"),
             "info",
-            _made(text),
+            _line(text),
             False,
             artifact_id=artifact_id,
             artifact_type=kind,
@@ -1090,14 +1097,14 @@ def _count(value: Any) -> int:
 _MOVES_ON = frozenset({"node.resumed", "node.completed", "node.failed"})
 
 
-def _interrupt_text(item: Interrupt) -> HostText:
+def _interrupt_text(item: Interrupt) -> HostLine:
     """The one-line summary of an interrupt, as it stands: the request's cleaned fields, and
     the outcome, which may be the user's own answer (`describe_value` of what they typed)."""
     request = item.request
     if request is None:
         return item.text
     if item.state == "pending":
-        return _made(" · ".join(summarize(request)))
+        return _line(" · ".join(summarize(request)))
     where = f" at node {request.node_id}" if request.node_id else ""
     what = {
         "clarification": "the question",
@@ -1109,7 +1116,9 @@ def _interrupt_text(item: Interrupt) -> HostText:
     by = " here" if item.answered_by == "you" else ""
     if item.state == "answered" and item.answered_by not in (None, "you", "elsewhere"):
         by = f" by {item.answered_by}"
-    return clean_own(f"{what}{where} {how}{by}" + (f" · {item.outcome}" if item.outcome else ""))
+    return one_line(
+        clean_own(f"{what}{where} {how}{by}" + (f" · {item.outcome}" if item.outcome else ""))
+    )
 
 
 _HANDLERS = {

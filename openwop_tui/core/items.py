@@ -23,12 +23,12 @@ from openwop_tui.core.limits import Limits as Limits
 from openwop_tui.core.limits import MiB as MiB
 from openwop_tui.protocol.envelopes import Envelope, Rendering
 from openwop_tui.protocol.interrupts import InterruptRequest, InterruptState
-from openwop_tui.text.sanitize import HostText
+from openwop_tui.text.sanitize import HostLine, HostText
 
 Level = Literal["info", "warning", "error"]
 
-#: The empty `HostText`, for fields that default to no text.
-NO_TEXT = HostText("")
+#: The empty `HostText` (one line, so a `HostLine` too), for fields that default to no text.
+NO_TEXT = HostLine(HostText(""))
 
 
 @dataclass(slots=True, eq=False)
@@ -253,7 +253,7 @@ class ToolCall:
     inputs: Any = None
     outcome: Any = None
     error: Any = None
-    status: HostText | None = None
+    status: HostLine | None = None
     done: bool = False
     inputs_json: str = ""
     """The inputs as compact JSON, at most ``limit`` bytes of it (what is drawn)."""
@@ -270,10 +270,11 @@ class ToolCall:
     duration_ms: float | None = None
     """How long the call took, from ``agent.toolReturned.durationMs`` (or, as the Postgres host
     sends it, ``outcome.durationMs``); ``None`` when the host did not say."""
-    inputs_text: HostText = NO_TEXT
+    inputs_text: HostLine = NO_TEXT
     """The inputs in words (``query: cats, limit: 3``: `openwop_tui.text.value_words.words`), made
-    once by the fold, bounded: what the transcript draws."""
-    outcome_text: HostText = NO_TEXT
+    once by the fold, bounded, on one line (a newline in a value shows as ``␊``): what the
+    transcript draws, on the call's own line."""
+    outcome_text: HostLine = NO_TEXT
     """The outcome (or the error) in words, like the inputs; without the ``durationMs`` a host
     put inside the outcome (it is `duration_ms`, drawn on its own)."""
 
@@ -301,8 +302,9 @@ class Notice:
 
     id: str
     level: Level
-    text: HostText
-    """Made of cleaned host values and the client's own words (see `Transcript.add_notice`)."""
+    text: HostLine
+    """Made of cleaned host values and the client's own words (see `Transcript.add_notice`), on
+    one line: a newline in a host value shows as ``␊``, so it cannot forge the next line."""
     verbose: bool = False
     # (No event: a notice is its text. 18,000 lifecycle lines of a 3,000-turn session each
     # kept one that nothing read, and a reopened session unpickled every one.)

@@ -24,7 +24,7 @@ from typing import Any
 from openwop_tui.inspect.findings import Finding, Severity
 from openwop_tui.protocol.envelopes import extract_envelopes
 from openwop_tui.protocol.events import RunEvent, chunk_text
-from openwop_tui.text.sanitize import HostText
+from openwop_tui.text.sanitize import HostLine, HostText, one_line
 
 #: Characters of a summary; a view cuts further to its width.
 SUMMARY_CHARS = 160
@@ -39,9 +39,10 @@ class Row:
     sequence: int | None
     elapsed: float | None
     """Seconds since the event's run started (``None``: the event carries no time)."""
-    type: HostText
-    node: HostText | None
-    summary: HostText
+    type: HostLine
+    node: HostLine | None
+    summary: HostLine
+    """Each on one line (a newline in a host's type or node shows as ``␊``): a row is a line."""
     marks: tuple[str, ...] = ()
     """The codes of the lint findings about this event (``OW214`` …), worst first."""
     worst: Severity | None = None
@@ -64,9 +65,9 @@ def timeline_row(
     return Row(
         sequence=event.sequence,
         elapsed=when - origin if when is not None and origin is not None else None,
-        type=event.type,
-        node=event.node_id,
-        summary=HostText(summary(event)),  # made of the event's cleaned fields and values
+        type=one_line(event.type),
+        node=one_line(event.node_id) if event.node_id is not None else None,
+        summary=one_line(HostText(summary(event))),  # made of the event's cleaned fields
         marks=marks,
         worst=ranked[0].severity if ranked else None,
         run_id=event.run_id,

@@ -42,7 +42,7 @@ from openwop_tui.protocol.envelopes import KNOWN_DISPLAYS, Envelope, MediaRef, R
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.hostdata import host_str
 from openwop_tui.protocol.media import Asset
-from openwop_tui.text.sanitize import HostText
+from openwop_tui.text.sanitize import HostLine, HostText, one_line
 
 __all__ = ["DirectiveEnvelope", "TurnDirectives", "as_embed", "is_canvas", "refused_asset"]
 
@@ -221,8 +221,10 @@ class TurnDirectives:
         added += self._reply_items(found.reply, next_id, updated)
         if found.overflow and not self._overflow_said:
             self._overflow_said = True
-            text = HostText(  # the client's own words
-                f"more than {MAX_RECORDS} directives in this reply: the rest are shown as text"
+            text = HostLine(  # the client's own words, on one line
+                HostText(
+                    f"more than {MAX_RECORDS} directives in this reply: the rest are shown as text"
+                )
             )
             added.append(Notice(next_id("notice"), "warning", text, False))
         return added, updated
@@ -245,7 +247,7 @@ class TurnDirectives:
         if reply is None:
             return []
         # The reply's line is the reader's words around values from the reply's cleaned text.
-        line = HostText(reply.line)
+        line = one_line(HostText(reply.line))
         if self._reply is None:
             self._reply = Notice(next_id("notice"), "info", line, False)
             return [self._reply]

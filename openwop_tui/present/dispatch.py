@@ -25,6 +25,7 @@ from openwop_tui.core.items import (
     UserTurn,
 )
 from openwop_tui.present import items as present
+from openwop_tui.present.hanging import Hanging
 from openwop_tui.present.markdown import BlockMarkdown, MarkdownBlock, ReplyMarkdown
 from openwop_tui.present.palette import Palette, Themed
 from openwop_tui.present.safe_text import safe_text
@@ -144,10 +145,12 @@ def parts(
         return [Part(present.user(item, palette))]
     if isinstance(item, Reasoning):
         return [Part(present.reasoning(item, palette))]
+    # The client's own lines: wrapped under themselves, so a host value that fills a line to
+    # its end cannot put a line of its own at the margin.
     if isinstance(item, ToolCall):
-        return [Part(present.tool_call(item, palette))]
+        return [Part(Hanging(present.tool_call(item, palette)))]
     assert isinstance(item, Notice)
-    return [Part(present.notice(item, palette))]
+    return [Part(Hanging(present.notice(item, palette)))]
 
 
 def renderable(item: Item, palette: Palette, *, rendered: Rendered | None = None) -> RenderableType:

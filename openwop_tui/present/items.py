@@ -99,20 +99,24 @@ def assistant_heading(turn: AssistantTurn, palette: Palette | None = None) -> Te
 
 
 def reasoning(item: Reasoning, palette: Palette | None = None) -> RenderableType:
-    """Reasoning, dimmed, so it reads as an aside; only its newest lines while it streams."""
+    """Reasoning, dimmed, so it reads as an aside; only its newest lines while it streams.
+
+    A block under its own line (``a1 thought``), indented like a reply under ``Assistant``: the
+    text is the host's, many lines long, and a line of it (``• run completed``) must never read
+    as a line of the client's own, which start at the margin."""
     colours = _palette(palette)
     state = "thought" if item.done else "thinking…"
-    text = Text.assemble((f"{clean_label(item.agent_id)} {state} ", f"bold {colours.muted}"))
+    head = Text(f"{clean_label(item.agent_id)} {state}", style=f"bold {colours.muted}")
     if item.done or item.body.shown_bytes <= REASONING_TAIL:
         shown = item.text
     else:
         shown = HostText("…" + item.body.tail(REASONING_TAIL))  # a cut of the cleaned text
-    text.append_text(safe_text(shown, f"italic {colours.muted}"))
+    body = safe_text(shown, f"italic {colours.muted}")
     marker = reply_marker(item, colours)
     if marker is not None:
-        text.append("\n")
-        text.append_text(marker)
-    return text
+        body.append("\n")
+        body.append_text(marker)
+    return Group(head, Padding(body, (0, 0, 0, 2)))
 
 
 def _words(shown: HostText, value: Any, limit: int) -> HostText:
@@ -157,7 +161,7 @@ def tool_call(call: ToolCall, palette: Palette | None = None) -> Text:
     return text
 
 
-def notice(item: Notice, palette: Palette | None = None) -> RenderableType:
+def notice(item: Notice, palette: Palette | None = None) -> Text:
     """A lifecycle, warning or error line."""
     style = notice_style(item.level, palette)
     return Text.assemble((f"{NOTICE_ICON[item.level]} ", style), safe_text(item.text, style))

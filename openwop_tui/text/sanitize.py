@@ -63,11 +63,25 @@ from __future__ import annotations
 import re
 from typing import NewType
 
-__all__ = ["HostText", "clean", "clean_label", "clean_own", "clip", "safe_filename"]
+__all__ = [
+    "HostLine",
+    "HostText",
+    "clean",
+    "clean_label",
+    "clean_own",
+    "clip",
+    "one_line",
+    "safe_filename",
+]
 
 HostText = NewType("HostText", str)
 """Text made safe to print by `clean` (or `clean_label`, `clean_own`): no terminal control, C1,
 bidi control or lone surrogate. Made at the trust boundary; what takes it must not get raw text."""
+
+HostLine = NewType("HostLine", HostText)
+"""`HostText` that is also one line (`one_line`): no line feed, tab or line/paragraph separator,
+so it cannot end the client's line and start one of its own that looks like the client's. What
+the client draws as a line (a notice, a tool call, a table row's cell) takes this type."""
 
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 
@@ -137,6 +151,20 @@ def clean_label(text: str) -> HostText:
     Idempotent, like `clean`: the markers it writes are plain ASCII or control pictures.
     """
     return HostText(_INVISIBLE_RE.sub(_label_char, clean(text)))
+
+
+#: The characters `clean` keeps that break or shift a line: what `one_line` marks.
+_LINE_BREAKS = re.compile("[\n\t\u2028\u2029]")
+
+
+def one_line(text: HostText) -> HostLine:
+    """Cleaned text made one line: a line feed shows as ``␊``, a tab as ``␉`` and the line and
+    paragraph separators as ``<U+2028>``/``<U+2029>`` (the marks `clean_label` writes), so a host
+    value inside a line the client draws (``✖ node n1 failed · …``, a row of ``runs``) cannot end
+    it and forge the next. Everything else `clean` made visible already; idempotent."""
+    if "\n" not in text and "\t" not in text and "\u2028" not in text and "\u2029" not in text:
+        return HostLine(text)  # the common case: nothing to mark, no regex pass
+    return HostLine(HostText(_LINE_BREAKS.sub(_label_char, text)))
 
 
 def _label_char(match: re.Match[str]) -> str:

@@ -19,7 +19,7 @@ from textual.driver import Driver
 from textual.notifications import SeverityLevel
 
 from openwop_tui.text.redact import Redactor
-from openwop_tui.text.sanitize import clean
+from openwop_tui.text.sanitize import clean, one_line
 
 log = logging.getLogger("openwop_tui.ui.app")
 
@@ -82,10 +82,12 @@ class GuardedApp(App[None]):
         """Every notification is cleaned and has its secrets masked, whoever raised it.
 
         A boundary: notifications come from everywhere (exception messages, a plugin's action
-        handler, file names), so this one place cleans them all and callers do not."""
+        handler, file names), so this one place cleans them all and callers do not. A toast
+        is one line of text (wrapped in its box): a newline in a host's message shows as
+        ``␊``, so the message cannot add a line that reads as the client's own."""
         super().notify(
-            self.redact(clean(message)),
-            title=self.redact(clean(title)),
+            self.redact(one_line(clean(message))),
+            title=self.redact(one_line(clean(title))),
             severity=severity,
             timeout=timeout,
             markup=markup,

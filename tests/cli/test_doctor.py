@@ -149,3 +149,21 @@ def test_a_host_missing_the_universal_kinds_is_told(capsys: pytest.CaptureFixtur
     (universal,) = [c for c in checks if c.name == "universal envelopes"]
     assert universal.status == "warn" and "schema.request" in universal.detail
     assert not doctor.failed(checks)
+
+
+def test_a_path_with_controls_is_one_line_with_marks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The measured case (issue 23): a folder named with an OSC title sequence and a newline
+    # (as XDG_CONFIG_HOME or XDG_DATA_HOME may name one) was printed raw: the terminal took
+    # the title, and the newline printed a line that read as a failed check.
+    evil = "\x1b]0;pwned\x07\nFAIL session store"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / f"conf{evil}"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / f"data{evil}"))
+    assert main(["doctor"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out
+    lines = out.splitlines()
+    assert all(line.split()[0] in ("ok", "info", "warn", "FAIL") for line in lines), lines
+    assert [line for line in lines if "FAIL" in line.split()[0]] == []
+    assert "conf␛]0;pwned␇␊FAIL session store" in out

@@ -125,7 +125,10 @@ def test_streaming_reasoning_is_drawn_from_its_tail_only() -> None:
     item = Reasoning("r-1", "agent")
     for _ in range(1000):
         item.body.append("thinking hard ")
-    drawn = plain(present.reasoning(item), width=10_000)
+    # (Each line's padding to the width aside: the text is indented as a block.)
+    drawn = "\n".join(
+        line.rstrip() for line in plain(present.reasoning(item), width=10_000).splitlines()
+    )
     # A token redraws at most the tail, not everything thought so far...
     assert len(drawn) < present.REASONING_TAIL + 100
     item.done = True

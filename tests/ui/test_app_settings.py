@@ -159,3 +159,25 @@ async def test_what_was_not_changed_is_not_written(tmp_path: Path) -> None:
         "theme": "openwop-high-contrast",
         "keys": {"help": "ctrl+g"},
     }
+
+
+async def test_a_path_with_controls_shows_them_as_marks(tmp_path: Path) -> None:
+    # The measured case (issue 23): a folder named with an OSC title sequence (as
+    # XDG_CONFIG_HOME may name one) retitled the terminal when the screen drew its path, and a
+    # newline in it drew a line the screen never wrote.
+    folder = tmp_path / "conf\x1b]0;pwned\x07\nSessions"
+    folder.mkdir()
+    path = folder / "config.toml"
+    path.write_text(USER_FILE, encoding="utf-8")
+    app = _app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await pilot.press("f10")
+        await settle(pilot, app, lambda: _open(app), what="settings")
+        [shown] = [
+            str(s.content)
+            for s in app.screen.query(".path").results(Static)
+            if "conf" in str(s.content)
+        ]
+    assert "\x1b" not in shown and "\x07" not in shown and "\n" not in shown
+    assert "conf␛]0;pwned␇␊Sessions" in shown

@@ -35,3 +35,17 @@ async def test_toasts_do_not_overlap_the_prompt_at_80x24() -> None:
         assert any(drawn), "no toast is visible"
         for region in drawn:
             assert not region.overlaps(area), (region, area)
+
+
+async def test_a_notification_is_one_line_whatever_it_quotes() -> None:
+    # A host's error message quoted in a toast (issue 23): its newline shows as ␊, so it
+    # cannot add a line that reads as the client's own, and its escapes are marks.
+    app = demo_app()
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await connected(pilot, app)
+        app.notify("failed: x\n✓ answered at node gate: accept\x1b]0;pwned\x07", timeout=60)
+        await pilot.pause()
+        [toast] = list(app.screen.query(Toast))
+        shown = str(toast.render())
+    assert "\n" not in shown and "\x1b" not in shown
+    assert "failed: x␊✓ answered at node gate: accept␛]0;pwned␇" in shown

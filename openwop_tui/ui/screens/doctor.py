@@ -19,7 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from openwop_tui.doctor import Check
-from openwop_tui.text.sanitize import clean_own
+from openwop_tui.text.sanitize import clean_own, one_line
 
 _LABELS = {
     "ok": ("ok", "green"),
@@ -39,9 +39,9 @@ def checks_text(checks: Sequence[Check]) -> Text:
         text.append(f"{label:>4} ", style=style)
         # The doctor's own sentences, around paths, settings and what a host said of itself.
         text.append(f"{clean_own(check.name)}: ", style="bold")
-        text.append(clean_own(check.detail))
+        text.append(one_line(clean_own(check.detail)))  # one check, one line
         if check.fix and check.status != "ok":
-            text.append(f"  → {clean_own(check.fix)}", style="dim")
+            text.append(f"  → {one_line(clean_own(check.fix))}", style="dim")
     return text
 
 

@@ -23,6 +23,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from openwop_tui.config import IMAGE_MODES
+from openwop_tui.text.sanitize import clean_own, one_line
 
 #: What the images modes mean, in the list.
 _IMAGES = {
@@ -103,9 +104,12 @@ class SettingsScreen(ModalScreen[None]):
                     ("Log", view.log, "logging is off"),
                     ("Downloads", view.downloads, ""),
                 ):
+                    # A path is the user's environment's (XDG_CONFIG_HOME may hold anything):
+                    # its controls shown as marks, on one line, never sent to the terminal.
+                    shown = one_line(clean_own(str(path))) if path else none
                     with Horizontal():
                         yield Label(name, classes="name")
-                        yield Static(str(path) if path else none, classes="path", markup=False)
+                        yield Static(shown, classes="path", markup=False)
             themes = list(dict.fromkeys([*view.themes, view.theme]))
             with Horizontal():
                 yield Label("Theme", classes="name")
