@@ -20,6 +20,8 @@ import sys
 import zlib
 from pathlib import Path
 
+from installed import PROGRAM
+
 from openwop_tui.store.entry_bytes import DEFLATED
 from openwop_tui.store.sessions import Entry, Store
 
@@ -122,8 +124,7 @@ def measured(command: list[str], timeout: float) -> tuple[subprocess.CompletedPr
 
 def installed() -> list[str]:
     """The installed ``openwop-tui`` command (beside this interpreter), as users run it."""
-    script = Path(sys.executable).parent / "openwop-tui"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "openwop_tui"]
+    return [str(PROGRAM)]
 
 
 assert resource.RLIMIT_AS  # (Linux and macOS have it: the measured commands need it)

@@ -19,7 +19,6 @@ import select
 import signal
 import struct
 import subprocess
-import sys
 import termios
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -28,10 +27,9 @@ from pathlib import Path
 
 import pyte
 import pytest
+from installed import PROGRAM
 from patience import PATIENCE
 
-#: The installed entry point (``[project.scripts]``), beside the interpreter running the tests.
-PROGRAM = Path(sys.executable).with_name("openwop-tui")
 COLUMNS, LINES = 120, 40
 
 

@@ -12,16 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import io
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from hitl_support import Log, start
-from patience import PATIENCE
+from installed import printing_env, run_installed
 from rich.console import Console
 
 from openwop_tui.__main__ import main
@@ -149,28 +146,15 @@ def test_the_installed_command_attached_past_a_runs_end_says_its_true_length(
     host: DemoHost, tmp_path: Path
 ) -> None:
     """``openwop-tui run`` then ``attach RUN --from 99``, as a user types them."""
-    env = {
-        **os.environ,
-        "NO_COLOR": "1",
-        "OPENWOP_TUI_AUDIO": "off",
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "XDG_DATA_HOME": str(tmp_path / "data"),
-        "OPENWOP_API_KEY": host.api_key,
-        "COLUMNS": "300",
-    }
-    program = Path(sys.executable).with_name("openwop-tui")
+    env = printing_env(
+        tmp_path,
+        columns=300,
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        OPENWOP_API_KEY=host.api_key,
+    )
 
     def command(*args: str) -> str:
-        done = subprocess.run(
-            [str(program), *args, "--host", host.url],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=PATIENCE,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr
-        return done.stdout
+        return run_installed([*args, "--host", host.url], env).stdout
 
     ran = command("run", "conformance-noop")
     run_id = ran.split("\n")[1].split()[1]  # "run <id> · <workflow>" under the header

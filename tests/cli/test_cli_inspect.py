@@ -4,17 +4,14 @@ runs read back from the host by id, and input that cannot be read."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from installed import printing_env, run_installed
 from paths import TESTS
-from patience import PATIENCE
 
 from openwop_tui.__main__ import main
 from openwop_tui.demo_host import DemoHost
@@ -295,17 +292,7 @@ def test_stats_prints_the_hosts_node_duration_and_says_when_it_sets_one_aside(
     ]
     capture = tmp_path / "timed.sse"
     capture.write_text("".join(frames), encoding="utf-8")
-    env = {**os.environ, "NO_COLOR": "1", "OPENWOP_TUI_AUDIO": "off", "COLUMNS": "200"}
-    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
-    done = subprocess.run(
-        [str(Path(sys.executable).with_name("openwop-tui")), "stats", str(capture)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=PATIENCE,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    done = run_installed(["stats", str(capture)], printing_env(tmp_path))
     lines = {line.split()[0]: line for line in done.stdout.splitlines() if line.startswith("  ")}
     assert "   12 ms completed" in lines["timed"]
     assert "    3 ms completed" in lines["odd"]

@@ -21,18 +21,17 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from installed import PROGRAM
 from key_split import KEY, RECORDING, RUN, KeySplitHost, leaks, stream
 
 from openwop_tui.protocol.hostdata import MASK
 from openwop_tui.store.record import read_recording
 from openwop_tui.store.sessions import Entry, Store
 
-PROGRAM = str(Path(sys.executable).with_name("openwop-tui"))
 #: How long one command may take before the test says it hangs (a slow machine takes 5 s).
 PATIENCE = 300
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from installed import PROGRAM
 from paths import TESTS
 
 from openwop_tui.__main__ import main
@@ -32,9 +32,8 @@ def real_captures() -> list[Path]:
 
 
 def installed() -> list[str]:
-    """The program as installed in this environment (``.venv/bin/openwop-tui``)."""
-    script = Path(sys.executable).with_name("openwop-tui")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "openwop_tui"]
+    """The installed ``openwop-tui`` command (beside this interpreter), as users run it."""
+    return [str(PROGRAM)]
 
 
 def run_lint(*args: str) -> subprocess.CompletedProcess[str]:

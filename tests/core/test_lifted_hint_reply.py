@@ -10,14 +10,11 @@ chunks), the envelope showed the text once but dropped the alt.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from patience import PATIENCE
+from installed import printing_env, run_installed
 
 from openwop_tui.core.fold import AssistantTurn, EnvelopeItem, Transcript
 from openwop_tui.core.items import Added
@@ -90,18 +87,7 @@ def _render(tmp_path: Path, docs: list[dict[str, Any]]) -> str:
     capture = tmp_path / "hint.sse"
     frames = (f"id: {d['sequence']}\nevent: {d['type']}\ndata: {json.dumps(d)}\n\n" for d in docs)
     capture.write_text("".join(frames), encoding="utf-8")
-    env = {**os.environ, "NO_COLOR": "1", "OPENWOP_TUI_AUDIO": "off", "COLUMNS": "120"}
-    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
-    done = subprocess.run(
-        [str(Path(sys.executable).with_name("openwop-tui")), "render", str(capture)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=PATIENCE,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    return run_installed(["render", str(capture)], printing_env(tmp_path, columns=120)).stdout
 
 
 @pytest.mark.parametrize("streamed", [True, False], ids=["streamed", "whole"])

@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-from patience import PATIENCE
+from installed import printing_env, run_installed
 from rich.console import Console
 
 from openwop_tui.present.dispatch import reply_body
@@ -60,18 +57,7 @@ def _flat(text: str) -> str:
 
 
 def test_render_shows_an_images_alt_and_url_in_place(tmp_path: Path) -> None:
-    env = {**os.environ, "NO_COLOR": "1", "OPENWOP_TUI_AUDIO": "off", "COLUMNS": "200"}
-    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
-    program = Path(sys.executable).with_name("openwop-tui")
-    done = subprocess.run(
-        [str(program), "render", str(_capture(tmp_path / "image.sse"))],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=PATIENCE,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    done = run_installed(["render", str(_capture(tmp_path / "image.sse"))], printing_env(tmp_path))
     out = _flat(done.stdout)
     assert f"Here is the chart: 🌆 image: Q3 revenue, not drawn in text ({URL}) and more." in out
     # No alt: the file name says what it is.

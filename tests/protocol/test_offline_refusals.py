@@ -8,13 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from patience import PATIENCE
+from installed import printing_env, run_installed
 
 from openwop_tui.protocol.asset import OFFLINE_REASON
 from openwop_tui.protocol.media import MediaPolicy, fetch_asset, offline_asset
@@ -90,17 +87,9 @@ def test_render_gives_each_url_its_true_reason(tmp_path: Path) -> None:
         }
         lines += [f"id: {seq}", "event: media.image", f"data: {json.dumps(doc)}", ""]
     (tmp_path / "media.sse").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    env = {**os.environ, "NO_COLOR": "1", "OPENWOP_TUI_AUDIO": "off", "COLUMNS": "250"}
-    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
-    done = subprocess.run(
-        [str(Path(sys.executable).with_name("openwop-tui")), "render", str(tmp_path / "media.sse")],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=PATIENCE,
-        check=False,
+    done = run_installed(
+        ["render", str(tmp_path / "media.sse")], printing_env(tmp_path, columns=250)
     )
-    assert done.returncode == 0, done.stderr
     why = [
         line.split("why", 1)[1].strip(" │") for line in done.stdout.splitlines() if "│ why" in line
     ]
