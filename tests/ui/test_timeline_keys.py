@@ -1,0 +1,124 @@
+"""The event timeline never shows a piece of the API key (issue 23, item 3): the app against a
+host that echoes the key cut across streamed chunks (`key_split.KeySplitHost`), the key
+configured. Every view of the run's events is read: the rows of the F2 panel and of the
+timeline screen (F9), the rows of the reply's events ('e' on it), and each chunk event's JSON
+tree (Enter on its row) and what ``c`` copies of it. None may hold a `key_split.PIECE`-character
+piece of the key, row by row or with the chunk rows' texts joined; the key is masked there, not
+dropped.
+
+Measured before the fix: the rows read ``'Two: sk-keysplit-7Qm2V'`` and ``'x9Lp4Rt8Wn3Zc6Yb1Hd. '``,
+and so did the JSON of those events.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from typing import Any
+
+from app_support import NO_AUDIO, SIZE, connected, settle
+from key_split import KEY, KeySplitHost, key_piece
+from textual.pilot import Pilot
+
+from openwop_tui.config import Config
+from openwop_tui.core.items import AssistantTurn
+from openwop_tui.protocol.hostdata import MASK
+from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.screens.event import EventScreen
+from openwop_tui.ui.screens.timeline import TimelineScreen
+from openwop_tui.ui.widgets.json_pieces import plain as tree_row_text
+from openwop_tui.ui.widgets.json_tree import JsonTree
+from openwop_tui.ui.widgets.timeline_view import Entry, TimelineView
+
+#: The sequences of the recording's key cut in three ("Three: sk-ke" + "ysplit-7Qm2Vx9L" + …).
+CUT = (5, 6, 7)
+#: Event types whose rows show a piece of text (a reply's chunk, a reasoning delta).
+PIECES = ("output.chunk", "node.message", "ai.message.chunk", "agent.reasoning.delta")
+
+
+def pieces_shown(entries: list[Entry]) -> str:
+    """The texts the chunk rows show, joined in order (each summary is the piece's ``repr``)."""
+    out = []
+    for entry in entries:
+        if entry.row.type in PIECES:
+            out.append(ast.literal_eval(entry.row.summary.removesuffix("…")))
+    return "".join(out)
+
+
+def check_rows(view: TimelineView) -> None:
+    for line in view.plain_lines():
+        assert key_piece(line) is None, line
+    joined = pieces_shown(view.entries)
+    assert key_piece(joined) is None, joined
+    assert MASK in joined  # masked, not dropped
+
+
+async def streamed(pilot: Pilot[Any], app: ChatApp, view: TimelineView) -> None:
+    """The run sent and over, and every event of it in ``view``."""
+    await app.workers.wait_for_complete()
+    await settle(
+        pilot,
+        app,
+        lambda: (
+            app.transcript.status == "completed"
+            and not app.runs.busy
+            and len(view.entries) == len(app.timeline.kept.entries)
+            and any(e.row.sequence == 65 for e in view.entries)
+        ),
+        what="every event in the timeline",
+    )
+
+
+async def test_no_view_of_the_timeline_shows_a_piece_of_a_key_cut_across_chunks() -> None:
+    with KeySplitHost() as host:
+        config = Config(host=host.url, api_key=KEY, audio=False, images="none")
+        app = ChatApp(config, audio_support=NO_AUDIO)
+        async with app.run_test(size=SIZE) as pilot:
+            await connected(pilot, app)
+            await pilot.press("f2")
+            panel = app.chat.parts.events
+            await settle(pilot, app, lambda: panel.display, what="the timeline shown")
+            await pilot.press(*"go", "enter")
+            await streamed(pilot, app, panel.view)
+            check_rows(panel.view)
+
+            # The first reply's events ('e' on it): the timeline screen, filtered to them.
+            reply = next(b for b in app.view.blocks() if isinstance(b.item, AssistantTurn))
+            app.view.focus()
+            app.view.select(app.view.blocks().index(reply))
+            await pilot.press("e")
+            await settle(pilot, app, lambda: isinstance(app.screen, TimelineScreen))
+            screen = app.screen
+            assert isinstance(screen, TimelineScreen)
+            view = screen.panel.view
+            await settle(pilot, app, lambda: any(e.row.type in PIECES for e in view.entries))
+            check_rows(view)
+
+            # The whole timeline on its screen, and each piece's event opened as JSON.
+            screen.panel.filter_input.value = ""
+            await settle(pilot, app, lambda: len(view.entries) == len(panel.view.entries))
+            check_rows(view)
+            # What Enter shows and ``c`` copies of each piece's event (the screen's tree is
+            # made of `Entry.event`), and the screen itself for the pieces of one cut key
+            # (opening a screen per event would take the test a minute).
+            chunks: list[str] = []
+            for entry in [e for e in view.entries if e.row.type in PIECES]:
+                document = entry.event.raw
+                assert key_piece(json.dumps(document, ensure_ascii=False)) is None, document
+                payload = document["payload"]
+                chunks.append(payload.get("chunk", payload.get("delta", "")))
+            joined = "".join(chunks)
+            assert key_piece(joined) is None, joined
+            assert MASK in joined
+            for entry in [e for e in view.entries if e.row.sequence in CUT]:
+                view.focus()
+                view.select_entry(entry)
+                await pilot.press("enter")
+                await settle(pilot, app, lambda: isinstance(app.screen, EventScreen))
+                tree = app.screen.query_one(JsonTree)
+                shown = "\n".join(tree_row_text(tree.rows, i) for i in range(len(tree.rows)))
+                assert key_piece(shown) is None, shown
+                copied = tree.rows.copy_json(tree.rows.root)
+                assert key_piece(copied) is None, copied
+                await pilot.press("escape")
+                await settle(pilot, app, lambda: app.screen is screen)
