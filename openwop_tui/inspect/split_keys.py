@@ -90,9 +90,15 @@ class SplitKeyEvents:
         before = chain.open_pieces
         pieces = chain.add(ref, event.piece)
         piece = pieces[0]
-        changed = [p.ref for p in pieces[1:]]
-        # An earlier piece that no longer waits shows its end now.
-        changed += [p.ref for p in before if p not in pieces and chain.undecided(p) is None]
+        changed: list[object] = []
+        if before:
+            changed = [p.ref for p in pieces[1:]]
+            # An earlier piece that no longer waits shows its end now.
+            changed += [
+                p.ref
+                for p in before
+                if not any(p is q for q in pieces) and chain.undecided(p) is None
+            ]
         if not piece.spans and chain.undecided(piece) is None:
             return None, changed  # nothing of it masked, nothing waiting (most pieces)
         return EventPiece(piece, chain, self), changed

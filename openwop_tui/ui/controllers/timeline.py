@@ -203,7 +203,8 @@ class TimelineController:
         for earlier in changed:
             if isinstance(earlier, Entry) and earlier.piece is not None:
                 earlier.row = with_piece_text(earlier.row, earlier.piece.text)
-                kept.redraw = True
+                # Usually the last event, not drawn yet: the batch will draw it as it is now.
+                kept.redraw = kept.redraw or not any(e is earlier for e in reversed(kept.pending))
 
     def _tell_host(self, kept: _Kept) -> None:
         """The lint checks media URLs as the app fetches them: against the connected host (its
