@@ -17,13 +17,17 @@ import json
 from typing import Any
 
 from app_support import NO_AUDIO, SIZE, connected, settle
-from key_split import KEY, KeySplitHost, key_piece
+from key_split import KEY, RECORDING, RUN, KeySplitHost, key_piece
 from textual.pilot import Pilot
 
 from openwop_tui.config import Config
 from openwop_tui.core.items import AssistantTurn
 from openwop_tui.protocol.hostdata import MASK
+from openwop_tui.store.record import read_recording
+from openwop_tui.store.sessions import Entry as StoredEntry
+from openwop_tui.store.sessions import Store
 from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.options import AppOptions
 from openwop_tui.ui.screens.event import EventScreen
 from openwop_tui.ui.screens.timeline import TimelineScreen
 from openwop_tui.ui.widgets.json_pieces import plain as tree_row_text
@@ -122,3 +126,30 @@ async def test_no_view_of_the_timeline_shows_a_piece_of_a_key_cut_across_chunks(
                 assert key_piece(copied) is None, copied
                 await pilot.press("escape")
                 await settle(pilot, app, lambda: app.screen is screen)
+
+
+async def test_a_reopened_session_stored_without_the_key_shows_no_piece_in_its_timeline() -> None:
+    """A session a store that did not know the key kept (an older version, a key set later):
+    its rows hold every piece; the timeline read from them masks the key all the same."""
+    with Store() as store:
+        session = store.create(host="http://127.0.0.1:1", workflow="echo", title="split")
+        store.append(session, StoredEntry("user", "say my key"))
+        store.append(session, StoredEntry("run", "", run=RUN, meta={"workflow": "echo"}))
+        for entry in read_recording(RECORDING.read_text(encoding="utf-8")).entries:
+            store.append(session, StoredEntry(entry.kind, entry.data, run=RUN, label=entry.label))
+        store.append(session, StoredEntry("end", "", run=RUN, meta={"status": "completed"}))
+    with KeySplitHost() as host:
+        config = Config(host=host.url, api_key=KEY, audio=False, images="none")
+        app = ChatApp(config, AppOptions(session_id=session), audio_support=NO_AUDIO)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, app, lambda: bool(app.transcript.items), what="the session")
+            await pilot.press("f9")
+            await settle(pilot, app, lambda: isinstance(app.screen, TimelineScreen))
+            screen = app.screen
+            assert isinstance(screen, TimelineScreen)
+            view = screen.panel.view
+            await settle(pilot, app, lambda: any(e.row.sequence == 65 for e in view.entries))
+            check_rows(view)
+            for entry in [e for e in view.entries if e.row.type in PIECES]:
+                document = json.dumps(entry.event.raw, ensure_ascii=False)
+                assert key_piece(document) is None, document
