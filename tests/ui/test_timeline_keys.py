@@ -16,9 +16,18 @@ import ast
 import json
 from typing import Any
 
-from app_support import NO_AUDIO, SIZE, connected, settle
+from app_support import (
+    NO_AUDIO,
+    SIZE,
+    connected,
+    envelope_views,
+    plain,
+    select_item,
+    settle,
+)
 from key_split import KEY, RECORDING, RUN, KeySplitHost, key_piece
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from openwop_tui.config import Config
 from openwop_tui.core.items import AssistantTurn
@@ -29,6 +38,7 @@ from openwop_tui.store.sessions import Store
 from openwop_tui.ui.app import ChatApp
 from openwop_tui.ui.options import AppOptions
 from openwop_tui.ui.screens.event import EventScreen
+from openwop_tui.ui.screens.inspect import InspectScreen
 from openwop_tui.ui.screens.timeline import TimelineScreen
 from openwop_tui.ui.widgets.json_pieces import plain as tree_row_text
 from openwop_tui.ui.widgets.json_tree import JsonTree
@@ -153,3 +163,51 @@ async def test_a_reopened_session_stored_without_the_key_shows_no_piece_in_its_t
             for entry in [e for e in view.entries if e.row.type in PIECES]:
                 document = json.dumps(entry.event.raw, ensure_ascii=False)
                 assert key_piece(document) is None, document
+
+
+def _with_envelope() -> str:
+    """The recording, then node ``f``'s completion carrying a code envelope that holds the
+    key whole (in its source and its title)."""
+    envelope = {
+        "type": "vendor.acme.snippet",
+        "schemaVersion": 1,
+        "envelopeId": "env_k",
+        "nodeId": "f",
+        "payload": {"source": f"KEY = {KEY!r}\n"},
+        "meta": {"rendering": {"display": "code", "lang": "python", "title": f"{KEY}.py"}},
+    }
+    doc = {
+        "type": "node.completed",
+        "runId": RUN,
+        "sequence": 66,
+        "nodeId": "f",
+        "payload": {"nodeId": "f", "outputs": {"envelope": envelope}},
+    }
+    frame = f"id: 66\nevent: node.completed\ndata: {json.dumps(doc)}\n\n"
+    return RECORDING.read_text(encoding="utf-8").rstrip("\n") + "\n\n" + frame
+
+
+async def test_the_envelope_inspector_shows_no_piece_of_the_key() -> None:
+    with KeySplitHost(_with_envelope()) as host:
+        config = Config(host=host.url, api_key=KEY, audio=False, images="none")
+        app = ChatApp(config, audio_support=NO_AUDIO)
+        async with app.run_test(size=SIZE) as pilot:
+            await connected(pilot, app)
+            await pilot.press(*"go", "enter")
+            await app.workers.wait_for_complete()
+            await settle(pilot, app, lambda: bool(envelope_views(app)), what="the envelope")
+            (block,) = envelope_views(app)
+            await select_item(pilot, app, block)
+            await pilot.press("i")
+            await settle(pilot, app, lambda: isinstance(app.screen, InspectScreen))
+            screen = app.screen
+            assert isinstance(screen, InspectScreen)
+            summary = plain(screen.query_one("#summary-text", Static).render())
+            assert "display" in summary and key_piece(summary) is None, summary
+            for tree in app.screen.query(JsonTree):
+                tree.rows.unfold_all(0)
+                shown = "\n".join(tree_row_text(tree.rows, i) for i in range(len(tree.rows)))
+                assert key_piece(shown) is None, shown
+                assert MASK in shown
+                copied = tree.rows.copy_json(tree.rows.root)
+                assert key_piece(copied) is None, copied
