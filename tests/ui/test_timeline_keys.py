@@ -202,7 +202,7 @@ async def test_the_envelope_inspector_shows_no_piece_of_the_key() -> None:
             await settle(pilot, app, lambda: isinstance(app.screen, InspectScreen))
             screen = app.screen
             assert isinstance(screen, InspectScreen)
-            summary = plain(screen.query_one("#summary-text", Static).render())
+            summary = plain(screen.query_one("#summary-text", Static).content)
             assert "display" in summary and key_piece(summary) is None, summary
             for tree in app.screen.query(JsonTree):
                 tree.rows.unfold_all(0)
