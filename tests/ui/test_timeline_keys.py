@@ -21,6 +21,7 @@ from app_support import (
     SIZE,
     connected,
     envelope_views,
+    on_screen,
     plain,
     select_item,
     settle,
@@ -60,7 +61,7 @@ def pieces_shown(entries: list[Entry]) -> str:
 
 
 def check_rows(view: TimelineView) -> None:
-    for line in view.plain_lines():
+    for line in [*view.plain_lines(), *on_screen(view).splitlines()]:  # (as drawn, too)
         assert key_piece(line) is None, line
     joined = pieces_shown(view.entries)
     assert key_piece(joined) is None, joined
