@@ -32,6 +32,7 @@ from textual.widgets import Static
 
 from openwop_tui.config import Config
 from openwop_tui.core.items import AssistantTurn
+from openwop_tui.protocol.events import normalize
 from openwop_tui.protocol.hostdata import MASK
 from openwop_tui.store.record import read_recording
 from openwop_tui.store.sessions import Entry as StoredEntry
@@ -45,6 +46,8 @@ from openwop_tui.ui.widgets.json_pieces import plain as tree_row_text
 from openwop_tui.ui.widgets.json_tree import JsonTree
 from openwop_tui.ui.widgets.timeline_view import Entry, TimelineView
 
+#: A screen wide enough for the docked timeline to show a row's summary.
+WIDE = (300, 50)
 #: The sequences of the recording's key cut in three ("Three: sk-ke" + "ysplit-7Qm2Vx9L" + …).
 CUT = (5, 6, 7)
 #: Event types whose rows show a piece of text (a reply's chunk, a reasoning delta).
@@ -212,3 +215,33 @@ async def test_the_envelope_inspector_shows_no_piece_of_the_key() -> None:
                 assert MASK in shown
                 copied = tree.rows.copy_json(tree.rows.root)
                 assert key_piece(copied) is None, copied
+
+
+async def test_a_row_drawn_while_its_end_waited_is_drawn_again_once_decided() -> None:
+    """The F2 panel draws a chunk whose end could start the key as ``…``; the next chunk
+    completes the key, and the row on screen then reads the mask."""
+    with KeySplitHost() as host:
+        config = Config(host=host.url, api_key=KEY, audio=False, images="none")
+        app = ChatApp(config, audio_support=NO_AUDIO)
+        async with app.run_test(size=WIDE) as pilot:
+            await connected(pilot, app)
+            await pilot.press("f2")
+            view = app.chat.parts.events.view
+            await settle(pilot, app, lambda: view.display, what="the timeline shown")
+
+            def arrive(sequence: int, text: str) -> None:
+                payload = {"nodeId": "a", "chunk": text}
+                doc = {
+                    "type": "output.chunk",
+                    "runId": RUN,
+                    "sequence": sequence,
+                    "payload": payload,
+                }
+                wire = json.dumps(doc)
+                app.timeline.arrived(normalize(json.loads(wire), secrets=(KEY,), wire=wire))
+
+            arrive(3, "Two: sk-keysplit-7Qm2V")
+            await settle(pilot, app, lambda: "Two: …" in on_screen(view), what="the row drawn")
+            arrive(4, "x9Lp4Rt8Wn3Zc6Yb1Hd. ")
+            await settle(pilot, app, lambda: f"Two: {MASK}" in on_screen(view), what="redrawn")
+            check_rows(view)
