@@ -14,6 +14,7 @@ node or summary. Matching ignores case. Pure: no I/O, no Rich, no Textual.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -72,6 +73,12 @@ def timeline_row(
         worst=ranked[0].severity if ranked else None,
         run_id=event.run_id,
     )
+
+
+def with_piece_text(row: Row, text: str) -> Row:
+    """``row`` of a chunk or reasoning delta, summarised from ``text``: its piece as it may be
+    shown (`openwop_tui.inspect.split_keys.EventPiece.text`, a key cut across pieces masked)."""
+    return dataclasses.replace(row, summary=HostText(_one_line(repr(text))))
 
 
 def event_time(event: RunEvent) -> float | None:

@@ -198,6 +198,14 @@ class PieceChain:
         """The pieces a later piece may still change."""
         return tuple(self._open)
 
+    def undecided(self, piece: Piece) -> int | None:
+        """Where in ``piece``'s text the characters a later piece may still change begin (they
+        could start a secret), or ``None`` when none of it waits."""
+        for index, held in enumerate(self._open):
+            if held is piece:
+                return self._open_from if index == 0 else 0
+        return None
+
     def add(self, ref: object, text: str) -> list[Piece]:
         """Take the next piece; the pieces to write again (this one first)."""
         piece = Piece(ref, text)

@@ -33,7 +33,8 @@ from openwop_tui.inspect.findings import Finding, Severity
 from openwop_tui.inspect.inspector import Inspector
 from openwop_tui.inspect.lint import LintConfig
 from openwop_tui.inspect.log import observed_entries
-from openwop_tui.inspect.timeline import RowFilter, timeline_row
+from openwop_tui.inspect.split_keys import SplitKeyEvents
+from openwop_tui.inspect.timeline import RowFilter, timeline_row, with_piece_text
 from openwop_tui.protocol.events import RunEvent, keep
 from openwop_tui.store.sessions import SessionLog, StoreError
 from openwop_tui.ui.controllers.chat import Chat
@@ -83,6 +84,12 @@ class _Kept:
     stored: dict[tuple[str | None, int | None], Entry] = field(default_factory=dict)
     """The rows read from the store, by (run, sequence): an event that arrives live after its
     row was read (the store is written as events come) is that row, not a second one."""
+    keys: SplitKeyEvents | None = None
+    """The chat's streams of pieces, followed for a key cut across them (made for the secrets
+    in ``keys_for``: a new key set in the settings starts new ones)."""
+    keys_for: tuple[str, ...] = ()
+    redraw: bool = False
+    """Rows already handed to the panels changed (a later piece masked a key in them)."""
 
     def passes(self, entry: Entry, only: frozenset[Entry] | None) -> bool:
         if only is not None and entry not in only:
@@ -138,6 +145,7 @@ class TimelineController:
                 if observed.event is not None:
                     row = kept.inspector.feed(observed.event, observed.at)
                     entry = Entry(row, keep(observed.event, conversation.secrets))
+                    self._mask(kept, observed.event, entry)
                     kept.entries.append(entry)
                     key = (observed.event.run_id, observed.event.sequence)
                     kept.stored[key] = entry
@@ -170,12 +178,33 @@ class TimelineController:
             log.exception("the inspector failed on event %s", event.sequence)
             row = timeline_row(event)
         entry = Entry(row, keep(event, self.chat.conversation.secrets))
+        self._mask(kept, event, entry)
         kept.entries.append(entry)
         kept.last = entry
         kept.pending.append(entry)
         if not self._scheduled:
             self._scheduled = True
             self.chat.app.set_timer(1 / FRAMES_PER_SECOND, self.flush)
+
+    def _mask(self, kept: _Kept, event: RunEvent, entry: Entry) -> None:
+        """Follow ``event`` through the chat's streams of pieces: a key cut across chunks is
+        masked in its row and its event (`Entry.piece`), and in the earlier rows it completes.
+
+        Here, where every event becomes an entry, so no view of the timeline (the panels, the
+        item's events, the event's JSON, its copy) can show a piece: they all read entries. Most
+        pieces cost one substring test (`PieceChain` skips what cannot touch a key)."""
+        secrets = self.chat.conversation.secrets
+        if kept.keys is None or kept.keys_for is not secrets:
+            kept.keys, kept.keys_for = SplitKeyEvents(secrets), secrets
+        piece, changed = kept.keys.add(event, entry)
+        if piece is not None:
+            entry.piece = piece
+            entry.row = with_piece_text(entry.row, piece.text)
+        for earlier in changed:
+            if isinstance(earlier, Entry) and earlier.piece is not None:
+                earlier.row = with_piece_text(earlier.row, earlier.piece.text)
+                # Usually the last event, not drawn yet: the batch will draw it as it is now.
+                kept.redraw = kept.redraw or not any(e is earlier for e in reversed(kept.pending))
 
     def _tell_host(self, kept: _Kept) -> None:
         """The lint checks media URLs as the app fetches them: against the connected host (its
@@ -222,6 +251,7 @@ class TimelineController:
         self._scheduled = False
         kept = self.kept
         batch, kept.pending = kept.pending, []
+        redraw, kept.redraw = kept.redraw, False
         for panel in list(self._panels):
             if not panel.is_attached:
                 self._panels.remove(panel)
@@ -229,6 +259,8 @@ class TimelineController:
             if self._shown_for.get(id(panel)) is not kept:
                 self._refill(panel, kept)
                 continue
+            if redraw:
+                panel.view.redraw()
             if batch:
                 only = kept.only()
                 panel.view.extend(e for e in batch if kept.passes(e, only))

@@ -31,6 +31,7 @@ from textual.strip import Strip
 from textual.theme import Theme
 
 from openwop_tui.inspect.findings import Severity
+from openwop_tui.inspect.split_keys import EventPiece, with_piece
 from openwop_tui.inspect.timeline import Row
 from openwop_tui.protocol.events import KeptEvent, RunEvent
 from openwop_tui.ui import theme_palette
@@ -55,12 +56,19 @@ class Entry:
     row: Row
     kept: RunEvent | KeptEvent
     items: tuple[str, ...] = ()
+    piece: EventPiece | None = None
+    """For a chunk or reasoning delta that a key cut across pieces touches (or may, when the
+    next piece comes): its piece as it may be shown, which the row and `event` show in place
+    of the host's text (`openwop_tui.inspect.split_keys`)."""
 
     @property
     def event(self) -> RunEvent:
-        """The event (decoded again if it was kept as its text)."""
+        """The event (decoded again if it was kept as its text), a key cut across pieces
+        masked in it: what every view of the event shows or copies."""
         kept = self.kept
-        return kept if isinstance(kept, RunEvent) else kept.event()
+        event = kept if isinstance(kept, RunEvent) else kept.event()
+        piece = self.piece
+        return event if piece is None or piece.plain else with_piece(event, piece.text)
 
 
 def elapsed_text(seconds: float | None) -> str:
@@ -197,6 +205,11 @@ class TimelineView(ScrollView, can_focus=True):
         self._resized()
         if self.following:
             self._to_end()
+        self.refresh()
+
+    def redraw(self) -> None:
+        """Some rows changed in place (a later piece masked a key in them): drawn again."""
+        self._cache.clear()
         self.refresh()
 
     def plain_lines(self) -> list[str]:
