@@ -78,7 +78,7 @@ def timeline_row(
 def with_piece_text(row: Row, text: str) -> Row:
     """``row`` of a chunk or reasoning delta, summarised from ``text``: its piece as it may be
     shown (`openwop_tui.inspect.split_keys.EventPiece.text`, a key cut across pieces masked)."""
-    return dataclasses.replace(row, summary=HostText(_one_line(repr(text))))
+    return dataclasses.replace(row, summary=one_line(HostText(_one_line(repr(text)))))
 
 
 def event_time(event: RunEvent) -> float | None:
