@@ -241,7 +241,7 @@ def test_attach_where_the_app_cannot_show_prints_the_run(
 
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "c"))
     monkeypatch.setenv("OPENWOP_TUI_AUDIO", "off")
-    monkeypatch.setattr(cli, "_run_app", lambda config, **kw: pytest.fail("the app started"))
+    monkeypatch.setattr(cli, "_run_app", lambda config, options: pytest.fail("the app started"))
     with DemoHost(pace=0) as host:
         keys = ["--host", host.url, "--api-key", host.api_key]
         assert main(["run", "demo.chat", "--message", "hi", "--json", *keys]) == 0

@@ -12,7 +12,6 @@ import base64
 import json
 import re
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
 import pytest
@@ -27,6 +26,7 @@ from openwop_tui.protocol.client import HostClient
 from openwop_tui.renderers import Registry
 from openwop_tui.store.record import read_recording, replay_frames
 from openwop_tui.store.sessions import Entry, Store, default_path
+from openwop_tui.ui.options import AppOptions
 
 KEY = "sk-export-test-1a2b3c4d5e"
 
@@ -210,8 +210,8 @@ def test_sessions_list_rename_delete(capsys: pytest.CaptureFixture[str]) -> None
 def test_continue_and_session_choose_what_the_app_opens(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    launched: list[dict[str, Any]] = []
-    monkeypatch.setattr(cli, "_run_app", lambda config, **kw: launched.append(kw) or 0)
+    launched: list[AppOptions] = []
+    monkeypatch.setattr(cli, "_run_app", lambda config, options: launched.append(options) or 0)
     monkeypatch.setattr(cli, "_no_app", lambda: None)  # as on a terminal that shows the app
     assert main(["--continue"]) == 2
     assert "no stored session to continue" in capsys.readouterr().err
@@ -225,14 +225,14 @@ def test_continue_and_session_choose_what_the_app_opens(
         db.append(new, Entry("user", "new"))
     assert main(["--continue"]) == 0
     assert main(["--session", old, "--record", "x.sse"]) == 0
-    assert launched[0]["session_id"] == new
-    assert launched[1]["session_id"] == old and str(launched[1]["record"]) == "x.sse"
+    assert launched[0].session_id == new
+    assert launched[1].session_id == old and str(launched[1].record) == "x.sse"
 
 
 def test_continue_where_the_app_cannot_show_prints_the_session(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(cli, "_run_app", lambda config, **kw: pytest.fail("the app started"))
+    monkeypatch.setattr(cli, "_run_app", lambda config, options: pytest.fail("the app started"))
     with Store(default_path()) as db:
         session = db.create(host="h", workflow="w")
         db.append(session, Entry("user", "remember the milk"))

@@ -260,8 +260,14 @@ def test_every_known_type_through_the_printing_commands(
 
 def _stream(value: str) -> str:
     """The constructed stream, ``value`` in every string, ending as the measured run did: failed
-    (its message holding ``• run completed``), not cancelled or completed after that."""
-    docs = [rewrite_all(doc, value) for doc in constructed()]
+    (its message holding ``• run completed``), not cancelled or completed after that. Its
+    events name the run the host created (`HostileHost`'s ``run_hostile``): a followed run's
+    events naming another run are refused and said, not drawn (the printed sinks walk a forged
+    run id: `test_every_capture_through_the_printing_commands`)."""
+    docs = [
+        {**doc, "runId": "run_hostile"} if "runId" in doc else doc
+        for doc in (rewrite_all(doc, value) for doc in constructed())
+    ]
     return _text([doc for doc in docs if doc["type"] not in ("run.cancelled", "run.completed")])
 
 
