@@ -216,6 +216,33 @@ async def test_keys_read_before_the_prompt_was_shown_are_taken_as_typed_ahead() 
         assert prompt.value == "defabc"
 
 
+async def test_the_apps_own_keys_typed_ahead_still_act() -> None:
+    """Only the keys that move the prompt's cursor, selection or focus are dropped when typed
+    ahead: Ctrl+Q pressed as the first frame was painted was dropped too (its time came before
+    the prompt knew it was shown), and the app went on as if it had not been pressed. F1 made
+    before the app is up opens the help; Ctrl+Q quits."""
+    from app_support import NO_AUDIO, SIZE
+    from textual.events import Key
+
+    from openwop_tui.config import Config
+    from openwop_tui.ui.app import ChatApp
+    from openwop_tui.ui.screens.help import HelpScreen
+
+    config = Config(host="http://127.0.0.1:9", audio=False, images="none")
+    help_key, quit_key = Key("f1", None), Key("ctrl+q", None)
+    app = ChatApp(config, audio_support=NO_AUDIO)
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(help_key)
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        app.chat.parts.prompt.focus()
+        app.post_message(quit_key)
+        await pilot.pause()
+        await pilot.pause()
+        assert not app.is_running or app.return_code is not None
+
+
 async def test_typed_ahead_keys_reach_the_prompt_as_typed() -> None:
     """What the app is given as typed ahead is edited as keys are: Backspace deletes, Ctrl+J
     is a new line, Enter sends, other controls go; what follows the last Enter is the draft."""

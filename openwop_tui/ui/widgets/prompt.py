@@ -13,14 +13,17 @@ do what, and when a run is in progress that a new message will wait for it.
 Keys typed before the prompt was first on screen were typed blind, and are taken the same way
 wherever they were read (`type_ahead` for those the terminal held while the app started, `_on_key`
 for those Textual read before its first frame): text, Enter, Ctrl+J and Backspace as typed, in
-order; the other control keys (arrows, Esc, Tab …) dropped. Acted on, an Up typed ahead moved
-the cursor to the start of the line, and "abc", Up, Esc, "def" came out "defabc".
+order; the keys that move the cursor, the selection or focus (arrows, Home, End, Esc, Tab …)
+dropped. Acted on, an Up typed ahead moved the cursor to the start of the line, and "abc", Up,
+Esc, "def" came out "defabc". The app's own keys still do what they do: Ctrl+Q typed as the
+first frame is painted quits.
 """
 
 from __future__ import annotations
 
 from textual import _time  # the clock Textual stamps events with (`Message.time`)
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.events import Key, Paste
 from textual.widgets import TextArea
@@ -35,6 +38,23 @@ READING_PLACEHOLDER = "{reading} — Enter queues a message for when they are in
 CONVERSATION_PLACEHOLDER = (
     "Your turn in the conversation — Enter sends it to the same run; “bye” closes it"
 )
+
+
+def _moves() -> frozenset[str]:
+    """The keys that move the prompt's cursor or selection (its `TextArea` bindings whose
+    action is a ``cursor_`` or ``select_`` one), and Esc and Tab, which move focus: typed
+    before the prompt was on screen they would put the text typed blind out of order, so
+    they are dropped then (module docstring)."""
+    found = {"escape", "tab", "shift+tab"}
+    for binding in TextArea.BINDINGS:
+        key, action = (binding.key, binding.action) if isinstance(binding, Binding) else binding[:2]
+        if action.startswith(("cursor_", "select_")):
+            found.update(key.split(","))
+    return frozenset(found)
+
+
+#: Keys dropped when typed ahead (`_moves`).
+_MOVES = _moves()
 
 
 class PromptInput(TextArea):
@@ -176,13 +196,10 @@ class PromptInput(TextArea):
         read before the prompt was first shown is taken as typed ahead (module docstring)."""
         in_effect = keys.in_effect(self.app)
         typed_ahead = self._shown_at is None or event.time < self._shown_at
-        if typed_ahead and not (
-            event.is_printable
-            or event.key == "backspace"
-            or event.key in in_effect["send"].split(",")
-            or event.key in in_effect["newline"].split(",")
-        ):
-            # As `type_ahead` takes the keys the terminal held: not aimed at anything seen.
+        if typed_ahead and event.key in _MOVES:
+            # As `type_ahead` takes the keys the terminal held: a move aimed at nothing seen.
+            # Any other key goes on: Ctrl+Q typed as the first frame is painted still quits
+            # (it was dropped too, and the app went on as if it had not been pressed).
             event.prevent_default()
             event.stop()
         elif event.key in in_effect["send"].split(","):
