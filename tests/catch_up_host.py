@@ -22,10 +22,10 @@ keeps its first `KEPT` events, as an app killed mid-reply leaves it.
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Literal
+
+from loopback import Loopback
 
 from openwop_tui.protocol.sse import SSEFrame
 from openwop_tui.store.sessions import Entry, Store
@@ -100,7 +100,7 @@ def _answer(how: Fault, after: int | None) -> list[dict[str, Any]]:
     return rest
 
 
-class CatchUpHost:
+class CatchUpHost(Loopback):
     """Serves run `RUN` with the fault ``how``; ``resumed_after`` holds each stream request's
     ``Last-Event-ID`` (``None`` where it sent none)."""
 
@@ -145,21 +145,5 @@ class CatchUpHost:
                 else:
                     self._json(404, {"error": {"code": "not_found", "message": "no such thing"}})
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.serve(Handler)
         self._server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    def __enter__(self) -> CatchUpHost:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join()

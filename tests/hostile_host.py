@@ -9,18 +9,17 @@ manager; ``url`` is its base URL.
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from hostile_data import API_KEY
+from loopback import Loopback
 
 EVIL = "\x1b]52;c;SGVsbG8=\x07\x1b]0;pwned\x07\x9b2J\u202e"
 
 
-class HostileHost:
+class HostileHost(Loopback):
     """Serves ``stream`` (SSE text) for every run; echoes the Authorization header back."""
 
     def __init__(self, stream: str) -> None:
@@ -78,31 +77,11 @@ class HostileHost:
                     {"error": {"code": EVIL, "message": f"no such thing; you sent {auth} {EVIL}"}},
                 )
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self.serve(Handler)
 
     @classmethod
     def serving(cls, path: Path) -> HostileHost:
         return cls(path.read_text(encoding="utf-8", errors="surrogatepass"))
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def __enter__(self) -> HostileHost:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
 
 
 __all__ = ["API_KEY", "EVIL", "HostileHost"]

@@ -14,12 +14,12 @@ A plain module (``tests/`` is on ``sys.path``), imported by the tests that walk 
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from types import TracebackType
 from typing import Any
+
+from loopback import Loopback
 
 #: The key the tests configure (36 characters: `fragment_floor` is 18).
 KEY = "sk-keysplit-7Qm2Vx9Lp4Rt8Wn3Zc6Yb1Hd"
@@ -142,7 +142,7 @@ def stream() -> str:
 # -------------------------------------------------------------------------------- the host
 
 
-class KeySplitHost:
+class KeySplitHost(Loopback):
     """An OpenWOP v1 host on loopback that serves `RECORDING` as the events of every run and
     echoes `KEY` (whole: it has no chunks) in everything else it says: its name, its
     workflows, its runs, their snapshots, and its errors (the Authorization header it got).
@@ -203,8 +203,7 @@ class KeySplitHost:
                 sent = self.headers.get("Authorization", "")
                 self._json(404, {"error": {"code": "not_found", "message": f"you sent {sent}"}})
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self.serve(Handler)
 
     @staticmethod
     def discovery() -> dict[str, Any]:
@@ -222,25 +221,6 @@ class KeySplitHost:
             "status": "completed",
             "outputs": {"echo": KEY},
         }
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def __enter__(self) -> KeySplitHost:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join()
 
 
 if __name__ == "__main__":
