@@ -48,6 +48,7 @@ from openwop_tui.protocol.interrupts import InterruptState
 from openwop_tui.protocol.media import Asset, offline_asset
 from openwop_tui.protocol.stream import Arrival, Redelivery, StreamNotice
 from openwop_tui.store.folds import FoldRow
+from openwop_tui.store.histories import HistoryRow
 from openwop_tui.store.sessions import Entry, SessionLog, Store, StoreError, Unwritten
 from openwop_tui.text.sanitize import clean, clean_own
 
@@ -237,6 +238,19 @@ class Conversation:
             close = getattr(keep, "close", None)
             if close is not None:
                 close()
+
+    def take_fold(self, whole: Conversation) -> None:
+        """``whole`` is this conversation's stored session read from its log (up to its last
+        entry): its fold and chat history become this one's, which held the session's newest
+        runs only (`newest_runs`), and this one's runs are kept with their folds from now on.
+        Only between runs (nothing open here), and before anything was replaced."""
+        assert self._run_id is None and self._redelivery is None and not self._replaced
+        self.transcript = whole.transcript
+        self.chat = whole.chat
+        self.hosts = {**whole.hosts, **self.hosts}
+        self._pending_user = None
+        keep = next((log for log in self.logs if isinstance(log, SessionLog)), None)
+        self.keeper = live_keeper(self, keep) if keep is not None else None
 
     def replace_last_exchange(self) -> Replaced | None:
         """The last user turn and everything after it are to be replaced (its message edited
@@ -880,19 +894,35 @@ def opening(
     keep = SessionLog(store, session_id, host=host, workflow=workflow)
     chat = Conversation(session, logs=[keep, *logs], limits=limits, store=store, secrets=secrets)
 
-    def keep_fold(row: FoldRow) -> None:
-        try:
-            keep.keep_fold(row)
-        except StoreError as error:
-            chat.log_error = str(error)
-
-    chat.keeper = FoldKeeper(keep, keep_fold)
+    chat.keeper = live_keeper(chat, keep)
     if session_id is None:
         return chat, iter(())
     # Runs logged before their entries named their host ran on the session's.
     chat.old_runs_host = host_url(store.info(session_id).host)
     # Kept runs are read back as items; only runs without a kept fold are folded.
     return chat, reopening(chat, store, session_id, chat.keeper, resume=resume)
+
+
+def live_keeper(chat: Conversation, keep: SessionLog, *, folds: bool = True) -> FoldKeeper:
+    """What keeps ``chat``'s runs beside its stored session ``keep`` as they end: their folds
+    (unless not ``folds``) and what they did to the chat history. A row that cannot be
+    written goes to `Conversation.log_error` (the log has everything; the next open folds
+    again)."""
+
+    def keep_fold(row: FoldRow) -> None:
+        if folds:
+            try:
+                keep.keep_fold(row)
+            except StoreError as error:
+                chat.log_error = str(error)
+
+    def keep_history(row: HistoryRow) -> None:
+        try:
+            keep.keep_history(row)
+        except StoreError as error:
+            chat.log_error = str(error)
+
+    return FoldKeeper(keep, keep_fold, histories=keep_history)
 
 
 def newest_runs(
@@ -902,7 +932,7 @@ def newest_runs(
     *,
     limits: Limits | None = None,
     secrets: Iterable[str] = (),
-) -> Conversation | None:
+) -> NewestRuns | None:
     """The last ``runs`` runs of session ``session_id`` (and what the log holds after them),
     folded on their own: what a long session shows while the rest is read (`opening`).
     ``None`` when the session has no more runs than that (read it all at once).
@@ -910,13 +940,31 @@ def newest_runs(
     Folded alone, from the newest ``run`` entry's place on: its kept runs are restored
     whatever state they land on, nothing is kept, and no log is written. What it shows is the
     session's newest items when the state before them carries no further than the kept runs
-    do (their ids and usage); the caller checks (`openwop_tui.core.reopen.same_items`)."""
-    since = store.run_start(session_id, runs)
-    if since is None:
+    do (their ids and usage); the caller checks (`openwop_tui.core.reopen.same_items`). Its
+    chat history is the whole session's when the history the runs before left is kept
+    (`Store.history_before`): then it can take the session's next message at once."""
+    run = store.run_start(session_id, runs)
+    if run is None:
         return None
     chat = Conversation(None, limits=limits, secrets=secrets)
     chat.old_runs_host = host_url(store.info(session_id).host)
+    history = store.history_before(session_id, run)
+    if history is not None:
+        chat.chat.messages.extend(history)
+        # The message that started the first run (logged before its ``run`` entry) joins the
+        # history as the run begins, as it would have folded whole; it is not drawn (the
+        # items' numbering begins with the first kept run's).
+        chat.pending_user = store.message_before(session_id, run)
     keeper = FoldKeeper(None, lambda _row: None, trusting=True)
-    for _ in reopening(chat, store, session_id, keeper, since=since):
+    for _ in reopening(chat, store, session_id, keeper, since=run):
         pass
-    return chat
+    return NewestRuns(chat, history is not None)
+
+
+@dataclass(frozen=True, slots=True)
+class NewestRuns:
+    """A session's newest runs folded on their own (`newest_runs`)."""
+
+    conversation: Conversation
+    whole_history: bool
+    """Its chat history is the whole session's (else only its own runs')."""

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 import openwop_tui
 from openwop_tui.core import items as item_types
 from openwop_tui.store.folds import FoldRow
+from openwop_tui.store.histories import HistoryRow
 from openwop_tui.store.sessions import Entry, Store, StoreError
 
 if TYPE_CHECKING:
@@ -138,17 +139,31 @@ class FoldKeeper:
     """
 
     def __init__(
-        self, log: Any, keep: Callable[[FoldRow], None], *, trusting: bool = False
+        self,
+        log: Any,
+        keep: Callable[[FoldRow], None],
+        *,
+        trusting: bool = False,
+        histories: Callable[[HistoryRow], None] | None = None,
     ) -> None:
         """``trusting``: a kept run is restored whatever state it lands on
         (`openwop_tui.core.conversation.newest_runs`, which folds the newest runs alone to
-        show them first, and keeps nothing it folds)."""
+        show them first, and keeps nothing it folds). ``histories`` keeps what a run made live
+        did to the chat history (`openwop_tui.store.histories`); ``None``: nothing is."""
         self._log, self._keep = log, keep
+        self._histories = histories
         self.trusting = trusting
         self.version = fold_version()
         self.entry: Entry | None = None
         """The entry being replayed (``None`` live)."""
         self.fresh: list[FoldRow] = []
+        self.fresh_histories: list[HistoryRow] = []
+        """What the runs folded or restored while reopening did to the history (those
+        without a kept row: `known_histories`), written by `reopen` with the folds."""
+        self.known_histories: set[int] = set()
+        """The runs whose history row is kept already (not made again while reopening)."""
+        self.at_end = False
+        """The log's end is being folded (what a run left open there added is not kept)."""
         self.reached = -1
         """The log position read up to so far while reopening (how far a reading is)."""
         self._begun: tuple[int, int, int, str, object, str | None] | None = None
@@ -178,13 +193,24 @@ class FoldKeeper:
         return None if chat.replaying else getattr(self._log, "session_id", None)
 
     def end(self, chat: Conversation) -> None:
-        """The run's ``end`` entry was just logged (or replayed) and its end folded."""
+        """The run's ``end`` entry was just logged (or replayed) and its end folded; or,
+        replayed, the run was settled without one (a killed process: by the next ``run``
+        entry, or by the end of the log)."""
         begun, self._begun = self._begun, None
-        if begun is None or (chat.replaying and (self.entry is None or self.entry.kind != "end")):
+        if begun is None:
             return
         start, items_before, messages_before, before, where, run_id = begun
+        if where != self._where(chat):
+            return
+        if not self.at_end:
+            # (A run the log's end leaves open may yet be caught up: what it adds is not
+            # known. One settled by a later run, or by its ``end``, is.)
+            added = chat.chat.messages[messages_before:]
+            self._history(chat, HistoryRow.of(start, messages_before, added))
+        if chat.replaying and (self.entry is None or self.entry.kind != "end"):
+            return
         stop = self._position(chat)
-        if stop <= start or where != self._where(chat) or not chat.transcript.at_rest:
+        if stop <= start or not chat.transcript.at_rest:
             return  # a run that left a question open is folded again on the next open
         host = chat.hosts.get(run_id) if run_id is not None else None
         kept = (
@@ -205,6 +231,16 @@ class FoldKeeper:
             self.fresh.append(row)
         else:
             self._keep(row)
+
+    def _history(self, chat: Conversation, row: HistoryRow) -> None:
+        """Keep ``row``: live at once, replayed with the folds (unless it is kept already)."""
+        if self.trusting:
+            return  # (folded on a state that is not the session's)
+        if not chat.replaying:
+            if self._histories is not None:
+                self._histories(row)
+        elif row.start not in self.known_histories:
+            self.fresh_histories.append(row)
 
     def restore(self, chat: Conversation, row: FoldRow) -> bool:
         """Put a kept run back in place of folding its events; ``False`` (nothing changed)
@@ -235,6 +271,7 @@ class FoldKeeper:
             return False
         chat.transcript.resume(run_items, carried)
         chat.hosts.update(hosts)
+        self._history(chat, HistoryRow.of(row.start, len(chat.chat.messages), messages))
         chat.chat.messages.extend(messages)
         chat.pending_user = None
         return True
@@ -276,18 +313,20 @@ def reopening(
     *,
     resume: bool = False,
     since: int = 0,
+    until: int | None = None,
     step: int = STEP_PARTS,
 ) -> Iterator[None]:
     """`reopen`, a step of ``step`` parts of the log at a time (the caller does other work
-    between them: the app draws and reads keys). ``since``: the log from that position only
-    (`preview`). `StoreError` is raised by the step that meets it."""
+    between them: the app draws and reads keys). ``since``, ``until``: the log from and up to
+    (not including) those positions only (`newest_runs`; a session opened newest first, read
+    up to where it stood as it opened). `StoreError` is raised by the step that meets it."""
     # Reading thousands of kept runs makes objects by the hundred thousand and keeps every one:
     # the collector's passes over them would cost more than the reading (0.58 s against
     # 1.5 s at 3,000 turns), so it waits until they are all in place.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        yield from _reopen(chat, store, session_id, keeper, resume, since, step)
+        yield from _reopen(chat, store, session_id, keeper, resume, (since, until), step)
     finally:
         if collecting:
             gc.enable()
@@ -299,31 +338,45 @@ def _reopen(
     session_id: str,
     keeper: FoldKeeper,
     resume: bool,
-    since: int,
+    span: tuple[int, int | None],
     step: int,
 ) -> Iterator[None]:
-    for done, _ in enumerate(_fold_parts(chat, store, session_id, keeper, since), 1):
+    if not keeper.trusting:
+        keeper.known_histories = store.history_starts(session_id)
+    for done, _ in enumerate(_fold_parts(chat, store, session_id, keeper, span), 1):
         if done % step == 0:
             yield
     keeper.entry = None
     chat.cut = chat.open_run
     if not (resume and chat.cut is not None):
-        chat.finish_replay()
+        keeper.at_end = True
+        try:
+            chat.finish_replay()
+        finally:
+            keeper.at_end = False
     fresh, keeper.fresh = keeper.fresh, []
+    histories, keeper.fresh_histories = keeper.fresh_histories, []
     if keeper.trusting:
         return  # made on a state that is not the session's: not kept
     try:
         store.keep_folds(session_id, fresh)
+        store.keep_histories(session_id, histories)
     except StoreError as error:
         chat.log_error = str(error)
 
 
 def _fold_parts(
-    chat: Conversation, store: Store, session_id: str, keeper: FoldKeeper, since: int
+    chat: Conversation,
+    store: Store,
+    session_id: str,
+    keeper: FoldKeeper,
+    span: tuple[int, int | None],
 ) -> Iterator[None]:
-    """Fold the log from ``since`` into ``chat``, kept runs restored: one yield after each
-    kept run restored and each entry folded (the units `reopening` counts its steps in)."""
-    for part in store.outline(session_id, keeper.version, since=since):
+    """Fold the log from ``since`` (up to ``until``) into ``chat``, kept runs restored: one
+    yield after each kept run restored and each entry folded (the units `reopening` counts its
+    steps in)."""
+    since, until = span
+    for part in store.outline(session_id, keeper.version, since=since, until=until):
         if isinstance(part, FoldRow):
             keeper.entry = None
             keeper.reached = part.stop

@@ -80,14 +80,16 @@ def write(db: sqlite3.Connection, session_id: str, rows: Iterable[FoldRow]) -> N
     )
 
 
-def gaps(rows: list[FoldRow], since: int = 0) -> list[tuple[int, int | None]]:
+def gaps(
+    rows: list[FoldRow], since: int = 0, until: int | None = None
+) -> list[tuple[int, int | None]]:
     """The log ranges ``[lo, hi)`` from ``since`` on that no row stands for (``hi``
-    ``None``: to the end): one before each row (empty when rows touch) and one after the
-    last."""
+    ``None``: to the end; the last one ends at ``until`` when given): one before each row
+    (empty when rows touch) and one after the last."""
     ranges: list[tuple[int, int | None]] = []
     lo = since
     for row in rows:
         ranges.append((lo, row.start))
         lo = row.stop + 1
-    ranges.append((lo, None))
+    ranges.append((lo, until))
     return ranges

@@ -45,7 +45,7 @@ import platformdirs
 from openwop_tui.protocol.hostdata import secrets_of
 from openwop_tui.protocol.sse import SSEFrame
 from openwop_tui.protocol.stream import Arrival
-from openwop_tui.store import folds, journal
+from openwop_tui.store import folds, histories, journal
 from openwop_tui.store.batch import Batch, NewSession, Row, write_rows, write_sessions
 from openwop_tui.store.entry_bytes import COMPRESS_FROM as COMPRESS_FROM
 from openwop_tui.store.entry_bytes import ENTRY_BYTES as ENTRY_BYTES
@@ -58,6 +58,7 @@ from openwop_tui.store.entry_bytes import (
     too_large,
 )
 from openwop_tui.store.folds import FoldRow
+from openwop_tui.store.histories import HistoryRow
 from openwop_tui.store.keys import SplitKeyRows
 from openwop_tui.text.redact import Redactor, display_url
 from openwop_tui.text.sanitize import HostText, clean, clean_label
@@ -525,6 +526,9 @@ class Store:
         if not folds.has_table(db):
             with self._transaction():
                 db.execute(folds.FOLDS_TABLE)
+        if not histories.has_table(db):
+            with self._transaction():
+                db.execute(histories.HISTORIES_TABLE)
         if os.name == "posix":
             # Sessions hold conversations: readable by their owner only.
             for suffix in ("", "-wal", "-shm"):
@@ -776,18 +780,38 @@ class Store:
             raise _failure(error, self.path) from None
         return int(found[0][0]) if len(found) == 2 else None
 
+    def message_before(self, session_id: str, run_seq: int) -> str | None:
+        """The user's message that started the run whose ``run`` entry is at ``run_seq`` (its
+        ``user`` entry, logged before it, notices between), as stored; ``None`` when the run
+        was started by none. Raises `StoreError`."""
+        try:
+            found = self._db.execute(
+                "SELECT seq, kind FROM entries WHERE session = ? AND seq < ? "
+                "AND kind IN ('user', 'run', 'end') ORDER BY seq DESC LIMIT 1",
+                (session_id, run_seq),
+            ).fetchone()
+        except sqlite3.Error as error:
+            raise _failure(error, self.path) from None
+        if found is None or found[1] != "user":
+            return None
+        return next(
+            (entry.data for entry in self._entries(session_id, found[0], found[0] + 1)), None
+        )
+
     def outline(
-        self, session_id: str, version: str, *, since: int = 0
+        self, session_id: str, version: str, *, since: int = 0, until: int | None = None
     ) -> Iterator[Entry | FoldRow]:
-        """The session's log from position ``since`` on, with each run that has a fold of
-        ``version`` kept (`openwop_tui.store.folds`) given as that `FoldRow` instead of its
-        entries: what a reopen reads. Raises `StoreError`."""
+        """The session's log from position ``since`` on (up to, not including, ``until``),
+        with each run that has a fold of ``version`` kept (`openwop_tui.store.folds`) given as
+        that `FoldRow` instead of its entries: what a reopen reads. Raises `StoreError`."""
         self.info(session_id)
         try:
             rows = folds.read(self._db, session_id, version, since=since)
         except sqlite3.Error as error:
             raise _failure(error, self.path) from None
-        pairs = list(zip(folds.gaps(rows, since), [*rows, None], strict=True))
+        if until is not None:
+            rows = [row for row in rows if row.stop < until]
+        pairs = list(zip(folds.gaps(rows, since, until), [*rows, None], strict=True))
         small = [(lo, hi) for (lo, hi), _ in pairs if hi is not None and 0 < hi - lo <= _SMALL_GAP]
         try:
             read = self._small_gaps(session_id, small)
@@ -811,6 +835,48 @@ class Store:
         self.flush()
         with self._transaction() as db:
             folds.write(db, session_id, rows)
+
+    def keep_histories(
+        self, session_id: str, rows: Iterable[HistoryRow], *, replace: bool = False
+    ) -> None:
+        """Keep what runs did to the chat history (one transaction; a run that has a row
+        keeps it unless ``replace``), masked as the log is: the history folded from the log
+        holds the key masked too. Raises `StoreError`."""
+        masked = [
+            HistoryRow(
+                row.start,
+                row.before,
+                tuple((role, self._redact(content)) for role, content in row.messages),
+            )
+            for row in rows
+        ]
+        if not masked or self.read_only is not None:
+            return
+        self.flush()
+        with self._transaction() as db:
+            histories.write(db, session_id, masked, replace=replace)
+
+    def history_starts(self, session_id: str) -> set[int]:
+        """The runs (their ``run`` entry's ``seq``) whose effect on the chat history is kept.
+        Raises `StoreError`."""
+        try:
+            if not histories.has_table(self._db):
+                return set()  # (a file this version could only open to read)
+            return histories.starts(self._db, session_id)
+        except sqlite3.Error as error:
+            raise _failure(error, self.path) from None
+
+    def history_before(self, session_id: str, since: int) -> list[dict[str, str]] | None:
+        """The chat history as the run whose ``run`` entry is at ``since`` began, from the
+        kept rows alone (`openwop_tui.store.histories`); ``None`` when they cannot tell.
+        Raises `StoreError`."""
+        self.flush()
+        try:
+            if not histories.has_table(self._db):
+                return None  # (a file this version could only open to read)
+            return histories.before(self._db, session_id, since)
+        except sqlite3.Error as error:
+            raise _failure(error, self.path) from None
 
     def info(self, session_id: str) -> SessionInfo:
         """One session's summary; `StoreError` naming the id when there is none."""
@@ -1029,6 +1095,11 @@ class SessionLog:
         """Keep a completed run's fold beside this session's log. Raises `StoreError`."""
         if self.session_id is not None:
             self.store.keep_folds(self.session_id, [row])
+
+    def keep_history(self, row: HistoryRow) -> None:
+        """Keep what a run made live did to the chat history. Raises `StoreError`."""
+        if self.session_id is not None:
+            self.store.keep_histories(self.session_id, [row], replace=True)
 
     last_seq: int = -1
     """The log position of the last entry appended here (-1: none yet)."""

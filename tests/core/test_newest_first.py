@@ -59,8 +59,9 @@ def test_the_newest_runs_alone_are_what_the_whole_session_ends_with(
     path, session_id = long_session
     with Store(path) as store:
         whole = conversation.stored(store, session_id)
-        newest = newest_runs(store, session_id, 4)
-        assert newest is not None
+        found = newest_runs(store, session_id, 4)
+        assert found is not None
+        newest = found.conversation
         items, tail = whole.transcript.items, newest.transcript.items
         # Four runs and everything after the first of them: three user turns (the first
         # run's comes before its ``run`` entry), four replies, their notices.
@@ -70,6 +71,8 @@ def test_the_newest_runs_alone_are_what_the_whole_session_ends_with(
         assert not same_items(tail, items[-len(tail) - 1 : -1])
         assert newest.hosts.items() <= whole.hosts.items()
         assert newest.transcript.usage_session == whole.transcript.usage_session
+        # The history the runs before them left is kept: it is the whole session's.
+        assert found.whole_history and newest.history == whole.history
         assert newest_runs(store, session_id, TURNS) is None
 
 
@@ -82,7 +85,7 @@ def test_newest_runs_neither_keeps_nor_logs_anything(long_session: tuple[Path, s
         db.execute("DELETE FROM folds WHERE start >= ?", (store.run_start(session_id, 3),))
         db.commit()
         newest = newest_runs(store, session_id, 3)
-        assert newest is not None and newest.logs == []
+        assert newest is not None and newest.conversation.logs == []
     # Folded on a state that is not the session's, its runs' folds would be wrong to keep.
     assert db.execute("SELECT count(*) FROM folds").fetchone()[0] == len(store_rows) - 3
     assert db.execute("SELECT count(*), max(seq) FROM entries").fetchone() == before
@@ -102,7 +105,7 @@ def test_a_tail_folded_from_its_events_is_told_apart(tmp_path: Path) -> None:
         newest = newest_runs(store, session_id, 3)
         whole = conversation.stored(store, session_id)
     assert newest is not None
-    tail = newest.transcript.items
+    tail = newest.conversation.transcript.items
     assert not same_items(tail, whole.transcript.items[-len(tail) :])
 
 

@@ -1,12 +1,13 @@
 """A long session opens newest first (issue 13, part 3), at start-up and from the sessions
 screen: its newest runs are on screen before the rest is read; then every item is, each block
-bound to the conversation's own item; what is said or sent while the rest is read waits for it.
+bound to the conversation's own item; what is said or sent while the rest is read is said and
+sent at once, through the newest runs' conversation, and lands after the whole session.
 
 Each test fails without its part: the app reading the whole session before its first frame
 (the first drawing would hold every item), the older blocks not put before the newest, or the
 newest blocks left holding the items folded apart (an update to the conversation's item would
-not reach the screen), a notice folded into a half-read conversation, or a message sent
-through one.
+not reach the screen), a notice folded into the conversation being read, or a message sent
+without the whole session's history.
 """
 
 from __future__ import annotations
@@ -79,9 +80,9 @@ async def test_a_long_session_is_drawn_newest_first_then_whole(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app, lambda: app.chat.reading is None, what="the session read")
         ids = [item.id for item in app.transcript.items]
-        # First the newest runs alone, before any of the session was read into the chat.
-        assert seen["read"] == 0
+        # First the newest runs alone: the chat held them only, before the rest was read.
         shown = seen["ids"]
+        assert seen["read"] == len(shown)
         assert 0 < len(shown) < len(ids) // 2
         start = ids.index(shown[0])
         # The session's last items (the dead host's notice came after them).
@@ -123,7 +124,10 @@ async def test_what_is_said_while_the_rest_is_read_is_said_after_it(
 
     async def meanwhile() -> None:
         await app.chat.notice("info", "said while reading")
-        assert app.chat.conversation.transcript.items == []  # nothing folded in meanwhile
+        # Said at once, after the newest runs (the chat holds them only).
+        last = app.chat.conversation.transcript.items[-1]
+        assert isinstance(last, Notice) and str(last.text) == "said while reading"
+        assert app.view.blocks()[-1].item is last
         # A search made now sees the newest runs only: made again once the rest is in.
         assert app.view.search("hello (0)") == 0
 
@@ -144,16 +148,16 @@ async def test_what_is_said_while_the_rest_is_read_is_said_after_it(
         assert said.endswith(("match", "matches")) and said != "no match", said
 
 
-async def test_a_message_sent_while_the_rest_is_read_goes_after_it(
+async def test_a_message_sent_while_the_rest_is_read_goes_at_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     session_id = await _long_session()
     app = demo_app()
 
     async def meanwhile() -> None:
-        await app.runs.submitted("sent while reading")  # connected: it would go at once
-        assert len(app.chat.parts.queued) == 1
-        assert app.chat.conversation.transcript.items == []
+        await app.runs.submitted("sent while reading")  # connected: it goes at once
+        assert not app.chat.parts.queued and app.runs.busy
+        assert app.chat.reading is not None
 
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot, app)

@@ -36,6 +36,7 @@ from openwop_tui.config import Config
 from openwop_tui.core.conversation import stored
 from openwop_tui.core.items import Notice, UserTurn
 from openwop_tui.core.reopen import FoldKeeper, same_items
+from openwop_tui.core.session import Session
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.protocol.stream import Arrival
 from openwop_tui.store.sessions import Entry, Store
@@ -190,34 +191,128 @@ async def test_the_folds_kept_by_the_reading_hold_at_the_next_open(gate: Gate) -
     assert len(restored) == TURNS and all(restored)
 
 
-async def test_a_message_sent_while_the_older_turns_are_read_goes_once_they_are_in(
-    gate: Gate,
+def _sent_inputs(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """Every run's inputs as the app sends them to the host."""
+    sent: list[dict[str, Any]] = []
+    start = Session.start
+
+    def recording(self: Session, inputs: dict[str, Any], **how: Any) -> Any:
+        sent.append(inputs)
+        return start(self, inputs, **how)
+
+    monkeypatch.setattr(Session, "start", recording)
+    return sent
+
+
+def _forget_histories() -> None:
+    """As a session written before each run's history was kept."""
+    db = sqlite3.connect(Store().path, isolation_level=None)
+    try:
+        db.execute("DELETE FROM histories")
+    finally:
+        db.close()
+
+
+def _answered(app: ChatApp, turns: int) -> bool:
+    return (
+        len(items_of(app, UserTurn)) == turns
+        and app.session is not None
+        and app.session.current_run is None
+        and not app.runs.busy
+    )
+
+
+async def test_a_message_sent_while_the_older_turns_are_read_goes_at_once(
+    gate: Gate, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     session_id = await _unfolded_session()
+    sent = _sent_inputs(monkeypatch)
     app = demo_app(session_id=session_id)
     async with app.run_test(size=SIZE) as pilot:
         with gate:
             await _reached(pilot, app, gate)
             await connected(pilot, app)
+            placeholder = str(app.query_one(PromptInput).placeholder)
+            assert "Enter sends" in placeholder, placeholder
+            shown = len(items_of(app, UserTurn))  # (the newest runs': the chat holds them)
+            assert 0 < shown < TURNS
+            await app.runs.submitted("sent while reading")
+            # Answered while the reading is still held: the message did not wait for it.
+            await settle(
+                pilot,
+                app,
+                lambda: _answered(app, shown + 1),
+                what="the message answered while the rest is read",
+                workers=False,
+            )
+            assert app.chat.reading is not None and not gate._open.is_set()
+            # The host was sent the whole session's history, not the newest runs' only.
+            users = [m["content"] for m in sent[-1]["messages"] if m["role"] == "user"]
+            assert users == [f"hello ({number})" for number in range(TURNS)] + [
+                "sent while reading"
+            ]
+            gate.release()
+            await settle(pilot, app, lambda: app.chat.reading is None, what="the session read")
+            turns = [turn.text for turn in items_of(app, UserTurn)]
+            assert turns == [f"hello ({number})" for number in range(TURNS)] + [
+                "sent while reading"
+            ]
+            history = [m["content"] for m in app.conversation.history if m["role"] == "user"]
+            assert history == turns
+            blocks = app.view.blocks()
+            assert [block.item for block in blocks] == list(app.transcript.items)
+    # Kept once, in order; and the next open folds nothing again, the new run included.
+    with Store() as store:
+        texts = [e.data for e in store.entries(session_id) if e.kind == "user"]
+        assert texts == turns
+        restored: list[bool] = []
+        keep = FoldKeeper.restore
+
+        def counted(self: FoldKeeper, chat: Any, row: Any) -> bool:
+            restored.append(keep(self, chat, row))
+            return restored[-1]
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(FoldKeeper, "restore", counted)
+            again = stored(store, session_id, limits=Config().limits)
+        assert len(restored) == TURNS + 1 and all(restored)
+        assert [m["content"] for m in again.history if m["role"] == "user"] == turns
+
+
+async def test_a_message_waits_for_the_reading_when_the_history_is_not_kept(
+    gate: Gate, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session_id = await _unfolded_session()
+    _forget_histories()  # (a session an older version wrote)
+    sent = _sent_inputs(monkeypatch)
+    app = demo_app(session_id=session_id)
+    async with app.run_test(size=SIZE) as pilot:
+        with gate:
+            await _reached(pilot, app, gate)
+            await connected(pilot, app)
+            placeholder = str(app.query_one(PromptInput).placeholder)
+            assert "Enter queues" in placeholder, placeholder
             await app.runs.submitted("sent while reading")
             await app.runs.send_queued()  # (what discovery does once the host answers)
-            assert len(app.chat.parts.queued) == 1 and not app.runs.busy
+            assert len(app.chat.parts.queued) == 1 and not app.runs.busy and not sent
             gate.release()
             await settle(
                 pilot,
                 app,
-                lambda: (
-                    len(items_of(app, UserTurn)) == TURNS + 1
-                    and app.session is not None
-                    and app.session.current_run is None
-                    and not app.runs.busy
-                ),
+                lambda: _answered(app, TURNS + 1),
                 what="the queued message sent and answered",
             )
             turns = [turn.text for turn in items_of(app, UserTurn)]
             assert turns[-1] == "sent while reading"
-            history = [m["content"] for m in app.conversation.history if m["role"] == "user"]
-            assert history == turns  # with the whole session as its history
+            users = [m["content"] for m in sent[-1]["messages"] if m["role"] == "user"]
+            assert users == turns  # with the whole session as its history
+    # The reading kept each run's history: the next open sends at once.
+    with Store() as store:
+        since = store.run_start(session_id, NEWEST_RUNS)
+        assert since is not None
+        history = store.history_before(session_id, since)
+        whole = stored(store, session_id, limits=Config().limits).history
+        assert history is not None and history == whole[: len(history)]
 
 
 async def test_a_run_cut_off_in_it_is_caught_up_once_it_is_read(

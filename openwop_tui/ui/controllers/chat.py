@@ -108,6 +108,16 @@ class Parts:
 
 
 @dataclass
+class Reading:
+    """A session opened newest first whose older turns are being read: the conversation on
+    screen holds its newest runs (`openwop_tui.ui.controllers.reopening`)."""
+
+    sends: bool
+    """Messages go at once: the conversation's chat history is the whole session's already
+    (kept beside its log). Else they wait in the queue until the session is in."""
+
+
+@dataclass
 class Chat:
     """The chat the app shows and what it talks to; given to every controller."""
 
@@ -134,10 +144,9 @@ class Chat:
     """The recording played instead of a host (``replay FILE``), else ``None``."""
     save_budget: SaveBudget = field(init=False)
     """What the chat may write unasked (cut replies), spent across its runs."""
-    reading: list[tuple[Level, str]] | None = None
+    reading: Reading | None = None
     """While the older part of a session opened newest first is read
-    (`openwop_tui.ui.controllers.reopening`): the notices said meanwhile, said once it is in
-    (``None``: nothing is being read). Messages sent meanwhile wait in the queue."""
+    (`openwop_tui.ui.controllers.reopening`; ``None``: nothing is being read)."""
     host_secrets: tuple[str, ...] = ()
     """The host's own secrets (its key, once connected: `add_secrets`)."""
 
@@ -153,12 +162,12 @@ class Chat:
 
     def add_secrets(self, secrets: Iterable[str]) -> None:
         """Mask ``secrets`` too (the host's key) in what the conversation folds from now on.
-        While a session is read they wait, and join once it is in: the reading masks with,
-        and checks its kept folds against, the secrets it began with, as the next open will
-        (`openwop_tui.core.reopen.fingerprint`); what it reads was logged masked already."""
+        (A session's older turns being read are not: the reading masks with, and checks its
+        kept folds against, the secrets it began with, as the next open will
+        (`openwop_tui.core.reopen.fingerprint`); what it reads was logged masked already.)"""
         self.host_secrets = tuple(dict.fromkeys((*self.host_secrets, *secrets)))
         known = self.conversation.secrets
-        if self.reading is None and not set(self.host_secrets) <= set(known):
+        if not set(self.host_secrets) <= set(known):
             self.conversation.secrets = tuple({*known, *self.host_secrets})
 
     @property
@@ -206,10 +215,6 @@ class Chat:
 
     async def notice(self, level: Level, text: str) -> None:
         """Tell the user: a notice in the transcript, and a notification for an error."""
-        if self.reading is not None:
-            # (Folded now, it would land among the items being read, and be logged before them.)
-            self.reading.append((level, text))
-            return
         text = self.redact(clean_own(text))  # the client's own sentence
         await self.parts.view.apply([self.conversation.notice(level, text)])
         if level == "error":

@@ -6,21 +6,24 @@ holds). So a long one is opened in two parts, at start-up (``--session``) and fr
 sessions screen alike:
 
 1. its newest runs, folded on their own (`openwop_tui.core.conversation.newest_runs`, a few
-   milliseconds), are drawn straight away, and the host is reached at once;
-2. once that frame is out, a thread reads the whole session into the conversation
-   (`openwop_tui.core.reopen.reopening`, through a store connection of its own), while the
-   event loop draws, takes keys and talks to the host; then the older items go on screen above
-   the newest, whose blocks are kept (bound to the conversation's items) when the newest were
-   folded the same (`same_items`), else the whole session is drawn again.
+   milliseconds), become the chat (`Newest.live`): drawn straight away, the host reached at
+   once, notices said and logged as they come;
+2. once that frame is out, a thread reads the whole session, up to where its log stood as it
+   opened, into a conversation of its own (`Newest.whole`: `openwop_tui.core.reopen.reopening`,
+   through a store connection of its own), while the event loop draws, takes keys and talks to
+   the host;
+3. then, between runs, that conversation reads what the chat logged meanwhile, and its fold
+   becomes the chat's (`Conversation.take_fold`): the older items go on screen above the
+   newest, whose blocks are kept (bound to the whole session's items) when both were folded
+   the same (`same_items`), else the whole session is drawn again.
 
-The fold is pure and touches nothing but the conversation it folds into, which nothing else
-changes while it is read (`Chat.reading`): the notices said meanwhile wait and are said after
-it, messages sent wait in the queue (their history is the whole session's), a run cut off in
-it is caught up after, and the host's key joins the conversation's secrets after
-(`Chat.add_secrets`): the reading masks with, and checks kept folds against, the secrets known
-when it began, as the next open will. The status line and the prompt say how far it is.
-Search and export see every item once the rest is in (export reads the store at any time; a
-search made meanwhile is made again then).
+A message sent meanwhile goes at once when the session's chat history is kept beside its log
+(`openwop_tui.store.histories`: the newest runs' conversation then holds the whole of it); for
+a session written before those rows were kept it waits in the queue until the session is in
+(and the reading keeps them for the next open). A run cut off in it is caught up, an attach or
+an edit made, once it is in. The status line and the prompt say how far the reading is and
+whether a message goes now. Search and export see every item once the rest is in (export reads
+the store at any time; a search made meanwhile is made again then).
 """
 
 from __future__ import annotations
@@ -28,16 +31,16 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Awaitable, Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from openwop_tui.core.conversation import Conversation, newest_runs
+from openwop_tui.core.conversation import Conversation, NewestRuns, live_keeper, newest_runs
 from openwop_tui.core.fold import Added
 from openwop_tui.core.items import Item
 from openwop_tui.core.reopen import reopening, same_items
-from openwop_tui.store.sessions import Store, StoreError
-from openwop_tui.ui.controllers.chat import Chat
+from openwop_tui.store.sessions import SessionLog, Store, StoreError
+from openwop_tui.ui.controllers.chat import Chat, Reading
 from openwop_tui.ui.heap import settled_heap
 from openwop_tui.ui.messages import ReadingChanged
 
@@ -59,10 +62,14 @@ PROGRESS_SECONDS = 0.25
 
 @dataclass
 class Newest:
-    """A session being opened newest first: ``items`` to show now, the rest to read after."""
+    """A session being opened newest first: the chat now, the rest to read after."""
 
-    items: list[Item]
-    """The newest runs' items, folded on their own (what is drawn first)."""
+    live: Conversation
+    """The newest runs, folded on their own: the chat while the rest is read (it logs, sends
+    and draws as any chat does)."""
+    whole: Conversation
+    """What the rest is read into (kept runs restored, the rest folded): its fold becomes the
+    chat's once it is in (`Reopening`)."""
     session_id: str
     path: Path
     """The store's file (the reading opens a connection of its own to it)."""
@@ -71,7 +78,10 @@ class Newest:
     older: int
     """Turns older than the newest runs (how many the reading brings)."""
     entries: int
-    """The log's length when it was opened (how far the reading has to go)."""
+    """The log's length when it was opened: the reading stops there (what the chat logs
+    after is read once it is in)."""
+    sends: bool
+    """The live conversation's chat history is the whole session's: messages go at once."""
 
 
 def begin_reading(
@@ -79,8 +89,9 @@ def begin_reading(
 ) -> Newest | None:
     """Start reading session ``session_id`` into ``conversation`` (``steps``: what
     `openwop_tui.core.conversation.opening` gave). A short one (or a new one, ``None``) is read
-    at once: ``None``. A long one: what to show first while the rest is read (`Reopening.show`).
-    Raises `StoreError` when the log cannot be read at once."""
+    at once: ``None``. A long one: the chat to show while the rest is read (`Newest.live`, with
+    ``conversation``'s logs), and the rest (`Reopening.show`). Raises `StoreError` when the log
+    cannot be read at once."""
     newest = _newest(conversation, store, session_id) if session_id is not None else None
     if newest is None or session_id is None:
         for _ in steps:
@@ -90,14 +101,32 @@ def begin_reading(
         steps.close()  # (not begun) read by a thread instead, through its own connection
     info = store.info(session_id)
     older = max(info.runs - NEWEST_RUNS, 0)
-    return Newest(newest, session_id, store.path, store.secrets, older, info.entries)
+    live = newest.conversation
+    live.logs = list(conversation.logs)
+    live.store = conversation.store
+    live.session = conversation.session
+    keep = next((log for log in conversation.logs if isinstance(log, SessionLog)), None)
+    if keep is not None and newest.whole_history:
+        # Its runs' effect on the history is kept (not their folds: the whole session's
+        # reading folds and keeps them, once it is in).
+        live.keeper = live_keeper(live, keep, folds=False)
+    return Newest(
+        live,
+        conversation,
+        session_id,
+        store.path,
+        store.secrets,
+        older,
+        info.entries,
+        newest.whole_history and keep is not None,
+    )
 
 
-def _newest(conversation: Conversation, store: Store, session_id: str) -> list[Item] | None:
-    """The newest runs' items, folded on their own; ``None`` when the session is short, or
-    they cannot be read on their own (reading it whole says why)."""
+def _newest(conversation: Conversation, store: Store, session_id: str) -> NewestRuns | None:
+    """The newest runs, folded on their own; ``None`` when the session is short, or they
+    cannot be read on their own (reading it whole says why)."""
     try:
-        newest = newest_runs(
+        return newest_runs(
             store,
             session_id,
             NEWEST_RUNS,
@@ -106,45 +135,47 @@ def _newest(conversation: Conversation, store: Store, session_id: str) -> list[I
         )
     except StoreError:
         return None
-    if newest is None:
-        return None
-    # What the newest items' media resolve against while the rest is read (the same hosts the
-    # whole fold will name: they come with the runs).
-    conversation.hosts.update(newest.hosts)
-    return list(newest.transcript.items)
 
 
 class Reopening:
-    """Reads the rest of a session opened newest first, and puts it on screen."""
+    """Reads the rest of a session opened newest first, and makes it the chat's."""
 
     def __init__(self, chat: Chat) -> None:
         self.chat = chat
-        self._reading: Conversation | None = None
-        """The conversation being read (the one whose end resets `Chat.reading`)."""
+        self._reading: Newest | None = None
+        """The session being read (the one whose end resets `Chat.reading`)."""
         self._stop = threading.Event()
-        """Set to stop the reading thread (another session replaced the one it reads)."""
+        """Set to stop the reading thread (another chat replaced the one it reads for)."""
 
-    def show(self, newest: Newest, then: Callable[[], object] | None = None) -> None:
-        """Draw ``newest``'s items now, and read the rest once they are on screen; ``then``
-        once the whole session is in, unless another replaced it meanwhile (catch up, send
-        what was queued). The chat's conversation is the one the rest is read into."""
+    def show(
+        self,
+        newest: Newest,
+        *,
+        then: Callable[[], object],
+        idle: Callable[[], Awaitable[None]],
+    ) -> None:
+        """Make ``newest.live`` the chat and draw it now; read the rest once it is on screen.
+        Once the whole session is in and no run is going (``idle``), it becomes the chat's and
+        ``then`` runs (catch up, send what was queued), unless another chat replaced this one
+        meanwhile."""
         chat = self.chat
-        if chat.reading is None:
-            chat.reading = []
+        if chat.conversation is not newest.live:
+            chat.show_conversation(newest.live)
+        chat.reading = Reading(sends=newest.sends)
         view = chat.parts.view
-        view.apply_changes([Added(item) for item in newest.items])
+        view.apply_changes([Added(item) for item in newest.live.transcript.items])
         view.scroll_end(animate=False)
-        conversation = self._reading = chat.conversation
+        self._reading = newest
         self._stop.set()  # (a reading still going reads for nobody now)
         self._stop = stop = threading.Event()
         self._say(newest, 0.0)
 
         def start() -> None:
-            if chat.conversation is not conversation:
+            if chat.conversation is not newest.live:
                 # Replaced before its first frame was out (a new chat): nothing to read.
-                chat.app.call_later(self._done, conversation)
+                chat.app.call_later(self._done, newest)
                 return
-            work = self._read(newest, conversation, stop, then)
+            work = self._read(newest, stop, then, idle)
             chat.app.run_worker(work, group="reopen", exclusive=True)
 
         chat.app.call_after_refresh(start)
@@ -154,7 +185,8 @@ class Reopening:
         turns = f"{newest.older:,} older turn{'s' if newest.older != 1 else ''}"
         text = f"reading {turns}… {min(int(done * 100), 99)}%"
         self.chat.parts.status.post_message(ReadingChanged(text))
-        self.chat.parts.prompt.set_reading(text)
+        reading = self.chat.reading
+        self.chat.parts.prompt.set_reading(text, sends=reading is not None and reading.sends)
 
     def _said(self) -> None:
         self.chat.parts.status.post_message(ReadingChanged(""))
@@ -163,12 +195,12 @@ class Reopening:
     async def _read(
         self,
         newest: Newest,
-        conversation: Conversation,
         stop: threading.Event,
-        then: Callable[[], object] | None,
+        then: Callable[[], object],
+        idle: Callable[[], Awaitable[None]],
     ) -> None:
         chat = self.chat
-        keeper = conversation.keeper
+        keeper = newest.whole.keeper
         assert keeper is not None  # (a conversation `opening` made)
 
         def progress() -> None:
@@ -176,42 +208,63 @@ class Reopening:
 
         timer = chat.app.set_interval(PROGRESS_SECONDS, progress)
         try:
-            whole = await self._fold(newest, conversation, stop)
+            whole = await self._fold(newest, stop)
         except StoreError as error:
-            # The log cannot be read after all: as when it cannot be at start-up, the chat goes
-            # on unkept (the log stays in the store), and the newest items go with it.
-            chat.show_conversation(
-                Conversation(limits=conversation.transcript.limits, secrets=conversation.secrets)
+            # The log cannot be read after all: the chat goes on with its newest runs (the
+            # log stays in the store, and the next open tries again).
+            await self._done(newest)
+            sent = "" if newest.sends else "; the host is sent the newest turns only"
+            await chat.notice(
+                "warning", f"this session's older turns cannot be read: {error}{sent}"
             )
-            await chat.parts.view.clear()
-            await self._done(conversation)
-            await chat.notice("warning", f"this session is not kept: {error}")
             return
         finally:
             timer.stop()
             stop.set()  # (cancelled while the thread reads: it stops at its next step)
-        if whole:
-            await self._draw(newest, conversation)
-        await self._done(conversation)
-        if whole and then is not None:
-            then()
+        if not whole:
+            await self._done(newest)  # (replaced: a new chat, another session)
+            return
+        # In: what comes now waits for it to become the chat's, between runs.
+        if chat.reading is not None:
+            chat.reading.sends = False
+        await idle()
+        if chat.conversation is not newest.live:
+            await self._done(newest)  # (replaced meanwhile)
+            return
+        shown = list(newest.live.transcript.items)
+        try:
+            self._take(newest)
+        except StoreError as error:
+            await self._done(newest)
+            await chat.notice("warning", f"this session's older turns cannot be read: {error}")
+            return
+        await self._draw(shown, newest.live)
+        await self._done(newest)
+        then()
 
-    async def _fold(
-        self, newest: Newest, conversation: Conversation, stop: threading.Event
-    ) -> bool:
-        """Read the session into ``conversation`` in a thread; ``False`` when another
-        conversation was put on screen meanwhile (the thread stopped early)."""
+    async def _fold(self, newest: Newest, stop: threading.Event) -> bool:
+        """Read the session into ``newest.whole`` in a thread, up to where its log stood as it
+        opened; ``False`` when another chat was put on screen meanwhile (the thread stopped
+        early)."""
         chat = self.chat
-        keeper = conversation.keeper
+        whole, live = newest.whole, newest.live
+        keeper = whole.keeper
         assert keeper is not None
 
         def fold() -> bool:
             # A connection of the thread's own: the app's goes on writing and reading meanwhile.
             with Store(newest.path, secrets=newest.secrets) as store:
-                steps = reopening(conversation, store, newest.session_id, keeper, step=THREAD_STEP)
+                steps = reopening(
+                    whole,
+                    store,
+                    newest.session_id,
+                    keeper,
+                    until=newest.entries,
+                    step=THREAD_STEP,
+                )
                 try:
                     for _ in steps:
-                        if stop.is_set() or chat.conversation is not conversation:
+                        if stop.is_set() or chat.conversation is not live:
                             return False  # (a new chat, or another session: read for nobody)
                         self.between_steps()
                 finally:
@@ -219,7 +272,19 @@ class Reopening:
                         steps.close()  # (stopped early: the collector resumes now, not later)
             return True
 
-        return await asyncio.to_thread(fold) and chat.conversation is conversation
+        return await asyncio.to_thread(fold) and chat.conversation is live
+
+    def _take(self, newest: Newest) -> None:
+        """The whole session, read up to where it opened, reads what the chat logged since
+        (a few runs at most), and its fold becomes the chat's. Raises `StoreError`."""
+        chat = self.chat
+        whole, live = newest.whole, newest.live
+        keeper = whole.keeper
+        assert keeper is not None and chat.store is not None
+        with settled_heap():
+            for _ in reopening(whole, chat.store, newest.session_id, keeper, since=newest.entries):
+                pass
+            live.take_fold(whole)
 
     @staticmethod
     def between_steps() -> None:
@@ -228,14 +293,15 @@ class Reopening:
         reading here."""
         time.sleep(0)
 
-    async def _draw(self, newest: Newest, conversation: Conversation) -> None:
-        """Put the whole conversation on screen, keeping the newest blocks if they agree."""
+    async def _draw(self, shown: list[Item], conversation: Conversation) -> None:
+        """Put the whole conversation on screen in place of ``shown`` (its newest items),
+        keeping their blocks if they agree."""
         items = conversation.transcript.items
         view = self.chat.parts.view
-        older = len(items) - len(newest.items)
+        older = len(items) - len(shown)
         # (What the reading made lives as long as the chat: `openwop_tui.ui.heap`.)
         with settled_heap():
-            if older >= 0 and same_items(newest.items, items[older:]):
+            if older >= 0 and same_items(shown, items[older:]):
                 view.put_before(items[:older], items[older:])
             else:
                 await view.clear()
@@ -254,16 +320,11 @@ class Reopening:
         if self._reading is not None:
             await self._done(self._reading)
 
-    async def _done(self, conversation: Conversation) -> None:
-        """``conversation`` is read no more: the secrets learnt meanwhile join the chat's,
-        and the notices that waited are said (unless another reading began meanwhile: it owns
-        them now)."""
-        if self._reading is not conversation:
+    async def _done(self, newest: Newest) -> None:
+        """``newest`` is read no more (unless another reading began meanwhile: it owns the
+        chat's reading state now)."""
+        if self._reading is not newest:
             return
         self._reading = None
-        chat = self.chat
-        waiting, chat.reading = chat.reading or [], None
+        self.chat.reading = None
         self._said()
-        chat.add_secrets(())
-        for level, text in waiting:
-            await chat.notice(level, text)

@@ -50,8 +50,9 @@ class RunsController:
         self.chat = chat
         self.feed = feed
         self.interrupts = interrupts
+        self._idle = asyncio.Event()
+        self._idle.set()
         self.busy = False
-        """A turn is between Enter and the end of its run."""
         self.picking = False
         """The workflow picker is open: messages wait until a workflow is chosen."""
         self.following = False
@@ -69,6 +70,23 @@ class RunsController:
         """Why the host could not be reached while a session was read (said after it)."""
         self._leave: Callable[[str | None], Awaitable[None]] = self._exit
         """How the app quits once the run's fate is decided (`ask_to_quit`)."""
+
+    @property
+    def busy(self) -> bool:
+        """A turn is between Enter and the end of its run (or a run is followed, caught up)."""
+        return not self._idle.is_set()
+
+    @busy.setter
+    def busy(self, value: bool) -> None:
+        if value:
+            self._idle.clear()
+        else:
+            self._idle.set()
+
+    async def until_idle(self) -> None:
+        """Return once no run is going (at once when none is)."""
+        while self.busy:
+            await self._idle.wait()
 
     async def _exit(self, message: str | None) -> None:
         self.chat.app.exit(message=message)
@@ -99,7 +117,7 @@ class RunsController:
         """The user sent ``text``: the open conversation's next turn, now, or queued (shown
         above the input) while a run is going or the host is not reached yet."""
         chat = self.chat
-        if chat.reading is not None:
+        if chat.reading is not None and not chat.reading.sends:
             chat.parts.queued.add(text)  # the session is still being read: sent once it is in
             return
         talking = chat.conversation.open_conversation()
@@ -129,8 +147,9 @@ class RunsController:
 
     async def send_queued(self) -> None:
         """The run ended or the host answered: send the next queued message, if any (not
-        while a session is read: `after_reading` sends it)."""
-        if self.busy or self.chat.session is None or self.chat.reading is not None:
+        while a session whose history is not known yet is read: `after_reading` sends it)."""
+        reading = self.chat.reading
+        if self.busy or self.chat.session is None or (reading is not None and not reading.sends):
             return
         text = self.chat.parts.queued.take()
         if text is not None:

@@ -67,7 +67,7 @@ def open_chat(
         problem = f"this session is not kept: {error}"
         unkept = Conversation(limits=config.limits, logs=logs, secrets=secrets)
         return unkept, None, problem, None
-    return conversation, store, problem, newest
+    return (conversation if newest is None else newest.live), store, problem, newest
 
 
 def _shown_host(config: Config) -> str:
@@ -140,7 +140,7 @@ class SessionsController:
             chat.app.notify(str(error), severity="error", markup=False)
             return
         await self.reopening.stop()  # a session still being read: this one instead
-        chat.show_conversation(chosen)
+        chat.show_conversation(chosen if newest is None else newest.live)
         self.feed.reset()
         view = chat.parts.view
         await view.clear()
@@ -148,7 +148,7 @@ class SessionsController:
         if newest is not None:
             # Long: its newest runs first; once it is all in, the host may have the rest of a
             # run cut off in it, and messages sent while it was read go.
-            self.reopening.show(newest, then=self.runs.after_reading)
+            self.reopening.show(newest, then=self.runs.after_reading, idle=self.runs.until_idle)
             return
         with settled_heap():
             await view.apply([Added(item) for item in chosen.transcript.items])

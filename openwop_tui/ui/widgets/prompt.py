@@ -35,6 +35,7 @@ from openwop_tui.ui.widgets.queued import QueuedMessages
 IDLE_PLACEHOLDER = "Message the host — Enter sends, Ctrl+J (or Shift+Enter) adds a line, F1 help"
 BUSY_PLACEHOLDER = "A run is in progress — Enter queues a message for after it, Esc cancels it"
 READING_PLACEHOLDER = "{reading} — Enter queues a message for when they are in"
+READING_SENDS_PLACEHOLDER = "{reading} — Enter sends (the host gets the whole history)"
 CONVERSATION_PLACEHOLDER = (
     "Your turn in the conversation — Enter sends it to the same run; “bye” closes it"
 )
@@ -75,6 +76,7 @@ class PromptInput(TextArea):
         self._draft = ""
         self._busy = False
         self._reading = ""
+        self._reading_sends = False
         self._shown_at: float | None = None
         """When the prompt was first on screen (`_time`); keys read before were typed ahead."""
 
@@ -109,17 +111,20 @@ class PromptInput(TextArea):
         self._busy = busy
         self.placeholder = self._resting()
 
-    def set_reading(self, reading: str) -> None:
+    def set_reading(self, reading: str, *, sends: bool = False) -> None:
         """Say in the placeholder how far a session's older turns are read (``reading``, the
-        status line's words), while no run is in progress; ``""``: they are in."""
+        status line's words), while no run is in progress, and whether Enter sends now
+        (``sends``) or queues until they are in; ``""``: they are in."""
         self._reading = reading
+        self._reading_sends = sends
         self.placeholder = self._resting()
 
     def _resting(self) -> str:
         if self._busy:
             return BUSY_PLACEHOLDER
         if self._reading:
-            return READING_PLACEHOLDER.format(reading=self._reading.capitalize())
+            words = READING_SENDS_PLACEHOLDER if self._reading_sends else READING_PLACEHOLDER
+            return words.format(reading=self._reading.capitalize())
         return IDLE_PLACEHOLDER
 
     def set_conversation(self, open_turn: bool) -> None:
