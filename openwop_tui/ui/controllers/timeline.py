@@ -15,16 +15,24 @@ What is kept per chat (`_Kept`: the inspector, the rows, the links, the filter l
 lives for the conversation's life, in a weak map keyed by the `Conversation`: the session store
 has no place for a view's state, so a reopened session starts with an empty filter. Opening a
 stored session folds its stored events into a new inspector (rows and lint, no item links: the
-transcript of a reopened session is drawn from the fold, without its events).
+transcript of a reopened session is drawn from the fold, without its events), in a thread of its
+own through a store connection of its own (`_read_stored`): a long session holds hundreds of
+thousands of events (18 s of folding at 3,000 turns), which the next message, its run's events
+and the keys must not wait for. The events that arrive meanwhile get their rows at once, from
+an inspector of their own; once the stored ones are in, they go before them, and the live ones
+are folded again after them into the stored ones' inspector (lint that spans runs sees the
+whole session).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import Added, Change, Updated
@@ -32,12 +40,13 @@ from openwop_tui.core.items import EnvelopeItem
 from openwop_tui.inspect.findings import Finding, Severity
 from openwop_tui.inspect.inspector import Inspector
 from openwop_tui.inspect.lint import LintConfig
-from openwop_tui.inspect.log import observed_entries
+from openwop_tui.inspect.log import Observed, observed_entries
 from openwop_tui.inspect.split_keys import SplitKeyEvents
 from openwop_tui.inspect.timeline import RowFilter, timeline_row, with_piece_text
 from openwop_tui.protocol.events import RunEvent, keep
-from openwop_tui.store.sessions import SessionLog, StoreError
+from openwop_tui.store.sessions import SessionLog, Store, StoreError
 from openwop_tui.ui.controllers.chat import Chat
+from openwop_tui.ui.heap import settled_heap
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
 from openwop_tui.ui.widgets.timeline_view import Entry, TimelineView, marks_text
 
@@ -45,6 +54,12 @@ log = logging.getLogger(__name__)
 
 #: The most redraws a second the timeline asks for while events arrive.
 FRAMES_PER_SECOND = 30
+#: Stored events the reading thread folds between two chances it gives the event loop's thread
+#: to take the interpreter (as `openwop_tui.ui.controllers.reopening.THREAD_STEP`).
+THREAD_STEP = 16
+#: Stored entries a timeline folds at once, on the event loop (a few tens of milliseconds); a
+#: longer session's are folded in a thread (`TimelineController._read_stored`).
+AT_ONCE = 1_000
 ITEM_TOKEN = "item:"
 
 
@@ -90,6 +105,11 @@ class _Kept:
     keys_for: tuple[str, ...] = ()
     redraw: bool = False
     """Rows already handed to the panels changed (a later piece masked a key in them)."""
+    reading: bool = False
+    """The stored events are being read (`TimelineController._read_stored`)."""
+    live: list[tuple[Entry, RunEvent, float]] = field(default_factory=list)
+    """The events that arrived while they were, with their arrival times: folded again after
+    them once they are in."""
 
     def passes(self, entry: Entry, only: frozenset[Entry] | None) -> bool:
         if only is not None and entry not in only:
@@ -127,30 +147,109 @@ class TimelineController:
         conversation = self.chat.conversation
         kept = self._kept.get(conversation)
         if kept is None:
-            lint = LintConfig(max_asset_bytes=self.chat.config.max_asset_bytes)
-            kept = self._kept[conversation] = _Kept(Inspector(lint))
-            self._fold_stored(conversation, kept)
+            kept = self._kept[conversation] = _Kept(self._new_inspector())
+            self._tell_host(kept)
+            store = self.chat.store
+            session_id = next(
+                (k.session_id for k in conversation.logs if isinstance(k, SessionLog)), None
+            )
+            if store is not None and session_id is not None:
+                self._fold_stored(conversation, kept, store, session_id)
         return kept
 
-    def _fold_stored(self, conversation: Conversation, kept: _Kept) -> None:
-        store = self.chat.store
-        session_id = next(
-            (k.session_id for k in conversation.logs if isinstance(k, SessionLog)), None
-        )
-        if store is None or session_id is None:
-            return
-        self._tell_host(kept)
+    def _fold_stored(
+        self, conversation: Conversation, kept: _Kept, store: Store, session_id: str
+    ) -> None:
+        """Fold the session's stored events into ``kept``: at once when they are few, else in
+        a thread (`_read_stored`), up to the log's end now (what comes after arrives live)."""
         try:
-            for observed in observed_entries(store.entries(session_id), conversation.secrets):
-                if observed.event is not None:
-                    row = kept.inspector.feed(observed.event, observed.at)
-                    entry = Entry(row, keep(observed.event, conversation.secrets))
-                    self._mask(kept, observed.event, entry)
-                    kept.entries.append(entry)
-                    key = (observed.event.run_id, observed.event.sequence)
-                    kept.stored[key] = entry
+            until = store.info(session_id).entries  # (what was appended is committed)
         except StoreError as error:
             self.chat.app.notify(f"the timeline could not read this session: {error}")
+            return
+        if until > AT_ONCE:
+            kept.reading = True
+            work = self._read_stored(conversation, kept, store.path, session_id, until)
+            self.chat.app.run_worker(work, group="timeline")
+            return
+        secrets = conversation.secrets
+        try:
+            for observed in observed_entries(store.entries(session_id, 0, until), secrets):
+                self._fold_one(kept, observed, secrets)
+        except StoreError as error:
+            self.chat.app.notify(f"the timeline could not read this session: {error}")
+
+    def _fold_one(self, kept: _Kept, observed: Observed, secrets: tuple[str, ...]) -> None:
+        """One stored event into ``kept``: its row, kept by (run, sequence)."""
+        event = observed.event
+        if event is None:
+            return
+        row = kept.inspector.feed(event, observed.at)
+        entry = Entry(row, keep(event, secrets))
+        self._mask(kept, event, entry, secrets)
+        kept.entries.append(entry)
+        kept.stored[(event.run_id, event.sequence)] = entry
+
+    def _new_inspector(self) -> Inspector:
+        return Inspector(LintConfig(max_asset_bytes=self.chat.config.max_asset_bytes))
+
+    async def _read_stored(
+        self, conversation: Conversation, kept: _Kept, path: Path, session_id: str, until: int
+    ) -> None:
+        """Fold the session's stored events (its log up to ``until``) into a timeline of their
+        own in a thread, through a store connection of its own, then put it before ``kept``'s
+        rows (what arrived meanwhile)."""
+        older = _Kept(self._new_inspector())
+        self._tell_host(older)
+        secrets = conversation.secrets
+        store = self.chat.store
+        masked = store.secrets if store is not None else secrets
+        try:
+
+            def fold() -> None:
+                with settled_heap(), Store(path, secrets=masked) as mine:
+                    read = observed_entries(mine.entries(session_id, 0, until), secrets)
+                    for count, observed in enumerate(read, 1):
+                        self._fold_one(older, observed, secrets)
+                        if count % THREAD_STEP == 0:
+                            if self._kept.get(conversation) is not kept:
+                                return  # (the chat was replaced: read for nobody)
+                            self.between_steps()
+
+            await asyncio.to_thread(fold)
+        except StoreError as error:
+            self.chat.app.notify(f"the timeline could not read this session: {error}")
+            older = _Kept(kept.inspector)  # (the live rows stand alone)
+        if self._kept.get(conversation) is not kept:
+            return
+        self._put_before(kept, older)
+
+    @staticmethod
+    def between_steps() -> None:
+        """What the reading thread does between two steps: hand the interpreter to the event
+        loop's thread if it waits for it. Tests pace the reading here."""
+        time.sleep(0)
+
+    def _put_before(self, kept: _Kept, older: _Kept) -> None:
+        """The stored events are in: their rows go before the live ones, which are folded
+        again after them into their inspector (lint that spans runs sees the session whole)."""
+        live = {(event.run_id, event.sequence) for _, event, _ in kept.live}
+        if older.inspector is not kept.inspector:
+            for entry, event, at in kept.live:
+                if (event.run_id, event.sequence) in older.stored:
+                    continue  # (sent again after it was stored: its inspector saw it once)
+                row = older.inspector.feed(event, at)
+                entry.row = with_piece_text(row, entry.piece.text) if entry.piece else row
+            kept.inspector = older.inspector
+        # (An event the host sent again, live, after it was stored is its live row only: that
+        # is the one linked to the items it made.)
+        stored = [e for e in older.entries if (e.event.run_id, e.event.sequence) not in live]
+        kept.entries[:0] = stored
+        kept.stored = {k: v for k, v in older.stored.items() if k not in live}
+        kept.reading, kept.live = False, []
+        for panel in list(self._panels):
+            if panel.is_attached and self._shown_for.get(id(panel)) is kept:
+                self._refill(panel, kept)
 
     @property
     def inspector(self) -> Inspector:
@@ -177,23 +276,25 @@ class TimelineController:
             # event still gets its row (without marks), and the fault goes to the log.
             log.exception("the inspector failed on event %s", event.sequence)
             row = timeline_row(event)
-        entry = Entry(row, keep(event, self.chat.conversation.secrets))
-        self._mask(kept, event, entry)
+        secrets = self.chat.conversation.secrets
+        entry = Entry(row, keep(event, secrets))
+        self._mask(kept, event, entry, secrets)
         kept.entries.append(entry)
         kept.last = entry
+        if kept.reading:
+            kept.live.append((entry, event, time.time()))
         kept.pending.append(entry)
         if not self._scheduled:
             self._scheduled = True
             self.chat.app.set_timer(1 / FRAMES_PER_SECOND, self.flush)
 
-    def _mask(self, kept: _Kept, event: RunEvent, entry: Entry) -> None:
+    def _mask(self, kept: _Kept, event: RunEvent, entry: Entry, secrets: tuple[str, ...]) -> None:
         """Follow ``event`` through the chat's streams of pieces: a key cut across chunks is
         masked in its row and its event (`Entry.piece`), and in the earlier rows it completes.
 
         Here, where every event becomes an entry, so no view of the timeline (the panels, the
         item's events, the event's JSON, its copy) can show a piece: they all read entries. Most
         pieces cost one substring test (`PieceChain` skips what cannot touch a key)."""
-        secrets = self.chat.conversation.secrets
         if kept.keys is None or kept.keys_for is not secrets:
             kept.keys, kept.keys_for = SplitKeyEvents(secrets), secrets
         piece, changed = kept.keys.add(event, entry)
@@ -284,7 +385,8 @@ class TimelineController:
         shown, total = len(panel.view.entries), len(kept.entries)
         count = f"{total:,} events" if kept.chosen.empty else f"{shown:,} of {total:,} events"
         state = "following" if panel.view.following else "paused (f follows)"
-        panel.say(f"timeline · {count} · {state}")
+        reading = " · reading the session's stored events…" if kept.reading else ""
+        panel.say(f"timeline · {count} · {state}{reading}")
 
     def filter_changed(self, panel: TimelinePanel, text: str) -> None:
         """The filter line was edited: kept for this chat, applied to every panel."""

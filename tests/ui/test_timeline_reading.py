@@ -1,0 +1,122 @@
+"""A reopened session's stored events reach the timeline from a thread, so the next message does
+not wait for them (issue 23, item 7).
+
+A 3,000-turn session holds about 234,000 events; folding them into the timeline took 18 s on the
+event loop at the first event of the next run, so the message sent after reopening was answered
+18 s late and no key echoed meanwhile. The thread is held at its seam
+(`TimelineController.between_steps`) until the test lets it go, so "while they are read" is a
+state the test holds. Fails without its part: the fold on the loop (never answered while held),
+the live rows not put after the stored ones, or kept twice, or not folded again after them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+from app_support import SIZE, connected, demo_app, items_of, settle
+from session_support import chat_turns
+
+from openwop_tui.core.items import UserTurn
+from openwop_tui.demo_host import DemoHost
+from openwop_tui.inspect.log import observed_entries
+from openwop_tui.store.sessions import Store
+from openwop_tui.ui.controllers import timeline
+from openwop_tui.ui.controllers.timeline import TimelineController
+from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
+
+TURNS = 4
+
+
+class Gate:
+    """Holds the timeline's reading thread at its seam until `release`."""
+
+    def __init__(self) -> None:
+        self.reached = threading.Event()
+        self._open = threading.Event()
+
+    def __call__(self) -> None:
+        self.reached.set()
+        self._open.wait()
+
+    def release(self) -> None:
+        self._open.set()
+
+    @property
+    def held(self) -> bool:
+        return not self._open.is_set()
+
+    def __enter__(self) -> Gate:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        # Released before the app stops, also when the test failed: the app waits for the
+        # thread held here as it stops.
+        self.release()
+
+
+@pytest.fixture
+def gate(monkeypatch: pytest.MonkeyPatch) -> Iterator[Gate]:
+    held = Gate()
+    monkeypatch.setattr(TimelineController, "between_steps", staticmethod(held))
+    # (A short session's few events are folded at once; this one stands for a long one.)
+    monkeypatch.setattr(timeline, "AT_ONCE", 0)
+    try:
+        yield held
+    finally:
+        held.release()  # (a failed test must not leave the thread waiting)
+
+
+async def _session() -> str:
+    # (Run ids of its own: the app's deterministic demo host numbers its runs from 1 again.)
+    with DemoHost(pace=0) as demo, Store() as store:
+        texts = (f"hello ({number})" for number in range(TURNS))
+        return await chat_turns(store, demo.url, demo.api_key, texts)
+
+
+def _stored_events(session_id: str) -> list[tuple[str | None, int | None]]:
+    with Store() as store:
+        return [
+            (o.event.run_id, o.event.sequence)
+            for o in observed_entries(store.entries(session_id))
+            if o.event is not None
+        ]
+
+
+async def test_the_next_message_does_not_wait_for_the_stored_events(gate: Gate) -> None:
+    session_id = await _session()
+    stored = _stored_events(session_id)
+    app = demo_app(session_id=session_id)
+    async with app.run_test(size=SIZE) as pilot:
+        with gate:
+            await connected(pilot, app)
+            await pilot.press("f2")  # the timeline asked for: its stored events are read
+            await settle(pilot, app, gate.reached.is_set, what="the reading held", workers=False)
+            panel = app.query_one(TimelinePanel)
+            assert "reading the session's stored events" in str(panel.border_title)
+            await app.runs.submitted("sent while they are read")
+            await settle(
+                pilot,
+                app,
+                lambda: (
+                    len(items_of(app, UserTurn)) == TURNS + 1
+                    and app.session is not None
+                    and app.session.current_run is None
+                    and not app.runs.busy
+                ),
+                what="the message answered while the stored events are read",
+                workers=False,
+            )
+            assert gate.held
+            kept = app.timeline.kept
+            live = [(e.event.run_id, e.event.sequence) for e in kept.entries]
+            assert live and not set(live) & set(stored)  # only the new run's, so far
+            gate.release()
+            await settle(pilot, app, lambda: not kept.reading, what="the stored events read")
+            rows = [(e.event.run_id, e.event.sequence) for e in kept.entries]
+            assert rows == stored + live  # stored first, each once
+            assert [e.row for e in panel.view.entries] == [e.row for e in kept.entries]
+            assert "reading" not in str(panel.border_title)
+            # The live rows were folded again into the inspector that saw the stored ones.
+            assert len(kept.inspector.rows) == len(rows)
