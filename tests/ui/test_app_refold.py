@@ -13,7 +13,6 @@ kept folds no longer hold at the next open), the reading's words missing or a ru
 from __future__ import annotations
 
 import sqlite3
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -29,6 +28,7 @@ from app_support import (
     settle,
 )
 from cut_support import event_count, run_frames, start_run
+from gates import Gate
 from session_support import chat_turns
 from textual.pilot import Pilot
 
@@ -47,29 +47,6 @@ from openwop_tui.ui.widgets.prompt import BUSY_PLACEHOLDER, PromptInput
 from openwop_tui.ui.widgets.status import StatusLine
 
 TURNS = 3 * NEWEST_RUNS
-
-
-class Gate:
-    """Holds the reading thread at its seam until `release` (and tells when it got there)."""
-
-    def __init__(self) -> None:
-        self.reached = threading.Event()
-        self._open = threading.Event()
-
-    def __call__(self) -> None:
-        self.reached.set()
-        self._open.wait()
-
-    def release(self) -> None:
-        self._open.set()
-
-    def __enter__(self) -> Gate:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        # Released before the app stops, also when the test failed: a thread held here would
-        # keep the test's event loop from closing.
-        self.release()
 
 
 @pytest.fixture
@@ -91,10 +68,11 @@ async def _unfolded_session(turns: int = TURNS) -> str:
     return session_id
 
 
-def _forget_folds() -> None:
+def _forget_folds(table: str = "folds") -> None:
+    """Delete what the store keeps beside its logs in ``table`` (the kept folds by default)."""
     db = sqlite3.connect(Store().path, isolation_level=None)
     try:
-        db.execute("DELETE FROM folds")
+        db.execute(f"DELETE FROM {table}")
     finally:
         db.close()
 
@@ -204,15 +182,6 @@ def _sent_inputs(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     return sent
 
 
-def _forget_histories() -> None:
-    """As a session written before each run's history was kept."""
-    db = sqlite3.connect(Store().path, isolation_level=None)
-    try:
-        db.execute("DELETE FROM histories")
-    finally:
-        db.close()
-
-
 def _answered(app: ChatApp, turns: int) -> bool:
     return (
         len(items_of(app, UserTurn)) == turns
@@ -245,7 +214,7 @@ async def test_a_message_sent_while_the_older_turns_are_read_goes_at_once(
                 what="the message answered while the rest is read",
                 workers=False,
             )
-            assert app.chat.reading is not None and not gate._open.is_set()
+            assert app.chat.reading is not None and gate.held
             # The host was sent the whole session's history, not the newest runs' only.
             users = [m["content"] for m in sent[-1]["messages"] if m["role"] == "user"]
             assert users == [f"hello ({number})" for number in range(TURNS)] + [
@@ -283,7 +252,7 @@ async def test_a_message_waits_for_the_reading_when_the_history_is_not_kept(
     gate: Gate, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     session_id = await _unfolded_session()
-    _forget_histories()  # (a session an older version wrote)
+    _forget_folds("histories")  # (a session an older version wrote)
     sent = _sent_inputs(monkeypatch)
     app = demo_app(session_id=session_id)
     async with app.run_test(size=SIZE) as pilot:

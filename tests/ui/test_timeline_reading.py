@@ -11,11 +11,11 @@ the live rows not put after the stored ones, or kept twice, or not folded again 
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 
 import pytest
 from app_support import SIZE, connected, demo_app, items_of, settle
+from gates import Gate
 from session_support import chat_turns
 
 from openwop_tui.core.items import UserTurn
@@ -27,33 +27,6 @@ from openwop_tui.ui.controllers.timeline import TimelineController
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
 
 TURNS = 4
-
-
-class Gate:
-    """Holds the timeline's reading thread at its seam until `release`."""
-
-    def __init__(self) -> None:
-        self.reached = threading.Event()
-        self._open = threading.Event()
-
-    def __call__(self) -> None:
-        self.reached.set()
-        self._open.wait()
-
-    def release(self) -> None:
-        self._open.set()
-
-    @property
-    def held(self) -> bool:
-        return not self._open.is_set()
-
-    def __enter__(self) -> Gate:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        # Released before the app stops, also when the test failed: the app waits for the
-        # thread held here as it stops.
-        self.release()
 
 
 @pytest.fixture
