@@ -16,7 +16,7 @@
 * ``openwop-tui --continue`` / ``--session ID``: the app, on a stored session;
 * ``--record FILE.sse`` (the app and ``run``): write the raw stream as it arrives;
 * ``--json`` (``run``, ``attach``, ``render``, ``replay``): NDJSON of the normalised events
-  (`openwop_tui.cli.ndjson`, in the shape `openwop_tui.store.export.jsonl_lines` defines).
+  (`openwop_tui.cli.ndjson`, in the shape `openwop_tui.present.export.jsonl_lines` defines).
 
 The shared options (`openwop_tui.cli.options`) go before or after any command, and a command's
 own options before its name too (`openwop_tui.cli.options.hoist`). Where the terminal cannot

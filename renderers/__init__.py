@@ -10,7 +10,7 @@ a renderer that fails shows the envelope as JSON with the reason, so nothing is 
 the JSON view fails, a plain text block says so.
 
 What `render` returns is drawn in ``context.palette``: Rich's own named styles (markdown, JSON)
-are mapped onto it (`openwop_tui.present.palette.Themed`), and renderers take every colour from it.
+are mapped onto it (`openwop_tui.draw.palette.Themed`), and renderers take every colour from it.
 Failures are logged with their traceback at WARNING on this module's logger, which carries a
 `logging.NullHandler`: the record reaches a log file the application configured, and never
 falls through to Python's last-resort handler, which would print it on the user's terminal.
@@ -27,7 +27,7 @@ from dataclasses import replace
 
 from rich.text import Text
 
-from openwop_tui.present.palette import Themed
+from openwop_tui.draw.palette import Themed
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers._common import fallback_shows
 from openwop_tui.renderers.base import (

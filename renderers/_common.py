@@ -22,7 +22,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from openwop_tui.present.palette import Palette
+from openwop_tui.draw.palette import Palette
 from openwop_tui.protocol.envelopes import Envelope, MediaRef
 from openwop_tui.renderers.base import Action, Code, Degradation, RenderContext, Rendered
 from openwop_tui.text.sanitize import clean, safe_filename

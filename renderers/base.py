@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal, Protocol
+from typing import Protocol
 
 from rich.console import RenderableType
 
-from openwop_tui.present.palette import Palette
+from openwop_tui.devices.capabilities import AudioSupport, Graphics, ImageMode
+from openwop_tui.draw.palette import Palette
 from openwop_tui.protocol.asset import Asset
 from openwop_tui.protocol.envelopes import Envelope
 
@@ -33,39 +34,6 @@ __all__ = [
     "Rendered",
     "Renderer",
 ]
-
-ImageMode = Literal["kitty", "sixel", "halfblock", "none"]
-"""How images are asked to be drawn: kitty graphics, sixel, half-block characters, or not at all."""
-
-
-@dataclass(frozen=True, slots=True)
-class Graphics:
-    """What the output can draw in real pixels (from the terminal probe, or forced by a flag).
-
-    A renderer asked for ``kitty`` or ``sixel`` draws it only when the protocol is in
-    ``protocols``; otherwise it draws half-blocks and says why (``reason``).
-    """
-
-    protocols: frozenset[str] = frozenset()
-    """The pixel protocols the output takes: ``kitty``, ``sixel``."""
-    cell_size: tuple[int, int] = (10, 20)
-    """One cell in pixels (width, height): measured by the probe, else a common size."""
-    tmux: bool = False
-    """Inside tmux: kitty commands are wrapped in its passthrough sequence."""
-    truecolor: bool = True
-    """The output writes 24-bit colours (kitty ids are colours; else they are 256-colour
-    indices)."""
-    reason: str = "the terminal offers no pixel graphics"
-    """Why a protocol not in ``protocols`` is not there (for the fallback's sentence)."""
-
-
-@dataclass(frozen=True, slots=True)
-class AudioSupport:
-    """Whether this machine can play sound, and if not, why (shown to the user verbatim)."""
-
-    available: bool
-    reason: str | None = None
-
 
 LinkCheck = Callable[[str], tuple[str | None, str | None]]
 """How a URL a renderer would offer to open is judged: ``(the URL to open, None)`` or

@@ -19,8 +19,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from openwop_tui.present.palette import Palette
-from openwop_tui.present.safe_text import safe_text
+from openwop_tui.draw.palette import Palette
+from openwop_tui.draw.safe_text import safe_text
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers import register
 from openwop_tui.renderers._common import text_of

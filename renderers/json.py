@@ -23,7 +23,7 @@ from rich.console import Group
 from rich.highlighter import JSONHighlighter
 from rich.text import Text
 
-from openwop_tui.present.markdown import SafeMarkdown
+from openwop_tui.draw.markdown import SafeMarkdown
 from openwop_tui.protocol.envelopes import KNOWN_DISPLAYS, Envelope
 from openwop_tui.protocol.hostdata import host_value
 from openwop_tui.renderers import register

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import cast
 
-from openwop_tui.present.markdown import SafeMarkdown
+from openwop_tui.draw.markdown import SafeMarkdown
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers import register
 from openwop_tui.renderers._common import degradation, join, media_ref, text_of

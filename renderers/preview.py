@@ -35,7 +35,7 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from openwop_tui.present.palette import Palette
+from openwop_tui.draw.palette import Palette
 from openwop_tui.text.sanitize import clean
 from openwop_tui.text.units import human_size
 

@@ -75,7 +75,7 @@ def _fresh_rich_styles() -> Iterator[None]:
     yield
     from rich.style import Style
 
-    from openwop_tui.present import palette
+    from openwop_tui.draw import palette
 
     for cached in (Style.parse, Style.normalize):
         cached.__func__.cache_clear()  # type: ignore[attr-defined]

@@ -3,7 +3,7 @@
 Textual `Theme` objects; the app registers them at start so ``theme = "openwop-light"`` works in
 the config file alongside Textual's built-in themes, and Textual's theme picker (command palette,
 "Change theme") lists them. Everything the app draws takes its colours from the active theme:
-widgets through CSS variables, Rich renderables through `openwop_tui.present.palette.Palette`.
+widgets through CSS variables, Rich renderables through `openwop_tui.draw.palette.Palette`.
 
 * ``openwop-dark`` (the default; ``openwop`` is its old name, kept so existing config files work);
 * ``openwop-light``: dark text on a warm white, accents dark enough to read on it;

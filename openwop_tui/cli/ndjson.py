@@ -1,7 +1,7 @@
 """``--json`` of ``run``, ``attach``, ``render`` and ``replay``: the normalised events as NDJSON.
 
 One JSON object a line on stdout, in the shape of ``export --format jsonl``
-(`openwop_tui.store.export.jsonl_lines` names the fields: ``kind`` ``run``, ``event``,
+(`openwop_tui.present.export.jsonl_lines` names the fields: ``kind`` ``run``, ``event``,
 ``notice``, ``end``, ``user``), and nothing else there: the host's header, the run's id,
 questions and how to answer them go to stderr. Each line is written and flushed as it happens
 (but one whose chunk could start the key: see below), so
@@ -11,7 +11,7 @@ questions and how to answer them go to stderr. Each line is written and flushed 
 conversation's updates (`feed`, the events) and is one of its logs (`append`, the run, end,
 notice and user lines), so a live run gives the lines its export would.
 
-The API key is masked as the export masks it (`openwop_tui.store.export.JsonlMask`): a key a
+The API key is masked as the export masks it (`openwop_tui.present.export.JsonlMask`): a key a
 host cut across two chunk events is in two lines, where no redaction of one line can see it,
 so a line whose chunk could start the key waits for the stream's next chunk (a stream's last
 waits for its end, and `flush` writes what is held).
@@ -26,7 +26,7 @@ from typing import Any, TextIO
 from rich.console import Console
 
 from openwop_tui.core.conversation import Conversation, EventArrived, StreamNoticed, Update
-from openwop_tui.store.export import JsonlMask, notice_line
+from openwop_tui.present.export import JsonlMask, notice_line
 from openwop_tui.store.sessions import Entry
 from openwop_tui.text.redact import Redactor
 

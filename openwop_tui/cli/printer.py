@@ -17,6 +17,7 @@ from pathlib import Path
 from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
+from openwop_tui.core import overflow
 from openwop_tui.core.conversation import Conversation, Update, check_link
 from openwop_tui.core.fold import (
     Added,
@@ -32,7 +33,6 @@ from openwop_tui.present import dispatch
 from openwop_tui.present.envelope import Source, draw, offline
 from openwop_tui.renderers import Registry
 from openwop_tui.renderers.base import RenderContext
-from openwop_tui.store import overflow
 from openwop_tui.store.saving import SaveBudget
 
 INCOMPLETE = "  the emission never completed: this is the last fragment that arrived"

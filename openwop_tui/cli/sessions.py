@@ -25,8 +25,8 @@ from openwop_tui.cli.commands import (
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.devices import desktop as actions
 from openwop_tui.present.envelope import export_drawer
+from openwop_tui.present.export import ExportError, Format, export_session
 from openwop_tui.renderers.base import AudioSupport
-from openwop_tui.store.export import ExportError, Format, export_session
 from openwop_tui.store.keys import masked_entries
 from openwop_tui.store.sessions import SessionInfo, Store, StoreError
 from openwop_tui.text.redact import Redactor

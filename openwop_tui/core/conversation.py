@@ -23,6 +23,7 @@ from typing import Any, Protocol, TypeAlias, TypedDict, Unpack
 
 from openwop_tui.core.catch_up import CutRun
 from openwop_tui.core.chat_history import ChatHistory
+from openwop_tui.core.directives import refused_asset
 from openwop_tui.core.fold import (
     Added,
     Change,
@@ -38,7 +39,6 @@ from openwop_tui.core.log_flush import FlushTimer, pending
 from openwop_tui.core.origins import HOST_KEY, absolute, host_url
 from openwop_tui.core.reopen import FoldKeeper, reopening
 from openwop_tui.core.session import RunCreated, Session
-from openwop_tui.openclaw.items import refused_asset
 from openwop_tui.openclaw.reader import check_media
 from openwop_tui.protocol.client import Discovery, RunHandle
 from openwop_tui.protocol.envelopes import Envelope

@@ -34,6 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from openwop_tui.core.directives import TurnDirectives, as_embed, structured_media
 from openwop_tui.core.event_lines import line_for
 from openwop_tui.core.items import (
     Added,
@@ -53,7 +54,6 @@ from openwop_tui.core.items import (
     Usage,
     UserTurn,
 )
-from openwop_tui.openclaw.items import TurnDirectives, as_embed, structured_media
 from openwop_tui.protocol.envelopes import Envelope, extract_envelopes, reply_completion
 from openwop_tui.protocol.events import CHUNK_TYPES, RunEvent, chunk_text
 from openwop_tui.protocol.hostdata import host_str

@@ -204,7 +204,7 @@ class AssistantTurn(_Streamed):
         self.saved_to = None
         self.directives: Any = None
         """The fold's OpenClaw directive state for this reply
-        (`openwop_tui.openclaw.items.TurnDirectives`); the text holds what is left visible."""
+        (`openwop_tui.core.directives.TurnDirectives`); the text holds what is left visible."""
         self.hint: Rendering | None = None
         """The rendering hint the host lifted beside this reply (``outputs.rendering`` with
         ``outputs.completion`` and no envelope object): the reply *is* the text it describes,

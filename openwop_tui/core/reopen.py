@@ -58,7 +58,7 @@ FOLD_VERSION = 3
 #: The modules whose classes a kept fold may hold (and nothing else is ever built).
 _ITEM_MODULES = (
     "openwop_tui.core.items",
-    "openwop_tui.openclaw.items",
+    "openwop_tui.core.directives",
     "openwop_tui.openclaw.policy",
     "openwop_tui.protocol.envelopes",
     "openwop_tui.protocol.events",

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from io import BytesIO
 from typing import Any, Literal
 
-from openwop_tui.renderers.base import AudioSupport
+from openwop_tui.devices.capabilities import AudioSupport
 from openwop_tui.text.units import duration as format_duration
 from openwop_tui.text.units import human_size
 

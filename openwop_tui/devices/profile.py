@@ -15,16 +15,34 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Literal, get_args
+from typing import Any, ClassVar, Literal, Protocol, TypeVar, get_args
 
 from rich.color import ColorSystem
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.segment import Segment
 from rich.style import Style
 
+from openwop_tui.devices.capabilities import AudioSupport, Graphics, ImageMode
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.media import Asset
-from openwop_tui.renderers.base import AudioSupport, ImageMode, RenderContext
+
+
+class _ContextLike(Protocol):
+    """What `Profile.context` reads of a renderer's context
+    (`openwop_tui.renderers.base.RenderContext`, a floor above: never imported here) and
+    gives back changed by `dataclasses.replace`."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+
+    @property
+    def width(self) -> int: ...
+    @property
+    def graphics(self) -> Graphics: ...
+    @property
+    def audio(self) -> AudioSupport: ...
+
+
+_Context = TypeVar("_Context", bound=_ContextLike)
 
 __all__ = [
     "AUDIO_OFF_REASON",
@@ -120,7 +138,7 @@ class Profile:
         """``width`` within the profile's width cap."""
         return width if self.width is None else min(width, self.width)
 
-    def context(self, base: RenderContext, *, audio: AudioSupport | None = None) -> RenderContext:
+    def context(self, base: _Context, *, audio: AudioSupport | None = None) -> _Context:
         """``base`` as this profile allows it: images, sound and width.
 
         ``audio`` is what the machine can do (default: ``base.audio``); switching audio off
@@ -147,7 +165,7 @@ class Profile:
                 protocols=base.graphics.protocols - {"kitty"},
                 reason="kitty names an image by a colour, which 16 colours cannot carry",
             )
-        return replace(base, **changes)  # type: ignore[arg-type]
+        return replace(base, **changes)
 
     def asset(self, envelope: Envelope, asset: Asset | None) -> Asset | None:
         """The asset a renderer sees: with fetching off, a URL's bytes are not here (even ones

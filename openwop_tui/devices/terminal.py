@@ -42,8 +42,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
 
+from openwop_tui.devices.capabilities import Graphics
 from openwop_tui.devices.graphics.tmux import passthrough
-from openwop_tui.renderers.base import Graphics, RenderContext
 from openwop_tui.text.sanitize import clean_label
 
 __all__ = [
@@ -55,7 +55,6 @@ __all__ = [
     "Answers",
     "ImageProtocol",
     "ImageSupport",
-    "app_image_context",
     "choose",
     "colour_system",
     "detect_image_mode",
@@ -519,11 +518,3 @@ def graphics_console_options(mode: str) -> dict[str, object]:
     if mode == "sixel":
         return {"force_terminal": True}
     return {}
-
-
-def app_image_context(support: ImageSupport | None, requested: str) -> RenderContext:
-    """The app's render context for images: the probe's protocol, its cell size, tmux.
-    ``support`` is ``None`` in tests: half-blocks (or none, when ``requested``)."""
-    if support is None:
-        return RenderContext(images="none" if requested == "none" else "halfblock")
-    return RenderContext(images=support.mode, graphics=support.graphics())

@@ -24,11 +24,11 @@ from openwop_tui.core.items import (
     ToolCall,
     UserTurn,
 )
+from openwop_tui.draw.markdown import BlockMarkdown, MarkdownBlock, ReplyMarkdown
+from openwop_tui.draw.palette import Palette, Themed
+from openwop_tui.draw.safe_text import safe_text
 from openwop_tui.present import items as present
 from openwop_tui.present.hanging import Hanging
-from openwop_tui.present.markdown import BlockMarkdown, MarkdownBlock, ReplyMarkdown
-from openwop_tui.present.palette import Palette, Themed
-from openwop_tui.present.safe_text import safe_text
 from openwop_tui.protocol.envelopes import MEDIA_DISPLAYS
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.text.sanitize import HostText, clean_label

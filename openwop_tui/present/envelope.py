@@ -124,7 +124,7 @@ async def draw(
 @dataclass(frozen=True, slots=True)
 class Drawer:
     """`draw` with a registry and a context bound, for a sink that is handed its assets (the
-    Markdown export: `openwop_tui.store.export.EnvelopeDrawer`)."""
+    Markdown export: `openwop_tui.present.export.EnvelopeDrawer`)."""
 
     registry: Registry
     base: RenderContext

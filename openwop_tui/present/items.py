@@ -2,7 +2,7 @@
 
 The pieces a user turn, a reply's heading and cut marker, reasoning, a tool call, a notice or a
 rendered envelope are drawn with as plain Rich output. Which piece draws which item is decided
-once, in `openwop_tui.present.dispatch` (a reply's markdown in `openwop_tui.present.markdown`),
+once, in `openwop_tui.present.dispatch` (a reply's markdown in `openwop_tui.draw.markdown`),
 which the print commands and the app's transcript view both draw from. Every
 colour comes from a `Palette` (the active theme's; the default theme's when none is given), never
 from an ANSI colour name, so a light or high-contrast theme recolours everything.
@@ -18,8 +18,8 @@ from rich.text import Text
 
 from openwop_tui.core.fold import AssistantTurn, Notice, Reasoning, ToolCall, UserTurn
 from openwop_tui.core.items import NO_TEXT
-from openwop_tui.present.palette import Palette
-from openwop_tui.present.safe_text import safe_text
+from openwop_tui.draw.palette import Palette
+from openwop_tui.draw.safe_text import safe_text
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.text import units, value_words
 from openwop_tui.text.sanitize import HostText, clean, clean_label, clean_own

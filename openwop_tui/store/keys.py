@@ -242,7 +242,7 @@ class _Held:
 
 
 class SplitKeyLines:
-    """Masks a key split across the text of JSONL lines (`openwop_tui.store.export.jsonl_lines`)
+    """Masks a key split across the text of JSONL lines (`openwop_tui.present.export.jsonl_lines`)
     written as they come: `add` takes a line and returns those that may be written now, in
     order; `finish`, at the end of the output, the rest.
 

@@ -1,7 +1,7 @@
 """Where the client writes files it was not told to write, and how much.
 
 Two things are written without a path from the user: the full text of a reply (or reasoning
-block, or tool call) cut past its limit (`openwop_tui.store.overflow`), and what "save", "copy" and
+block, or tool call) cut past its limit (`openwop_tui.core.overflow`), and what "save", "copy" and
 "export" write when no folder is configured. Both go to `actions.download_dir`: the platform's
 download folder (``~/Downloads/openwop-tui``) when the platform has one, else the data folder
 (``~/.local/share/openwop-tui/downloads``), never the folder the program happened to start in.

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from typing import TextIO
 from urllib.parse import urlsplit, urlunsplit
 
-from openwop_tui.protocol.hostdata import MASK, mask, secrets_of
+from openwop_tui.text.mask import MASK, mask, secrets_of
 
 __all__ = ["MASK", "RedactingWriter", "Redactor", "display_url"]
 

@@ -52,7 +52,7 @@ text, with a comment saying why (`clip` keeps the type through a cut);
 ``tests/text/test_host_text_types.py`` that mypy rejects a raw ``str`` passed to a sink.
 
 `safe_filename` makes a name safe to save a file under (it drops the same invisible
-characters); `openwop_tui.present.safe_text` wraps cleaned text in a Rich `Text`. Every function
+characters); `openwop_tui.draw.safe_text` wraps cleaned text in a Rich `Text`. Every function
 here is
 pure, and this module imports nothing but the standard library: the protocol core uses it, and
 never imports Rich (the import contracts in pyproject.toml).

@@ -2,7 +2,7 @@
 
 A host streams a reply in chunks, and a key it echoes can be cut anywhere between two of them
 (or three). Each chunk on its own holds only a fragment, which per-string masking
-(`openwop_tui.protocol.hostdata.mask`) cannot tell from ordinary text unless it is long; joined,
+(`openwop_tui.text.mask.mask`) cannot tell from ordinary text unless it is long; joined,
 the pieces spell the key. Two followers of a stream of pieces live here, both built on one
 rule (`_spans`: where in the joined text a secret lies):
 
@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from openwop_tui.protocol.hostdata import MASK, MIN_PREFIX, fragment_floor, secrets_of
+from openwop_tui.text.mask import MASK, MIN_PREFIX, fragment_floor, secrets_of
 
 __all__ = ["Piece", "PieceChain", "StreamMask"]
 
@@ -98,7 +98,7 @@ def _masked(text: str, spans: Iterable[tuple[int, int, bool]]) -> str:
 def _is_long_fragment(text: str, secrets: tuple[str, ...], before: str = "") -> bool:
     """Whether ``text`` (a secret's prefix left at the end of a stream) is masked on its own: it
     is long (`fragment_floor`), or follows ``Bearer `` (``before`` ends the text ahead of it),
-    as `openwop_tui.protocol.hostdata.mask` has it."""
+    as `openwop_tui.text.mask.mask` has it."""
     bearer = before[-7:].lower() == "bearer " and len(text) >= MIN_PREFIX
     return any((bearer or len(text) >= fragment_floor(s)) and s.startswith(text) for s in secrets)
 

@@ -25,7 +25,7 @@ from openwop_tui.config import Config, default_config_path
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import Transcript
 from openwop_tui.core.session import Session
-from openwop_tui.present.palette import Palette
+from openwop_tui.draw.palette import Palette
 from openwop_tui.renderers import Registry
 from openwop_tui.renderers.base import AudioSupport
 from openwop_tui.store import state

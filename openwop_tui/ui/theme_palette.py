@@ -1,6 +1,6 @@
 """The `Palette` of a Textual theme: the one place a theme's colours become Rich styles.
 
-`openwop_tui.present.palette` builds a palette from plain ``#RRGGBB`` colours and imports no
+`openwop_tui.draw.palette` builds a palette from plain ``#RRGGBB`` colours and imports no
 Textual; this module reads a Textual `Theme` (its generated colour system, where a variable may
 be an ANSI name, ``auto``, or carry an alpha) into those colours. Views ask for it on every
 draw, so `of` remembers the palette of each theme.
@@ -13,7 +13,7 @@ from functools import cache
 from textual.color import Color, ColorParseError
 from textual.theme import BUILTIN_THEMES, Theme
 
-from openwop_tui.present.palette import Palette
+from openwop_tui.draw.palette import Palette
 
 __all__ = ["from_theme", "named", "of"]
 

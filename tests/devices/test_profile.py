@@ -23,7 +23,7 @@ from openwop_tui.devices.profile import (
     Profile,
     downgrade_segments,
 )
-from openwop_tui.present.palette import Palette
+from openwop_tui.draw.palette import Palette
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.media import Asset
 from openwop_tui.renderers.base import AudioSupport, Code, Graphics, RenderContext

@@ -219,7 +219,7 @@ def test_printing_to_a_pipe_asks_nothing_and_forced_modes_are_kept(
 
 
 def test_the_apps_context_carries_what_the_probe_found() -> None:
-    from openwop_tui.devices.terminal import app_image_context
+    from openwop_tui.ui.controllers.profile import app_image_context
 
     kitty = app_image_context(ImageSupport("kitty", "answered", (9, 18), tmux=True), "auto")
     assert kitty.images == "kitty"

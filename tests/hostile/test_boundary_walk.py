@@ -17,7 +17,7 @@ API key whole and cut). Each rewritten stream goes through the ``render`` comman
 * the app's view lines (`openwop_tui.ui.widgets.blocks.Block.lines`, each item as the transcript
   view draws it, envelopes drawn by the same renderers) hold no control and no key: the view
   cleans nothing itself, it draws the `HostText` the boundary made;
-* the Markdown export of the stream, stored as a session (`openwop_tui.store.export`), holds no
+* the Markdown export of the stream, stored as a session (`openwop_tui.present.export`), holds no
   control and no key either.
 
 Strings are rewritten all at once (every leaf, and a hostile key added to every object), and one
@@ -48,12 +48,12 @@ from openwop_tui.cli.commands import Output, print_entries
 from openwop_tui.config import Config
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import EnvelopeItem, Transcript
+from openwop_tui.draw.palette import Palette
 from openwop_tui.present.envelope import draw, export_drawer, offline
-from openwop_tui.present.palette import Palette
+from openwop_tui.present.export import export_session
 from openwop_tui.protocol import hostdata
 from openwop_tui.protocol.sse import parse_sse_text
 from openwop_tui.renderers.base import AudioSupport, RenderContext
-from openwop_tui.store.export import export_session
 from openwop_tui.store.record import read_recording
 from openwop_tui.store.sessions import Entry, Store
 from openwop_tui.ui.widgets.blocks import Block

@@ -16,8 +16,8 @@ from hostile_media import forget_rendered_colours
 from render_helpers import envelope, media, png, render, shown, terminal_output, wav
 
 from openwop_tui.devices.desktop import open_risk
+from openwop_tui.draw.palette import Palette
 from openwop_tui.openclaw.policy import check_media
-from openwop_tui.present.palette import Palette
 from openwop_tui.renderers import AudioSupport, RenderContext, preview
 from openwop_tui.renderers.card import TABLE_ROWS, fields
 from openwop_tui.text.redact import Redactor

@@ -57,9 +57,9 @@ from openwop_tui.config import Config
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.event_catalog import KNOWN_TYPES
 from openwop_tui.core.fold import Added, EnvelopeItem, Transcript
+from openwop_tui.draw.palette import Palette
 from openwop_tui.inspect.timeline import timeline_row
 from openwop_tui.present.envelope import draw, offline
-from openwop_tui.present.palette import Palette
 from openwop_tui.protocol.events import normalize
 from openwop_tui.renderers.base import AudioSupport, RenderContext
 from openwop_tui.store.record import read_recording

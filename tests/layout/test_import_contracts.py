@@ -111,7 +111,7 @@ VIOLATIONS = [
     ),
     ("openwop_tui/inspect/timeline.py", "import rich\n", "openwop_tui.inspect", "rich"),
     ("openwop_tui/core/items.py", "import rich\n", "openwop_tui.core", "rich"),
-    ("openwop_tui/present/safe_text.py", "import textual\n", "openwop_tui.present", "textual"),
+    ("openwop_tui/draw/safe_text.py", "import textual\n", "openwop_tui.draw", "textual"),
 ]
 
 
@@ -129,10 +129,62 @@ def test_a_forbidden_import_breaks_a_contract(
     assert f"{package} is not allowed to import {imported}" in done.stdout, done.stdout
 
 
+#: Upward imports the floors contract refuses (design.md §Layout), one across each boundary
+#: that a package pair used to cross both ways: (file to append to, the import, the importer,
+#: what it may not import).
+UPWARD = [
+    ("openwop_tui/text/units.py", "import openwop_tui.protocol.ids\n", "text", "protocol"),
+    ("openwop_tui/devices/audio.py", "import openwop_tui.renderers.base\n", "devices", "renderers"),
+    (
+        "openwop_tui/devices/desktop.py",
+        "import openwop_tui.openclaw.reader\n",
+        "devices",
+        "openclaw",
+    ),
+    ("openwop_tui/store/saving.py", "import openwop_tui.core.items\n", "store", "core"),
+    ("renderers/card.py", "import openwop_tui.present.items\n", "renderers", "present"),
+    ("openwop_tui/draw/palette.py", "import openwop_tui.renderers.base\n", "draw", "renderers"),
+    ("openwop_tui/openclaw/reader.py", "import openwop_tui.core.items\n", "openclaw", "core"),
+    ("openwop_tui/openclaw/policy.py", "import openwop_tui.store.saving\n", "openclaw", "store"),
+    ("openwop_tui/store/saving.py", "import openwop_tui.openclaw.policy\n", "store", "openclaw"),
+    ("openwop_tui/core/items.py", "import openwop_tui.inspect.kinds\n", "core", "inspect"),
+    ("openwop_tui/present/items.py", "import openwop_tui.cli.printer\n", "present", "cli"),
+    ("openwop_tui/inspect/timeline.py", "import openwop_tui.draw.palette\n", "inspect", "draw"),
+    ("openwop_tui/cli/printer.py", "import openwop_tui.ui.messages\n", "cli", "ui"),
+    (
+        "openwop_tui/protocol/ids.py",
+        "import openwop_tui.devices.capabilities\n",
+        "protocol",
+        "devices",
+    ),
+]
+
+
+@pytest.mark.parametrize(("path", "source", "importer", "imported"), UPWARD)
+def test_an_upward_import_breaks_the_floors(
+    tmp_path: Path, path: str, source: str, importer: str, imported: str
+) -> None:
+    root = copy_of_the_checkout(tmp_path)
+    target = root / path
+    target.write_text(target.read_text(encoding="utf-8") + source, encoding="utf-8")
+    done = lint(root)
+    assert done.returncode != 0
+    said = f"openwop_tui.{importer} is not allowed to import openwop_tui.{imported}"
+    assert said in done.stdout, done.stdout
+    assert "Each package on its floor BROKEN" in done.stdout
+
+
 def test_every_contract_has_a_violation_that_breaks_it() -> None:
     """A new contract comes with its deliberate violation above."""
     sources = {package for _, _, package, _ in VIOLATIONS}
     for contract in contracts():
+        if contract["type"] == "layers":
+            layers = contract["layers"]
+            assert isinstance(layers, list)
+            floors = {name.strip() for layer in layers for name in str(layer).split("|")}
+            tried = {importer for _, _, importer, _ in UPWARD}
+            assert floors - {"ui"} <= tried, f"no upward import from {floors - {'ui'} - tried}"
+            continue
         named = contract["source_modules"]
         assert isinstance(named, list)
         assert set(named) & sources, f"no violation tests {contract['name']!r}"
@@ -141,7 +193,7 @@ def test_every_contract_has_a_violation_that_breaks_it() -> None:
 def test_only_the_commands_and_main_may_import_the_app() -> None:
     """Every package of openwop_tui but ui and cli (and every top-level module but __main__) is
     forbidden the app."""
-    [contract] = [c for c in contracts() if c["forbidden_modules"] == ["openwop_tui.ui"]]
+    [contract] = [c for c in contracts() if c.get("forbidden_modules") == ["openwop_tui.ui"]]
     named = set(contract["source_modules"])  # type: ignore[arg-type]
     tree = {
         f"openwop_tui.{p.name}"

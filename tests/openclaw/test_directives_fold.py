@@ -15,6 +15,7 @@ from render_helpers import builtins, render
 from openwop_tui.__main__ import build_parser
 from openwop_tui.config import Config, load_config
 from openwop_tui.core.conversation import Conversation, check_link
+from openwop_tui.core.directives import DirectiveEnvelope, refused_asset
 from openwop_tui.core.fold import (
     AssistantTurn,
     EnvelopeItem,
@@ -24,14 +25,13 @@ from openwop_tui.core.fold import (
 )
 from openwop_tui.core.items import Limits
 from openwop_tui.core.session import Session
-from openwop_tui.devices.browser import open_embed
 from openwop_tui.devices.desktop import ActionError
-from openwop_tui.openclaw.items import DirectiveEnvelope, refused_asset
 from openwop_tui.present.envelope import Source, context_for
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.media import Asset
 from openwop_tui.renderers import RenderContext
 from openwop_tui.renderers.base import Code
+from openwop_tui.ui.controllers.browser import open_embed
 
 RUN = "run-oc"
 

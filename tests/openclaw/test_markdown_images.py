@@ -15,9 +15,9 @@ from pathlib import Path
 from installed import printing_env, run_installed
 from rich.console import Console
 
+from openwop_tui.draw.markdown import ReplyMarkdown, SafeMarkdown
+from openwop_tui.draw.palette import Palette
 from openwop_tui.present.dispatch import reply_body
-from openwop_tui.present.markdown import ReplyMarkdown, SafeMarkdown
-from openwop_tui.present.palette import Palette
 from openwop_tui.text.sanitize import HostText
 
 URL = "https://cdn.example.com/charts/q3.png"

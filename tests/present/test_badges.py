@@ -22,8 +22,8 @@ from rich.cells import cell_len
 
 from openwop_tui.__main__ import build_parser, display_output, main
 from openwop_tui.config import Config
+from openwop_tui.draw.palette import Palette
 from openwop_tui.present import items as present
-from openwop_tui.present.palette import Palette
 from openwop_tui.renderers.base import AudioSupport, Code, RenderContext
 from openwop_tui.ui.screens.inspect import drawn
 

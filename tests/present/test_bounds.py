@@ -22,6 +22,7 @@ from rich.console import Console
 
 from openwop_tui.cli.printer import TranscriptPrinter
 from openwop_tui.config import Config, ConfigError
+from openwop_tui.core import overflow
 from openwop_tui.core.fold import (
     AssistantTurn,
     Limits,
@@ -31,15 +32,14 @@ from openwop_tui.core.fold import (
     Updated,
 )
 from openwop_tui.devices.audio import PlaybackError, Player
+from openwop_tui.draw.markdown import ReplyMarkdown
+from openwop_tui.draw.palette import Palette
 from openwop_tui.present import dispatch
 from openwop_tui.present import items as present
-from openwop_tui.present.markdown import ReplyMarkdown
-from openwop_tui.present.palette import Palette
 from openwop_tui.protocol.events import RunEvent, normalize
 from openwop_tui.renderers import Registry
 from openwop_tui.renderers import image as image_renderer
 from openwop_tui.renderers.base import RenderContext
-from openwop_tui.store import overflow
 
 SMALL = Limits(reply_bytes=100, reasoning_bytes=50, tool_bytes=40, events_shown=5)
 

@@ -24,8 +24,8 @@ from rich.console import Console
 
 from openwop_tui.cli.printer import TranscriptPrinter
 from openwop_tui.core.fold import Added, EnvelopeItem
+from openwop_tui.draw.palette import Palette
 from openwop_tui.present import items as present
-from openwop_tui.present.palette import Palette
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers import RenderContext, Rendered
 from openwop_tui.renderers import render as render_with

@@ -8,7 +8,7 @@ from typing import Any
 
 from render_helpers import NASTY, envelope, render, shown, terminal_output
 
-from openwop_tui.present.palette import Palette
+from openwop_tui.draw.palette import Palette
 from openwop_tui.renderers import RenderContext, Rendered
 from openwop_tui.renderers.card import fields
 

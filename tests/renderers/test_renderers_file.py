@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from render_helpers import NASTY, media, render, shown
 
-from openwop_tui.present.palette import Palette
+from openwop_tui.draw.palette import Palette
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers import Asset, RenderContext, preview
 from openwop_tui.renderers.base import Code

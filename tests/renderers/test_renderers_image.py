@@ -13,7 +13,7 @@ from PIL import Image, SgiImagePlugin, TiffImagePlugin
 from render_helpers import NASTY, envelope, media, png, render, shown
 from rich.console import Console
 
-from openwop_tui.present.palette import Palette
+from openwop_tui.draw.palette import Palette
 from openwop_tui.renderers import Asset, Code, RenderContext, Rendered
 from openwop_tui.renderers.base import Graphics
 from openwop_tui.ui import theme_palette

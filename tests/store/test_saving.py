@@ -17,8 +17,8 @@ import pytest
 
 from openwop_tui.__main__ import main
 from openwop_tui.core.items import AssistantTurn
+from openwop_tui.core.overflow import save
 from openwop_tui.devices import desktop as actions
-from openwop_tui.store.overflow import save
 from openwop_tui.store.saving import SaveBudget
 
 

@@ -23,10 +23,10 @@ from render_helpers import builtins
 from openwop_tui.__main__ import main
 from openwop_tui.core.conversation import EventArrived
 from openwop_tui.present.envelope import export_drawer
+from openwop_tui.present.export import JsonlMask, export_session
 from openwop_tui.protocol.events import normalize
 from openwop_tui.protocol.hostdata import MASK
 from openwop_tui.store import keys
-from openwop_tui.store.export import JsonlMask, export_session
 from openwop_tui.store.keys import SplitKeyLines
 from openwop_tui.store.sessions import Entry, Store
 from openwop_tui.text.redact import Redactor

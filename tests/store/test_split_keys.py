@@ -24,11 +24,11 @@ from openwop_tui.__main__ import main
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import AssistantTurn, Reasoning, Transcript
 from openwop_tui.core.items import Limits
+from openwop_tui.core.overflow import full_text
 from openwop_tui.present.envelope import export_drawer
+from openwop_tui.present.export import export_session
 from openwop_tui.protocol.events import normalize
 from openwop_tui.protocol.hostdata import MASK, fragment_floor, mask
-from openwop_tui.store.export import export_session
-from openwop_tui.store.overflow import full_text
 from openwop_tui.store.sessions import Entry, Store
 from openwop_tui.text.redact import Redactor
 from openwop_tui.text.split_keys import PieceChain, StreamMask
@@ -291,7 +291,7 @@ def test_the_measured_case_the_demo_key_at_each_of_its_19_cut_points(
 
 
 def test_a_saved_file_is_masked_even_when_the_fold_was_given_no_key(tmp_path: Path) -> None:
-    from openwop_tui.store.overflow import save
+    from openwop_tui.core.overflow import save
 
     transcript = Transcript(limits=Limits(reply_bytes=8))  # the fold knows no secret
     transcript.apply(normalize(chunk(TEXT)))

@@ -1,7 +1,7 @@
 """A path that bypasses the boundary is a type error: mypy rejects a raw ``str`` handed to a sink
 or a carrier of host text, and takes the same value once the boundary cleaned it.
 
-The sinks (`openwop_tui.present.safe_text.safe_text`, the status line's messages) and the carriers
+The sinks (`openwop_tui.draw.safe_text.safe_text`, the status line's messages) and the carriers
 (`RunEvent`, `Notice`) take `openwop_tui.text.sanitize.HostText` (a notice, drawn as one line,
 takes `openwop_tui.text.sanitize.HostLine`: cleaned text that is not one line is rejected too,
 so a newline in host text cannot forge the client's next line); a snippet that passes them a
@@ -29,7 +29,7 @@ MYPY = ROOT / ".venv" / "bin" / "mypy"
 
 SNIPPET = """\
 from openwop_tui.core.items import Notice
-from openwop_tui.present.safe_text import safe_text
+from openwop_tui.draw.safe_text import safe_text
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.text.sanitize import clean, one_line
 from openwop_tui.ui.messages import RunChanged, RunPhase

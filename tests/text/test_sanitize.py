@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from openwop_tui.present.safe_text import safe_text
+from openwop_tui.draw.safe_text import safe_text
 from openwop_tui.text.sanitize import clean, safe_filename
 
 

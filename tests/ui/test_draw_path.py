@@ -35,10 +35,10 @@ from textual.app import App, ComposeResult
 from openwop_tui.cli.printer import TranscriptPrinter
 from openwop_tui.config import Config
 from openwop_tui.core.fold import AssistantTurn, EnvelopeItem, Transcript
+from openwop_tui.draw.markdown import BlockMarkdown, ReplyMarkdown, SafeMarkdown
+from openwop_tui.draw.palette import Palette, Themed
 from openwop_tui.present.dispatch import reply_body
 from openwop_tui.present.envelope import FRAGMENT
-from openwop_tui.present.markdown import BlockMarkdown, ReplyMarkdown, SafeMarkdown
-from openwop_tui.present.palette import Palette, Themed
 from openwop_tui.protocol.events import RunEvent, normalize
 from openwop_tui.renderers import Registry
 from openwop_tui.renderers.base import RenderContext

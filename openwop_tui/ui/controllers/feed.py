@@ -14,6 +14,7 @@ import asyncio
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from openwop_tui.core import overflow
 from openwop_tui.core.conversation import (
     EventArrived,
     RunStarted,
@@ -22,7 +23,6 @@ from openwop_tui.core.conversation import (
 )
 from openwop_tui.core.fold import Added, Change, Updated, UserTurn
 from openwop_tui.devices.desktop import ActionError
-from openwop_tui.store import overflow
 from openwop_tui.text.sanitize import HostText, clean_own
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.controllers.interrupts import InterruptsController
@@ -172,7 +172,7 @@ class Feed:
 
     async def _keep_overflow(self, changes: list[Change]) -> None:
         """Write the full text of items that were cut and just became final, before they are
-        drawn, so their marker shows where it went (`openwop_tui.store.overflow`), under the
+        drawn, so their marker shows where it went (`openwop_tui.core.overflow`), under the
         chat's budget of what is written unasked. Where nothing may be written (a replay without
         ``--save-media``), say once how to save it."""
         for change in changes:

@@ -13,7 +13,7 @@ from openwop_tui.core.fold import AssistantTurn, EnvelopeItem
 from openwop_tui.devices import clipboard
 from openwop_tui.devices import desktop as actions
 from openwop_tui.devices.audio import PlaybackError
-from openwop_tui.devices.browser import open_embed
+from openwop_tui.ui.controllers.browser import open_embed
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.controllers.files import NAMES as FILE_ACTIONS
 from openwop_tui.ui.controllers.files import FilesController

@@ -29,7 +29,7 @@ from rich.text import Text
 from openwop_tui.core.fold import EnvelopeItem
 from openwop_tui.devices import desktop as actions
 from openwop_tui.devices.audio import PlaybackError, Player
-from openwop_tui.present.palette import Palette
+from openwop_tui.draw.palette import Palette
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.renderers.waveform import clip_peaks, draw, is_voice, waveform_columns
 from openwop_tui.text.units import duration as format_duration

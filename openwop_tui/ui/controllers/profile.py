@@ -17,12 +17,12 @@ from openwop_tui.config import Config
 from openwop_tui.core.conversation import check_link
 from openwop_tui.core.fold import EnvelopeItem
 from openwop_tui.devices.profile import PRESETS, Profile, preset
-from openwop_tui.devices.terminal import ImageSupport, app_image_context
+from openwop_tui.devices.terminal import ImageSupport
+from openwop_tui.draw.palette import Palette
 from openwop_tui.present import envelope as drawing
-from openwop_tui.present.palette import Palette
 from openwop_tui.protocol.asset import Asset
 from openwop_tui.protocol.envelopes import Envelope
-from openwop_tui.renderers.base import AudioSupport, Rendered
+from openwop_tui.renderers.base import AudioSupport, RenderContext, Rendered
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.messages import LoadingChanged
 
@@ -187,3 +187,11 @@ class LabController:
         width = max(20, app.size.width - 8)
         drawn = await self.matrix(item.envelope, width)
         app.push_screen(MatrixScreen(item.envelope, drawn))
+
+
+def app_image_context(support: ImageSupport | None, requested: str) -> RenderContext:
+    """The app's render context for images: the probe's protocol, its cell size, tmux.
+    ``support`` is ``None`` in tests: half-blocks (or none, when ``requested``)."""
+    if support is None:
+        return RenderContext(images="none" if requested == "none" else "halfblock")
+    return RenderContext(images=support.mode, graphics=support.graphics())

@@ -17,7 +17,7 @@ from openwop_tui.config import Config
 from openwop_tui.core.conversation import Conversation, EventLog, opening
 from openwop_tui.core.fold import Added
 from openwop_tui.present.envelope import export_drawer
-from openwop_tui.store.export import ExportError, export_session
+from openwop_tui.present.export import ExportError, export_session
 from openwop_tui.store.record import Recorder
 from openwop_tui.store.sessions import SessionLog, Store, StoreError
 from openwop_tui.text.redact import display_url

@@ -32,7 +32,7 @@ from openwop_tui.devices.profile import (
     Profile,
     width_label,
 )
-from openwop_tui.present.palette import Palette
+from openwop_tui.draw.palette import Palette
 from openwop_tui.text.sanitize import clean_own
 from openwop_tui.ui import theme_palette
 

@@ -23,8 +23,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from openwop_tui.devices import clipboard, desktop
+from openwop_tui.draw.palette import Palette
 from openwop_tui.inspect.findings import Finding, Severity
-from openwop_tui.present.palette import Palette
 from openwop_tui.ui import theme_palette
 from openwop_tui.ui.widgets.json_tree import JsonTree
 from openwop_tui.ui.widgets.timeline_view import Entry, TimelineView

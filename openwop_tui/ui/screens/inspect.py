@@ -32,8 +32,8 @@ from textual.widgets import Static
 
 from openwop_tui.devices import clipboard
 from openwop_tui.devices import desktop as actions
+from openwop_tui.draw.palette import Palette, Themed
 from openwop_tui.inspect.findings import Finding
-from openwop_tui.present.palette import Palette, Themed
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.text.sanitize import clean

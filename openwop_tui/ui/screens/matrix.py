@@ -22,8 +22,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from openwop_tui.devices.profile import Downgraded, Profile
+from openwop_tui.draw.palette import Palette, Themed
 from openwop_tui.present import items as present
-from openwop_tui.present.palette import Palette, Themed
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.ui import theme_palette

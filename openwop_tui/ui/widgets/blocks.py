@@ -7,7 +7,7 @@ line under a playing clip, and its plain text for search (computed once).
 
 What an item looks like is decided once, in `openwop_tui.present.dispatch` (the printer draws
 from it too); a block turns its parts into lines. A streaming reply's markdown is split on the
-parser's block tokens (`openwop_tui.present.markdown.ReplyMarkdown`): the lines of its finished
+parser's block tokens (`openwop_tui.draw.markdown.ReplyMarkdown`): the lines of its finished
 blocks are cached, and only the open block is drawn again on each update, so a token costs that
 block, not the reply. The reply's text has one owner, the item: the block reads what was added
 since it last drew from the item itself (a change's delta only says that text was added), so
@@ -39,11 +39,11 @@ from openwop_tui.core.fold import (
     UserTurn,
 )
 from openwop_tui.devices.profile import Colours, downgrade_segments
+from openwop_tui.draw.markdown import ReplyMarkdown
+from openwop_tui.draw.palette import Palette
 from openwop_tui.present import dispatch
 from openwop_tui.present import items as present
 from openwop_tui.present.envelope import FRAGMENT
-from openwop_tui.present.markdown import ReplyMarkdown
-from openwop_tui.present.palette import Palette
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.text.sanitize import HostText, clean, clean_own

@@ -34,7 +34,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.theme import Theme
 
-from openwop_tui.present.palette import Palette
+from openwop_tui.draw.palette import Palette
 from openwop_tui.ui import theme_palette
 from openwop_tui.ui.widgets.json_pieces import Role, pieces
 from openwop_tui.ui.widgets.json_rows import HEAD, UNFOLD_ALL_BUDGET, JsonRows, Row

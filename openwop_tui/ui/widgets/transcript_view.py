@@ -49,8 +49,8 @@ from openwop_tui.core.fold import (
     UserTurn,
 )
 from openwop_tui.devices.profile import Colours
+from openwop_tui.draw.palette import Palette
 from openwop_tui.present.envelope import body_width
-from openwop_tui.present.palette import Palette
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers import Registry
 from openwop_tui.renderers.base import Code, Rendered

@@ -27,7 +27,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from rich.markdown import Markdown, UnknownElement
 
-from openwop_tui.present.markdown_images import images_as_links
+from openwop_tui.draw.markdown_images import images_as_links
 from openwop_tui.text.markdown import clean_tokens
 from openwop_tui.text.sanitize import HostText, clean
 
@@ -257,7 +257,7 @@ def _word(label: str) -> str:
 
 class SafeMarkdown(Markdown):
     """Rich ``Markdown`` whose parsed tokens are cleaned (see the module docstring), its images
-    shown as links (`openwop_tui.present.markdown_images`)."""
+    shown as links (`openwop_tui.draw.markdown_images`)."""
 
     def __init__(self, markup: str, *args: Any, **kwargs: Any) -> None:
         # A boundary: renderers (a plugin's too) hand it whatever payload text they were given.

@@ -48,10 +48,10 @@ from openwop_tui.core.items import (
     ToolCall,
     UserTurn,
 )
+from openwop_tui.core.overflow import full_text
 from openwop_tui.protocol.asset import Asset
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.store.keys import SplitKeyLines, masked_entries
-from openwop_tui.store.overflow import full_text
 from openwop_tui.store.record import Recorder
 from openwop_tui.store.sessions import Entry, Store
 from openwop_tui.text.md_safe import block, inline, quoted
