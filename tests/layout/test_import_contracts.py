@@ -40,6 +40,16 @@ def copy_of_the_checkout(tmp_path: Path) -> Path:
     return root
 
 
+def lint_with(tmp_path: Path, path: str, source: str) -> subprocess.CompletedProcess[str]:
+    """The contracts checked on a copy of the checkout with ``source`` added to ``path``."""
+    root = copy_of_the_checkout(tmp_path)
+    target = root / path
+    target.write_text(
+        (target.read_text(encoding="utf-8") if target.exists() else "") + source, encoding="utf-8"
+    )
+    return lint(root)
+
+
 def contracts() -> list[dict[str, object]]:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     found: list[dict[str, object]] = config["tool"]["importlinter"]["contracts"]
@@ -119,12 +129,7 @@ VIOLATIONS = [
 def test_a_forbidden_import_breaks_a_contract(
     tmp_path: Path, path: str, source: str, package: str, imported: str
 ) -> None:
-    root = copy_of_the_checkout(tmp_path)
-    target = root / path
-    target.write_text(
-        (target.read_text(encoding="utf-8") if target.exists() else "") + source, encoding="utf-8"
-    )
-    done = lint(root)
+    done = lint_with(tmp_path, path, source)
     assert done.returncode != 0
     assert f"{package} is not allowed to import {imported}" in done.stdout, done.stdout
 
@@ -164,10 +169,7 @@ UPWARD = [
 def test_an_upward_import_breaks_the_floors(
     tmp_path: Path, path: str, source: str, importer: str, imported: str
 ) -> None:
-    root = copy_of_the_checkout(tmp_path)
-    target = root / path
-    target.write_text(target.read_text(encoding="utf-8") + source, encoding="utf-8")
-    done = lint(root)
+    done = lint_with(tmp_path, path, source)
     assert done.returncode != 0
     said = f"openwop_tui.{importer} is not allowed to import openwop_tui.{imported}"
     assert said in done.stdout, done.stdout

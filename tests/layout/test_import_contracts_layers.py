@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_import_contracts import ROOT, copy_of_the_checkout, lint
+from test_import_contracts import ROOT, lint, lint_with
 
 
 def test_the_layer_contracts_are_there_and_kept() -> None:
@@ -42,9 +42,6 @@ def test_the_layer_contracts_are_there_and_kept() -> None:
 def test_a_forbidden_import_breaks_a_layer_contract(
     tmp_path: Path, path: str, source: str, package: str, imported: str
 ) -> None:
-    root = copy_of_the_checkout(tmp_path)
-    target = root / path
-    target.write_text(target.read_text(encoding="utf-8") + source, encoding="utf-8")
-    done = lint(root)
+    done = lint_with(tmp_path, path, source)
     assert done.returncode != 0
     assert f"{package} is not allowed to import {imported}" in done.stdout, done.stdout

@@ -11,17 +11,14 @@ from pathlib import Path
 
 import pytest
 from patience import PATIENCE
-from test_import_contracts import copy_of_the_checkout, lint
+from test_import_contracts import lint_with
 
 CORE = "openwop_tui/inspect/timeline.py"
 
 
 @pytest.mark.parametrize("imported", ["rich", "textual"])
 def test_a_forbidden_import_breaks_the_inspector_contract(tmp_path: Path, imported: str) -> None:
-    root = copy_of_the_checkout(tmp_path)
-    target = root / CORE
-    target.write_text(target.read_text(encoding="utf-8") + f"import {imported}\n", "utf-8")
-    done = lint(root)
+    done = lint_with(tmp_path, CORE, f"import {imported}\n")
     assert done.returncode != 0
     assert f"openwop_tui.inspect is not allowed to import {imported}" in done.stdout, done.stdout
 
