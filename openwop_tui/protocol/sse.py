@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 __all__ = [
     "MAX_LINE_CHARS",
@@ -285,20 +284,3 @@ def _digits(text: str) -> int | None:
         return int(digits)
     except ValueError:  # more digits than Python converts
         return None
-
-
-#: Names that lived here before event decoding moved to `openwop_tui.protocol.frames`.
-_MOVED = frozenset(
-    {"EXCERPT_CHARS", "RAW_CHARS", "FrameResult", "decode_frame", "events_from_frame"}
-    | {"safe_raw", "snapshot_event"}
-)
-
-
-def __getattr__(name: str) -> Any:
-    # Old imports (`from openwop_tui.protocol.sse import decode_frame`) keep working, resolved
-    # lazily so that this decoder itself never imports the trust boundary.
-    if name in _MOVED:
-        from openwop_tui.protocol import frames
-
-        return getattr(frames, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

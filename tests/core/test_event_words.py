@@ -35,8 +35,9 @@ from openwop_tui.protocol.events import (
     canonical_type,
     normalize,
 )
+from openwop_tui.protocol.frames import events_from_frame
 from openwop_tui.protocol.interrupts import REQUEST_TYPES
-from openwop_tui.protocol.sse import events_from_frame, parse_sse_text
+from openwop_tui.protocol.sse import parse_sse_text
 from openwop_tui.renderers.base import RenderContext
 from openwop_tui.text.value_words import milliseconds, words
 

@@ -15,7 +15,8 @@ from openwop_tui.core.fold import Transcript
 from openwop_tui.core.items import ArtifactNotice, Notice, ToolCall
 from openwop_tui.protocol.envelopes import extract_envelopes
 from openwop_tui.protocol.events import CHUNK_TYPES, RunEvent, chunk_text, normalize
-from openwop_tui.protocol.sse import events_from_frame, parse_sse_text
+from openwop_tui.protocol.frames import events_from_frame
+from openwop_tui.protocol.sse import parse_sse_text
 
 CAPTURES = TESTS / "data" / "captures"
 

@@ -17,7 +17,8 @@ from openwop_tui.core.fold import (
     UserTurn,
 )
 from openwop_tui.protocol.events import RunEvent, normalize
-from openwop_tui.protocol.sse import events_from_frame, parse_sse_text
+from openwop_tui.protocol.frames import events_from_frame
+from openwop_tui.protocol.sse import parse_sse_text
 
 CAPTURES = TESTS / "data" / "captures"
 

@@ -25,7 +25,8 @@ from openwop_tui.demo_host import DemoHost
 from openwop_tui.demo_host.wire import V1_TO_V2
 from openwop_tui.protocol.client import HostClient, HostError
 from openwop_tui.protocol.events import _V2_TO_V1, RunEvent
-from openwop_tui.protocol.sse import SSEDecoder, SSEFrame, decode_frame
+from openwop_tui.protocol.frames import decode_frame
+from openwop_tui.protocol.sse import SSEDecoder, SSEFrame
 from openwop_tui.protocol.stream import subscribe
 
 SSE = {"Accept": "text/event-stream"}

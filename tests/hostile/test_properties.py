@@ -32,7 +32,8 @@ from rich.console import Console
 from openwop_tui.core.fold import Transcript
 from openwop_tui.protocol.envelopes import extract_envelopes
 from openwop_tui.protocol.events import EventShapeError, normalize
-from openwop_tui.protocol.sse import SSEDecoder, decode_frame
+from openwop_tui.protocol.frames import decode_frame
+from openwop_tui.protocol.sse import SSEDecoder
 from openwop_tui.renderers import RenderContext
 from openwop_tui.renderers.base import AudioSupport
 

@@ -9,7 +9,8 @@ from paths import TESTS
 
 from openwop_tui.protocol.envelopes import Envelope, extract_envelopes
 from openwop_tui.protocol.events import RunEvent, normalize
-from openwop_tui.protocol.sse import events_from_frame, parse_sse_text
+from openwop_tui.protocol.frames import events_from_frame
+from openwop_tui.protocol.sse import parse_sse_text
 
 CAPTURES = TESTS / "data" / "captures"
 

@@ -10,7 +10,8 @@ import pytest
 from paths import TESTS
 
 from openwop_tui.protocol.events import RunEvent, canonical_type, normalize, parse_int
-from openwop_tui.protocol.sse import events_from_frame, parse_sse_text
+from openwop_tui.protocol.frames import events_from_frame
+from openwop_tui.protocol.sse import parse_sse_text
 from openwop_tui.text.sanitize import HostText
 
 CAPTURES = TESTS / "data" / "captures"

@@ -12,6 +12,7 @@ from paths import TESTS
 from openwop_tui.core.fold import Transcript
 from openwop_tui.core.items import Interrupt, Updated
 from openwop_tui.protocol.events import RunEvent, normalize
+from openwop_tui.protocol.frames import events_from_frame
 from openwop_tui.protocol.interrupt_answers import (
     AnswerError,
     answer_approval,
@@ -22,7 +23,7 @@ from openwop_tui.protocol.interrupt_answers import (
 )
 from openwop_tui.protocol.interrupts import Route, read_request, request_from_snapshot
 from openwop_tui.protocol.resume_schema import schema_problem
-from openwop_tui.protocol.sse import events_from_frame, parse_sse_text
+from openwop_tui.protocol.sse import parse_sse_text
 
 CAPTURES = TESTS / "data" / "captures"
 NOW = datetime(2026, 11, 29, 22, 7, 21, tzinfo=UTC)

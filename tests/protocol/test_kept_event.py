@@ -8,8 +8,9 @@ import pytest
 from paths import TESTS
 
 from openwop_tui.protocol.events import KeptEvent, RunEvent, keep
+from openwop_tui.protocol.frames import events_from_frame
 from openwop_tui.protocol.hostdata import MASK
-from openwop_tui.protocol.sse import events_from_frame, parse_sse_text
+from openwop_tui.protocol.sse import parse_sse_text
 
 CAPTURES = TESTS / "data" / "captures"
 KEY = "sk-test-0123456789abcdefghij"

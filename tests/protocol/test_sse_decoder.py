@@ -7,14 +7,8 @@ from pathlib import Path
 import pytest
 from paths import TESTS
 
-from openwop_tui.protocol.sse import (
-    FrameResult,
-    SSEDecoder,
-    SSEFrame,
-    decode_frame,
-    events_from_frame,
-    parse_sse_text,
-)
+from openwop_tui.protocol.frames import FrameResult, decode_frame, events_from_frame
+from openwop_tui.protocol.sse import SSEDecoder, SSEFrame, parse_sse_text
 
 CAPTURES = TESTS / "data" / "captures"
 

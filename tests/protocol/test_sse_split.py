@@ -1,8 +1,8 @@
 """`protocol/sse.py` is the WHATWG decoder only; event decoding lives in `protocol/frames.py`.
 
 The decoder must not pull in the trust boundary (events, hostdata, frames): a frame is raw host
-text, and cleaning happens once, where frames become events. The names that used to live in
-`sse` still import from there (lazily), so older callers keep working.
+text, and cleaning happens once, where frames become events. Nothing of the event layer is
+reachable through `sse` (its old names moved to `frames`, and every caller imports them there).
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ def test_the_decoder_imports_nothing_of_the_boundary() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_old_imports_from_sse_still_resolve_to_the_frames_module() -> None:
+def test_the_event_layer_is_not_reachable_through_the_decoder() -> None:
     for name in ("FrameResult", "decode_frame", "events_from_frame", "safe_raw", "snapshot_event"):
-        assert getattr(sse, name) is getattr(frames, name)
+        assert hasattr(frames, name) and not hasattr(sse, name), name
 
 
 def test_a_cut_frame_problem_is_cleaned_where_it_is_decoded() -> None:

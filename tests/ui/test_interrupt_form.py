@@ -18,9 +18,10 @@ from openwop_tui.core.fold import Transcript
 from openwop_tui.core.items import Interrupt
 from openwop_tui.demo_host.hitl import DEMO_QUESTIONS
 from openwop_tui.protocol.events import RunEvent, normalize
+from openwop_tui.protocol.frames import events_from_frame
 from openwop_tui.protocol.hostdata import host_value
 from openwop_tui.protocol.interrupts import read_request
-from openwop_tui.protocol.sse import events_from_frame, parse_sse_text
+from openwop_tui.protocol.sse import parse_sse_text
 from openwop_tui.text.sanitize import HostText
 from openwop_tui.ui.messages import (
     InterruptAnswered,
