@@ -32,10 +32,10 @@ import dataclasses
 import functools
 import gc
 import hashlib
+import importlib
 import io
 import logging
 import pickle
-import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -67,12 +67,12 @@ _ITEM_MODULES = (
 
 
 def _shape() -> str:
-    """Every item-module class with its fields: a new or renamed field changes the version."""
+    """Every item-module class with its fields: a new or renamed field changes the version.
+    Each module is imported here (not looked up among those imported so far), so the version is
+    what the fold is, whichever modules the process happened to import before."""
     parts: list[str] = []
     for name in _ITEM_MODULES:
-        module = sys.modules.get(name)
-        if module is None:
-            continue
+        module = importlib.import_module(name)
         for attribute, value in sorted(vars(module).items()):
             if isinstance(value, type) and value.__module__ == name:
                 if dataclasses.is_dataclass(value):
@@ -94,7 +94,7 @@ class _Reader(pickle.Unpickler):
     """Builds the classes of `_ITEM_MODULES` and plain data; refuses everything else."""
 
     def find_class(self, module: str, name: str) -> Any:
-        found = sys.modules.get(module) if module in _ITEM_MODULES else None
+        found = importlib.import_module(module) if module in _ITEM_MODULES else None
         value = getattr(found, name, None) if found is not None else None
         if isinstance(value, type) and value.__module__ == module:
             return value
