@@ -231,6 +231,98 @@ def error_for_exception(
     )
 
 
+#: The sentence for an error response, by its status and error code (``None``: any): the first
+#: rule that matches says it (`_sentence`). Filled from ``action`` (completes "when asked
+#: to …"), ``label`` ("409 run_terminal"), ``says`` (the host's own message), ``what`` (the
+#: workflow or run named) and ``wait`` (a Retry-After).
+_SENTENCES: tuple[tuple[int | None, str | None, str], ...] = (
+    # v2: a tenant-bound id of another tenant than the key's (identity.md §5).
+    (
+        403,
+        "id_tenant_mismatch",
+        "The host refused to {action}: the id{what} belongs to another tenant than this API key "
+        "({label}).{says}",
+    ),
+    (
+        403,
+        None,
+        "The host refused to {action} with this API key ({label}): the key may lack the scope "
+        "for it.{says} Set --api-key or OPENWOP_API_KEY to a key that has it.",
+    ),
+    (404, "workflow_not_found", "The host has no workflow{what} ({label}).{says}"),
+    (404, "run_not_found", "The host does not know run{what} ({label}).{says}"),
+    (404, None, "Not found: the host could not {action} ({label}).{says}"),
+    (
+        409,
+        "run_already_active",
+        "A run of this workflow is already active on the host ({label}{wait}). Wait for it to "
+        "finish or cancel it.{says}",
+    ),
+    (
+        409,
+        "idempotency_key_mismatch",
+        "The host already received this request's Idempotency-Key with a different body "
+        "({label}). Send it again as a new request.{says}",
+    ),
+    (
+        409,
+        "idempotency_in_flight",
+        "The host is still processing an identical request ({label}{wait}); wait for it "
+        "instead of sending again.{says}",
+    ),
+    (409, "interrupt_already_resolved", "That question was already answered ({label}).{says}"),
+    (409, "run_terminal", "The run has already finished ({label}).{says}"),
+    (409, None, "The host refused to {action} because of a conflict ({label}).{says}"),
+    (410, None, "It is too late to {action} ({label}).{says}"),
+    (
+        422,
+        "capability_required",
+        "The workflow{what} needs a capability this host does not have ({label}).{says}",
+    ),
+    (429, None, "The host is rate limiting requests ({label}{wait}).{says}"),
+    (
+        None,
+        "protocol_version_mismatch",
+        "The host refused the protocol version this client sent when asked to {action} "
+        "({label}).{says}",
+    ),
+    (406, None, "The host does not speak this protocol version ({label}).{says}"),
+    (
+        None,
+        "protocol_version_unsupported",
+        "The host does not speak this protocol version ({label}).{says}",
+    ),
+    (426, None, "The host requires a newer client ({label}).{says}"),
+)
+
+_UNAVAILABLE = (
+    "The host is unavailable ({label}{wait}) when asked to {action}; try again shortly.{says}"
+)
+
+
+def _rule(status: int, code: str | None) -> str | None:
+    """The template of the first rule of `_SENTENCES` for ``status`` and ``code``, if any."""
+    for rule_status, rule_code, template in _SENTENCES:
+        if rule_status in (None, status) and rule_code in (None, code):
+            return template
+    return None
+
+
+def _sentence(status: int, code: str | None) -> str:
+    """The template of the sentence for ``status`` and ``code``: its rule (`_SENTENCES`), else
+    by the status's class."""
+    template = _rule(status, code)
+    if template is not None:
+        return template
+    if status in (502, 503, 504):
+        return _UNAVAILABLE
+    if status >= 500:
+        return "The host failed while trying to {action} ({label}).{says}"
+    if status >= 400:
+        return "The host rejected the request to {action} ({label}).{says}"
+    return "The host answered {label} when asked to {action}.{says}"
+
+
 def error_for_response(
     response: httpx.Response,
     body: bytes,
@@ -298,71 +390,9 @@ def error_for_response(
             f"{label}{says and ';'}{says.rstrip('.')}",
         )
     elif status == 401:
-        if api_key:
-            message = f"The host rejected the API key ({label}). Set --api-key or OPENWOP_API_KEY."
-        else:
-            message = f"The host needs an API key ({label}). Set --api-key or OPENWOP_API_KEY."
-    elif status == 403 and code == "id_tenant_mismatch":
-        # v2: a tenant-bound id of another tenant than the key's (identity.md §5).
-        message = (
-            f"The host refused to {action}: the id{what} belongs to another tenant than this "
-            f"API key ({label}).{says}"
-        )
-    elif status == 403:
-        message = (
-            f"The host refused to {action} with this API key ({label}): the key may lack "
-            f"the scope for it.{says} Set --api-key or OPENWOP_API_KEY to a key that has it."
-        )
-    elif status == 404 and code == "workflow_not_found":
-        message = f"The host has no workflow{what} ({label}).{says}"
-    elif status == 404 and code == "run_not_found":
-        message = f"The host does not know run{what} ({label}).{says}"
-    elif status == 404:
-        message = f"Not found: the host could not {action} ({label}).{says}"
-    elif status == 409 and code == "run_already_active":
-        message = (
-            f"A run of this workflow is already active on the host ({label}{wait}). "
-            f"Wait for it to finish or cancel it.{says}"
-        )
-    elif status == 409 and code == "idempotency_key_mismatch":
-        message = (
-            f"The host already received this request's Idempotency-Key with a different "
-            f"body ({label}). Send it again as a new request.{says}"
-        )
-    elif status == 409 and code == "idempotency_in_flight":
-        message = (
-            f"The host is still processing an identical request ({label}{wait}); "
-            f"wait for it instead of sending again.{says}"
-        )
-    elif status == 409 and code == "interrupt_already_resolved":
-        message = f"That question was already answered ({label}).{says}"
-    elif status == 409 and code == "run_terminal":
-        message = f"The run has already finished ({label}).{says}"
-    elif status == 409:
-        message = f"The host refused to {action} because of a conflict ({label}).{says}"
-    elif status == 410:
-        message = f"It is too late to {action} ({label}).{says}"
-    elif status == 422 and code == "capability_required":
-        message = f"The workflow{what} needs a capability this host does not have ({label}).{says}"
-    elif status == 429:
-        message = f"The host is rate limiting requests ({label}{wait}).{says}"
-    elif code == "protocol_version_mismatch":
-        message = (
-            f"The host refused the protocol version this client sent when asked to {action} "
-            f"({label}).{says}"
-        )
-    elif status == 406 or code == "protocol_version_unsupported":
-        message = f"The host does not speak this protocol version ({label}).{says}"
-    elif status == 426:
-        message = f"The host requires a newer client ({label}).{says}"
-    elif status in (502, 503, 504):
-        message = (
-            f"The host is unavailable ({label}{wait}) when asked to {action}; "
-            f"try again shortly.{says}"
-        )
-    elif status >= 500:
-        message = f"The host failed while trying to {action} ({label}).{says}"
-    elif 300 <= status < 400:
+        needs = "rejected the API key" if api_key else "needs an API key"
+        message = f"The host {needs} ({label}). Set --api-key or OPENWOP_API_KEY."
+    elif 300 <= status < 400 and _rule(status, code) is None:
         location = response.headers.get("location", "")
         message = (
             f"The host redirected the request to {action} ({label}) to "
@@ -370,10 +400,9 @@ def error_for_response(
             "Use the final address as the host URL."
         )
         code = code or "redirect"
-    elif status >= 400:
-        message = f"The host rejected the request to {action} ({label}).{says}"
     else:
-        message = f"The host answered {label} when asked to {action}.{says}"
+        words = {"action": action, "label": label, "says": says, "what": what, "wait": wait}
+        message = _sentence(status, code).format_map(words)
     return host_error(
         message, api_key, status=status, code=code, retry_after=retry_after, details=details
     )
