@@ -208,11 +208,6 @@ class SchemaSet:
         return self._media.get(kind)
 
 
-def media_source(kind: str) -> str:
-    """The ``source`` of a finding about a ``media.*`` payload schema."""
-    return SOURCES[_MEDIA_FILES[kind]]
-
-
 def problems(schema: Schema, value: Any, base: tuple[str | int, ...] = ()) -> list[Problem]:
     """Every violation of ``value`` against ``validator``, as `Problem`\\ s whose paths start
     with ``base`` (where ``value`` sits in the event). Never raises: a value the validator

@@ -30,7 +30,7 @@ import asyncio
 import logging
 import time
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -464,7 +464,3 @@ class TimelineController:
             app.pop_screen()
         view.focus()
         view.select(view.blocks().index(shown[0]))
-
-    def entries_of(self, item_id: str) -> Iterable[Entry]:
-        """The events that made or changed ``item_id``."""
-        return list(self.kept.events_of.get(item_id, ()))
