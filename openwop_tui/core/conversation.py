@@ -239,6 +239,11 @@ class Conversation:
             if close is not None:
                 close()
 
+    @property
+    def session_log(self) -> SessionLog | None:
+        """The stored session this conversation is kept in (``None``: not kept)."""
+        return next((log for log in self.logs if isinstance(log, SessionLog)), None)
+
     def take_fold(self, whole: Conversation) -> None:
         """``whole`` is this conversation's stored session read from its log (up to its last
         entry): its fold and chat history become this one's, which held the session's newest
@@ -249,7 +254,7 @@ class Conversation:
         self.chat = whole.chat
         self.hosts = {**whole.hosts, **self.hosts}
         self._pending_user = None
-        keep = next((log for log in self.logs if isinstance(log, SessionLog)), None)
+        keep = self.session_log
         self.keeper = live_keeper(self, keep) if keep is not None else None
 
     def replace_last_exchange(self) -> Replaced | None:

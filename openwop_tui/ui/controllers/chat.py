@@ -28,7 +28,7 @@ from openwop_tui.devices import desktop
 from openwop_tui.protocol.client import HostClient
 from openwop_tui.renderers import Registry
 from openwop_tui.store.saving import SaveBudget
-from openwop_tui.store.sessions import SessionLog, Store, StoreError
+from openwop_tui.store.sessions import Store, StoreError
 from openwop_tui.text.redact import Redactor
 from openwop_tui.text.sanitize import HostText, clean_own
 from openwop_tui.ui import heap
@@ -177,16 +177,13 @@ class Chat:
 
     def kept_session_id(self) -> str | None:
         """The stored session this chat is kept in (``None``: not yet written, or unkept)."""
-        for keep in self.conversation.logs:
-            if isinstance(keep, SessionLog):
-                return keep.session_id
-        return None
+        keep = self.conversation.session_log
+        return keep.session_id if keep is not None else None
 
     def title(self) -> HostText:
         """The session's title as stored (cleaned as the store read it); `UNTITLED` before the
         first entry; ``""`` when the chat is not kept at all (no store, a replay)."""
-        kept = any(isinstance(keep, SessionLog) for keep in self.conversation.logs)
-        if self.store is None or not kept:
+        if self.store is None or self.conversation.session_log is None:
             return clean_own("")
         untitled = clean_own(UNTITLED)
         session_id = self.kept_session_id()

@@ -39,7 +39,7 @@ from openwop_tui.core.conversation import Conversation, NewestRuns, live_keeper,
 from openwop_tui.core.fold import Added
 from openwop_tui.core.items import Item
 from openwop_tui.core.reopen import reopening, same_items
-from openwop_tui.store.sessions import SessionLog, Store, StoreError
+from openwop_tui.store.sessions import Store, StoreError
 from openwop_tui.ui.controllers.chat import Chat, Reading
 from openwop_tui.ui.heap import settled_heap
 from openwop_tui.ui.messages import ReadingChanged
@@ -105,7 +105,7 @@ def begin_reading(
     live.logs = list(conversation.logs)
     live.store = conversation.store
     live.session = conversation.session
-    keep = next((log for log in conversation.logs if isinstance(log, SessionLog)), None)
+    keep = conversation.session_log
     if keep is not None and newest.whole_history:
         # Its runs' effect on the history is kept (not their folds: the whole session's
         # reading folds and keeps them, once it is in).

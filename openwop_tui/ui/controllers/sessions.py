@@ -19,7 +19,7 @@ from openwop_tui.core.fold import Added
 from openwop_tui.present.envelope import export_drawer
 from openwop_tui.present.export import ExportError, export_session
 from openwop_tui.store.record import Recorder
-from openwop_tui.store.sessions import SessionLog, Store, StoreError
+from openwop_tui.store.sessions import Store, StoreError
 from openwop_tui.text.redact import display_url
 from openwop_tui.text.sanitize import safe_filename
 from openwop_tui.ui.controllers.chat import Chat
@@ -97,10 +97,7 @@ class SessionsController:
 
     def kept_session_id(self) -> str | None:
         """The stored session this chat is kept in (``None``: not yet written, or unkept)."""
-        for keep in self.chat.conversation.logs:
-            if isinstance(keep, SessionLog):
-                return keep.session_id
-        return None
+        return self.chat.kept_session_id()
 
     def show(self) -> None:
         """List the saved sessions: Enter opens one (`SessionChosen`), r renames, d deletes."""
@@ -173,9 +170,9 @@ class SessionsController:
             return
         if event.session_id == self.kept_session_id():
             # This chat's own session is gone: what follows is kept in a new one.
-            for keep in chat.conversation.logs:
-                if isinstance(keep, SessionLog):
-                    keep.session_id = None
+            keep = chat.conversation.session_log
+            if keep is not None:
+                keep.session_id = None
 
     async def export(self) -> None:
         """Export this session as Markdown with its assets into the download folder."""

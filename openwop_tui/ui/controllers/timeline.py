@@ -44,7 +44,7 @@ from openwop_tui.inspect.log import Observed, observed_entries
 from openwop_tui.inspect.split_keys import SplitKeyEvents
 from openwop_tui.inspect.timeline import RowFilter, timeline_row, with_piece_text
 from openwop_tui.protocol.events import RunEvent, keep
-from openwop_tui.store.sessions import SessionLog, Store, StoreError
+from openwop_tui.store.sessions import Store, StoreError
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.heap import settled_heap
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
@@ -150,9 +150,8 @@ class TimelineController:
             kept = self._kept[conversation] = _Kept(self._new_inspector())
             self._tell_host(kept)
             store = self.chat.store
-            session_id = next(
-                (k.session_id for k in conversation.logs if isinstance(k, SessionLog)), None
-            )
+            keep = conversation.session_log
+            session_id = keep.session_id if keep is not None else None
             if store is not None and session_id is not None:
                 self._fold_stored(conversation, kept, store, session_id)
         return kept
