@@ -237,7 +237,14 @@ def local_checks(
     device: Callable[[], str | None] = default_output_device,
     ask_tmux: Callable[[], bool | None] = tmux_passthrough,
 ) -> list[Check]:
-    """Every check of this machine, in report order."""
+    """Every check of this machine, in report order.
+
+    Args:
+        machine: What was found of the machine (size, environment, settings, paths).
+        probe: Asks PortAudio what it can play (`openwop_tui.devices.audio.probe`).
+        device: Names the default output device (None: none).
+        ask_tmux: Says whether tmux passes graphics through (None: unknown).
+    """
     return [
         check_size(machine.size),
         check_colours(machine.environ),

@@ -83,12 +83,22 @@ def register(
     redraw_on_resize: bool = False,
     actions: tuple[PluginAction, ...] = (),
 ) -> Callable[[Renderer], Renderer]:
-    """Decorator: declare the decorated function as the renderer for ``display``, with what it
-    needs (see `RendererSpec`).
+    """Decorator: declare the decorated function as the renderer for ``display``, with what it needs
+    (see `RendererSpec`).
 
-    It only declares: a registry collects the declarations by scanning the modules it loads
-    (the built-ins, and each plugin's entry-point module). Code that is not such a module adds
-    a renderer to its own registry with `Registry.add`."""
+    It only declares: a registry collects the declarations by scanning the modules it loads (the
+    built-ins, and each plugin's entry-point module). Code that is not such a module adds a renderer
+    to its own registry with `Registry.add`.
+
+    Args:
+        display: The ``meta.rendering.display`` value it draws (the registry key).
+        name: A human name ("Image", "Video (acme plugin)"); empty uses the key.
+        needs_bytes: True when the client should fetch the envelope's ``url`` (media policy applies)
+            and hand the outcome in as `RenderContext.asset`.
+        redraw_on_resize: True when it is drawn again as the width changes (it scales to the width,
+            as images do).
+        actions: What the user can do with what it drew (offered as keys and buttons).
+    """
 
     def decorate(renderer: Renderer) -> Renderer:
         spec = RendererSpec(

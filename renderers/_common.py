@@ -270,7 +270,16 @@ def degradation(
     reference: str | None = None,
     cause: str | None = None,
 ) -> Degradation:
-    """A `Degradation` with the code's usual short cause (``cause`` overrides it)."""
+    """A `Degradation` with the code's usual short cause.
+
+    Args:
+        code: The degradation's stable code.
+        reason: The sentence shown in the body and the inspector.
+        instead: What was done instead, for the badge ("half-blocks", "description"…).
+        reference: How the user gets the real thing: an absolute URL or a saved file's path; None
+            for none.
+        cause: The badge's short cause, overriding the code's usual one; None keeps it.
+    """
     return Degradation(
         code=code,
         reason=reason,
@@ -288,9 +297,18 @@ def degraded(
     cause: str | None = None,
     duration_seconds: float | None = None,
 ) -> Rendered:
-    """The result for media that cannot be shown: the what/why/where block, and ``save`` when
-    the bytes are here anyway. ``code`` defaults to the media's own error code (for media
-    without bytes)."""
+    """The result for media that cannot be shown: the what/why/where block, and ``save`` when the
+    bytes are here anyway.
+
+    Args:
+        media: What is known of the media (family, facts, bytes, where it is).
+        reason: Why it is not shown, one sentence.
+        *extra: More ``(label, value)`` rows for the block.
+        code: The degradation's code; None uses the media's own error code (for media without
+            bytes), else bad data.
+        cause: The badge's short cause; None for the code's usual one.
+        duration_seconds: The clip's length, when known; None otherwise.
+    """
     why = code or media.error_code or Code.BAD_DATA
     return Rendered(
         title=media.headline,
@@ -334,7 +352,15 @@ def degraded_block(
     where: str | None,
     palette: Palette | None = None,
 ) -> RenderableType:
-    """The bordered "what / why / where" block shown instead of media that cannot be shown."""
+    """The bordered "what / why / where" block shown instead of media that cannot be shown.
+
+    Args:
+        family: The media family, in the title ("image not shown here").
+        rows: ``(label, value)`` rows of what the media is; a None value is left out.
+        why: Why it is not shown.
+        where: Where the real thing is; None when nowhere.
+        palette: The theme's colours (the border); None for the default theme's.
+    """
     border = (palette or Palette.default()).degraded_border
     return block(f"{family} not shown here", [*rows, ("why", why), ("where", where)], border)
 

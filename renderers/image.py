@@ -153,7 +153,16 @@ def _draw_pixels(
     cells: tuple[int, int],
     context: RenderContext,
 ) -> tuple[KittyGraphic | SixelGraphic, int]:
-    """Decode the first frame and encode it for ``mode`` (in a decoder thread: encoding costs)."""
+    """Decode the first frame and encode it for ``mode`` (in a decoder thread: encoding costs); the
+    graphic and the image's frame count.
+
+    Args:
+        image: The opened image.
+        mode: ``kitty`` or ``sixel``.
+        pixels: The size the picture is scaled to, ``(width, height)`` in pixels.
+        cells: ``(columns, rows)`` the graphic covers.
+        context: The drawing context (background colour, cell size, tmux, colours).
+    """
     frames = _first_frame(image)
     background = context.palette.background
     if mode == "kitty":

@@ -243,7 +243,15 @@ def preview(
     palette: Palette,
     save_hint: str,
 ) -> Preview | None:
-    """A preview of ``data``, or ``None`` for a file that is not text-like."""
+    """A preview of ``data``, or None for a file that is not text-like.
+
+    Args:
+        data: The file's bytes.
+        media_type: Its declared media type; None when unknown.
+        filename: Its name, whose extension may say the kind; None when unknown.
+        palette: The theme's colours (the syntax theme, the table).
+        save_hint: How to get the whole file, ending the note of a cut preview.
+    """
     found = text_kind(media_type, filename)
     if found is None:
         return None
@@ -268,10 +276,18 @@ def preview(
 
 
 def _unclosed_quote(text: str, delimiter: str, whole: bool, rows: list[list[str]]) -> bool:
-    """Whether a quote opens and never closes (the rest of the file is one field). Strict
-    parsing runs out of data inside a quote; in a whole file that is it, in one cut by the byte
-    bound only when that last field holds most of what was read (a cut may also fall inside an
-    ordinary quoted field)."""
+    """Whether a quote opens and never closes (the rest of the file is one field).
+
+    Strict parsing runs out of data inside a quote; in a whole file that is it, in one cut by the
+    byte bound only when that last field holds most of what was read (a cut may also fall inside an
+    ordinary quoted field).
+
+    Args:
+        text: The text read.
+        delimiter: The field delimiter.
+        whole: True when ``text`` is the whole file.
+        rows: The rows a lenient parse found.
+    """
     try:
         for _ in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True):
             pass
@@ -305,6 +321,18 @@ def _lines(
     palette: Palette,
     save_hint: str,
 ) -> Preview:
+    """The first lines as highlighted text, with a note of what was left out.
+
+    Args:
+        kind: The file's kind, the preview's label (``json``, ``csv (…: shown as text)``…).
+        lexer: The Pygments lexer, or its name.
+        text: The text read.
+        whole: True when ``text`` is the whole file.
+        total: The file's line count as counted from its newlines.
+        size: The file's size in bytes.
+        palette: The theme's colours (the syntax theme).
+        save_hint: How to get the whole file, ending the note.
+    """
     lines = text.splitlines()
     if not whole and lines and not text.endswith("\n"):
         lines = lines[:-1] or lines  # the last line read is cut by the byte bound
@@ -336,7 +364,16 @@ def _lines(
 def _table(
     text: str, whole: bool, data: bytes, delimiter: str, palette: Palette, save_hint: str
 ) -> Preview | str:
-    """The first rows as a table, or why the text is not one (it is then shown as text)."""
+    """The first rows as a table, or why the text is not one (it is then shown as text).
+
+    Args:
+        text: The text read.
+        whole: True when ``text`` is the whole file.
+        data: The file's bytes, whose newlines count its rows when it is cut.
+        delimiter: ``,`` for CSV, a tab for TSV.
+        palette: The theme's colours.
+        save_hint: How to get the whole file, ending the note.
+    """
     kind = "tsv" if delimiter == "\t" else "csv"
     rows: list[list[str]] = []
     try:

@@ -309,8 +309,17 @@ class Registry:
         return next((action for action in spec.actions if action.name == name), None)
 
     def run_action(self, renderer: str, name: str, envelope: Envelope, rendered: Rendered) -> str:
-        """Carry out a renderer's own action; the one line to show. Never raises: a missing
-        handler or a failing one is said in that line (blocking: run it in a thread)."""
+        """Carry out a renderer's own action; the one line to show.
+
+        Never raises: a missing handler or a failing one is said in that line (blocking: run it in a
+        thread).
+
+        Args:
+            renderer: The renderer's display key.
+            name: The action's name.
+            envelope: The envelope the action is on.
+            rendered: What the renderer drew of it.
+        """
         declared = self.action(renderer, name)
         label = _shown(name)
         if declared is None or declared.handler is None:

@@ -153,8 +153,13 @@ def draw(
 ) -> Text:
     """The waveform in ``columns`` block characters, scaled to the clip's loudest peak.
 
-    With ``played`` (0..1, the fraction of the clip heard), the columns up to it are drawn in
-    ``played_style`` and the rest in ``style``.
+    Args:
+        peaks: The clip's peaks, fitted to ``columns``.
+        columns: Characters wide.
+        played: The fraction of the clip heard (0 to 1), drawn in ``played_style``; None draws it
+            all in ``style``.
+        style: The style of the waveform (the part not heard, when ``played`` is given).
+        played_style: The style of the part heard.
     """
     fitted = fit(peaks, columns)
     loudest = max(fitted, default=0.0)

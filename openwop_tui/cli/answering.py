@@ -79,8 +79,16 @@ class AnswerFlags:
         reject: bool = False,
         feedback: str | None = None,
     ) -> AnswerFlags:
-        """The flags as given; raises `FlagError` for an ``--answer`` without an id where one
-        is needed (two lone values) or an empty id."""
+        """The flags as given; raises `FlagError` for an ``--answer`` without an id where one is
+        needed (two lone values) or an empty id.
+
+        Args:
+            answers: The ``--answer`` values, ``ID=VALUE`` or a lone ``VALUE`` (the answer to a
+                one-question clarification); None when there were none.
+            approve: True for ``--approve`` (the ``accept`` action).
+            reject: True for ``--reject``; ``--approve`` wins when both are given.
+            feedback: The ``--feedback`` text; None when not given.
+        """
         parsed: dict[str, str] = {}
         for raw in answers or ():
             key, sep, value = raw.partition("=")
@@ -176,8 +184,21 @@ class Asker:
         err: TextIO | None = None,
         on_refused: Callable[[], object] | None = None,
     ) -> None:
-        """``on_refused`` is called once when the flags cannot answer the run's question
-        (`refused` says why): the command stops following and exits 2."""
+        """Answer the interrupts of ``conversation``'s run from ``flags``, a prompt, or not at all.
+
+        Args:
+            conversation: The conversation following the run; answers go through
+                `Conversation.answer`.
+            flags: The answer flags the command was given.
+            console: Where questions and prompts are printed.
+            interactive: True when stdin and stdout are both terminals, so questions are asked at a
+                prompt.
+            howto: Where the run lives, for the "how to answer it" text.
+            reader: Reads the typed lines; None reads stdin.
+            err: Where notes and refusals are written; None for stderr.
+            on_refused: Called once when the flags cannot answer the run's question (`refused` says
+                why): the command stops following and exits 2. None calls nothing.
+        """
         self.conversation = conversation
         self.flags = flags
         self.console = console

@@ -30,7 +30,16 @@ def printed_app(
     record: Path | None = None,
     interactive: bool = False,
 ) -> int:
-    """The app, printed (see the module); ``why`` the terminal cannot show it."""
+    """The app, printed (see the module); its exit code.
+
+    Args:
+        output: The command's configuration and console.
+        why: Why the terminal cannot show the app, said on stderr first.
+        session_id: A stored session to print instead (``--session``/``--continue``); None for none.
+        attach: A run id to print as ``attach`` does; None for none. It wins over ``session_id``.
+        record: A file to record the events to as well; None records none.
+        interactive: True at a dumb terminal: a ``you>`` prompt asks for each message, Ctrl-D ends.
+    """
     if attach is not None:
         print(f"openwop-tui: {why}; printing run {attach} instead of the app", file=sys.stderr)
         return attach_run(attach, output, record=record, interactive=interactive)

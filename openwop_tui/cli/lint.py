@@ -74,7 +74,15 @@ def lint_command(args: argparse.Namespace, config: Config) -> int:
 
 
 def _lint_one(spec: str, args: argparse.Namespace, config: Config, console: Console) -> int:
-    """Lint one input, print its findings and its summary line; its exit code."""
+    """Lint one input, print its findings and its summary line; its exit code.
+
+    Args:
+        spec: The input to lint: a path, ``-`` for stdin, or a run id on the host.
+        args: The ``lint`` command's parsed arguments (``--strict``, ``--protocol``,
+            ``--max-inline-bytes``…).
+        config: The configuration (host, key, asset limit).
+        console: Where the findings are printed.
+    """
     try:
         source = read_source(spec, config)
     except SourceError as error:

@@ -73,8 +73,17 @@ def replay_lines(
     entries: Iterable[Entry], conversation: Conversation, sink: JsonLines, *, finish: bool = True
 ) -> None:
     """Fold a recording's ``entries`` offline and write their lines (``render`` and
-    ``replay --json``); ``finish``: the recording ends here (``render -`` feeds it in pieces).
-    A bare capture's malformed frames give ``notice`` lines, as they would have live."""
+    ``replay --json``).
+
+    A bare capture's malformed frames give ``notice`` lines, as they would have live.
+
+    Args:
+        entries: The recording's entries, in order.
+        conversation: The conversation they are folded into.
+        sink: Where the JSON lines go, masked.
+        finish: True when the recording ends here; False when more is fed later (``render -`` feeds
+            it in pieces).
+    """
     for entry in entries:
         updates = conversation.replay(entry)
         sink.write(sink.mask.entry(entry, updates))

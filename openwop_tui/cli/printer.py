@@ -71,8 +71,25 @@ class TranscriptPrinter:
         redact: Callable[[str], str] | None = None,
         registry: Registry,
     ) -> None:
-        """``registry``: the front end's renderers to draw with (and which envelopes get their
-        bytes fetched)."""
+        """Print ``conversation``'s items to ``console`` as they change.
+
+        Args:
+            console: Where the transcript is printed.
+            context: How envelopes are drawn (width, palette, image and colour support).
+            conversation: The conversation whose items are printed; None for none yet.
+            verbose: True prints every notice; False leaves out those marked verbose.
+            save_dir: Where media bytes that arrived are saved (``--save-media``); None saves
+                nothing.
+            overflow_dir: Where the full text of a cut reply, reasoning block or tool call is
+                written (once, under ``budget``: `openwop_tui.store.saving`); None: not written, and
+                the item says how to have it written (``render`` and ``replay`` write nothing
+                unasked).
+            budget: The bytes the program may still write unasked; None for no limit.
+            redact: Masks secrets in the cut parts written (`openwop_tui.text.redact.Redactor`);
+                None writes them as they are.
+            registry: The front end's renderers to draw with (and which envelopes get their bytes
+                fetched).
+        """
         self.console = console
         self.registry = registry
         self.context = context

@@ -117,6 +117,15 @@ def runs_command(args: argparse.Namespace, output: Output) -> int:
 
 
 async def _runs(url: str, key: str | None, args: argparse.Namespace, output: Output) -> int:
+    """``openwop-tui runs``: list the host's runs; the exit code.
+
+    Args:
+        url: The host's base URL.
+        key: The API key; None for none.
+        args: The command's parsed arguments (``--status``, ``--workflow``, ``--limit``,
+            ``--json``).
+        output: The command's configuration and console.
+    """
     from openwop_tui.cli.commands import EXIT_OK, EXIT_USAGE, exit_for
     from openwop_tui.protocol.client import HostClient, HostError
     from openwop_tui.text.sanitize import clean
@@ -148,7 +157,15 @@ async def fetch_runs(
     client: HostClient, *, status: str | None, workflow: str | None, limit: int
 ) -> tuple[list[dict[str, Any]], bool]:
     """Up to ``limit`` runs matching the filters, newest first, and whether the host has more.
-    Raises `NoRunList` for a host without a list, `HostError` for any other failure."""
+
+    Raises `NoRunList` for a host without a list, `HostError` for any other failure.
+
+    Args:
+        client: A client that has discovered the host.
+        status: Comma-separated run statuses to keep; None keeps every status.
+        workflow: The workflow whose runs are listed; None lists every workflow's.
+        limit: The most runs returned.
+    """
     from openwop_tui.protocol.client import HostError
 
     discovery = client.discovery
@@ -219,6 +236,16 @@ def _table(
     status: str | None,
     workflow: str | None,
 ) -> None:
+    """Print the runs as a table, titled with the host and the filters.
+
+    Args:
+        client: The client the runs came from; its discovery names the host.
+        runs: The runs, newest first.
+        more: True when the host has more than those shown.
+        output: The command's console.
+        status: The status filter, named in the title; None for none.
+        workflow: The workflow filter, named in the title; None for none.
+    """
     from rich.table import Table
     from rich.text import Text
 

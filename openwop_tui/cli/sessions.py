@@ -102,7 +102,14 @@ def chosen_session(session_id: str | None, *, api_key: str | None) -> SessionInf
 
 
 def export_command(output: Output, session_id: str | None, fmt: Format, path: Path | None) -> int:
-    """``openwop-tui export [SESSION] --format md|jsonl|sse -o PATH``."""
+    """``openwop-tui export [SESSION] --format md|jsonl|sse -o PATH``; the exit code.
+
+    Args:
+        output: The command's configuration and console.
+        session_id: The stored session to export; None for the latest.
+        fmt: ``md``, ``jsonl`` or ``sse``.
+        path: The file to write; None writes ``openwop-<id>.<fmt>`` in the download folder.
+    """
     key = output.config.api_key
     try:
         with Store(secrets=[key]) as store:

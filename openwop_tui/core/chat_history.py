@@ -74,11 +74,22 @@ class ChatHistory:
         max_turns: int | None = None,
         max_history_bytes: int | None = None,
     ) -> Fitted:
-        """The run inputs for ``text`` with the newest whole earlier turns that fit every
-        limit given: ``max_body_bytes`` for the whole request body (``{"workflowId", "inputs"}``,
-        the host's ``limits.maxRequestBodyBytes``), ``max_turns`` earlier turns and
-        ``max_history_bytes`` of earlier messages (the user's ``[chat]`` caps). The message
-        itself always goes, even alone over a limit: the host's refusal then says so."""
+        """The run inputs for ``text`` with the newest whole earlier turns that fit every limit
+        given.
+
+        The message itself always goes, even alone over a limit: the host's refusal then says so.
+
+        Args:
+            text: The new user message.
+            workflow_id: The workflow the request names; only its length counts, toward the body's
+                size.
+            max_body_bytes: The most bytes the whole request body (``{"workflowId", "inputs"}``) may
+                take: the host's ``limits.maxRequestBodyBytes``; None for no limit.
+            max_turns: The most earlier turns sent (the user's ``[chat] history_turns``); None for
+                no limit.
+            max_history_bytes: The most bytes of earlier messages sent (the user's
+                ``[chat] history_bytes``); None for no limit.
+        """
         turns = _turns(self.messages)
         new = {"role": "user", "content": text}
         body = body_size({"workflowId": workflow_id, "inputs": {"messages": [new]}})

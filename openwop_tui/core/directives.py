@@ -95,6 +95,17 @@ def _envelope(
     envelope_id: HostText,
     check: MediaCheck | None = None,
 ) -> DirectiveEnvelope:
+    """A `DirectiveEnvelope` for one directive, with a document saying it came from one.
+
+    Args:
+        kind: The envelope's type (``media.image``, ``embed``…).
+        payload: The envelope's payload.
+        rendering: The rendering hint made for it.
+        event: The run event whose reply held the directive.
+        envelope_id: The client's own id for the envelope (``directive:<item id>``).
+        check: What the media policy said of the reference; None for a directive that names no
+            media.
+    """
     document = {
         "type": kind,
         "envelopeId": envelope_id,
@@ -117,6 +128,15 @@ def _envelope(
 def _media_envelope(
     record: MediaDirective, event: RunEvent, envelope_id: HostText, voice: bool
 ) -> DirectiveEnvelope:
+    """A ``media.<family>`` envelope for one ``MEDIA:`` directive (or structured media reference).
+
+    Args:
+        record: The parsed media directive.
+        event: The run event whose reply held it.
+        envelope_id: The client's own id for the envelope.
+        voice: True when the reply asked for audio as a voice note (``audioAsVoice``); marks audio
+            only.
+    """
     payload: dict[str, Any] = {
         "directive": record.origin,
         "reference": record.source,
@@ -195,8 +215,16 @@ class TurnDirectives:
     def items(
         self, records: list[Record], found: Parsed, event: RunEvent, next_id: Callable[[str], str]
     ) -> tuple[list[Item], list[Item]]:
-        """Items for ``records`` not made yet, and items changed by ``found``'s flags:
-        ``(added, updated)``."""
+        """``(added, updated)``: items for ``records`` not made yet, and items ``found``'s flags
+        changed.
+
+        Args:
+            records: The directives found so far in the reply; those already made are skipped, and
+                past `MAX_RECORDS` one notice stands for the rest.
+            found: The parse of the reply; its voice, reply-to and overflow flags are applied.
+            event: The run event being folded, the envelopes' source.
+            next_id: The fold's id maker, given an item kind (``envelope``, ``notice``…).
+        """
         added: list[Item] = []
         updated: list[Item] = []
         if found.audio_as_voice and not self._voice:
@@ -282,8 +310,18 @@ class TurnDirectives:
         event: RunEvent,
         next_id: Callable[[str], str],
     ) -> tuple[str | None, list[Item], list[Item]]:
-        """The final payload: the completion's visible text (``None`` without one) and the items
-        for what it and the structured fields name that the stream did not already show."""
+        """The final payload: the completion's visible text and the items for what it and the
+        structured fields name that the stream did not already show.
+
+        Returns ``(text, added, updated)``; the text is None without a completion.
+
+        Args:
+            completion: The final ``outputs.completion``; None when the payload has none.
+            outputs: The final payload's ``outputs``, read for structured media, ``audioAsVoice``
+                and canvas blocks.
+            event: The final run event, the envelopes' source.
+            next_id: The fold's id maker, given an item kind.
+        """
         markdown_images = self.stream.markdown_images
         found = parse(completion, markdown_images=markdown_images) if completion else Parsed()
         records: list[Record] = list(found.records)

@@ -43,7 +43,16 @@ class Resolver(Protocol):
         resume_value: Any,
         *,
         idempotency_key: str | None = None,
-    ) -> dict[str, Any]: ...
+    ) -> dict[str, Any]:
+        """Resolve the interrupt at ``node_id`` of ``run_id`` (the run-scoped route).
+
+        Args:
+            run_id: The waiting run.
+            node_id: The node whose interrupt is answered.
+            resume_value: The answer, as the interrupt's resume schema wants it.
+            idempotency_key: Sent as ``Idempotency-Key`` so a retry is not answered twice; None
+                for none.
+        """
 
     async def resolve_interrupt_by_token(
         self, token: str, resume_value: Any, *, idempotency_key: str | None = None
@@ -88,6 +97,14 @@ def other_clarification_shape(value: Any) -> Any:
 
 
 def _classify(error: HostError, request: InterruptRequest, value: Any, route: Route) -> Submitted:
+    """What a refused answer means for the form, from the host's error.
+
+    Args:
+        error: The host's refusal.
+        request: The interrupt that was answered; its node is named in the sentence.
+        value: The resume value that was sent, kept on the result.
+        route: The route it was sent along, kept on the result.
+    """
     status, code = error.status, error.code or ""
     where = f" at node {request.node_id}" if request.node_id else ""
 
@@ -114,6 +131,15 @@ def _classify(error: HostError, request: InterruptRequest, value: Any, route: Ro
 
 
 async def _post(client: Resolver, route: Route, value: Any, key: str) -> dict[str, Any]:
+    """Send one resume value along one route: the signed-token route or the run-scoped one.
+
+    Args:
+        client: The host client that resolves.
+        route: Where to send it; a ``token`` route needs its token, a run-scoped one its run and
+            node ids.
+        value: The resume value.
+        key: The idempotency key, the same on every attempt of one answer.
+    """
     if route.kind == "token":
         assert route.token is not None
         return await client.resolve_interrupt_by_token(route.token, value, idempotency_key=key)

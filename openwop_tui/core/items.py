@@ -195,6 +195,17 @@ class AssistantTurn(_Streamed):
         *,
         limit: int = REPLY_BYTES,
     ) -> None:
+        """A reply, as far as it has streamed.
+
+        Args:
+            id: The item's id in the transcript.
+            node_id: The node that replied; None when the host named none.
+            text: The reply's text so far.
+            final: True once the reply is complete.
+            model: The model the host said replied; None when it did not say.
+            finish_reason: Why the reply ended, as the host said; None when it did not say.
+            limit: The most bytes of text kept in the transcript; the rest is saved to a file.
+        """
         self.id = id
         self.node_id = node_id
         self.body = TextBuffer(text, limit)
@@ -230,6 +241,15 @@ class Reasoning(_Streamed):
         *,
         limit: int = REASONING_BYTES,
     ) -> None:
+        """An agent's reasoning, as far as it has streamed.
+
+        Args:
+            id: The item's id in the transcript.
+            agent_id: The agent whose reasoning it is.
+            text: The reasoning's text so far.
+            done: True once the reasoning is complete.
+            limit: The most bytes of text kept in the transcript; the rest is saved to a file.
+        """
         self.id = id
         self.agent_id = agent_id
         self.body = TextBuffer(text, limit)
@@ -364,7 +384,14 @@ class Usage:
     """How many usage events were summed (0: the host reported none)."""
 
     def add(self, inputs: int, outputs: int, total: int | None, cost: float | None) -> None:
-        """Count one usage event (``total`` defaults to inputs + outputs)."""
+        """Count one usage event.
+
+        Args:
+            inputs: Input tokens.
+            outputs: Output tokens.
+            total: Total tokens; None counts inputs + outputs.
+            cost: Its cost in US dollars; None when the host gave none.
+        """
         self.input_tokens += inputs
         self.output_tokens += outputs
         self.total_tokens += total if total is not None else inputs + outputs

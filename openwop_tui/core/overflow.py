@@ -52,10 +52,19 @@ def save(
     budget: SaveBudget | None = None,
     redact: Callable[[str], str] | None = None,
 ) -> Path:
-    """Write the item's full text under ``folder`` once (a file already holding it is reused,
-    `saving.save_once`), spending ``budget``, and remember the path. ``redact`` (a
-    `openwop_tui.text.redact.Redactor`) masks secrets in what is written: a saved file is output
-    too, and this is the second line after the fold's own masking."""
+    """Write the item's full text under ``folder`` once and remember the path.
+
+    A file already holding the text is reused (`saving.save_once`).
+
+    Args:
+        item: The reply, reasoning or tool call whose full text is saved; its ``saved_to`` is set.
+        folder: The folder to write in.
+        budget: The bytes the program may still write unasked, spent on what is written; None for no
+            limit.
+        redact: A `openwop_tui.text.redact.Redactor` masking secrets in what is written: a saved
+            file is output too, and this is the second line after the fold's own masking; None
+            writes the text as it is.
+    """
     name, text = full_text(item)
     if redact is not None:
         text = redact(text)

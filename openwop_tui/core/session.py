@@ -48,9 +48,17 @@ class Session:
         idle_timeout: float | None = None,
         reconnect_budget: float = DEFAULT_BUDGET,
     ) -> None:
-        """``idle_timeout``: seconds a run's stream may bring no bytes before the run is
-        checked (`subscribe`); ``None``: wait as long as the host keeps the stream open.
-        ``reconnect_budget``: seconds a stream keeps reconnecting before it gives up."""
+        """A session that starts runs of one workflow on one host.
+
+        Args:
+            client: The host client.
+            workflow_id: The workflow this session runs.
+            max_asset_bytes: The most bytes one media asset may be; a larger one is not downloaded.
+            stream_modes: The ``streamMode`` list a run's stream asks for, comma-separated.
+            idle_timeout: Seconds a run's stream may bring no bytes before the run is checked
+                (`subscribe`); None waits as long as the host keeps the stream open.
+            reconnect_budget: Seconds a stream keeps reconnecting before it gives up.
+        """
         self.client = client
         self.workflow_id = workflow_id
         self.discovery: Discovery | None = None

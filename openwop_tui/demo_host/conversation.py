@@ -33,6 +33,14 @@ GREETING = (
 
 
 def _turn(ctx: WorkflowContext, index: int, role: str, content: str) -> dict[str, Any]:
+    """One ConversationTurn of the demo conversation.
+
+    Args:
+        ctx: The run's context; its conversation id names the turn.
+        index: The turn's ``turnIndex``.
+        role: ``user`` or ``agent``; an agent turn names the agent and its model.
+        content: What the turn says.
+    """
     cid = conversation_id(ctx)
     turn: dict[str, Any] = {
         "messageId": f"{cid}:{index}:{role}",
@@ -66,8 +74,16 @@ def reply_to(text: str, turn: int) -> str:
 
 
 def _ask(ctx: WorkflowContext, index: int, prompt: str, reply: dict[str, Any] | None) -> Ask:
-    """The interrupt for turn ``index``; ``reply`` (the agent's last turn) or, for the first,
-    ``conversation.opened`` is recorded once it is registered."""
+    """The interrupt for turn ``index``; ``reply`` or, for the first, ``conversation.opened`` is
+    recorded once it is registered.
+
+    Args:
+        ctx: The run's context.
+        index: The turn the person is asked for.
+        prompt: The interrupt's prompt.
+        reply: The agent's last turn; None for the first turn, which opens the conversation with the
+            greeting.
+    """
     cid = conversation_id(ctx)
     before: list[tuple[str, dict[str, Any]]]
     if reply is None:

@@ -68,7 +68,14 @@ def _idempotency_key(h: DemoRequestHandler) -> str | None:
 
 
 def dispatch_public(h: DemoRequestHandler, method: str, path: str, body: bytes) -> bool:
-    """``GET``/``POST /interrupts/{token}``; False when ``path`` is not that route."""
+    """``GET``/``POST /interrupts/{token}``; False when ``path`` is not that route.
+
+    Args:
+        h: The request's handler, which sends the answer.
+        method: The request's HTTP method.
+        path: The request's path, without the version prefix.
+        body: The request's body.
+    """
     match = _TOKEN.match(path)
     if match is None:
         return False
@@ -121,7 +128,14 @@ def _by_token(h: DemoRequestHandler, token: str) -> tuple[Run, Interrupt]:
 
 
 def dispatch(h: DemoRequestHandler, method: str, path: str, body: bytes) -> bool:
-    """The authenticated routes of this module; False when ``path`` is none of them."""
+    """The authenticated routes of this module; False when ``path`` is none of them.
+
+    Args:
+        h: The request's handler, which sends the answer.
+        method: The request's HTTP method.
+        path: The request's path, without the version prefix.
+        body: The request's body.
+    """
     if match := _RUN_INTERRUPT.match(path):
         _allow(method, "POST")
         _resolve_run_scoped(h, match.group(1), unquote(match.group(2)), body)
@@ -152,7 +166,14 @@ def dispatch(h: DemoRequestHandler, method: str, path: str, body: bytes) -> bool
 
 
 def _resolve_run_scoped(h: DemoRequestHandler, run_id: str, node_id: str, body: bytes) -> None:
-    """``POST /runs/{runId}/interrupts/{nodeId} {resumeValue}``."""
+    """``POST /runs/{runId}/interrupts/{nodeId} {resumeValue}``.
+
+    Args:
+        h: The request's handler, which sends the answer.
+        run_id: The run named in the path.
+        node_id: The node named in the path, whose interrupt is resolved.
+        body: The request's body, holding ``resumeValue``.
+    """
     run = routes.run_named(h, run_id)
     with run.cond:
         interrupt = run.interrupts.by_node.get(node_id)

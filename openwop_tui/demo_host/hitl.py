@@ -135,7 +135,16 @@ def approval_node(
     actions: list[str],
     artifact: str | None = None,
 ) -> Generator[Step, None, dict[str, Any] | None]:
-    """Ask for approval; return the decision ``{action, feedback?, refineFeedback?}``."""
+    """Ask for approval; return the decision ``{action, feedback?, refineFeedback?}``.
+
+    Args:
+        ctx: The run's context.
+        node_id: The gate's node.
+        title: The approval's title.
+        description: What is to be approved.
+        actions: The actions offered (``accept``, ``reject``, ``refine``…).
+        artifact: The text under review, sent as ``artifactData``; None for none.
+    """
     started = time.monotonic()
     yield _started(node_id, "core.approvalGate")
     artifact_id = f"art_{node_id}_{ctx.run_id}"
@@ -210,7 +219,16 @@ def low_confidence_node(
     decision: dict[str, Any],
     threshold: float = DEFAULT_THRESHOLD,
 ) -> Generator[Step, None, dict[str, Any] | None]:
-    """An agent decides with ``confidence`` below ``threshold`` and waits for ratification."""
+    """An agent decides with ``confidence`` below ``threshold`` and waits for ratification.
+
+    Args:
+        ctx: The run's context.
+        node_id: The agent's node.
+        agent_id: The agent that decided.
+        confidence: How sure it was, 0 to 1.
+        decision: The decision held for ratification.
+        threshold: The confidence below which a decision waits.
+    """
     started = time.monotonic()
     yield _started(node_id, "core.conformance.mock-agent")
     yield Emit(
@@ -256,7 +274,14 @@ def low_confidence_node(
 
 
 def reject(ctx: WorkflowContext, node_id: str, decision: dict[str, Any], what: str) -> Emit:
-    """``run.failed`` for a rejected gate, with the approver's reason when they gave one."""
+    """``run.failed`` for a rejected gate, with the approver's reason when they gave one.
+
+    Args:
+        ctx: The run's context.
+        node_id: The gate's node, named as the failed one.
+        decision: The resume value; its ``feedback`` is the reason.
+        what: What was rejected, starting the message (``The agent's decision``).
+    """
     reason = decision.get("feedback")
     message = f"{what} was rejected" + (f": {reason}" if reason else ".")
     return Emit(
@@ -363,6 +388,14 @@ PROPOSED = {"kind": "next-worker", "nextWorkerIds": ["summarise"]}
 def _low_confidence(
     ctx: WorkflowContext, node_id: str, agent_id: str, confidence: float
 ) -> Iterator[Step]:
+    """A low-confidence pause on the proposed decision, then the run completes or fails.
+
+    Args:
+        ctx: The run's context.
+        node_id: The agent's node.
+        agent_id: The agent that decided.
+        confidence: How sure it was, 0 to 1.
+    """
     ratified = yield from low_confidence_node(
         ctx, node_id, agent_id=agent_id, confidence=confidence, decision=PROPOSED
     )

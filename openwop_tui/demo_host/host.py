@@ -25,14 +25,8 @@ DEFAULT_API_KEY = "openwop-tui-demo-key"
 class DemoHost:
     """A real OpenWOP HTTP server running in this process: v1, or with ``protocol=2`` v1 and v2.
 
-    ``pace`` multiplies every delay between events (1 feels like a model typing; 0 removes all
-    delays, for tests). ``keepalive`` is the SSE keep-alive interval in seconds (0: none).
-    ``deterministic`` makes ids, tokens and timestamps repeatable (snapshot tests only).
-    ``drop_every``, ``garbage_every``, ``stall_ms`` and ``status`` inject faults into the event
-    streams (see `openwop_tui.demo_host.faults`); all off by default. ``max_body_bytes`` is the
-    request size limit it advertises (``limits.maxRequestBodyBytes``) and enforces (413).
-    ``drop_every``, ``garbage_every``, ``stall_ms``, ``status`` and ``status_times`` inject
-    faults into the event streams (see `openwop_tui.demo_host.faults`); all off by default.
+    Its settings (pace, keep-alives, faults, the size limit) are described in the constructor's
+    ``Args:``.
     """
 
     def __init__(
@@ -52,6 +46,28 @@ class DemoHost:
         protocol: int = 1,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     ) -> None:
+        """Check the settings; the server starts in `start`.
+
+        Args:
+            host: The address to listen on.
+            port: The port to listen on; 0 takes a free one.
+            api_key: The key the host accepts; None for `DEFAULT_API_KEY`.
+            pace: Multiplies every delay between events (1 feels like a model typing; 0 removes all
+                delays, for tests).
+            keepalive: The SSE keep-alive interval in seconds (0: none).
+            deterministic: True makes ids, tokens and timestamps repeatable (snapshot tests only).
+            drop_every: Each event-stream connection sends this many events whole, then half a
+                frame, then closes (0: off; see `openwop_tui.demo_host.faults`).
+            garbage_every: After every this many events a connection sends a frame that is not JSON
+                (0: off).
+            stall_ms: A pause in milliseconds before each event frame (0: off).
+            status: An error status (400 to 599) the first events requests of each run are answered
+                with; None: off.
+            status_times: How many events requests of each run get ``status``.
+            protocol: 1 serves v1 only; 2 serves v1 and v2 (a host of the overlap).
+            max_body_bytes: The request size limit it advertises (``limits.maxRequestBodyBytes``)
+                and enforces (413).
+        """
         if max_body_bytes < 1:
             raise ValueError("max_body_bytes must be at least 1")
         self.max_body_bytes = max_body_bytes

@@ -57,6 +57,14 @@ class ResolveError(Exception):
     def __init__(
         self, status: int, code: str, message: str, details: dict[str, Any] | None = None
     ) -> None:
+        """A refused resolve, as the route answers it.
+
+        Args:
+            status: The HTTP status (400, 404, 409, 410…).
+            code: The error code of the body.
+            message: The error message of the body.
+            details: The body's ``details``; None for none.
+        """
         super().__init__(message)
         self.status, self.code, self.message, self.details = status, code, message, details
 
@@ -330,7 +338,17 @@ def resolve(
     via_token: bool = False,
     idempotency_key: str | None = None,
 ) -> dict[str, Any]:
-    """Resolve an interrupt with a resume value; the response body, or `ResolveError`."""
+    """Resolve an interrupt with a resume value; the response body, or `ResolveError`.
+
+    Args:
+        run: The run waiting on the interrupt.
+        interrupt: The interrupt resolved.
+        resume_value: The answer.
+        via_token: True when it came by the signed-token route, which also refuses it once the token
+            has expired.
+        idempotency_key: The request's ``Idempotency-Key``: the same key again returns the first
+            reply, or 409 with a different answer; None for none.
+    """
     with run.cond:
         if idempotency_key is not None and idempotency_key in interrupt.replies:
             seen, reply = interrupt.replies[idempotency_key]

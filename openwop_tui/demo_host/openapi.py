@@ -48,6 +48,16 @@ _ERROR = {
 
 
 def _operation(prefix: str, op_id: str, summary: str, keyed: bool) -> dict[str, Any]:
+    """One operation of the OpenAPI document.
+
+    Args:
+        prefix: The path prefix it is served under: ``/v1``, or empty for v2 (whose ids carry no
+            ``V1``).
+        op_id: The operation's id.
+        summary: Its one-line summary.
+        keyed: True when it needs the API key; False when it is open (the signed token is its own
+            authorisation).
+    """
     operation: dict[str, Any] = {
         "operationId": f"{op_id}V1" if prefix else op_id,
         "summary": summary,

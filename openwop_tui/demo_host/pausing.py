@@ -67,6 +67,16 @@ def _answer(
     op: str,
     act: Callable[[Run, str | None], dict[str, Any]],
 ) -> None:
+    """Carry out a pause or resume once, and answer it; a repeat with the same ``Idempotency-Key``
+    gets the first answer.
+
+    Args:
+        h: The request's handler, which sends the answer.
+        req: The request, naming the run.
+        doc: The request's JSON body; its ``reason`` is passed on.
+        op: ``pause`` or ``resume``, keeping the replies of each apart.
+        act: Changes the run, given it and the reason, and returns the answer's body.
+    """
     run = run_named(h, req.run_id or "")
     reason = doc.get("reason")
     if reason is not None and not isinstance(reason, str):

@@ -48,6 +48,15 @@ class HttpError(Exception):
         details: dict[str, Any] | None = None,
         headers: dict[str, str] | None = None,
     ) -> None:
+        """An error answer, in the protocol's error shape.
+
+        Args:
+            status: The HTTP status.
+            code: The body's ``error`` code.
+            message: The body's ``message``.
+            details: The body's ``details``; None for none.
+            headers: Extra response headers (``Retry-After``…); None for none.
+        """
         super().__init__(message)
         self.status, self.code, self.message = status, code, message
         self.details = details
@@ -249,9 +258,18 @@ def _open_stream(h: DemoRequestHandler) -> None:
 def _stream_batches(
     h: DemoRequestHandler, run: Run, modes: tuple[str, ...], after: int, buffer: float
 ) -> None:
-    """``?bufferMs=``: the admitted events as ``event: batch`` frames. Events are gathered for up
-    to ``buffer`` seconds after the first, and a batch is cut after a terminal event or
-    ``node.suspended`` (spec/v2/core/events.md §SSE frames). No faults are injected here."""
+    """``?bufferMs=``: the admitted events as ``event: batch`` frames.
+
+    A batch is cut after a terminal event or ``node.suspended`` (spec/v2/core/events.md §SSE
+    frames). No faults are injected here.
+
+    Args:
+        h: The request's handler, whose connection is written to.
+        run: The run streamed.
+        modes: The stream modes asked for; events none of them admits are left out.
+        after: The sequence after which events are sent.
+        buffer: Seconds events are gathered for after the first of a batch.
+    """
     _open_stream(h)
     keepalive = h.host.keepalive
     last_write = time.monotonic()
@@ -289,6 +307,14 @@ def _stream_batches(
 
 
 def _stream(h: DemoRequestHandler, run: Run, modes: tuple[str, ...], after: int) -> None:
+    """The run's events as SSE frames to its end, with the host's faults injected.
+
+    Args:
+        h: The request's handler, whose connection is written to.
+        run: The run streamed.
+        modes: The stream modes asked for; events none of them admits are left out.
+        after: The sequence after which events are sent.
+    """
     _open_stream(h)
     keepalive = h.host.keepalive
     faults = h.host.faults
@@ -332,8 +358,15 @@ def _stream(h: DemoRequestHandler, run: Run, modes: tuple[str, ...], after: int)
 
 
 def _stall(h: DemoRequestHandler, run: Run, seconds: float, keepalive: float | None) -> bool:
-    """Hold the next frame back ``seconds`` (a fault), still sending keep-alives if they are
-    on; True when the host shuts down meanwhile."""
+    """Hold the next frame back ``seconds`` (a fault), still sending keep-alives if they are on;
+    True when the host shuts down meanwhile.
+
+    Args:
+        h: The request's handler, whose connection is written to.
+        run: The run streamed; its closing ends the wait.
+        seconds: How long to hold the frame.
+        keepalive: Seconds between keep-alive comments; None sends none.
+    """
     end = time.monotonic() + seconds
     while (left := end - time.monotonic()) > 0:
         with run.cond:

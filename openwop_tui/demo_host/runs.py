@@ -116,7 +116,14 @@ class Run:
         node_id: str | None = None,
         causation_id: str | None = None,
     ) -> dict[str, Any] | None:
-        """Append one event (a RunEventDoc) and wake waiters; ignored after a terminal event."""
+        """Append one event (a RunEventDoc) and wake waiters; ignored after a terminal event.
+
+        Args:
+            type_: The event's type.
+            payload: The event's payload.
+            node_id: The node it is about; None for a run-level event.
+            causation_id: The id of what caused it (an envelope's correlation id); None for none.
+        """
         with self.cond:
             if self.terminal:
                 return None
@@ -275,6 +282,14 @@ class RunStore:
         pace: float,
         identity: Identity | None = None,
     ) -> None:
+        """An empty store of runs.
+
+        Args:
+            workflows: The workflows a run may start, by id.
+            assets: Where workflows put the media they serve.
+            pace: Multiplies every pause a workflow asks for (0: none).
+            identity: Makes ids, tokens and timestamps; None for a fresh, not deterministic one.
+        """
         self.workflows = workflows
         self.identity = identity or Identity()
         self.assets = assets
@@ -309,8 +324,13 @@ class RunStore:
     ) -> tuple[Run, bool]:
         """Start a run (the workflow must exist); returns it and whether this was a replay.
 
-        With an ``idempotency_key`` already seen: the same body returns the original run, a
-        different body raises `IdempotencyMismatch`.
+        Args:
+            workflow_id: The workflow to run.
+            inputs: The run's inputs.
+            metadata: The run's metadata, echoed in its ``run.started`` event when not empty.
+            body: The whole request body, fingerprinted for the idempotency check.
+            idempotency_key: With a key already seen, the same body returns the original run and a
+                different body raises `IdempotencyMismatch`; None for no key.
         """
         fingerprint = _fingerprint(body)
         with self._lock:

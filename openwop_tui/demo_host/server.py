@@ -87,6 +87,20 @@ class DemoHTTPServer(ThreadingHTTPServer):
         protocol: int = 1,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     ) -> None:
+        """Bind to ``address``; requests are served by `DemoRequestHandler`.
+
+        Args:
+            address: ``(host, port)`` to listen on; port 0 takes a free one.
+            store: The runs and workflows served.
+            assets: The media served.
+            api_key: The key authenticated routes want.
+            keepalive: Seconds of silence before a keep-alive comment; None never sends one.
+            faults: The faults injected into event streams; None for none.
+            protocol: 1: a v1-only host; 2: a dual-stack host of the overlap (v1 and v2, see
+                `wire`).
+            max_body_bytes: Requests with a bigger body are refused (413) without reading it;
+                discovery says so.
+        """
         self.store, self.assets, self.api_key = store, assets, api_key
         self.protocol = protocol
         self.max_body_bytes = max_body_bytes

@@ -95,7 +95,15 @@ def split_words(text: str, words: int = 3) -> list[str]:
 def text_node(
     ctx: WorkflowContext, node_id: str, text: str, *, chunk_delay: float = 0.035, words: int = 3
 ) -> Iterator[Step]:
-    """A node that streams markdown as ``output.chunk`` events, then completes with the text."""
+    """A node that streams markdown as ``output.chunk`` events, then completes with the text.
+
+    Args:
+        ctx: The run's context.
+        node_id: The node.
+        text: The markdown it streams.
+        chunk_delay: Seconds before each chunk (times the host's pace).
+        words: Words per chunk.
+    """
     started = time.monotonic()
     yield Emit(
         "node.started", {"nodeId": node_id, "typeId": "core.ai.callPrompt", "attempt": 0}, node_id
@@ -185,10 +193,19 @@ def envelope_node(
 ) -> Iterator[Step]:
     """A node whose completion carries one envelope on ``outputs.envelope`` (protocol.md §0).
 
-    ``rendering`` becomes ``meta.rendering`` (omitted entirely when ``None``); ``completion``
-    is the text form of text families; ``lifted`` becomes ``outputs.rendering`` (a hint beside
-    the envelope, not in it). ``causationId`` is the envelope's correlation id, as the spec
-    asks of events recording an accepted envelope.
+    ``causationId`` is the envelope's correlation id, as the spec asks of events recording an
+    accepted envelope.
+
+    Args:
+        ctx: The run's context.
+        node_id: The node.
+        kind: The envelope's type (``media.image``, ``table``…).
+        payload: The envelope's payload.
+        rendering: Becomes ``meta.rendering``; None omits it entirely.
+        completion: The text form of text families, sent as ``outputs.completion``; None for none.
+        delay: Seconds before the completion (times the host's pace).
+        lifted: Becomes ``outputs.rendering`` (a hint beside the envelope, not in it); None for
+            none.
     """
     started = time.monotonic()
     yield Emit(
@@ -230,7 +247,16 @@ def media_payload(
     name: str | None = None,
     duration: float | None = None,
 ) -> dict[str, Any]:
-    """A ``media.*`` payload: ``url`` or inline ``base64``, plus ``bytes`` and ``mimeType``."""
+    """A ``media.*`` payload: ``url`` or inline ``base64``, plus ``bytes`` and ``mimeType``.
+
+    Args:
+        url: Where the bytes are served; None sends them inline as ``data``.
+        data: The bytes in base64, used when ``url`` is None.
+        size: The size in bytes, sent as ``bytes``.
+        mime_type: The media type.
+        name: A file name; None for none.
+        duration: The length in seconds (``durationSeconds``); None for none.
+    """
     payload: dict[str, Any] = {"url": url} if url is not None else {"base64": data}
     payload.update({"bytes": size, "mimeType": mime_type})
     if name is not None:

@@ -371,8 +371,19 @@ def _media_item(
     alt: str,
     **ref: Any,
 ) -> Iterator[Step]:
-    """One ``media.<family>`` envelope at ``node``: its payload (``ref``: ``url`` or ``data``,
-    ``size``, ``name``, ``duration``) and a hint naming the family, type, title and alt."""
+    """One ``media.<family>`` envelope at ``node``, with a hint naming the family, type, title and
+    alt.
+
+    Args:
+        ctx: The run's context.
+        node: The node.
+        family: ``image``, ``audio``, ``video`` or ``file``.
+        mime_type: The media type.
+        title: The hint's title.
+        alt: The hint's alt text.
+        **ref: The payload's other fields (`media_payload`): ``url`` or ``data``, ``size``,
+            ``name``, ``duration``.
+    """
     yield from envelope_node(
         ctx,
         node,

@@ -70,6 +70,14 @@ def bench_events(ctx: WorkflowContext) -> Generator[Step, None, None]:
 
 
 def _number(ctx: WorkflowContext, name: str, default: float, most: float) -> float:
+    """A number input of the run, or ``default`` when it is missing or out of range.
+
+    Args:
+        ctx: The run's context, whose inputs are read.
+        name: The input's name.
+        default: The value used when the input is missing, not a number, or out of range.
+        most: The largest value accepted (the smallest is just above 0).
+    """
     value = ctx.inputs.get(name, default)
     ok = isinstance(value, int | float) and not isinstance(value, bool) and 0 < value <= most
     return float(value) if ok else default

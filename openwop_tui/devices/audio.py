@@ -234,6 +234,14 @@ class Player:
         stop = backend.CallbackStop
 
         def feed(outdata: Any, frames: int, _time: Any, _status: Any) -> None:
+            """PortAudio's callback, on its thread: fill its buffer from the playback.
+
+            Args:
+                outdata: PortAudio's output buffer.
+                frames: How many frames it wants.
+                _time: PortAudio's timing information (unused).
+                _status: PortAudio's underflow and overflow flags (unused).
+            """
             playback.feed(outdata, frames, stop)  # on PortAudio's thread
 
         with self._lock:

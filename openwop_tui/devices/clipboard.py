@@ -79,8 +79,13 @@ async def copy_text(
 ) -> CopyOutcome:
     """Send ``text`` to the terminal's clipboard where that can work, and save it to a file.
 
-    ``what`` names the text in the sentence ("the reply", "the code"); ``folder`` is the
-    download folder; ``environ`` (default `os.environ`) is read to know the terminal."""
+    Args:
+        app: The app, which sends the clipboard escape to the terminal.
+        text: The text to copy.
+        folder: The download folder the copy is saved in.
+        what: Names the text in the sentence ("the reply", "the code").
+        environ: Read to know the terminal; None reads `os.environ`.
+    """
     env = os.environ if environ is None else environ
     size = len(text.encode("utf-8"))
     send, said = terminal_route(env, size)

@@ -41,7 +41,14 @@ def download_dir(configured: str | None) -> Path:
 
 
 def save_bytes(data: bytes, name: str | None, folder: Path, fallback: str = "download") -> Path:
-    """Write ``data`` under a safe, non-clobbering name in ``folder``; return the path."""
+    """Write ``data`` under a safe, non-clobbering name in ``folder``; return the path.
+
+    Args:
+        data: The bytes to write.
+        name: The name asked for (made safe, and numbered if taken); None for ``fallback``.
+        folder: The folder to write in, made if missing.
+        fallback: The name used when ``name`` is None or nothing of it is safe.
+    """
     try:
         folder.mkdir(parents=True, exist_ok=True)
         base = safe_filename(name, fallback)

@@ -325,10 +325,16 @@ def in_tmux(environ: Mapping[str, str]) -> bool:
 def query_terminal(
     fd_in: int, fd_out: int, *, timeout: float = DEFAULT_TIMEOUT, query: bytes = QUERY
 ) -> bytes:
-    """Send ``query`` (`QUERY`) and collect the answers until DA1 comes back or ``timeout`` passes.
+    """Send ``query`` and collect the answers until DA1 comes back or ``timeout`` passes.
 
     Raises ``OSError`` (or ``termios.error``) when the terminal cannot be set up; the caller turns
     that into half-blocks. The terminal's mode is restored whatever happens.
+
+    Args:
+        fd_in: The terminal's input, where the answers come, set raw meanwhile.
+        fd_out: The terminal's output, where the query is written.
+        timeout: Seconds to wait for the answers.
+        query: The bytes asked (`QUERY`, or `TMUX_QUERY` inside tmux).
     """
     import termios  # not on Windows: the ImportError is the caller's to degrade
     import tty
@@ -396,7 +402,18 @@ def detect_image_mode(
     typed: Callable[[bytes], None] | None = None,
 ) -> ImageSupport:
     """Decide how images are drawn (see the module docstring). Never raises, never hangs.
-    ``typed`` is given the keys the user typed while the terminal was asked (`typed_keys`)."""
+
+    Args:
+        requested: The ``images`` setting: ``auto``, ``kitty``, ``sixel``, ``halfblock`` or
+            ``none``.
+        stdin: The input, where the terminal answers.
+        stdout: The output, where the question is written.
+        environ: The environment (``TERM``, tmux, ``OPENWOP_TUI_IMAGES``…).
+        timeout: Seconds to wait for the terminal's answers.
+        ask_tmux: Says whether tmux passes graphics through (None: unknown).
+        typed: Given the keys the user typed while the terminal was asked (`typed_keys`); None drops
+            them.
+    """
     support = _detect(
         requested,
         stdin=stdin,
@@ -422,6 +439,18 @@ def _detect(
     ask_tmux: Callable[[], bool | None] = tmux_passthrough,
     typed: Callable[[bytes], None] | None = None,
 ) -> ImageSupport:
+    """`detect_image_mode`'s decision, before any tmux note is added.
+
+    Args:
+        requested: The ``images`` setting: ``auto``, ``kitty``, ``sixel``, ``halfblock`` or
+            ``none``.
+        stdin: The input, where the terminal answers.
+        stdout: The output, where the question is written.
+        environ: The environment (``TERM``, tmux, ``OPENWOP_TUI_IMAGES``…).
+        timeout: Seconds to wait for the terminal's answers.
+        ask_tmux: Says whether tmux passes graphics through (None: unknown).
+        typed: Given the keys the user typed while the terminal was asked; None drops them.
+    """
     try:
         interactive = stdin.isatty() and stdout.isatty()
         tmux = in_tmux(environ)
@@ -486,12 +515,22 @@ def for_printing(
 ) -> ImageSupport:
     """How ``render`` and ``run`` draw images on ``stdout``.
 
-    ``kitty`` and ``sixel`` are drawn to any output, a pipe too (the console is made to pass
-    them: `graphics_console_options`); ``auto`` asks the terminal when stdout (and stdin, where
-    the answers come) is one, else draws half-blocks, or nothing when the output has no colour
-    (``colour``) to draw them with. ``colours`` is the console's colour system (Rich's name;
-    ``None``: no colour): ``--colors 16`` with ``--images kitty`` cannot name a kitty image
-    (its id is the placeholders' colour), and the image then says so instead of vanishing.
+    ``kitty`` and ``sixel`` are drawn to any output, a pipe too (the console is made to pass them:
+    `graphics_console_options`); ``auto`` asks the terminal when stdout (and stdin, where the
+    answers come) is one, else draws half-blocks, or nothing when the output has no colour to draw
+    them with.
+
+    Args:
+        requested: The ``images`` setting: ``auto``, ``kitty``, ``sixel``, ``halfblock`` or
+            ``none``.
+        stdin: The input, where the terminal answers.
+        stdout: The output drawn on.
+        environ: The environment (``TERM``, tmux, ``OPENWOP_TUI_IMAGES``…).
+        colour: True when the output has colour to draw half-blocks with.
+        timeout: Seconds to wait for the terminal's answers.
+        colours: The console's colour system (Rich's name; None: no colour): ``--colors 16`` with
+            ``--images kitty`` cannot name a kitty image (its id is the placeholders' colour), and
+            the image then says so instead of vanishing.
     """
     if requested == "auto" and not (stdin.isatty() and stdout.isatty()):
         if colour:

@@ -70,6 +70,14 @@ class BlockMarkdown(Markdown):
     def __init__(
         self, tokens: list[Token], *, code_theme: Any, lead: bool, hyperlinks: bool = False
     ) -> None:
+        """Draw ``tokens`` without parsing again.
+
+        Args:
+            tokens: The block's parsed (and cleaned) markdown tokens.
+            code_theme: The Pygments theme code is drawn in, for blocks and inline code.
+            lead: True draws the block as after one that wants a blank line after it.
+            hyperlinks: True makes links terminal hyperlinks.
+        """
         # Not Markdown.__init__: it builds a parser and parses (a quarter of a millisecond),
         # and a view makes one of these per block on every redraw of a streaming reply.
         self.markup = ""

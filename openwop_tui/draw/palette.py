@@ -87,7 +87,14 @@ def contrast(first: str, second: str) -> float:
 
 
 def _legible(colour: str, background: str, towards: str, minimum: float) -> str:
-    """``colour``, moved step by step towards ``towards`` until it reads on ``background``."""
+    """``colour``, moved step by step towards ``towards`` until it reads on ``background``.
+
+    Args:
+        colour: The colour wanted, ``#rrggbb``.
+        background: The colour it is drawn on.
+        towards: The colour it is moved towards (in tenths); returned when no step reads.
+        minimum: The contrast ratio it must reach (WCAG, 1 to 21).
+    """
     for step in range(11):
         candidate = _blend(colour, towards, step / 10)
         if contrast(candidate, background) >= minimum:

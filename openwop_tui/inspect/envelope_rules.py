@@ -96,9 +96,22 @@ def lint_envelopes(
     *,
     major: int | None = None,
 ) -> list[Finding]:
-    """Every finding about the envelopes one event carries (``raw``: its cleaned document);
-    the fragments of streamed emissions it holds are appended to ``fragments``. ``major``:
-    the stream's protocol major, when known (how a vendor kind must be namespaced)."""
+    """Every finding about the envelopes one event carries.
+
+    Args:
+        raw: The event's cleaned document.
+        event_type: The event's type (``node.completed``, ``media.image``…), which says where its
+            envelopes are.
+        causation_id: The event's ``causationId``, checked against an envelope's correlation id;
+            None when it has none.
+        sequence: The event's sequence, given with each finding; None when it has none.
+        schemas: The schemas the envelopes are checked against.
+        context: What the rules know of the host and the client (limits, base URL…).
+        fragments: The fragments of streamed emissions the event holds are appended to this list;
+            None keeps them nowhere.
+        major: The stream's protocol major (how a vendor kind must be namespaced); None when
+            unknown.
+    """
     rules = _Rules(sequence, schemas, context, major)
     rules.fragments = fragments if fragments is not None else []
     payload_key = "payload" if isinstance(raw.get("payload"), Mapping) else "data"
@@ -153,6 +166,14 @@ class _Rules:
     def __init__(
         self, sequence: int | None, schemas: SchemaSet, context: EnvelopeContext, major: int | None
     ):
+        """The rules for one event's envelopes, with nothing found yet.
+
+        Args:
+            sequence: The event's sequence, given with each finding; None when it has none.
+            schemas: The schemas the envelopes are checked against.
+            context: What the rules know of the host and the client.
+            major: The stream's protocol major; None when unknown.
+        """
         self.sequence = sequence
         self.schemas = schemas
         self.context = context
@@ -223,6 +244,15 @@ class _Rules:
     # --------------------------------------------------------------- the media
 
     def media(self, kind: str, payload: Any, path: Path, rendering: Any) -> None:
+        """The checks on one media payload: its schema, then where its bytes are (`data`).
+
+        Args:
+            kind: The media kind (``media.image``…).
+            payload: The payload as sent.
+            path: Where the payload is in the event document.
+            rendering: The envelope's rendering hint, whose ``mimeType`` may stand in for the
+                payload's; None when it has none.
+        """
         if not isinstance(payload, Mapping):
             self.add("OW201", f"{kind} payload is not an object ({short(payload)})", path)
             return
@@ -250,7 +280,15 @@ class _Rules:
         self.data(payload, path, kind, rendering)
 
     def data(self, payload: Mapping[str, Any], path: Path, kind: str | None, hint: Any) -> None:
-        """The checks on where a media payload's bytes are and what they are."""
+        """The checks on where a media payload's bytes are and what they are.
+
+        Args:
+            payload: The media payload.
+            path: Where the payload is in the event document.
+            kind: The media kind (``media.image``…); None when unknown.
+            hint: The envelope's rendering hint, whose ``mimeType`` is used when the payload has
+                none.
+        """
         family = kind.removeprefix("media.") if kind else None
         url = payload.get("url") if isinstance(payload.get("url"), str) else None
         inline = payload.get("base64") if isinstance(payload.get("base64"), str) else None
@@ -331,6 +369,14 @@ class _Rules:
         return data
 
     def content(self, data: bytes, family: str | None, media_type: str | None, path: Path) -> None:
+        """The checks on inline bytes against the family and media type they are said to be.
+
+        Args:
+            data: The decoded inline bytes.
+            family: The media family (``image``, ``audio``…); None when unknown.
+            media_type: The declared media type; None when none was declared.
+            path: Where the bytes are in the event document.
+        """
         found = sniff(data)
         if found is not None and family in ("image", "audio") and found.family != family:
             self.add("OW219", f"the data is {found.media_type}, not an {family}", path)
@@ -402,4 +448,15 @@ class _Rules:
         lifted: bool = False,
         in_envelope: bool = False,
     ) -> None:
+        """The checks on one rendering hint (`lint_hint`).
+
+        Args:
+            rendering: The hint as sent.
+            path: Where it is in the event document.
+            kind: The envelope's kind; None for a lifted hint, whose envelope is not there.
+            payload: The envelope's payload; None for a lifted hint.
+            lifted: True for a hint beside the envelope (``outputs.rendering``).
+            in_envelope: True for an envelope's ``meta.rendering``, whose shape the envelope schema
+                checks too.
+        """
         lint_hint(self.add, rendering, path, kind, payload, lifted=lifted, in_envelope=in_envelope)

@@ -29,9 +29,17 @@ from openwop_tui.protocol.events import RunEvent, canonical_type
 def lint_event(
     event: RunEvent, schemas: SchemaSet, protocol: int | None = None, *, strict: bool = False
 ) -> list[Finding]:
-    """The findings about ``event`` as a document; ``protocol`` forces v1 or v2 (``None``: by
-    the event's own spelling). A known host dialect (`openwop_tui.inspect.dialects`) is read
-    as what it means and said by its own codes: warnings, or errors when ``strict``."""
+    """The findings about ``event`` as a document.
+
+    A known host dialect (`openwop_tui.inspect.dialects`) is read as what it means and said by its
+    own codes.
+
+    Args:
+        event: The event, with its cleaned document.
+        schemas: The schemas it is checked against.
+        protocol: 1 or 2 to force v1 or v2; None reads it from the event's own spelling.
+        strict: True makes the dialect findings errors instead of warnings.
+    """
     raw = event.raw
     sequence = event.sequence
     if not isinstance(raw, Mapping) or raw.get("synthesized") is True:
@@ -93,7 +101,14 @@ def lint_event(
 
 
 def _type(name: str, v2: bool, schemas: SchemaSet, sequence: int | None) -> list[Finding]:
-    """The rules of an event's ``type`` that is not in its major's catalogue."""
+    """The rules of an event's ``type`` that is not in its major's catalogue.
+
+    Args:
+        name: The event's type.
+        v2: True when the event is read as v2.
+        schemas: The catalogues of event types and namespaces.
+        sequence: The event's sequence, given with each finding; None when it has none.
+    """
     catalogue = schemas.v2_types if v2 else schemas.v1_types
     if name in catalogue:
         return []
@@ -114,9 +129,19 @@ def _payload(
     sequence: int | None,
     dialect: Severity | None,
 ) -> list[Finding]:
-    """The payload schema's findings; a required field the reference hosts leave out for a
-    reason of their own (`openwop_tui.inspect.dialects`) is said by its dialect code, at
-    severity ``dialect`` (``None``: the rule's)."""
+    """The payload schema's findings.
+
+    Args:
+        schemas: The payload schemas.
+        event_type: The event's type, which picks the schema.
+        sent: The payload; None when the event had none.
+        node_id: The event's node id; None when it has none.
+        base: Where the payload is in the event document.
+        sequence: The event's sequence, given with each finding; None when it has none.
+        dialect: The severity for a required field the reference hosts leave out for a reason of
+            their own (`openwop_tui.inspect.dialects`), said by its dialect code; None for the
+            rule's.
+    """
     validator = schemas.payload(event_type)
     if validator is None:
         return []

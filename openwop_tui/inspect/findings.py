@@ -183,8 +183,16 @@ RULES: dict[str, Rule] = {rule.code: rule for rule in _CATALOGUE}
 def finding(
     code: str, message: str, sequence: int | None, path: str, severity: Severity | None = None
 ) -> Finding:
-    """A `Finding` of rule ``code`` (its source from `RULES`, and its severity unless
-    ``severity`` says otherwise: a dialect under ``--strict`` is an error)."""
+    """A `Finding` of rule ``code``, its source from `RULES`.
+
+    Args:
+        code: The rule's code (``OW201``…).
+        message: What was found, in the rule's words around cleaned values.
+        sequence: The event's sequence; None when it has none.
+        path: Where in the event document, as ``$.payload…``.
+        severity: Overrides the rule's severity (a dialect under ``--strict`` is an error); None
+            keeps it.
+    """
     rule = RULES[code]
     # Rules read `RunEvent`s, whose every string `normalize` cleaned, and write their own words
     # (and the schema validator's) around them: the message and the path are clean as made.

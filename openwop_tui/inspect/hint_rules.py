@@ -43,9 +43,18 @@ def lint_hint(
     lifted: bool = False,
     in_envelope: bool = False,
 ) -> None:
-    """Check one hint at ``path`` of an envelope of ``kind`` (``None``: a lifted hint, whose
-    envelope is not there) with ``payload``; ``in_envelope``: the hint is an envelope's
-    ``meta.rendering``, whose shape the envelope schema checks too."""
+    """Check one rendering hint of an envelope.
+
+    Args:
+        add: Records a finding: code, message, path.
+        rendering: The hint as sent.
+        path: Where the hint is in the event document.
+        kind: The envelope's kind; None for a lifted hint, whose envelope is not there.
+        payload: The envelope's payload; None for a lifted hint.
+        lifted: True for a hint beside the envelope (``outputs.rendering``).
+        in_envelope: True when the hint is an envelope's ``meta.rendering``, whose shape the
+            envelope schema checks too.
+    """
     family = kind.removeprefix("media.") if kind in MEDIA_KINDS else None
     if not isinstance(rendering, Mapping):
         if rendering is not None and not in_envelope:

@@ -34,7 +34,14 @@ class Observed:
 def observed(
     arrival: Arrival, *, run_id: str = "?", secrets: Iterable[str] = (), at: float | None = None
 ) -> list[Observed]:
-    """Every event of one arrival, unfiltered, and a problem for each part that is not one."""
+    """Every event of one arrival, unfiltered, and a problem for each part that is not one.
+
+    Args:
+        arrival: A frame, a document or a snapshot, as it arrived.
+        run_id: The run it belongs to, named in a synthesized event.
+        secrets: Values (the API key) masked in the events and problems.
+        at: When it arrived, in seconds (a stored entry's ``at``); None when unknown.
+    """
     secrets = tuple(secrets)
     if arrival.frame is not None:
         result = decode_frame(arrival.frame, secrets=secrets)

@@ -234,6 +234,14 @@ class StatsFold:
             self._usage(run, None, payload)
 
     def _node_event(self, run: _Run, node: _Node, event: RunEvent, when: float | None) -> None:
+        """Count one event of a node: its starts, retries, end, time and usage.
+
+        Args:
+            run: The run the node belongs to.
+            node: The node.
+            event: The event.
+            when: Its time on the run's clock, in seconds; None when unknown.
+        """
         payload = event.payload
         kind = event.type
         if kind == "node.started":

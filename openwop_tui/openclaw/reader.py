@@ -192,7 +192,15 @@ class Parsed:
 def media_directive(
     candidate: str, line: int, origin: Origin, alt: str | None = None
 ) -> MediaDirective:
-    """The record for one media reference, checked."""
+    """The record for one media reference, checked.
+
+    Args:
+        candidate: The reference as the reply gave it (a URL or a path).
+        line: The reply's line it is on.
+        origin: What kind of reference it was: a ``MEDIA:`` line, a markdown image, or a structured
+            field.
+        alt: The markdown image's alt text; None for none.
+    """
     family, mime = media_family(candidate)
     return MediaDirective(
         source=shown_url(candidate, MAX_FIELD),

@@ -95,6 +95,15 @@ def _reply(turn: AssistantTurn, palette: Palette, markdown: ReplyMarkdown | None
 def _envelope(
     item: EnvelopeItem, palette: Palette, rendered: Rendered | None, lint: str = ""
 ) -> list[Part]:
+    """What draws an envelope item: ``loading…`` until drawn, else the drawing with its alt as a
+    caption where the renderer does not show it.
+
+    Args:
+        item: The envelope item.
+        palette: The theme's colours.
+        rendered: Its drawing; None when asked for and not drawn yet.
+        lint: The marks of the lint findings about its event, for its badge.
+    """
     if rendered is None:
         # Asked for, not drawn yet (its bytes may be on their way).
         envelope = item.envelope
@@ -134,9 +143,15 @@ def parts(
     rendered: Rendered | None = None,
     lint: str = "",
 ) -> list[Part]:
-    """What draws ``item``. ``markdown``: a reply's streamed markdown (parsed whole from its
-    text when ``None``); ``rendered``: an envelope's drawing (`openwop_tui.present.envelope`);
-    ``lint``: the marks of the lint findings about an envelope's event, for its badge."""
+    """What draws ``item``.
+
+    Args:
+        item: The transcript item.
+        palette: The theme's colours.
+        markdown: A reply's streamed markdown; None parses it whole from its text.
+        rendered: An envelope's drawing (`openwop_tui.present.envelope`); None when not drawn yet.
+        lint: The marks of the lint findings about an envelope's event, for its badge.
+    """
     if isinstance(item, AssistantTurn):
         return _reply(item, palette, markdown)
     if isinstance(item, EnvelopeItem):

@@ -86,7 +86,15 @@ def body_width(columns: int) -> int:
 async def context_for(
     envelope: Envelope, registry: Registry, base: RenderContext, source: Source, width: int
 ) -> RenderContext:
-    """``base`` at body ``width`` with the envelope's asset and the host's rules filled in."""
+    """``base`` at body ``width`` with the envelope's asset and the host's rules filled in.
+
+    Args:
+        envelope: The envelope about to be drawn.
+        registry: The renderers, which say whether its bytes are needed.
+        base: The drawing context shared by every envelope.
+        source: Fetches the asset and gives the host's inline limit and link check.
+        width: Columns for the body; at least 20 are used.
+    """
     return replace(
         base,
         width=max(20, width),
@@ -112,9 +120,18 @@ async def draw(
     columns: int | None = None,
     width: int | None = None,
 ) -> Rendered:
-    """Fetch ``envelope``'s asset, run its renderer (in a thread: decoding takes time) and
-    apply the fragment rule. The body is drawn in ``columns`` (less the indent), or at body
-    ``width`` when the caller already knows it (a view asking for one)."""
+    """Fetch ``envelope``'s asset, run its renderer (in a thread: decoding takes time) and apply the
+    fragment rule.
+
+    Args:
+        envelope: The envelope to draw.
+        registry: The renderers.
+        base: The drawing context shared by every envelope.
+        source: Fetches the asset and gives the host's rules.
+        columns: Columns the item has, the indent included; None for the base width plus the indent.
+        width: The body's width when the caller already knows it (a view asking for one); wins over
+            ``columns``.
+    """
     wanted = width if width is not None else body_width(columns or base.width + INDENT)
     context = await context_for(envelope, registry, base, source, wanted)
     rendered = await asyncio.to_thread(render, envelope, context, registry)

@@ -107,7 +107,18 @@ def export_session(
     drawer: EnvelopeDrawer,
 ) -> Exported:
     """Write session ``session_id`` to ``path`` in ``fmt``, envelopes drawn by ``drawer``.
-    Raises `ExportError`, `StoreError`."""
+
+    Raises `ExportError`, `StoreError`.
+
+    Args:
+        store: The store the session is kept in.
+        session_id: The session to export.
+        fmt: ``md``, ``jsonl`` or ``sse``.
+        path: The file to write; its folder is made if missing.
+        redactor: Masks secrets in what is written, with the store's own added; None for one with
+            only the store's.
+        drawer: Draws envelopes for the Markdown export.
+    """
     redact = (redactor or Redactor()).with_secrets(*store.secrets)
     # Rows stored before split keys were masked on the way in are masked here.
     entries = masked_entries(store.entries(session_id), store.secrets)
@@ -137,6 +148,14 @@ def _sse(entries: list[Entry], path: Path, redact: Redactor) -> Exported:
 
 
 def _jsonl(entries: list[Entry], path: Path, redact: Redactor, secrets: Iterable[str]) -> Exported:
+    """The session as ``replay --json`` lines.
+
+    Args:
+        entries: The session's entries, masked.
+        path: The file to write.
+        redact: Masks secrets in each line.
+        secrets: The values (the API key) the replay masks.
+    """
     conversation = Conversation(secrets=secrets)
     lines = JsonlMask(secrets)
     with path.open("w", encoding="utf-8") as out:
@@ -285,6 +304,16 @@ async def _markdown(
     title: str,
     drawer: EnvelopeDrawer,
 ) -> Exported:
+    """The session as Markdown, media written to an assets folder beside it.
+
+    Args:
+        entries: The session's entries, masked.
+        store: The store, where the envelopes' bytes are kept.
+        path: The Markdown file to write.
+        redact: Masks secrets in the whole text.
+        title: The session's title, the document's heading.
+        drawer: Draws the envelopes.
+    """
     conversation = Conversation.from_log(entries, store=store, secrets=store.secrets)
     assets = _Assets(path)
     # Masked before it is escaped: an escaped key (``sk\-…``) is no longer the key to the
@@ -301,6 +330,14 @@ async def _markdown(
 async def _section(
     item: Item, conversation: Conversation, assets: _Assets, drawer: EnvelopeDrawer
 ) -> str | None:
+    """One item's Markdown; None for an item the export leaves out (a verbose notice).
+
+    Args:
+        item: The transcript item.
+        conversation: The replayed conversation, which has the stored bytes.
+        assets: The assets folder media are written to.
+        drawer: Draws envelopes.
+    """
     if isinstance(item, UserTurn):
         return f"## You\n\n{block(item.text)}"
     if isinstance(item, AssistantTurn):
@@ -318,6 +355,15 @@ async def _section(
 async def _envelope(
     item: EnvelopeItem, conversation: Conversation, assets: _Assets, drawer: EnvelopeDrawer
 ) -> str:
+    """One envelope's Markdown: its bytes written and linked, or a note saying why they are not
+    there, or its drawn body.
+
+    Args:
+        item: The envelope item.
+        conversation: The replayed conversation, which has the stored bytes (and no host).
+        assets: The assets folder the bytes are written to.
+        drawer: Draws the envelope.
+    """
     envelope = item.envelope
     fetched: list[Asset | None] = []
 

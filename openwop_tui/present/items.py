@@ -56,6 +56,13 @@ def cut_marker(
     """The line a cut item carries: ``reply cut at 1.0 MB: 48.9 MB more not shown · saved to P``.
 
     Before the item is final (nothing saved yet) it says the rest is kept and will be saved.
+
+    Args:
+        what: What was cut (``reply``, ``reasoning``…).
+        limit: The bytes shown.
+        cut_bytes: The bytes not shown.
+        saved_to: Where the full text was saved; None when not saved yet.
+        palette: The theme's colours; None for the default theme's.
     """
     text = f"{what} cut at {units.human_size(limit)}: {units.human_size(cut_bytes)} more not shown"
     text += f" · saved to {saved_to}" if saved_to else " · kept, saved when complete"
@@ -197,8 +204,15 @@ def envelope_badge(rendered: Rendered, palette: Palette | None = None, lint: str
 def envelope(
     rendered: Rendered, palette: Palette | None = None, *, with_badge: bool = True, lint: str = ""
 ) -> RenderableType:
-    """A rendered envelope: its title line, the body (which already explains degradation), and
-    its badge line (with ``lint``'s marks)."""
+    """A rendered envelope: its title line, the body (which already explains degradation), and its
+    badge line.
+
+    Args:
+        rendered: The envelope's drawing.
+        palette: The theme's colours; None for the default theme's.
+        with_badge: False leaves the badge line out (the caller draws it, under a caption).
+        lint: The marks of the lint findings about its event, on the badge line.
+    """
     parts: list[RenderableType] = [
         envelope_title(rendered, palette),
         Padding(rendered.body, (0, 0, 0, 2)),

@@ -263,6 +263,17 @@ def _envelope_from_object(
     index: int = 0,
     lifted: Any = None,
 ) -> Envelope:
+    """One `Envelope` read from one envelope object of an event.
+
+    Args:
+        obj: The envelope object as the event carries it (``type``, ``payload``, ``meta``…).
+        event: The run event it came in; its causation and node ids stand in for missing ones.
+        text: The event's ``outputs.completion``, the envelope's text form, or None when it had
+            none.
+        index: Position of the envelope among those of its event (an event may carry a list).
+        lifted: A rendering hint found beside the envelope in ``outputs.rendering``, used when the
+            envelope has no hint of its own; None when there is none.
+    """
     found = obj.get("type")
     kind = found if isinstance(found, str) and found else "unknown"
     meta = obj.get("meta")

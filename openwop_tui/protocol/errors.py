@@ -97,6 +97,17 @@ class HostError(Exception):
         retry_after: float | None = None,
         details: Any = None,
     ) -> None:
+        """Keep the failure's sentence, cleaned, and what the host said about it.
+
+        Args:
+            message: The one user-facing sentence saying why the request failed; cleaned here.
+            status: The HTTP status, or None when no response arrived.
+            code: The host's ``error`` code, or one of the client's own for failures without a
+                response (``timeout``, ``connection_refused``…); None when neither applies.
+            retry_after: The host's ``Retry-After``, in seconds; None when it sent none.
+            details: The host's ``details``, already decoded through ``host_value``; None when
+                absent.
+        """
         # A boundary: the sentence is built all over the client from host excerpts, URLs the user
         # configured and exception messages; it is cleaned once here, so it is `HostText`.
         self.message: HostText = clean(message)
@@ -149,7 +160,16 @@ def host_error(
     retry_after: float | None = None,
     details: Any = None,
 ) -> HostError:
-    """A `HostError` whose message is guaranteed free of ``api_key``."""
+    """A `HostError` whose message is guaranteed free of ``api_key``.
+
+    Args:
+        message: The user-facing sentence, which may quote the key.
+        api_key: The key to scrub from the message (and long fragments of it); None for no key.
+        status: The HTTP status, or None when no response arrived.
+        code: The host's error code or one of the client's own; None when there is none.
+        retry_after: The host's ``Retry-After``, in seconds; None when it sent none.
+        details: The host's decoded ``details``; None when absent.
+    """
     return HostError(
         _scrub(message, api_key),
         status=status,
@@ -170,8 +190,14 @@ def error_for_exception(
 ) -> HostError:
     """Translate a network-level failure into a `HostError` with a specific sentence.
 
-    ``action`` completes "when asked to …"; ``origin`` (``scheme://host[:port]``) is how the
-    host is named in the message, ``timeout`` the per-request timeout that may have run out.
+    Args:
+        exc: The httpx failure (timeout, refused connection, DNS, TLS…); its cause chain is read
+            too.
+        action: What was being done, completing "when asked to …".
+        base_url: The host's configured URL; its host name is quoted when it does not resolve.
+        origin: ``scheme://host[:port]``, how the host is named in the message.
+        timeout: The per-request timeout that may have run out, in seconds.
+        api_key: The API key, masked wherever the exception quotes it; None for no key.
     """
     chain = _exception_chain(exc)
     secrets = secrets_of(api_key)
@@ -334,13 +360,20 @@ def error_for_response(
 ) -> HostError:
     """Translate an HTTP error response into a `HostError` with a specific sentence.
 
-    ``request_limit`` is the host's advertised ``limits.maxRequestBodyBytes``, for the
-    sentence of a request refused for its size (413, or a 400 whose error says so).
+    Accepts ``{error, message, details?}``, ``{"error": "code"}`` alone (real hosts), and
+    ``{"error": {code, message}}``; anything else is quoted as a non-JSON body.
 
-    ``action`` completes "when asked to …"; ``subject`` names the workflow or run involved.
-    ``api_key`` is scrubbed from the message, and tells a rejected key (401 with a key) from a
-    missing one. Accepts ``{error, message, details?}``, ``{"error": "code"}`` alone (real
-    hosts), and ``{"error": {code, message}}``; anything else is quoted as a non-JSON body.
+    Args:
+        response: The error response; its status and ``Retry-After`` are read.
+        body: The response body as received, decoded here.
+        action: What was being done, completing "when asked to …".
+        api_key: Scrubbed from the message; also tells a rejected key (401 with a key) from a
+            missing one (None).
+        subject: The workflow or run involved, named in the sentences that need it (an unknown run
+            or workflow, another tenant's id); None when there is none.
+        request_limit: The host's advertised ``limits.maxRequestBodyBytes``, for the sentence of a
+            request refused for its size (413, or a 400 whose error says so); None when not
+            advertised.
     """
     status = response.status_code
     code: str | None = None
@@ -425,8 +458,15 @@ def _too_large(status: int, code: str | None, message: str | None) -> bool:
 
 
 def too_large(action: str, size: int | None, limit: int | None, label: str = "") -> str:
-    """The one line for a request refused (or cut off) for its size: how big it was, the
-    host's limit, what to do."""
+    """The one line for a request refused (or cut off) for its size: how big it was, the host's
+    limit, what to do.
+
+    Args:
+        action: What the request was for, completing "the request to …".
+        size: The request body's size in bytes; None when unknown.
+        limit: The host's ``limits.maxRequestBodyBytes``; None when not advertised.
+        label: A short note shown in parentheses after "for its size"; empty for none.
+    """
     parts = []
     if size is not None:
         parts.append(f"it is {human_size(size)}")

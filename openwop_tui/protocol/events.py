@@ -205,14 +205,20 @@ def normalize(
 ) -> RunEvent:
     """Turn one decoded JSON event document into a `RunEvent` of cleaned host data.
 
-    ``frame_event`` and ``frame_id`` are the SSE ``event:`` and ``id:`` lines, used when the
-    document itself lacks a type (bare ``messages`` chunks) or a sequence. ``secrets`` (the API
-    key) are masked wherever they occur; ``wire`` is kept as `RunEvent.wire`. ``plain``: the
-    document is one `openwop_tui.protocol.hostdata.plain_document` decoded (with these
-    ``secrets``), so cleaning would copy it unchanged, and it is taken as it is.
+    Raises `EventShapeError` for JSON that is not an object, or an object with no type that is not a
+    bare chunk either; callers report it and carry on.
 
-    Raises `EventShapeError` for JSON that is not an object, or an object with no type that is
-    not a bare chunk either; callers report it and carry on.
+    Args:
+        doc: One decoded JSON event document, as the host sent it.
+        frame_event: The SSE ``event:`` line, used when the document lacks a type (bare ``messages``
+            chunks); None when there was none.
+        frame_id: The SSE ``id:`` line, used when the document lacks a sequence; None when there was
+            none.
+        secrets: Values (the API key) masked wherever they occur.
+        wire: The frame's ``data:`` text exactly as received, kept as `RunEvent.wire`; None when not
+            kept.
+        plain: True when the document is one `openwop_tui.protocol.hostdata.plain_document` decoded
+            (with these ``secrets``), so cleaning would copy it unchanged and it is taken as it is.
     """
     # Exact types first: the decoders make only dicts, and isinstance against the Mapping ABC
     # is among the slowest checks on the ingest path.

@@ -102,8 +102,16 @@ def snapshot_event(
     secrets: Iterable[str] = (),
     wire: str | None = None,
 ) -> RunEvent:
-    """A ``state.snapshot`` event from a ``values``-mode frame whose data is a bare RunSnapshot
-    (its host data cleaned, as `normalize` does)."""
+    """A ``state.snapshot`` event from a ``values``-mode frame whose data is a bare RunSnapshot (its
+    host data cleaned, as `normalize` does).
+
+    Args:
+        doc: The frame's decoded RunSnapshot.
+        frame_event: The SSE ``event:`` line, kept cleaned on the event; None when there was none.
+        frame_id: The SSE ``id:`` line, read as the event's sequence; None when there was none.
+        secrets: Values (the API key) masked wherever they occur.
+        wire: The frame's ``data:`` text exactly as received; None when not kept.
+    """
     secrets = tuple(secrets)
     cleaned = host_value(doc, secrets)
     sequence = parse_int(frame_id) if frame_id is not None else None
@@ -123,13 +131,17 @@ def events_from_frame(
 ) -> FrameResult:
     """Decode one frame's data into run events; report what cannot be decoded, never raise.
 
-    ``secrets`` (the API key) are masked in the events and in every problem sentence.
-
     * a JSON object: one RunEventDoc (any of the three host shapes), or a bare ``outputChunk``
       (``messages`` mode), or, for ``event: state.snapshot``, a bare RunSnapshot;
-    * a JSON array (``event: batch``): each element is an event; the frame's ``id:`` is *not*
-      used as the elements' sequence (it is the batch's highest, and SQLite hosts omit it);
+    * a JSON array (``event: batch``): each element is an event; the frame's ``id:`` is *not* used
+      as the elements' sequence (it is the batch's highest, and SQLite hosts omit it);
     * empty data (a frame with only ``event:``, ``id:`` or ``retry:``): nothing, silently.
+
+    Args:
+        event: The frame's SSE ``event:`` line.
+        data: The frame's ``data:`` text.
+        id: The frame's SSE ``id:`` line; None when it had none.
+        secrets: Values (the API key) masked in the events and in every problem sentence.
     """
     if not data.strip():
         return FrameResult()

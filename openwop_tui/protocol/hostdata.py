@@ -319,7 +319,16 @@ def host_value(
     max_items: int = MAX_ITEMS,
     max_string: int | None = None,
 ) -> Any:
-    """A bounded, cleaned copy of decoded host JSON (see the module docstring). Never raises."""
+    """A bounded, cleaned copy of decoded host JSON (see the module docstring). Never raises.
+
+    Args:
+        value: Any decoded host value.
+        secrets: Values (the API key) masked wherever they occur.
+        max_depth: Containers nested deeper than this become `TOO_DEEP`.
+        max_items: Values copied in all before the rest of a container becomes one marker.
+        max_string: Strings longer than this many characters are cut to a tenth of it plus a note;
+            None keeps them whole.
+    """
     try:
         return _copy(value, secrets_of(*secrets), max_depth, max_items, max_string)
     except Exception:  # MemoryError aside, nothing above can raise; this is a guarantee anyway
@@ -337,6 +346,15 @@ def _copy(
     max_items: int,
     max_string: int | None,
 ) -> Any:
+    """The walk behind `host_value`: an explicit stack, so no depth of input exhausts recursion.
+
+    Args:
+        value: Any decoded host value.
+        secrets: Values masked wherever they occur, as `secrets_of` made them.
+        max_depth: Containers nested deeper than this become `TOO_DEEP`.
+        max_items: Values copied in all before the rest of a container becomes one marker.
+        max_string: Strings longer than this are cut; None keeps them whole.
+    """
     budget = max_items
 
     def start(item: Any, depth: int) -> tuple[Any, Any]:

@@ -67,11 +67,14 @@ def _shown(value: str) -> str:
 
 
 def path_segment(value: str, *, major: int, tenant_bound: bool = False, what: str = "id") -> str:
-    """``value`` as one URL path segment under protocol ``major``; raises `UnsafeId` (naming
-    it as ``what``: ``run id``, ``node id``…) for an id that cannot be one.
+    """``value`` as one URL path segment; raises `UnsafeId` for an id that cannot be one.
 
-    ``tenant_bound`` ids (run ids) are projected under v2; everything else (and every v1 id) is
-    percent-encoded.
+    Args:
+        value: The id.
+        major: The protocol major version; ids are projected only under 2 and later.
+        tenant_bound: True for ids bound to a tenant (run ids), which are projected under v2;
+            everything else (and every v1 id) is percent-encoded.
+        what: What the id is, as the error names it (``run id``, ``node id``…).
     """
     projected = major >= 2 and tenant_bound
     problem = segment_problem(value, projected=projected)

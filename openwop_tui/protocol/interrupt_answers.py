@@ -126,9 +126,19 @@ def answer_approval(
     edited: Any = None,
     now: datetime | None = None,
 ) -> dict[str, Any]:
-    """An approval's resume: ``{action, decidedAt, feedback?}``; ``refine`` carries
-    ``refineFeedback {scope: "whole", text}`` and needs feedback; ``edit-accept`` carries
-    ``editedArtifactData``. The action must be one the host offers."""
+    """An approval's resume: ``{action, decidedAt, feedback?}``.
+
+    ``refine`` carries ``refineFeedback {scope: "whole", text}`` and needs feedback; ``edit-accept``
+    carries ``editedArtifactData``.
+
+    Args:
+        request: The approval interrupt being answered.
+        action: The chosen action; it must be one the host offers (``edit`` is read as
+            ``edit-accept``).
+        feedback: The person's words; required for ``refine``; None for none.
+        edited: The edited artifact, required for ``edit-accept``; None otherwise.
+        now: The decision time for ``decidedAt``; None means the epoch.
+    """
     offered = request.offered_actions
     if action == "edit":  # interrupt.md's gate vocabulary names the resume action edit-accept
         action = "edit-accept"
@@ -159,8 +169,15 @@ def answer_low_confidence(
     feedback: str | None = None,
     now: datetime | None = None,
 ) -> dict[str, Any]:
-    """A low-confidence ratification: the approval shape, with the held ``decision`` when the
-    host sent one (interrupt.md: the resume is the operator-ratified decision)."""
+    """A low-confidence ratification: the approval shape, with the held ``decision`` when the host
+    sent one (interrupt.md: the resume is the operator-ratified decision).
+
+    Args:
+        request: The low-confidence interrupt being answered.
+        action: The chosen action; ``accept`` carries the held decision.
+        feedback: The person's words; None for none.
+        now: The decision time for ``decidedAt``; None means the epoch.
+    """
     if not request.answerable:
         raise AnswerError(NO_INTERRUPT)
     value = answer_approval(request, action, feedback=feedback, now=now)
@@ -180,10 +197,16 @@ def answer_conversation(
     """A conversation turn's resume (protocol.md §5 B).
 
     ``conversation.start`` and ``.close`` interrupts resume with nothing (``None``). An exchange
-    follows its ``outcomeSchema``/``resumeSchema`` when it has one (a string schema takes the
-    text; an object with one string property takes ``{that: text}``), else RFC 0005 §E's
-    ``{operation: "exchange", turn: ConversationTurn}``; ``close`` ends the conversation with
-    ``{operation: "close"}``.
+    follows its ``outcomeSchema``/``resumeSchema`` when it has one (a string schema takes the text;
+    an object with one string property takes ``{that: text}``), else RFC 0005 §E's
+    ``{operation: "exchange", turn: ConversationTurn}``.
+
+    Args:
+        request: The conversation interrupt being answered.
+        text: The typed message; None or blank is refused unless closing.
+        close: True to end the conversation with ``{operation: "close"}`` instead.
+        now: The turn's time for its ``ts``; None means the epoch.
+        message_id: The turn's ``messageId``; None makes a fresh UUID.
     """
     if request.conversation_op in ("start", "close"):
         return None
@@ -239,10 +262,19 @@ def build_answer(
     text: str | None = None,
     now: datetime | None = None,
 ) -> Any:
-    """The resume value from what a person gave, whatever the interrupt's kind: ``answers``
-    (``--answer ID=VALUE``), ``action`` (``--approve``/``--reject``: ``accept``/``reject``),
-    ``feedback`` (``--feedback``; alone on an approval it means refine), ``text`` (a typed line).
-    Raises `AnswerError` naming what this interrupt wants when the input does not fit."""
+    """The resume value from what a person gave, whatever the interrupt's kind.
+
+    Raises `AnswerError` naming what this interrupt wants when the input does not fit.
+
+    Args:
+        request: The interrupt being answered.
+        answers: Answers by question id (``--answer ID=VALUE``); None for none.
+        action: ``accept`` or ``reject`` (``--approve``/``--reject``); None for none.
+        feedback: The person's words (``--feedback``); alone on an approval it means refine; None
+            for none.
+        text: A typed line; None for none.
+        now: The answer's time (``decidedAt``, a turn's ``ts``); None means the epoch.
+    """
     kind = request.kind
     if kind == "clarification":
         given = dict(answers or {})

@@ -418,8 +418,17 @@ def read_request(
 ) -> InterruptRequest:
     """One interrupt from one event (``REQUEST_TYPES``) or a snapshot's ``interrupt``.
 
-    Fields are looked up in the interrupt's ``data`` (spec), then its ``config`` (reference
-    hosts), then the payload itself (legacy events, the Postgres low-confidence pause).
+    Fields are looked up in the interrupt's ``data`` (spec), then its ``config`` (reference hosts),
+    then the payload itself (legacy events, the Postgres low-confidence pause).
+
+    Args:
+        event_type: The event's type (``interrupt.requested``, ``approval.requested``…); it names
+            the kind when the payload does not.
+        payload: The event's payload, or the snapshot's ``interrupt``.
+        node_id: The event's node id, used when the payload names none; None when unknown.
+        run_id: The event's run id, used when the payload names none; None when unknown.
+        timestamp: The event's time, used when the payload has no ``requestedAt``; None when
+            unknown.
     """
     data = mapping(payload.get("data"))
     config = mapping(payload.get("config"))

@@ -111,6 +111,14 @@ def schema_problem(schema: Mapping[str, Any] | None, value: Any, where: str) -> 
 
 
 def _problem(schema: Mapping[str, Any], value: Any, where: str, depth: int) -> str | None:
+    """The first way ``value`` breaks ``schema``, as a sentence, or None when it fits.
+
+    Args:
+        schema: The (sub)schema to check against.
+        value: The value at this place.
+        where: How the place is named in the sentence (``the answer``, ``the answer.name``…).
+        depth: How deep the walk is; past 20 nothing more is checked.
+    """
     if depth > 20:
         return None
     kind = schema.get("type")
@@ -174,6 +182,15 @@ _NODES_WALKED = 2_000
 def _notes(
     schema: Mapping[str, Any], where: str, depth: int, notes: list[str], budget: list[int]
 ) -> None:
+    """Add a note for each pattern in the schema that cannot be checked here.
+
+    Args:
+        schema: The (sub)schema to walk.
+        where: How this place is named in a note.
+        depth: How deep the walk is; past 20 it stops.
+        notes: The notes so far, added to in place; at 10 the walk stops.
+        budget: One count of subschemas still to visit, shared by the whole walk and spent in place.
+    """
     if depth > 20 or len(notes) >= 10 or budget[0] <= 0:
         return
     budget[0] -= 1
@@ -216,6 +233,15 @@ def _number_problem(schema: Mapping[str, Any], value: float, where: str) -> str 
 def _object_problem(
     schema: Mapping[str, Any], value: Mapping[str, Any], where: str, depth: int
 ) -> str | None:
+    """The first way an object breaks its schema (a missing required key, a key not allowed, a bad
+    value), or None.
+
+    Args:
+        schema: The object's schema.
+        value: The object.
+        where: How the object is named in the sentence.
+        depth: How deep the walk is, passed on to the values' checks.
+    """
     required = schema.get("required")
     for name in required if isinstance(required, list) else []:
         if isinstance(name, str) and name not in value:
@@ -240,6 +266,14 @@ def _object_problem(
 def _array_problem(
     schema: Mapping[str, Any], value: Sequence[Any], where: str, depth: int
 ) -> str | None:
+    """The first way an array breaks its schema (too few, too many, a bad item), or None.
+
+    Args:
+        schema: The array's schema.
+        value: The array.
+        where: How the array is named in the sentence; items are named ``where[index]``.
+        depth: How deep the walk is, passed on to the items' checks.
+    """
     low, high = schema.get("minItems"), schema.get("maxItems")
     if isinstance(low, int) and len(value) < low:
         return f"{where} needs at least {low} items"

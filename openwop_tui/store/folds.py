@@ -54,8 +54,15 @@ def has_table(db: sqlite3.Connection) -> bool:
 
 
 def read(db: sqlite3.Connection, session_id: str, version: str, *, since: int = 0) -> list[FoldRow]:
-    """The session's rows made by fold ``version`` that start at ``since`` or later, in log
-    order, none overlapping."""
+    """The session's rows made by fold ``version`` that start at ``since`` or later, in log order,
+    none overlapping.
+
+    Args:
+        db: The sessions database.
+        session_id: The session whose rows are read.
+        version: The fold version the rows must have been made by; others are ignored.
+        since: The first log position wanted.
+    """
     rows = db.execute(
         "SELECT start, stop, version, before, data FROM folds "
         "WHERE session = ? AND version = ? AND start >= ? ORDER BY start",

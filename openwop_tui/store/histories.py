@@ -83,8 +83,15 @@ def starts(db: sqlite3.Connection, session_id: str) -> set[int]:
 def write(
     db: sqlite3.Connection, session_id: str, rows: Sequence[HistoryRow], *, replace: bool = False
 ) -> None:
-    """Keep ``rows`` (inside the caller's transaction); a run that has one keeps it, unless
-    ``replace`` (a run made live: what it did is known best as it ends)."""
+    """Keep ``rows`` (inside the caller's transaction); a run that has one keeps it.
+
+    Args:
+        db: The sessions database.
+        session_id: The session the rows belong to.
+        rows: The runs' chat histories to keep.
+        replace: True for a run made live, whose rows replace those kept (what it did is known best
+            as it ends).
+    """
     verb = "REPLACE" if replace else "IGNORE"
     db.executemany(
         f"INSERT OR {verb} INTO histories (session, start, version, before, messages) "

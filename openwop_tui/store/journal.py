@@ -208,14 +208,21 @@ class Restored:
 def take(
     db: sqlite3.Connection, path: Path, store: str, prepare: Callable[[Held], None]
 ) -> Restored | None:
-    """Write the journal at ``path`` into ``db`` when it names ``store``, then remove it;
-    ``None`` when it is not this store's, or another program took it first.
+    """Write the journal at ``path`` into ``db`` when it names ``store``, then remove it.
 
-    Inside the caller's transaction, which holds the database's write lock: the journal is
-    claimed by a rename first (only one program's rename succeeds), and put back if what
-    follows fails, so it is neither written twice nor lost (``prepare`` readies the database
-    for its rows first). Raises `OSError`, `ValueError`
-    (a damaged journal) or `sqlite3.Error`."""
+    Returns None when it is not this store's, or another program took it first.
+
+    Inside the caller's transaction, which holds the database's write lock: the journal is claimed
+    by a rename first (only one program's rename succeeds), and put back if what follows fails, so
+    it is neither written twice nor lost. Raises `OSError`, `ValueError` (a damaged journal) or
+    `sqlite3.Error`.
+
+    Args:
+        db: The sessions database, inside a write transaction.
+        path: The journal file.
+        store: The name of the store this program keeps; a journal naming another is left alone.
+        prepare: Readies the database for the journal's rows, called before they are written.
+    """
     held = read(path)
     if held.store != store:
         return None

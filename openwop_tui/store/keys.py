@@ -133,8 +133,16 @@ class SplitKeyRows:
     def row(
         self, session: str, ref: object, kind: str, run: str | None, data: str
     ) -> tuple[str, list[tuple[object, str]]]:
-        """Row ``ref`` (``kind``, of ``run``) with text ``data``: the text to store for it,
-        and ``(ref, text)`` for each earlier row to write again."""
+        """The text to store for one row, and ``(ref, text)`` for each earlier row to write again.
+
+        Args:
+            session: The session the row belongs to (empty for a single log file).
+            ref: What names the row to the caller (a sequence number, an index), echoed back for
+                rows to write again.
+            kind: The row's kind; only event rows are masked, and ``end`` closes the run's streams.
+            run: The run the row belongs to; None for none.
+            data: The row's text as it would be stored.
+        """
         if kind == "end":  # the run's streams are over: their chains go
             for name in [c for c in self._chains if c[:2] == (session, run)]:
                 del self._chains[name]

@@ -69,8 +69,13 @@ class Recorder:
     ) -> None:
         """Create (or truncate) ``path``; raises `OSError` when it cannot be written.
 
-        ``keep_times``: the entries already have their times (an export of a stored log), so
-        ``: at`` counts from the first entry's, not from now.
+        Args:
+            path: The file the log is written to.
+            secrets: Values (the API key) masked in everything written; None entries are ignored.
+            redactor: Masks URL credentials, Bearer tokens and its own secrets in what is written;
+                None for one with no secrets of its own.
+            keep_times: True when the entries already have their times (an export of a stored log),
+                so ``: at`` counts from the first entry's, not from now.
         """
         self.path = path
         self._redact = (redactor or Redactor()).with_secrets(*secrets)

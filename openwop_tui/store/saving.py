@@ -47,8 +47,18 @@ class SaveBudget:
 
 
 def save_once(data: bytes, stem: str, suffix: str, folder: Path, budget: SaveBudget | None) -> Path:
-    """Write ``data`` as ``<stem>-<hash><suffix>`` in ``folder``, unless that file already holds
-    it; spend ``budget`` only on what is written. Raises `actions.ActionError`."""
+    """Write ``data`` as ``<stem>-<hash><suffix>`` in ``folder``, unless that file already holds it.
+
+    Raises `actions.ActionError`.
+
+    Args:
+        data: The bytes to save.
+        stem: The file name's start.
+        suffix: The file name's end, with its dot.
+        folder: The folder to write in.
+        budget: The bytes the program may still write unasked, spent only on what is written; None
+            for no limit.
+    """
     name = f"{stem}-{hashlib.sha256(data).hexdigest()[:16]}{suffix}"
     target = folder / name
     try:

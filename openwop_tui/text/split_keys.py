@@ -111,9 +111,20 @@ def _released(
     secrets: tuple[str, ...],
     before: str,
 ) -> None:
-    """The ``held`` characters that start ``text`` were a secret's prefix waiting for more;
-    when the next piece does not complete one (nothing covers them, and what waits now starts
-    later), they are a cut-off prefix: masked (added to ``spans``) if long or after Bearer."""
+    """Mask the ``held`` characters that start ``text`` if they are a cut-off prefix of a secret.
+
+    They were a secret's prefix waiting for more; when the next piece does not complete one (nothing
+    covers them, and what waits now starts later), they are a cut-off prefix: masked (added to
+    ``spans``) if long or after Bearer.
+
+    Args:
+        spans: The spans of ``text`` masked so far, ``(start, stop)`` in order; added to in place.
+        text: The held characters followed by the new piece.
+        held: How many characters of ``text`` were held back.
+        cut: Where the text still held back now starts.
+        secrets: The values masked.
+        before: The text ahead of ``text``, whose end may be ``Bearer ``.
+    """
     broken = held and cut > 0 and not any(a == 0 for a, _ in spans)
     if broken and _is_long_fragment(text[:held], secrets, before):
         spans.insert(0, (0, held))

@@ -102,11 +102,19 @@ class ChatApp(GuardedApp):
         demo_host: DemoHost | None = None,
         audio_support: AudioSupport | None = None,
     ) -> None:
-        """``options``: how the app starts (`openwop_tui.ui.options.AppOptions`: a stored
-        session, a recording to replay or write, a run to attach to, keys typed while it
-        started); ``None`` opens a new chat. ``demo_host`` (not started) replaces the default
-        embedded host when ``config.host`` is ``None``; tests pass a fast, deterministic one.
-        ``audio_support`` skips the probe."""
+        """Open the chat (stored, new or replayed) and make its controllers.
+
+        Args:
+            config: The configuration the app runs with (host, key, theme, keymap, limits…).
+            options: How the app starts (`openwop_tui.ui.options.AppOptions`: a stored session, a
+                recording to replay or write, a run to attach to, keys typed while it started); None
+                opens a new chat.
+            demo_host: An embedded host (not started) in place of the default one when
+                ``config.host`` is None; tests pass a fast, deterministic one. None makes the
+                default.
+            audio_support: What the sound card can play, already known, so the probe is skipped;
+                None probes.
+        """
         options = options or AppOptions()
         super().__init__(options.log_file, Redactor([config.api_key]))
         self.config = config

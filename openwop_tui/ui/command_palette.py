@@ -36,6 +36,14 @@ OWN_SYSTEM_COMMANDS = frozenset({"Theme", "Quit"})
 
 
 def _lab(name: str, switch: str, value: str, help: str) -> PaletteCommand:
+    """A palette command that sets one degradation-lab switch.
+
+    Args:
+        name: The command's name in the palette.
+        switch: The lab switch it sets (``images``, ``colours``…).
+        value: The value it sets the switch to.
+        help: What the setting does, shown after ``degradation lab:``.
+    """
     return PaletteCommand(name, f"lab_set({switch!r}, {value!r})", f"degradation lab: {help}")
 
 

@@ -82,9 +82,17 @@ class GuardedApp(App[None]):
         """Every notification is cleaned and has its secrets masked, whoever raised it.
 
         A boundary: notifications come from everywhere (exception messages, a plugin's action
-        handler, file names), so this one place cleans them all and callers do not. A toast
-        is one line of text (wrapped in its box): a newline in a host's message shows as
-        ``␊``, so the message cannot add a line that reads as the client's own."""
+        handler, file names), so this one place cleans them all and callers do not. A toast is one
+        line of text (wrapped in its box): a newline in a host's message shows as ``␊``, so the
+        message cannot add a line that reads as the client's own.
+
+        Args:
+            message: The notification's text.
+            title: Its title; empty for none.
+            severity: ``information``, ``warning`` or ``error``.
+            timeout: Seconds it stays; None for Textual's default.
+            markup: True when ``message`` is Textual content markup.
+        """
         super().notify(
             self.redact(one_line(clean(message))),
             title=self.redact(one_line(clean(title))),

@@ -57,9 +57,17 @@ def end_on_signals(
 ) -> None:
     """From now on, `ENDING` signals end ``app`` (with exit code 128 + the signal's number).
 
-    ``finish`` is what the app does as it unmounts (close the connection, the store, the
-    player): run here, and the process ended, when the terminal is gone. ``keep`` writes what
-    the store has not taken to a journal: the line saying so, if anything waited."""
+    A second signal while the first waits for the host ends the app at once, without waiting.
+
+    Args:
+        app: The app to end.
+        runs: Cancels the run the app started (one it follows keeps running) and gives the sentence
+            the app exits with.
+        finish: What the app does as it unmounts (close the connection, the store, the player): run
+            here, and the process ended, when the terminal is gone.
+        keep: Writes what the store has not taken to a journal, and returns the line saying so if
+            anything waited (None otherwise).
+    """
 
     async def end(number: int) -> None:
         message = await runs.end_for_signal(signal.Signals(number).name)

@@ -53,8 +53,15 @@ def picture(
     background: str,
     canvas: tuple[int, int] | None = None,
 ) -> Image.Image:
-    """``image`` (already its first frame) scaled to ``pixels`` over ``background``, as RGB;
-    laid at the top left of a ``canvas`` of that many pixels in the background when given."""
+    """``image`` (already its first frame) scaled to ``pixels`` over ``background``, as RGB.
+
+    Args:
+        image: The image, already its first frame.
+        pixels: The size to scale it to, ``(width, height)`` in pixels.
+        background: The colour transparency is flattened onto, as a CSS colour (``#rrggbb``).
+        canvas: When given, the size in pixels of a board of the background the image is laid at the
+            top left of; None returns the scaled image alone.
+    """
     if image.mode not in ("RGB", "RGBA", "L", "LA"):
         alpha = "A" in image.getbands() or "transparency" in image.info
         image = image.convert("RGBA" if alpha else "RGB")

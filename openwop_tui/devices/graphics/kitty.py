@@ -177,6 +177,15 @@ class KittyGraphic:
         tmux: bool = False,
         truecolor: bool = True,
     ) -> None:
+        """Encode ``image`` for sending, and the placeholder rows that show it.
+
+        Args:
+            image: The image to draw.
+            cells: ``(columns, rows)`` it covers, each at most `MAX_CELLS`.
+            tmux: True inside tmux: the commands are wrapped for its passthrough.
+            truecolor: True names the image with a 24-bit colour; False with a 256-colour palette
+                index (`next_id`).
+        """
         self.cells = (min(cells[0], MAX_CELLS), min(cells[1], MAX_CELLS))
         self.image_id = next_id(truecolor)
         self.tmux = tmux

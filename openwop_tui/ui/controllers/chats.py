@@ -39,6 +39,14 @@ class ChatsController:
     def __init__(
         self, chat: Chat, runs: RunsController, feed: Feed, interrupts: InterruptsController
     ) -> None:
+        """Keep the controllers a new chat has to reset.
+
+        Args:
+            chat: What every controller works on.
+            runs: Says whether a run is going (a new chat is refused meanwhile).
+            feed: Reset when a new chat starts.
+            interrupts: Its forms are dropped when a new chat starts.
+        """
         self.chat = chat
         self.runs = runs
         self.feed = feed

@@ -37,6 +37,15 @@ class ConnectionController:
         lab: LabController,
         demo_host: DemoHost | None = None,
     ) -> None:
+        """Keep what connecting needs.
+
+        Args:
+            chat: What every controller works on.
+            runs: Discovers the host's workflows once connected.
+            lab: Told the sound card's answer once it is probed.
+            demo_host: An embedded host to use when the config names none (a test's); None starts
+                the default one when needed.
+        """
         self.chat = chat
         self.runs = runs
         self.lab = lab

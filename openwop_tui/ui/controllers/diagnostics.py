@@ -36,6 +36,14 @@ class DiagnosticsController:
         lab: LabController,
         connection: ConnectionController,
     ) -> None:
+        """Keep what the statistics and doctor screens read.
+
+        Args:
+            chat: What every controller works on.
+            timeline: Its inspector's statistics fill the statistics screen.
+            lab: The image and audio support the doctor reports.
+            connection: The embedded host, if one runs, for the doctor.
+        """
         self.chat = chat
         self.timeline = timeline
         self.lab = lab

@@ -36,6 +36,18 @@ class ItemActionsController:
         timeline: TimelineController | None = None,
         resend: ResendController | None = None,
     ) -> None:
+        """Keep the controllers that carry out item actions.
+
+        Args:
+            chat: What every controller works on.
+            playback: Plays, pauses and stops audio items.
+            files: Opens, saves and copies what an item holds.
+            lab: Opens the matrix view of an envelope.
+            timeline: Where the inspector finds the lint findings about an envelope's event; None
+                for no findings.
+            resend: Edits and regenerates the last message (``E``, ``r`` on it); None when it
+                cannot.
+        """
         self.chat = chat
         self.playback = playback
         self.files = files

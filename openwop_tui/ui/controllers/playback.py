@@ -155,7 +155,14 @@ class Playback:
 
 
 def line(player: Player, peaks: tuple[float, ...], columns: int, palette: Palette) -> Text:
-    """``▶ playing 0:01.5 / 0:05.0  ▁▃█▆▂`` then the keys: the playback line of ``player``."""
+    """``▶ playing 0:01.5 / 0:05.0  ▁▃█▆▂`` then the keys: the playback line of ``player``.
+
+    Args:
+        player: The playing (or paused) sound; its position and duration are shown.
+        peaks: The sound's waveform, one peak per bar (0 to 1); empty draws no waveform.
+        columns: Cells the waveform is drawn in.
+        palette: The theme's colours: the accent for what was heard, muted for the rest.
+    """
     paused = player.paused
     position, total = player.position, player.duration
     head = "⏸ paused" if paused else "▶ playing"

@@ -45,6 +45,15 @@ class LabController:
         audio_support: AudioSupport | None,
         palette: Palette,
     ) -> None:
+        """Start the lab's switches from the config and what the terminal can do.
+
+        Args:
+            chat: What every controller works on.
+            image_support: What ``__main__`` probed before the app took the terminal; None when not
+                probed.
+            audio_support: The sound card's answer; None until the connection controller probes it.
+            palette: The theme's colours envelopes are drawn in.
+        """
         self.chat = chat
         self.image_support = image_support
         """What ``__main__`` probed before the app took the terminal (``None``: not probed)."""

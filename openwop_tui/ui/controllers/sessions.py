@@ -36,11 +36,19 @@ if TYPE_CHECKING:
 def open_chat(
     config: Config, session_id: str | None, record: Path | None, *, replaying: bool
 ) -> tuple[Conversation, Store | None, str | None, Newest | None]:
-    """The conversation the app shows, the store it is kept in, why it is not kept if it is
-    not, and (a long session reopened) its newest items to show while the rest is read into
-    the conversation (`openwop_tui.ui.controllers.reopening`): a stored session (reopened or
-    new), recorded to a file if asked; a replay is never stored again. Without a usable store
-    the chat still works, unkept."""
+    """The conversation the app shows, the store it is kept in, why it is not kept if it is not, and
+    (a long session reopened) its newest items to show while the rest is read into the conversation
+    (`openwop_tui.ui.controllers.reopening`).
+
+    A stored session (reopened or new), recorded to a file if asked; a replay is never stored again.
+    Without a usable store the chat still works, unkept.
+
+    Args:
+        config: The configuration (host, workflow, limits, API key).
+        session_id: The stored session to reopen; None starts a new one.
+        record: A file to record the chat's events to as well; None records none.
+        replaying: True when a recording is replayed: nothing is stored.
+    """
     logs: list[EventLog] = []
     problem: str | None = None
     secrets = tuple(s for s in (config.api_key,) if s)

@@ -159,8 +159,15 @@ class TimelineController:
     def _fold_stored(
         self, conversation: Conversation, kept: _Kept, store: Store, session_id: str
     ) -> None:
-        """Fold the session's stored events into ``kept``: at once when they are few, else in
-        a thread (`_read_stored`), up to the log's end now (what comes after arrives live)."""
+        """Fold the session's stored events into ``kept``: at once when they are few, else in a
+        thread (`_read_stored`), up to the log's end now (what comes after arrives live).
+
+        Args:
+            conversation: The chat the timeline belongs to; its secrets mask the events.
+            kept: The chat's timeline.
+            store: The store the session is kept in.
+            session_id: The stored session.
+        """
         try:
             until = store.info(session_id).entries  # (what was appended is committed)
         except StoreError as error:
@@ -195,9 +202,17 @@ class TimelineController:
     async def _read_stored(
         self, conversation: Conversation, kept: _Kept, path: Path, session_id: str, until: int
     ) -> None:
-        """Fold the session's stored events (its log up to ``until``) into a timeline of their
-        own in a thread, through a store connection of its own, then put it before ``kept``'s
-        rows (what arrived meanwhile)."""
+        """Fold the session's stored events into a timeline of their own in a thread, then put it
+        before ``kept``'s rows (what arrived meanwhile).
+
+        Args:
+            conversation: The chat the timeline belongs to; if it is replaced meanwhile, the reading
+                stops.
+            kept: The chat's timeline.
+            path: The store's database file, opened through a connection of the thread's own.
+            session_id: The stored session.
+            until: The log position to read up to (the log's length when reading began).
+        """
         older = _Kept(self._new_inspector())
         self._tell_host(older)
         secrets = conversation.secrets
@@ -288,12 +303,19 @@ class TimelineController:
             self.chat.app.set_timer(1 / FRAMES_PER_SECOND, self.flush)
 
     def _mask(self, kept: _Kept, event: RunEvent, entry: Entry, secrets: tuple[str, ...]) -> None:
-        """Follow ``event`` through the chat's streams of pieces: a key cut across chunks is
-        masked in its row and its event (`Entry.piece`), and in the earlier rows it completes.
+        """Follow ``event`` through the chat's streams of pieces: a key cut across chunks is masked
+        in its row and its event (`Entry.piece`), and in the earlier rows it completes.
 
-        Here, where every event becomes an entry, so no view of the timeline (the panels, the
-        item's events, the event's JSON, its copy) can show a piece: they all read entries. Most
-        pieces cost one substring test (`PieceChain` skips what cannot touch a key)."""
+        Here, where every event becomes an entry, so no view of the timeline (the panels, the item's
+        events, the event's JSON, its copy) can show a piece: they all read entries. Most pieces
+        cost one substring test (`PieceChain` skips what cannot touch a key).
+
+        Args:
+            kept: The chat's timeline, which holds the streams followed.
+            event: The event just folded.
+            entry: Its timeline row.
+            secrets: The values masked; new ones start the streams afresh.
+        """
         if kept.keys is None or kept.keys_for is not secrets:
             kept.keys, kept.keys_for = SplitKeyEvents(secrets), secrets
         piece, changed = kept.keys.add(event, entry)

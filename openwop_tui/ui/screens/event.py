@@ -81,6 +81,14 @@ class EventScreen(ModalScreen[None]):
         *,
         downloads: Path | None = None,
     ) -> None:
+        """A screen for one timeline row's event.
+
+        Args:
+            entry: The timeline row whose event is shown.
+            findings: The lint findings about the event.
+            items: The ids of the transcript items the event made or changed, named in the title.
+            downloads: The folder a copy is also saved to; None for the default download folder.
+        """
         super().__init__()
         self.entry = entry
         self.findings = list(findings)

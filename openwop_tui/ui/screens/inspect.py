@@ -96,9 +96,16 @@ class InspectScreen(ModalScreen[None]):
         downloads: Path | None = None,
         findings: Sequence[Finding] = (),
     ) -> None:
-        """``downloads``: the folder a copy is also saved to (default: the default download
-        folder, `openwop_tui.devices.desktop.download_dir`); ``findings``: the lint findings
-        about the envelope's event, listed under what the client made of it."""
+        """A screen for one envelope: what the host sent and what the client made of it.
+
+        Args:
+            envelope: The envelope inspected.
+            rendered: What the client drew it as; None when it has not been drawn.
+            downloads: The folder a copy is also saved to; None for the default download folder,
+                `openwop_tui.devices.desktop.download_dir`.
+            findings: The lint findings about the envelope's event, listed under what the client
+                made of it.
+        """
         super().__init__()
         self.envelope = envelope
         self.rendered = rendered

@@ -68,7 +68,14 @@ class MatrixScreen(ModalScreen[None]):
 
     @staticmethod
     def panel(name: str, profile: Profile, rendered: Rendered, palette: Palette) -> MatrixPanel:
-        """One profile's panel: the envelope as drawn under it, in its colours."""
+        """One profile's panel: the envelope as drawn under it, in its colours.
+
+        Args:
+            name: The panel's border title.
+            profile: The lab profile it is drawn under; its colours and width bound the panel.
+            rendered: The envelope as drawn under that profile.
+            palette: The theme's colours.
+        """
         body = Group(
             Text(profile.describe(), style=f"italic {palette.muted}"),
             present.envelope(rendered, palette),

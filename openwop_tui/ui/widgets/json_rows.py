@@ -94,6 +94,14 @@ class Node:
     __slots__ = ("children", "depth", "key", "open", "parent", "size", "value")
 
     def __init__(self, value: Any, parent: Node | None, key: Any, depth: int) -> None:
+        """One value of the document, not yet unfolded.
+
+        Args:
+            value: The JSON value.
+            parent: The node holding it; None for the root.
+            key: The key in its parent object, or the index in its parent array; None for the root.
+            depth: Its level: the root is 0.
+        """
         self.value = value
         self.parent = parent
         self.key = key
@@ -134,6 +142,16 @@ class JsonRows:
         open_budget: int = OPEN_BUDGET,
         open_depth: int = OPEN_DEPTH,
     ) -> None:
+        """Make the rows of ``value``, its top levels unfolded.
+
+        Args:
+            value: The JSON document.
+            page: Children made per unfold (and per "more" row) of one container.
+            open_budget: Nodes made, in all, when the document is opened (the top levels, breadth
+                first).
+            open_depth: Levels unfolded when the document is opened (the root is level 0), budget
+                allowing.
+        """
         self.page = page
         self.built = 0
         """Nodes made so far: the work this document has cost."""
@@ -147,6 +165,14 @@ class JsonRows:
     # ------------------------------------------------------------------ building
 
     def _node(self, value: Any, parent: Node | None, key: Any, depth: int) -> Node:
+        """A new node, counted in `built`.
+
+        Args:
+            value: The JSON value.
+            parent: The node holding it; None for the root.
+            key: The key or index in its parent; None for the root.
+            depth: Its level: the root is 0.
+        """
         self.built += 1
         return Node(value, parent, key, depth)
 

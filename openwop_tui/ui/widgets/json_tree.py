@@ -105,6 +105,15 @@ class JsonTree(ScrollView, can_focus=True):
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
+        """A tree of ``value``, its top levels open.
+
+        Args:
+            value: The JSON document.
+            unfold_budget: Nodes "unfold all" makes at most in one go.
+            name: The widget's name; None for none.
+            id: The widget's id in the DOM; None for none.
+            classes: Its CSS classes, space-separated; None for none.
+        """
         super().__init__(name=name, id=id, classes=classes)
         self.rows = JsonRows(value)
         """The row model (its ``built`` counts the nodes made)."""
