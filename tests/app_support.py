@@ -33,7 +33,7 @@ from openwop_tui.demo_host import DemoHost
 from openwop_tui.renderers import AudioSupport
 from openwop_tui.ui.app import ChatApp
 from openwop_tui.ui.options import AppOptions
-from openwop_tui.ui.widgets.blocks import Block
+from openwop_tui.ui.transcript.blocks import Block
 from openwop_tui.ui.widgets.prompt import PromptInput
 
 NO_AUDIO = AudioSupport(False, "no audio device (test)")
