@@ -15,13 +15,13 @@ costs what is visible:
 * a streaming block's redraws are coalesced (`openwop_tui.ui.transcript.streaming`).
 
 The view follows the end while it is at the bottom; scrolled up, new output does not move it
-and a "new output below ↓" line shows (click it, or End). A cursor selects one block
-(Up/Down, Home/End, a click); a mouse selection copies the text under it.
+and a "new output below ↓" line shows (click it, or End). It keeps which block is selected
+(the cursor, drawn in the gutter; moving it is the transcript's) and gives a mouse selection
+the text under it.
 """
 
 from __future__ import annotations
 
-from textual import events
 from textual.geometry import Offset, Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
@@ -517,13 +517,6 @@ class BlockView(ScrollView):
 
     # ------------------------------------------------------------------ cursor
 
-    def select(self, index: int | None) -> None:
-        """Select block ``index`` and scroll it into view."""
-        self.cursor = index
-        if index is not None:
-            self._scroll_to_block(index)
-        self.refresh()
-
     def _scroll_to_block(self, index: int, row: int = 0) -> None:
         top = self.column.tops[index] + row
         height = self.scrollable_content_region.height
@@ -532,58 +525,3 @@ class BlockView(ScrollView):
             self._anchor = (index, row)
             self._scroll_line(max(0, top - (height // 3 if row else 0)))
         self.refresh()
-
-    def show_at_top(self, index: int) -> None:
-        """Scroll so block ``index`` is the first one shown (it stays there as heights settle)."""
-        top = self.column.tops[index]
-        self._follow = False
-        self._anchor = (index, 0)
-        self._scroll_line(top)
-        self.refresh()
-
-    def select_last(self) -> None:
-        """Select the newest item (entering the transcript from the input)."""
-        self.select(self.column.step(len(self.column), -1))
-
-    def on_focus(self) -> None:
-        if self.cursor is None:
-            self.select_last()
-        self.refresh()
-
-    def on_blur(self) -> None:
-        self.refresh()
-
-    def action_cursor(self, direction: int) -> None:
-        if self.cursor is None:
-            self.select_last()
-            return
-        step = self.column.step(self.cursor, direction)
-        if step is not None:
-            self.select(step)
-
-    def action_first(self) -> None:
-        self.select(self.column.step(-1, 1))
-        self._follow = False
-        self._scroll_line(0)
-        self._anchor = (0, 0)
-
-    def action_last(self) -> None:
-        """Go to the end and follow it again."""
-        self.cursor = self.column.step(len(self.column), -1)
-        self._follow = True
-        self.unseen = False
-        self._relayout()
-
-    def action_page(self, direction: int) -> None:
-        if direction < 0:
-            self.scroll_page_up(animate=False)
-        else:
-            self.scroll_page_down(animate=False)
-
-    def on_click(self, event: events.Click) -> None:
-        if not len(self.column):
-            return
-        virtual_y = round(self.scroll_y) + event.y
-        if virtual_y < self.column.total:
-            self.cursor = self.column.block_at(virtual_y)
-            self.refresh()

@@ -239,8 +239,69 @@ class TranscriptView(BlockView, can_focus=True):
             and (block.rendered is None or block.drawn is not block.requested[1] or block.stale)
         )
 
-    def action_leave(self) -> None:
-        self._post(TranscriptLeft())
+    # ------------------------------------------------------------------ cursor
+
+    def select(self, index: int | None) -> None:
+        """Select block ``index`` and scroll it into view."""
+        self.cursor = index
+        if index is not None:
+            self._scroll_to_block(index)
+        self.refresh()
+
+    def show_at_top(self, index: int) -> None:
+        """Scroll so block ``index`` is the first one shown (it stays there as heights settle)."""
+        top = self.column.tops[index]
+        self._follow = False
+        self._anchor = (index, 0)
+        self._scroll_line(top)
+        self.refresh()
+
+    def select_last(self) -> None:
+        """Select the newest item (entering the transcript from the input)."""
+        self.select(self.column.step(len(self.column), -1))
+
+    def on_focus(self) -> None:
+        if self.cursor is None:
+            self.select_last()
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    def action_cursor(self, direction: int) -> None:
+        if self.cursor is None:
+            self.select_last()
+            return
+        step = self.column.step(self.cursor, direction)
+        if step is not None:
+            self.select(step)
+
+    def action_first(self) -> None:
+        self.select(self.column.step(-1, 1))
+        self._follow = False
+        self._scroll_line(0)
+        self._anchor = (0, 0)
+
+    def action_last(self) -> None:
+        """Go to the end and follow it again."""
+        self.cursor = self.column.step(len(self.column), -1)
+        self._follow = True
+        self.unseen = False
+        self._relayout()
+
+    def action_page(self, direction: int) -> None:
+        if direction < 0:
+            self.scroll_page_up(animate=False)
+        else:
+            self.scroll_page_down(animate=False)
+
+    def on_click(self, event: events.Click) -> None:
+        if not len(self.column):
+            return
+        virtual_y = round(self.scroll_y) + event.y
+        if virtual_y < self.column.total:
+            self.cursor = self.column.block_at(virtual_y)
+            self.refresh()
 
     # ------------------------------------------------------------------ actions
 
@@ -270,6 +331,9 @@ class TranscriptView(BlockView, can_focus=True):
                 event.prevent_default()
                 self.action_item_action(block.item_id, action.name)
                 return
+
+    def action_leave(self) -> None:
+        self._post(TranscriptLeft())
 
     def action_request(self, name: str) -> None:
         """Carry out one of the selected item's actions, if it has it."""
