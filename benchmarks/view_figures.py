@@ -25,7 +25,7 @@ from textual.widgets import RichLog, Static
 from benchmarks.figures import Figure, figure, peak_rss_mb
 from openwop_tui.core.fold import Added, AssistantTurn, Change, Transcript, Updated
 from openwop_tui.renderers import Registry
-from openwop_tui.ui.widgets.transcript_view import TranscriptView
+from openwop_tui.ui.transcript.view import TranscriptView
 
 SIZE = (120, 40)
 REPLY = (

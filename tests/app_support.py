@@ -33,7 +33,7 @@ from openwop_tui.demo_host import DemoHost
 from openwop_tui.renderers import AudioSupport
 from openwop_tui.ui.app import ChatApp
 from openwop_tui.ui.options import AppOptions
-from openwop_tui.ui.widgets.blocks import Block
+from openwop_tui.ui.transcript.blocks import Block
 from openwop_tui.ui.widgets.prompt import PromptInput
 
 NO_AUDIO = AudioSupport(False, "no audio device (test)")
@@ -50,13 +50,13 @@ Notes = list[tuple[str, str]]
 # ----------------------------------------------------------------------------- helpers
 
 
-def describe(app: ChatApp) -> str:
+def describe(app: App[Any]) -> str:
     """The transcript and status, for failure messages."""
     try:
         lines = [f"status: {app.status.connection} / run {app.status.run_status}"]
     except Exception as error:  # the app is gone: its widgets with it
         lines = [f"status: unavailable ({type(error).__name__})"]
-    for item in app.transcript.items:
+    for item in getattr(getattr(app, "transcript", None), "items", ()):  # (a bare App: none)
         text = getattr(item, "text", "") or getattr(getattr(item, "envelope", None), "kind", "")
         lines.append(f"  {type(item).__name__}: {str(text)[:100]!r}")
     return "\n".join(lines)
@@ -64,7 +64,7 @@ def describe(app: ChatApp) -> str:
 
 async def settle(
     pilot: Pilot[Any],
-    app: ChatApp,
+    app: App[Any],
     condition: Callable[[], bool],
     *,
     what: str = "",

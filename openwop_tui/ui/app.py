@@ -70,12 +70,12 @@ from openwop_tui.ui.messages import (
 from openwop_tui.ui.options import AppOptions
 from openwop_tui.ui.screens.unsaved import UnsavedScreen
 from openwop_tui.ui.signals import end_on_signals, stop_ending_on_signals
+from openwop_tui.ui.transcript.view import TranscriptView
 from openwop_tui.ui.widgets.prompt import InputArea, PromptInput
 from openwop_tui.ui.widgets.search_bar import SearchBar
 from openwop_tui.ui.widgets.status import StatusLine
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
 from openwop_tui.ui.widgets.timeline_view import TimelineView
-from openwop_tui.ui.widgets.transcript_view import TranscriptView
 from openwop_tui.ui.workers import Deferred
 
 if TYPE_CHECKING:

@@ -9,8 +9,8 @@ from rich.console import Console, Group
 
 from openwop_tui.devices.graphics import KittyGraphic, SixelGraphic
 from openwop_tui.renderers.base import Rendered
-from openwop_tui.ui.widgets.blocks import render_lines
-from openwop_tui.ui.widgets.pixels import KittySender, SixelPainter
+from openwop_tui.ui.transcript.blocks import render_lines
+from openwop_tui.ui.transcript.pixels import KittySender, SixelPainter
 
 
 def stripes(width: int = 40, height: int = 60) -> Image.Image:

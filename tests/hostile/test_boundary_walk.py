@@ -14,7 +14,7 @@ API key whole and cut). Each rewritten stream goes through the ``render`` comman
 * saved file names hold no control, bidi or zero-width character;
 * every string in every item of the fold is clean and key-free (``RunEvent.wire`` excepted: it is
   the raw frame, kept for storage and never shown);
-* the app's view lines (`openwop_tui.ui.widgets.blocks.Block.lines`, each item as the transcript
+* the app's view lines (`openwop_tui.ui.transcript.blocks.Block.lines`, each item as the transcript
   view draws it, envelopes drawn by the same renderers) hold no control and no key: the view
   cleans nothing itself, it draws the `HostText` the boundary made;
 * the Markdown export of the stream, stored as a session (`openwop_tui.present.export`), holds no
@@ -56,7 +56,7 @@ from openwop_tui.protocol.sse import parse_sse_text
 from openwop_tui.renderers.base import AudioSupport, RenderContext
 from openwop_tui.store.record import read_recording
 from openwop_tui.store.sessions import Entry, Store
-from openwop_tui.ui.widgets.blocks import Block
+from openwop_tui.ui.transcript.blocks import Block
 
 CAPTURES = TESTS / "data" / "captures"
 KEY = "sk-walk-0123456789abcdefSECRET"

@@ -65,7 +65,7 @@ from openwop_tui.renderers.base import AudioSupport, RenderContext
 from openwop_tui.store.record import read_recording
 from openwop_tui.store.sessions import Store
 from openwop_tui.ui.app import ChatApp
-from openwop_tui.ui.widgets.blocks import Block
+from openwop_tui.ui.transcript.blocks import Block
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
 
 FORGE = "x\n• run completed\n✓ answered at node gate: accept\r\x1b]0;pwned\x07"

@@ -21,7 +21,7 @@ from openwop_tui.protocol.envelopes import Envelope, Rendering
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.renderers import RenderContext, Rendered, RendererSpec
 from openwop_tui.renderers.registry import Registry
-from openwop_tui.ui.widgets.blocks import Block
+from openwop_tui.ui.transcript.blocks import Block
 
 
 def as_video(image: Envelope) -> Envelope:

@@ -15,7 +15,7 @@ from openwop_tui.draw.palette import Palette
 from openwop_tui.present import dispatch
 from openwop_tui.renderers.base import RenderContext
 from openwop_tui.text.markdown import markdown_parser
-from openwop_tui.ui.widgets.blocks import Block
+from openwop_tui.ui.transcript.blocks import Block
 
 BAD = re.compile(
     "[\x00-\x08\x0b-\x1a\x1c-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"

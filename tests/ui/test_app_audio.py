@@ -36,7 +36,7 @@ from openwop_tui.config import Config
 from openwop_tui.demo_host import DemoHost, media
 from openwop_tui.renderers import AudioSupport
 from openwop_tui.ui.app import ChatApp
-from openwop_tui.ui.widgets.blocks import Block
+from openwop_tui.ui.transcript.blocks import Block
 
 
 class StubPlayer:

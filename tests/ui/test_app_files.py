@@ -32,7 +32,7 @@ from openwop_tui.devices import desktop as actions
 from openwop_tui.ui.app import ChatApp
 from openwop_tui.ui.screens.confirm_open import ConfirmOpenScreen
 from openwop_tui.ui.screens.save_as import SaveAsScreen
-from openwop_tui.ui.widgets.blocks import Block
+from openwop_tui.ui.transcript.blocks import Block
 
 Launched = list[list[str]]
 

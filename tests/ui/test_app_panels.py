@@ -35,11 +35,11 @@ from openwop_tui.protocol.events import normalize
 from openwop_tui.renderers import Registry
 from openwop_tui.ui.screens.help import HelpScreen, KeyRow
 from openwop_tui.ui.screens.inspect import InspectScreen
+from openwop_tui.ui.transcript.view import TranscriptView
 from openwop_tui.ui.widgets.json_pieces import plain as row_text
 from openwop_tui.ui.widgets.json_tree import JsonTree
 from openwop_tui.ui.widgets.prompt import PromptInput
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
-from openwop_tui.ui.widgets.transcript_view import TranscriptView
 
 # ------------------------------------------------------------------------ bindings
 

@@ -33,7 +33,7 @@ from openwop_tui.devices.audio import Player
 from openwop_tui.renderers import AudioSupport
 from openwop_tui.renderers.base import Code
 from openwop_tui.ui.app import ChatApp
-from openwop_tui.ui.widgets.blocks import Block
+from openwop_tui.ui.transcript.blocks import Block
 
 RATE = 16_000  # the demo clip's sample rate
 CLIP = media.AUDIO_DURATION_SECONDS

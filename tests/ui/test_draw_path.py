@@ -44,7 +44,7 @@ from openwop_tui.renderers import Registry
 from openwop_tui.renderers.base import RenderContext
 from openwop_tui.ui.app import ChatApp
 from openwop_tui.ui.options import AppOptions, Replay
-from openwop_tui.ui.widgets.transcript_view import TranscriptView
+from openwop_tui.ui.transcript.view import TranscriptView
 
 CAPTURE = TESTS / "data" / "captures" / "reference-setext-table.sse"
 WIDTH = 60
@@ -126,7 +126,7 @@ async def streamed_through_the_view(
     screens = []
     for seq, piece in enumerate(pieces, 1):
         await view.apply(transcript.apply(chunk(piece, seq)))
-        view._flush()  # the coalesced redraw, now (its timer would do it within 40 ms)
+        view.flush_streamed()  # the coalesced redraw, now (its timer would do it within 40 ms)
         [turn] = [i for i in transcript.items if isinstance(i, AssistantTurn)]
         # Below the heading: the body.
         screens.append((turn.text, trimmed(view.text_of(turn.id).split("\n"))[1:]))
@@ -145,7 +145,7 @@ async def test_the_view_draws_every_cut_as_the_whole_text_is_drawn(name: str) ->
     app = ViewHost()
     async with app.run_test(size=(65, 24)):
         view = app.query_one(TranscriptView)
-        assert view._content_width() == WIDTH
+        assert view.content_width == WIDTH
         final = await printed(text)
         cuts: list[list[str]] = [[text[:i], text[i:]] for i in range(1, len(text))]
         for pieces in [*cuts, list(text)]:
@@ -188,7 +188,7 @@ async def test_the_first_chunk_is_drawn_once_while_the_reply_streams() -> None:
         transcript = Transcript()
         await view.apply(transcript.apply(chunk("Coming ", 1)))
         await view.apply(transcript.apply(chunk("right up", 2)))
-        view._flush()
+        view.flush_streamed()
         [turn] = transcript.items
         assert view.text_of(turn.id).split("\n")[1].strip() == "Coming right up"
 
@@ -231,7 +231,7 @@ async def test_a_replayed_recording_is_drawn_in_the_app_as_render_prints_it() ->
         await settle(pilot, app, lambda: app.status.connection == "replayed", what="end")
         [turn] = [i for i in app.transcript.items if isinstance(i, AssistantTurn)]
         assert turn.final
-        width = app.view._content_width()
+        width = app.view.content_width
         in_app = trimmed(app.view.text_of(turn.id).split("\n"))
     printed_lines = render_command(CAPTURE, width)
     start = printed_lines.index(in_app[0])
@@ -259,7 +259,7 @@ async def test_envelopes_are_drawn_in_the_app_as_render_prints_them() -> None:
     app = ChatApp(config, AppOptions(replay=Replay(path=capture, speed=0)), audio_support=NO_AUDIO)
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot, app, lambda: app.status.connection == "replayed", what="end")
-        width = app.view._content_width()
+        width = app.view.content_width
         wanted = [
             item
             for item in app.transcript.items
@@ -296,7 +296,7 @@ async def test_an_image_is_scaled_to_the_same_body_width_in_the_app_and_render()
         block = app.view.block_for(item.id)
         assert block is not None
         await settle(pilot, app, lambda: block.rendered is not None, what="drawn")
-        width = app.view._content_width()
+        width = app.view.content_width
         lines = trimmed(app.view.text_of(item.id).split("\n"))
     shown = [line for line in lines if not line.lstrip().startswith("[")]
     pixels = [line for line in shown if "▄" in line]

@@ -7,6 +7,7 @@ chunk events arrive as fast as the app reads them.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -14,8 +15,8 @@ from app_support import builtin_renderers_loaded, connected, demo_app, run_over,
 
 from openwop_tui.core.fold import AssistantTurn, Change
 from openwop_tui.demo_host import workflows
-from openwop_tui.ui.widgets import transcript_view
-from openwop_tui.ui.widgets.transcript_view import TranscriptView
+from openwop_tui.ui.transcript import streaming
+from openwop_tui.ui.transcript.view import TranscriptView
 
 __all__ = ["builtin_renderers_loaded"]
 
@@ -62,23 +63,17 @@ async def test_a_costly_streamed_redraw_spaces_out_the_next(
         original = view.set_timer
 
         def timer(delay: float, callback: Any, *args: Any, **kwargs: Any) -> Any:
-            if callback == view._flush:
+            if callback == view.redraws.flush:
                 delays.append(delay)
             return original(delay, callback, *args, **kwargs)
 
         view.set_timer = timer  # type: ignore[method-assign]
-        # Every streamed redraw reported as costing a second: the next waits three.
-        real_flush = view._flush
-
-        def costly() -> None:
-            real_flush()
-            view._flush_cost = 1.0
-
-        view._flush = costly  # type: ignore[method-assign]
+        # Every streamed redraw timed as costing a second: the next waits six.
+        view.redraws.clock = itertools.count(step=1.0).__next__
         await connected(pilot, app)
         await send(pilot, app, "flood")
         await settle(
             pilot, app, lambda: len(delays) >= 2, what="two streamed redraws", workers=False
         )
-    assert delays[0] == transcript_view.STREAM_REDRAW_SECONDS
-    assert all(d == transcript_view.STREAM_REDRAW_SHARE * 1.0 for d in delays[1:])
+    assert delays[0] == streaming.STREAM_REDRAW_SECONDS
+    assert all(d == streaming.STREAM_REDRAW_SHARE * 1.0 for d in delays[1:])

@@ -159,12 +159,18 @@ async def test_the_inspector_opens_a_10_mb_envelope_having_made_few_rows(tmp_pat
         ]
 
         await pilot.press("c")  # the whole envelope, nothing cut, through the clipboard helper
-        await app.screen.workers.wait_for_complete()
-        await pilot.pause()
+
+        def said_so() -> bool:
+            # The notice comes after the file is written, as a message of its own: waiting
+            # for the worker alone raced it on a loaded machine.
+            said = [n.message for n in app._notifications]
+            return any(
+                m.startswith("The JSON at $ was sent to the terminal's clipboard") for m in said
+            )
+
+        await settle(pilot, app, said_so, what="the copy said")
         saved = tmp_path / COPY_FILE
         assert json.loads(saved.read_text(encoding="utf-8")) == document
-        said = [n.message for n in app._notifications]
-        assert any(m.startswith("The JSON at $ was sent to the terminal's clipboard") for m in said)
 
         await pilot.press("tab")
         assert event_tree.has_focus

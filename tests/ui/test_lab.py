@@ -120,7 +120,7 @@ def colour_types(app: ChatApp) -> set[ColorType]:
     view = app.view
     found: set[ColorType] = set()
     for block in view.blocks():
-        for strip in block.lines(app.console, view._width, view.palette, view.colours):
+        for strip in block.lines(app.console, view.column.width, view.palette, view.colours):
             for segment in strip:
                 style = segment.style
                 for colour in (style.color, style.bgcolor) if style is not None else ():

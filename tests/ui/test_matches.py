@@ -8,8 +8,8 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from openwop_tui.ui.widgets.finder import Finder
-from openwop_tui.ui.widgets.matches import Matches
+from openwop_tui.ui.transcript.finder import Finder
+from openwop_tui.ui.transcript.matches import Matches
 
 
 def _lines(*texts: str) -> list[Strip]:

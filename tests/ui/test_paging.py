@@ -11,7 +11,7 @@ from textual.app import App, ComposeResult
 
 from openwop_tui.core.fold import Transcript
 from openwop_tui.renderers import Registry
-from openwop_tui.ui.widgets.transcript_view import TranscriptView
+from openwop_tui.ui.transcript.view import TranscriptView
 
 __all__ = ["builtin_renderers_loaded"]
 

@@ -13,7 +13,7 @@ from textual.app import App, ComposeResult
 from openwop_tui.core.fold import Transcript
 from openwop_tui.renderers import Registry
 from openwop_tui.ui.heap import settled_heap
-from openwop_tui.ui.widgets.transcript_view import TranscriptView
+from openwop_tui.ui.transcript.view import TranscriptView
 
 
 class ViewHost(App[None]):
@@ -28,14 +28,15 @@ async def test_a_batch_of_items_looks_the_width_up_once(monkeypatch: pytest.Monk
         await pilot.pause()
         view = app.query_one(TranscriptView)
         calls = 0
-        original = TranscriptView._content_width
+        original = TranscriptView.content_width.fget
+        assert original is not None
 
         def counted(self: TranscriptView) -> int:
             nonlocal calls
             calls += 1
             return original(self)
 
-        monkeypatch.setattr(TranscriptView, "_content_width", counted)
+        monkeypatch.setattr(TranscriptView, "content_width", property(counted))
         view.apply_changes([transcript.add_user(f"message {n}") for n in range(500)])
         assert calls <= 3  # once for the batch (and the layout's own), not once an item
         assert view.block_count == 500

@@ -14,9 +14,9 @@ from textual.app import App, ComposeResult
 
 from openwop_tui.core.fold import Transcript
 from openwop_tui.renderers import Registry
-from openwop_tui.ui.widgets.finder import Finder
+from openwop_tui.ui.transcript.finder import Finder
+from openwop_tui.ui.transcript.view import TranscriptView
 from openwop_tui.ui.widgets.search_bar import SearchBar
-from openwop_tui.ui.widgets.transcript_view import TranscriptView
 
 TEXTS = ["code Code code", "a codec", "nothing here", "CODE!"]
 

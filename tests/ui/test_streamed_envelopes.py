@@ -30,7 +30,7 @@ from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.events import normalize
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.ui.app import ChatApp
-from openwop_tui.ui.widgets.blocks import FRAGMENT
+from openwop_tui.ui.transcript.blocks import FRAGMENT
 
 # ------------------------------------------------------------------------------- stream building
 

@@ -23,11 +23,11 @@ from app_support import (
 from patience import PATIENCE
 
 from openwop_tui.core.fold import AssistantTurn
-from openwop_tui.ui.widgets import transcript_view
+from openwop_tui.ui.transcript import streaming
 
 
 async def test_a_run_that_ended_has_its_reply_drawn_whole(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(transcript_view, "STREAM_REDRAW_SECONDS", 2 * PATIENCE)
+    monkeypatch.setattr(streaming, "STREAM_REDRAW_SECONDS", 2 * PATIENCE)
     app = demo_app()
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot, app)

@@ -33,10 +33,11 @@ from openwop_tui.core.fold import AssistantTurn, Transcript, Updated
 from openwop_tui.renderers import Registry
 from openwop_tui.ui import theme_palette
 from openwop_tui.ui.messages import ActionRequested, EnvelopeRenderRequested, TranscriptLeft
-from openwop_tui.ui.widgets import blocks
+from openwop_tui.ui.transcript import blocks
+from openwop_tui.ui.transcript.composed import NEW_OUTPUT, ComposedLines
+from openwop_tui.ui.transcript.view import TranscriptView
 from openwop_tui.ui.widgets.prompt import PromptInput
 from openwop_tui.ui.widgets.search_bar import SearchBar
-from openwop_tui.ui.widgets.transcript_view import NEW_OUTPUT, TranscriptView
 
 
 class ViewHost(App[None]):
@@ -206,11 +207,10 @@ async def test_the_offsets_a_resize_lays_are_those_laid_from_scratch() -> None:
             view.show_verbose = verbose
             await pilot.resize_terminal(*size)
             await pilot.pause()
-            laid = list(view._tops)
-            view._dirty = 0
-            view._fix_tops()
-            assert laid == view._tops
-            assert laid[-1] == sum(view._eff(i) for i in range(len(view._blocks)))
+            laid = list(view.column.tops)
+            view.column.changed_from(0)  # laid again from scratch as it is read
+            assert laid == view.column.tops
+            assert laid[-1] == sum(view.column.height_of(i) for i in range(len(view.column)))
 
 
 async def test_lifecycle_lines_added_hidden_take_their_room_once_shown() -> None:
@@ -230,18 +230,18 @@ async def test_lifecycle_lines_added_hidden_take_their_room_once_shown() -> None
         await pilot.pause()
         view.show_verbose = True
         await pilot.pause()
-        first = view._blocks[2]  # off screen, never drawn
+        first = view.column[2]  # off screen, never drawn
         assert first.verbose and not first.cache
-        assert first.height == first.estimate(view._content_width()) > 1
-        assert view._tops[-1] == sum(view._eff(i) for i in range(len(view._blocks)))
+        assert first.height == first.estimate(view.content_width) > 1
+        assert view.column.total == sum(view.column.height_of(i) for i in range(len(view.column)))
         # Resized while hidden (not estimated then), shown again: at the new width.
         view.show_verbose = False
         await pilot.resize_terminal(50, 24)
         await pilot.pause()
         view.show_verbose = True
         await pilot.pause()
-        assert first.height == first.estimate(view._content_width()) > 6
-        assert view._tops[-1] == sum(view._eff(i) for i in range(len(view._blocks)))
+        assert first.height == first.estimate(view.content_width) > 6
+        assert view.column.total == sum(view.column.height_of(i) for i in range(len(view.column)))
 
 
 async def test_keys_move_between_items_skip_hidden_lines_and_escape_leaves() -> None:
@@ -432,10 +432,21 @@ async def _prefetched(pilot: Any, view: TranscriptView) -> None:
     idle = 0
     for _ in range(400):
         await pilot.pause()
-        idle = 0 if view._prefetch_due else idle + 1
+        idle = 0 if view.drawing_ahead else idle + 1
         if idle == 3:
             return
     raise AssertionError("the view never finished drawing ahead")
+
+
+def _painting() -> bool:
+    """Whether the caller's caller runs under the view's ``render_line`` (the frame being
+    painted), not under its drawing ahead."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code.co_name == "render_line":
+            return True
+        frame = frame.f_back
+    return False
 
 
 async def test_page_up_paints_lines_composed_ahead(monkeypatch: Any) -> None:
@@ -446,19 +457,20 @@ async def test_page_up_paints_lines_composed_ahead(monkeypatch: Any) -> None:
         await view.apply(_three_line_users(transcript, 200))
         await _prefetched(pilot, view)
         composed: list[tuple[int, int]] = []  # (block, row) of each line composed to paint
-        original = TranscriptView._gutter
+        original = ComposedLines.keep
 
-        def counted(self: TranscriptView, block: blocks.Block, index: int) -> Any:
-            caller = sys._getframe(1)  # `_composed_line`, from painting or composing ahead
-            if caller.f_back is not None and caller.f_back.f_code.co_name == "render_line":
-                composed.append((index, caller.f_locals["row"]))
-            return original(self, block, index)
+        def counted(
+            self: ComposedLines, block: blocks.Block, lines: Any, row: int, key: Any, strip: Any
+        ) -> None:
+            if _painting():  # (not composed ahead)
+                composed.append((view.column.index_of(block.item_id), row))
+            original(self, block, lines, row, key, strip)
 
-        monkeypatch.setattr(TranscriptView, "_gutter", counted)
+        monkeypatch.setattr(ComposedLines, "keep", counted)
 
         def shown() -> range:
             top = round(view.scroll_y)
-            return range(view._block_at(top), view._block_at(top + 23) + 1)
+            return range(view.column.block_at(top), view.column.block_at(top + 23) + 1)
 
         def body_lines() -> set[tuple[int, int]]:
             """The lines of the blocks shown that were composed to be painted."""
@@ -515,8 +527,7 @@ async def test_a_kept_screen_line_shows_what_changed_under_it() -> None:
         # Its block drawn again with other text: the new text, not the kept line.
         item = transcript.items[29]
         item.text = "message number 29\nsecond line changed\nthird line of 29"  # type: ignore[union-attr]
-        view.block_for(item.id).changed()  # type: ignore[union-attr]
-        view._remeasure(29)
+        view.redraw(item.id)
         view.refresh()
         await pilot.pause()
         assert "second line changed" in on_screen(view)

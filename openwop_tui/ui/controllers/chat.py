@@ -34,12 +34,12 @@ from openwop_tui.text.sanitize import HostText, clean_own
 from openwop_tui.ui import heap
 from openwop_tui.ui.messages import TitleShown
 from openwop_tui.ui.options import Replay
+from openwop_tui.ui.transcript.view import TranscriptView
 from openwop_tui.ui.widgets.prompt import InputArea, PromptInput
 from openwop_tui.ui.widgets.queued import QueuedMessages
 from openwop_tui.ui.widgets.search_bar import SearchBar
 from openwop_tui.ui.widgets.status import StatusLine
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
-from openwop_tui.ui.widgets.transcript_view import TranscriptView
 
 if TYPE_CHECKING:
     from textual.app import App

@@ -21,7 +21,7 @@ from openwop_tui.ui.controllers.playback import CONTROLS, Playback
 from openwop_tui.ui.controllers.profile import LabController
 from openwop_tui.ui.controllers.resend import ResendController
 from openwop_tui.ui.controllers.timeline import TimelineController
-from openwop_tui.ui.widgets.blocks import code_blocks
+from openwop_tui.ui.transcript.blocks import code_blocks
 
 
 class ItemActionsController:

@@ -46,7 +46,7 @@ TICK_SECONDS = 0.25
 SEEK_TO = tuple(f"seek:{tenth}" for tenth in range(10))
 CONTROLS = frozenset({"play", "stop", "seek-back", "seek-forward", *SEEK_TO})
 """The actions `Playback.act` carries out."""
-#: What the line says the keys do (`openwop_tui.ui.widgets.transcript_view` binds them).
+#: What the line says the keys do (`openwop_tui.ui.transcript.view` binds them).
 KEYS_PLAYING = "space pause · ←/→ 5 s · 0-9 jump · x stop"
 KEYS_PAUSED = "space resume · ←/→ 5 s · 0-9 jump · x stop"
 

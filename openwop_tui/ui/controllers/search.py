@@ -1,7 +1,7 @@
 """Find in the transcript: the search bar's query, toggles and steps, applied to the view.
 
 The bar (`openwop_tui.ui.widgets.search_bar.SearchBar`) says what was typed or pressed; the view
-(`openwop_tui.ui.widgets.transcript_view.TranscriptView`) finds and marks the occurrences; this
+(`openwop_tui.ui.transcript.view.TranscriptView`) finds and marks the occurrences; this
 tells one what the other found ("3 of 17").
 """
 

@@ -15,7 +15,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from openwop_tui.ui.widgets.finder import Finder
+from openwop_tui.ui.transcript.finder import Finder
 
 __all__ = ["Matches"]
 

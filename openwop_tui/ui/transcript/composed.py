@@ -1,0 +1,230 @@
+"""The transcript's screen lines as composed, kept for the frames that paint them again.
+
+A screen line is a block's line with the view's gutter before it and the widget's style over
+it, cut to the width. Composing it cost more than drawing it from a block's cached lines: a
+Page Up painted forty of them at about 0.1 ms each, a third of its frame. So the view keeps
+each composed line (`ComposedLines`), keyed by block and line within it and checked against
+what it was composed from (the block's lines, and the frame's width, style and palette:
+`Frame.key`); the prefetch composes the page above and the page below before they are needed.
+The line's place for text selection (Textual's ``apply_offsets``) is put on as it is painted:
+a block drawn above it moves it down (its estimate corrected), and Textual keeps a strip's
+offset copies, so painting it at the same place again costs nothing.
+
+A heading line with buttons is kept too, with what they follow beside the frame (a user
+turn's whether it is the last message). Never kept: the selected item's lines (its gutter and
+colours follow focus), and every line while a search highlights matches.
+
+`compose` makes one screen line; `marker` and `selected` are the other things painted over or
+instead of one. They read what the frame holds and draw nothing themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.geometry import Region
+from textual.strip import Strip
+
+from openwop_tui.core.fold import AssistantTurn, EnvelopeItem, UserTurn
+from openwop_tui.draw.palette import Palette
+from openwop_tui.ui.transcript.blocks import button_text
+from openwop_tui.ui.transcript.keys import LAST_MESSAGE
+from openwop_tui.ui.transcript.matches import Matches
+
+if TYPE_CHECKING:
+    from openwop_tui.ui.transcript.blocks import Block
+
+__all__ = ["GUTTER", "KEPT_LINES", "NEW_OUTPUT", "ComposedLines", "Frame", "compose", "marker"]
+
+#: Composed lines kept: the screen, the page above and the page below, a few times over (the
+#: view composes ahead at most half as many, so what it composes stays until painted).
+KEPT_LINES = 2048
+#: Columns left of every item: a bar for the selected item (and envelopes), then a space.
+GUTTER = 2
+NEW_OUTPUT = " new output below ↓ (End) "
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """What every line of one frame is composed with (worked out once a frame, not a line)."""
+
+    width: int
+    """The widget's scrollable width (the line is cut or padded to it)."""
+    height: int
+    top: int
+    """The transcript line at the top of the viewport."""
+    base: Style
+    """The widget's own style, under every line."""
+    region: Region
+    """The widget's content region on screen (where sixel images are painted)."""
+    active: bool
+    """Whether the widget's screen is the one shown."""
+    key: tuple[object, ...]
+    """What a kept line must have been composed with to be painted again."""
+    palette: Palette
+    console: Console
+    cursor: int | None
+    """The selected block."""
+    focused: bool
+    """Whether the view has focus (the selected item's bar is thicker)."""
+    search: Matches
+    is_last: Callable[[Block], bool]
+    """Whether a block is the last message the user sent (its buttons follow it)."""
+
+
+_Kept = tuple["Block", list[Strip], object, Strip]
+
+
+class ComposedLines:
+    """Screen lines composed once and painted again while nothing they show changed (the
+    `KEPT_LINES` composed last)."""
+
+    def __init__(self) -> None:
+        # (A dict in the order kept, not Textual's LRUCache: its ``set`` leaves the value of a
+        # key it holds, and a line composed again at the same place must replace the old one.)
+        self._kept: dict[tuple[int, int], _Kept] = {}
+
+    def get(self, block: Block, lines: list[Strip], row: int, key: object) -> Strip | None:
+        """The line kept for ``row`` of ``block`` (drawn as ``lines``) in frames of ``key``."""
+        kept = self._kept.get((id(block), row))
+        if kept is None:
+            return None
+        was_block, was_lines, was_key, strip = kept
+        if was_block is not block or was_lines is not lines or was_key != key:
+            return None
+        return strip
+
+    def keep(self, block: Block, lines: list[Strip], row: int, key: object, strip: Strip) -> None:
+        kept = self._kept
+        where = (id(block), row)
+        kept.pop(where, None)
+        kept[where] = (block, lines, key, strip)
+        if len(kept) > KEPT_LINES:
+            del kept[next(iter(kept))]
+
+    def clear(self) -> None:
+        self._kept.clear()
+
+
+def compose(
+    frame: Frame,
+    kept: ComposedLines,
+    place: tuple[int, int],
+    block: Block,
+    lines: list[Strip],
+    virtual_y: int,
+) -> Strip:
+    """Line ``row`` of block ``index`` (drawn as ``lines``) as the screen shows it at
+    ``virtual_y``: gutter, buttons, search marks, the widget's style, its place for text
+    selection. Kept in ``kept`` (all but its place) unless its look follows more than the
+    frame.
+
+    Args:
+        frame: What the frame composes every line with.
+        kept: The lines composed already.
+        place: (the block's index, the line within it).
+        block: The block at that index.
+        lines: The block's lines, drawn at the view's width.
+        virtual_y: The transcript line it is painted at.
+    """
+    index, row = place
+    key = _keep_key(frame, index, block, row)
+    strip = kept.get(block, lines, row, key) if key is not None else None
+    if strip is None:
+        line = lines[row]
+        if row == 0:
+            line = _with_buttons(frame, block, index, line)
+        if frame.search:
+            line = frame.search.mark(line, index, lines, row, Style.parse(frame.palette.match))
+        strip = Strip.join([_gutter(frame, block, index), line, Strip.blank(1)])
+        if index == frame.cursor:
+            strip = strip.apply_style(Style.parse(frame.palette.selection))
+        strip = strip.apply_style(frame.base).crop_extend(0, frame.width, frame.base)
+        if key is not None:
+            kept.keep(block, lines, row, key, strip)
+    return strip.apply_offsets(0, virtual_y)
+
+
+def is_kept(
+    frame: Frame, kept: ComposedLines, place: tuple[int, int], block: Block, lines: list[Strip]
+) -> bool:
+    """Whether the screen line at ``place`` need not be composed now: it is kept already, or
+    it would not be kept (so composing it ahead saves nothing)."""
+    index, row = place
+    key = _keep_key(frame, index, block, row)
+    return key is None or kept.get(block, lines, row, key) is not None
+
+
+def _keep_key(frame: Frame, index: int, block: Block, row: int) -> object | None:
+    """What the screen line is composed from beside its block's lines (`ComposedLines`);
+    ``None`` when it is not kept: the selected item's lines, every line while a search
+    marks matches."""
+    if frame.search or index == frame.cursor:
+        return None
+    if row == 0 and isinstance(block.item, UserTurn):
+        # Its buttons: edit and regenerate are the last message's only.
+        return (frame.key, frame.is_last(block))
+    # (A reply's buttons follow its text, which its lines are drawn from.)
+    return frame.key
+
+
+def _gutter(frame: Frame, block: Block, index: int) -> Strip:
+    palette = frame.palette
+    if index == frame.cursor and frame.focused:
+        return Strip([Segment("▌ ", Style.parse(palette.accent))], GUTTER)
+    if index == frame.cursor:
+        return Strip([Segment("▎ ", Style.parse(palette.accent))], GUTTER)
+    if isinstance(block.item, EnvelopeItem):
+        degraded = block.rendered is not None and block.rendered.degraded
+        colour = palette.degraded_border if degraded else palette.border
+        return Strip([Segment("▎ ", Style.parse(colour))], GUTTER)
+    return Strip([Segment("  ")], GUTTER)
+
+
+def _with_buttons(frame: Frame, block: Block, index: int, line: Strip) -> Strip:
+    """Replies and user turns carry their buttons on their heading line; other items
+    show them there while selected (an envelope has a line of its own)."""
+    if isinstance(block.item, EnvelopeItem):
+        return line
+    if index != frame.cursor and not isinstance(block.item, AssistantTurn | UserTurn):
+        return line
+    actions = block.actions()
+    if isinstance(block.item, UserTurn) and not frame.is_last(block):
+        actions = [name for name in actions if name not in LAST_MESSAGE]
+    buttons = button_text(actions, block.item_id, frame.palette)
+    segments = list(buttons.render(frame.console))
+    size = buttons.cell_len
+    free = line.cell_length - len(line.text.rstrip())
+    if size + 1 > free:
+        return line  # never over the item's text (the keys still work)
+    return Strip.join([line.crop(0, line.cell_length - size), Strip(segments, size)])
+
+
+def selected(strip: Strip, span: tuple[int, int], style: Style) -> Strip:
+    """``strip`` with columns ``span`` (end -1: to its end) in the text selection's ``style``."""
+    start, end = span
+    end = strip.cell_length if end == -1 else end
+    return Strip.join(
+        [
+            strip.crop(0, start),
+            strip.crop(start, end).apply_style(style),
+            strip.crop(end, strip.cell_length),
+        ]
+    )
+
+
+def marker(frame: Frame) -> Strip:
+    """The "new output below" line, centred, that takes the viewport's last line."""
+    text = Text(NEW_OUTPUT, style=Style.parse(f"reverse {frame.palette.accent}"))
+    text.apply_meta({"@click": "last"})
+    segments = list(text.render(frame.console))
+    width = frame.width
+    pad = max(0, width - text.cell_len)
+    strip = Strip([Segment(" " * (pad // 2)), *segments], pad // 2 + text.cell_len)
+    return strip.apply_style(frame.base).crop_extend(0, width, frame.base)
