@@ -21,7 +21,7 @@ def test_the_layer_contracts_are_there_and_kept() -> None:
     ("path", "source", "package", "imported"),
     [
         ("openwop_tui/core/items.py", "import rich.text\n", "openwop_tui.core", "rich"),
-        ("openwop_tui/core/fold.py", "import textual\n", "openwop_tui.core", "textual"),
+        ("openwop_tui/core/fold/transcript.py", "import textual\n", "openwop_tui.core", "textual"),
         # Indirectly too: core reaching the renderers reaches Rich through them.
         (
             "openwop_tui/core/conversation.py",
