@@ -38,73 +38,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openwop_tui import __version__
+from openwop_tui.cli.exits import EXIT_CODES_HELP, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE
 from openwop_tui.cli.options import add_shared_options, hoist
 
 # ``--version`` and ``--help`` print from the parser alone: everything a command needs (the
 # configuration, logging, the redactor, and the commands themselves) is imported once the
 # arguments are parsed (tests/cli/test_startup.py holds it to that).
 if TYPE_CHECKING:
-    from openwop_tui.cli.commands import Output
     from openwop_tui.config import Config
     from openwop_tui.text.redact import Redactor
     from openwop_tui.ui.options import AppOptions
-
-
-#: Exit codes shared by every command (``--help`` and the README list them).
-EXIT_INTERRUPTED = 130
-EXIT_INTERNAL = 70
-EXIT_CODES_HELP = """exit codes:
-  0    the run completed (run, attach), or the command did its work
-  1    the run failed or was cancelled
-  2    a usage error (input with no SSE events, a busy demo-host port, a host with
-       no run list), or the host could not be reached, did not accept the API key
-       (401/403), failed (5xx) or sent an answer that is not usable
-  3    the host refused the request (any other 4xx: an unknown workflow or run,
-       inputs it rejects, a conflict); the host's reason is printed
-  70   an unexpected error: one line names the log file holding the details
-  130  interrupted by Ctrl-C or kill -INT (run and the app: the run was cancelled
-       on the host first; attach: detached, the run goes on)
-
-Details of any error go to a log file (platform state folder, e.g.
-~/.local/state/openwop-tui/log/openwop-tui.log), with the API key and URL
-credentials masked."""
-
-
-def display_output(
-    args: argparse.Namespace,
-    config: Config,
-    save_media: Path | None = None,
-    *,
-    saves_overflow: bool = True,
-) -> Output:
-    """The `openwop_tui.cli.commands.Output` of a printing command, with its display flags (the
-    one reading of ``--colors``, ``--width``, ``--no-audio`` and ``--json``, for every command
-    that prints). ``saves_overflow``: cut replies are written to the download folder unasked
-    (not for ``render`` and ``replay``, which write only into ``--save-media``)."""
-    from openwop_tui.cli.commands import Output, make_console
-
-    as_json = bool(getattr(args, "json", False))
-    console = make_console(
-        # With --json the transcript is not drawn: what is printed (headers, questions) is
-        # for a person, on stderr.
-        sys.stderr if as_json else None,
-        colors=getattr(args, "colors", None),
-        width=getattr(args, "width", None),
-        images=config.images,
-    )
-    flag = getattr(args, "audio", None)
-    off = flag is False or (flag is None and not config.audio)
-    why = "(--no-audio)" if flag is False else "(audio = false in the config file)"
-    return Output(
-        config,
-        console,
-        save_media,
-        audio_off=off,
-        audio_off_reason=f"audio is switched off {why}",
-        colors=getattr(args, "colors", None),
-        saves_overflow=saves_overflow,
-        as_json=as_json,
-    )
 
 
 #: What ``run --help`` says WORKFLOW is.
@@ -570,51 +513,77 @@ def _redacted_output(redactor: Redactor) -> Iterator[None]:
 
 def dispatch(args: argparse.Namespace, config: Config, *, log_file: Path | None = None) -> int:
     """Run the chosen command."""
-    if args.command == "demo-host":
+    command = args.command
+    if command == "demo-host":
         return _demo_host(args)
-    if args.command == "render":
-        from openwop_tui.cli.commands import render_file
+    if command == "render":
+        from openwop_tui.cli.render import render_command
 
-        if _json_without_media(args):
-            return 2
-        output = display_output(args, config, args.save_media, saves_overflow=False)
-        return render_file(args.file, output)
-    if args.command in ("run", "attach"):
-        return _follow(args, config)
-    if args.command == "workflows":
-        from openwop_tui.cli.commands import list_workflows
+        return render_command(args, config)
+    if command in ("run", "attach"):
+        from openwop_tui.cli.follow import follow_command
 
-        output = display_output(argparse.Namespace(**_not_json(args)), config)
-        return list_workflows(output, as_json=args.json)
-    if args.command == "runs":
+        return follow_command(args, config)
+    if command == "workflows":
+        from openwop_tui.cli.workflows import workflows_command
+
+        return workflows_command(args, config)
+    if command == "runs":
+        from openwop_tui.cli.output import display_output, not_json
         from openwop_tui.cli.runs import runs_command
 
-        return runs_command(args, display_output(argparse.Namespace(**_not_json(args)), config))
-    if args.command in ("sessions", "export", "replay"):
-        return _stored(args, config, log_file)
+        return runs_command(args, display_output(argparse.Namespace(**not_json(args)), config))
+    if command in ("sessions", "export"):
+        return _stored(args, config)
+    if command == "replay":
+        return _replay(args, config, log_file)
     from openwop_tui.cli.inspector import INSPECTOR_COMMANDS, run_inspector_command
 
-    if args.command in INSPECTOR_COMMANDS:
+    if command in INSPECTOR_COMMANDS:
         return run_inspector_command(args, config, log_file=log_file)
     return _app(args, config, log_file)
 
 
-def _not_json(args: argparse.Namespace) -> dict[str, Any]:
-    """``args`` but ``json``: a command whose ``--json`` prints to stdout itself (not NDJSON
-    of events) draws on stdout."""
-    return {key: value for key, value in vars(args).items() if key != "json"}
+def _stored(args: argparse.Namespace, config: Config) -> int:
+    """``sessions`` and ``export`` (`openwop_tui.cli.sessions`)."""
+    from openwop_tui.cli import sessions as stored
+    from openwop_tui.cli.output import display_output, not_json
+
+    output = display_output(argparse.Namespace(**not_json(args)), config)
+    if args.command == "export":
+        return stored.export_command(output, args.session, args.format, args.output)
+    if args.action == "rename":
+        return stored.rename_session(output, args.id, args.title)
+    if args.action == "delete":
+        return stored.delete_session(output, args.id)
+    return stored.list_sessions(output, as_json=args.json)
 
 
-def _json_without_media(args: argparse.Namespace) -> bool:
-    """``--json`` with ``--save-media``: a usage error, said (``--json`` draws nothing)."""
-    if getattr(args, "json", False) and getattr(args, "save_media", None) is not None:
-        print(
-            "openwop-tui: --save-media saves what the transcript draws; with --json nothing is "
-            "drawn (the events carry the media references): give one of them",
-            file=sys.stderr,
-        )
-        return True
-    return False
+def _replay(args: argparse.Namespace, config: Config, log_file: Path | None) -> int:
+    """``replay``: the recording played through the app, or printed as ``render`` prints it
+    where the terminal cannot show the app (and with ``--json``, as NDJSON)."""
+    from openwop_tui.cli.output import display_output, json_without_media
+
+    if json_without_media(args):
+        return EXIT_USAGE
+    why = _no_app()
+    if args.json or why is not None:
+        from openwop_tui.cli.sessions import replay_print
+
+        if why is not None and not args.json:
+            print(f"openwop-tui: {why}; printing the recording instead", file=sys.stderr)
+        output = display_output(args, config, args.save_media, saves_overflow=False)
+        return replay_print(args.file, output)
+    from openwop_tui.cli.render import unplayable
+
+    problem = unplayable(args.file)
+    if problem is not None:
+        print(f"openwop-tui: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    from openwop_tui.ui.options import AppOptions, Replay
+
+    replay = Replay(path=Path(args.file), speed=args.speed, save_media=args.save_media)
+    return _run_app(config, AppOptions(replay=replay, log_file=log_file))
 
 
 def _demo_host(args: argparse.Namespace) -> int:
@@ -669,10 +638,11 @@ def _app(args: argparse.Namespace, config: Config, log_file: Path | None) -> int
             session_id = chosen_session(args.session, api_key=config.api_key).id
         except StoreError as error:
             print(f"openwop-tui: {error}", file=sys.stderr)
-            return 2
+            return EXIT_USAGE
     why = _no_app()
     if why is not None:
         from openwop_tui.cli.chat import printed_app
+        from openwop_tui.cli.output import display_output
 
         return printed_app(
             display_output(args, config),
@@ -704,73 +674,6 @@ def _no_app() -> str | None:
     if not sys.stdin.isatty():
         return "stdin is not a terminal"
     return None
-
-
-def _follow(args: argparse.Namespace, config: Config) -> int:
-    """``run`` and ``attach``."""
-    from openwop_tui.cli.answering import AnswerFlags, FlagError
-    from openwop_tui.cli.commands import attach_run, run_workflow
-
-    try:
-        flags = AnswerFlags.parse(
-            args.answer, approve=args.approve, reject=args.reject, feedback=args.feedback
-        )
-    except FlagError as error:
-        print(f"openwop-tui: {error}", file=sys.stderr)
-        return 2
-    if _json_without_media(args):
-        return 2
-    output = display_output(args, config, args.save_media)
-    # Ask at a prompt only when a person is there to type and to read the question (with
-    # --json stdout is the events': the question and how to answer it go to stderr).
-    interactive = sys.stdin.isatty() and sys.stdout.isatty() and not args.json
-    common: dict[str, Any] = {
-        "idle_timeout": args.idle_timeout,
-        "record": getattr(args, "record", None),
-        "flags": flags,
-        "interactive": interactive,
-    }
-    if args.command == "attach":
-        return attach_run(args.run_id, output, from_seq=args.from_seq, **common)
-    return run_workflow(args.workflow, output, message=args.message, inputs=args.input, **common)
-
-
-def _stored(args: argparse.Namespace, config: Config, log_file: Path | None) -> int:
-    """``sessions``, ``export`` and ``replay``."""
-    from openwop_tui.cli import sessions as stored
-
-    if args.command == "replay" and _json_without_media(args):
-        return 2
-    output = display_output(argparse.Namespace(**_not_json(args)), config)
-    if args.command == "sessions":
-        if args.action == "rename":
-            return stored.rename_session(output, args.id, args.title)
-        if args.action == "delete":
-            return stored.delete_session(output, args.id)
-        return stored.list_sessions(output, as_json=args.json)
-    if args.command == "export":
-        return stored.export_command(output, args.session, args.format, args.output)
-    why = _no_app()
-    if args.json or why is not None:
-        if why is not None and not args.json:
-            print(f"openwop-tui: {why}; printing the recording instead", file=sys.stderr)
-        output = display_output(args, config, args.save_media, saves_overflow=False)
-        return stored.replay_print(args.file, output)
-    from openwop_tui.cli.commands import has_events, not_sse
-    from openwop_tui.store.record import read_recording
-
-    try:
-        text = Path(args.file).read_text(encoding="utf-8", errors="replace")
-    except OSError as error:
-        print(f"openwop-tui: cannot read {args.file}: {error.strerror or error}", file=sys.stderr)
-        return 2
-    if not has_events(read_recording(text).entries):
-        print(f"openwop-tui: {not_sse(args.file, text)}", file=sys.stderr)
-        return 2
-    from openwop_tui.ui.options import AppOptions, Replay
-
-    replay = Replay(path=Path(args.file), speed=args.speed, save_media=args.save_media)
-    return _run_app(config, AppOptions(replay=replay, log_file=log_file))
 
 
 def _run_app(config: Config, options: AppOptions) -> int:
