@@ -18,7 +18,8 @@ import pytest
 from hypothesis import strategies as st
 from rich.console import Console
 
-from openwop_tui.cli.commands import Output, render_file
+from openwop_tui.cli.output import Output
+from openwop_tui.cli.render import render_file
 from openwop_tui.config import Config
 from openwop_tui.text.redact import RedactingWriter, Redactor
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from openwop_tui.cli.commands import Follow, Output, attach_run, follow_run
+from openwop_tui.cli.follow import Follow, attach_run, follow_run
+from openwop_tui.cli.output import Output
 from openwop_tui.cli.sessions import print_session
 
 

@@ -139,11 +139,11 @@ def run_inspector_command(
 
 def printing_console(args: argparse.Namespace) -> tuple[Console, bool]:
     """The console a command prints on, with the shared ``--colors`` and ``--width`` read as
-    every printing command reads them (`openwop_tui.cli.commands.make_console`), and whether
+    every printing command reads them (`openwop_tui.cli.output.make_console`), and whether
     each line must stay whole: into a file or a pipe, without ``--width``, a finding, a check
     or a node's line is one line however long (a reader greps it), as ``run`` keeps its
     headers and errors."""
-    from openwop_tui.cli.commands import make_console
+    from openwop_tui.cli.output import make_console
 
     width = getattr(args, "width", None)
     console = make_console(colors=getattr(args, "colors", None), width=width)

@@ -20,7 +20,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # --help builds this parser: nothing heavy at import
-    from openwop_tui.cli.commands import Output
+    from openwop_tui.cli.output import Output
     from openwop_tui.protocol.client import HostClient
 
 #: ``--limit`` by default.
@@ -104,7 +104,8 @@ def runs_command(args: argparse.Namespace, output: Output) -> int:
     refusal)."""
     import asyncio
 
-    from openwop_tui.cli.commands import EXIT_USAGE, host_for
+    from openwop_tui.cli.exits import EXIT_USAGE
+    from openwop_tui.cli.host import host_for
 
     try:
         with host_for(output.config) as (url, key):
@@ -126,7 +127,8 @@ async def _runs(url: str, key: str | None, args: argparse.Namespace, output: Out
             ``--json``).
         output: The command's configuration and console.
     """
-    from openwop_tui.cli.commands import EXIT_OK, EXIT_USAGE, exit_for
+    from openwop_tui.cli.exits import EXIT_OK, EXIT_USAGE
+    from openwop_tui.cli.host import exit_for
     from openwop_tui.protocol.client import HostClient, HostError
     from openwop_tui.text.sanitize import clean
 

@@ -14,14 +14,9 @@ from pathlib import Path
 
 from rich.table import Table
 
-from openwop_tui.cli.commands import (
-    EXIT_OK,
-    EXIT_USAGE,
-    Output,
-    print_entries,
-    print_recording,
-    renderer_registry,
-)
+from openwop_tui.cli.exits import EXIT_OK, EXIT_USAGE
+from openwop_tui.cli.output import Output, renderer_registry
+from openwop_tui.cli.render import print_entries, print_recording
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.devices import desktop as actions
 from openwop_tui.present.envelope import export_drawer

@@ -16,8 +16,9 @@ import pytest
 from paths import TESTS
 
 from openwop_tui import __main__ as cli
-from openwop_tui.__main__ import build_parser, main
+from openwop_tui.__main__ import main
 from openwop_tui.cli.options import SHARED_TITLE, hoist
+from openwop_tui.cli.parser import WORKFLOW_HELP, build_parser
 
 #: The positionals each command needs to parse.
 POSITIONALS = {
@@ -150,7 +151,7 @@ def test_the_workflows_run_help_names_exist_on_the_demo_host() -> None:
 
     from openwop_tui.demo_host.workflows import WORKFLOWS
 
-    named = set(re.findall(r"\b(?:demo|conformance)[.-][a-z.-]*[a-z]", cli.WORKFLOW_HELP))
+    named = set(re.findall(r"\b(?:demo|conformance)[.-][a-z.-]*[a-z]", WORKFLOW_HELP))
     assert named and named <= set(WORKFLOWS)
 
 

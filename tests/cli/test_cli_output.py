@@ -15,7 +15,8 @@ import pytest
 from paths import TESTS
 from patience import PATIENCE
 
-from openwop_tui.__main__ import build_parser, main
+from openwop_tui.__main__ import main
+from openwop_tui.cli.parser import build_parser
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.demo_host.catalog import WORKFLOW_INFO
 from openwop_tui.protocol import catalog

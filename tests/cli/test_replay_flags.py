@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from openwop_tui.__main__ import build_parser
+from openwop_tui.cli.parser import build_parser
 
 
 def test_app_options_after_replay_are_read_as_before_it() -> None:

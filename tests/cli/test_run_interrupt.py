@@ -16,7 +16,7 @@ import httpx
 import pytest
 from patience import PATIENCE
 
-from openwop_tui.cli.commands import _cancel_interrupted
+from openwop_tui.cli.interrupts import cancel_interrupted
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.protocol.client import HostClient
 
@@ -114,12 +114,12 @@ async def test_a_cancel_the_host_refuses_is_said_plainly(
 ) -> None:
     transport = httpx.MockTransport(lambda request: httpx.Response(status, json=body))
     async with HostClient("http://127.0.0.1:1", "key", transport=transport) as client:
-        said = await _cancel_interrupted(client, "r1")
+        said = await cancel_interrupted(client, "r1")
     assert said.startswith("interrupted; ") and line in said
 
 
 async def test_ctrl_c_before_the_run_exists_cancels_nothing() -> None:
     transport = httpx.MockTransport(lambda request: httpx.Response(500))
     async with HostClient("http://127.0.0.1:1", "key", transport=transport) as client:
-        said = await _cancel_interrupted(client, None)
+        said = await cancel_interrupted(client, None)
     assert said == "interrupted before the host confirmed a run; nothing was cancelled"

@@ -5,7 +5,7 @@ family and every event the fold understands are rewritten so that string leaves 
 terminal attacks (OSC 52 clipboard write, OSC title, CSI, 8-bit CSI, BEL, a bidi override,
 markdown character references that decode to controls, a zero-width space, a lone surrogate, the
 API key whole and cut). Each rewritten stream goes through the ``render`` command's path
-(`openwop_tui.cli.commands.print_entries`: SSE decoding, the fold, the printer and the renderers,
+(`openwop_tui.cli.render.print_entries`: SSE decoding, the fold, the printer and the renderers,
 ``--save-media`` into a temporary folder) on a colour console and a plain one, and then:
 
 * the output holds no C0 control but newline, no C1, no bidi control, no surrogate, no key;
@@ -44,7 +44,8 @@ from paths import TESTS
 from render_helpers import builtins, png, wav
 from rich.console import Console
 
-from openwop_tui.cli.commands import Output, print_entries
+from openwop_tui.cli.output import Output
+from openwop_tui.cli.render import print_entries
 from openwop_tui.config import Config
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import EnvelopeItem, Transcript

@@ -52,7 +52,8 @@ from test_boundary_walk import capture_frames, constructed, leaf_paths, sse
 
 from openwop_tui.__main__ import main
 from openwop_tui.cli.answering import AnswerFlags, Asker, HowTo, LineReader
-from openwop_tui.cli.commands import Output, print_entries
+from openwop_tui.cli.output import Output
+from openwop_tui.cli.render import print_entries
 from openwop_tui.config import Config
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.event_catalog import KNOWN_TYPES

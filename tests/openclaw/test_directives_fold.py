@@ -12,7 +12,7 @@ from typing import Any, cast
 import pytest
 from render_helpers import builtins, render
 
-from openwop_tui.__main__ import build_parser
+from openwop_tui.cli.parser import build_parser
 from openwop_tui.config import Config, load_config
 from openwop_tui.core.conversation import Conversation, check_link
 from openwop_tui.core.directives import DirectiveEnvelope, refused_asset

@@ -20,7 +20,9 @@ from app_support import (
 from render_helpers import media, png, render
 from rich.cells import cell_len
 
-from openwop_tui.__main__ import build_parser, display_output, main
+from openwop_tui.__main__ import main
+from openwop_tui.cli.output import display_output
+from openwop_tui.cli.parser import build_parser
 from openwop_tui.config import Config
 from openwop_tui.draw.palette import Palette
 from openwop_tui.present import items as present

@@ -168,7 +168,7 @@ def test_run_idle_timeout_flag_reports_a_silent_stream(capsys: pytest.CaptureFix
 
 @pytest.mark.parametrize("value", ["-1", "soon", "nan"])
 def test_run_idle_timeout_must_be_seconds(value: str, capsys: pytest.CaptureFixture[str]) -> None:
-    from openwop_tui.__main__ import build_parser
+    from openwop_tui.cli.parser import build_parser
 
     with pytest.raises(SystemExit):
         build_parser().parse_args(["run", "demo.chat", "--idle-timeout", value])

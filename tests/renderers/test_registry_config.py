@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from registry_support import BROKEN_PLUGIN, IMAGE_PLUGIN, install_plugin
 
-from openwop_tui.cli import commands
+from openwop_tui.cli import output
 from openwop_tui.config import Config, ConfigError, load_config
 
 
@@ -52,9 +52,9 @@ def test_commands_print_each_plugin_notice_once_on_stderr(
         tmp_path / "other", monkeypatch, dist="acme-broken", entry="broken",
         module="acme_broken_cli", source=BROKEN_PLUGIN,
     )  # fmt: skip
-    monkeypatch.setattr(commands, "_registries", {})
-    registry = commands.renderer_registry(Config())
-    assert commands.renderer_registry(Config()) is registry  # loaded once
+    monkeypatch.setattr(output, "_registries", {})
+    registry = output.renderer_registry(Config())
+    assert output.renderer_registry(Config()) is registry  # loaded once
     captured = capsys.readouterr()
     assert captured.out == ""
     lines = captured.err.splitlines()
@@ -65,6 +65,6 @@ def test_commands_print_each_plugin_notice_once_on_stderr(
         "named 'a_module_that_is_not_installed_anywhere'); it is not used",
     ]
     # With the override in the config: replaced, and said.
-    replaced = commands.renderer_registry(Config(renderer_override=("image",)))
+    replaced = output.renderer_registry(Config(renderer_override=("image",)))
     assert replaced.origin("image") == "plugin acme"
     assert "replaces the built-in 'image' renderer" in capsys.readouterr().err
