@@ -32,8 +32,9 @@ from openwop_tui.cli.answering import AnswerFlags, Asker, HowTo
 from openwop_tui.cli.ndjson import JsonLines, replay_lines
 from openwop_tui.cli.printer import TranscriptPrinter
 from openwop_tui.config import Config
-from openwop_tui.core.conversation import Conversation, RunStarted, Update
+from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.session import Session
+from openwop_tui.core.updates import RunStarted, Update
 from openwop_tui.devices import desktop as actions
 from openwop_tui.devices.audio import probe
 from openwop_tui.devices.terminal import for_printing, graphics_console_options
