@@ -315,11 +315,11 @@ def conversation_folds(store: object, *sessions: str, key: str = "") -> None:
     with the app's key and limits (a fold is kept for the state it was made in, so folds made
     without them are made again on the app's first open, which then takes ten times longer)."""
     from openwop_tui.config import Config
-    from openwop_tui.core import conversation
+    from openwop_tui.core import opening
 
     limits = Config().limits
     for session_id in sessions:
-        conversation.stored(store, session_id, secrets=(key,) if key else (), limits=limits)  # type: ignore[arg-type]
+        opening.stored(store, session_id, secrets=(key,) if key else (), limits=limits)  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------------------------ busy

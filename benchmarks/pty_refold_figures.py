@@ -110,7 +110,7 @@ def _ask(
 async def pty_refold() -> list[Figure]:
     """A 3,000-turn session without kept folds opened in the app, against one turn."""
     from benchmarks.sessions import recorded_turn, write_session
-    from openwop_tui.core.conversation import stored
+    from openwop_tui.core.opening import stored
     from openwop_tui.store.sessions import Store
 
     turn = await recorded_turn()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from openwop_tui.core import conversation
+from openwop_tui.core import opening
 from openwop_tui.core.session import Session
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.protocol.client import HostClient
@@ -22,9 +22,7 @@ async def recorded_turn(text: str = "tell me about the weather") -> list[Entry]:
     """One real ``demo.chat`` turn as the log keeps it, recorded from a demo host."""
     with DemoHost(pace=0) as demo, Store(Path(demo_folder()) / "turn.db") as store:
         async with HostClient(demo.url, demo.api_key) as client:
-            chat = conversation.stored(
-                store, None, session=Session(client, workflow_id="demo.chat")
-            )
+            chat = opening.stored(store, None, session=Session(client, workflow_id="demo.chat"))
             await chat.connect()
             async for _ in chat.send(text):
                 pass

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from benchmarks.figures import Figure, figure
 from benchmarks.sessions import recorded_turn, write_session
-from openwop_tui.core import conversation
+from openwop_tui.core import opening
 from openwop_tui.core.chat_history import body_size
 from openwop_tui.store.sessions import Entry, Store
 from openwop_tui.text.units import human_size
@@ -94,7 +94,7 @@ def _reopen_time(path: Path, session_id: str) -> float:
     for _ in range(3):
         with Store(path) as store:
             start = time.perf_counter()
-            chat = conversation.stored(store, session_id)
+            chat = opening.stored(store, session_id)
             best = min(best, time.perf_counter() - start)
             assert chat.transcript.items
     return best
@@ -114,7 +114,7 @@ async def reopen() -> list[Figure]:
         # every event and keeps each run's fold; every later open reads those.
         with Store(big) as store:
             start = time.perf_counter()
-            chat = conversation.stored(store, big_id)
+            chat = opening.stored(store, big_id)
             first = time.perf_counter() - start
             items = len(chat.transcript.items)
         ours = _reopen_time(big, big_id)
@@ -153,7 +153,7 @@ async def _next_message(path: Path, session_id: str, url: str, key: str) -> tupl
     with Store(path) as store:
         async with HostClient(url, key) as client:
             session = Session(client, workflow_id="demo.chat")
-            chat = conversation.stored(store, session_id, session=session)
+            chat = opening.stored(store, session_id, session=session)
             await chat.connect()
             limit = chat.discovery.max_request_body_bytes if chat.discovery else None
             sent = chat.chat.fitted(
@@ -270,7 +270,7 @@ async def flood() -> list[Figure]:
 
         with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "s.db") as store:
             async with HostClient(url, key) as client:
-                chat = conversation.stored(
+                chat = opening.stored(
                     store, None, session=Session(client, workflow_id="bench.events")
                 )
                 await chat.connect()

@@ -207,7 +207,7 @@ async def stream() -> list[Figure]:
 async def open_session() -> list[Figure]:
     """Reopen a saved 5,000-message session to its last message drawn, against reading the
     same rows from SQLite alone."""
-    from openwop_tui.core import conversation
+    from openwop_tui.core import opening
     from openwop_tui.store.sessions import Entry, Store
 
     with tempfile.TemporaryDirectory() as folder:
@@ -219,14 +219,14 @@ async def open_session() -> list[Figure]:
         # Written entry by entry, it has no kept folds yet (a session of an older version):
         # the first open keeps them, as the app does at the end of every live run.
         start = time.perf_counter()
-        conversation.stored(store, session_id)
+        opening.stored(store, session_id)
         first = time.perf_counter() - start
 
         app = _ViewApp()
         async with app.run_test(size=SIZE) as pilot:
             view = app.query_one(TranscriptView)
             start = time.perf_counter()
-            chat = conversation.stored(Store(Path(folder) / "sessions.db"), session_id)
+            chat = opening.stored(Store(Path(folder) / "sessions.db"), session_id)
             await view.apply([Added(item) for item in chat.transcript.items])
             view.scroll_end(animate=False)
             await pilot.pause()

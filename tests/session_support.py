@@ -1,11 +1,11 @@
 """Stored sessions made the way the app makes them: chat turns sent to a real host, each
-run's events logged and its fold kept (`openwop_tui.core.conversation.stored`)."""
+run's events logged and its fold kept (`openwop_tui.core.opening.stored`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from openwop_tui.core import conversation
+from openwop_tui.core import opening
 from openwop_tui.core.session import Session
 from openwop_tui.protocol.client import HostClient
 from openwop_tui.store.sessions import Store
@@ -16,7 +16,7 @@ async def chat_turns(
 ) -> str:
     """Send each of ``texts`` as a turn of one new session of ``store``; its id."""
     async with HostClient(url, key) as client:
-        chat = conversation.stored(store, None, session=Session(client, workflow_id=workflow))
+        chat = opening.stored(store, None, session=Session(client, workflow_id=workflow))
         await chat.connect()
         for text in texts:
             async for _ in chat.send(text):

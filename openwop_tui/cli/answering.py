@@ -37,8 +37,9 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.text import Text
 
-from openwop_tui.core.conversation import Answered, Conversation, Update
+from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import Added, Interrupt, Updated
+from openwop_tui.core.updates import Answered, Update
 from openwop_tui.protocol.errors import HostError
 from openwop_tui.protocol.interrupt_answers import (
     AnswerError,

@@ -28,8 +28,9 @@ from openwop_tui.cli.interrupts import Interrupts, cancel_interrupted, sigint_to
 from openwop_tui.cli.ndjson import JsonLines
 from openwop_tui.cli.output import Output, Sink, display_output, json_without_media
 from openwop_tui.config import Config
-from openwop_tui.core.conversation import Conversation, RunStarted, Update
+from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.session import Session
+from openwop_tui.core.updates import RunStarted, Update
 from openwop_tui.devices.audio import probe
 from openwop_tui.protocol.client import HostClient, HostError
 from openwop_tui.renderers.base import AudioSupport

@@ -22,7 +22,8 @@ from rich.console import Console
 from openwop_tui.cli.ndjson import JsonLines
 from openwop_tui.cli.printer import TranscriptPrinter
 from openwop_tui.config import Config
-from openwop_tui.core.conversation import Conversation, Update
+from openwop_tui.core.conversation import Conversation
+from openwop_tui.core.updates import Update
 from openwop_tui.devices import desktop as actions
 from openwop_tui.devices.terminal import for_printing, graphics_console_options
 from openwop_tui.renderers import Registry

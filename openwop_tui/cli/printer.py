@@ -18,7 +18,8 @@ from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 from openwop_tui.core import overflow
-from openwop_tui.core.conversation import Conversation, Update, check_link
+from openwop_tui.core.assets import check_link
+from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import (
     Added,
     AssistantTurn,
@@ -28,6 +29,7 @@ from openwop_tui.core.fold import (
     Reasoning,
     ToolCall,
 )
+from openwop_tui.core.updates import Update
 from openwop_tui.devices import desktop as actions
 from openwop_tui.present import dispatch
 from openwop_tui.present.envelope import Source, draw, offline

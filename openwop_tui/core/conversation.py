@@ -14,16 +14,14 @@ without contacting the host, because it goes through the same acceptance rules
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime
-from typing import Any, Protocol, TypeAlias, TypedDict, Unpack
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from typing import Any
 
+from openwop_tui.core import answering, assets, replaying
+from openwop_tui.core.assets import DEFAULT_INLINE_BYTES
 from openwop_tui.core.catch_up import CutRun
 from openwop_tui.core.chat_history import ChatHistory
-from openwop_tui.core.directives import refused_asset
 from openwop_tui.core.fold import (
     Added,
     Change,
@@ -31,120 +29,44 @@ from openwop_tui.core.fold import (
     Level,
     Limits,
     Transcript,
-    Updated,
     UserTurn,
 )
-from openwop_tui.core.hitl import Submitted, submit
-from openwop_tui.core.log_flush import FlushTimer, pending
-from openwop_tui.core.origins import HOST_KEY, absolute, host_url
-from openwop_tui.core.reopen import FoldKeeper, reopening
+from openwop_tui.core.hitl import Submitted
+from openwop_tui.core.logbook import Logbook
+from openwop_tui.core.origins import HOST_KEY, host_url
+from openwop_tui.core.reopen import FoldKeeper
 from openwop_tui.core.session import RunCreated, Session
-from openwop_tui.openclaw.reader import check_media
+from openwop_tui.core.updates import (
+    Answered,
+    EventArrived,
+    EventLog,
+    NeedsBytes,
+    Offline,
+    Replaced,
+    RunEnded,
+    RunStarted,
+    StreamItem,
+    StreamNoticed,
+    Update,
+)
 from openwop_tui.protocol.client import Discovery, RunHandle
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.events import RunEvent
-from openwop_tui.protocol.interrupt_answers import AnswerError, build_answer
-from openwop_tui.protocol.interrupts import InterruptState
-from openwop_tui.protocol.media import Asset, offline_asset
+from openwop_tui.protocol.interrupt_answers import AnswerError
+from openwop_tui.protocol.media import Asset
 from openwop_tui.protocol.stream import Arrival, Redelivery, StreamNotice
 from openwop_tui.store.folds import FoldRow
 from openwop_tui.store.histories import HistoryRow
-from openwop_tui.store.sessions import Entry, SessionLog, Store, StoreError, Unwritten
-from openwop_tui.text.sanitize import clean, clean_own
+from openwop_tui.store.sessions import Entry, SessionLog, Store, StoreError
+from openwop_tui.text.sanitize import clean_own
 
 log = logging.getLogger(__name__)
-
-#: The spec's inline media cap, used when no host told its own (protocol.md §4.5).
-DEFAULT_INLINE_BYTES = 262144
 
 #: The line logged (and shown) where an exchange was replaced by an edited or regenerated one.
 REPLACED_NOTICE = (
     "the last message was sent again (edited or regenerated): the exchange before this line "
     "was replaced, and stays in the session's history"
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Replaced:
-    """What `Conversation.replace_last_exchange` took off the screen, and the line saying so."""
-
-    item_ids: tuple[str, ...]
-    """The last user turn and every item after it."""
-    text: str
-    """What the user had sent."""
-    notice: Added
-
-
-@dataclass(frozen=True, slots=True)
-class RunStarted:
-    """The host created a run (its stream follows)."""
-
-    run_id: str
-    workflow: str
-    status: str | None = None
-    handle: RunHandle | None = None
-    """The host's answer, when live (``None`` when replayed from a log)."""
-
-
-@dataclass(frozen=True, slots=True)
-class RunEnded:
-    """A run's stream is over: ``status`` is the last the fold saw (``None``: it never said)."""
-
-    run_id: str | None
-    status: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class EventArrived:
-    """A run event arrived (before the fold's changes for it); for an events panel."""
-
-    event: RunEvent
-
-
-@dataclass(frozen=True, slots=True)
-class StreamNoticed:
-    """The stream told something about itself (reconnecting, a malformed frame…)."""
-
-    notice: StreamNotice
-
-
-Update: TypeAlias = Added | Updated | RunStarted | RunEnded | EventArrived | StreamNoticed
-
-StreamItem: TypeAlias = RunCreated | RunEvent | StreamNotice
-"""What a run's stream brings to `Conversation._consume`."""
-
-
-@dataclass(frozen=True, slots=True)
-class Answered:
-    """What became of an answer sent with `Conversation.answer`: the host's verdict
-    (`openwop_tui.core.hitl.Submitted`: outcome, sentence, whether to retry) and what it changed in
-    the transcript (the interrupt answered here, or closed)."""
-
-    submitted: Submitted
-    changes: list[Change]
-
-
-#: How a closing outcome settles the interrupt: its new state, and the words for it.
-_CLOSING: dict[str, tuple[InterruptState, str]] = {
-    "elsewhere": ("answered", "answered elsewhere first"),
-    "expired": ("expired", "expired"),
-    "closed": ("closed", "nothing left to resolve"),
-}
-
-
-NeedsBytes: TypeAlias = Callable[[str | None], bool]
-"""Whether the renderer for a display value needs its envelope's bytes fetched."""
-
-
-class EventLog(Protocol):
-    """Where a conversation appends what it learns (a stored session, a recording)."""
-
-    def append(self, entry: Entry) -> None:
-        """Keep ``entry``; called as things arrive, in order."""
-
-
-class Offline(RuntimeError):
-    """A send on a conversation that has no host."""
 
 
 class Conversation:
@@ -168,26 +90,25 @@ class Conversation:
         self.session = session
         self.transcript = Transcript(limits=limits or Limits())
         self.chat = ChatHistory()
-        self.logs: list[EventLog] = list(logs)
+        self.logbook = Logbook(logs)
+        """The logs everything is appended to, and what waits for one that failed."""
         self.store = store
         self.secrets = tuple(secrets)
-        self._capture = capture
-        self._pending_user: str | None = None
-        self._absolute: dict[str, str] = {}
-        """Each fetched media URL as the envelope gave it → as the fetch resolved it."""
+        self.captured = capture
+        """Whether this conversation replays a bare SSE capture (``capture=True``)."""
+        self.pending_user: str | None = None
+        """A user message the next run's creation takes into the history."""
+        self.resolved: dict[str, str] = {}
+        """Each fetched media URL as the envelope gave it → as the fetch resolved it
+        (`openwop_tui.core.assets`)."""
         self._carry: str | None = None
         """The message that started this run, until it goes as the first turn of a
         conversation the run opens (or the host shows it already took it)."""
         self._redelivery: Redelivery | None = None
         self._run_id: str | None = None
         self._unshown: list[Update] = []
-        self._replaying = False
-        self.log_error: str | None = None
-        """Why the log cannot be written now (``None`` once everything waiting is written):
-        the conversation goes on, the app says so."""
-        self._unwritten: dict[int, list[Entry]] = {}
-        """Entries a log could not take yet, by log (its ``id``), oldest first."""
-        self._flusher = FlushTimer(lambda: self.logs, self._log_failed, self._log_caught_up)
+        self.replaying = False
+        """Whether what is folded now comes from a log, not a host."""
         self.keeper: FoldKeeper | None = None
         """Keeps each completed run's fold beside a stored session's log (`stored` sets it)."""
         self.hosts: dict[str, str] = {}
@@ -205,44 +126,12 @@ class Conversation:
 
     # ------------------------------------------------------------------ state
 
-    @property
-    def replaying(self) -> bool:
-        """Whether what is folded now comes from a log, not a host."""
-        return self._replaying
-
-    @property
-    def captured(self) -> bool:
-        """Whether this conversation replays a bare SSE capture (``capture=True``)."""
-        return self._capture
-
-    @property
-    def pending_user(self) -> str | None:
-        """A user message the next run's creation takes into the history."""
-        return self._pending_user
-
-    @pending_user.setter
-    def pending_user(self, text: str | None) -> None:
-        self._pending_user = text
-
     def last_user_turn(self) -> UserTurn | None:
         """The newest message the user sent that is still on screen, if any."""
         for item in reversed(self.transcript.items):
             if isinstance(item, UserTurn) and item.id not in self._replaced:
                 return item
         return None
-
-    def close_logs(self) -> None:
-        """Close the logs that hold something open (a recording: flushed and closed); the
-        others (the store) are closed by their owner."""
-        for keep in self.logs:
-            close = getattr(keep, "close", None)
-            if close is not None:
-                close()
-
-    @property
-    def session_log(self) -> SessionLog | None:
-        """The stored session this conversation is kept in (``None``: not kept)."""
-        return next((log for log in self.logs if isinstance(log, SessionLog)), None)
 
     def take_fold(self, whole: Conversation) -> None:
         """``whole`` is this conversation's stored session read from its log (up to its last
@@ -253,9 +142,11 @@ class Conversation:
         self.transcript = whole.transcript
         self.chat = whole.chat
         self.hosts = {**whole.hosts, **self.hosts}
-        self._pending_user = None
-        keep = self.session_log
-        self.keeper = live_keeper(self, keep) if keep is not None else None
+        self.pending_user = None
+        keep = self.logbook.session_log
+        self.keeper = None
+        if keep is not None:
+            self.keep_runs(keep)
 
     def replace_last_exchange(self) -> Replaced | None:
         """The last user turn and everything after it are to be replaced (its message edited
@@ -318,88 +209,57 @@ class Conversation:
         return self.session
 
     def _log(self, entry: Entry) -> None:
-        """Append ``entry`` to every log. A log that cannot be written (a full disk, a store
-        gone read-only) loses nothing: its entries wait here, in order, and are written before
-        the next one as soon as it can take them again; ``log_error`` says why meanwhile."""
-        if self._replaying:
-            return
-        for sink in self.logs:
-            self._unwritten.setdefault(id(sink), []).append(entry)
-            self._offer(sink)
-        self._log_caught_up()
-        # A stored session commits in batches: the tail of a stream that goes quiet is
-        # written shortly after, not at the run's end.
-        self._flusher.appended()
-
-    def _offer(self, sink: EventLog) -> None:
-        """Append what waits for ``sink``, oldest first, until it refuses one."""
-        waiting = self._unwritten.setdefault(id(sink), [])
-        while waiting:
-            try:
-                sink.append(waiting[0])
-            except Unwritten as error:
-                # Taken: the log holds it, in order, until it can write it (appending it
-                # again would keep it twice).
-                self._log_failed(str(error))
-            except (StoreError, OSError) as error:
-                # Losing the log must not lose the chat: say why, keep going, try again later.
-                self._log_failed(str(error))
-                return
-            waiting.pop(0)
-
-    def _log_caught_up(self) -> None:
-        """Clear ``log_error`` once nothing waits for a log that failed."""
-        if self.log_error is None or any(self._unwritten.values()):
-            return
-        if any(_failing(sink) for sink in self.logs):
-            return
-        self.log_error = None
+        """Append ``entry`` to every log (`Logbook.append`); nothing while replaying one."""
+        if not self.replaying:
+            self.logbook.append(entry)
 
     @property
-    def unwritten(self) -> int:
-        """Entries kept in memory only: waiting for a log that could not take them, or taken
-        by one that could not write them yet (a full disk)."""
-        held = sum(pending(sink) for sink in self.logs if _failing(sink))
-        return held + sum(len(waiting) for waiting in self._unwritten.values())
+    def logs(self) -> list[EventLog]:
+        """Where everything this conversation learns is appended (a stored session, a
+        recording)."""
+        return self.logbook.logs
 
-    def forget_unkept(self) -> int:
-        """Give up the entries the session store refused (the user chose to lose them); how
-        many. They are not offered to it again, so no journal brings them back."""
-        given_up = self.unkept_store_entries()
-        for sink in self.logs:
-            if isinstance(sink, SessionLog):
-                self._unwritten.pop(id(sink), None)
-        self._log_caught_up()
-        return given_up
+    @logs.setter
+    def logs(self, value: Sequence[EventLog]) -> None:
+        self.logbook.logs = list(value)
 
-    def unkept_store_entries(self) -> int:
-        """Entries for the session store that it never took (they are not in its journal
-        either): what quitting now loses for sure."""
-        return sum(
-            len(self._unwritten.get(id(sink), ()))
-            for sink in self.logs
-            if isinstance(sink, SessionLog)
-        )
+    @property
+    def log_error(self) -> str | None:
+        """Why a log cannot be written now (`Logbook.error`): the conversation goes on."""
+        return self.logbook.error
 
-    def _log_failed(self, why: str) -> None:
-        self.log_error = why
-        log.warning("event log write failed: %s", why)
+    @log_error.setter
+    def log_error(self, why: str | None) -> None:
+        self.logbook.error = why
 
-    def flush(self) -> None:
-        """Write what the logs hold uncommitted now (the app's exit paths, a view that wants
-        the store complete); a failure goes to `log_error`, like every write's. Entries a log
-        refused earlier are offered again first."""
-        for sink in self.logs:
-            if self._unwritten.get(id(sink)):
-                self._offer(sink)
-        self._flusher.flush()
+    def keep_runs(self, keep: SessionLog, *, folds: bool = True) -> FoldKeeper:
+        """Keep this conversation's runs beside its stored session ``keep`` as they end: their
+        folds (unless not ``folds``) and what they did to the chat history; the `keeper` that
+        does. A row that cannot be written goes to `log_error` (the log has everything; the
+        next open folds again)."""
+
+        def keep_fold(row: FoldRow) -> None:
+            if folds:
+                try:
+                    keep.keep_fold(row)
+                except StoreError as error:
+                    self.log_error = str(error)
+
+        def keep_history(row: HistoryRow) -> None:
+            try:
+                keep.keep_history(row)
+            except StoreError as error:
+                self.log_error = str(error)
+
+        self.keeper = FoldKeeper(keep, keep_fold, histories=keep_history)
+        return self.keeper
 
     # ----------------------------------------------------------------- sending
 
     def add_user(self, text: str) -> Added:
         """Record a user message (logged, folded) before it is sent."""
         self._log(Entry("user", text))
-        self._pending_user = text
+        self.pending_user = text
         return self.transcript.add_user(clean_own(text))
 
     def notice(self, level: Level, text: str) -> Added:
@@ -438,7 +298,7 @@ class Conversation:
 
     async def _run(self, inputs: dict[str, Any], *, user: str | None) -> AsyncIterator[Update]:
         session = self._session()
-        self._pending_user = user
+        self.pending_user = user
         source = session.start(inputs, on_arrival=self._arrived)
         async for update in self._consume(source, session.workflow_id):
             yield update
@@ -453,16 +313,9 @@ class Conversation:
         consumer that stops iterating only stops following.
         """
         session = self._session()
-        self._pending_user = None
+        self.pending_user = None
         snapshot = await session.client.get_run(run_id)
-        workflow = snapshot.get("workflowId") or snapshot.get("workflow") or ""
-        status = snapshot.get("status")
-        handle = RunHandle(
-            run_id,
-            status if isinstance(status, str) else None,
-            session.client.events_url(run_id),
-            snapshot,
-        )
+        handle, workflow = _handle(session, run_id, snapshot)
         # The stream resumes *after* a sequence: from SEQ means after SEQ - 1.
         after = from_seq - 1 if from_seq is not None and from_seq > 0 else None
 
@@ -474,7 +327,7 @@ class Conversation:
         # From a sequence on, the events that asked the run's open question may be skipped:
         # the snapshot's ``interrupt`` asks it (the events, if they come, merge into it).
         opening = snapshot if after is not None else None
-        async for update in self._consume(source(), str(workflow) if workflow else "", opening):
+        async for update in self._consume(source(), workflow, opening):
             yield update
 
     def _arrived(self, arrival: Arrival) -> None:
@@ -484,7 +337,7 @@ class Conversation:
     def open_run(self) -> CutRun | None:
         """The run a replayed log has left open so far (its end not seen), if any."""
         redelivery, run_id = self._redelivery, self._run_id
-        if redelivery is None or run_id is None or redelivery.ended or self._replaying:
+        if redelivery is None or run_id is None or redelivery.ended or self.replaying:
             return None
         return CutRun(run_id, redelivery.highest, self.hosts.get(run_id))
 
@@ -498,18 +351,11 @@ class Conversation:
         if cut is None:
             return
         session = self._session()
-        status = snapshot.get("status")
-        handle = RunHandle(
-            cut.run_id,
-            status if isinstance(status, str) else None,
-            session.client.events_url(cut.run_id),
-            snapshot,
-        )
-        workflow = snapshot.get("workflowId") or snapshot.get("workflow") or ""
+        handle, workflow = _handle(session, cut.run_id, snapshot)
         # Not logged: the run's entry is in the log already; this tells the views it goes on.
-        yield RunStarted(cut.run_id, str(workflow), handle.status, handle)
+        yield RunStarted(cut.run_id, workflow, handle.status, handle)
         source = session.follow(handle, last_event_id=cut.after, on_arrival=self._arrived)
-        async for update in self._consume(source, str(workflow), resumed=True):
+        async for update in self._consume(source, workflow, resumed=True):
             yield update
 
     async def _consume(
@@ -529,13 +375,13 @@ class Conversation:
         try:
             async for item in source:
                 if isinstance(item, RunCreated):
-                    yield self._started(item.handle.run_id, workflow, item.handle)
+                    yield self.begin_run(item.handle.run_id, workflow, item.handle)
                     if snapshot is not None:
                         for change in self.transcript.take_snapshot_question(snapshot):
                             yield change
                 elif isinstance(item, RunEvent):
                     yield EventArrived(item)
-                    changes = self._apply(item)
+                    changes = self.fold(item)
                     # Before the question is shown: nobody can answer it first.
                     changes += await self._carried(changes)
                     for change in changes:
@@ -545,13 +391,13 @@ class Conversation:
                     yield StreamNoticed(item)
                     yield self.transcript.add_notice(item.level, item.shown)
             finished = True
-            for update in self._ended():
+            for update in self.end_run():
                 yield update
         finally:
             if not finished:
                 # Cancelled, closed or failed: the end is logged and folded now; the consumer
                 # asks `settle` for what it changed (a generator being closed cannot yield).
-                self._unshown.extend(self._ended())
+                self._unshown.extend(self.end_run())
 
     # -------------------------------------------------------------- answering
 
@@ -561,43 +407,16 @@ class Conversation:
         return self._run_id
 
     async def answer(self, interrupt: Interrupt, value: Any) -> Answered:
-        """Send ``value`` (from `openwop_tui.protocol.interrupts.build_answer`) as the answer to
-        ``interrupt`` and record what became of it in the transcript: answered here, or closed
-        (answered elsewhere, expired, nothing to resolve). Never raises `HostError`: the
-        `Submitted` says what the host answered and whether another try makes sense."""
-        session = self._session()
-        request = interrupt.request
-        if request is None:
-            failed = Submitted("failed", "This item is not a question that can be answered.")
-            return Answered(failed, [])
-        if request.run_id is None and self._run_id is not None:
-            # A host whose events do not name their run: the run being followed is theirs.
-            request = replace(request, run_id=self._run_id)
-        submitted = await submit(session.client, request, value)
-        changes: list[Change] = []
-        if submitted.outcome == "answered":
-            named = submitted.response.get("interruptId") if submitted.response else None
-            changes = self.transcript.interrupt_answered(
-                interrupt, submitted.value, named if isinstance(named, str) else None
-            )
-        elif submitted.outcome in _CLOSING:
-            state, outcome = _CLOSING[submitted.outcome]
-            by = "elsewhere" if submitted.outcome == "elsewhere" else None
-            changes = self.transcript.interrupt_closed(interrupt, state, outcome, by=by)
-        return Answered(submitted, changes)
+        """Send ``value`` as the answer to ``interrupt`` and record what became of it in the
+        transcript (`openwop_tui.core.answering.answer`). Never raises `HostError`."""
+        client = self._session().client
+        return await answering.answer(
+            self.transcript, client, interrupt, value, run_id=self._run_id
+        )
 
     def open_conversation(self) -> Interrupt | None:
-        """The conversation turn the run waits for (RFC 0005, protocol.md §5 B), if any: while
-        there is one, a message is a turn of that conversation, not a new run."""
-        for item in reversed(self.transcript.pending_interrupts()):
-            request = item.request
-            if (
-                request is not None
-                and request.kind == "conversation"
-                and request.conversation_op in (None, "exchange")
-            ):
-                return item
-        return None
+        """The conversation turn the run waits for, if any (`answering.open_conversation`)."""
+        return answering.open_conversation(self.transcript)
 
     async def say(self, interrupt: Interrupt, text: str, *, shown: bool = False) -> Answered:
         """Send ``text`` as the user's next turn of the conversation ``interrupt`` waits on:
@@ -605,13 +424,9 @@ class Conversation:
         answer, built to its ``outcomeSchema``. A turn the host refuses stays on screen with
         a line saying why."""
         changes: list[Change] = [] if shown else [self.add_user(text)]
-        self._pending_user = None
-        request = interrupt.request
+        self.pending_user = None
         try:
-            if request is None:
-                raise AnswerError("this item is not a conversation turn")
-            # In a thread: a host's outcomeSchema pattern is checked off the event loop.
-            value = await asyncio.to_thread(build_answer, request, text=text, now=datetime.now(UTC))
+            value = await answering.turn_value(interrupt.request, text)
         except AnswerError as error:
             failed = Submitted("failed", f"Your turn was not sent: {error}.")
             return Answered(failed, [*changes, self.notice("error", failed.message)])
@@ -654,16 +469,16 @@ class Conversation:
         updates, self._unshown = self._unshown, []
         return updates
 
-    def _started(
+    def begin_run(
         self, run_id: str, workflow: str, handle: RunHandle | None, host: str | None = None
     ) -> RunStarted:
         """A run begins: live, on the session's host; replayed, on ``host`` (its entry's)."""
         self._run_id = run_id
-        if self._pending_user is None:
+        if self.pending_user is None:
             self._carry = None
-        if not self._replaying:
+        if not self.replaying:
             self.cut = None  # a new run follows the cut one: the log has settled it
-        if not self._replaying and self.session is not None:
+        if not self.replaying and self.session is not None:
             host = host_url(self.session.client.base_url)
         meta: dict[str, Any] = {"workflow": workflow}
         if host is not None:
@@ -672,18 +487,18 @@ class Conversation:
         self._log(Entry("run", run=run_id, meta=meta))
         if self.keeper is not None:
             self.keeper.begin(self)
-        if self._pending_user is not None:
-            self.chat.accepted(self._pending_user)
-            self._pending_user = None
-        self._redelivery = Redelivery(run_id, self.secrets, filtered=not self._capture)
+        if self.pending_user is not None:
+            self.chat.accepted(self.pending_user)
+            self.pending_user = None
+        self._redelivery = Redelivery(run_id, self.secrets, filtered=not self.captured)
         return RunStarted(run_id, workflow, handle.status if handle else None, handle)
 
-    def _apply(self, event: RunEvent) -> list[Change]:
+    def fold(self, event: RunEvent) -> list[Change]:
         changes = self.transcript.apply(event)
         self.chat.saw(changes)
         return changes
 
-    def _ended(self) -> list[Update]:
+    def end_run(self) -> list[Update]:
         if self._run_id is None and self._redelivery is None:
             return []
         run_id, self._run_id, self._redelivery = self._run_id, None, None
@@ -714,69 +529,31 @@ class Conversation:
     def replay(self, entry: Entry) -> list[Update]:
         """Fold one logged entry, as it was folded live; what it changed. Nothing is logged:
         the entry is already in the log it came from."""
-        self._replaying = True
+        self.replaying = True
         try:
-            return self._replay(entry)
+            return replaying.replayed(self, entry)
         finally:
-            self._replaying = False
+            self.replaying = False
 
     def finish_replay(self) -> list[Update]:
         """The end of a replayed log: settle a run it left open (the process was killed, or
         the recording stopped, mid-run)."""
-        self._replaying = False
+        self.replaying = False
         self.cut = self.open_run
-        self._replaying = True
+        self.replaying = True
         try:
-            return self._ended()
+            return self.end_run()
         finally:
-            self._replaying = False
+            self.replaying = False
 
-    def _replay(self, entry: Entry) -> list[Update]:
-        if entry.kind == "user":
-            # Not the end of a run: a message may be queued while one streams.
-            self._pending_user = entry.data
-            # A boundary: a message read back from the store (a file anyone may have written).
-            return [self.transcript.add_user(clean(entry.data))]
-        if entry.kind == "notice":
-            level: Level = "info"
-            if entry.label == "warning":
-                level = "warning"
-            elif entry.label == "error":
-                level = "error"
-            stream = (
-                [StreamNoticed(StreamNotice(level, entry.data))] if entry.meta.get("stream") else []
-            )
-            replaces = entry.meta.get("replaces")
-            if isinstance(replaces, int) and not isinstance(replaces, bool):
-                # An exchange was replaced: its messages leave the history as they did live;
-                # its items stay on screen above this line (the log keeps everything).
-                self.chat.drop(replaces)
-            # A boundary: a notice read back from the store, like the message above.
-            return [*stream, self.transcript.add_notice(level, clean(entry.data))]
-        if entry.kind == "run":
-            ended = self._ended()  # a run the log never saw end (a killed process)
-            workflow = entry.meta.get("workflow")
-            host = host_url(entry.meta.get(HOST_KEY)) or self.old_runs_host
-            started = self._started(entry.run or "?", str(workflow or ""), None, host)
-            return [*ended, started]
-        if entry.kind == "end":
-            return self._ended()
-        arrival = entry.arrival
-        if arrival is None:
-            return []
-        updates: list[Update] = []
+    def accepted(self, arrival: Arrival, run: str | None) -> list[RunEvent | StreamNotice]:
+        """What the run's redelivery rules take from a logged ``arrival`` of run ``run``
+        (`Redelivery.take`); frames before any run marker (a capture, not a recording) begin
+        one implicit run."""
         if self._redelivery is None:
-            # Frames before any run marker (a capture, not a recording): one implicit run.
-            updates.append(self._started(entry.run or "?", "", None, self.old_runs_host))
+            self.begin_run(run or "?", "", None, self.old_runs_host)
         assert self._redelivery is not None
-        for item in self._redelivery.take(arrival):
-            if isinstance(item, RunEvent):
-                updates.append(EventArrived(item))
-                updates.extend(self._apply(item))
-            elif self._capture:
-                updates.append(StreamNoticed(item))
-                updates.append(self.transcript.add_notice(item.level, item.shown))
-        return updates
+        return self._redelivery.take(arrival)
 
     # ------------------------------------------------------------------ assets
 
@@ -786,190 +563,19 @@ class Conversation:
         return self.session.max_inline_bytes if self.session is not None else DEFAULT_INLINE_BYTES
 
     async def asset_for(self, envelope: Envelope, needs_bytes: NeedsBytes) -> Asset | None:
-        """The bytes behind a media envelope's ``url``: stored ones first, else fetched from
-        the host (and stored), else why there are none; ``None`` without a URL, or when the
-        renderer for its display draws no bytes (``needs_bytes``: the front end's renderer
-        registry decides, not a list of families here). A media directive the policy refused
-        is never fetched: its refusal is the answer. What the asset is drawn with is decided
-        above the core (`openwop_tui.present.envelope`)."""
-        refused = refused_asset(envelope)
-        if refused is not None:
-            return refused
-        media = envelope.bytes_ref(needs_bytes)
-        if media is None or media.url is None or media.base64 is not None:
-            return None
-        # A relative URL names an asset of the host that ran the envelope's run, which may not
-        # be the host connected now (a reopened session), or there may be none (offline).
-        given = media.url
-        url = absolute(given, self.host_of(envelope))
-        if url != given:
-            media = replace(media, url=url)
-        # Stores written before URLs were resolved keep the bytes under the URL as given.
-        stored = self._stored(url) or (self._stored(given) if url != given else None)
-        if stored is not None:
-            return stored
-        if self.session is None:
-            # Refused whatever the network (file:, a private address, …) says so, not "offline".
-            return offline_asset(url, self.host_of(envelope))
-        asset = await self.session.asset_for(envelope, media)
-        if asset is not None and asset.url:
-            # The absolute URL the fetch resolved (after redirects) is what the user is shown,
-            # redraw after redraw, also when the bytes come from the store.
-            self._absolute[url] = asset.url
-        if asset is not None and asset.data is not None and self.store is not None:
-            try:
-                self.store.put_asset(url, asset.data, asset.content_type)
-            except StoreError as error:
-                self.log_error = str(error)
-        return asset
+        """The bytes behind a media envelope's ``url`` (`openwop_tui.core.assets.asset_for`)."""
+        return await assets.asset_for(self, envelope, needs_bytes)
 
     def host_of(self, envelope: Envelope) -> str | None:
-        """The base URL of the host whose run carried ``envelope`` (``None``: unknown). An
-        event that names no run is the only host's when every run came from one."""
-        run_id = envelope.source.run_id
-        if run_id is not None:
-            return self.hosts.get(run_id)
-        hosts = set(self.hosts.values())
-        return hosts.pop() if len(hosts) == 1 else None
-
-    def _stored(self, url: str) -> Asset | None:
-        if self.store is None:
-            return None
-        try:
-            found = self.store.asset(url)
-        except StoreError:
-            return None
-        if not found:
-            return None
-        return Asset(url=self._absolute.get(url, url), data=found[0], content_type=found[1])
+        """The base URL of the host whose run carried ``envelope`` (``None``: unknown)."""
+        return assets.host_of(self.hosts, envelope)
 
 
-def check_link(url: str) -> tuple[str | None, str | None]:
-    """A URL a renderer offers to a browser (an embed's), judged by the directive media policy:
-    only a public ``https:`` URL is opened (`openwop_tui.renderers.base.LinkCheck`)."""
-    checked = check_media(url)
-    return checked.url, checked.refused
-
-
-class Opening(TypedDict, total=False):
-    """How `stored` and `opening` open a conversation kept in a store (every key optional)."""
-
-    session: Session | None
-    """The host connection the next `Conversation.send` goes through."""
-    host: str
-    """The host a new session records (without credentials)."""
-    workflow: str
-    limits: Limits | None
-    secrets: Iterable[str]
-    logs: Sequence[EventLog]
-    """More logs to append to (a recording)."""
-    resume: bool
-    """A run the log leaves open stays open (`Conversation.catch_up` continues it) instead of
-    being settled as cut."""
-
-
-def _failing(sink: object) -> bool:
-    """Whether ``sink`` holds entries it failed to write (a log without ``failing`` never
-    holds any)."""
-    return bool(getattr(sink, "failing", None))
-
-
-def stored(store: Store, session_id: str | None = None, **how: Unpack[Opening]) -> Conversation:
-    """A conversation kept in ``store``: session ``session_id`` folded back from its log
-    (without contacting the host; the next `send` through ``how["session"]`` continues it),
-    or a new one (``None``, created at its first entry). Raises `StoreError` for an unknown
-    id, or a log that cannot be read."""
-    chat, steps = opening(store, session_id, **how)
-    for _ in steps:
-        pass
-    return chat
-
-
-def opening(
-    store: Store, session_id: str | None = None, **how: Unpack[Opening]
-) -> tuple[Conversation, Iterator[None]]:
-    """`stored`, read a step at a time: the conversation, and the steps that fold session
-    ``session_id`` into it (`openwop_tui.core.reopen.reopening`; none for a new one). Until
-    the last step the conversation is incomplete: show it, or send through it, only after.
-    Raises `StoreError` for an unknown id; a step, for a log that cannot be read."""
-    host, workflow = how.get("host", ""), how.get("workflow", "")
-    session, limits = how.get("session"), how.get("limits")
-    secrets, logs = how.get("secrets", ()), how.get("logs", ())
-    resume = how.get("resume", False)
-    keep = SessionLog(store, session_id, host=host, workflow=workflow)
-    chat = Conversation(session, logs=[keep, *logs], limits=limits, store=store, secrets=secrets)
-
-    chat.keeper = live_keeper(chat, keep)
-    if session_id is None:
-        return chat, iter(())
-    # Runs logged before their entries named their host ran on the session's.
-    chat.old_runs_host = host_url(store.info(session_id).host)
-    # Kept runs are read back as items; only runs without a kept fold are folded.
-    return chat, reopening(chat, store, session_id, chat.keeper, resume=resume)
-
-
-def live_keeper(chat: Conversation, keep: SessionLog, *, folds: bool = True) -> FoldKeeper:
-    """What keeps ``chat``'s runs beside its stored session ``keep`` as they end: their folds
-    (unless not ``folds``) and what they did to the chat history. A row that cannot be
-    written goes to `Conversation.log_error` (the log has everything; the next open folds
-    again)."""
-
-    def keep_fold(row: FoldRow) -> None:
-        if folds:
-            try:
-                keep.keep_fold(row)
-            except StoreError as error:
-                chat.log_error = str(error)
-
-    def keep_history(row: HistoryRow) -> None:
-        try:
-            keep.keep_history(row)
-        except StoreError as error:
-            chat.log_error = str(error)
-
-    return FoldKeeper(keep, keep_fold, histories=keep_history)
-
-
-def newest_runs(
-    store: Store,
-    session_id: str,
-    runs: int,
-    *,
-    limits: Limits | None = None,
-    secrets: Iterable[str] = (),
-) -> NewestRuns | None:
-    """The last ``runs`` runs of session ``session_id`` (and what the log holds after them),
-    folded on their own: what a long session shows while the rest is read (`opening`).
-    ``None`` when the session has no more runs than that (read it all at once).
-
-    Folded alone, from the newest ``run`` entry's place on: its kept runs are restored
-    whatever state they land on, nothing is kept, and no log is written. What it shows is the
-    session's newest items when the state before them carries no further than the kept runs
-    do (their ids and usage); the caller checks (`openwop_tui.core.reopen.same_items`). Its
-    chat history is the whole session's when the history the runs before left is kept
-    (`Store.history_before`): then it can take the session's next message at once."""
-    run = store.run_start(session_id, runs)
-    if run is None:
-        return None
-    chat = Conversation(None, limits=limits, secrets=secrets)
-    chat.old_runs_host = host_url(store.info(session_id).host)
-    history = store.history_before(session_id, run)
-    if history is not None:
-        chat.chat.messages.extend(history)
-        # The message that started the first run (logged before its ``run`` entry) joins the
-        # history as the run begins, as it would have folded whole; it is not drawn (the
-        # items' numbering begins with the first kept run's).
-        chat.pending_user = store.message_before(session_id, run)
-    keeper = FoldKeeper(None, lambda _row: None, trusting=True)
-    for _ in reopening(chat, store, session_id, keeper, since=run):
-        pass
-    return NewestRuns(chat, history is not None)
-
-
-@dataclass(frozen=True, slots=True)
-class NewestRuns:
-    """A session's newest runs folded on their own (`newest_runs`)."""
-
-    conversation: Conversation
-    whole_history: bool
-    """Its chat history is the whole session's (else only its own runs')."""
+def _handle(session: Session, run_id: str, snapshot: Mapping[str, Any]) -> tuple[RunHandle, str]:
+    """A run this client did not start, from the host's ``GET …/runs/{id}`` answer: its
+    handle, and its workflow (``""`` when the host names none)."""
+    status = snapshot.get("status")
+    url = session.client.events_url(run_id)
+    handle = RunHandle(run_id, status if isinstance(status, str) else None, url, snapshot)
+    workflow = snapshot.get("workflowId") or snapshot.get("workflow") or ""
+    return handle, str(workflow)

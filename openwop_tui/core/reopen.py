@@ -15,7 +15,7 @@ fold is pure, so the same state and the same events give the same result: a row 
 what folding would have given. Any other row is ignored and the run folded again (and kept).
 
 A long session is shown newest first (`openwop_tui.ui.controllers.reopening`): its newest runs
-are folded on their own (`openwop_tui.core.conversation.newest_runs`, a `FoldKeeper` that
+are folded on their own (`openwop_tui.core.opening.newest_runs`, a `FoldKeeper` that
 trusts its rows, from a ``run`` entry, so the ids and usage the first kept row carries are the
 session's), drawn, and then the whole session is read `reopening` a step at a time, between
 frames and keys. `same_items` tells whether the two agree (they do unless the newest runs have
@@ -147,7 +147,7 @@ class FoldKeeper:
         histories: Callable[[HistoryRow], None] | None = None,
     ) -> None:
         """``trusting``: a kept run is restored whatever state it lands on
-        (`openwop_tui.core.conversation.newest_runs`, which folds the newest runs alone to
+        (`openwop_tui.core.opening.newest_runs`, which folds the newest runs alone to
         show them first, and keeps nothing it folds). ``histories`` keeps what a run made live
         did to the chat history (`openwop_tui.store.histories`); ``None``: nothing is."""
         self._log, self._keep = log, keep
@@ -396,7 +396,7 @@ def _fold_parts(
 
 
 def same_items(shown: list[Any], folded: list[Any]) -> bool:
-    """Whether items folded apart (``shown``: `openwop_tui.core.conversation.newest_runs`)
+    """Whether items folded apart (``shown``: `openwop_tui.core.opening.newest_runs`)
     are the same as ``folded`` (the whole session's last as many): same kinds, ids and
     contents. Items compare by identity, so each pair is compared as its pickle; an item that
     cannot be pickled compares unequal (the caller then draws the whole session again)."""

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 from urllib.parse import quote
 
-from openwop_tui.core.conversation import Conversation, EventArrived
+from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.items import (
     AssistantTurn,
     EnvelopeItem,
@@ -49,6 +49,7 @@ from openwop_tui.core.items import (
     UserTurn,
 )
 from openwop_tui.core.overflow import full_text
+from openwop_tui.core.updates import EventArrived
 from openwop_tui.protocol.asset import Asset
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.store.keys import SplitKeyLines, masked_entries

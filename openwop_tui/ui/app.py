@@ -255,7 +255,7 @@ class ChatApp(GuardedApp):
         what the store has not taken goes to a journal (`Leaving.keep_unasked`)."""
         self.playback.close()
         self.leaving.keep_unasked()
-        self.conversation.close_logs()
+        self.conversation.logbook.close()
         await self.connection.close()
 
     # ------------------------------------------------------------------ messages

@@ -18,8 +18,9 @@ import pytest
 
 from openwop_tui import __main__ as cli
 from openwop_tui.__main__ import main
-from openwop_tui.core.conversation import Conversation, stored
+from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import AssistantTurn, EnvelopeItem
+from openwop_tui.core.opening import stored
 from openwop_tui.core.session import Session
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.protocol.client import HostClient

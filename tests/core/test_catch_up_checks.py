@@ -28,9 +28,10 @@ from catch_up_host import (
     run_events,
 )
 
-from openwop_tui.core.conversation import EventArrived, StreamNoticed, Update, stored
 from openwop_tui.core.fold import AssistantTurn, Notice
+from openwop_tui.core.opening import stored
 from openwop_tui.core.session import Session
+from openwop_tui.core.updates import EventArrived, StreamNoticed, Update
 from openwop_tui.protocol.client import HostClient
 from openwop_tui.store.sessions import Entry, Store
 

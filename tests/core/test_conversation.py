@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from openwop_tui.core.conversation import Conversation, EventArrived, RunEnded, RunStarted, stored
+from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import (
     AssistantTurn,
     EnvelopeItem,
@@ -16,7 +16,9 @@ from openwop_tui.core.fold import (
     ToolCall,
     UserTurn,
 )
+from openwop_tui.core.opening import stored
 from openwop_tui.core.session import Session
+from openwop_tui.core.updates import EventArrived, RunEnded, RunStarted
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.protocol.client import HostClient
 from openwop_tui.protocol.sse import parse_sse_text

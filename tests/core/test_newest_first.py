@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from session_support import chat_turns
 
-from openwop_tui.core import conversation
-from openwop_tui.core.conversation import newest_runs
+from openwop_tui.core import opening
+from openwop_tui.core.opening import newest_runs
 from openwop_tui.core.reopen import reopening, same_items
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.store.sessions import Store
@@ -58,7 +58,7 @@ def test_the_newest_runs_alone_are_what_the_whole_session_ends_with(
 ) -> None:
     path, session_id = long_session
     with Store(path) as store:
-        whole = conversation.stored(store, session_id)
+        whole = opening.stored(store, session_id)
         found = newest_runs(store, session_id, 4)
         assert found is not None
         newest = found.conversation
@@ -90,7 +90,7 @@ def test_newest_runs_neither_keeps_nor_logs_anything(long_session: tuple[Path, s
     assert db.execute("SELECT count(*) FROM folds").fetchone()[0] == len(store_rows) - 3
     assert db.execute("SELECT count(*), max(seq) FROM entries").fetchone() == before
     with Store(path) as store:
-        conversation.stored(store, session_id)  # the whole fold keeps them again
+        opening.stored(store, session_id)  # the whole fold keeps them again
     assert db.execute("SELECT count(*) FROM folds").fetchone()[0] == len(store_rows)
 
 
@@ -103,7 +103,7 @@ def test_a_tail_folded_from_its_events_is_told_apart(tmp_path: Path) -> None:
     sqlite3.connect(path, isolation_level=None).execute("DELETE FROM folds")
     with Store(path) as store:
         newest = newest_runs(store, session_id, 3)
-        whole = conversation.stored(store, session_id)
+        whole = opening.stored(store, session_id)
     assert newest is not None
     tail = newest.conversation.transcript.items
     assert not same_items(tail, whole.transcript.items[-len(tail) :])
@@ -114,14 +114,14 @@ def test_reading_a_step_at_a_time_gives_what_reading_at_once_gives(
 ) -> None:
     path, session_id = long_session
     with Store(path) as store:
-        whole = conversation.stored(store, session_id)
-        stepped, steps = conversation.opening(store, session_id)
+        whole = opening.stored(store, session_id)
+        stepped, steps = opening.opening(store, session_id)
         assert stepped.transcript.items == []  # nothing read until the steps run
         count = sum(1 for _ in steps)  # (a short session: perhaps a single step)
         assert same_items(stepped.transcript.items, whole.transcript.items)
         assert stepped.history == whole.history
         # Smaller steps, more of them, the same result; the collector resumes after.
-        small, _ = conversation.opening(store, session_id)
+        small, _ = opening.opening(store, session_id)
         assert small.keeper is not None
         fine = sum(1 for _ in reopening(small, store, session_id, small.keeper, step=4))
         # (Each turn is two parts at least: its message and its kept run.)
@@ -137,7 +137,7 @@ def test_a_reading_stopped_early_lets_the_collector_run_again(
     path, session_id = long_session
     assert gc.isenabled()
     with Store(path) as store:
-        chat, steps = conversation.opening(store, session_id)
+        chat, steps = opening.opening(store, session_id)
         assert chat.keeper is not None
         steps = reopening(chat, store, session_id, chat.keeper, step=2)
         next(steps)

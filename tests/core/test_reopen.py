@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from openwop_tui.core import conversation, reopen
+from openwop_tui.core import opening, reopen
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import Transcript
 from openwop_tui.core.items import (
@@ -60,9 +60,7 @@ def shape(items: list[Item]) -> list[tuple[Any, ...]]:
 async def _chat(store: Store, session_id: str | None, url: str, key: str) -> str:
     async with HostClient(url, key) as client:
         for workflow, text in RUNS:
-            chat = conversation.stored(
-                store, session_id, session=Session(client, workflow_id=workflow)
-            )
+            chat = opening.stored(store, session_id, session=Session(client, workflow_id=workflow))
             await chat.connect()
             updates = chat.send(text) if text else chat.start({})
             async for _ in updates:
@@ -90,7 +88,7 @@ def test_a_reopened_session_is_its_log_folded(kept: tuple[Path, str]) -> None:
     path, session_id = kept
     with Store(path) as store:
         folded = _folded(store, session_id)
-        reopened = conversation.stored(store, session_id)
+        reopened = opening.stored(store, session_id)
         assert len(folded.transcript.items) > 20
         assert shape(reopened.transcript.items) == shape(folded.transcript.items)
         assert reopened.history == folded.history
@@ -111,7 +109,7 @@ def test_kept_runs_are_read_back_not_folded(
             raise AssertionError("an event of a kept run was folded again")
 
         monkeypatch.setattr(Transcript, "apply", refuse)
-        reopened = conversation.stored(store, session_id)
+        reopened = opening.stored(store, session_id)
         assert shape(reopened.transcript.items) == expected
 
 
@@ -134,12 +132,12 @@ def test_a_new_fold_version_folds_again_and_keeps_the_new_result(
             return real(self, event)
 
         monkeypatch.setattr(Transcript, "apply", counting)
-        assert shape(conversation.stored(store, session_id).transcript.items) == expected
+        assert shape(opening.stored(store, session_id).transcript.items) == expected
         assert applied > 0
         versions = {v for (v,) in sqlite3.connect(copy).execute("SELECT version FROM folds")}
         assert reopen.fold_version() in versions
         applied = 0
-        assert shape(conversation.stored(store, session_id).transcript.items) == expected
+        assert shape(opening.stored(store, session_id).transcript.items) == expected
         assert applied == 0  # the rebuilt rows hold now
 
 
@@ -149,7 +147,7 @@ def test_a_row_kept_in_another_state_is_not_used(kept: tuple[Path, str]) -> None
     with Store(path) as store:
         # Other limits cut replies differently: a kept row made with the defaults cannot hold.
         folded = Conversation.from_log(list(store.entries(session_id)), limits=small)
-        reopened = conversation.stored(store, session_id, limits=small)
+        reopened = opening.stored(store, session_id, limits=small)
         assert shape(reopened.transcript.items) == shape(folded.transcript.items)
         replies = [i for i in reopened.transcript.items if isinstance(i, AssistantTurn)]
         assert replies and all(r.body.shown_bytes <= 12 for r in replies)
@@ -176,7 +174,7 @@ def test_a_foreign_or_damaged_row_only_makes_its_run_fold_again(
     db.close()
     with Store(copy) as store:
         expected = shape(_folded(store, session_id).transcript.items)
-        assert shape(conversation.stored(store, session_id).transcript.items) == expected
+        assert shape(opening.stored(store, session_id).transcript.items) == expected
     assert not (tmp_path / "pwned").exists()
 
 
@@ -186,7 +184,7 @@ def test_a_continued_session_keeps_its_new_runs_too(tmp_path: Path) -> None:
         session_id = asyncio.run(_chat(store, None, demo.url, demo.api_key))
         session_id = asyncio.run(_chat(store, session_id, demo.url, demo.api_key))
         folded = _folded(store, session_id)
-        reopened = conversation.stored(store, session_id)
+        reopened = opening.stored(store, session_id)
         assert shape(reopened.transcript.items) == shape(folded.transcript.items)
         assert reopened.history == folded.history and len(reopened.history) == 8
     rows = sqlite3.connect(path).execute("SELECT count(*) FROM folds").fetchone()[0]
@@ -205,9 +203,7 @@ def test_a_fold_holding_what_the_store_masks_is_not_kept(tmp_path: Path) -> None
 
     async def echo(store: Store, url: str, api_key: str) -> str:
         async with HostClient(url, api_key) as client:
-            chat = conversation.stored(
-                store, None, session=Session(client, workflow_id="demo.chat")
-            )
+            chat = opening.stored(store, None, session=Session(client, workflow_id="demo.chat"))
             await chat.connect()
             async for _ in chat.send(f"my key is {key} and https://bob:hunter2@example.com/"):
                 pass
@@ -222,7 +218,7 @@ def test_a_fold_holding_what_the_store_masks_is_not_kept(tmp_path: Path) -> None
         # Live, the runs' folds held the key (the echo, the turns awaiting their echo): not
         # kept. Reopened, they fold from the log, where it is masked, and those folds are kept.
         _nothing_masked_in(tmp_path, key)
-        reopened = conversation.stored(store, session_id)
+        reopened = opening.stored(store, session_id)
         assert shape(reopened.transcript.items) == shape(
             _folded(store, session_id).transcript.items
         )

@@ -17,8 +17,9 @@ import httpx
 import pytest
 from cut_support import run_frames, start_run, store_session
 
-from openwop_tui.core.conversation import Conversation, stored
+from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import EnvelopeItem
+from openwop_tui.core.opening import stored
 from openwop_tui.core.session import Session
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.protocol.client import HostClient

@@ -6,9 +6,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from openwop_tui.core.conversation import Conversation, EventArrived, RunStarted
+from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import EnvelopeItem, Transcript
 from openwop_tui.core.session import Session
+from openwop_tui.core.updates import EventArrived, RunStarted
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.protocol.client import HostClient, HostError
 from openwop_tui.protocol.events import RunEvent

@@ -14,7 +14,8 @@ from render_helpers import builtins, render
 
 from openwop_tui.cli.parser import build_parser
 from openwop_tui.config import Config, load_config
-from openwop_tui.core.conversation import Conversation, check_link
+from openwop_tui.core.assets import check_link
+from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.directives import DirectiveEnvelope, refused_asset
 from openwop_tui.core.fold import (
     AssistantTurn,

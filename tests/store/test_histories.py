@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from openwop_tui.core import conversation
+from openwop_tui.core import opening
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.session import Session
 from openwop_tui.demo_host import DemoHost
@@ -28,7 +28,7 @@ from openwop_tui.store.sessions import Entry, Store
 async def _session(store: Store, url: str, key: str, texts: list[str]) -> str:
     """A session of ``texts``, the second exchange replaced twice (edited, regenerated)."""
     async with HostClient(url, key) as client:
-        chat = conversation.stored(store, None, session=Session(client, workflow_id="demo.chat"))
+        chat = opening.stored(store, None, session=Session(client, workflow_id="demo.chat"))
         await chat.connect()
         for number, text in enumerate(texts):
             async for _ in chat.send(text):
@@ -115,12 +115,12 @@ def test_the_reading_keeps_the_rows_an_older_version_did_not(session: tuple[Path
     kept = db.execute(rows).fetchall()
     db.execute("DELETE FROM histories")
     with Store(path) as store:
-        conversation.stored(store, session_id)  # restored from kept folds: rows from them
+        opening.stored(store, session_id)  # restored from kept folds: rows from them
     assert db.execute(rows).fetchall() == kept
     db.execute("DELETE FROM histories")
     db.execute("DELETE FROM folds")
     with Store(path) as store:
-        conversation.stored(store, session_id)  # folded from the events: rows from them
+        opening.stored(store, session_id)  # folded from the events: rows from them
     assert db.execute(rows).fetchall() == kept
     db.close()
 
@@ -135,7 +135,7 @@ def test_a_run_the_process_never_saw_end(tmp_path: Path) -> None:
             store.append(session_id, Entry("user", text))
             store.append(session_id, Entry("run", run=run, meta={"workflow": "w"}))
         starts = _run_starts(store, session_id)
-        conversation.stored(store, session_id)
+        opening.stored(store, session_id)
         assert store.history_starts(session_id) == {starts[0]}
         # (As the open one began is not known: its row would say what was cut before it.)
         assert store.history_before(session_id, starts[1]) is None

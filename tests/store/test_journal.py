@@ -43,11 +43,11 @@ def test_entries_a_full_disk_refuses_wait_once_and_in_order(tmp_path: Path, full
     chat.add_user("two")
     chat.add_user("three")
     assert chat.log_error is not None and "full" in chat.log_error
-    assert chat.unwritten == 2
+    assert chat.logbook.unwritten == 2
     full.on = False
     chat.add_user("four")
     assert _users(store) == ["one", "two", "three", "four"]
-    assert chat.log_error is None and chat.unwritten == 0
+    assert chat.log_error is None and chat.logbook.unwritten == 0
     store.close()
 
 
@@ -200,10 +200,14 @@ def test_entries_the_store_refused_and_the_user_gave_up_are_not_offered_again(
     chat = Conversation(logs=[SessionLog(store, session_id)], store=store)
     store.delete(session_id)  # (from another window): the store refuses its entries outright
     chat.add_user("refused")
-    assert chat.unkept_store_entries() == 1
-    assert chat.forget_unkept() == 1
-    chat.flush()  # not offered again: nothing waits, nothing for a journal
-    assert chat.unkept_store_entries() == 0 and chat.unwritten == 0 and store.pending == 0
+    assert chat.logbook.unkept_store_entries() == 1
+    assert chat.logbook.forget_unkept() == 1
+    chat.logbook.flush()  # not offered again: nothing waits, nothing for a journal
+    assert (
+        chat.logbook.unkept_store_entries() == 0
+        and chat.logbook.unwritten == 0
+        and store.pending == 0
+    )
     store.close()
 
 

@@ -21,7 +21,7 @@ from key_split import KEY, PIECE, joined_texts, key_piece
 from render_helpers import builtins
 
 from openwop_tui.__main__ import main
-from openwop_tui.core.conversation import EventArrived
+from openwop_tui.core.updates import EventArrived
 from openwop_tui.present.envelope import export_drawer
 from openwop_tui.present.export import JsonlMask, export_session
 from openwop_tui.protocol.events import normalize

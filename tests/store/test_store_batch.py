@@ -145,7 +145,7 @@ def test_a_failed_write_is_told_to_the_conversation_and_kept_for_the_next_try(
     other.execute("ROLLBACK")
     other.close()
     chat.log_error = None
-    chat.flush()
+    chat.logbook.flush()
     assert chat.log_error is None
     assert _committed(path) == ["notice", "user"]
     store.close()

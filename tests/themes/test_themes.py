@@ -24,7 +24,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 from textual.theme import BUILTIN_THEMES
 
-from openwop_tui.core.conversation import EventArrived
+from openwop_tui.core.updates import EventArrived
 from openwop_tui.draw.palette import HIGH_CONTRAST_MIN, MIN_CONTRAST, Palette, Themed, contrast
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.events import normalize

@@ -33,8 +33,8 @@ from session_support import chat_turns
 from textual.pilot import Pilot
 
 from openwop_tui.config import Config
-from openwop_tui.core.conversation import stored
 from openwop_tui.core.items import Notice, UserTurn
+from openwop_tui.core.opening import stored
 from openwop_tui.core.reopen import FoldKeeper, same_items
 from openwop_tui.core.session import Session
 from openwop_tui.demo_host import DemoHost

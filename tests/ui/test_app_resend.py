@@ -26,8 +26,9 @@ from app_support import (
     turn,
 )
 
-from openwop_tui.core.conversation import REPLACED_NOTICE, stored
+from openwop_tui.core.conversation import REPLACED_NOTICE
 from openwop_tui.core.fold import AssistantTurn, Notice, UserTurn
+from openwop_tui.core.opening import stored
 from openwop_tui.store.sessions import Store
 
 
@@ -87,7 +88,7 @@ async def test_edit_and_resend_replaces_the_last_exchange() -> None:
         ]
         session_id = app.sessions.kept_session_id()
         assert session_id is not None
-        app.conversation.flush()
+        app.conversation.logbook.flush()
     sent = _sent_histories(session_id)
     assert len(sent) == 3
     assert [m for m in sent[2] if m.startswith("user:")] == [
@@ -127,7 +128,7 @@ async def test_regenerate_sends_the_last_message_again_in_its_place() -> None:
         assert [m["role"] for m in app.conversation.history] == ["user", "assistant"]
         session_id = app.sessions.kept_session_id()
         assert session_id is not None
-        app.conversation.flush()
+        app.conversation.logbook.flush()
     sent = _sent_histories(session_id)
     assert sent[1] == ["user:code please"]  # not the first exchange again
 

@@ -23,8 +23,8 @@ from app_support import NO_AUDIO, SIZE, connected, items_of, settle
 from cut_support import event_count, frames_until, run_frames, start_run, store_session
 
 from openwop_tui.config import Config
-from openwop_tui.core.conversation import stored
 from openwop_tui.core.fold import AssistantTurn, Notice
+from openwop_tui.core.opening import stored
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.protocol.sse import SSEFrame
 from openwop_tui.store.sessions import Store

@@ -20,7 +20,7 @@ from app_support import (
 from rich.text import Text
 from textual.pilot import Pilot
 
-from openwop_tui.core.conversation import EventArrived
+from openwop_tui.core.updates import EventArrived
 from openwop_tui.protocol.events import normalize
 from openwop_tui.ui.app import ChatApp
 from openwop_tui.ui.screens.doctor import DoctorScreen

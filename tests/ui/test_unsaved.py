@@ -32,11 +32,11 @@ def test_entries_a_log_refused_wait_and_are_written_in_order_once_it_takes_them(
     conversation = Conversation(logs=[sink])
     for text in ("one", "two", "three"):
         conversation.add_user(text)
-    assert sink.kept == [] and conversation.unwritten == 3
+    assert sink.kept == [] and conversation.logbook.unwritten == 3
     assert conversation.log_error == "database or disk is full"
     conversation.add_user("four")
     assert [entry.data for entry in sink.kept] == ["one", "two", "three", "four"]
-    assert conversation.unwritten == 0 and conversation.log_error is None
+    assert conversation.logbook.unwritten == 0 and conversation.log_error is None
 
 
 async def test_a_full_disk_is_on_screen_at_once_and_nothing_kept_is_lost(monkeypatch) -> None:

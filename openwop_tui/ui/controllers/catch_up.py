@@ -17,8 +17,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from openwop_tui.core.catch_up import CutRun, why_not
-from openwop_tui.core.conversation import Conversation, EventArrived, stored
+from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import Added
+from openwop_tui.core.opening import stored
+from openwop_tui.core.updates import EventArrived
 from openwop_tui.protocol.errors import HostError
 from openwop_tui.store.sessions import SessionLog, StoreError
 from openwop_tui.text.redact import display_url

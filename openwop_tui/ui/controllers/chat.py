@@ -177,13 +177,13 @@ class Chat:
 
     def kept_session_id(self) -> str | None:
         """The stored session this chat is kept in (``None``: not yet written, or unkept)."""
-        keep = self.conversation.session_log
+        keep = self.conversation.logbook.session_log
         return keep.session_id if keep is not None else None
 
     def title(self) -> HostText:
         """The session's title as stored (cleaned as the store read it); `UNTITLED` before the
         first entry; ``""`` when the chat is not kept at all (no store, a replay)."""
-        if self.store is None or self.conversation.session_log is None:
+        if self.store is None or self.conversation.logbook.session_log is None:
             return clean_own("")
         untitled = clean_own(UNTITLED)
         session_id = self.kept_session_id()

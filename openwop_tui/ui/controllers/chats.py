@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from openwop_tui.core.conversation import Conversation, stored
+from openwop_tui.core.conversation import Conversation
+from openwop_tui.core.opening import stored
 from openwop_tui.store.sessions import TITLE_CHARS, SessionLog, StoreError
 from openwop_tui.text.redact import display_url
 from openwop_tui.ui.controllers.chat import UNTITLED, Chat

@@ -15,13 +15,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from openwop_tui.core import overflow
-from openwop_tui.core.conversation import (
-    EventArrived,
-    RunStarted,
-    StreamNoticed,
-    Update,
-)
 from openwop_tui.core.fold import Added, Change, Updated, UserTurn
+from openwop_tui.core.updates import EventArrived, RunStarted, StreamNoticed, Update
 from openwop_tui.devices.desktop import ActionError
 from openwop_tui.text.sanitize import HostText, clean_own
 from openwop_tui.ui.controllers.chat import Chat
@@ -155,7 +150,7 @@ class Feed:
             return
         await self.chat.notice(
             "error",
-            f"this session cannot be saved now ({error}): {conversation.unwritten} "
+            f"this session cannot be saved now ({error}): {conversation.logbook.unwritten} "
             "entries are kept in memory and written as soon as the store takes them again; "
             "Ctrl+Q asks what to do with them before quitting",
         )

@@ -54,10 +54,10 @@ class Leaving:
     def waiting(self) -> int:
         """Entries for the store that it has not written (after one more try)."""
         conversation = self.chat.conversation
-        conversation.flush()
+        conversation.logbook.flush()
         store = self._store()
         held = store.pending if store is not None and store.failing else 0
-        return held + conversation.unkept_store_entries()
+        return held + conversation.logbook.unkept_store_entries()
 
     def _why(self) -> str:
         store = self._store()
@@ -142,7 +142,7 @@ class Leaving:
         screen, store = self._screen, self._store()
         if screen is None or store is None or not self._journals:
             return
-        lost = self.chat.conversation.unkept_store_entries()
+        lost = self.chat.conversation.logbook.unkept_store_entries()
         target = self._journals[0]
         try:
             kept = store.keep_in_journal(target)
@@ -159,7 +159,7 @@ class Leaving:
     def _lose(self) -> None:
         store = self._store()
         given_up = store.discard_pending() if store is not None else 0
-        given_up += self.chat.conversation.forget_unkept()
+        given_up += self.chat.conversation.logbook.forget_unkept()
         self._exit(f"openwop-tui: {given_up:,} session entries were not stored (lost, as chosen)")
 
     # ------------------------------------------------------------------ unasked
@@ -171,7 +171,7 @@ class Leaving:
         count = self.waiting()
         if not count or store is None:
             return None
-        lost = self.chat.conversation.unkept_store_entries()
+        lost = self.chat.conversation.logbook.unkept_store_entries()
         if lost == count:  # nothing for a journal: the store refused them all
             line = (
                 f"openwop-tui: {lost:,} session entries were lost: the store refused them "

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from openwop_tui.config import Config
-from openwop_tui.core.conversation import check_link
+from openwop_tui.core.assets import check_link
 from openwop_tui.core.fold import EnvelopeItem
 from openwop_tui.devices.profile import PRESETS, Profile, preset
 from openwop_tui.devices.terminal import ImageSupport

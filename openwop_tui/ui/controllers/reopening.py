@@ -5,7 +5,7 @@ Reading a session back costs with its length (0.2 s at 3,000 turns, and a whole 
 holds). So a long one is opened in two parts, at start-up (``--session``) and from the
 sessions screen alike:
 
-1. its newest runs, folded on their own (`openwop_tui.core.conversation.newest_runs`, a few
+1. its newest runs, folded on their own (`openwop_tui.core.opening.newest_runs`, a few
    milliseconds), become the chat (`Newest.live`): drawn straight away, the host reached at
    once, notices said and logged as they come;
 2. once that frame is out, a thread reads the whole session, up to where its log stood as it
@@ -35,9 +35,10 @@ from collections.abc import Awaitable, Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from openwop_tui.core.conversation import Conversation, NewestRuns, live_keeper, newest_runs
+from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import Added
 from openwop_tui.core.items import Item
+from openwop_tui.core.opening import NewestRuns, newest_runs
 from openwop_tui.core.reopen import reopening, same_items
 from openwop_tui.store.sessions import Store, StoreError
 from openwop_tui.ui.controllers.chat import Chat, Reading
@@ -88,7 +89,7 @@ def begin_reading(
     conversation: Conversation, store: Store, session_id: str | None, steps: Iterator[None]
 ) -> Newest | None:
     """Start reading session ``session_id`` into ``conversation`` (``steps``: what
-    `openwop_tui.core.conversation.opening` gave). A short one (or a new one, ``None``) is read
+    `openwop_tui.core.opening.opening` gave). A short one (or a new one, ``None``) is read
     at once: ``None``. A long one: the chat to show while the rest is read (`Newest.live`, with
     ``conversation``'s logs), and the rest (`Reopening.show`). Raises `StoreError` when the log
     cannot be read at once."""
@@ -105,11 +106,11 @@ def begin_reading(
     live.logs = list(conversation.logs)
     live.store = conversation.store
     live.session = conversation.session
-    keep = conversation.session_log
+    keep = conversation.logbook.session_log
     if keep is not None and newest.whole_history:
         # Its runs' effect on the history is kept (not their folds: the whole session's
         # reading folds and keeps them, once it is in).
-        live.keeper = live_keeper(live, keep, folds=False)
+        live.keep_runs(keep, folds=False)
     return Newest(
         live,
         conversation,

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from openwop_tui.core.conversation import RunStarted, Update
+from openwop_tui.core.updates import RunStarted, Update
 from openwop_tui.protocol.catalog import load_catalog, obvious_choice
 from openwop_tui.protocol.errors import HostError
 from openwop_tui.store.record import replay_frames

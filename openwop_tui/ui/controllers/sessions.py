@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from openwop_tui.config import Config
-from openwop_tui.core.conversation import Conversation, EventLog, opening
+from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import Added
+from openwop_tui.core.opening import opening
+from openwop_tui.core.updates import EventLog
 from openwop_tui.present.envelope import export_drawer
 from openwop_tui.present.export import ExportError, export_session
 from openwop_tui.store.record import Recorder
@@ -178,7 +180,7 @@ class SessionsController:
             return
         if event.session_id == self.kept_session_id():
             # This chat's own session is gone: what follows is kept in a new one.
-            keep = chat.conversation.session_log
+            keep = chat.conversation.logbook.session_log
             if keep is not None:
                 keep.session_id = None
 

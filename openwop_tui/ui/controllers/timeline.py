@@ -150,7 +150,7 @@ class TimelineController:
             kept = self._kept[conversation] = _Kept(self._new_inspector())
             self._tell_host(kept)
             store = self.chat.store
-            keep = conversation.session_log
+            keep = conversation.logbook.session_log
             session_id = keep.session_id if keep is not None else None
             if store is not None and session_id is not None:
                 self._fold_stored(conversation, kept, store, session_id)
