@@ -17,7 +17,8 @@ from __future__ import annotations
 import asyncio
 import io
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -32,6 +33,7 @@ from openwop_tui.core.fold import EnvelopeItem, Notice, UserTurn
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.renderers import AudioSupport
 from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.controllers.runs import RunsController
 from openwop_tui.ui.options import AppOptions
 from openwop_tui.ui.transcript.blocks import Block
 from openwop_tui.ui.widgets.prompt import PromptInput
@@ -244,3 +246,12 @@ def builtin_renderers_loaded() -> None:
     with KeyError. Each `test_app_*` file imports it, which applies it to that file's tests.
     """
     registered()
+
+
+@contextmanager
+def as_if_running() -> Iterator[None]:
+    """Every app's runs controller says a run is going (as between Enter and the end of a
+    run), with none started: what is refused meanwhile can be tried."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(RunsController, "busy", property(lambda _runs: True))
+        yield

@@ -82,11 +82,21 @@ class Conversation:
         secrets: Iterable[str] = (),
         capture: bool = False,
     ) -> None:
-        """``store`` keeps fetched media bytes (and gives them back offline); ``secrets`` are
-        masked in decoded host data. ``capture``: what is replayed is a bare SSE capture, not
-        a log this program wrote: every frame's events are folded as decoded (no
-        de-duplication) and its malformed frames give their warnings (a log keeps the live
-        warnings as notices of their own)."""
+        """A conversation with nothing folded yet, on a host or offline.
+
+        Args:
+            session: The host and workflow runs are started on; ``None`` for a conversation
+                with no host (a log read offline), on which a send raises `Offline`.
+            limits: How much of each item is drawn; ``None`` for the defaults (`Limits()`).
+            logs: Where every entry is appended as it is learned (a stored session, a
+                recording); nothing is appended while replaying.
+            store: Keeps fetched media bytes (and gives them back offline); ``None`` keeps none.
+            secrets: Strings masked in decoded host data.
+            capture: What is replayed is a bare SSE capture, not a log this program wrote:
+                every frame's events are folded as decoded (no de-duplication) and its
+                malformed frames give their warnings (a log keeps the live warnings as notices
+                of their own).
+        """
         self.session = session
         self.transcript = Transcript(limits=limits or Limits())
         self.chat = ChatHistory()
@@ -366,9 +376,17 @@ class Conversation:
         *,
         resumed: bool = False,
     ) -> AsyncIterator[Update]:
-        """Fold what a run's stream brings (its creation, events, notices) into updates;
-        ``snapshot``'s open question, if any, right after the run's creation. ``resumed``:
-        the run is already under way here (`catch_up`), its stream brings no creation."""
+        """Fold what a run's stream brings (its creation, events, notices) into updates.
+
+        Args:
+            source: The run's stream: its `RunCreated`, its `RunEvent`s and the stream's
+                notices, in order.
+            workflow: The id of the workflow the run is of (logged with the run's entry).
+            snapshot: The host's ``GET …/runs/{id}`` answer for a run attached to; its open
+                question, if any, is added right after the run's creation. ``None``: none to add.
+            resumed: The run is already under way here (`catch_up`), its stream brings no
+                creation.
+        """
         if not resumed:
             self._run_id = None
         finished = False
@@ -472,7 +490,16 @@ class Conversation:
     def begin_run(
         self, run_id: str, workflow: str, handle: RunHandle | None, host: str | None = None
     ) -> RunStarted:
-        """A run begins: live, on the session's host; replayed, on ``host`` (its entry's)."""
+        """A run begins (live, on the session's host; replayed, on its entry's): logged, and
+        the `RunStarted` that tells the views.
+
+        Args:
+            run_id: The host's id for the run (``"?"`` for a logged run whose entry names none).
+            workflow: The id of the workflow the run is of (``""`` when the log does not say).
+            handle: The run as the host created it; ``None`` when replayed from a log.
+            host: The base URL of the host the run is on, when replayed (its ``run`` entry's);
+                live, ignored: the session's host is used. ``None``: not known.
+        """
         self._run_id = run_id
         if self.pending_user is None:
             self._carry = None

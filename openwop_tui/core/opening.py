@@ -84,16 +84,24 @@ def newest_runs(
     limits: Limits | None = None,
     secrets: Iterable[str] = (),
 ) -> NewestRuns | None:
-    """The last ``runs`` runs of session ``session_id`` (and what the log holds after them),
-    folded on their own: what a long session shows while the rest is read (`opening`).
-    ``None`` when the session has no more runs than that (read it all at once).
+    """The last runs of a session (and what the log holds after them), folded on their own:
+    what a long session shows while the rest is read (`opening`). ``None`` when the session has
+    no more runs than ``runs`` (read it all at once).
 
     Folded alone, from the newest ``run`` entry's place on: its kept runs are restored
     whatever state they land on, nothing is kept, and no log is written. What it shows is the
     session's newest items when the state before them carries no further than the kept runs
     do (their ids and usage); the caller checks (`openwop_tui.core.reopen.same_items`). Its
     chat history is the whole session's when the history the runs before left is kept
-    (`Store.history_before`): then it can take the session's next message at once."""
+    (`Store.history_before`): then it can take the session's next message at once.
+
+    Args:
+        store: The store the session is kept in.
+        session_id: The stored session's id.
+        runs: How many of the newest runs to fold (1: the last one only).
+        limits: How much of each item is drawn; ``None`` for the defaults.
+        secrets: Strings masked in decoded host data.
+    """
     run = store.run_start(session_id, runs)
     if run is None:
         return None

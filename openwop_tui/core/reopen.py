@@ -146,10 +146,19 @@ class FoldKeeper:
         trusting: bool = False,
         histories: Callable[[HistoryRow], None] | None = None,
     ) -> None:
-        """``trusting``: a kept run is restored whatever state it lands on
-        (`openwop_tui.core.opening.newest_runs`, which folds the newest runs alone to
-        show them first, and keeps nothing it folds). ``histories`` keeps what a run made live
-        did to the chat history (`openwop_tui.store.histories`); ``None``: nothing is."""
+        """A keeper that has watched no run yet.
+
+        Args:
+            log: The stored session's log the conversation appends to live (a `SessionLog`):
+                its ``last_seq`` gives a live run's positions, its ``session_id`` the session
+                a run is logged in. ``None`` when nothing is logged live (`newest_runs`).
+            keep: Writes a row made live (rows made while reopening gather in `fresh`).
+            trusting: A kept run is restored whatever state it lands on
+                (`openwop_tui.core.opening.newest_runs`, which folds the newest runs alone to
+                show them first, and keeps nothing it folds).
+            histories: Keeps what a run made live did to the chat history
+                (`openwop_tui.store.histories`); ``None``: nothing is.
+        """
         self._log, self._keep = log, keep
         self._histories = histories
         self.trusting = trusting
@@ -295,12 +304,19 @@ STEP_PARTS = 64
 def reopen(
     chat: Conversation, store: Store, session_id: str, keeper: FoldKeeper, *, resume: bool = False
 ) -> None:
-    """Fold session ``session_id`` of ``store`` into ``chat`` (new, replaying nothing yet):
-    kept runs restored, the rest of the log folded, and the runs folded here kept for the
-    next open. ``resume``: a run the log leaves open stays open (`Conversation.catch_up`
-    continues it); else it is settled, and remembered as `Conversation.cut`. Raises
-    `StoreError` when the log cannot be read; a fold that cannot be kept only goes to
-    `Conversation.log_error`."""
+    """Fold a stored session into a conversation: kept runs restored, the rest of the log
+    folded, and the runs folded here kept for the next open. Raises `StoreError` when the log
+    cannot be read; a fold that cannot be kept only goes to `Conversation.log_error`.
+
+    Args:
+        chat: The conversation to fold into (new, replaying nothing yet).
+        store: The store the session is kept in.
+        session_id: The stored session's id.
+        keeper: Restores the kept runs and keeps the ones folded here (its ``trusting``
+            keeps none).
+        resume: A run the log leaves open stays open (`Conversation.catch_up` continues it);
+            else it is settled, and remembered as `Conversation.cut`.
+    """
     for _ in reopening(chat, store, session_id, keeper, resume=resume):
         pass
 
@@ -316,10 +332,23 @@ def reopening(
     until: int | None = None,
     step: int = STEP_PARTS,
 ) -> Iterator[None]:
-    """`reopen`, a step of ``step`` parts of the log at a time (the caller does other work
-    between them: the app draws and reads keys). ``since``, ``until``: the log from and up to
-    (not including) those positions only (`newest_runs`; a session opened newest first, read
-    up to where it stood as it opened). `StoreError` is raised by the step that meets it."""
+    """`reopen`, a step at a time (the caller does other work between them: the app draws and
+    reads keys). `StoreError` is raised by the step that meets it.
+
+    Args:
+        chat: The conversation to fold into (new, replaying nothing yet).
+        store: The store the session is kept in.
+        session_id: The stored session's id.
+        keeper: Restores the kept runs and keeps the ones folded here (its ``trusting``
+            keeps none).
+        resume: A run the log leaves open stays open (`Conversation.catch_up` continues it);
+            else it is settled, and remembered as `Conversation.cut`.
+        since: The log position to read from (`newest_runs`: the first of the newest runs'
+            ``run`` entries); 0: the log's start.
+        until: The log position to read up to, not including it (a session opened newest
+            first, read up to where it stood as it opened); ``None``: the log's end.
+        step: How many parts of the log (a kept run, or an entry) each step reads.
+    """
     # Reading thousands of kept runs makes objects by the hundred thousand and keeps every one:
     # the collector's passes over them would cost more than the reading (0.58 s against
     # 1.5 s at 3,000 turns), so it waits until they are all in place.
@@ -341,6 +370,19 @@ def _reopen(
     span: tuple[int, int | None],
     step: int,
 ) -> Iterator[None]:
+    """`reopening`'s steps, with the garbage collector already paused.
+
+    Args:
+        chat: The conversation to fold into (new, replaying nothing yet).
+        store: The store the session is kept in.
+        session_id: The stored session's id.
+        keeper: Restores the kept runs and keeps the ones folded here (its ``trusting``
+            keeps none).
+        resume: A run the log leaves open stays open; else it is settled, and remembered as
+            `Conversation.cut`.
+        span: The log positions to read from and up to, not including (``None``: the end).
+        step: How many parts of the log (a kept run, or an entry) each step reads.
+    """
     if not keeper.trusting:
         keeper.known_histories = store.history_starts(session_id)
     for done, _ in enumerate(_fold_parts(chat, store, session_id, keeper, span), 1):
@@ -372,9 +414,16 @@ def _fold_parts(
     keeper: FoldKeeper,
     span: tuple[int, int | None],
 ) -> Iterator[None]:
-    """Fold the log from ``since`` (up to ``until``) into ``chat``, kept runs restored: one
-    yield after each kept run restored and each entry folded (the units `reopening` counts its
-    steps in)."""
+    """Fold part of a session's log into a conversation, kept runs restored: one yield after
+    each kept run restored and each entry folded (the units `reopening` counts its steps in).
+
+    Args:
+        chat: The conversation to fold into.
+        store: The store the session is kept in.
+        session_id: The stored session's id.
+        keeper: Restores the kept runs; told each entry replayed and how far the reading is.
+        span: The log positions to read from and up to, not including (``None``: the end).
+    """
     since, until = span
     for part in store.outline(session_id, keeper.version, since=since, until=until):
         if isinstance(part, FoldRow):

@@ -147,8 +147,7 @@ class ChatApp(GuardedApp):
         self.interrupts = InterruptsController(chat)
         self.timeline = TimelineController(chat)
         self.feed = Feed(chat, self.interrupts, self.timeline)
-        self.runs = RunsController(chat, self.feed, self.interrupts)
-        self.runs.attach_to = options.attach
+        self.runs = RunsController(chat, self.feed, self.interrupts, attach_to=options.attach)
         self.lab = LabController(chat, options.image_support, audio_support, self.palette)
         self.connection = ConnectionController(chat, self.runs, self.lab, demo_host)
         self.sessions = SessionsController(chat, self.runs, self.feed)
@@ -426,7 +425,7 @@ class ChatApp(GuardedApp):
     # ------------------------------------------------------------------ more actions
 
     async def action_new_chat(self) -> None:
-        self.resend.editing = False  # an edit of the old chat's message is not the new one's
+        self.resend.forget()
         await self.chats.new_chat()
 
     def action_edit_last(self) -> None:

@@ -43,6 +43,15 @@ __all__ = [
 ]
 
 
+class Latest(Message):
+    """A message that says how something is now (not that something happened): one still
+    waiting in the receiver's queue is replaced by a newer one of its kind (Textual's
+    ``can_replace``), so a burst of them costs the receiver one update, not one each."""
+
+    def can_replace(self, message: Message) -> bool:
+        return type(message) is type(self)
+
+
 @dataclass
 class MessageSubmitted(Message):
     """The user sent a message from the input (possibly several lines)."""
@@ -87,7 +96,7 @@ class Connection(StrEnum):
 
 
 @dataclass
-class ConnectionChanged(Message):
+class ConnectionChanged(Latest):
     """The connection to the host changed state (posted by the connection and runs
     controllers; the status line shows it)."""
 
@@ -95,7 +104,7 @@ class ConnectionChanged(Message):
 
 
 @dataclass
-class HostShown(Message):
+class HostShown(Latest):
     """What the status line names as the host: ``host`` (never the key), and once discovery
     answered its ``protocol`` version and ``implementation`` name. Cleaned text, like every
     field the status line shows (its sender cleans the user's own with ``clean_own``)."""
@@ -128,7 +137,7 @@ class RunChanged(Message):
 
 
 @dataclass
-class SessionKept(Message):
+class SessionKept(Latest):
     """Whether the session is being written to the store now; ``reason`` says why not."""
 
     kept: bool
@@ -161,7 +170,7 @@ class TitleShown(Message):
 
 
 @dataclass
-class ReadingChanged(Message):
+class ReadingChanged(Latest):
     """How far the older turns of a session opened newest first are read
     (`openwop_tui.ui.controllers.reopening`), in the words the status line shows: ``reading
     2,988 older turns… 35%``; ``""`` once they are in (or no longer read)."""
@@ -170,7 +179,7 @@ class ReadingChanged(Message):
 
 
 @dataclass
-class LoadingChanged(Message):
+class LoadingChanged(Latest):
     """Envelopes on screen still being drawn (their media fetched or decoded: each says
     "loading…"): the status line says "completed, N loading" until they are all drawn, so a
     run is not called completed while its items are not settled."""

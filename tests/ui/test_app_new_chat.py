@@ -8,7 +8,16 @@ without `check_title` an over-long title is kept (or cut silently).
 
 from __future__ import annotations
 
-from app_support import SIZE, connected, demo_app, items_of, record_notifications, settle, turn
+from app_support import (
+    SIZE,
+    as_if_running,
+    connected,
+    demo_app,
+    items_of,
+    record_notifications,
+    settle,
+    turn,
+)
 from textual.widgets import Input
 
 from openwop_tui.core.fold import UserTurn
@@ -85,8 +94,7 @@ async def test_a_new_chat_is_refused_while_a_run_is_going() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot, app)
         notes = record_notifications(app)
-        app.runs.busy = True  # as between Enter and the end of a run
-        await pilot.press("ctrl+n")
-        await pilot.pause()
+        with as_if_running():
+            await pilot.press("ctrl+n")
+            await pilot.pause()
         assert any("run is in progress" in text for _, text in notes)
-        app.runs.busy = False

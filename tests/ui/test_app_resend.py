@@ -16,6 +16,7 @@ import json
 
 from app_support import (
     SIZE,
+    as_if_running,
     connected,
     demo_app,
     items_of,
@@ -147,10 +148,9 @@ async def test_only_the_last_message_and_not_while_a_run_goes() -> None:
         await pilot.press("r")
         await pilot.pause()
         assert ("warning", "Only your last message can be edited or regenerated.") in notes
-        app.runs.busy = True  # as between Enter and the end of a run
-        await app.run_action("edit_last")
+        with as_if_running():
+            await app.run_action("edit_last")
         assert any("run is in progress" in text for _, text in notes)
-        app.runs.busy = False
         # Esc while editing keeps the exchange.
         await app.run_action("edit_last")
         await pilot.pause()

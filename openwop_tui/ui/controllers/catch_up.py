@@ -54,8 +54,7 @@ class CatchUp:
         if cut is None or chat.store is None or chat.session is None or self.runs.busy:
             return False
         chat.conversation.cut = None  # once per open: a failure is said, not retried in a loop
-        self.runs.busy = self.runs.following = True
-        self.runs.work(self._catch_up(cut), "catch-up")
+        self.runs.follow_work(self._catch_up(cut), "catch-up")
         return True
 
     async def unreachable(self, error: HostError) -> None:

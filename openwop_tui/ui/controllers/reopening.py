@@ -88,11 +88,19 @@ class Newest:
 def begin_reading(
     conversation: Conversation, store: Store, session_id: str | None, steps: Iterator[None]
 ) -> Newest | None:
-    """Start reading session ``session_id`` into ``conversation`` (``steps``: what
-    `openwop_tui.core.opening.opening` gave). A short one (or a new one, ``None``) is read
+    """Start reading a stored session into a conversation. A short one (or a new one) is read
     at once: ``None``. A long one: the chat to show while the rest is read (`Newest.live`, with
     ``conversation``'s logs), and the rest (`Reopening.show`). Raises `StoreError` when the log
-    cannot be read at once."""
+    cannot be read at once.
+
+    Args:
+        conversation: The conversation `openwop_tui.core.opening.opening` made for the
+            session, nothing read into it yet.
+        store: The store the session is kept in.
+        session_id: The stored session's id; ``None`` for a new session (nothing to read).
+        steps: The steps that read the session into ``conversation``, as `opening` gave them;
+            a long session's are closed unread (a thread reads it through its own connection).
+    """
     newest = _newest(conversation, store, session_id) if session_id is not None else None
     if newest is None or session_id is None:
         for _ in steps:
@@ -200,6 +208,16 @@ class Reopening:
         then: Callable[[], object],
         idle: Callable[[], Awaitable[None]],
     ) -> None:
+        """Read the rest of the session in a thread, then make it the chat's and draw it.
+
+        Args:
+            newest: The session opened newest first: the chat on screen and the whole one to
+                read.
+            stop: Set to stop the reading thread (another chat replaced this one); set here
+                once the reading ends.
+            then: Runs once the whole session is the chat's (catch up, send what was queued).
+            idle: Waits until no run is going, so the whole session takes over between runs.
+        """
         chat = self.chat
         keeper = newest.whole.keeper
         assert keeper is not None  # (a conversation `opening` made)

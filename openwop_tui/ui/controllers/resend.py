@@ -78,6 +78,11 @@ class ResendController:
             markup=False,
         )
 
+    def forget(self) -> None:
+        """A new chat is shown: an edit begun in the old one is not the new one's (its prompt
+        text goes with the old chat's draft)."""
+        self.editing = False
+
     def cancel_edit(self) -> bool:
         """Esc while editing: the exchange stays; ``True`` if there was an edit to cancel."""
         if not self.editing:

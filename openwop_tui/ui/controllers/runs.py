@@ -46,19 +46,33 @@ CANCEL_GRACE_SECONDS = 5.0
 class RunsController:
     """Starts, follows and ends the chat's runs."""
 
-    def __init__(self, chat: Chat, feed: Feed, interrupts: InterruptsController) -> None:
+    def __init__(
+        self,
+        chat: Chat,
+        feed: Feed,
+        interrupts: InterruptsController,
+        *,
+        attach_to: str | None = None,
+    ) -> None:
+        """No run going yet.
+
+        Args:
+            chat: The chat its runs are of.
+            feed: Shows what each run changes.
+            interrupts: The forms of the questions a run asks.
+            attach_to: A run to follow once connected (``--attach``), if any.
+        """
         self.chat = chat
         self.feed = feed
         self.interrupts = interrupts
         self._idle = asyncio.Event()
         self._idle.set()
-        self.busy = False
         self.picking = False
         """The workflow picker is open: messages wait until a workflow is chosen."""
         self.following = False
         """The run in flight is one this client follows (attached), not one it started."""
-        self.attach_to: str | None = None
-        """A run to follow once connected (``--attach``)."""
+        self.attach_to = attach_to
+        """A run to follow once connected (``--attach``), until it is followed."""
         self.workflow_settled = False
         """The workflow to chat with is decided (said by the user, or picked from the host)."""
         self.missing_workflow: str | None = None
@@ -76,12 +90,15 @@ class RunsController:
         """A turn is between Enter and the end of its run (or a run is followed, caught up)."""
         return not self._idle.is_set()
 
-    @busy.setter
-    def busy(self, value: bool) -> None:
+    def _set_busy(self, value: bool, *, following: bool | None = None) -> None:
+        """A turn begins (or is over); ``following``: whether it is a run this client
+        follows rather than one it started (left as it was when ``None``)."""
         if value:
             self._idle.clear()
         else:
             self._idle.set()
+        if following is not None:
+            self.following = following
 
     async def until_idle(self) -> None:
         """Return once no run is going (at once when none is)."""
@@ -103,8 +120,10 @@ class RunsController:
         # One run at a time: a new one replaces (cancels) the worker of the last.
         self.chat.app.run_worker(work, name=name, group="run", exclusive=True)
 
-    def work(self, work: Coroutine[Any, Any, None], name: str) -> None:
-        """Run ``work`` as the chat's run (a catch-up): the prompt's next run waits for it."""
+    def follow_work(self, work: Coroutine[Any, Any, None], name: str) -> None:
+        """Run ``work`` as a run this client follows (a catch-up), busy until it calls
+        `finished`: the prompt's next run waits for it."""
+        self._set_busy(True, following=True)
         self._worker(work, name)
 
     async def finished(self) -> None:
@@ -141,7 +160,7 @@ class RunsController:
 
     def start_turn(self, text: str) -> None:
         """Run ``text`` as the next turn now (the caller checked nothing else is going)."""
-        self.busy = True
+        self._set_busy(True)
         self.chat.parts.view.scroll_end(animate=False)
         self._worker(self._run_turn(text), "turn")
 
@@ -192,7 +211,7 @@ class RunsController:
 
     async def _follow(self, run_id: str) -> None:
         chat = self.chat
-        self.busy = self.following = True
+        self._set_busy(True, following=True)
         chat.parts.prompt.set_busy(True)
         try:
             await chat.notice("info", f"attaching to run {run_id}")
@@ -273,7 +292,7 @@ class RunsController:
         chat.parts.view.flush_streamed()  # the screen whole before the status says "ended"
         self.interrupts.close_all()
         heap.settle()  # what the run left lives as long as the chat (`openwop_tui.ui.heap`)
-        self.busy = self.following = False
+        self._set_busy(False, following=False)
         chat.parts.prompt.set_busy(False)
         status = chat.transcript.status  # the fold's, from cleaned events
         self._status(

@@ -258,6 +258,14 @@ class BlockView(ScrollView):
     def _size_updated(
         self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
     ) -> bool:
+        """Textual's `Widget._size_updated`, with the blocks' heights estimated at a new width.
+
+        Args:
+            size: The widget's new size on screen.
+            virtual_size: Its new scrollable size.
+            container_size: The size of its parent.
+            layout: Whether Textual lays the screen out again if needed (passed on as given).
+        """
         # Textual tells a widget its new size here, while it lays the screen out, before the
         # frame is drawn. The heights at a new width are estimated now, so the scroll bar
         # drawn in that frame already has the new height; from `render_lines` (where the

@@ -107,8 +107,15 @@ def blank(width: int) -> Strip:
 def button_text(
     actions: list[str], item_id: str, palette: Palette, labels: Mapping[str, str] | None = None
 ) -> Text:
-    """The item's actions as clickable text: ``[Save] [Copy] [Inspect]``. ``labels`` names a
-    renderer's own actions (the app's keep their usual labels)."""
+    """The item's actions as clickable text: ``[Save] [Copy] [Inspect]``.
+
+    Args:
+        actions: The names of the actions, in order (`Block.actions`).
+        item_id: The item a click acts on (each button runs ``item_action`` on it).
+        palette: The theme's styles (brackets muted, labels in the accent).
+        labels: Action name → label for a renderer's own actions (cleaned, cut to 40
+            characters); the app's keep their usual labels. ``None``: no own labels.
+    """
     text = Text()
     for name in actions:
         meta = {"@click": f"item_action({item_id!r}, {name!r})"}
@@ -302,9 +309,15 @@ class Block:
     def lines(
         self, console: Console, width: int, palette: Palette, colours: Colours = "truecolor"
     ) -> list[Strip]:
-        """The item's lines at ``width`` (content only: the view draws the gutter), in the
-        colour system ``colours`` (the lab's profile: every colour brought down to it here, the
-        one place items become lines, so nothing drawn escapes it)."""
+        """The item's lines, cached by width (the last two widths kept).
+
+        Args:
+            console: The app's console, which renders the item's parts.
+            width: Columns to draw in (content only: the view draws the gutter).
+            palette: The theme's styles.
+            colours: The colour system to draw in (the lab's profile: every colour brought
+                down to it here, the one place items become lines, so nothing drawn escapes it).
+        """
         cached = self.cache.get(width)
         if cached is not None:
             return cached
@@ -349,7 +362,15 @@ class Block:
     def _envelope_extras(
         self, item: EnvelopeItem, console: Console, width: int, palette: Palette, rendered: Rendered
     ) -> list[Strip]:
-        """What only the app draws under an envelope: the playback line and the buttons."""
+        """What only the app draws under an envelope: the playback line and the buttons.
+
+        Args:
+            item: The envelope item this block shows.
+            console: The app's console, which renders the lines.
+            width: Columns to draw in (content only).
+            palette: The theme's styles.
+            rendered: What the app drew for the envelope (its actions' labels name buttons).
+        """
         strips: list[Strip] = []
         if self.playback:
             # A Text comes from the app's player (`openwop_tui.ui.controllers.playback`), built

@@ -91,7 +91,15 @@ class ComposedLines:
         self._kept: dict[tuple[int, int], _Kept] = {}
 
     def get(self, block: Block, lines: list[Strip], row: int, key: object) -> Strip | None:
-        """The line kept for ``row`` of ``block`` (drawn as ``lines``) in frames of ``key``."""
+        """The screen line kept for a line of a block; ``None`` when none is kept, or it was
+        composed from other lines or for other frames.
+
+        Args:
+            block: The block the line is of.
+            lines: The block's lines as drawn now (the kept line must come from these).
+            row: The line within the block.
+            key: What the frame composes the line with (`_keep_key`); it must be the same.
+        """
         kept = self._kept.get((id(block), row))
         if kept is None:
             return None
@@ -101,6 +109,16 @@ class ComposedLines:
         return strip
 
     def keep(self, block: Block, lines: list[Strip], row: int, key: object, strip: Strip) -> None:
+        """Keep a composed screen line, in place of any kept for the same line; past
+        `KEPT_LINES`, the one kept longest ago goes.
+
+        Args:
+            block: The block the line is of.
+            lines: The block's lines it was composed from.
+            row: The line within the block.
+            key: What the frame composed it with (`_keep_key`).
+            strip: The composed line, without its place for text selection.
+        """
         kept = self._kept
         where = (id(block), row)
         kept.pop(where, None)
@@ -154,8 +172,16 @@ def compose(
 def is_kept(
     frame: Frame, kept: ComposedLines, place: tuple[int, int], block: Block, lines: list[Strip]
 ) -> bool:
-    """Whether the screen line at ``place`` need not be composed now: it is kept already, or
-    it would not be kept (so composing it ahead saves nothing)."""
+    """Whether a screen line need not be composed now: it is kept already, or it would not be
+    kept (so composing it ahead saves nothing).
+
+    Args:
+        frame: What the frame composes every line with.
+        kept: The lines composed already.
+        place: (the block's index, the line within it).
+        block: The block at that index.
+        lines: The block's lines, drawn at the view's width.
+    """
     index, row = place
     key = _keep_key(frame, index, block, row)
     return key is None or kept.get(block, lines, row, key) is not None
@@ -164,7 +190,14 @@ def is_kept(
 def _keep_key(frame: Frame, index: int, block: Block, row: int) -> object | None:
     """What the screen line is composed from beside its block's lines (`ComposedLines`);
     ``None`` when it is not kept: the selected item's lines, every line while a search
-    marks matches."""
+    marks matches.
+
+    Args:
+        frame: What the frame composes every line with.
+        index: The block's index in the column.
+        block: The block at that index.
+        row: The line within the block (a user turn's first carries its buttons).
+    """
     if frame.search or index == frame.cursor:
         return None
     if row == 0 and isinstance(block.item, UserTurn):
@@ -188,8 +221,16 @@ def _gutter(frame: Frame, block: Block, index: int) -> Strip:
 
 
 def _with_buttons(frame: Frame, block: Block, index: int, line: Strip) -> Strip:
-    """Replies and user turns carry their buttons on their heading line; other items
-    show them there while selected (an envelope has a line of its own)."""
+    """A block's heading line with its buttons at its right end, when they fit beside its
+    text. Replies and user turns carry their buttons on their heading line; other items show
+    them there while selected (an envelope has a line of its own).
+
+    Args:
+        frame: What the frame composes every line with.
+        block: The block the line is of.
+        index: The block's index in the column (the selected one shows its buttons).
+        line: The block's first line, as drawn.
+    """
     if isinstance(block.item, EnvelopeItem):
         return line
     if index != frame.cursor and not isinstance(block.item, AssistantTurn | UserTurn):

@@ -30,9 +30,15 @@ ITEM_ACTIONS = frozenset({"request", "matrix", "events"})
 def applies(
     block: Block | None, action: str, parameters: tuple[object, ...], *, last_message: bool
 ) -> bool:
-    """Whether item action ``action`` (``request('save')`` is ``("request", ("save",))``)
-    applies to ``block`` (``None``: nothing selected). ``last_message``: the block is the last
-    message the user sent."""
+    """Whether an item action applies to the selected block.
+
+    Args:
+        block: The selected block; ``None``: nothing selected (no item action applies).
+        action: The action's name (``request('save')`` is ``"request"``).
+        parameters: The action's parameters (``request('save')``'s are ``("save",)``).
+        last_message: The block is the last message the user sent (edit and regenerate
+            apply to it only).
+    """
     if block is None:
         return False
     item = block.item

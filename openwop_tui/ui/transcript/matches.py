@@ -84,8 +84,16 @@ class Matches:
         self._current = -1
 
     def mark(self, line: Strip, index: int, lines: list[Strip], row: int, match: Style) -> Strip:
-        """Line ``row`` of block ``index`` (drawn as ``lines``) with every occurrence in the
-        ``match`` style; the current match stands out, in it swapped and underlined."""
+        """A drawn line with every occurrence of the query in the match style; the current
+        match stands out, in it swapped and underlined.
+
+        Args:
+            line: The line to mark.
+            index: The index of the block the line is of (to find the current match on it).
+            lines: The block's lines, drawn (the occurrences before ``row`` are counted in them).
+            row: The line within the block.
+            match: The style laid over each occurrence (the palette's ``match``).
+        """
         spans = self.finder.cells(line.text)
         if not spans:
             return line

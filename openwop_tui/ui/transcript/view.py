@@ -200,8 +200,16 @@ class TranscriptView(BlockView, can_focus=True):
         envelope: Envelope | None = None,
         width: int = 0,
     ) -> None:
-        """The app drew an envelope: ``rendered`` from ``envelope`` (default: the item's
-        current one) at ``width``. A stale answer (an item cleared meanwhile) is ignored."""
+        """The app drew an envelope: the block shows it, and is drawn again. A stale answer (an
+        item cleared meanwhile) is ignored.
+
+        Args:
+            item_id: The envelope item that was drawn.
+            rendered: What the app drew.
+            envelope: The envelope it was drawn from; ``None``: the item's current one.
+            width: The body columns it was drawn at; 0: not known (an envelope whose drawing
+                depends on the width is then asked for again).
+        """
         block = self.block_for(item_id)
         if block is None or not isinstance(block.item, EnvelopeItem):
             return
