@@ -42,8 +42,8 @@ from openwop_tui.protocol.hostdata import secrets_of
 from openwop_tui.renderers import Registry
 from openwop_tui.renderers.base import AudioSupport, RenderContext
 from openwop_tui.store.record import Recorder, RecordingReader, read_recording
+from openwop_tui.store.records import Entry
 from openwop_tui.store.saving import SaveBudget
-from openwop_tui.store.sessions import Entry
 from openwop_tui.text.redact import Redactor, display_url
 from openwop_tui.text.sanitize import clean, clean_own, one_line
 

@@ -47,9 +47,11 @@ from openwop_tui.protocol.interrupt_answers import AnswerError, build_answer
 from openwop_tui.protocol.interrupts import InterruptState
 from openwop_tui.protocol.media import Asset, offline_asset
 from openwop_tui.protocol.stream import Arrival, Redelivery, StreamNotice
+from openwop_tui.store.database import StoreError, Unwritten
 from openwop_tui.store.folds import FoldRow
 from openwop_tui.store.histories import HistoryRow
-from openwop_tui.store.sessions import Entry, SessionLog, Store, StoreError, Unwritten
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import SessionLog, Store
 from openwop_tui.text.sanitize import clean, clean_own
 
 log = logging.getLogger(__name__)

@@ -32,7 +32,8 @@ from openwop_tui.core.conversation import EventArrived, StreamNoticed, Update, s
 from openwop_tui.core.fold import AssistantTurn, Notice
 from openwop_tui.core.session import Session
 from openwop_tui.protocol.client import HostClient
-from openwop_tui.store.sessions import Entry, Store
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import Store
 
 REPLY = "".join(WORDS)
 
