@@ -40,13 +40,14 @@ from openwop_tui.core.origins import HOST_KEY, absolute, host_url
 from openwop_tui.core.reopen import FoldKeeper, reopening
 from openwop_tui.core.session import RunCreated, Session
 from openwop_tui.openclaw.reader import check_media
+from openwop_tui.protocol.acceptance import Redelivery
 from openwop_tui.protocol.client import Discovery, RunHandle
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.interrupt_answers import AnswerError, build_answer
 from openwop_tui.protocol.interrupts import InterruptState
 from openwop_tui.protocol.media import Asset, offline_asset
-from openwop_tui.protocol.stream import Arrival, Redelivery, StreamNotice
+from openwop_tui.protocol.stream_items import Arrival, StreamNotice
 from openwop_tui.store.database import StoreError, Unwritten
 from openwop_tui.store.folds import FoldRow
 from openwop_tui.store.histories import HistoryRow

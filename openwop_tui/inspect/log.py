@@ -1,7 +1,7 @@
 """A log's raw material turned into what the inspector folds: every event as the host sent it.
 
 The transcript reads a log through the live acceptance rules (duplicates dropped, nothing after
-the end: `openwop_tui.protocol.stream.Redelivery`); the inspector must see what the host really
+the end: `openwop_tui.protocol.acceptance.Redelivery`); the inspector must see what the host really
 sent, so `observed` decodes each `Arrival` on its own, duplicates, out-of-order events and
 events after the end included, and says what could not be decoded instead of dropping it.
 Each `Observed` carries the time it arrived (`openwop_tui.store.records.Entry.at`, a recording's
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from openwop_tui.protocol.events import EventShapeError, RunEvent, normalize
 from openwop_tui.protocol.frames import decode_frame
-from openwop_tui.protocol.stream import Arrival, synthesize_terminal
+from openwop_tui.protocol.stream_items import Arrival, synthesize_terminal
 from openwop_tui.store.records import Entry
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from openwop_tui.protocol.sse import SSEFrame
-from openwop_tui.protocol.stream import Arrival
+from openwop_tui.protocol.stream_items import Arrival
 from openwop_tui.text.sanitize import HostText
 
 Kind = Literal["user", "notice", "run", "end", "frame", "document", "snapshot"]

@@ -38,7 +38,7 @@ from openwop_tui.core.items import Notice, UserTurn
 from openwop_tui.core.reopen import FoldKeeper, same_items
 from openwop_tui.core.session import Session
 from openwop_tui.demo_host import DemoHost
-from openwop_tui.protocol.stream import Arrival
+from openwop_tui.protocol.stream_items import Arrival
 from openwop_tui.store.records import Entry
 from openwop_tui.store.sessions import Store
 from openwop_tui.ui.app import ChatApp
