@@ -46,7 +46,8 @@ from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.interrupt_answers import AnswerError, build_answer
 from openwop_tui.protocol.interrupts import InterruptState
-from openwop_tui.protocol.media import Asset, offline_asset
+from openwop_tui.protocol.media import Asset
+from openwop_tui.protocol.media_policy import offline_asset
 from openwop_tui.protocol.stream_items import Arrival, StreamNotice
 from openwop_tui.store.database import StoreError, Unwritten
 from openwop_tui.store.folds import FoldRow

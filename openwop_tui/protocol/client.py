@@ -58,7 +58,8 @@ from openwop_tui.protocol.errors import (
 )
 from openwop_tui.protocol.hostdata import host_value, secrets_of
 from openwop_tui.protocol.ids import UnsafeId, path_segment
-from openwop_tui.protocol.media import DEFAULT_MAX_BYTES, Asset, MediaPolicy, fetch_asset
+from openwop_tui.protocol.media import DEFAULT_MAX_BYTES, Asset, fetch_asset
+from openwop_tui.protocol.media_policy import MediaPolicy
 
 __all__ = [
     "DEFAULT_MAX_INLINE_MEDIA_BYTES",
