@@ -79,7 +79,8 @@ async def pty_page() -> list[Figure]:
     """Page Up through a session of 10,000 items, and resizing it, from outside: each from the
     key (or the new size) to the screen drawn, against a key's echo in the same session."""
     from benchmarks.view_figures import _fill_session
-    from openwop_tui.store.sessions import Entry, Store
+    from openwop_tui.store.records import Entry
+    from openwop_tui.store.sessions import Store
 
     with demo_host(pace=0) as (url, key), tempfile.TemporaryDirectory() as home:
         path = Path(home) / "data" / "openwop-tui" / "sessions.db"

@@ -15,7 +15,8 @@ from openwop_tui.core import opening
 from openwop_tui.core.session import Session
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.protocol.client import HostClient
-from openwop_tui.store.sessions import Entry, Store
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import Store
 
 
 async def recorded_turn(text: str = "tell me about the weather") -> list[Entry]:

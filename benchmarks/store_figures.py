@@ -26,7 +26,8 @@ from benchmarks.figures import Figure, figure
 from benchmarks.sessions import recorded_turn, write_session
 from openwop_tui.core import opening
 from openwop_tui.core.chat_history import body_size
-from openwop_tui.store.sessions import Entry, Store
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import Store
 from openwop_tui.text.units import human_size
 
 APPENDS = 1_180

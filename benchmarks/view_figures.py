@@ -208,7 +208,8 @@ async def open_session() -> list[Figure]:
     """Reopen a saved 5,000-message session to its last message drawn, against reading the
     same rows from SQLite alone."""
     from openwop_tui.core import opening
-    from openwop_tui.store.sessions import Entry, Store
+    from openwop_tui.store.records import Entry
+    from openwop_tui.store.sessions import Store
 
     with tempfile.TemporaryDirectory() as folder:
         store = Store(Path(folder) / "sessions.db")

@@ -198,7 +198,7 @@ def _app(args: argparse.Namespace, config: Config, log_file: Path | None) -> int
     session_id: str | None = None
     if args.continue_latest or args.session is not None:
         from openwop_tui.cli.sessions import chosen_session
-        from openwop_tui.store.sessions import StoreError
+        from openwop_tui.store.database import StoreError
 
         try:
             session_id = chosen_session(args.session, api_key=config.api_key).id

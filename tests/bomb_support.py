@@ -23,7 +23,8 @@ from pathlib import Path
 from installed import PROGRAM
 
 from openwop_tui.store.entry_bytes import DEFLATED
-from openwop_tui.store.sessions import Entry, Store
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import Store
 
 #: What the bomb inflates to.
 INFLATED = 1 << 30

@@ -28,7 +28,8 @@ from typing import Any, Literal
 from loopback import Loopback
 
 from openwop_tui.protocol.sse import SSEFrame
-from openwop_tui.store.sessions import Entry, Store
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import Store
 
 Fault = Literal["foreign", "replay", "gap", "fine"]
 

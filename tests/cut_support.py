@@ -11,8 +11,9 @@ from typing import Any
 import httpx
 
 from openwop_tui.protocol.sse import SSEDecoder, SSEFrame
-from openwop_tui.protocol.stream import Arrival
-from openwop_tui.store.sessions import Entry, Store
+from openwop_tui.protocol.stream_items import Arrival
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import Store
 
 #: The stream modes the app subscribes with (`openwop_tui.config`'s default).
 MODES = "updates,messages"

@@ -2,7 +2,7 @@
 ``sys.path``).
 
 `simulate` is a SIMULATION: the store's lowest write calls (`batch.write_sessions` and
-`batch.write_rows`, by the names `openwop_tui.store.sessions` and `openwop_tui.store.journal`
+`batch.write_rows`, by the names `openwop_tui.store.writer` and `openwop_tui.store.journal`
 call them) raise SQLite's own "database or disk is full" error while it is on. `tmpfs` is the
 real thing: a small filesystem mounted for the test (root only), filled with `fill`.
 """
@@ -19,8 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from openwop_tui.store import journal
-from openwop_tui.store import sessions as store_module
+from openwop_tui.store import journal, writer
 
 
 class FullDisk:
@@ -42,7 +41,7 @@ def simulate(monkeypatch: pytest.MonkeyPatch) -> FullDisk:
 
         return write
 
-    for module in (store_module, journal):  # (each calls them by its own name)
+    for module in (writer, journal):  # (each calls them by its own name)
         monkeypatch.setattr(module, "write_rows", failing(module.write_rows))
         monkeypatch.setattr(module, "write_sessions", failing(module.write_sessions))
     return disk

@@ -24,7 +24,7 @@ from openwop_tui.config import Config, default_config_path
 from openwop_tui.devices.audio import probe
 from openwop_tui.devices.terminal import detect_image_mode
 from openwop_tui.logs import default_log_path
-from openwop_tui.store.sessions import default_path
+from openwop_tui.store.database import default_path
 from openwop_tui.text.sanitize import clean_own, one_line
 
 _LABELS = {

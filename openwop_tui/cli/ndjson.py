@@ -28,7 +28,7 @@ from rich.console import Console
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.updates import EventArrived, StreamNoticed, Update
 from openwop_tui.present.export import JsonlMask, notice_line
-from openwop_tui.store.sessions import Entry
+from openwop_tui.store.records import Entry
 from openwop_tui.text.redact import Redactor
 
 

@@ -26,7 +26,7 @@ from openwop_tui.core.conversation import Conversation
 from openwop_tui.protocol.hostdata import secrets_of
 from openwop_tui.renderers.base import AudioSupport
 from openwop_tui.store.record import RecordingReader, read_recording
-from openwop_tui.store.sessions import Entry
+from openwop_tui.store.records import Entry
 from openwop_tui.text.sanitize import clean, clean_own
 
 

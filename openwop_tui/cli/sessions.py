@@ -22,8 +22,10 @@ from openwop_tui.devices import desktop as actions
 from openwop_tui.present.envelope import export_drawer
 from openwop_tui.present.export import ExportError, Format, export_session
 from openwop_tui.renderers.base import AudioSupport
+from openwop_tui.store.database import StoreError
 from openwop_tui.store.keys import masked_entries
-from openwop_tui.store.sessions import SessionInfo, Store, StoreError
+from openwop_tui.store.records import SessionInfo
+from openwop_tui.store.sessions import Store
 from openwop_tui.text.redact import Redactor
 from openwop_tui.text.sanitize import clean_own, one_line
 

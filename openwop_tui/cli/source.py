@@ -20,7 +20,7 @@ from openwop_tui.config import Config
 from openwop_tui.core.origins import HOST_KEY, host_url
 from openwop_tui.inspect.log import Observed, observed, observed_entries
 from openwop_tui.protocol.hostdata import secrets_of
-from openwop_tui.protocol.stream import Arrival
+from openwop_tui.protocol.stream_items import Arrival
 from openwop_tui.store.record import read_recording
 from openwop_tui.text.sanitize import clean_own
 

@@ -19,8 +19,10 @@ from openwop_tui.core.origins import absolute
 from openwop_tui.core.updates import NeedsBytes
 from openwop_tui.openclaw.reader import check_media
 from openwop_tui.protocol.envelopes import Envelope
-from openwop_tui.protocol.media import Asset, offline_asset
-from openwop_tui.store.sessions import Store, StoreError
+from openwop_tui.protocol.media import Asset
+from openwop_tui.protocol.media_policy import offline_asset
+from openwop_tui.store.database import StoreError
+from openwop_tui.store.sessions import Store
 
 if TYPE_CHECKING:
     from openwop_tui.core.conversation import Conversation

@@ -5,11 +5,11 @@ pure `Transcript` fold, the chat history and the event logs it appends to (a sto
 recording). `Conversation.send` and `Conversation.start` yield `Update`\\ s: the fold's `Added` /
 `Updated` plus `RunStarted`, `EventArrived`, `StreamNoticed` and `RunEnded`, so a view only draws.
 
-Everything it learns is appended to its logs as it arrives (`openwop_tui.store.sessions.Entry`): the
+Everything it learns is appended to its logs as it arrives (`openwop_tui.store.records.Entry`): the
 user's message, the run's creation, each raw frame, the stream's notices, the run's end. A log
 folded back with `Conversation.replay` (or `from_log`) gives the same transcript and history,
 without contacting the host, because it goes through the same acceptance rules
-(`openwop_tui.protocol.stream.Redelivery`) and the same fold. No Textual, no widgets.
+(`openwop_tui.protocol.acceptance.Redelivery`) and the same fold. No Textual, no widgets.
 """
 
 from __future__ import annotations
@@ -49,15 +49,18 @@ from openwop_tui.core.updates import (
     StreamNoticed,
     Update,
 )
+from openwop_tui.protocol.acceptance import Redelivery
 from openwop_tui.protocol.client import Discovery, RunHandle
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.interrupt_answers import AnswerError
 from openwop_tui.protocol.media import Asset
-from openwop_tui.protocol.stream import Arrival, Redelivery, StreamNotice
+from openwop_tui.protocol.stream_items import Arrival, StreamNotice
+from openwop_tui.store.database import StoreError
 from openwop_tui.store.folds import FoldRow
 from openwop_tui.store.histories import HistoryRow
-from openwop_tui.store.sessions import Entry, SessionLog, Store, StoreError
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import SessionLog, Store
 from openwop_tui.text.sanitize import clean_own
 
 log = logging.getLogger(__name__)

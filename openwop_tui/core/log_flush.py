@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from openwop_tui.store.batch import BATCH_SECONDS
-from openwop_tui.store.sessions import StoreError
+from openwop_tui.store.database import StoreError
 
 
 def pending(sink: Any) -> int:

@@ -15,7 +15,9 @@ from collections.abc import Sequence
 
 from openwop_tui.core.log_flush import FlushTimer, pending
 from openwop_tui.core.updates import EventLog
-from openwop_tui.store.sessions import Entry, SessionLog, StoreError, Unwritten
+from openwop_tui.store.database import StoreError, Unwritten
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import SessionLog
 
 __all__ = ["Logbook"]
 

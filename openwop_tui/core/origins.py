@@ -44,7 +44,8 @@ def absolute(url: str, base: str | None) -> str:
     try:
         if urlsplit(url).scheme:
             return url
-        # As `openwop_tui.protocol.media.resolve_media_url` joins it against the connected host.
+        # As `openwop_tui.protocol.media_policy.resolve_media_url` joins it against the connected
+        # host.
         joined = urljoin(base, url.strip())
     except ValueError:
         return url

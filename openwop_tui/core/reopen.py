@@ -41,9 +41,11 @@ from typing import TYPE_CHECKING, Any
 
 import openwop_tui
 from openwop_tui.core import items as item_types
+from openwop_tui.store.database import StoreError
 from openwop_tui.store.folds import FoldRow
 from openwop_tui.store.histories import HistoryRow
-from openwop_tui.store.sessions import Entry, Store, StoreError
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import Store
 
 if TYPE_CHECKING:
     from openwop_tui.core.conversation import Conversation

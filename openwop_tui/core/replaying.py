@@ -16,8 +16,8 @@ from openwop_tui.core.fold import Level
 from openwop_tui.core.origins import HOST_KEY, host_url
 from openwop_tui.core.updates import EventArrived, StreamNoticed, Update
 from openwop_tui.protocol.events import RunEvent
-from openwop_tui.protocol.stream import StreamNotice
-from openwop_tui.store.sessions import Entry
+from openwop_tui.protocol.stream_items import StreamNotice
+from openwop_tui.store.records import Entry
 from openwop_tui.text.sanitize import clean
 
 if TYPE_CHECKING:

@@ -19,7 +19,8 @@ from openwop_tui.protocol.client import Discovery, HostClient, RunHandle
 from openwop_tui.protocol.envelopes import Envelope, MediaRef
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.media import DEFAULT_MAX_BYTES, Asset
-from openwop_tui.protocol.stream import DEFAULT_BUDGET, ArrivalSink, StreamNotice, subscribe
+from openwop_tui.protocol.stream import DEFAULT_BUDGET, subscribe
+from openwop_tui.protocol.stream_items import ArrivalSink, StreamNotice
 
 #: How many bytes of fetched media the session keeps for redrawing (least recently used go).
 ASSET_CACHE_BYTES = 64_000_000

@@ -18,8 +18,8 @@ from openwop_tui.core.hitl import Submitted
 from openwop_tui.core.session import RunCreated
 from openwop_tui.protocol.client import RunHandle
 from openwop_tui.protocol.events import RunEvent
-from openwop_tui.protocol.stream import StreamNotice
-from openwop_tui.store.sessions import Entry
+from openwop_tui.protocol.stream_items import StreamNotice
+from openwop_tui.store.records import Entry
 
 __all__ = [
     "Answered",

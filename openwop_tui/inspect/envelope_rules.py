@@ -7,8 +7,8 @@ and the bundled schemas, and its ``type`` against the names the protocol owns or
 coin (`openwop_tui.inspect.kinds`: ``media.video`` and ``foo.bar`` are no kinds). It reads
 the event's cleaned document (`RunEvent.raw`), so every value a message quotes is already safe
 to print; nothing is fetched: URLs are judged by the client's own policy
-(`openwop_tui.protocol.media.resolve_media_url`, which does no DNS), and bytes behind a URL are
-checked only when the caller already holds them (``assets``). Pure.
+(`openwop_tui.protocol.media_policy.resolve_media_url`, which does no DNS), and bytes behind a
+URL are checked only when the caller already holds them (``assets``). Pure.
 """
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ from openwop_tui.inspect.kinds import DEFINED_KINDS, family, kind_verdict
 from openwop_tui.inspect.schemas import SchemaSet, problems, short, show_path
 from openwop_tui.inspect.sniff import family_of, normal_type, sniff
 from openwop_tui.protocol.envelopes import MEDIA_KINDS
-from openwop_tui.protocol.media import DEFAULT_MAX_BYTES, MediaPolicy, RefusedURL
-from openwop_tui.protocol.media import resolve_media_url as _resolve
+from openwop_tui.protocol.media import DEFAULT_MAX_BYTES
+from openwop_tui.protocol.media_policy import MediaPolicy, RefusedURL
+from openwop_tui.protocol.media_policy import resolve_media_url as _resolve
 from openwop_tui.text.sanitize import HostText
 from openwop_tui.text.units import human_size
 

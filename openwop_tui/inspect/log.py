@@ -1,10 +1,10 @@
 """A log's raw material turned into what the inspector folds: every event as the host sent it.
 
 The transcript reads a log through the live acceptance rules (duplicates dropped, nothing after
-the end: `openwop_tui.protocol.stream.Redelivery`); the inspector must see what the host really
+the end: `openwop_tui.protocol.acceptance.Redelivery`); the inspector must see what the host really
 sent, so `observed` decodes each `Arrival` on its own, duplicates, out-of-order events and
 events after the end included, and says what could not be decoded instead of dropping it.
-Each `Observed` carries the time it arrived (`openwop_tui.store.sessions.Entry.at`, a recording's
+Each `Observed` carries the time it arrived (`openwop_tui.store.records.Entry.at`, a recording's
 ``: at`` seconds) for the statistics of hosts whose events lack a ``timestamp``. Pure.
 """
 
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from openwop_tui.protocol.events import EventShapeError, RunEvent, normalize
 from openwop_tui.protocol.frames import decode_frame
-from openwop_tui.protocol.stream import Arrival, synthesize_terminal
-from openwop_tui.store.sessions import Entry
+from openwop_tui.protocol.stream_items import Arrival, synthesize_terminal
+from openwop_tui.store.records import Entry
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
 """The media policy for references an agent writes in its text (`openwop_tui.openclaw.reader`).
 
-Stricter than the host's own media (`openwop_tui.protocol.media`), because the text is the
+Stricter than the host's own media (`openwop_tui.protocol.media_policy`), because the text is the
 agent's, not the host's, and the host's exemptions (plain ``http:`` and loopback for a local dev
 host) must not reach it: remote references must be public ``https:`` URLs; ``http:``, other
 schemes, IP literals that are loopback, private, link-local, CGNAT, multicast, reserved or
@@ -24,7 +24,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 import idna  # httpx's own IDNA codec: the name shown is the name connected to
 
-from openwop_tui.protocol.media import MediaPolicy, RefusedURL, resolve_media_url
+from openwop_tui.protocol.media_policy import MediaPolicy, RefusedURL, resolve_media_url
 from openwop_tui.text.redact import display_url
 from openwop_tui.text.sanitize import HostText, clean, clean_label, clip
 

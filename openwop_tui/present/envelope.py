@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 
 from openwop_tui.protocol.asset import Asset
 from openwop_tui.protocol.envelopes import Envelope
-from openwop_tui.protocol.media import offline_asset
+from openwop_tui.protocol.media_policy import offline_asset
 from openwop_tui.renderers import Registry, render
 from openwop_tui.renderers.base import LinkCheck, RenderContext, Rendered
 

@@ -54,7 +54,8 @@ from openwop_tui.protocol.asset import Asset
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.store.keys import SplitKeyLines, masked_entries
 from openwop_tui.store.record import Recorder
-from openwop_tui.store.sessions import Entry, Store
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import Store
 from openwop_tui.text.md_safe import block, inline, quoted
 from openwop_tui.text.redact import Redactor
 from openwop_tui.text.sanitize import clean, safe_filename

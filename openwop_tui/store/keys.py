@@ -31,7 +31,7 @@ from openwop_tui.protocol.interrupts import REQUEST_TYPES
 from openwop_tui.text.split_keys import Piece, PieceChain
 
 if TYPE_CHECKING:  # the store imports this module
-    from openwop_tui.store.sessions import Entry
+    from openwop_tui.store.records import Entry
 
 __all__ = ["SplitKeyLines", "SplitKeyRows", "masked_entries"]
 

@@ -33,7 +33,7 @@ from typing import Any, TextIO
 
 from openwop_tui.protocol.sse import SSEDecoder
 from openwop_tui.store.keys import SplitKeyRows
-from openwop_tui.store.sessions import Entry
+from openwop_tui.store.records import Entry
 from openwop_tui.text.redact import Redactor
 
 #: The first line of a file `Recorder` wrote.

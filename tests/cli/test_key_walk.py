@@ -30,7 +30,8 @@ from key_split import KEY, RECORDING, RUN, KeySplitHost, leaks, stream
 
 from openwop_tui.protocol.hostdata import MASK
 from openwop_tui.store.record import read_recording
-from openwop_tui.store.sessions import Entry, Store
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import Store
 
 #: How long one command may take before the test says it hangs (a slow machine takes 5 s).
 PATIENCE = 300

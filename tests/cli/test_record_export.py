@@ -25,8 +25,10 @@ from openwop_tui.core.session import Session
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.protocol.client import HostClient
 from openwop_tui.renderers import Registry
+from openwop_tui.store.database import default_path
 from openwop_tui.store.record import read_recording, replay_frames
-from openwop_tui.store.sessions import Entry, Store, default_path
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import Store
 from openwop_tui.ui.options import AppOptions
 
 KEY = "sk-export-test-1a2b3c4d5e"

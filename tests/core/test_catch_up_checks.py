@@ -33,7 +33,8 @@ from openwop_tui.core.opening import stored
 from openwop_tui.core.session import Session
 from openwop_tui.core.updates import EventArrived, StreamNoticed, Update
 from openwop_tui.protocol.client import HostClient
-from openwop_tui.store.sessions import Entry, Store
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import Store
 
 REPLY = "".join(WORDS)
 

@@ -10,8 +10,8 @@ import tracemalloc
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.items import AssistantTurn, EnvelopeItem, Notice, TextBuffer
 from openwop_tui.protocol.sse import SSEFrame
-from openwop_tui.protocol.stream import Arrival
-from openwop_tui.store.sessions import Entry
+from openwop_tui.protocol.stream_items import Arrival
+from openwop_tui.store.records import Entry
 
 RUN = "run_memory"
 

@@ -56,7 +56,8 @@ from openwop_tui.protocol import hostdata
 from openwop_tui.protocol.sse import parse_sse_text
 from openwop_tui.renderers.base import AudioSupport, RenderContext
 from openwop_tui.store.record import read_recording
-from openwop_tui.store.sessions import Entry, Store
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import Store
 from openwop_tui.ui.transcript.blocks import Block
 
 CAPTURES = TESTS / "data" / "captures"

@@ -26,7 +26,9 @@ from render_helpers import builtins
 from openwop_tui.__main__ import main
 from openwop_tui.present.envelope import export_drawer
 from openwop_tui.present.export import export_session
-from openwop_tui.store.sessions import RENAME_CHARS, Entry, Store, StoreError, default_path
+from openwop_tui.store.database import StoreError, default_path
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import RENAME_CHARS, Store
 from openwop_tui.text.md_safe import block, inline, live_parts, safe_target
 
 ATTACKS = [

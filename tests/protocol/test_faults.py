@@ -18,7 +18,8 @@ from openwop_tui.demo_host.chat import compose_reply, detect
 from openwop_tui.demo_host.sse import admitted, parse_modes
 from openwop_tui.protocol.client import HostClient
 from openwop_tui.protocol.events import RunEvent
-from openwop_tui.protocol.stream import StreamItem, StreamNotice, subscribe
+from openwop_tui.protocol.stream import subscribe
+from openwop_tui.protocol.stream_items import StreamItem, StreamNotice
 
 MESSAGE = "show me code and a card"
 REPLY = compose_reply(MESSAGE, detect(MESSAGE))

@@ -19,7 +19,7 @@ from openwop_tui.protocol.client import HostError
 from openwop_tui.protocol.events import normalize
 from openwop_tui.protocol.frames import events_from_frame
 from openwop_tui.protocol.hostdata import INT_MAX, MASK, TOO_DEEP, host_value, mask
-from openwop_tui.protocol.stream import StreamNotice
+from openwop_tui.protocol.stream_items import StreamNotice
 
 #: Anything a terminal would act on, or that reorders text, or cannot be encoded.
 UNSAFE = re.compile(

@@ -20,7 +20,8 @@ import httpx
 import pytest
 from patience import PATIENCE
 
-from openwop_tui.protocol.media import MediaPolicy, fetch_asset
+from openwop_tui.protocol.media import fetch_asset
+from openwop_tui.protocol.media_policy import MediaPolicy
 
 KEY = "secret-key-for-the-host-only"
 PUBLIC = "93.184.216.34"  # what the test's resolver answers for cdn.example.org

@@ -17,7 +17,8 @@ import httpx
 import pytest
 
 from openwop_tui.protocol import media
-from openwop_tui.protocol.media import Asset, MediaPolicy, fetch_asset
+from openwop_tui.protocol.media import Asset, fetch_asset
+from openwop_tui.protocol.media_policy import MediaPolicy
 
 REMOTE = MediaPolicy(base_url="https://api.example.com")
 PUBLIC_IP = "93.184.216.34"
@@ -231,12 +232,12 @@ async def loopback(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Loopback]:
     await net.second.start("127.0.0.2", net.port)
     net.proxy_port = await net.proxy.start("127.0.0.1", 0)
 
-    real_non_public = media._non_public
+    real_non_public = media.non_public
 
     def non_public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
         return None if str(address) == "127.0.0.1" else real_non_public(address)
 
-    monkeypatch.setattr(media, "_non_public", non_public)
+    monkeypatch.setattr(media, "non_public", non_public)
     real_getaddrinfo = socket.getaddrinfo
 
     def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Iterable[Any]:

@@ -11,13 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from openwop_tui.protocol.client import HostClient
-from openwop_tui.protocol.media import (
-    Asset,
-    MediaPolicy,
-    RefusedURL,
-    fetch_asset,
-    resolve_media_url,
-)
+from openwop_tui.protocol.media import Asset, fetch_asset
+from openwop_tui.protocol.media_policy import MediaPolicy, RefusedURL, resolve_media_url
 
 LOCAL = MediaPolicy(base_url="http://127.0.0.1:8765")
 REMOTE = MediaPolicy(base_url="https://api.example.com")

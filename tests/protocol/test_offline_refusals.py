@@ -14,7 +14,8 @@ import pytest
 from installed import printing_env, run_installed
 
 from openwop_tui.protocol.asset import OFFLINE_REASON
-from openwop_tui.protocol.media import MediaPolicy, fetch_asset, offline_asset
+from openwop_tui.protocol.media import fetch_asset
+from openwop_tui.protocol.media_policy import MediaPolicy, offline_asset
 
 HOST = "http://127.0.0.1:8765"
 

@@ -27,7 +27,8 @@ from openwop_tui.protocol.reconnect import (
     Reconnects,
     attach_command,
 )
-from openwop_tui.protocol.stream import StreamItem, subscribe
+from openwop_tui.protocol.stream import subscribe
+from openwop_tui.protocol.stream_items import StreamItem
 
 
 class FakeTime:

@@ -211,9 +211,10 @@ def test_huge_retry_value_is_ignored_not_raised() -> None:
 
 
 def test_stream_turns_a_skipped_frame_into_a_warning_notice() -> None:
-    from openwop_tui.protocol.stream import StreamNotice, _State
+    from openwop_tui.protocol.acceptance import StreamState
+    from openwop_tui.protocol.stream_items import StreamNotice
 
-    state = _State(run_id="r", modes=None, highest=None)
+    state = StreamState(run_id="r", modes=None, highest=None)
     decoder = SSEDecoder(max_line_chars=20)
     frames = decoder.feed("id: 3\ndata: " + "w" * 30 + "\n\n")
     items = [item for frame in frames for item in state.accept_frame(frame)]

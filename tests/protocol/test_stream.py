@@ -12,7 +12,8 @@ from paths import TESTS
 
 from openwop_tui.protocol.client import HostClient, HostError
 from openwop_tui.protocol.events import RunEvent
-from openwop_tui.protocol.stream import StreamItem, StreamNotice, subscribe
+from openwop_tui.protocol.stream import subscribe
+from openwop_tui.protocol.stream_items import StreamItem, StreamNotice
 
 CAPTURES = TESTS / "data" / "captures"
 BASE = "http://127.0.0.1:8765"

@@ -15,8 +15,9 @@ import httpx
 
 from openwop_tui.protocol.client import HostClient
 from openwop_tui.protocol.events import RunEvent
-from openwop_tui.protocol.stream import Arrival, StreamItem, StreamNotice, subscribe
+from openwop_tui.protocol.stream import subscribe
 from openwop_tui.protocol.stream_checks import FILTERED_GAP, gap_sentence, number
+from openwop_tui.protocol.stream_items import Arrival, StreamItem, StreamNotice
 
 BASE = "http://127.0.0.1:8765"
 RUN = "run-1"

@@ -15,7 +15,9 @@ import httpx
 
 from openwop_tui.protocol.client import HostClient
 from openwop_tui.protocol.events import RunEvent
-from openwop_tui.protocol.stream import StreamItem, StreamNotice, subscribe, waiting_for_human
+from openwop_tui.protocol.sse_connection import waiting_for_human
+from openwop_tui.protocol.stream import subscribe
+from openwop_tui.protocol.stream_items import StreamItem, StreamNotice
 
 BASE = "http://127.0.0.1:8765"
 RUN = "run-1"

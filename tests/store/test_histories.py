@@ -22,7 +22,8 @@ from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.session import Session
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.protocol.client import HostClient
-from openwop_tui.store.sessions import Entry, Store
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import Store
 
 
 async def _session(store: Store, url: str, key: str, texts: list[str]) -> str:

@@ -2,7 +2,7 @@
 file keeps it across a quit until the next open writes it in.
 
 The full disk is SIMULATED here: the store's lowest write calls (`batch.write_sessions` and
-`batch.write_rows`, as `openwop_tui.store.sessions` and `openwop_tui.store.journal` call them)
+`batch.write_rows`, as `openwop_tui.store.writer` and `openwop_tui.store.journal` call them)
 raise SQLite's own "database or disk is full" error while ``full`` is on.
 `tests/ui/test_full_disk_quit.py` fills a real filesystem (a tmpfs) where the machine allows
 mounting one.
@@ -18,7 +18,9 @@ from full_disk import FullDisk, fill, simulate, tmpfs
 
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.store import journal
-from openwop_tui.store.sessions import Entry, SessionLog, Store, Unwritten
+from openwop_tui.store.database import Unwritten
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import SessionLog, Store
 
 KEY = "sk-journal-0123456789abcdef"
 

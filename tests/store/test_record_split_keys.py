@@ -18,7 +18,7 @@ from key_split import KEY, joined_texts, key_piece
 from openwop_tui.protocol.hostdata import MASK
 from openwop_tui.store import record
 from openwop_tui.store.record import Recorder, read_recording
-from openwop_tui.store.sessions import Entry
+from openwop_tui.store.records import Entry
 
 TEXT = f"here it is: {KEY} and that is all"
 

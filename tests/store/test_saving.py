@@ -116,7 +116,9 @@ def test_the_budget_of_unasked_writes_is_said_when_spent(tmp_path: Path) -> None
 def test_export_without_a_path_goes_to_the_download_folder(
     home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from openwop_tui.store.sessions import Entry, Store, default_path
+    from openwop_tui.store.database import default_path
+    from openwop_tui.store.records import Entry
+    from openwop_tui.store.sessions import Store
 
     with Store(default_path()) as store:
         session = store.create(host="h", workflow="w")

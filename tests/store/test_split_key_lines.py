@@ -28,7 +28,8 @@ from openwop_tui.protocol.events import normalize
 from openwop_tui.protocol.hostdata import MASK
 from openwop_tui.store import keys
 from openwop_tui.store.keys import SplitKeyLines
-from openwop_tui.store.sessions import Entry, Store
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import Store
 from openwop_tui.text.redact import Redactor
 
 TEXT = f"here it is: {KEY} and that is all"

@@ -29,7 +29,8 @@ from openwop_tui.present.envelope import export_drawer
 from openwop_tui.present.export import export_session
 from openwop_tui.protocol.events import normalize
 from openwop_tui.protocol.hostdata import MASK, fragment_floor, mask
-from openwop_tui.store.sessions import Entry, Store
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import Store
 from openwop_tui.text.redact import Redactor
 from openwop_tui.text.split_keys import PieceChain, StreamMask
 

@@ -8,8 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from openwop_tui.store import database, writer
 from openwop_tui.store import sessions as store_module
-from openwop_tui.store.sessions import Entry, Store, StoreError, default_path
+from openwop_tui.store.database import StoreError, default_path
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import Store
 
 KEY = "sk-store-test-9f8e7d6c5b"
 
@@ -74,7 +77,7 @@ def test_list_rename_delete_latest(tmp_path: Path) -> None:
         two = db.create(host="h", workflow="w")
         db.append(one, Entry("user", "first " * 40))
         assert db.latest() is not None and db.latest().id == one  # type: ignore[union-attr]
-        assert len(db.info(one).title) <= store_module.TITLE_CHARS
+        assert len(db.info(one).title) <= writer.TITLE_CHARS
         db.rename(one, "renamed")
         assert db.info(one).title == "renamed"
         db.delete(one)
@@ -89,7 +92,7 @@ def test_a_newer_schema_is_refused_clearly(tmp_path: Path) -> None:
     path = tmp_path / "s.db"
     Store(path).close()
     with sqlite3.connect(path) as raw:
-        raw.execute(f"PRAGMA user_version={store_module.SCHEMA_VERSION + 1}")
+        raw.execute(f"PRAGMA user_version={database.SCHEMA_VERSION + 1}")
     with pytest.raises(StoreError, match="newer openwop-tui") as raised:
         Store(path)
     assert "\n" not in str(raised.value)
@@ -115,7 +118,7 @@ def test_a_locked_database_is_one_sentence(tmp_path: Path, monkeypatch: pytest.M
     path = tmp_path / "s.db"
     db = Store(path)
     session = db.create(host="h", workflow="w")
-    monkeypatch.setattr(store_module, "LOCK_WAIT_SECONDS", 0.0)
+    monkeypatch.setattr(database, "LOCK_WAIT_SECONDS", 0.0)
     other = Store(path)
     holder = sqlite3.connect(path, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")  # another program holds the write lock

@@ -18,9 +18,11 @@ from patience import PATIENCE
 from openwop_tui.core import log_flush
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.store import batch as batch_module
-from openwop_tui.store import sessions as store_module
+from openwop_tui.store import database
 from openwop_tui.store.batch import BATCH_ENTRIES
-from openwop_tui.store.sessions import Entry, SessionLog, Store, StoreError
+from openwop_tui.store.database import StoreError
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import SessionLog, Store
 
 
 def _frame(n: int) -> Entry:
@@ -87,7 +89,8 @@ def _child(path: Path, tail: str) -> subprocess.CompletedProcess[str]:
         f"""
         import os, signal, sys
         from pathlib import Path
-        from openwop_tui.store.sessions import Entry, Store
+        from openwop_tui.store.records import Entry
+        from openwop_tui.store.sessions import Store
         store = Store(Path({str(path)!r}))
         session = store.create(host="h", workflow="w")
         store.append(session, Entry("user", "hello"))
@@ -131,7 +134,7 @@ def test_a_store_nobody_closed_is_complete_after_a_normal_exit(tmp_path: Path) -
 def test_a_failed_write_is_told_to_the_conversation_and_kept_for_the_next_try(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store_module, "LOCK_WAIT_SECONDS", 0.01)
+    monkeypatch.setattr(database, "LOCK_WAIT_SECONDS", 0.01)
     path = tmp_path / "s.db"
     store = Store(path)
     keep = SessionLog(store, None, host="h", workflow="w")

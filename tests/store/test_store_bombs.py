@@ -36,8 +36,10 @@ from patience import PATIENCE
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import AssistantTurn, Notice
 from openwop_tui.store import entry_bytes
+from openwop_tui.store.database import default_path
 from openwop_tui.store.entry_bytes import DEFLATED, Unread, encode, inflate
-from openwop_tui.store.sessions import Entry, Store, default_path
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import Store
 
 REFUSED = "inflates beyond the 67.1 MB cap of a stored entry"
 

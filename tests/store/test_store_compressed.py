@@ -19,8 +19,11 @@ from pathlib import Path
 import pytest
 
 from openwop_tui.protocol.hostdata import MASK
-from openwop_tui.store import sessions as store_module
-from openwop_tui.store.sessions import COMPRESS_FROM, Entry, Store, StoreError
+from openwop_tui.store import database
+from openwop_tui.store.database import StoreError
+from openwop_tui.store.entry_bytes import COMPRESS_FROM
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import Store
 
 KEY = "sk-compressed-0123456789abcdefXYZ"
 LONG = "".join(f"turn {n}: the weather is fine, ünïcödé ✓ 🌦 \udcff\n" for n in range(2000))
@@ -80,9 +83,9 @@ def test_the_file_is_marked_for_the_schema_that_reads_it(
         assert _version(path) == 1
         store.append(session, Entry("frame", LONG, run="r"))
         store.flush()
-        assert _version(path) == store_module.SCHEMA_VERSION == 2
+        assert _version(path) == database.SCHEMA_VERSION == 2
     # An openwop-tui that reads schema 1 refuses it in a sentence (it cannot inflate).
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 1)
+    monkeypatch.setattr(database, "SCHEMA_VERSION", 1)
     with pytest.raises(StoreError, match="newer openwop-tui"):
         Store(path)
 

@@ -16,7 +16,9 @@ import pytest
 from openwop_tui.__main__ import main
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import AssistantTurn, Notice, UserTurn
-from openwop_tui.store.sessions import Entry, Store, default_path
+from openwop_tui.store.database import default_path
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import Store
 
 
 def _damaged_session() -> str:

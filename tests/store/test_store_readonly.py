@@ -18,7 +18,9 @@ import pytest
 
 from openwop_tui.__main__ import main
 from openwop_tui.core.conversation import Conversation
-from openwop_tui.store.sessions import Entry, Store, StoreError
+from openwop_tui.store.database import StoreError
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import Store
 
 
 @contextlib.contextmanager

@@ -27,7 +27,8 @@ from catch_up_host import (
 
 from openwop_tui.config import Config
 from openwop_tui.core.fold import AssistantTurn, Notice
-from openwop_tui.store.sessions import Entry, Store
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import Store
 from openwop_tui.ui.app import ChatApp
 from openwop_tui.ui.options import AppOptions
 

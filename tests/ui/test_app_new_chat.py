@@ -21,7 +21,8 @@ from app_support import (
 from textual.widgets import Input
 
 from openwop_tui.core.fold import UserTurn
-from openwop_tui.store.sessions import TITLE_CHARS, Store
+from openwop_tui.store.sessions import Store
+from openwop_tui.store.writer import TITLE_CHARS
 from openwop_tui.ui.screens.ask import AskScreen
 
 

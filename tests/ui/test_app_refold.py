@@ -38,8 +38,9 @@ from openwop_tui.core.opening import stored
 from openwop_tui.core.reopen import FoldKeeper, same_items
 from openwop_tui.core.session import Session
 from openwop_tui.demo_host import DemoHost
-from openwop_tui.protocol.stream import Arrival
-from openwop_tui.store.sessions import Entry, Store
+from openwop_tui.protocol.stream_items import Arrival
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import Store
 from openwop_tui.ui.app import ChatApp
 from openwop_tui.ui.controllers.reopening import NEWEST_RUNS, Reopening
 from openwop_tui.ui.options import AppOptions

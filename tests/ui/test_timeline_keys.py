@@ -35,7 +35,7 @@ from openwop_tui.core.items import AssistantTurn
 from openwop_tui.protocol.events import normalize
 from openwop_tui.protocol.hostdata import MASK
 from openwop_tui.store.record import read_recording
-from openwop_tui.store.sessions import Entry as StoredEntry
+from openwop_tui.store.records import Entry as StoredEntry
 from openwop_tui.store.sessions import Store
 from openwop_tui.ui.app import ChatApp
 from openwop_tui.ui.options import AppOptions

@@ -30,7 +30,8 @@ from pathlib import Path
 import pytest
 
 from openwop_tui.devices.terminal import DA1_QUERY, typed_keys
-from openwop_tui.store.sessions import Store, StoreError
+from openwop_tui.store.database import StoreError
+from openwop_tui.store.sessions import Store
 
 #: A guard against a hang, not a synchronisation: every wait ends as soon as its condition holds.
 GUARD_SECONDS = 120.0

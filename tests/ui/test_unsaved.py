@@ -9,7 +9,9 @@ from app_support import NO_AUDIO, SIZE, connected, notices, run_over, send, sett
 from openwop_tui.config import Config
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.demo_host import DemoHost
-from openwop_tui.store.sessions import Entry, SessionLog, Store, StoreError
+from openwop_tui.store.database import StoreError
+from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import SessionLog, Store
 from openwop_tui.ui.app import ChatApp
 
 

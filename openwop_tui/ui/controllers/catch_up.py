@@ -22,7 +22,8 @@ from openwop_tui.core.fold import Added
 from openwop_tui.core.opening import stored
 from openwop_tui.core.updates import EventArrived
 from openwop_tui.protocol.errors import HostError
-from openwop_tui.store.sessions import SessionLog, StoreError
+from openwop_tui.store.database import StoreError
+from openwop_tui.store.sessions import SessionLog
 from openwop_tui.text.redact import display_url
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.controllers.feed import Feed

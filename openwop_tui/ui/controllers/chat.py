@@ -27,8 +27,9 @@ from openwop_tui.core.session import Session
 from openwop_tui.devices import desktop
 from openwop_tui.protocol.client import HostClient
 from openwop_tui.renderers import Registry
+from openwop_tui.store.database import StoreError
 from openwop_tui.store.saving import SaveBudget
-from openwop_tui.store.sessions import Store, StoreError
+from openwop_tui.store.sessions import Store
 from openwop_tui.text.redact import Redactor
 from openwop_tui.text.sanitize import HostText, clean_own
 from openwop_tui.ui import heap

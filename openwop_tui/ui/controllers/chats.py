@@ -14,7 +14,9 @@ from pathlib import Path
 
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.opening import stored
-from openwop_tui.store.sessions import TITLE_CHARS, SessionLog, StoreError
+from openwop_tui.store.database import StoreError
+from openwop_tui.store.sessions import SessionLog
+from openwop_tui.store.writer import TITLE_CHARS
 from openwop_tui.text.redact import display_url
 from openwop_tui.ui.controllers.chat import UNTITLED, Chat
 from openwop_tui.ui.controllers.feed import Feed

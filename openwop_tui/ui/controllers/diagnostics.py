@@ -18,7 +18,7 @@ from openwop_tui.config import default_config_path
 from openwop_tui.devices.audio import probe
 from openwop_tui.devices.terminal import ImageProtocol, ImageSupport
 from openwop_tui.logs import default_log_path
-from openwop_tui.store.sessions import default_path
+from openwop_tui.store.database import default_path
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.controllers.connection import ConnectionController
 from openwop_tui.ui.controllers.profile import LabController

@@ -40,7 +40,8 @@ from openwop_tui.core.fold import Added
 from openwop_tui.core.items import Item
 from openwop_tui.core.opening import NewestRuns, newest_runs
 from openwop_tui.core.reopen import reopening, same_items
-from openwop_tui.store.sessions import Store, StoreError
+from openwop_tui.store.database import StoreError
+from openwop_tui.store.sessions import Store
 from openwop_tui.ui.controllers.chat import Chat, Reading
 from openwop_tui.ui.heap import settled_heap
 from openwop_tui.ui.messages import ReadingChanged

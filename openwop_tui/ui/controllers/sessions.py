@@ -20,8 +20,9 @@ from openwop_tui.core.opening import opening
 from openwop_tui.core.updates import EventLog
 from openwop_tui.present.envelope import export_drawer
 from openwop_tui.present.export import ExportError, export_session
+from openwop_tui.store.database import StoreError
 from openwop_tui.store.record import Recorder
-from openwop_tui.store.sessions import Store, StoreError
+from openwop_tui.store.sessions import Store
 from openwop_tui.text.redact import display_url
 from openwop_tui.text.sanitize import safe_filename
 from openwop_tui.ui.controllers.chat import Chat

@@ -18,7 +18,7 @@ from typing import Any
 
 from openwop_tui.config import Config, ConfigError
 from openwop_tui.config_file import read_settings, save_settings
-from openwop_tui.store.sessions import default_path
+from openwop_tui.store.database import default_path
 from openwop_tui.text.redact import display_url
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.controllers.profile import LabController

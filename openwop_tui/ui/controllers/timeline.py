@@ -44,7 +44,8 @@ from openwop_tui.inspect.log import Observed, observed_entries
 from openwop_tui.inspect.split_keys import SplitKeyEvents
 from openwop_tui.inspect.timeline import RowFilter, timeline_row, with_piece_text
 from openwop_tui.protocol.events import RunEvent, keep
-from openwop_tui.store.sessions import Store, StoreError
+from openwop_tui.store.database import StoreError
+from openwop_tui.store.sessions import Store
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.heap import settled_heap
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel

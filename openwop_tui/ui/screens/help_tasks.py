@@ -14,7 +14,7 @@ from pathlib import Path
 
 from openwop_tui.config import default_config_path
 from openwop_tui.logs import default_log_path
-from openwop_tui.store.sessions import default_path
+from openwop_tui.store.database import default_path
 
 
 @dataclass(frozen=True, slots=True)
