@@ -37,6 +37,7 @@ from openwop_tui.core.origins import HOST_KEY, host_url
 from openwop_tui.core.reopen import FoldKeeper
 from openwop_tui.core.session import RunCreated, Session
 from openwop_tui.core.updates import (
+    REPLACED_NOTICE,
     Answered,
     EventArrived,
     EventLog,
@@ -64,12 +65,6 @@ from openwop_tui.store.sessions import SessionLog, Store
 from openwop_tui.text.sanitize import clean_own
 
 log = logging.getLogger(__name__)
-
-#: The line logged (and shown) where an exchange was replaced by an edited or regenerated one.
-REPLACED_NOTICE = (
-    "the last message was sent again (edited or regenerated): the exchange before this line "
-    "was replaced, and stays in the session's history"
-)
 
 
 class Conversation:
@@ -328,7 +323,8 @@ class Conversation:
         session = self._session()
         self.pending_user = None
         snapshot = await session.client.get_run(run_id)
-        handle, workflow = _handle(session, run_id, snapshot)
+        handle = session.client.handle_of(run_id, snapshot)
+        workflow = handle.workflow
         # The stream resumes *after* a sequence: from SEQ means after SEQ - 1.
         after = from_seq - 1 if from_seq is not None and from_seq > 0 else None
 
@@ -364,7 +360,8 @@ class Conversation:
         if cut is None:
             return
         session = self._session()
-        handle, workflow = _handle(session, cut.run_id, snapshot)
+        handle = session.client.handle_of(cut.run_id, snapshot)
+        workflow = handle.workflow
         # Not logged: the run's entry is in the log already; this tells the views it goes on.
         yield RunStarted(cut.run_id, workflow, handle.status, handle)
         source = session.follow(handle, last_event_id=cut.after, on_arrival=self._arrived)
@@ -599,13 +596,3 @@ class Conversation:
     def host_of(self, envelope: Envelope) -> str | None:
         """The base URL of the host whose run carried ``envelope`` (``None``: unknown)."""
         return assets.host_of(self.hosts, envelope)
-
-
-def _handle(session: Session, run_id: str, snapshot: Mapping[str, Any]) -> tuple[RunHandle, str]:
-    """A run this client did not start, from the host's ``GET …/runs/{id}`` answer: its
-    handle, and its workflow (``""`` when the host names none)."""
-    status = snapshot.get("status")
-    url = session.client.events_url(run_id)
-    handle = RunHandle(run_id, status if isinstance(status, str) else None, url, snapshot)
-    workflow = snapshot.get("workflowId") or snapshot.get("workflow") or ""
-    return handle, str(workflow)

@@ -22,6 +22,7 @@ from openwop_tui.protocol.stream_items import StreamNotice
 from openwop_tui.store.records import Entry
 
 __all__ = [
+    "REPLACED_NOTICE",
     "Answered",
     "EventArrived",
     "EventLog",
@@ -34,6 +35,13 @@ __all__ = [
     "StreamNoticed",
     "Update",
 ]
+
+
+#: The line logged (and shown) where an exchange was replaced by an edited or regenerated one.
+REPLACED_NOTICE = (
+    "the last message was sent again (edited or regenerated): the exchange before this line "
+    "was replaced, and stays in the session's history"
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -76,6 +76,12 @@ class RunHandle:
     events_url: str
     raw: Mapping[str, Any] = field(repr=False)
 
+    @property
+    def workflow(self) -> str:
+        """The workflow its snapshot names (``""``: none)."""
+        named = self.raw.get("workflowId") or self.raw.get("workflow") or ""
+        return str(named)
+
 
 class HostClient(HostConnection):
     """An async client for one host. Use as ``async with HostClient(url, key) as client:``.
@@ -83,6 +89,12 @@ class HostClient(HostConnection):
     Call `discover` first to negotiate the protocol major; until then the client speaks v1,
     which every reference host serves.
     """
+
+    def handle_of(self, run_id: str, snapshot: Mapping[str, Any]) -> RunHandle:
+        """A run this client did not start, from its ``GET …/runs/{id}`` answer."""
+        status = snapshot.get("status")
+        status = status if isinstance(status, str) else None
+        return RunHandle(run_id, status, self.events_url(run_id), snapshot)
 
     async def discover(self, *, verify_key: bool = True) -> Discovery:
         """``GET /.well-known/openwop`` (no Bearer) and negotiate the protocol major.

@@ -27,9 +27,9 @@ from app_support import (
     turn,
 )
 
-from openwop_tui.core.conversation import REPLACED_NOTICE
 from openwop_tui.core.fold import AssistantTurn, Notice, UserTurn
 from openwop_tui.core.opening import stored
+from openwop_tui.core.updates import REPLACED_NOTICE
 from openwop_tui.store.sessions import Store
 
 
