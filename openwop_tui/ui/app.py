@@ -232,10 +232,10 @@ class ChatApp(GuardedApp):
         if newest is not None:
             # A long session: its newest runs now, the rest read once they are on screen
             # (`openwop_tui.ui.controllers.reopening`) while the host is reached.
-            self.sessions.reopening.show(
+            await self.sessions.reopening.show(
                 newest, then=self.runs.after_reading, idle=self.runs.until_idle
             )
-        await first_screen(self.chat, self._warnings, typed)
+        await first_screen(self.chat, self.feed, self._warnings, typed)
         replay = self.chat.replaying
         if replay is not None:
             self.runs.play_recording(replay.path, replay.speed)

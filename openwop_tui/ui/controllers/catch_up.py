@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from openwop_tui.core.catch_up import CutRun, why_not
 from openwop_tui.core.conversation import Conversation
-from openwop_tui.core.fold import Added
 from openwop_tui.core.opening import stored
 from openwop_tui.core.updates import EventArrived
 from openwop_tui.protocol.errors import HostError
@@ -144,11 +143,7 @@ class CatchUp:
             return None  # the log changed meanwhile (another app continued it)
         status = snapshot.get("status")
         chat.show_conversation(resumed)
-        self.feed.reset()
-        view = chat.parts.view
-        await view.clear()
-        await view.apply([Added(item) for item in resumed.transcript.items])
-        view.scroll_end(animate=False)
+        await self.feed.show_session(resumed)
         if status not in _TERMINAL:
             await chat.notice(
                 "info",

@@ -3,25 +3,31 @@ timeline (`openwop_tui.ui.controllers.timeline`), the run's state in the status 
 as forms.
 
 `Feed.show` is the one way a run's updates reach the screen, for a chat turn, an attached run, a
-replay and a reopened session alike. The status line learns the run's state from `RunChanged` and
-`ConnectionChanged` messages (typed, never read back from a sentence); items that were cut and
-just became final have their full text written first, so their marker can say where it went.
+replay and a reopened session alike; `Feed.show_session` and `Feed.show_older` the one way a
+session read from the store does (at start-up, from the sessions screen, a catch-up, the newest
+runs of a long session and then the rest). The status line learns the run's state from
+`RunChanged` and `ConnectionChanged` messages (typed, never read back from a sentence); items
+that were cut and just became final have their full text written first, so their marker can
+say where it went.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from openwop_tui.core import overflow
+from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import Added, Change, Updated, UserTurn
+from openwop_tui.core.items import Item
 from openwop_tui.core.updates import EventArrived, RunStarted, StreamNoticed, Update
 from openwop_tui.devices.desktop import ActionError
 from openwop_tui.text.sanitize import HostText, clean_own
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.controllers.interrupts import InterruptsController
 from openwop_tui.ui.controllers.timeline import TimelineController
+from openwop_tui.ui.heap import settled_heap
 from openwop_tui.ui.messages import (
     Connection,
     ConnectionChanged,
@@ -92,6 +98,26 @@ class Feed:
     def reset(self) -> None:
         """A new chat is shown: the next run status is news."""
         self._status_shown = None
+
+    async def show_session(self, conversation: Conversation, *, replacing: bool = True) -> None:
+        """Put a session read from the store on screen, every item in one batch, the view at
+        its end. ``replacing``: another chat was shown, and goes (the next run status is news);
+        else what the view shows stays and the items it lacks come after (the first screen's
+        notices). What the reading made lives as long as the chat (`openwop_tui.ui.heap`)."""
+        view = self.chat.parts.view
+        if replacing:
+            self.reset()
+            await view.clear()
+        with settled_heap():
+            view.apply_changes([Added(item) for item in conversation.transcript.items])
+        view.scroll_end(animate=False)
+
+    def show_older(self, older: Sequence[Item], newest: Sequence[Item]) -> None:
+        """The rest of a session opened newest first: ``older`` above what is shown, whose
+        blocks are given ``newest`` (the same items as the whole session holds them), where the
+        screen was staying."""
+        with settled_heap():
+            self.chat.parts.view.put_before(older, newest)
 
     def _tell_status(self, message: RunChanged | ConnectionChanged) -> None:
         self.chat.parts.status.post_message(message)

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from textual.app import App, InvalidThemeError
 
 from openwop_tui.config import Config
-from openwop_tui.core.fold import Added
 from openwop_tui.store import state
 from openwop_tui.store.journal import Restored
 from openwop_tui.text.sanitize import clean_own
@@ -20,7 +19,7 @@ from openwop_tui.themes import DEFAULT as DEFAULT_THEME
 from openwop_tui.themes import THEMES
 from openwop_tui.ui import heap
 from openwop_tui.ui.controllers.chat import Chat
-from openwop_tui.ui.heap import settled_heap
+from openwop_tui.ui.controllers.feed import Feed
 
 __all__ = ["choose_theme", "first_screen"]
 
@@ -41,10 +40,17 @@ def choose_theme(app: App[None], config: Config) -> str | None:
     return None
 
 
-async def first_screen(chat: Chat, warnings: Sequence[str], typed: str) -> None:
-    """Say what went wrong while opening (``warnings``: a theme, the store) and what the
-    plugins did, show the title, put the keys ``typed`` while the app started in the prompt,
-    and draw a reopened session: all before, and without, the host."""
+async def first_screen(chat: Chat, feed: Feed, warnings: Sequence[str], typed: str) -> None:
+    """Say what went wrong while opening and what the plugins did, show the title, put the
+    keys typed while the app started in the prompt, and draw a reopened session: all before,
+    and without, the host.
+
+    Args:
+        chat: The chat on screen (a reopened session's conversation, or a new one).
+        feed: Puts the reopened session on screen.
+        warnings: What went wrong while opening (a theme, the store), one sentence each.
+        typed: The keys typed while the app started, for the prompt.
+    """
     for warning in warnings:
         await chat.notice("warning", warning)
     for problem in chat.store.journal_problems if chat.store is not None else ():
@@ -61,14 +67,11 @@ async def first_screen(chat: Chat, warnings: Sequence[str], typed: str) -> None:
         # Before the queue's keys: those were typed after these (and an Enter among these
         # sends; the message waits in the queue until the host is reached).
         chat.parts.prompt.type_ahead(typed)
-    items = chat.conversation.transcript.items
-    if items:
+    if chat.conversation.transcript.items:
         # A short reopened session: everything at once (a long one shows its newest runs,
-        # and is read after the first frame: `openwop_tui.ui.controllers.reopening`).
-        view = chat.parts.view
-        with settled_heap():
-            await view.apply([Added(item) for item in items])
-        view.scroll_end(animate=False)
+        # and is read after the first frame: `openwop_tui.ui.controllers.reopening`). The
+        # notices said above stay where they are.
+        await feed.show_session(chat.conversation, replacing=False)
     heap.settle()  # what opening made lives as long as the app (`openwop_tui.ui.heap`)
 
 

@@ -36,13 +36,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from openwop_tui.core.conversation import Conversation
-from openwop_tui.core.fold import Added
 from openwop_tui.core.items import Item
 from openwop_tui.core.opening import NewestRuns, newest_runs
 from openwop_tui.core.reopen import reopening, same_items
 from openwop_tui.store.database import StoreError
 from openwop_tui.store.sessions import Store
 from openwop_tui.ui.controllers.chat import Chat, Reading
+from openwop_tui.ui.controllers.feed import Feed
 from openwop_tui.ui.heap import settled_heap
 from openwop_tui.ui.messages import ReadingChanged
 
@@ -150,14 +150,16 @@ def _newest(conversation: Conversation, store: Store, session_id: str) -> Newest
 class Reopening:
     """Reads the rest of a session opened newest first, and makes it the chat's."""
 
-    def __init__(self, chat: Chat) -> None:
+    def __init__(self, chat: Chat, feed: Feed) -> None:
         self.chat = chat
+        self.feed = feed
+        """Puts the session on screen (its newest runs, then the rest)."""
         self._reading: Newest | None = None
         """The session being read (the one whose end resets `Chat.reading`)."""
         self._stop = threading.Event()
         """Set to stop the reading thread (another chat replaced the one it reads for)."""
 
-    def show(
+    async def show(
         self,
         newest: Newest,
         *,
@@ -172,9 +174,7 @@ class Reopening:
         if chat.conversation is not newest.live:
             chat.show_conversation(newest.live)
         chat.reading = Reading(sends=newest.sends)
-        view = chat.parts.view
-        view.apply_changes([Added(item) for item in newest.live.transcript.items])
-        view.scroll_end(animate=False)
+        await self.feed.show_session(newest.live)
         self._reading = newest
         self._stop.set()  # (a reading still going reads for nobody now)
         self._stop = stop = threading.Event()
@@ -319,14 +319,10 @@ class Reopening:
         items = conversation.transcript.items
         view = self.chat.parts.view
         older = len(items) - len(shown)
-        # (What the reading made lives as long as the chat: `openwop_tui.ui.heap`.)
-        with settled_heap():
-            if older >= 0 and same_items(shown, items[older:]):
-                view.put_before(items[:older], items[older:])
-            else:
-                await view.clear()
-                await view.apply([Added(item) for item in items])
-                view.scroll_end(animate=False)
+        if older >= 0 and same_items(shown, items[older:]):
+            self.feed.show_older(items[:older], items[older:])
+        else:
+            await self.feed.show_session(conversation)
         finder = view.finder
         if finder:
             # A search made while the rest was read looked at the newest items only.

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 from openwop_tui.config import Config
 from openwop_tui.core.conversation import Conversation
-from openwop_tui.core.fold import Added
 from openwop_tui.core.opening import opening
 from openwop_tui.core.updates import EventLog
 from openwop_tui.present.envelope import export_drawer
@@ -29,7 +28,6 @@ from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.controllers.feed import Feed
 from openwop_tui.ui.controllers.reopening import Newest, Reopening, begin_reading
 from openwop_tui.ui.controllers.runs import RunsController
-from openwop_tui.ui.heap import settled_heap
 from openwop_tui.ui.messages import SessionDeleted, SessionRenamed
 
 if TYPE_CHECKING:
@@ -104,7 +102,7 @@ class SessionsController:
         self.chat = chat
         self.runs = runs
         self.feed = feed
-        self.reopening = Reopening(chat)
+        self.reopening = Reopening(chat, feed)
 
     def kept_session_id(self) -> str | None:
         """The stored session this chat is kept in (``None``: not yet written, or unkept)."""
@@ -149,18 +147,15 @@ class SessionsController:
             return
         await self.reopening.stop()  # a session still being read: this one instead
         chat.show_conversation(chosen if newest is None else newest.live)
-        self.feed.reset()
-        view = chat.parts.view
-        await view.clear()
         chat.app.notify(f"opened session {session_id}", markup=False)
         if newest is not None:
             # Long: its newest runs first; once it is all in, the host may have the rest of a
             # run cut off in it, and messages sent while it was read go.
-            self.reopening.show(newest, then=self.runs.after_reading, idle=self.runs.until_idle)
+            await self.reopening.show(
+                newest, then=self.runs.after_reading, idle=self.runs.until_idle
+            )
             return
-        with settled_heap():
-            await view.apply([Added(item) for item in chosen.transcript.items])
-        view.scroll_end(animate=False)
+        await self.feed.show_session(chosen)
         self.runs.after_reading()
 
     def rename(self, event: SessionRenamed) -> None:
