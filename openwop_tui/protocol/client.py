@@ -186,7 +186,15 @@ class HostClient(HostConnection):
         idempotency_key: str | None = None,
         metadata: Mapping[str, Any] | None = None,
     ) -> RunHandle:
-        """``POST …/runs``. Pass one ``idempotency_key`` per user send; one is made if omitted."""
+        """``POST …/runs``: start a run; its handle.
+
+        Args:
+            workflow_id: The workflow to run.
+            inputs: The run's ``inputs`` (a chat turn's ``messages``); None sends none.
+            idempotency_key: One per user send, so a retried request starts one run; one is
+                made if omitted.
+            metadata: The run's ``metadata``; None sends none.
+        """
         body: dict[str, Any] = {"workflowId": workflow_id}
         if inputs is not None:
             body["inputs"] = dict(inputs)
@@ -244,7 +252,14 @@ class HostClient(HostConnection):
     ) -> dict[str, Any]:
         """``GET …/runs``: one page of the caller's runs, newest first, ``{runs, nextCursor?}``
         (v2 ``spec/v2/core/runs.md`` §List, gated on ``runList``; a v1 host may serve it under
-        ``/v1``). ``status``: comma-separated statuses; the filters go as query parameters."""
+        ``/v1``). The filters go as query parameters.
+
+        Args:
+            status: Comma-separated statuses to keep; None keeps every status.
+            workflow_id: Only this workflow's runs; None: every workflow's.
+            limit: At most this many runs on the page; None: the host's default.
+            cursor: The ``nextCursor`` of the page before; None: the first page.
+        """
         given = {
             "status": status,
             "workflowId": workflow_id,
@@ -277,7 +292,15 @@ class HostClient(HostConnection):
         *,
         idempotency_key: str | None = None,
     ) -> dict[str, Any]:
-        """``POST …/runs/{runId}/interrupts/{nodeId}`` with ``{"resumeValue": …}``."""
+        """``POST …/runs/{runId}/interrupts/{nodeId}`` with ``{"resumeValue": …}``.
+
+        Args:
+            run_id: The run that asked.
+            node_id: The step whose question is answered.
+            resume_value: The answer, as the interrupt's schema asks for it.
+            idempotency_key: One per answer sent, so a retry resolves once; one is made if
+                omitted.
+        """
         action = f"answer the question of step {node_id!r}"
         response, doc = await self._send(
             "POST",

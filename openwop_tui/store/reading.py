@@ -156,6 +156,14 @@ def _damaged(seq: Any, kind: str) -> str:
 
 
 def _unread(seq: Any, kind: str, run: str | None, unread: Unread) -> str:
+    """The line that stands for a stored entry that could not be read.
+
+    Args:
+        seq: The entry's place in its session's log (as stored: it may not be a number).
+        kind: The entry's kind (``frame``, ``user``…).
+        run: The run it belongs to, as stored (host text); None: no run.
+        unread: Why it was not read.
+    """
     # The run id is the host's, from a file anyone may have written: cleaned, on one line.
     of_run = f" of run {clean_label(run)[:200]}" if run and kind != "user" else ""
     return (

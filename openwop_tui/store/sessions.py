@@ -119,9 +119,16 @@ class Store(Writer):
     def outline(
         self, session_id: str, version: str, *, since: int = 0, until: int | None = None
     ) -> Iterator[Entry | FoldRow]:
-        """The session's log from position ``since`` on (up to, not including, ``until``),
-        with each run that has a fold of ``version`` kept (`openwop_tui.store.folds`) given as
-        that `FoldRow` instead of its entries: what a reopen reads. Raises `StoreError`."""
+        """The session's log with each run that has a kept fold given as that `FoldRow`
+        (`openwop_tui.store.folds`) instead of its entries: what a reopen reads. Raises
+        `StoreError`.
+
+        Args:
+            session_id: The stored session.
+            version: The fold version a kept fold must have been made by to be given.
+            since: The log position to read from.
+            until: The log position to read up to, not including it; None: the log's end.
+        """
         self.info(session_id)
         try:
             rows = folds.read(self._db, session_id, version, since=since)
@@ -272,6 +279,14 @@ class SessionLog:
     def __init__(
         self, store: Store, session_id: str | None = None, *, host: str = "", workflow: str = ""
     ) -> None:
+        """A session's log in ``store``.
+
+        Args:
+            store: The store it is kept in.
+            session_id: The session; None: a new one, created with its first entry.
+            host: The host a new session records (shown without credentials).
+            workflow: The workflow a new session records.
+        """
         self.store, self.session_id = store, session_id
         self._host, self._workflow = host, workflow
 

@@ -226,9 +226,15 @@ class Writer(Database):
         self.close()
 
     def create(self, *, host: str, workflow: str, title: str = "", with_batch: bool = False) -> str:
-        """A new, empty session; its id. ``host`` is stored without credentials.
-        ``with_batch``: created with the next batch (its first entries), so a store that
-        cannot be written now still takes it (it waits with them, `Unwritten`)."""
+        """A new, empty session; its id.
+
+        Args:
+            host: The host it talks to (stored without credentials).
+            workflow: The workflow its messages run.
+            title: Its title; empty until the first message names it.
+            with_batch: Created with the next batch (its first entries), so a store that
+                cannot be written now still takes it (it waits with them, `Unwritten`).
+        """
         if self.read_only is not None:
             raise StoreError(self.read_only)
         session_id = uuid.uuid4().hex[:12]
