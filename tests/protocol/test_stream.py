@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 import pytest
 from paths import TESTS
+from scripted_host import BASE, EVENTS, POLL, RUN, SNAPSHOT, Host, Responder, ev
 
 from openwop_tui.protocol.client import HostClient, HostError
 from openwop_tui.protocol.events import RunEvent
@@ -16,31 +17,7 @@ from openwop_tui.protocol.stream import subscribe
 from openwop_tui.protocol.stream_items import StreamItem, StreamNotice
 
 CAPTURES = TESTS / "data" / "captures"
-BASE = "http://127.0.0.1:8765"
 KEY = "sk-stream-key"
-RUN = "run-1"
-EVENTS = f"/v1/runs/{RUN}/events"
-SNAPSHOT = f"/v1/runs/{RUN}"
-POLL = f"/v1/runs/{RUN}/events/poll"
-
-Responder = Callable[[httpx.Request], httpx.Response]
-
-
-class Host:
-    """A scripted host: each path answers with its next responder, and every request is kept."""
-
-    def __init__(self, script: dict[str, list[Responder]]) -> None:
-        self.script = script
-        self.requests: list[httpx.Request] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        queue = self.script.get(request.url.path)
-        assert queue, f"unexpected request {request.method} {request.url}"
-        return queue.pop(0)(request)
-
-    def to(self, path: str) -> list[httpx.Request]:
-        return [r for r in self.requests if r.url.path == path]
 
 
 class Sleeps:
@@ -62,10 +39,6 @@ def frame(doc: Any, *, event: str | None = None, id: int | None = None) -> str:
         lines.append(f"event: {name}")
     lines.append(f"data: {json.dumps(doc)}")
     return "\n".join(lines) + "\n\n"
-
-
-def ev(seq: int, type_: str = "node.started", **extra: Any) -> dict[str, Any]:
-    return {"eventId": f"e{seq}", "runId": RUN, "type": type_, "payload": extra, "sequence": seq}
 
 
 def sse(*frames: str) -> Responder:

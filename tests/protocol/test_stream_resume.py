@@ -8,45 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
+from scripted_host import BASE, EVENTS, POLL, RUN, SNAPSHOT, Host, Responder, ev
 
 from openwop_tui.protocol.client import HostClient
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.sse_connection import waiting_for_human
 from openwop_tui.protocol.stream import subscribe
 from openwop_tui.protocol.stream_items import StreamItem, StreamNotice
-
-BASE = "http://127.0.0.1:8765"
-RUN = "run-1"
-EVENTS = f"/v1/runs/{RUN}/events"
-SNAPSHOT = f"/v1/runs/{RUN}"
-POLL = f"/v1/runs/{RUN}/events/poll"
-
-Responder = Callable[[httpx.Request], httpx.Response]
-
-
-class Host:
-    """Each path answers with its next responder; every request is kept."""
-
-    def __init__(self, script: dict[str, list[Responder]]) -> None:
-        self.script = script
-        self.requests: list[httpx.Request] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        queue = self.script.get(request.url.path)
-        assert queue, f"unexpected request {request.method} {request.url}"
-        return queue.pop(0)(request)
-
-    def to(self, path: str) -> list[httpx.Request]:
-        return [r for r in self.requests if r.url.path == path]
-
-
-def ev(seq: int, type_: str = "node.started", **payload: Any) -> dict[str, Any]:
-    return {"eventId": f"e{seq}", "runId": RUN, "type": type_, "payload": payload, "sequence": seq}
 
 
 def frame(doc: dict[str, Any]) -> str:
