@@ -23,7 +23,7 @@ from rich.text import Text
 
 from openwop_tui.cli.answering import AnswerFlags, Asker, FlagError, HowTo
 from openwop_tui.cli.exits import EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE
-from openwop_tui.cli.host import exit_for, host_for
+from openwop_tui.cli.host import exit_for, on_host
 from openwop_tui.cli.interrupts import Interrupts, cancel_interrupted, sigint_to
 from openwop_tui.cli.ndjson import JsonLines
 from openwop_tui.cli.output import Output, Sink, display_output, json_without_media
@@ -179,17 +179,15 @@ def follow_run(
                 file=sys.stderr,
             )
             return EXIT_USAGE
+
+    async def work(url: str, key: str | None) -> int:
+        if recorder is not None:
+            recorder.add_secrets(key)
+        stream = _Stream(url, key, output, audio, idle_timeout or None, recorder)
+        return await _run(follow, stream, interrupts)
+
     try:
-        with host_for(config) as (url, key):
-            if recorder is not None:
-                recorder.add_secrets(key)
-            stream = _Stream(url, key, output, audio, idle_timeout or None, recorder)
-            return asyncio.run(_run(follow, stream, interrupts))
-    except BrokenPipeError:
-        raise  # the reader of stdout left: `openwop_tui.__main__.main` ends quietly
-    except OSError as error:
-        print(f"openwop-tui: could not start the embedded demo host: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        return on_host(config, work)
     except KeyboardInterrupt:
         # Ctrl-C while no run was streaming (starting up, or stopping the embedded host).
         return interrupts.report("interrupted")

@@ -1,15 +1,18 @@
 """The host a command talks to, and the exit code when it says no.
 
 `host_for` is the configured host, or the embedded demo host for as long as the command runs
-(``run``, ``attach``, ``workflows``, ``runs`` and the printed app); `exit_for` is the exit code
-a `HostError` gives (`openwop_tui.cli.exits`).
+(``run``, ``attach``, ``workflows``, ``runs`` and the printed app), and `on_host` runs a
+command's work against it; `exit_for` is the exit code a `HostError` gives
+(`openwop_tui.cli.exits`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+import sys
+from collections.abc import Callable, Coroutine, Iterator
+from typing import TYPE_CHECKING, Any
 
 from openwop_tui.cli.exits import EXIT_REFUSED, EXIT_USAGE
 
@@ -28,6 +31,21 @@ def host_for(config: Config) -> Iterator[tuple[str, str | None]]:
 
     with DemoHost(pace=config.demo_pace) as demo:
         yield demo.url, demo.api_key
+
+
+def on_host(config: Config, work: Callable[[str, str | None], Coroutine[Any, Any, int]]) -> int:
+    """Run ``work(url, key)`` against the configured host, or the embedded demo host started
+    for it; its exit code. A demo host that cannot start is one sentence on stderr and
+    `EXIT_USAGE`; a reader of stdout that left (`BrokenPipeError`) goes up to
+    `openwop_tui.__main__.main`, which ends quietly."""
+    try:
+        with host_for(config) as (url, key):
+            return asyncio.run(work(url, key))
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        print(f"openwop-tui: could not start the embedded demo host: {error}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 def exit_for(error: HostError) -> int:

@@ -102,19 +102,10 @@ class NoRunList(Exception):
 def runs_command(args: argparse.Namespace, output: Output) -> int:
     """Run ``runs`` as parsed; the exit code (as ``workflows``: 2 unreachable or no list, 3 a
     refusal)."""
-    import asyncio
 
-    from openwop_tui.cli.exits import EXIT_USAGE
-    from openwop_tui.cli.host import host_for
+    from openwop_tui.cli.host import on_host
 
-    try:
-        with host_for(output.config) as (url, key):
-            return asyncio.run(_runs(url, key, args, output))
-    except BrokenPipeError:
-        raise  # the reader of stdout left: `openwop_tui.__main__.main` ends quietly
-    except OSError as error:
-        print(f"openwop-tui: could not start the embedded demo host: {error}", file=sys.stderr)
-        return EXIT_USAGE
+    return on_host(output.config, lambda url, key: _runs(url, key, args, output))
 
 
 async def _runs(url: str, key: str | None, args: argparse.Namespace, output: Output) -> int:

@@ -8,14 +8,13 @@ or as JSON; exit codes as ``run`` (`openwop_tui.cli.host.exit_for`).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 
 from rich.text import Text
 
-from openwop_tui.cli.exits import EXIT_OK, EXIT_USAGE
-from openwop_tui.cli.host import exit_for, host_for
+from openwop_tui.cli.exits import EXIT_OK
+from openwop_tui.cli.host import exit_for, on_host
 from openwop_tui.cli.output import Output, display_output, not_json
 from openwop_tui.config import Config
 from openwop_tui.protocol.client import HostClient, HostError
@@ -31,14 +30,7 @@ def workflows_command(args: argparse.Namespace, config: Config) -> int:
 
 def list_workflows(output: Output, *, as_json: bool = False) -> int:
     """``workflows``: what the host offers, one workflow a line (or JSON); exit codes as ``run``."""
-    try:
-        with host_for(output.config) as (url, key):
-            return asyncio.run(_list_workflows(url, key, output, as_json))
-    except BrokenPipeError:
-        raise  # the reader of stdout left: `openwop_tui.__main__.main` ends quietly
-    except OSError as error:
-        print(f"openwop-tui: could not start the embedded demo host: {error}", file=sys.stderr)
-        return EXIT_USAGE
+    return on_host(output.config, lambda url, key: _list_workflows(url, key, output, as_json))
 
 
 async def _list_workflows(url: str, key: str | None, output: Output, as_json: bool) -> int:
