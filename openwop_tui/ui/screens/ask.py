@@ -9,6 +9,7 @@ class AskScreen(LineDialog[str]):
     """Ask for one line of text; Enter answers (nothing typed: ``None``), Esc cancels."""
 
     LINE_ID = "answer"
+    AUTO_FOCUS = "#answer"
 
     def __init__(self, title: str, placeholder: str, *, value: str = "") -> None:
         """Ask ``title`` (``placeholder`` shows while the line is empty); ``value``: the

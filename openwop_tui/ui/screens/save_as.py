@@ -19,6 +19,7 @@ class SaveAsScreen(LineDialog[Path]):
     SaveAsScreen > Vertical { width: 80; }
     """
     LINE_ID = "folder"
+    AUTO_FOCUS = "#folder"
     KEYS = "Enter to save (a missing folder is created), Esc to cancel"
 
     def __init__(self, file_name: str, folder: Path) -> None:
