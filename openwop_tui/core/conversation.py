@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Unpack
 
 from openwop_tui.core import answering, assets, replaying
 from openwop_tui.core.assets import DEFAULT_INLINE_BYTES
@@ -43,6 +43,7 @@ from openwop_tui.core.updates import (
     EventLog,
     NeedsBytes,
     Offline,
+    Options,
     Replaced,
     RunEnded,
     RunStarted,
@@ -542,12 +543,13 @@ class Conversation:
 
     @classmethod
     def from_log(
-        cls, entries: Iterable[Entry], session: Session | None = None, **kwargs: Any
+        cls, entries: Iterable[Entry], session: Session | None = None, **options: Unpack[Options]
     ) -> Conversation:
         """A conversation rebuilt from a log, without contacting anything: the transcript and
         the history as they were, ready for the next `send` (through ``session``, if given).
-        ``kwargs`` as for the constructor (``logs``: where the continued chat is appended)."""
-        conversation = cls(session, **kwargs)
+        ``options`` as for the constructor (``logs``: where the continued chat is appended);
+        a keyword it does not take fails the type check, not the run."""
+        conversation = cls(session, **options)
         for entry in entries:
             conversation.replay(entry)
         conversation.finish_replay()

@@ -9,17 +9,18 @@ an answer sent to a question; `Replaced` what an edit or regenerate took off the
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, TypeAlias
+from typing import Protocol, TypeAlias, TypedDict
 
-from openwop_tui.core.fold import Added, Change, Updated
+from openwop_tui.core.fold import Added, Change, Limits, Updated
 from openwop_tui.core.hitl import Submitted
 from openwop_tui.core.session import RunCreated
 from openwop_tui.protocol.client import RunHandle
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.stream_items import StreamNotice
 from openwop_tui.store.records import Entry
+from openwop_tui.store.sessions import Store
 
 __all__ = [
     "REPLACED_NOTICE",
@@ -28,6 +29,7 @@ __all__ = [
     "EventLog",
     "NeedsBytes",
     "Offline",
+    "Options",
     "Replaced",
     "RunEnded",
     "RunStarted",
@@ -117,3 +119,13 @@ class EventLog(Protocol):
 
 class Offline(RuntimeError):
     """A send on a conversation that has no host."""
+
+
+class Options(TypedDict, total=False):
+    """The constructor's keywords, for `Conversation.from_log` (each as described there)."""
+
+    limits: Limits | None
+    logs: Sequence[EventLog]
+    store: Store | None
+    secrets: Iterable[str]
+    capture: bool
