@@ -17,10 +17,10 @@ from openwop_tui.core.fold import EnvelopeItem, Notice, UserTurn
 from openwop_tui.renderers.base import Code
 from openwop_tui.ui.transcript.blocks import Block
 
-#: The player keys: offered wherever play is (`refusal`).
-PLAYER = frozenset({"seek-back", "seek-forward", "pause"})
 #: Actions of the player keys, valid on any item that can play (they are not buttons).
 PLAYER_KEYS = frozenset({"seek-back", "seek-forward", *(f"seek:{n}" for n in range(10))})
+#: What the footer offers wherever play is: the player keys, and pausing.
+PLAYER = PLAYER_KEYS | {"pause"}
 #: The actions of the last user message.
 LAST_MESSAGE = frozenset({"edit", "regenerate"})
 #: The view's actions that act on the selected item (the others move or leave).
@@ -54,7 +54,7 @@ def applies(
     available = block.actions()
     if name == "save-as":
         return "save" in available
-    if name in PLAYER or name.startswith("seek"):
+    if name in PLAYER:
         return "play" in available
     return name in available
 
