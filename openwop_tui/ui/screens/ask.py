@@ -8,7 +8,6 @@ from openwop_tui.ui.screens.line_dialog import LineDialog
 class AskScreen(LineDialog[str]):
     """Ask for one line of text; Enter answers (nothing typed: ``None``), Esc cancels."""
 
-    LINE_ID = "answer"
     AUTO_FOCUS = "#answer"
 
     def __init__(self, title: str, placeholder: str, *, value: str = "") -> None:

@@ -41,11 +41,10 @@ class LineDialog(ModalScreen[T | None], Generic[T]):
     LineDialog #problem { color: $error; height: auto; display: none; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
-    LINE_ID: ClassVar[str] = "line"
-    """The line's id (what tests and styles find it by)."""
     KEYS: ClassVar[str] = "Enter to confirm, Esc to cancel"
     AUTO_FOCUS = "#line"
-    """The line (a subclass that renames it names it here too)."""
+    """The line, which has focus from the start; its id follows (what tests and styles find it
+    by): a subclass names its own here."""
 
     def __init__(self, title: str, *, value: str = "", placeholder: str = "") -> None:
         """Ask ``title``, the line starting from ``value`` (showing ``placeholder`` while
@@ -58,7 +57,8 @@ class LineDialog(ModalScreen[T | None], Generic[T]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(self._title, id="title", markup=False)
-            yield Input(self._value, placeholder=self._placeholder, id=self.LINE_ID)
+            line_id = (self.AUTO_FOCUS or "#line").removeprefix("#")
+            yield Input(self._value, placeholder=self._placeholder, id=line_id)
             yield Static("", id="problem", markup=False)
             yield Label(self.KEYS)
 

@@ -18,7 +18,6 @@ class SaveAsScreen(LineDialog[Path]):
     DEFAULT_CSS = """
     SaveAsScreen > Vertical { width: 80; }
     """
-    LINE_ID = "folder"
     AUTO_FOCUS = "#folder"
     KEYS = "Enter to save (a missing folder is created), Esc to cancel"
 
