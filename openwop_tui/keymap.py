@@ -108,6 +108,13 @@ APP_KEYS: tuple[KeyAction, ...] = (
         "default host and workflow, saved to the config file",
     ),
     KeyAction("sessions", "sessions", "ctrl+o", "Sessions", "open, rename or delete a session"),
+    KeyAction(
+        "attach_file",
+        "attach_file",
+        "f6",
+        "Attach",
+        "attach a file to the next message: a picture, a document or a clip",
+    ),
     KeyAction("search", "search", "ctrl+f", "Search", "search the transcript"),
     KeyAction(
         "transcript",

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from io import BytesIO
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import unquote, urlsplit
 
 from openwop_tui.core.items import Attached
 from openwop_tui.protocol.content_parts import read_parts
@@ -33,6 +34,8 @@ __all__ = [
     "Kind",
     "attached",
     "attachment_of",
+    "complete_path",
+    "pasted_paths",
     "read_attachment",
     "sniffed_type",
 ]
@@ -238,3 +241,83 @@ def attached(parts: Sequence[Mapping[str, Any]]) -> tuple[Attached, ...]:
         )
         for part in read_parts(list(parts))
     )
+
+
+#: Files one paste may attach (a drop of a whole folder's files is not a message).
+PASTED_FILES = 10
+
+
+def pasted_paths(text: str) -> list[Path]:
+    """The files a paste names, when it is nothing but paths of files a host takes (what a
+    terminal pastes for files dropped on it: one a line or space-separated, quoted, with
+    backslash-escaped spaces, or as ``file://`` URIs); ``[]`` when it is text."""
+    found: list[Path] = []
+    for word in _paste_words(text.strip()):
+        if word.startswith("file://"):
+            word = unquote(urlsplit(word).path)
+        path = Path(word).expanduser()
+        try:
+            usable = path.is_absolute() and path.is_file() and type_of_name(path.name) is not None
+        except OSError:
+            usable = False
+        if not usable:
+            return []
+        found.append(path)
+    return found if 0 < len(found) <= PASTED_FILES else []
+
+
+def _paste_words(text: str) -> list[str]:
+    """A paste split as a shell splits words: quotes kept together, a backslash escaping a
+    space."""
+    words: list[str] = []
+    word, quote, escaped, started = "", "", False, False
+    for char in text:
+        if escaped:
+            word, escaped = word + char, False
+        elif char == "\\" and quote != "'":
+            escaped, started = True, True
+        elif quote:
+            if char == quote:
+                quote = ""
+            else:
+                word += char
+        elif char in "'\"":
+            quote, started = char, True
+        elif char.isspace():
+            if started:
+                words.append(word)
+            word, started = "", False
+        else:
+            word, started = word + char, True
+    if quote:
+        return []  # (an unclosed quote: text, not paths)
+    if started:
+        words.append(word)
+    return words
+
+
+def complete_path(partial: str) -> str:
+    """``partial`` completed as far as the files and folders it may name agree (``/attach``'s
+    Tab): a folder gets its ``/``, the attachable files and folders only; unchanged when
+    nothing, or nothing more, can be told."""
+    given = Path(partial).expanduser()
+    folder, stem = (given, "") if partial.endswith(("/", "~")) else (given.parent, given.name)
+    if partial.endswith("~"):
+        return partial + "/"
+    try:
+        names = [
+            entry.name + ("/" if entry.is_dir() else "")
+            for entry in folder.iterdir()
+            if entry.name.startswith(stem)
+            and not (entry.name.startswith(".") and not stem.startswith("."))
+            and (entry.is_dir() or type_of_name(entry.name) is not None)
+        ]
+    except OSError:
+        return partial
+    if not names:
+        return partial
+    common = names[0]
+    for name in names[1:]:
+        while not name.startswith(common):
+            common = common[:-1]
+    return partial + common[len(stem) :] if len(common) > len(stem) else partial

@@ -32,6 +32,7 @@ from openwop_tui.store import state
 from openwop_tui.text.redact import Redactor
 from openwop_tui.ui import heap, keys, theme_palette
 from openwop_tui.ui.command_palette import OWN_SYSTEM_COMMANDS, AppCommands
+from openwop_tui.ui.controllers.attaching import AttachingController
 from openwop_tui.ui.controllers.chat import Chat, Parts
 from openwop_tui.ui.controllers.chats import ChatsController
 from openwop_tui.ui.controllers.connection import ConnectionController
@@ -53,7 +54,9 @@ from openwop_tui.ui.controllers.timeline import TimelineController
 from openwop_tui.ui.failure import GuardedApp
 from openwop_tui.ui.messages import (
     ActionRequested,
+    DraftReturned,
     EnvelopeRenderRequested,
+    FilesPasted,
     InterruptAnswered,
     InterruptFormClosed,
     InterruptFormLeft,
@@ -68,9 +71,11 @@ from openwop_tui.ui.messages import (
     WorkflowChosen,
 )
 from openwop_tui.ui.options import AppOptions
+from openwop_tui.ui.screens.send_anyway import SendAnywayScreen
 from openwop_tui.ui.screens.unsaved import UnsavedScreen
 from openwop_tui.ui.signals import end_on_signals, stop_ending_on_signals
 from openwop_tui.ui.transcript.view import TranscriptView
+from openwop_tui.ui.widgets.chips import AttachmentChips
 from openwop_tui.ui.widgets.prompt import InputArea, PromptInput
 from openwop_tui.ui.widgets.search_bar import SearchBar
 from openwop_tui.ui.widgets.status import StatusLine
@@ -154,6 +159,7 @@ class ChatApp(GuardedApp):
         self.files = FilesController(chat)
         self.playback = Playback(chat)
         self.resend = ResendController(chat, self.runs, self.feed)
+        self.attaching = AttachingController(chat)
         self.item_actions = ItemActionsController(
             chat, self.playback, self.files, self.lab, self.timeline, self.resend
         )
@@ -260,10 +266,42 @@ class ChatApp(GuardedApp):
     # ------------------------------------------------------------------ messages
 
     async def on_message_submitted(self, event: MessageSubmitted) -> None:
+        if self.attaching.command(event.text):
+            return  # (/attach PATH: attached, nothing sent)
         if self.resend.editing:  # the last message, edited: it replaces its exchange
             await self.resend.send_edited(event.text)
-        else:
-            await self.runs.submitted(event.text)
+            return
+        attachments = self.attaching.take()
+        reasons = self.attaching.unreadable(attachments)
+        if not reasons:
+            await self.runs.submitted(event.text, attachments)
+            return
+
+        async def answered(send: bool | None) -> None:
+            if send:
+                await self.runs.submitted(event.text, attachments)
+            else:
+                self.on_draft_returned(DraftReturned(event.text, attachments))
+
+        self.push_screen(SendAnywayScreen(reasons), answered)
+
+    def on_draft_returned(self, event: DraftReturned) -> None:
+        """A message that did not go: its words back in the prompt (unless something else was
+        typed since), its attachments back in the chips."""
+        self.attaching.give_back(event.attachments)
+        prompt = self.chat.parts.prompt
+        if event.text and not prompt.text.strip():
+            prompt.value = event.text
+        prompt.focus()
+
+    def on_files_pasted(self, event: FilesPasted) -> None:
+        self.attaching.pasted(event.paths)
+
+    def on_attachment_chips_removed(self, event: AttachmentChips.Removed) -> None:
+        self.attaching.remove(event.index)
+
+    def on_attachment_chips_left(self, _event: AttachmentChips.Left) -> None:
+        self.chat.parts.prompt.focus()
 
     def on_interrupt_answered(self, event: InterruptAnswered) -> None:
         self.run_worker(
@@ -329,6 +367,10 @@ class ChatApp(GuardedApp):
     def action_attach(self) -> None:
         """Ask for a run id, then follow that run."""
         self.runs.ask_for_run()
+
+    def action_attach_file(self) -> None:
+        """Pick a file for the next message to carry."""
+        self.attaching.open_picker()
 
     def action_discard_queued(self) -> None:
         self.runs.discard_queued()
