@@ -6,8 +6,9 @@ A v1 document with every family at the root (the layout RFC 0073 makes normative
 request with ``OpenWOP-Version: 2``: every family a complete record (``status``, ``since``,
 ``witness``, and only the facets its schema names), everything else under ``extensions``.
 
-What a person may send (protocol.md §12): ``aiProviders`` says how big a part may be
-(``maxInlineMediaBytes``, v2's ``input`` facet) and where a bigger one is uploaded
+What a person may send (protocol.md §12): ``modelCapabilities.advertised`` holds
+``vision-input`` and ``audio-input`` (RFC 0055 §A), and ``aiProviders`` says how big a part may
+be (``maxInlineMediaBytes``, v2's ``input`` facet) and where a bigger one is uploaded
 (``mediaUpload``: route, ``maxBytes``, ``contentTypes``). v2's ``aiProviders`` record is closed
 and has no such facet, so in the v2 root the route is the extension
 ``openwop-tui.media-upload``, the same object.
@@ -89,7 +90,9 @@ def discovery_document(
         },
         "modelCapabilities": {
             "supported": True,
-            "advertised": ["image-output", "audio-output"],
+            # RFC 0055 §A: demo.chat reads pictures and voice clips (without a model: it
+            # describes them); per workflow, `GET /v1/workflows` says which do.
+            "advertised": ["image-output", "audio-output", "vision-input", "audio-input"],
             "substitutionSupported": False,
         },
         "supportedTransports": ["rest"],

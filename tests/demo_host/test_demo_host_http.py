@@ -76,7 +76,7 @@ def test_discovery_is_public_and_complete(anonymous: httpx.Client) -> None:
     assert doc["aiProviders"]["maxInlineMediaBytes"] == 262144
     assert doc["modelCapabilities"] == {
         "supported": True,
-        "advertised": ["image-output", "audio-output"],
+        "advertised": ["image-output", "audio-output", "vision-input", "audio-input"],
         "substitutionSupported": False,
     }
     assert doc["supportedTransports"] == ["rest"]

@@ -66,8 +66,11 @@ def _refused(response: httpx.Response, status: int, code: str) -> dict[str, Any]
 # -------------------------------------------------------------------------------- discovery
 
 
-def test_v1_discovery_advertises_the_upload_route(host: DemoHost) -> None:
+def test_v1_discovery_advertises_reading_and_the_upload_route(host: DemoHost) -> None:
     doc = httpx.get(f"{host.url}/.well-known/openwop").json()
+    assert {"vision-input", "audio-input", "image-output", "audio-output"} <= set(
+        doc["modelCapabilities"]["advertised"]
+    )
     providers = doc["aiProviders"]
     assert providers["maxInlineMediaBytes"] == 262144
     assert providers["mediaUpload"] == {
@@ -83,6 +86,7 @@ def test_v2_discovery_keeps_its_closed_records_and_names_the_route_in_an_extensi
 ) -> None:
     doc = httpx.get(f"{host.url}/.well-known/openwop", headers={"OpenWOP-Version": "2"}).json()
     assert discovery_v2_problems(doc) == []
+    assert {"vision-input", "audio-input"} <= set(doc["modelCapabilities"]["advertised"])
     providers = doc["aiProviders"]
     assert providers["maxInlineMediaBytes"] == 262144
     # v2's aiProviders record is closed: its own facet for what a person may send…
