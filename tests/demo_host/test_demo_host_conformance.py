@@ -68,6 +68,11 @@ SCENARIOS = (
             text="what are these? and some code",
         ),
     ),
+    Scenario(
+        "text-attachments",
+        "demo.text",
+        said(part("image", "image/png", two_colour_png(), alt="halves"), text="hello"),
+    ),
 )
 
 _V2_TO_V1 = {v2: v1 for v1, v2 in V1_TO_V2.items()}

@@ -1,5 +1,5 @@
 """``demo.chat`` reads what a person attached and says what it holds, truthfully and without a
-model (issue 25, part 7). Real loopback HTTP, each run
+model; ``demo.text`` says it reads text only (issue 25, part 7). Real loopback HTTP, each run
 read to its end (`demo_drive`); the facts asserted are the ones the test's files were made
 with (`media_parts`)."""
 
@@ -19,6 +19,7 @@ from media_parts import noise_png, part, pdf, said, tone, two_colour_png, upload
 from patience import PATIENCE
 
 from openwop_tui.demo_host import DemoHost
+from openwop_tui.demo_host.catalog import WORKFLOW_INFO
 
 OTHER_KEY = "acme-key"
 
@@ -199,6 +200,48 @@ def test_run_started_echoes_the_parts_as_sent(host: DemoHost) -> None:
     started = _turn(host, inputs)[0]
     assert started["type"] == "run.started"
     assert started["payload"]["inputs"] == inputs
+
+
+# ---------------------------------------------------------------------------- demo.text
+
+
+def test_demo_text_names_what_it_could_not_read_without_reading_it(host: DemoHost) -> None:
+    png = two_colour_png()
+    reply = _reply(
+        host,
+        said(
+            part("image", "image/png", png, alt="halves"),
+            part("file", "application/pdf", dataBase64="@@@@"),  # not even looked at
+            part("audio", "audio/ogg", url="https://example.com/v.ogg", name="voice.ogg"),
+            text="what do you make of these?",
+        ),
+        "demo.text",
+    )
+    assert reply.startswith("## Text only\n\nI read text only, so I could not read")
+    assert f"- **image** `halves` (image/png, {len(png)} bytes, inline)\n" in reply
+    assert "- **file** (application/pdf, 3 bytes, inline)\n" in reply
+    assert "- **audio** `voice.ogg` (audio/ogg, by URL)\n" in reply
+    assert "pixels" not in reply and "base64" not in reply and "fetched" not in reply
+    assert "> what do you make of these?" in reply
+
+
+def test_demo_text_without_attachments_echoes(host: DemoHost) -> None:
+    reply = _reply(host, {"messages": [{"role": "user", "content": "plain words"}]}, "demo.text")
+    assert "could not read" not in reply and "> plain words" in reply
+
+
+def test_each_workflow_says_what_its_model_reads(host: DemoHost) -> None:
+    with _client(host, host.api_key) as http:
+        listed = {w["id"]: w for w in http.get("/v1/workflows").json()["workflows"]}
+        one = http.get("/v1/workflows/demo.text").json()
+    assert set(listed) == set(WORKFLOW_INFO)
+    assert all(isinstance(w["modelCapabilities"]["advertised"], list) for w in listed.values())
+    assert listed["demo.chat"]["modelCapabilities"] == {
+        "advertised": ["vision-input", "audio-input"]
+    }
+    assert listed["demo.text"]["modelCapabilities"] == {"advertised": []}
+    assert listed["demo.text"]["name"] == "Demo: text only"
+    assert one["modelCapabilities"] == {"advertised": []} and one["nodes"][0]["id"] == "reply"
 
 
 # -------------------------------------------------------------------------------- the log
