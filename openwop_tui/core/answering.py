@@ -3,8 +3,9 @@
 A `Conversation` sends the answers to the questions a run asks (approvals, clarifications, the
 turns of a conversation it opened) through `openwop_tui.core.hitl.submit`; `answer` records
 what became of one: answered here, or closed (answered elsewhere first, expired, nothing left
-to resolve). `open_conversation` finds the conversation turn a run waits for, and `turn_value`
-builds a typed turn into the value its ``outcomeSchema`` asks for.
+to resolve). `open_conversation` finds the conversation turn a run waits for, `carried_turn`
+whether the message that started a run is the first turn of the conversation it opened, and
+`turn_value` builds a typed turn into the value its ``outcomeSchema`` asks for.
 """
 
 from __future__ import annotations
@@ -14,13 +15,13 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from openwop_tui.core.fold import Change, Interrupt, Transcript
+from openwop_tui.core.fold import Added, Change, Interrupt, Transcript, UserTurn
 from openwop_tui.core.hitl import Resolver, Submitted, submit
 from openwop_tui.core.updates import Answered
 from openwop_tui.protocol.interrupt_answers import AnswerError, build_answer
 from openwop_tui.protocol.interrupts import InterruptRequest, InterruptState
 
-__all__ = ["answer", "open_conversation", "turn_value"]
+__all__ = ["answer", "carried_turn", "open_conversation", "turn_value"]
 
 #: How a closing outcome settles the interrupt: its new state, and the words for it.
 _CLOSING: dict[str, tuple[InterruptState, str]] = {
@@ -68,6 +69,32 @@ async def answer(
         by = "elsewhere" if submitted.outcome == "elsewhere" else None
         changes = transcript.interrupt_closed(interrupt, state, outcome, by=by)
     return Answered(submitted, changes)
+
+
+def carried_turn(
+    transcript: Transcript, carry: str, changes: list[Change]
+) -> tuple[Interrupt | None, bool]:
+    """Whether ``carry``, the message that started the run, goes as the first turn of a
+    conversation these ``changes`` opened: the conversation to say it to (``None``: none), and
+    whether the message is settled (said now, or not to be: someone's turn came first, or the
+    host echoed it, having taken it from the run's inputs). Unsettled, the next changes are
+    asked again."""
+    if any(isinstance(c.item, UserTurn) for c in changes if isinstance(c, Added)):
+        return None, True  # someone's turn came first: the conversation is under way
+    waiting = open_conversation(transcript)
+    opened = next(
+        (
+            c.item
+            for c in changes
+            if isinstance(c, Added) and isinstance(c.item, Interrupt) and c.item is waiting
+        ),
+        None,
+    )
+    if opened is None:
+        return None, False
+    if carry.strip() not in transcript.own_turns:
+        return None, True  # the host echoed it already: it took the message from the inputs
+    return opened, True
 
 
 def open_conversation(transcript: Transcript) -> Interrupt | None:

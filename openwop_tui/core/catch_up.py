@@ -2,11 +2,14 @@
 
 When the app is killed mid-run (``kill -9``, a power cut), the session's log ends inside the
 run: its ``run`` entry and the frames that had arrived, no ``end``. The host still holds the
-rest. Reopened, such a session is shown settled at once (offline, the reply cut where the
-log stops), and remembers the run as a `CutRun`: its id, the highest sequence logged and the
-host that ran it. Once connected, the app asks that host for the events after that sequence
-(or follows the run if it still runs), folds them in place and logs them, so the next reopen
-has them too (`openwop_tui.core.conversation.Conversation.catch_up`).
+rest. Reopened, such a session remembers the run as a `CutRun`: its id, the highest sequence
+logged and the host that ran it. The app reads it with ``resume``: the run is left open, the
+reply cut where the log stops. Once connected, it asks that host for the events after that
+sequence (or follows the run if it still runs), folds them into the open run and logs them, so
+the next reopen has them too (`openwop_tui.core.conversation.Conversation.catch_up`); when the
+host cannot give them, or another run begins first, the run is settled as it was kept
+(`Conversation.settle_cut`). A reopen without ``resume`` (``render``, an export) settles it at
+once.
 
 Only the log's last run is caught up: a run followed by other runs was settled by them. Pure:
 no I/O.

@@ -58,9 +58,6 @@ from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.interrupt_answers import AnswerError
 from openwop_tui.protocol.media import Asset
 from openwop_tui.protocol.stream_items import Arrival, StreamNotice
-from openwop_tui.store.database import StoreError
-from openwop_tui.store.folds import FoldRow
-from openwop_tui.store.histories import HistoryRow
 from openwop_tui.store.records import Entry
 from openwop_tui.store.sessions import SessionLog, Store
 from openwop_tui.text.sanitize import clean_own
@@ -125,7 +122,8 @@ class Conversation:
         its media URLs resolve against, live, offline and on another host alike."""
         self.cut: CutRun | None = None
         """The run the replayed log left open (the app was killed mid-run), which the host
-        may still complete (`catch_up`); ``None`` when the log's last run ended."""
+        may still complete (`catch_up`; read with ``resume``, it is still open until then, or
+        until `settle_cut`); ``None`` when the log's last run ended."""
         self.old_runs_host: str | None = None
         """The host of replayed runs whose ``run`` entry names none (logs written before
         they did): the stored session's own host, when that is a URL."""
@@ -146,11 +144,15 @@ class Conversation:
         """``whole`` is this conversation's stored session read from its log (up to its last
         entry): its fold and chat history become this one's, which held the session's newest
         runs only (`newest_runs`), and this one's runs are kept with their folds from now on.
-        Only between runs (nothing open here), and before anything was replaced."""
-        assert self._run_id is None and self._redelivery is None and not self._replaced
+        Only between runs (nothing open here but the run the log left open, `cut`, which is
+        ``whole``'s then), and before anything was replaced."""
+        assert self.open_run is None or self.cut is not None
+        assert not self._replaced
         self.transcript = whole.transcript
         self.chat = whole.chat
         self.hosts = {**whole.hosts, **self.hosts}
+        self._run_id, self._redelivery, self.cut = whole._run_id, whole._redelivery, whole.cut
+        self._carry = whole._carry
         self.pending_user = None
         keep = self.logbook.session_log
         self.keeper = None
@@ -244,23 +246,8 @@ class Conversation:
     def keep_runs(self, keep: SessionLog, *, folds: bool = True) -> FoldKeeper:
         """Keep this conversation's runs beside its stored session ``keep`` as they end: their
         folds (unless not ``folds``) and what they did to the chat history; the `keeper` that
-        does. A row that cannot be written goes to `log_error` (the log has everything; the
-        next open folds again)."""
-
-        def keep_fold(row: FoldRow) -> None:
-            if folds:
-                try:
-                    keep.keep_fold(row)
-                except StoreError as error:
-                    self.log_error = str(error)
-
-        def keep_history(row: HistoryRow) -> None:
-            try:
-                keep.keep_history(row)
-            except StoreError as error:
-                self.log_error = str(error)
-
-        self.keeper = FoldKeeper(keep, keep_fold, histories=keep_history)
+        does (`Logbook.keeper`: a row that cannot be written goes to `log_error`)."""
+        self.keeper = self.logbook.keeper(keep, folds=folds)
         return self.keeper
 
     # ----------------------------------------------------------------- sending
@@ -281,7 +268,10 @@ class Conversation:
 
         Raises `HostError` when the host refuses or cannot be reached (the turn stays on
         screen but not in the history); `settle` then gives what the end of the run changed.
+        A run the log left open is settled first (`settle_cut`).
         """
+        for update in self.settle_cut():
+            yield update
         session = self._session()
         limits = self.transcript.limits
         discovery = session.discovery
@@ -302,6 +292,8 @@ class Conversation:
 
     async def start(self, inputs: Mapping[str, Any]) -> AsyncIterator[Update]:
         """Run the workflow with ``inputs`` as given (no user turn, no history): ``run``."""
+        for update in self.settle_cut():
+            yield update
         async for update in self._run(dict(inputs), user=None):
             yield update
 
@@ -319,11 +311,14 @@ class Conversation:
         The run's snapshot is read first, so an unknown run is a `HostError` (404) before
         anything is shown; `RunStarted` then carries the snapshot's workflow and status. A
         finished run yields its whole history and ends. Nothing is ever cancelled here: a
-        consumer that stops iterating only stops following.
+        consumer that stops iterating only stops following. A run the log left open is
+        settled first (`settle_cut`).
         """
         session = self._session()
         self.pending_user = None
         snapshot = await session.client.get_run(run_id)
+        for update in self.settle_cut():
+            yield update
         handle = session.client.handle_of(run_id, snapshot)
         workflow = handle.workflow
         # The stream resumes *after* a sequence: from SEQ means after SEQ - 1.
@@ -360,6 +355,7 @@ class Conversation:
         cut = self.open_run
         if cut is None:
             return
+        self.cut = None  # followed now: settled by its own end
         session = self._session()
         handle = session.client.handle_of(cut.run_id, snapshot)
         workflow = handle.workflow
@@ -459,29 +455,14 @@ class Conversation:
 
     async def _carried(self, changes: list[Change]) -> list[Change]:
         """The run that a message started opened a conversation: that message is its first
-        turn (a host that took it from ``inputs.messages`` echoes it first, which drops it)."""
+        turn (`answering.carried_turn`)."""
         carry = self._carry
         if carry is None:
             return []
-        if any(isinstance(c.item, UserTurn) for c in changes if isinstance(c, Added)):
-            self._carry = None  # someone's turn came first: the conversation is under way
-            return []
-        opened = next(
-            (
-                c.item
-                for c in changes
-                if isinstance(c, Added)
-                and isinstance(c.item, Interrupt)
-                and c.item is self.open_conversation()
-            ),
-            None,
-        )
-        if opened is None:
-            return []
-        self._carry = None
-        if carry.strip() not in self.transcript.own_turns:
-            return []  # the host echoed it already: it took the message from the run's inputs
-        return (await self.say(opened, carry, shown=True)).changes
+        opened, settled = answering.carried_turn(self.transcript, carry, changes)
+        if settled:
+            self._carry = None
+        return [] if opened is None else (await self.say(opened, carry, shown=True)).changes
 
     def settle(self) -> list[Update]:
         """What the end of an interrupted run changed (after a cancel or a `HostError`)."""
@@ -564,16 +545,34 @@ class Conversation:
         finally:
             self.replaying = False
 
-    def finish_replay(self) -> list[Update]:
+    def finish_replay(self, *, at_end: bool = False) -> list[Update]:
         """The end of a replayed log: settle a run it left open (the process was killed, or
-        the recording stopped, mid-run)."""
+        the recording stopped, mid-run). ``at_end``: the log's very end (not a later run's
+        start), where what the run added to the chat history is not known yet (not kept)."""
         self.replaying = False
         self.cut = self.open_run
         self.replaying = True
+        keeper = self.keeper
+        if keeper is not None:
+            keeper.at_end = at_end
         try:
             return self.end_run()
         finally:
             self.replaying = False
+            if keeper is not None:
+                keeper.at_end = False
+
+    def settle_cut(self) -> list[Update]:
+        """The run the log left open (`cut`, read with ``resume``) will not be caught up (the
+        host cannot give the rest, or another run begins): settle it as a reopen without
+        ``resume`` would have, and forget it; what that changed. Nothing is logged, so the next
+        open may still catch it up. Nothing to do (``[]``) for a run settled already."""
+        cut, self.cut = self.cut, None
+        if cut is None or self.open_run is None or self.open_run.run_id != cut.run_id:
+            return []
+        updates = self.finish_replay(at_end=True)
+        self.cut = None
+        return updates
 
     def accepted(self, arrival: Arrival, run: str | None) -> list[RunEvent | StreamNotice]:
         """What the run's redelivery rules take from a logged ``arrival`` of run ``run``

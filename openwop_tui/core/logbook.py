@@ -5,7 +5,8 @@ arrives. Losing a log must not lose the chat: an entry a log refuses (a full dis
 read-only) waits here, in order, and is written before the next one as soon as the log takes
 entries again, while `Logbook.error` says why. A stored session commits in batches, so the tail
 of a stream that goes quiet is written shortly after by a timer (`FlushTimer`), not at the
-run's end.
+run's end. Beside the log, what each run folded to is kept too (`Logbook.keeper`), and a row
+that cannot be written is said the same way.
 """
 
 from __future__ import annotations
@@ -14,8 +15,11 @@ import logging
 from collections.abc import Sequence
 
 from openwop_tui.core.log_flush import FlushTimer, pending
+from openwop_tui.core.reopen import FoldKeeper
 from openwop_tui.core.updates import EventLog
 from openwop_tui.store.database import StoreError, Unwritten
+from openwop_tui.store.folds import FoldRow
+from openwop_tui.store.histories import HistoryRow
 from openwop_tui.store.records import Entry
 from openwop_tui.store.sessions import SessionLog
 
@@ -35,6 +39,26 @@ class Logbook:
         self._unwritten: dict[int, list[Entry]] = {}
         """Entries a log could not take yet, by log (its ``id``), oldest first."""
         self._flusher = FlushTimer(lambda: self.logs, self._failed, self._caught_up)
+
+    def keeper(self, keep: SessionLog, *, folds: bool = True) -> FoldKeeper:
+        """A keeper that keeps each run's fold (unless not ``folds``) and what it did to the
+        chat history beside the stored session ``keep`` as the run ends. A row that cannot be
+        written goes to `error` (the log has everything; the next open folds again)."""
+
+        def keep_fold(row: FoldRow) -> None:
+            if folds:
+                try:
+                    keep.keep_fold(row)
+                except StoreError as error:
+                    self.error = str(error)
+
+        def keep_history(row: HistoryRow) -> None:
+            try:
+                keep.keep_history(row)
+            except StoreError as error:
+                self.error = str(error)
+
+        return FoldKeeper(keep, keep_fold, histories=keep_history)
 
     def append(self, entry: Entry) -> None:
         """Append ``entry`` to every log. A log that cannot take it keeps nothing from the

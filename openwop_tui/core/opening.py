@@ -17,7 +17,7 @@ from typing import TypedDict, Unpack
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import Limits
 from openwop_tui.core.origins import host_url
-from openwop_tui.core.reopen import FoldKeeper, reopening
+from openwop_tui.core.reopen import FoldKeeper, Part, reopening
 from openwop_tui.core.session import Session
 from openwop_tui.core.updates import EventLog
 from openwop_tui.store.sessions import SessionLog, Store
@@ -83,6 +83,7 @@ def newest_runs(
     *,
     limits: Limits | None = None,
     secrets: Iterable[str] = (),
+    resume: bool = False,
 ) -> NewestRuns | None:
     """The last runs of a session (and what the log holds after them), folded on their own:
     what a long session shows while the rest is read (`opening`). ``None`` when the session has
@@ -93,7 +94,9 @@ def newest_runs(
     session's newest items when the state before them carries no further than the kept runs
     do (their ids and usage); the caller checks (`openwop_tui.core.reopen.same_items`). Its
     chat history is the whole session's when the history the runs before left is kept
-    (`Store.history_before`): then it can take the session's next message at once.
+    (`Store.history_before`): then it can take the session's next message at once. The parts
+    of the log it read are kept (`NewestRuns.parts`): reading the rest of the session folds
+    them from memory, so no part of the log is read twice.
 
     Args:
         store: The store the session is kept in.
@@ -101,12 +104,14 @@ def newest_runs(
         runs: How many of the newest runs to fold (1: the last one only).
         limits: How much of each item is drawn; ``None`` for the defaults.
         secrets: Strings masked in decoded host data.
+        resume: A run the log leaves open stays open (as for `opening`).
     """
     run = store.run_start(session_id, runs)
     if run is None:
         return None
     chat = Conversation(None, limits=limits, secrets=secrets)
-    chat.old_runs_host = host_url(store.info(session_id).host)
+    info = store.info(session_id)
+    chat.old_runs_host = host_url(info.host)
     history = store.history_before(session_id, run)
     if history is not None:
         chat.chat.messages.extend(history)
@@ -115,9 +120,13 @@ def newest_runs(
         # items' numbering begins with the first kept run's).
         chat.pending_user = store.message_before(session_id, run)
     keeper = FoldKeeper(None, lambda _row: None, trusting=True)
-    for _ in reopening(chat, store, session_id, keeper, since=run):
+    parts = tuple(store.outline(session_id, keeper.version, since=run, until=info.entries))
+    steps = reopening(
+        chat, store, session_id, keeper, resume=resume, since=run, until=run, then=parts
+    )
+    for _ in steps:
         pass
-    return NewestRuns(chat, history is not None)
+    return NewestRuns(chat, history is not None, run, info.entries, parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,3 +136,10 @@ class NewestRuns:
     conversation: Conversation
     whole_history: bool
     """Its chat history is the whole session's (else only its own runs')."""
+    since: int
+    """The log position they begin at (their first ``run`` entry): the rest is read up to it."""
+    until: int
+    """The log position they were read up to, not including it (the log's end as it opened)."""
+    parts: tuple[Part, ...]
+    """The parts of the log from `since` to `until`, as read: the rest's reading folds them
+    from here (`openwop_tui.core.reopen.reopening`'s ``then``)."""

@@ -17,9 +17,11 @@ what folding would have given. Any other row is ignored and the run folded again
 A long session is shown newest first (`openwop_tui.ui.controllers.reopening`): its newest runs
 are folded on their own (`openwop_tui.core.opening.newest_runs`, a `FoldKeeper` that
 trusts its rows, from a ``run`` entry, so the ids and usage the first kept row carries are the
-session's), drawn, and then the whole session is read `reopening` a step at a time, between
-frames and keys. `same_items` tells whether the two agree (they do unless the newest runs have
-no kept row to start from); the app keeps the first drawing only when they do.
+session's), drawn, and then the rest is read `reopening` a step at a time, between frames and
+keys, up to where the newest runs begin, and their parts, kept in memory as they were read,
+folded after it (``then``): each part of the log is read from the store once. `same_items`
+tells whether the two agree (they do unless the newest runs have no kept row to start from);
+the app keeps the first drawing only when they do.
 
 Rows are pickles, read by `_Reader`, which builds only the classes of the transcript's own
 item, envelope, event and interrupt modules: a database handed over by someone else can make
@@ -34,9 +36,10 @@ import gc
 import hashlib
 import importlib
 import io
+import itertools
 import logging
 import pickle
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import openwop_tui
@@ -49,6 +52,9 @@ from openwop_tui.store.sessions import Store
 
 if TYPE_CHECKING:
     from openwop_tui.core.conversation import Conversation
+
+#: A part of a session's log as a reopen reads it: a kept run, or an entry (`Store.outline`).
+Part = Entry | FoldRow
 
 log = logging.getLogger(__name__)
 
@@ -335,6 +341,7 @@ def reopening(
     resume: bool = False,
     since: int = 0,
     until: int | None = None,
+    then: Sequence[Part] = (),
     step: int = STEP_PARTS,
 ) -> Iterator[None]:
     """`reopen`, a step at a time (the caller does other work between them: the app draws and
@@ -351,7 +358,10 @@ def reopening(
         since: The log position to read from (`newest_runs`: the first of the newest runs'
             ``run`` entries); 0: the log's start.
         until: The log position to read up to, not including it (a session opened newest
-            first, read up to where it stood as it opened); ``None``: the log's end.
+            first: up to where its newest runs begin); ``None``: the log's end.
+        then: The parts of the log from ``until`` on, read before (`NewestRuns.parts`): folded
+            after the store's, so no part of the log is read from the store twice. A kept run
+            among them that does not hold here has its entries read (the one exception).
         step: How many parts of the log (a kept run, or an entry) each step reads.
     """
     # Reading thousands of kept runs makes objects by the hundred thousand and keeps every one:
@@ -360,7 +370,10 @@ def reopening(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        yield from _reopen(chat, store, session_id, keeper, resume, (since, until), step)
+        parts = itertools.chain(
+            store.outline(session_id, keeper.version, since=since, until=until), then
+        )
+        yield from _reopen(chat, store, session_id, keeper, resume, parts, step)
     finally:
         if collecting:
             gc.enable()
@@ -372,7 +385,7 @@ def _reopen(
     session_id: str,
     keeper: FoldKeeper,
     resume: bool,
-    span: tuple[int, int | None],
+    parts: Iterable[Part],
     step: int,
 ) -> Iterator[None]:
     """`reopening`'s steps, with the garbage collector already paused.
@@ -385,22 +398,18 @@ def _reopen(
             keeps none).
         resume: A run the log leaves open stays open; else it is settled, and remembered as
             `Conversation.cut`.
-        span: The log positions to read from and up to, not including (``None``: the end).
+        parts: The log's parts to fold, in order (`Store.outline`'s).
         step: How many parts of the log (a kept run, or an entry) each step reads.
     """
     if not keeper.trusting:
         keeper.known_histories = store.history_starts(session_id)
-    for done, _ in enumerate(_fold_parts(chat, store, session_id, keeper, span), 1):
+    for done, _ in enumerate(_fold_parts(chat, store, session_id, keeper, parts), 1):
         if done % step == 0:
             yield
     keeper.entry = None
     chat.cut = chat.open_run
     if not (resume and chat.cut is not None):
-        keeper.at_end = True
-        try:
-            chat.finish_replay()
-        finally:
-            keeper.at_end = False
+        chat.finish_replay(at_end=True)
     fresh, keeper.fresh = keeper.fresh, []
     histories, keeper.fresh_histories = keeper.fresh_histories, []
     if keeper.trusting:
@@ -417,20 +426,20 @@ def _fold_parts(
     store: Store,
     session_id: str,
     keeper: FoldKeeper,
-    span: tuple[int, int | None],
+    parts: Iterable[Part],
 ) -> Iterator[None]:
     """Fold part of a session's log into a conversation, kept runs restored: one yield after
     each kept run restored and each entry folded (the units `reopening` counts its steps in).
 
     Args:
         chat: The conversation to fold into.
-        store: The store the session is kept in.
+        store: The store the session is kept in (a kept run that does not hold here has its
+            entries read from it).
         session_id: The stored session's id.
         keeper: Restores the kept runs; told each entry replayed and how far the reading is.
-        span: The log positions to read from and up to, not including (``None``: the end).
+        parts: The log's parts to fold, in order (`Store.outline`'s).
     """
-    since, until = span
-    for part in store.outline(session_id, keeper.version, since=since, until=until):
+    for part in parts:
         if isinstance(part, FoldRow):
             keeper.entry = None
             keeper.reached = part.stop

@@ -93,3 +93,41 @@ async def test_the_next_message_does_not_wait_for_the_stored_events(gate: Gate) 
             assert "reading" not in str(panel.border_title)
             # The live rows were folded again into the inspector that saw the stored ones.
             assert len(kept.inspector.rows) == len(rows)
+
+
+async def test_the_stored_events_are_read_when_the_timeline_is_first_shown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Not when the reopened session is continued: the transcript read the session already,
+    and the timeline's reading of every event (18 s of folding at 3,000 turns) waits until it
+    is looked at. Fails when the first event of the next run reads them."""
+    session_id = await _session()
+    stored = _stored_events(session_id)
+    reads: list[int] = []
+    observed = timeline.observed_entries
+
+    def counted(*args: object, **kwargs: object) -> object:
+        reads.append(1)
+        return observed(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(timeline, "observed_entries", counted)
+    app = demo_app(session_id=session_id)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await app.runs.submitted("a turn after reopening")
+        await settle(
+            pilot,
+            app,
+            lambda: len(items_of(app, UserTurn)) == TURNS + 1 and not app.runs.busy,
+            what="the message answered",
+        )
+        kept = app.timeline.kept
+        live = [(e.event.run_id, e.event.sequence) for e in kept.entries]
+        assert live and not reads  # the new run's rows, and nothing read for them
+        await pilot.press("f2")  # shown: read now (a short session's at once)
+        await settle(pilot, app, lambda: bool(reads) and not kept.reading, what="read")
+        rows = [(e.event.run_id, e.event.sequence) for e in kept.entries]
+        assert rows == stored + live  # stored first, each once
+        assert len(kept.inspector.rows) == len(rows)
+        panel = app.query_one(TimelinePanel)
+        assert [e.row for e in panel.view.entries] == [e.row for e in kept.entries]

@@ -8,10 +8,11 @@ sessions screen alike:
 1. its newest runs, folded on their own (`openwop_tui.core.opening.newest_runs`, a few
    milliseconds), become the chat (`Newest.live`): drawn straight away, the host reached at
    once, notices said and logged as they come;
-2. once that frame is out, a thread reads the whole session, up to where its log stood as it
-   opened, into a conversation of its own (`Newest.whole`: `openwop_tui.core.reopen.reopening`,
-   through a store connection of its own), while the event loop draws, takes keys and talks to
-   the host;
+2. once that frame is out, a thread reads the rest of the session, up to where the newest runs
+   begin, into a conversation of its own (`Newest.whole`: `openwop_tui.core.reopen.reopening`,
+   through a store connection of its own), and folds the newest runs' parts after it from
+   memory, as step 1 read them: no part of the log is read twice. The event loop draws, takes
+   keys and talks to the host meanwhile;
 3. then, between runs, that conversation reads what the chat logged meanwhile, and its fold
    becomes the chat's (`Conversation.take_fold`): the older items go on screen above the
    newest, whose blocks are kept (bound to the whole session's items) when both were folded
@@ -79,9 +80,10 @@ class Newest:
     """What the store masks (the reading's connection masks the same)."""
     older: int
     """Turns older than the newest runs (how many the reading brings)."""
-    entries: int
-    """The log's length when it was opened: the reading stops there (what the chat logs
-    after is read once it is in)."""
+    read: NewestRuns
+    """The newest runs as read: where they begin (the rest is read up to there), the parts
+    of the log they were folded from (folded again after the rest, from memory), and the log's
+    length when it was opened (what the chat logs after is read once the rest is in)."""
     sends: bool
     """The live conversation's chat history is the whole session's: messages go at once."""
 
@@ -127,7 +129,7 @@ def begin_reading(
         store.path,
         store.secrets,
         older,
-        info.entries,
+        newest,
         newest.whole_history and keep is not None,
     )
 
@@ -142,6 +144,7 @@ def _newest(conversation: Conversation, store: Store, session_id: str) -> Newest
             NEWEST_RUNS,
             limits=conversation.transcript.limits,
             secrets=conversation.secrets,
+            resume=True,  # (read as the whole session is: `opening`'s callers resume)
         )
     except StoreError:
         return None
@@ -224,7 +227,7 @@ class Reopening:
         assert keeper is not None  # (a conversation `opening` made)
 
         def progress() -> None:
-            self._say(newest, keeper.reached / max(newest.entries, 1))
+            self._say(newest, keeper.reached / max(newest.read.until, 1))
 
         timer = chat.app.set_interval(PROGRESS_SECONDS, progress)
         try:
@@ -263,9 +266,9 @@ class Reopening:
         then()
 
     async def _fold(self, newest: Newest, stop: threading.Event) -> bool:
-        """Read the session into ``newest.whole`` in a thread, up to where its log stood as it
-        opened; ``False`` when another chat was put on screen meanwhile (the thread stopped
-        early)."""
+        """Read the session into ``newest.whole`` in a thread: the store's log up to where the
+        newest runs begin, then their parts as they were read; ``False`` when another chat was
+        put on screen meanwhile (the thread stopped early)."""
         chat = self.chat
         whole, live = newest.whole, newest.live
         keeper = whole.keeper
@@ -279,7 +282,9 @@ class Reopening:
                     store,
                     newest.session_id,
                     keeper,
-                    until=newest.entries,
+                    resume=True,  # (a run cut off in it stays open: `CatchUp` settles it)
+                    until=newest.read.since,
+                    then=newest.read.parts,
                     step=THREAD_STEP,
                 )
                 try:
@@ -302,7 +307,11 @@ class Reopening:
         keeper = whole.keeper
         assert keeper is not None and chat.store is not None
         with settled_heap():
-            for _ in reopening(whole, chat.store, newest.session_id, keeper, since=newest.entries):
+            since = newest.read.until
+            steps = reopening(
+                whole, chat.store, newest.session_id, keeper, resume=True, since=since
+            )
+            for _ in steps:
                 pass
             live.take_fold(whole)
 

@@ -70,6 +70,7 @@ def open_chat(
             limits=config.limits,
             secrets=secrets,
             logs=logs,
+            resume=True,  # a run cut off in it stays open for the host to catch up
         )
         newest = begin_reading(conversation, store, session_id, steps)
     except StoreError as error:
@@ -140,6 +141,7 @@ class SessionsController:
                 workflow=config.workflow,
                 limits=config.limits,
                 secrets=chat.conversation.secrets,
+                resume=True,
             )
             newest = begin_reading(chosen, store, session_id, steps)
         except StoreError as error:

@@ -13,15 +13,18 @@ their source. It also puts the event's lint marks in an envelope item's badge.
 
 What is kept per chat (`_Kept`: the inspector, the rows, the links, the filter line as typed)
 lives for the conversation's life, in a weak map keyed by the `Conversation`: the session store
-has no place for a view's state, so a reopened session starts with an empty filter. Opening a
-stored session folds its stored events into a new inspector (rows and lint, no item links: the
-transcript of a reopened session is drawn from the fold, without its events), in a thread of its
-own through a store connection of its own (`_read_stored`): a long session holds hundreds of
-thousands of events (18 s of folding at 3,000 turns), which the next message, its run's events
-and the keys must not wait for. The events that arrive meanwhile get their rows at once, from
-an inspector of their own; once the stored ones are in, they go before them, and the live ones
-are folded again after them into the stored ones' inspector (lint that spans runs sees the
-whole session).
+has no place for a view's state, so a reopened session starts with an empty filter. A reopened
+session's stored events are read the first time its timeline is shown (a panel, the timeline
+screen, the statistics: `_stored_in`), not when it opens: the transcript reads the session once
+on its own (mostly its kept folds, not its events), and most reopened sessions are continued
+without their timeline being looked at. They are folded into a new inspector (rows and lint, no
+item links: the transcript of a reopened session is drawn from the fold, without its events),
+in a thread of its own through a store connection of its own (`_read_stored`) when there are
+many: a long session holds hundreds of thousands of events (18 s of folding at 3,000 turns),
+which the next message, its run's events and the keys must not wait for. The events that
+arrive before they are in get their rows at once, from an inspector of their own; once the
+stored ones are in, they go before them, and the live ones are folded again after them into
+the stored ones' inspector (lint that spans runs sees the whole session).
 """
 
 from __future__ import annotations
@@ -106,11 +109,14 @@ class _Kept:
     keys_for: tuple[str, ...] = ()
     redraw: bool = False
     """Rows already handed to the panels changed (a later piece masked a key in them)."""
+    unread: str | None = None
+    """The stored session whose events are not read yet (read the first time the timeline
+    is shown: `TimelineController._stored_in`)."""
     reading: bool = False
     """The stored events are being read (`TimelineController._read_stored`)."""
     live: list[tuple[Entry, RunEvent, float]] = field(default_factory=list)
-    """The events that arrived while they were, with their arrival times: folded again after
-    them once they are in."""
+    """The events that arrived before they were read, with their arrival times: folded again
+    after them once they are in."""
 
     def passes(self, entry: Entry, only: frozenset[Entry] | None) -> bool:
         if only is not None and entry not in only:
@@ -144,47 +150,48 @@ class TimelineController:
 
     @property
     def kept(self) -> _Kept:
-        """The timeline of the chat on screen (made, from its stored events, on first use)."""
+        """The timeline of the chat on screen (made on first use; a stored session's events
+        are read into it the first time it is shown: `_stored_in`)."""
         conversation = self.chat.conversation
         kept = self._kept.get(conversation)
         if kept is None:
             kept = self._kept[conversation] = _Kept(self._new_inspector())
             self._tell_host(kept)
-            store = self.chat.store
             keep = conversation.logbook.session_log
-            session_id = keep.session_id if keep is not None else None
-            if store is not None and session_id is not None:
-                self._fold_stored(conversation, kept, store, session_id)
+            if self.chat.store is not None and keep is not None:
+                kept.unread = keep.session_id
         return kept
 
-    def _fold_stored(
-        self, conversation: Conversation, kept: _Kept, store: Store, session_id: str
-    ) -> None:
-        """Fold the session's stored events into ``kept``: at once when they are few, else in a
-        thread (`_read_stored`), up to the log's end now (what comes after arrives live).
-
-        Args:
-            conversation: The chat the timeline belongs to; its secrets mask the events.
-            kept: The chat's timeline.
-            store: The store the session is kept in.
-            session_id: The stored session.
-        """
+    def _stored_in(self, kept: _Kept) -> None:
+        """Read the stored events of the chat on screen into its timeline ``kept``, unless they
+        are read (or being read) already: at once when they are few, else in a thread
+        (`_read_stored`), up to the log's end now (what comes after arrives live). Either way
+        they go before the events that arrived meanwhile (`_put_before`)."""
+        conversation, store, session_id = self.chat.conversation, self.chat.store, kept.unread
+        if session_id is None or store is None or self._kept.get(conversation) is not kept:
+            return
+        kept.unread = None
         try:
             until = store.info(session_id).entries  # (what was appended is committed)
         except StoreError as error:
             self.chat.app.notify(f"the timeline could not read this session: {error}")
+            kept.live = []
             return
         if until > AT_ONCE:
             kept.reading = True
             work = self._read_stored(conversation, kept, store.path, session_id, until)
             self.chat.app.run_worker(work, group="timeline")
             return
+        older = _Kept(self._new_inspector())
+        self._tell_host(older)
         secrets = conversation.secrets
         try:
             for observed in observed_entries(store.entries(session_id, 0, until), secrets):
-                self._fold_one(kept, observed, secrets)
+                self._fold_one(older, observed, secrets)
         except StoreError as error:
             self.chat.app.notify(f"the timeline could not read this session: {error}")
+            older = _Kept(kept.inspector)  # (the live rows stand alone)
+        self._put_before(kept, older)
 
     def _fold_one(self, kept: _Kept, observed: Observed, secrets: tuple[str, ...]) -> None:
         """One stored event into ``kept``: its row, kept by (run, sequence)."""
@@ -268,7 +275,10 @@ class TimelineController:
 
     @property
     def inspector(self) -> Inspector:
-        return self.kept.inspector
+        """The chat's inspector (the statistics read it: the stored events join it)."""
+        kept = self.kept
+        self._stored_in(kept)
+        return kept.inspector
 
     def findings_for(self, event: RunEvent) -> list[Finding]:
         """The lint findings about ``event`` (as folded into this chat's inspector)."""
@@ -296,7 +306,7 @@ class TimelineController:
         self._mask(kept, event, entry, secrets)
         kept.entries.append(entry)
         kept.last = entry
-        if kept.reading:
+        if kept.reading or kept.unread is not None:
             kept.live.append((entry, event, time.time()))
         kept.pending.append(entry)
         if not self._scheduled:
@@ -398,6 +408,7 @@ class TimelineController:
         self._refill(panel, self.kept)
 
     def _refill(self, panel: TimelinePanel, kept: _Kept) -> None:
+        self._stored_in(kept)  # (shown: its stored events are read now, if they are not yet)
         self._shown_for[id(panel)] = kept
         panel.show_filter(kept.filter_text)
         panel.view.set_entries(kept.shown())
