@@ -111,9 +111,23 @@ APP_KEYS: tuple[KeyAction, ...] = (
     KeyAction(
         "attach_file",
         "attach_file",
-        "f6",
+        "ctrl+b,f12",
         "Attach",
         "attach a file to the next message: a picture, a document or a clip",
+    ),
+    KeyAction(
+        "attachments",
+        "focus_attachments",
+        "alt+up",
+        "Attachments",
+        "go to the attachments above the message: ←/→ choose, Del removes one",
+    ),
+    KeyAction(
+        "record_voice",
+        "record_voice",
+        "ctrl+r,f11",
+        "Record",
+        "record a voice message (the same key stops, Esc discards): attached to the next one",
     ),
     KeyAction("search", "search", "ctrl+f", "Search", "search the transcript"),
     KeyAction(

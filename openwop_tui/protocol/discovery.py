@@ -33,6 +33,10 @@ __all__ = ["DEFAULT_MAX_INLINE_MEDIA_BYTES", "DISCOVERY_PATH", "Discovery", "Med
 #: `aiProviders.maxInlineMediaBytes` when a host does not say (protocol.md §1.1, §4.5).
 DEFAULT_MAX_INLINE_MEDIA_BYTES = 262144
 
+#: Where a v2 host names its media upload route (its ``aiProviders`` record is closed, so the
+#: facet v1 hosts put there goes in ``extensions``); the same object as ``mediaUpload``.
+UPLOAD_EXTENSION = "openwop-tui.media-upload"
+
 #: The discovery path; public and unauthenticated (protocol.md §1).
 DISCOVERY_PATH = "/.well-known/openwop"
 
@@ -147,7 +151,9 @@ class Discovery:
             model_capabilities=tuple(m for m in _list(advertised) if isinstance(m, str)),
             raw=doc,
             max_request_body_bytes=body,
-            media_upload=MediaUpload.of(_facet(doc, "aiProviders", "mediaUpload")),
+            media_upload=MediaUpload.of(
+                _facet(doc, "aiProviders", "mediaUpload") or _extension(doc, UPLOAD_EXTENSION)
+            ),
         )
 
 
@@ -174,6 +180,13 @@ def _family(doc: Mapping[str, Any], name: str) -> Any:
         return value
     wrapper = doc.get("capabilities")
     return wrapper.get(name) if isinstance(wrapper, Mapping) else None
+
+
+def _extension(doc: Mapping[str, Any], name: str) -> Any:
+    """An entry of the document's ``extensions`` (where a v2 host, whose families are closed
+    records, puts what the spec has no field for)."""
+    extensions = doc.get("extensions")
+    return extensions.get(name) if isinstance(extensions, Mapping) else None
 
 
 def _facet(doc: Mapping[str, Any], family: str, key: str) -> Any:

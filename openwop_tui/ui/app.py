@@ -22,6 +22,7 @@ from textual.theme import Theme
 from textual.widgets import Footer
 
 from openwop_tui.config import Config, default_config_path
+from openwop_tui.core.attachments import AttachmentError, attachment_of
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import Transcript
 from openwop_tui.core.session import Session
@@ -45,6 +46,7 @@ from openwop_tui.ui.controllers.leaving import Leaving
 from openwop_tui.ui.controllers.opening import choose_theme, first_screen
 from openwop_tui.ui.controllers.playback import Playback
 from openwop_tui.ui.controllers.profile import LabController
+from openwop_tui.ui.controllers.recording import RecordingController
 from openwop_tui.ui.controllers.resend import ResendController
 from openwop_tui.ui.controllers.runs import RunsController
 from openwop_tui.ui.controllers.search import SearchController
@@ -77,6 +79,7 @@ from openwop_tui.ui.signals import end_on_signals, stop_ending_on_signals
 from openwop_tui.ui.transcript.view import TranscriptView
 from openwop_tui.ui.widgets.chips import AttachmentChips
 from openwop_tui.ui.widgets.prompt import InputArea, PromptInput
+from openwop_tui.ui.widgets.recording import RecordingBar
 from openwop_tui.ui.widgets.search_bar import SearchBar
 from openwop_tui.ui.widgets.status import StatusLine
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
@@ -98,6 +101,8 @@ class ChatApp(GuardedApp):
     # From the key table, with ids: the config's [keys] moves them (set_keymap in __init__).
     BINDINGS: ClassVar[list[BindingType]] = list(keys.bindings(keys.APP_KEYS))
     COMMANDS = App.COMMANDS | {AppCommands}
+    recording: RecordingController
+    """Records voice messages (made once the recording bar is mounted: `on_mount`)."""
 
     def __init__(
         self,
@@ -231,6 +236,17 @@ class ChatApp(GuardedApp):
         state.remember_theme(theme.name)
 
     async def on_mount(self) -> None:
+        record = keys.display(keys.in_effect(self)["record_voice"].split(",")[0])
+        bar = self.chat.parts.get(RecordingBar)
+        bar.keys = f"{record} stops · Esc discards"
+        chips = self.chat.parts.get(AttachmentChips)
+        chips.keys = keys.display(keys.in_effect(self)["attachments"].split(",")[0])
+        self.recording = RecordingController(
+            bar,
+            on_clip=self._voice_clip,
+            on_error=lambda said: self.notify(said, severity="error", markup=False),
+            on_note=lambda said: self.notify(said, severity="warning", markup=False),
+        )
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         end_on_signals(self, self.runs, self._finish, self.leaving.keep_unasked)
         typed, self._typed = self._typed, ""
@@ -259,6 +275,8 @@ class ChatApp(GuardedApp):
         """Close what the app holds open: the player, a recording, the connection and store;
         what the store has not taken goes to a journal (`Leaving.keep_unasked`)."""
         self.playback.close()
+        if hasattr(self, "recording"):
+            self.recording.close()  # (the microphone is let go)
         self.leaving.keep_unasked()
         self.conversation.logbook.close()
         await self.connection.close()
@@ -272,7 +290,7 @@ class ChatApp(GuardedApp):
             await self.resend.send_edited(event.text)
             return
         attachments = self.attaching.take()
-        reasons = self.attaching.unreadable(attachments)
+        reasons = await self.attaching.unreadable(attachments)
         if not reasons:
             await self.runs.submitted(event.text, attachments)
             return
@@ -372,6 +390,25 @@ class ChatApp(GuardedApp):
         """Pick a file for the next message to carry."""
         self.attaching.open_picker()
 
+    def action_focus_attachments(self) -> None:
+        """Go to the attachments' chips (when there are any)."""
+        chips = self.chat.parts.get(AttachmentChips)
+        if chips.attachments:
+            chips.focus()
+        else:
+            self.notify("Nothing is attached to the next message (Ctrl+B attaches a file).")
+
+    def action_record_voice(self) -> None:
+        """Start recording a voice message, or stop and attach it."""
+        self.recording.toggle()
+
+    def _voice_clip(self, data: bytes, name: str, mime: str, _duration: float) -> None:
+        """A recorded clip: checked like any file, then attached to the next message."""
+        try:
+            self.attaching.add(attachment_of(data, name, mime))
+        except AttachmentError as error:
+            self.notify(str(error), severity="error", markup=False)
+
     def action_discard_queued(self) -> None:
         self.runs.discard_queued()
 
@@ -381,7 +418,10 @@ class ChatApp(GuardedApp):
 
     async def action_cancel_run(self) -> None:
         """Ask the host to cancel the running run; drop the stream if the host won't answer.
-        While the last message is being edited (and no run goes), Esc cancels the edit."""
+        While the last message is being edited (and no run goes), Esc cancels the edit; while
+        a voice message is recorded, Esc discards it (and nothing else)."""
+        if self.recording.discard():
+            return
         if self.runs.busy or not self.resend.cancel_edit():
             await self.runs.cancel()
 

@@ -118,6 +118,9 @@ COMMANDS: tuple[PaletteCommand, ...] = (
         "a picture, a document or a clip; /attach PATH too",
         "attach_file",
     ),
+    PaletteCommand(
+        "Record a voice message", "record_voice", "attached to the next message", "record_voice"
+    ),
     PaletteCommand("Help: every key", "help", "keys and hints", "help"),
     PaletteCommand("Lab: capabilities and switches", "lab", "what this terminal supports", "lab"),
     PaletteCommand(

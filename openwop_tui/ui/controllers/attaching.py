@@ -17,6 +17,7 @@ from pathlib import Path
 
 from openwop_tui.core.attachments import Attachment, AttachmentError, read_attachment
 from openwop_tui.core.sending import NEEDS, unreadable
+from openwop_tui.protocol.catalog import workflow_reads
 from openwop_tui.text.sanitize import clean_own
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.widgets.chips import AttachmentChips
@@ -36,6 +37,8 @@ class AttachingController:
     def __init__(self, chat: Chat) -> None:
         self.chat = chat
         self._pending: list[Attachment] = []
+        self._reads: dict[str, tuple[str, ...] | None] = {}
+        """What each workflow's model reads, as its definition said (``None``: it did not)."""
 
     @property
     def pending(self) -> tuple[Attachment, ...]:
@@ -95,15 +98,15 @@ class AttachingController:
             self.open_picker()
         return True
 
-    def open_picker(self) -> None:
-        """The file picker: the working folder's tree, narrowed by typing."""
+    def open_picker(self, start: Path | None = None) -> None:
+        """The file picker: the tree of ``start`` (the working folder), narrowed by typing."""
         from openwop_tui.ui.screens.attach_picker import AttachPicker
 
         def chosen(path: Path | None) -> None:
             if path is not None:
                 self.add_path(path)
 
-        self.chat.app.push_screen(AttachPicker(), chosen)
+        self.chat.app.push_screen(AttachPicker(start), chosen)
 
     # ------------------------------------------------------------ removing, sending
 
@@ -126,9 +129,15 @@ class AttachingController:
         self._pending[:0] = [a for a in attachments if a not in self._pending]
         self._show()
 
-    def unreadable(self, attachments: Sequence[Attachment]) -> list[str]:
-        """What the connected host's model cannot read of ``attachments`` (nothing while the
-        host is not known yet: the send is refused by the host then, if at all)."""
+    async def unreadable(self, attachments: Sequence[Attachment]) -> list[str]:
+        """What the model of the workflow messages run cannot read of ``attachments``: the
+        workflow's own word when its definition gives one (asked once a workflow), else the
+        host's discovery document; nothing while the host is not known yet."""
+        session, client = self.chat.session, self.chat.client
+        if attachments and session is not None and client is not None:
+            workflow = session.workflow_id
+            if workflow not in self._reads:
+                self._reads[workflow] = await workflow_reads(client, workflow)
         capabilities = self._capabilities()
         return [] if capabilities is None else unreadable(attachments, capabilities)
 
@@ -139,16 +148,20 @@ class AttachingController:
     # ------------------------------------------------------------------ showing
 
     def _capabilities(self) -> tuple[str, ...] | None:
+        """What the model reads: the workflow's word when known, else the host's."""
         session = self.chat.session
         discovery = session.discovery if session is not None else None
-        return discovery.model_capabilities if discovery is not None else None
+        if session is None or discovery is None:
+            return None
+        reads = self._reads.get(session.workflow_id)
+        return reads if reads is not None else discovery.model_capabilities
 
     def _mark(self, attachment: Attachment) -> str | None:
         capabilities = self._capabilities()
         needed = NEEDS.get(attachment.kind)
         if capabilities is None or needed is None or needed in capabilities:
             return None
-        return f"the model may not read it (no {needed})"
+        return f"no {needed}"
 
     def _show(self) -> None:
         parts = self.chat.parts

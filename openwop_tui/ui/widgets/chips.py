@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from PIL import Image
+from rich.columns import Columns
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -33,6 +34,8 @@ __all__ = ["AttachmentChips", "chip_label", "thumbnail"]
 
 #: A chip's picture, in cells (half-blocks: twice as many pixels high).
 THUMB_CELLS = (6, 2)
+#: The widest a chip's words go (a longer name ends in "…").
+LABEL_CELLS = 28
 #: Pixels an image may hold for its chip's picture to be drawn (Pillow's own limit is larger).
 THUMB_MAX_PIXELS = 40_000_000
 #: The glyph before each kind's name.
@@ -95,8 +98,10 @@ class AttachmentChips(Widget, can_focus=True):
     class Left(Message):
         """The user went back to the prompt."""
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, keys: str = "Alt+↑", *, id: str | None = None) -> None:
         super().__init__(id=id)
+        self.keys = keys
+        """The key that brings the focus here, as the hint names it (the app's keymap's)."""
         self._attachments: tuple[Attachment, ...] = ()
         self._marks: tuple[str | None, ...] = ()
         self._pictures: dict[int, Pixels | None] = {}
@@ -121,24 +126,27 @@ class AttachmentChips(Widget, can_focus=True):
         self.refresh(layout=True)
 
     def render(self) -> RenderableType:
-        row = Table.grid(padding=(0, 2))
-        cells: list[RenderableType] = []
+        chips: list[RenderableType] = []
         for index, attachment in enumerate(self._attachments):
             mark = self._marks[index] if index < len(self._marks) else None
             label = chip_label(attachment, mark)
             if self.has_focus and index == self.chosen:
                 label.stylize("reverse")
+            chip = Table.grid(padding=(0, 1))
             picture = self._pictures.get(id(attachment.data))
             if picture is not None:
-                chip = Table.grid(padding=(0, 1))
+                chip.add_column(width=THUMB_CELLS[0])
+                chip.add_column(max_width=LABEL_CELLS)
                 chip.add_row(picture, label)
-                cells.append(chip)
             else:
-                cells.append(label)
-        if cells:
-            row.add_row(*cells)
-        hint = "Tab or Shift+Tab to the chips: ←/→ choose, Del removes, Enter back"
-        return Group(row, Text(hint, style="dim", no_wrap=True, overflow="ellipsis"))
+                chip.add_column(max_width=LABEL_CELLS + THUMB_CELLS[0] + 1)
+                chip.add_row(label)
+            chips.append(chip)
+        hint = f"{self.keys} to the chips: ←/→ choose, Del removes, Enter back"
+        return Group(
+            Columns(chips, padding=(0, 3)),
+            Text(hint, style="dim", no_wrap=True, overflow="ellipsis"),
+        )
 
     def watch_chosen(self) -> None:
         self.refresh()

@@ -33,13 +33,14 @@ from openwop_tui.ui import keys
 from openwop_tui.ui.messages import FilesPasted, MessageSubmitted
 from openwop_tui.ui.widgets.chips import AttachmentChips
 from openwop_tui.ui.widgets.queued import QueuedMessages
+from openwop_tui.ui.widgets.recording import RecordingBar
 
 IDLE_PLACEHOLDER = "Message the host — Enter sends, Ctrl+J (or Shift+Enter) adds a line, F1 help"
 BUSY_PLACEHOLDER = "A run is in progress — Enter queues a message for after it, Esc cancels it"
 READING_PLACEHOLDER = "{reading} — Enter queues a message for when they are in"
 READING_SENDS_PLACEHOLDER = "{reading} — Enter sends (the host gets the whole history)"
 CARRYING_PLACEHOLDER = (
-    "Enter sends {count} (words optional) — Shift+Tab reaches them, F6 attaches more"
+    "Enter sends {count} (words optional) — Alt+↑ to remove one, Ctrl+B attaches more"
 )
 CONVERSATION_PLACEHOLDER = (
     "Your turn in the conversation — Enter sends it to the same run; “bye” closes it"
@@ -286,4 +287,5 @@ class InputArea(Vertical):
     def compose(self) -> ComposeResult:
         yield QueuedMessages(id="queued")
         yield AttachmentChips(id="chips")
+        yield RecordingBar(id="recording-bar")
         yield PromptInput(id="prompt")
