@@ -111,7 +111,7 @@ APP_KEYS: tuple[KeyAction, ...] = (
     KeyAction(
         "attach_file",
         "attach_file",
-        "ctrl+b,f12",
+        "f12,alt+f",
         "Attach",
         "attach a file to the next message: a picture, a document or a clip",
     ),
@@ -125,7 +125,7 @@ APP_KEYS: tuple[KeyAction, ...] = (
     KeyAction(
         "record_voice",
         "record_voice",
-        "ctrl+r,f11",
+        "f11,alt+r",
         "Record",
         "record a voice message (the same key stops, Esc discards): attached to the next one",
     ),

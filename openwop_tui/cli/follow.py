@@ -35,6 +35,7 @@ from openwop_tui.core.sending import unreadable
 from openwop_tui.core.session import Session
 from openwop_tui.core.updates import RunStarted, Update
 from openwop_tui.devices.audio import probe
+from openwop_tui.protocol.catalog import workflow_reads
 from openwop_tui.protocol.client import HostClient, HostError
 from openwop_tui.renderers.base import AudioSupport
 from openwop_tui.store.record import Recorder
@@ -354,7 +355,9 @@ async def _stream_run(
     if follow.attach is not None:
         updates = conversation.attach(follow.attach, follow.from_seq)
     elif follow.message is not None:
-        for sentence in unreadable(follow.attachments, discovery.model_capabilities):
+        reads = await workflow_reads(client, follow.workflow) if client is not None else None
+        capabilities = reads if reads is not None else discovery.model_capabilities
+        for sentence in unreadable(follow.attachments, capabilities):
             console.print(Text(f"warning: {sentence}", style="yellow"), soft_wrap=True)
         updates = conversation.send(follow.message, follow.attachments)
     else:

@@ -396,14 +396,21 @@ class ChatApp(GuardedApp):
         if chips.attachments:
             chips.focus()
         else:
-            self.notify("Nothing is attached to the next message (Ctrl+B attaches a file).")
+            self.notify("Nothing is attached to the next message (F12 attaches a file).")
 
     def action_record_voice(self) -> None:
         """Start recording a voice message, or stop and attach it."""
         self.recording.toggle()
 
     def _voice_clip(self, data: bytes, name: str, mime: str, _duration: float) -> None:
-        """A recorded clip: checked like any file, then attached to the next message."""
+        """A recorded clip: checked like any file, then attached to the next message.
+
+        Args:
+            data: The clip's bytes (Ogg Vorbis, or WAV where libsndfile has no Vorbis).
+            name: Its file name (``voice <date> <time>.ogg``).
+            mime: ``audio/ogg`` or ``audio/wav``.
+            _duration: Its length (read again from the bytes, as any clip's is).
+        """
         try:
             self.attaching.add(attachment_of(data, name, mime))
         except AttachmentError as error:

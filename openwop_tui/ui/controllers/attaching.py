@@ -1,8 +1,9 @@
 """The attachments the next message carries: added, shown as chips, removed, sent, given back.
 
-A file comes in four ways: the picker (the ``attach`` key, F6, or the palette's "Attach a
-file"), ``/attach PATH`` typed in the prompt (Tab completes the path), a paste that is nothing
-but file paths (what a terminal pastes for files dropped on it), and a recorded clip. Each is
+A file comes in four ways: the picker (the ``attach_file`` key, F12 or Alt+F, or the
+palette's "Attach a file"), ``/attach PATH`` typed in the prompt (Tab completes the path), a
+paste that is nothing but file paths (what a terminal pastes for files dropped on it), and a
+recorded clip (F11 or Alt+R). Each is
 checked as it comes (`openwop_tui.core.attachments`): a refusal is a notification naming the
 file and why, and what was attached before stays. The chips above the prompt show them, with a
 mark on one the host's model cannot read (`openwop_tui.core.sending.unreadable`); the send

@@ -40,7 +40,7 @@ BUSY_PLACEHOLDER = "A run is in progress — Enter queues a message for after it
 READING_PLACEHOLDER = "{reading} — Enter queues a message for when they are in"
 READING_SENDS_PLACEHOLDER = "{reading} — Enter sends (the host gets the whole history)"
 CARRYING_PLACEHOLDER = (
-    "Enter sends {count} (words optional) — Alt+↑ to remove one, Ctrl+B attaches more"
+    "Enter sends {count} (words optional) — Alt+↑ to remove one, F12 attaches more"
 )
 CONVERSATION_PLACEHOLDER = (
     "Your turn in the conversation — Enter sends it to the same run; “bye” closes it"
