@@ -108,6 +108,27 @@ APP_KEYS: tuple[KeyAction, ...] = (
         "default host and workflow, saved to the config file",
     ),
     KeyAction("sessions", "sessions", "ctrl+o", "Sessions", "open, rename or delete a session"),
+    KeyAction(
+        "attach_file",
+        "attach_file",
+        "f12,alt+f",
+        "Attach",
+        "attach a file to the next message: a picture, a document or a clip",
+    ),
+    KeyAction(
+        "attachments",
+        "focus_attachments",
+        "alt+up",
+        "Attachments",
+        "go to the attachments above the message: ←/→ choose, Del removes one",
+    ),
+    KeyAction(
+        "record_voice",
+        "record_voice",
+        "f11,alt+r",
+        "Record",
+        "record a voice message (the same key stops, Esc discards): attached to the next one",
+    ),
     KeyAction("search", "search", "ctrl+f", "Search", "search the transcript"),
     KeyAction(
         "transcript",

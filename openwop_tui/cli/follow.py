@@ -22,16 +22,20 @@ from typing import Any
 from rich.text import Text
 
 from openwop_tui.cli.answering import AnswerFlags, Asker, FlagError, HowTo
-from openwop_tui.cli.exits import EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE
+from openwop_tui.cli.attaching import read_attachments
+from openwop_tui.cli.exits import EXIT_OK, EXIT_REFUSED, EXIT_RUN_FAILED, EXIT_USAGE
 from openwop_tui.cli.host import exit_for, on_host
 from openwop_tui.cli.interrupts import Interrupts, cancel_interrupted, sigint_to
 from openwop_tui.cli.ndjson import JsonLines
 from openwop_tui.cli.output import Output, Sink, display_output, json_without_media
 from openwop_tui.config import Config
+from openwop_tui.core.attachments import Attachment, AttachmentError
 from openwop_tui.core.conversation import Conversation
+from openwop_tui.core.sending import unreadable
 from openwop_tui.core.session import Session
 from openwop_tui.core.updates import RunStarted, Update
 from openwop_tui.devices.audio import probe
+from openwop_tui.protocol.catalog import workflow_reads
 from openwop_tui.protocol.client import HostClient, HostError
 from openwop_tui.renderers.base import AudioSupport
 from openwop_tui.store.record import Recorder
@@ -65,6 +69,27 @@ def follow_command(args: argparse.Namespace, config: Config) -> int:
     }
     if args.command == "attach":
         return attach_run(args.run_id, output, from_seq=args.from_seq, **common)
+    if args.attach:
+        if args.input is not None:
+            print(
+                "openwop-tui: --attach sends a chat message (inputs.messages); it cannot be "
+                "given with --input",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
+        try:
+            attachments = read_attachments(args.attach, args.attach_type)
+        except AttachmentError as error:
+            print(f"openwop-tui: {error}", file=sys.stderr)
+            return EXIT_USAGE
+        follow = Follow(
+            args.workflow,
+            flags=flags,
+            interactive=interactive,
+            message=args.message or "",
+            attachments=attachments,
+        )
+        return follow_run(follow, output, idle_timeout=args.idle_timeout, record=common["record"])
     return run_workflow(args.workflow, output, message=args.message, inputs=args.input, **common)
 
 
@@ -82,6 +107,9 @@ class Follow:
     """Whether to ask at a prompt (stdin and stdout are terminals)."""
     chat: bool = False
     """The app's chat, printed: each line of stdin a message to ``workflow``."""
+    message: str | None = None
+    """A message sent as a chat turn with `attachments` (``run --attach``), not as ``inputs``."""
+    attachments: tuple[Attachment, ...] = ()
 
 
 def run_workflow(
@@ -266,6 +294,9 @@ async def _run(follow: Follow, stream: _Stream, interrupts: Interrupts) -> int:
     except HostError as error:
         print(f"openwop-tui: {error.message}", file=sys.stderr)
         return exit_for(error)
+    except AttachmentError as error:  # (refused before anything was sent)
+        print(f"openwop-tui: {error}", file=sys.stderr)
+        return EXIT_REFUSED
     status = conversation.transcript.status
     if status == "completed" or (follow.chat and status is None):
         return EXIT_OK  # a printed chat with no message sent nothing
@@ -323,6 +354,12 @@ async def _stream_run(
         return
     if follow.attach is not None:
         updates = conversation.attach(follow.attach, follow.from_seq)
+    elif follow.message is not None:
+        reads = await workflow_reads(client, follow.workflow) if client is not None else None
+        capabilities = reads if reads is not None else discovery.model_capabilities
+        for sentence in unreadable(follow.attachments, capabilities):
+            console.print(Text(f"warning: {sentence}", style="yellow"), soft_wrap=True)
+        updates = conversation.send(follow.message, follow.attachments)
     else:
         updates = conversation.start(follow.inputs or {})
     await _show(updates, printer, asker, started)

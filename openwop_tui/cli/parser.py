@@ -101,6 +101,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="the workflow's id (`openwop-tui workflows` lists the host's)",
     )
     run.add_argument("--message", metavar="TEXT", help="a user message (inputs.messages)")
+    run.add_argument(
+        "--attach",
+        metavar="PATH",
+        action="append",
+        default=[],
+        help="a file the message carries (repeatable): a picture (PNG, JPEG, GIF, WebP), a "
+        "document (PDF, text, Markdown, JSON, CSV) or a clip (Ogg, WAV), up to 6 MiB; inline "
+        "up to the host's cap, uploaded beyond it where the host offers a route; - reads "
+        "standard input (with --attach-type)",
+    )
+    run.add_argument(
+        "--attach-type",
+        metavar="MIME",
+        help="the media type of --attach - (standard input), e.g. image/png",
+    )
     run.add_argument("--input", metavar="JSON", help="the run's inputs as a JSON object")
     run.add_argument(
         "--save-media", metavar="DIR", type=Path, help="save every media envelope's bytes into DIR"

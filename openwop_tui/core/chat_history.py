@@ -9,18 +9,24 @@ A long session's history outgrows what a host takes in one request (3.6 MB at 3,
 `ChatHistory.fitted` sends the newest whole turns that fit: under the host's request limit
 (``limits.maxRequestBodyBytes``, measured as the exact body the client sends) and under the
 user's own caps (``[chat] history_turns`` / ``history_bytes``), and says how many earlier turns
-it left out and why.
+it left out and why, naming the attachments they carried. A message with attachments is a list
+of content parts (`openwop_tui.protocol.content_parts`), kept as sent and sent again whole with
+its turn.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from openwop_tui.core.items import Added, AssistantTurn, Change
+from openwop_tui.protocol.content_parts import message_content, read_parts, text_of_content
 from openwop_tui.text.units import human_size
+
+#: One message of the history: ``{"role", "content"}``, the content a string or a list of parts.
+Message = dict[str, Any]
 
 
 def body_size(value: Any) -> int:
@@ -33,11 +39,13 @@ def body_size(value: Any) -> int:
 class Fitted:
     """The run inputs for a message, with the history cut to fit."""
 
-    inputs: dict[str, list[dict[str, str]]]
+    inputs: dict[str, list[Message]]
     left_out: int = 0
     """Earlier turns (a user message and its reply) not sent."""
     why: str = ""
     """What they were left out for, in a few words (the limit that bound)."""
+    attachments: tuple[str, ...] = ()
+    """The names of the attachments the turns left out carried."""
 
     @property
     def note(self) -> str | None:
@@ -45,9 +53,12 @@ class Fitted:
         if not self.left_out:
             return None
         turns = "turn was" if self.left_out == 1 else "turns were"
+        names = self.attachments[:5]
+        more = f" and {len(self.attachments) - 5:,} more" if len(self.attachments) > 5 else ""
+        carried = f" (with {', '.join(names)}{more})" if names else ""
         return (
-            f"{self.left_out:,} earlier {turns} left out of this request to fit {self.why}; "
-            "the host sees the newest turns only"
+            f"{self.left_out:,} earlier {turns}{carried} left out of this request to fit "
+            f"{self.why}; the host sees the newest turns only"
         )
 
 
@@ -55,13 +66,14 @@ class ChatHistory:
     """The messages so far, as the host is sent them."""
 
     def __init__(self) -> None:
-        self.messages: list[dict[str, str]] = []
+        self.messages: list[Message] = []
         self._turns: list[AssistantTurn] = []
-        self._sizes: dict[tuple[tuple[str, str], ...], int] = {}
-        """`body_size` of each message sent, by its fields: each turn's request measures the
-        whole history again, and encoding it again each time made turn 500 cost 8 ms more."""
+        self._sizes: dict[int, tuple[Message, int]] = {}
+        """`body_size` of each message sent, by its ``id`` (with the message, so a new one
+        at an old address is measured again): each turn's request measures the whole history
+        again, and encoding it again each time made turn 500 cost 8 ms more."""
 
-    def inputs(self, text: str) -> dict[str, list[dict[str, str]]]:
+    def inputs(self, text: str) -> dict[str, list[Message]]:
         """The run inputs for a new user message: the whole history, then the message."""
         return {"messages": [*self.messages, {"role": "user", "content": text}]}
 
@@ -69,6 +81,7 @@ class ChatHistory:
         self,
         text: str,
         *,
+        parts: Sequence[Mapping[str, Any]] = (),
         workflow_id: str = "",
         max_body_bytes: int | None = None,
         max_turns: int | None = None,
@@ -81,6 +94,8 @@ class ChatHistory:
 
         Args:
             text: The new user message.
+            parts: Its attachments' content parts (`openwop_tui.core.sending`); none: the
+                message is a plain string.
             workflow_id: The workflow the request names; only its length counts, toward the body's
                 size.
             max_body_bytes: The most bytes the whole request body (``{"workflowId", "inputs"}``) may
@@ -91,7 +106,7 @@ class ChatHistory:
                 ``[chat] history_bytes``); None for no limit.
         """
         turns = _turns(self.messages)
-        new = {"role": "user", "content": text}
+        new: Message = {"role": "user", "content": message_content(text, parts)}
         body = body_size({"workflowId": workflow_id, "inputs": {"messages": [new]}})
         history = 0
         kept = 0
@@ -116,18 +131,22 @@ class ChatHistory:
         sent = [message for turn in turns[len(turns) - kept :] for message in turn]
         if len(self._sizes) > 2 * len(self.messages) + 64:  # (messages that left the history)
             self._sizes.clear()
-        return Fitted({"messages": [*sent, new]}, len(turns) - kept, why)
+        left = [m for turn in turns[: len(turns) - kept] for m in turn]
+        names = tuple(part.name for m in left for part in read_parts(m.get("content")))
+        return Fitted({"messages": [*sent, new]}, len(turns) - kept, why, names)
 
-    def _size(self, message: dict[str, str]) -> int:
-        key = tuple(message.items())
-        size = self._sizes.get(key)
-        if size is None:
-            size = self._sizes[key] = body_size(message)
+    def _size(self, message: Message) -> int:
+        known = self._sizes.get(id(message))
+        if known is not None and known[0] is message:
+            return known[1]
+        size = body_size(message)
+        self._sizes[id(message)] = (message, size)
         return size
 
-    def accepted(self, text: str) -> None:
-        """The host created the run for ``text``: the message joins the history."""
-        self.messages.append({"role": "user", "content": text})
+    def accepted(self, text: str, parts: Sequence[Mapping[str, Any]] = ()) -> None:
+        """The host created the run for ``text`` (with its attachments' ``parts``): the
+        message joins the history."""
+        self.messages.append({"role": "user", "content": message_content(text, parts)})
         self._turns = []
 
     def retract(self, text: str) -> int:
@@ -138,7 +157,7 @@ class ChatHistory:
         end = len(self.messages)
         while end and self.messages[end - 1]["role"] != "user":
             end -= 1
-        if not end or self.messages[end - 1]["content"] != text:
+        if not end or text_of_content(self.messages[end - 1]["content"]) != text:
             return 0
         count = len(self.messages) - end + 1
         self.drop(count)
@@ -164,9 +183,9 @@ class ChatHistory:
             self.messages.append({"role": "assistant", "content": reply})
 
 
-def _turns(messages: list[dict[str, str]]) -> list[list[dict[str, str]]]:
+def _turns(messages: list[Message]) -> list[list[Message]]:
     """The messages grouped into turns: each user message with the replies that follow it."""
-    turns: list[list[dict[str, str]]] = []
+    turns: list[list[Message]] = []
     for message in messages:
         if message.get("role") == "user" or not turns:
             turns.append([message])

@@ -18,8 +18,9 @@ import logging
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from typing import Any, Unpack
 
-from openwop_tui.core import answering, assets, replaying
+from openwop_tui.core import answering, assets, replaying, sending
 from openwop_tui.core.assets import DEFAULT_INLINE_BYTES
+from openwop_tui.core.attachments import Attachment, attached
 from openwop_tui.core.catch_up import CutRun
 from openwop_tui.core.chat_history import ChatHistory
 from openwop_tui.core.fold import (
@@ -104,6 +105,8 @@ class Conversation:
         """Whether this conversation replays a bare SSE capture (``capture=True``)."""
         self.pending_user: str | None = None
         """A user message the next run's creation takes into the history."""
+        self.pending_parts: list[dict[str, Any]] = []
+        """Its attachments' content parts (`openwop_tui.core.sending`), when it has any."""
         self.resolved: dict[str, str] = {}
         """Each fetched media URL as the envelope gave it → as the fetch resolved it
         (`openwop_tui.core.assets`)."""
@@ -252,38 +255,43 @@ class Conversation:
 
     # ----------------------------------------------------------------- sending
 
-    def add_user(self, text: str) -> Added:
-        """Record a user message (logged, folded) before it is sent."""
-        self._log(Entry("user", text))
-        self.pending_user = text
-        return self.transcript.add_user(clean_own(text))
+    def add_user(self, text: str, parts: Sequence[dict[str, Any]] = ()) -> Added:
+        """Record a user message and its attachments' content ``parts`` (logged byte for
+        byte, folded) before it is sent."""
+        self._log(Entry("user", text, meta={"parts": list(parts)} if parts else {}))
+        self.pending_user, self.pending_parts = text, list(parts)
+        return self.transcript.add_user(clean_own(text), attached(parts))
 
     def notice(self, level: Level, text: str) -> Added:
         """Record a line of the client's own (an error, a hint): logged and folded."""
         self._log(Entry("notice", text, label=level))
         return self.transcript.add_notice(level, clean_own(text))
 
-    async def send(self, text: str) -> AsyncIterator[Update]:
-        """Add ``text`` as a user turn and run it with the whole history; yield every update.
-
-        Raises `HostError` when the host refuses or cannot be reached (the turn stays on
-        screen but not in the history); `settle` then gives what the end of the run changed.
-        A run the log left open is settled first (`settle_cut`).
-        """
+    async def send(
+        self, text: str, attachments: Sequence[Attachment] = ()
+    ) -> AsyncIterator[Update]:
+        """Add ``text`` (with ``attachments``: `sending.content_parts`) as a user turn and run
+        it with the whole history; yield every update. A run the log left open is settled
+        first (`settle_cut`). Raises `AttachmentError` (before anything is logged) when an
+        attachment cannot go; `HostError` when the host refuses or cannot be reached (the turn
+        stays on screen, not in the history: `settle` gives what the run's end changed)."""
         for update in self.settle_cut():
             yield update
         session = self._session()
+        sent = await sending.content_parts(attachments, session.client, session.discovery)
+        parts = [each.part for each in sent]
         limits = self.transcript.limits
         discovery = session.discovery
         fitted = self.chat.fitted(
             text,
+            parts=parts,
             workflow_id=session.workflow_id,
             max_body_bytes=discovery.max_request_body_bytes if discovery else None,
             max_turns=limits.history_turns,
             max_history_bytes=limits.history_bytes,
         )
         inputs = fitted.inputs
-        yield self.add_user(text)
+        yield self.add_user(text, parts)
         if fitted.note is not None:
             yield self.notice("info", fitted.note)
         self._carry = text
@@ -497,8 +505,8 @@ class Conversation:
         if self.keeper is not None:
             self.keeper.begin(self)
         if self.pending_user is not None:
-            self.chat.accepted(self.pending_user)
-            self.pending_user = None
+            self.chat.accepted(self.pending_user, self.pending_parts)
+            self.pending_user, self.pending_parts = None, []
         self._redelivery = Redelivery(run_id, self.secrets, filtered=not self.captured)
         return RunStarted(run_id, workflow, handle.status if handle else None, handle)
 
@@ -526,15 +534,8 @@ class Conversation:
     def from_log(
         cls, entries: Iterable[Entry], session: Session | None = None, **options: Unpack[Options]
     ) -> Conversation:
-        """A conversation rebuilt from a log, without contacting anything: the transcript and
-        the history as they were, ready for the next `send` (through ``session``, if given).
-        ``options`` as for the constructor (``logs``: where the continued chat is appended);
-        a keyword it does not take fails the type check, not the run."""
-        conversation = cls(session, **options)
-        for entry in entries:
-            conversation.replay(entry)
-        conversation.finish_replay()
-        return conversation
+        """A conversation rebuilt from a log, offline (`replaying.from_log`)."""
+        return replaying.from_log(cls(session, **options), entries)
 
     def replay(self, entry: Entry) -> list[Update]:
         """Fold one logged entry, as it was folded live; what it changed. Nothing is logged:

@@ -24,6 +24,7 @@ from openwop_tui.core.limits import MiB as MiB
 from openwop_tui.protocol.envelopes import Envelope, Rendering
 from openwop_tui.protocol.interrupts import InterruptRequest, InterruptState
 from openwop_tui.text.sanitize import HostLine, HostText
+from openwop_tui.text.units import human_size
 
 Level = Literal["info", "warning", "error"]
 
@@ -38,6 +39,31 @@ class UserTurn:
 
     id: str
     text: HostText
+    attachments: tuple[Attached, ...] = ()
+    """What the message carried beside its text (its bytes are in the log)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Attached:
+    """An attachment a user's message carried, as the transcript names it: what it is, not its
+    bytes (the log keeps those, `openwop_tui.core.attachments.attached`)."""
+
+    kind: str
+    """``image``, ``file`` or ``audio``."""
+    mime: HostText
+    name: HostText
+    size: int | None
+    """Bytes (``None``: sent by ``url``, its size not kept in the message)."""
+    duration: float | None = None
+    """Seconds of sound."""
+    url: HostText | None = None
+    """Where the host keeps it (an upload's answer), for one not sent inline."""
+
+    def describe(self) -> str:
+        """``name (type, size)``: how a line names it."""
+        size = f", {human_size(self.size)}" if self.size is not None else ""
+        length = f", {self.duration:.1f} s" if self.duration is not None else ""
+        return f"{self.name} ({self.mime}{size}{length})"
 
 
 #: Parts a `TextBuffer` holds before it joins them: a delta of a few characters costs a string

@@ -18,6 +18,7 @@ from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import Limits
 from openwop_tui.core.origins import host_url
 from openwop_tui.core.reopen import FoldKeeper, Part, reopening
+from openwop_tui.core.replaying import logged_parts
 from openwop_tui.core.session import Session
 from openwop_tui.core.updates import EventLog
 from openwop_tui.store.sessions import SessionLog, Store
@@ -118,7 +119,9 @@ def newest_runs(
         # The message that started the first run (logged before its ``run`` entry) joins the
         # history as the run begins, as it would have folded whole; it is not drawn (the
         # items' numbering begins with the first kept run's).
-        chat.pending_user = store.message_before(session_id, run)
+        message = store.message_before(session_id, run)
+        if message is not None:
+            chat.pending_user, chat.pending_parts = message.data, logged_parts(message)
     keeper = FoldKeeper(None, lambda _row: None, trusting=True)
     parts = tuple(store.outline(session_id, keeper.version, since=run, until=info.entries))
     steps = reopening(

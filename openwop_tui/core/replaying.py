@@ -10,11 +10,14 @@ out the same.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
+from openwop_tui.core.attachments import attached
 from openwop_tui.core.fold import Level
 from openwop_tui.core.origins import HOST_KEY, host_url
 from openwop_tui.core.updates import EventArrived, StreamNoticed, Update
+from openwop_tui.protocol.content_parts import read_parts
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.stream_items import StreamNotice
 from openwop_tui.store.records import Entry
@@ -23,16 +26,26 @@ from openwop_tui.text.sanitize import clean
 if TYPE_CHECKING:
     from openwop_tui.core.conversation import Conversation
 
-__all__ = ["replayed"]
+__all__ = ["from_log", "logged_parts", "replayed"]
+
+
+def from_log(chat: Conversation, entries: Iterable[Entry]) -> Conversation:
+    """``chat`` (new) rebuilt from a log, without contacting anything: the transcript and the
+    history as they were, ready for the next `send` (`Conversation.from_log`)."""
+    for entry in entries:
+        chat.replay(entry)
+    chat.finish_replay()
+    return chat
 
 
 def replayed(chat: Conversation, entry: Entry) -> list[Update]:
     """Fold ``entry`` into ``chat``, as it was folded live; what it changed."""
     if entry.kind == "user":
         # Not the end of a run: a message may be queued while one streams.
-        chat.pending_user = entry.data
+        parts = logged_parts(entry)
+        chat.pending_user, chat.pending_parts = entry.data, parts
         # A boundary: a message read back from the store (a file anyone may have written).
-        return [chat.transcript.add_user(clean(entry.data))]
+        return [chat.transcript.add_user(clean(entry.data), attached(parts))]
     if entry.kind == "notice":
         return _notice(chat, entry)
     if entry.kind == "run":
@@ -73,3 +86,12 @@ def _notice(chat: Conversation, entry: Entry) -> list[Update]:
         chat.chat.drop(replaces)
     # A boundary: a notice read back from the store, like the message above.
     return [*stream, chat.transcript.add_notice(level, clean(entry.data))]
+
+
+def logged_parts(entry: Entry) -> list[dict[str, Any]]:
+    """The content parts a logged ``user`` entry kept (its ``meta["parts"]``): the well-formed
+    attachment parts only (`read_parts`), as they were sent."""
+    parts = entry.meta.get("parts") if isinstance(entry.meta, dict) else None
+    if not isinstance(parts, list):
+        return []
+    return [dict(part) for part in parts if isinstance(part, dict) and read_parts([part])]

@@ -7,6 +7,11 @@ host serves ``GET /v1/host/<app>/assets/<token>`` where the token, 32 random byt
 An asset is either plain bytes or a *lazy* body: a size plus a function producing the bytes in
 pieces. The tour's oversized image advertises 48 MiB; a lazy body lets the route serve that many
 bytes to whoever insists without the host ever holding them in memory.
+
+An asset a person uploaded (`uploads`) belongs to a *tenant*, the API key that sent it: its
+token alone opens nothing, the route also wants that tenant's Bearer key (RFC 0055 §C, a
+tenant-scoped asset URL). The assets the workflows make have no tenant: their token is the
+credential, as on the reference host.
 """
 
 from __future__ import annotations
@@ -29,6 +34,11 @@ class Asset:
     size: int
     chunks: Callable[[], Iterator[bytes]]
     """Yields the body in pieces; their lengths must add up to ``size``."""
+    tenant: str | None = None
+    """The tenant that uploaded it, the only one it is served to; ``None``: anyone with the
+    token (what workflows make)."""
+    name: str | None = None
+    """The file name it was uploaded with."""
 
 
 class AssetStore:
@@ -39,13 +49,27 @@ class AssetStore:
         self._lock = threading.Lock()
         self._assets: dict[str, Asset] = {}
 
-    def put(self, data: bytes, content_type: str) -> str:
-        """Store ``data`` and return the token that names it."""
+    def put(
+        self, data: bytes, content_type: str, *, tenant: str | None = None, name: str | None = None
+    ) -> str:
+        """Store ``data`` and return the token that names it.
+
+        Args:
+            data: The asset's bytes.
+            content_type: Its media type, served as ``Content-Type``.
+            tenant: The tenant it belongs to (served only to that tenant's key); None: served to
+                whoever has the token.
+            name: The file name it was uploaded with; None for none.
+        """
 
         def chunks() -> Iterator[bytes]:
             yield data
 
-        return self.put_lazy(len(data), content_type, chunks)
+        token = self._identity.token()
+        asset = Asset(content_type, len(data), chunks, tenant, name)
+        with self._lock:
+            self._assets[token] = asset
+        return token
 
     def put_lazy(self, size: int, content_type: str, chunks: Callable[[], Iterator[bytes]]) -> str:
         """Store a body produced on demand; ``size`` is what Content-Length will say."""

@@ -8,6 +8,10 @@ definition at ``GET /v1/workflows/{workflowId}`` (``{id, name, version, descript
 ``GET /v1/agents`` follows RFC 0072 §A (``{agents: [AgentInventoryEntry]}``: ``agentId``,
 ``persona``, ``label``, ``modelClass``, ``degraded`` …), gated on
 ``agents.manifestRuntime`` in discovery as the SDK expects.
+
+Each workflow also says what its "model" reads beyond text: ``modelCapabilities.advertised``
+(RFC 0055 §A's vocabulary) on its summary and definition, so a client can tell ``demo.chat``
+(pictures and voice) from ``demo.text`` (text only) before it attaches anything.
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ class WorkflowInfo:
     nodes: tuple[tuple[str, str, str], ...]
     """(node id, typeId, name) for each node."""
     agent: str | None = None
+    capabilities: tuple[str, ...] = ()
+    """Its ``modelCapabilities.advertised``: what it reads beyond text (``vision-input``…)."""
 
 
 _AI = "core.ai.callPrompt"
@@ -44,6 +50,13 @@ WORKFLOW_INFO: Mapping[str, WorkflowInfo] = {
         ("demo", "chat"),
         (("think", _AI, "Think"), ("reply", _AI, "Reply")),
         "agent:demo",
+        ("vision-input", "audio-input"),
+    ),
+    "demo.text": WorkflowInfo(
+        "Demo: text only",
+        "A plain chat that reads text only: it says which attachments it could not read.",
+        ("demo", "chat", "text"),
+        (("reply", _AI, "Reply"),),
     ),
     "demo.tour": WorkflowInfo(
         "Demo tour",
@@ -205,6 +218,7 @@ def summary(workflow_id: str) -> dict[str, Any]:
         "version": "1.0.0",
         "description": info.description,
         "metadata": {"tags": list(info.tags)},
+        "modelCapabilities": {"advertised": list(info.capabilities)},
     }
     if info.agent is not None:
         entry["agent"] = {"agentId": info.agent}

@@ -5,6 +5,10 @@ deltas, sometimes a tool call), streams a markdown reply, then attaches the enve
 asked for, each as its own node. Keywords combine: "an image and some code" gets both.
 ``ask``, ``approve`` and ``unsure`` make the turn wait for the human (`hitl.py`): a
 clarification, an approval, a low-confidence decision to ratify.
+
+A message with attachments (content parts: pictures, documents, voice) is answered first with
+what each one holds, read from its bytes (`attachments`, `describe`); its words are then read
+for keywords as always.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from collections.abc import Generator, Iterator, Mapping
 from typing import Any
 
 from openwop_tui.demo_host import hitl, tour
+from openwop_tui.demo_host.attachments import read_parts
+from openwop_tui.demo_host.describe import section
 from openwop_tui.demo_host.steps import Emit, Pause, Step, WorkflowContext, since, text_node
 from openwop_tui.demo_host.streamed import streamed
 
@@ -135,7 +141,8 @@ def detect(text: str) -> list[str]:
     ]
 
 
-def _quote(text: str) -> str:
+def quote(text: str) -> str:
+    """``text`` as a markdown block quote, cut to 200 characters."""
     short = text if len(text) <= 200 else text[:199] + "…"
     return "\n".join("> " + line for line in short.splitlines() or [""])
 
@@ -143,7 +150,7 @@ def _quote(text: str) -> str:
 def compose_reply(text: str, wants: list[str]) -> str:
     """The markdown reply: what is coming for known keywords, a help text otherwise."""
     if not wants:
-        said = f"You said:\n\n{_quote(text)}\n\n" if text.strip() else ""
+        said = f"You said:\n\n{quote(text)}\n\n" if text.strip() else ""
         return (
             "## Hello from the demo host\n\n"
             + said
@@ -181,18 +188,37 @@ def _items(wants: list[str]) -> list[tour.Item]:
     return [item for key in wants for item in _KEYWORDS[key][2]]
 
 
-def _think(ctx: WorkflowContext, text: str, wants: list[str]) -> Iterator[Step]:
+def after_attachments(text: str) -> str:
+    """The rest of a reply to attachments when no keyword was asked for: the words echoed, and
+    a hint instead of the whole help list."""
+    said = f"You said:\n\n{quote(text)}\n\n" if text.strip() else ""
+    return said + "Type `everything` to see every kind of envelope I can send back.\n"
+
+
+def _think(ctx: WorkflowContext, text: str, wants: list[str], attached: int = 0) -> Iterator[Step]:
+    """The ``think`` node: reasoning deltas, and a tool call when there are items to prepare.
+
+    Args:
+        ctx: The run's context.
+        text: The words of the user's message.
+        wants: The keywords found in them.
+        attached: How many attachments the message has.
+    """
     started = time.monotonic()
     yield Emit(
         "node.started", {"nodeId": "think", "typeId": "core.ai.callPrompt", "attempt": 0}, "think"
     )
     asked = ", ".join(wants) if wants else "nothing I recognise"
     deltas = [
-        f"The user wrote {len(text)} characters. ",
+        f"The user wrote {len(text)} characters"
+        + (f" and attached {attached} file{'s' * (attached != 1)}. " if attached else ". "),
         f"Keywords found: {asked}. ",
-        "I will answer in markdown first, ",
+        "I will answer in markdown first"
+        + (", saying what each attachment holds, " if attached else ", "),
         "then attach one envelope per thing asked for."
         if wants
+        else "with a hint of what to type."
+        if attached
         else "so a friendly list of what to type is the most helpful answer.",
     ]
     for index, delta in enumerate(deltas):
@@ -223,8 +249,11 @@ def demo_chat(ctx: WorkflowContext) -> Generator[Step, None, None]:
     """The ``demo.chat`` workflow."""
     text = last_user_message(ctx.inputs)
     wants = detect(text)
-    yield from _think(ctx, text, wants)
+    parts = read_parts(ctx)
+    yield from _think(ctx, text, wants, len(parts))
     reply = compose_reply(text, wants)
+    if parts:
+        reply = section(parts) + (reply if wants else after_attachments(text))
     if "slow" in wants:
         yield from text_node(ctx, "reply", reply, chunk_delay=0.25, words=2)
     else:

@@ -5,6 +5,13 @@ A v1 document with every family at the root (the layout RFC 0073 makes normative
 `v2_root` turns it into the closed v2 root a dual-stack host (``--protocol 2``) serves to a
 request with ``OpenWOP-Version: 2``: every family a complete record (``status``, ``since``,
 ``witness``, and only the facets its schema names), everything else under ``extensions``.
+
+What a person may send (protocol.md §12): ``modelCapabilities.advertised`` holds
+``vision-input`` and ``audio-input`` (RFC 0055 §A), and ``aiProviders`` says how big a part may
+be (``maxInlineMediaBytes``, v2's ``input`` facet) and where a bigger one is uploaded
+(``mediaUpload``: route, ``maxBytes``, ``contentTypes``). v2's ``aiProviders`` record is closed
+and has no such facet, so in the v2 root the route is the extension
+``openwop-tui.media-upload``, the same object.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from importlib import metadata
 from typing import Any
 
 from openwop_tui.demo_host.catalog import discovery_fields
+from openwop_tui.demo_host.mediatypes import INPUT_MODALITIES, MAX_UPLOAD_BYTES, upload_facet
 from openwop_tui.demo_host.runs import DRAIN_POLICY
 from openwop_tui.demo_host.sse import SUPPORTED_MODES
 from openwop_tui.demo_host.steps import VENDOR
@@ -72,10 +80,19 @@ def discovery_document(
             # Enforced: a bigger body is refused with 413 before it is read (server.py).
             "maxRequestBodyBytes": max_body_bytes,
         },
-        "aiProviders": {"supported": ["demo"], "maxInlineMediaBytes": MAX_INLINE_MEDIA_BYTES},
+        "aiProviders": {
+            "supported": ["demo"],
+            "maxInlineMediaBytes": MAX_INLINE_MEDIA_BYTES,
+            # What a person may attach (v2's facet, here too), and where a part too big to go
+            # inline is uploaded first (protocol.md §12; a host route a client reads, not guesses).
+            "input": {"modalities": list(INPUT_MODALITIES), "maxBytesPerPart": MAX_UPLOAD_BYTES},
+            "mediaUpload": upload_facet(),
+        },
         "modelCapabilities": {
             "supported": True,
-            "advertised": ["image-output", "audio-output"],
+            # RFC 0055 §A: demo.chat reads pictures and voice clips (without a model: it
+            # describes them); per workflow, `GET /v1/workflows` says which do.
+            "advertised": ["image-output", "audio-output", "vision-input", "audio-input"],
             "substitutionSupported": False,
         },
         "supportedTransports": ["rest"],
@@ -133,6 +150,10 @@ WITNESS = {
 #: grammar, which this host's tokens do not follow, so it is not claimed.
 _TO_EXTENSIONS = {"interrupts": "openwop-tui.interrupts", "x-openwop-tui": "openwop-tui.demo"}
 
+#: Facets of v1 families that v2's closed records have no place for, and the ``extensions``
+#: member each moves to: the upload route is this host's own, not a spec facet.
+_VENDOR_FACETS = {("aiProviders", "mediaUpload"): "openwop-tui.media-upload"}
+
 #: v1 keys the v2 root deletes (capabilities.md §4: REST is the wire).
 _DELETED = frozenset({"supportedTransports"})
 
@@ -143,7 +164,7 @@ def _facets(key: str, value: Any) -> dict[str, Any]:
         return {"kinds": value}
     if not isinstance(value, dict):
         return {}  # `conversationPrimitive: true`: presence of the record is the claim
-    facets = {k: v for k, v in value.items() if k != "supported"}
+    facets = {k: v for k, v in value.items() if k != "supported" and (key, k) not in _VENDOR_FACETS}
     if key == "aiProviders" and "supported" in value:
         facets["providers"] = value["supported"]
     if key == "agents" and facets.get("manifestRuntime") is True:
@@ -172,6 +193,9 @@ def v2_root(v1: dict[str, Any], versions: Iterable[str]) -> dict[str, Any]:
         elif key in WITNESS:
             record = {"status": "stable", "since": "2.0", "witness": WITNESS[key]}
             root[key] = {**record, **_facets(key, value)}
+            for (family, facet), member in _VENDOR_FACETS.items():
+                if family == key and isinstance(value, dict) and facet in value:
+                    extensions[member] = value[facet]
         else:
             # A key this table does not know must not leak into the closed root.
             extensions[_TO_EXTENSIONS.get(key, f"openwop-tui.{key.removeprefix('x-')}")] = value

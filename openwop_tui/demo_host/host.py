@@ -7,6 +7,7 @@ cleanly: workflows halted, open streams ended, every thread joined.
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from types import TracebackType
 from typing import Any
 
@@ -45,6 +46,7 @@ class DemoHost:
         status_times: int = 1,
         protocol: int = 1,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        more_keys: Mapping[str, str] | None = None,
     ) -> None:
         """Check the settings; the server starts in `start`.
 
@@ -67,6 +69,9 @@ class DemoHost:
             protocol: 1 serves v1 only; 2 serves v1 and v2 (a host of the overlap).
             max_body_bytes: The request size limit it advertises (``limits.maxRequestBodyBytes``)
                 and enforces (413).
+            more_keys: Further API keys it accepts, each mapped to the tenant it names (``api_key``
+                names ``demo``). A media upload is served only to its tenant's keys; runs are not
+                partitioned. None: the one key.
         """
         if max_body_bytes < 1:
             raise ValueError("max_body_bytes must be at least 1")
@@ -88,6 +93,7 @@ class DemoHost:
         self._pace = pace
         self._keepalive = keepalive
         self._deterministic = deterministic
+        self._more_keys = dict(more_keys or {})
         self._server: DemoHTTPServer | None = None
         self._store: RunStore | None = None
         self._thread: threading.Thread | None = None
@@ -120,6 +126,7 @@ class DemoHost:
             self.faults,
             self.protocol,
             self.max_body_bytes,
+            self._more_keys,
         )
         self._port = int(server.server_address[1])
         store.base_url = self.url

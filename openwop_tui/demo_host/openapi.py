@@ -4,7 +4,8 @@ discovery and openapi), as the reference hosts and the SDK's ``discovery_openapi
 
 Built from one table of operations, so the description names exactly what `server` and
 `extra_routes` route: the v1 paths under ``/v1``, and on a dual-stack host (``--protocol 2``)
-the same operations on the bare paths, where ``OpenWOP-Version: 2`` selects v2.
+the same operations on the bare paths, where ``OpenWOP-Version: 2`` selects v2. The media
+upload is a host route outside both (`uploads`), listed once at its own path.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from openwop_tui.demo_host.discovery import host_version
+from openwop_tui.demo_host.mediatypes import UPLOAD_ROUTE
 
 if TYPE_CHECKING:
     from openwop_tui.demo_host.server import DemoRequestHandler
@@ -91,6 +93,10 @@ def document(protocol: int) -> dict[str, Any]:
         for method, path, op_id, summary, keyed in OPERATIONS:
             entry = paths.setdefault(prefix + path, {})
             entry[method] = _operation(prefix, op_id, summary, keyed)
+    upload = _operation("", "uploadMedia", "Upload an attachment too big to go inline", True)
+    upload["responses"] = {"201": {"description": "Stored"}, **upload["responses"]}
+    del upload["responses"]["200"]
+    paths[UPLOAD_ROUTE] = {"post": upload}
     return {
         "openapi": "3.1.0",
         "info": {

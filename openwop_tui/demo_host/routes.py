@@ -133,7 +133,7 @@ def create(h: DemoRequestHandler, req: Request) -> None:
         raise HttpError(400, "validation_error", "Idempotency-Key must be 1 to 255 characters")
     try:
         run, replay = store.create(
-            workflow_id, doc.get("inputs") or {}, doc.get("metadata") or {}, doc, key
+            workflow_id, doc.get("inputs") or {}, doc.get("metadata") or {}, doc, key, h.tenant
         )
     except IdempotencyMismatch:
         raise HttpError(

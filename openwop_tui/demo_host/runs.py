@@ -30,6 +30,7 @@ from openwop_tui.demo_host.assets import AssetStore
 from openwop_tui.demo_host.identity import Identity
 from openwop_tui.demo_host.interrupts import Ask, Interrupt, InterruptBook
 from openwop_tui.demo_host.steps import Emit, Pause, Step, WorkflowContext
+from openwop_tui.demo_host.wire import TENANT
 
 logger = logging.getLogger(__name__)
 
@@ -321,6 +322,7 @@ class RunStore:
         metadata: Mapping[str, Any],
         body: Any,
         idempotency_key: str | None,
+        tenant: str = TENANT,
     ) -> tuple[Run, bool]:
         """Start a run (the workflow must exist); returns it and whether this was a replay.
 
@@ -331,6 +333,8 @@ class RunStore:
             body: The whole request body, fingerprinted for the idempotency check.
             idempotency_key: With a key already seen, the same body returns the original run and a
                 different body raises `IdempotencyMismatch`; None for no key.
+            tenant: The tenant whose key started it: the uploads its workflow may read are that
+                tenant's (runs themselves are not partitioned by tenant).
         """
         fingerprint = _fingerprint(body)
         with self._lock:
@@ -361,7 +365,13 @@ class RunStore:
             # Recorded before the 201 goes out, so a client never sees an empty log.
             run.emit("run.started", started)
             ctx = WorkflowContext(
-                run.run_id, workflow_id, inputs, self.base_url, self.assets, self.identity
+                run.run_id,
+                workflow_id,
+                inputs,
+                self.base_url,
+                self.assets,
+                self.identity,
+                tenant=tenant,
             )
             thread = threading.Thread(
                 target=self._drive,

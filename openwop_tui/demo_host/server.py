@@ -1,4 +1,5 @@
-"""The HTTP side: routing, Bearer auth, JSON errors, SSE and the asset route.
+"""The HTTP side: routing, Bearer auth, JSON errors, SSE, the asset route and the media upload
+route (`uploads`, with a body limit of its own).
 
 With ``protocol=1`` the host serves ``/v1/…`` only. With ``protocol=2`` it is a dual-stack host
 of the v1/v2 overlap: ``/v1/…`` as before, and the bare paths (``/runs``, …) in the major the
@@ -23,18 +24,29 @@ import logging
 import re
 import socket
 import threading
+from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from openwop_tui.demo_host import extra_routes, openapi, pausing, routes, run_list, well_known
+from openwop_tui.demo_host import (
+    extra_routes,
+    openapi,
+    pausing,
+    routes,
+    run_list,
+    uploads,
+    well_known,
+)
 from openwop_tui.demo_host.assets import ASSET_PREFIX, AssetStore
 from openwop_tui.demo_host.discovery import DEFAULT_MAX_BODY_BYTES
 from openwop_tui.demo_host.faults import Faults
+from openwop_tui.demo_host.mediatypes import MAX_UPLOAD_BYTES, UPLOAD_BODY_LIMIT, UPLOAD_ROUTE
 from openwop_tui.demo_host.routes import HttpError, Request
 from openwop_tui.demo_host.runs import RunStore
 from openwop_tui.demo_host.wire import (
     RUN_ID_SEGMENT,
+    TENANT,
     V1,
     V1_OF_DUAL_STACK,
     Wire,
@@ -86,6 +98,7 @@ class DemoHTTPServer(ThreadingHTTPServer):
         faults: Faults | None = None,
         protocol: int = 1,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        more_keys: Mapping[str, str] | None = None,
     ) -> None:
         """Bind to ``address``; requests are served by `DemoRequestHandler`.
 
@@ -100,8 +113,12 @@ class DemoHTTPServer(ThreadingHTTPServer):
                 `wire`).
             max_body_bytes: Requests with a bigger body are refused (413) without reading it;
                 discovery says so.
+            more_keys: Further API keys, each mapped to the tenant it authenticates (``api_key``
+                is `TENANT`'s); None for none.
         """
         self.store, self.assets, self.api_key = store, assets, api_key
+        self.keys: dict[str, str] = {api_key: TENANT, **(more_keys or {})}
+        """Every API key the host takes, and the tenant each one is."""
         self.protocol = protocol
         self.max_body_bytes = max_body_bytes
         """Requests with a bigger body are refused (413) without reading it; discovery says so."""
@@ -175,6 +192,8 @@ class DemoRequestHandler(BaseHTTPRequestHandler):
 
     wire: Wire = V1
     """The major the current request selected (set per request by `_route`)."""
+    tenant: str = TENANT
+    """The tenant the current request's key authenticates (set by `_authorise`)."""
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """JSON instead of the stdlib's HTML page (used for malformed requests)."""
@@ -210,6 +229,7 @@ class DemoRequestHandler(BaseHTTPRequestHandler):
     def _dispatch(self) -> None:
         self._sent_headers = False
         self.wire = V1
+        self.tenant = TENANT
         try:
             self._route()
         except HttpError as error:
@@ -271,18 +291,25 @@ class DemoRequestHandler(BaseHTTPRequestHandler):
         except ValueError:
             self.close_connection = True
             raise HttpError(400, "validation_error", "bad Content-Length") from None
-        limit = self.host.max_body_bytes
         if length < 0:
             self.close_connection = True
             raise HttpError(400, "validation_error", "bad Content-Length")
+        # The upload route has a limit of its own: an attachment of up to 6 MiB, as base64.
+        upload = urlsplit(self.path).path == UPLOAD_ROUTE
+        limit = UPLOAD_BODY_LIMIT if upload else self.host.max_body_bytes
         if length > limit:
             self.close_connection = True  # whatever is left unread would desynchronise keep-alive
             self._drain(length)
+            said = (
+                f"an upload's body is at most {limit} bytes (a file of at most "
+                f"{MAX_UPLOAD_BYTES} bytes as base64, aiProviders.mediaUpload.maxBytes)"
+                if upload
+                else f"this host accepts at most {limit} (limits.maxRequestBodyBytes in discovery)"
+            )
             raise HttpError(
                 413,
                 "payload_too_large",
-                f"the request body is {length} bytes; this host accepts at most {limit} "
-                "(limits.maxRequestBodyBytes in discovery)",
+                f"the request body is {length} bytes; {said}",
                 {"maxRequestBodyBytes": limit, "receivedBytes": length},
             )
         return self.rfile.read(length) if length else b""
@@ -296,18 +323,24 @@ class DemoRequestHandler(BaseHTTPRequestHandler):
                 return
             left -= len(piece)
 
-    def _authorise(self) -> None:
+    def _authorise(self) -> str:
+        """The tenant the request's Bearer key names (also kept as `tenant`); 401 without one."""
         scheme, _, token = self.headers.get("Authorization", "").partition(" ")
-        # compare_digest: the key check must not leak how many characters matched.
-        if scheme.lower() != "bearer" or not hmac.compare_digest(
-            token.strip().encode(), self.host.api_key.encode()
-        ):
+        given = token.strip().encode()
+        found = None
+        # compare_digest against every key: the check must not leak how many characters matched.
+        for key, tenant in self.host.keys.items():
+            if hmac.compare_digest(given, key.encode()):
+                found = tenant
+        if scheme.lower() != "bearer" or found is None:
             raise HttpError(
                 401,
                 "unauthorized",
                 "a valid 'Authorization: Bearer <key>' is required",
                 headers={"WWW-Authenticate": 'Bearer realm="openwop-tui-demo"'},
             )
+        self.tenant = found
+        return found
 
     def _route(self) -> None:
         # Read the body first, whatever happens next, so a keep-alive connection stays in sync.
@@ -329,6 +362,11 @@ class DemoRequestHandler(BaseHTTPRequestHandler):
         if path.startswith(ASSET_PREFIX):
             self._allow(method, "GET", "HEAD")
             return self._asset(path.removeprefix(ASSET_PREFIX))
+        if path == UPLOAD_ROUTE:
+            # A host route, not a protocol path: served whatever OpenWOP-Version says.
+            self._authorise()
+            self._allow(method, "POST")
+            return uploads.upload(self, Request(None, body, query))
         version = self.headers.get("OpenWOP-Version")
         if path.startswith("/v1/"):
             if self.host.protocol == 2:
@@ -382,6 +420,10 @@ class DemoRequestHandler(BaseHTTPRequestHandler):
 
     def _asset(self, token: str) -> None:
         asset = self.host.assets.get(token) if _TOKEN.match(token) else None
+        # An upload is its tenant's alone: no key is 401, another tenant's key the same 404 as
+        # a token never issued (nothing to learn about what others uploaded).
+        if asset is not None and asset.tenant is not None and self._authorise() != asset.tenant:
+            asset = None
         if asset is None:
             raise HttpError(404, "not_found", "no such asset")
         self.begin(

@@ -18,6 +18,7 @@ from typing import Any
 from openwop_tui.demo_host.assets import ASSET_PREFIX, AssetStore
 from openwop_tui.demo_host.identity import Identity
 from openwop_tui.demo_host.interrupts import Ask
+from openwop_tui.demo_host.wire import TENANT
 
 #: The model name the demo "provider" reports on chunks and usage.
 MODEL = "demo-1"
@@ -60,6 +61,8 @@ class WorkflowContext:
     identity: Identity = field(default_factory=Identity)
     """Clock and ids (deterministic in snapshot tests)."""
     started: float = field(default_factory=time.monotonic)
+    tenant: str = TENANT
+    """The tenant whose key started the run: its workflow reads that tenant's uploads only."""
 
     def elapsed_ms(self) -> int:
         """Milliseconds since the run started."""

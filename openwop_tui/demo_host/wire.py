@@ -40,7 +40,8 @@ __all__ = [
     "wire_for",
 ]
 
-#: The one tenant of the demo host (every key is its key).
+#: The tenant of the host's key. A host given more keys (``DemoHost(more_keys=…)``) has more
+#: tenants, but only uploaded media is partitioned by them (`uploads`); runs are all this one's.
 TENANT = "demo"
 
 #: Every row of `spec/v2/event-codemap.json` (v2.0) whose v1 and v2 names differ.

@@ -1,10 +1,12 @@
-"""The workflows this host runs, by id: ``demo.chat``, ``demo.tour``, the human-in-the-loop
-demos (``demo.clarify``, ``demo.approve``, ``demo.low-confidence``, ``demo.conversation``), the
-reference hosts' conformance fixtures it mirrors, and ``bench.events``.
+"""The workflows this host runs, by id: ``demo.chat``, ``demo.text``, ``demo.tour``, the
+human-in-the-loop demos (``demo.clarify``, ``demo.approve``, ``demo.low-confidence``,
+``demo.conversation``), the reference hosts' conformance fixtures it mirrors, and
+``bench.events``.
 
-``demo.chat`` lives in `chat.py`, the tour's items in `tour.py`, the asking workflows in
-`hitl.py` and `conversation.py`; their labels in `catalog.py`. This module holds the registry
-and the small workflows.
+``demo.chat`` lives in `chat.py` (what it reads of attachments: `attachments.py` and
+`describe.py`), ``demo.text`` in `text_only.py`, the tour's items in `tour.py`, the asking
+workflows in `hitl.py` and `conversation.py`; their labels in `catalog.py`. This module holds
+the registry and the small workflows.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from openwop_tui.demo_host.conversation import demo_conversation
 from openwop_tui.demo_host.openclaw import demo_openclaw
 from openwop_tui.demo_host.runs import Workflow
 from openwop_tui.demo_host.steps import Emit, Pause, Step, WorkflowContext, text_node
+from openwop_tui.demo_host.text_only import demo_text
 
 #: The tour's opening text, streamed as markdown chunks on the `intro` node.
 INTRO = """\
@@ -143,6 +146,7 @@ def bench_answer(ctx: WorkflowContext) -> Generator[Step, None, None]:
 WORKFLOWS: Mapping[str, Workflow] = MappingProxyType(
     {
         "demo.chat": demo_chat,
+        "demo.text": demo_text,
         "demo.tour": demo_tour,
         "demo.clarify": hitl.demo_clarify,
         "demo.approve": hitl.demo_approve,

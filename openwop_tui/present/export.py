@@ -51,6 +51,7 @@ from openwop_tui.core.items import (
 from openwop_tui.core.overflow import full_text
 from openwop_tui.core.updates import EventArrived
 from openwop_tui.protocol.asset import Asset
+from openwop_tui.protocol.content_parts import read_parts, summary
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.store.keys import SplitKeyLines, masked_entries
 from openwop_tui.store.record import Recorder
@@ -179,7 +180,9 @@ def jsonl_lines(entry: Entry, updates: Iterable[object]) -> list[dict[str, Any]]
     ``--json`` of ``run``, ``attach``, ``render`` and ``replay`` (NDJSON on stdout). Every line
     is one JSON object whose ``kind`` says which of these it is; fields are only ever added:
 
-    * ``{"kind": "user", "text"}``: a message the user sent;
+    * ``{"kind": "user", "text", "parts"?}``: a message the user sent (``parts``: what it
+      carried beside its text, each ``{"type", "mimeType", "name", "bytes" | "url", "inline",
+      "durationSeconds"?}``, never the bytes themselves);
     * ``{"kind": "run", "runId", "workflow", "host"?}``: a run began (``workflow`` may be
       ``""``; ``host`` the base URL of the host that ran it, without credentials, when known);
     * ``{"kind": "event", "type", "sequence", "runId", "nodeId", "eventId", "timestamp",
@@ -193,7 +196,8 @@ def jsonl_lines(entry: Entry, updates: Iterable[object]) -> list[dict[str, Any]]
     """
     lines: list[dict[str, Any]] = []
     if entry.kind == "user":
-        lines.append({"kind": "user", "text": entry.data})
+        parts = [summary(part) for part in read_parts(entry.meta.get("parts"))]
+        lines.append({"kind": "user", "text": entry.data, **({"parts": parts} if parts else {})})
     elif entry.kind == "notice":
         lines.append(notice_line(entry.label or "info", entry.data))
     elif entry.kind in ("run", "end"):

@@ -90,10 +90,15 @@ def user_heading(palette: Palette | None = None) -> Text:
 
 
 def user(turn: UserTurn, palette: Palette | None = None) -> RenderableType:
-    """A user turn: literal text, as typed (never parsed as markdown)."""
+    """A user turn: literal text, as typed (never parsed as markdown), and a line for each
+    attachment it carried (what it is: name, type, size, length)."""
     colours = _palette(palette)
     body = safe_text(turn.text, colours.text)
-    return Group(user_heading(colours), Padding(body, (0, 0, 0, 2)))
+    lines: list[RenderableType] = [user_heading(colours), Padding(body, (0, 0, 0, 2))]
+    for attached in turn.attachments:
+        line = safe_text(clean_label(f"attached {attached.describe()}"), colours.muted)
+        lines.append(Padding(line, (0, 0, 0, 2)))
+    return Group(*lines)
 
 
 def assistant_heading(turn: AssistantTurn, palette: Palette | None = None) -> Text:

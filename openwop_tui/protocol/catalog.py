@@ -66,6 +66,9 @@ class WorkflowChoice:
     """The host says this is its default workflow."""
     sources: tuple[str, ...] = field(default=(), compare=False)
     """Where it was found: ``fixtures``, ``workflows``, ``definition``."""
+    reads: tuple[str, ...] | None = None
+    """Its ``modelCapabilities.advertised`` (``vision-input``, ``audio-input`` …), when the
+    host says per workflow; ``None``: the host's discovery document speaks for it."""
 
     @property
     def title(self) -> str:
@@ -213,6 +216,7 @@ def _merge(merged: dict[str, WorkflowChoice], choice: WorkflowChoice | None) -> 
         known.agents or choice.agents,
         known.default or choice.default,
         (*known.sources, *choice.sources),
+        known.reads if known.reads is not None else choice.reads,
     )
 
 
@@ -259,7 +263,27 @@ def _choice(entry: Mapping[str, Any], source: str) -> WorkflowChoice | None:
         tuple(unique.values()),
         entry.get("default") is True or entry.get("isDefault") is True,
         (source,),
+        _reads(entry),
     )
+
+
+def _reads(entry: Mapping[str, Any]) -> tuple[str, ...] | None:
+    """A workflow's ``modelCapabilities.advertised`` (``None``: it does not say)."""
+    models = entry.get("modelCapabilities")
+    advertised = models.get("advertised") if isinstance(models, Mapping) else None
+    if not isinstance(advertised, list):
+        return None
+    return tuple(clean(a) for a in advertised[:50] if isinstance(a, str))
+
+
+async def workflow_reads(client: HostClient, workflow_id: str) -> tuple[str, ...] | None:
+    """What ``workflow_id``'s model reads, from its definition (``GET …/workflows/{id}``);
+    ``None`` when the host does not say, or does not answer."""
+    try:
+        doc = await _get(client, "workflows", workflow_id)
+    except HostError:
+        return None
+    return _reads(doc) if isinstance(doc, Mapping) else None
 
 
 def _agent(value: Any) -> AgentInfo | None:

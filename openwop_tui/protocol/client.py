@@ -34,6 +34,7 @@ working. No Textual here.
 
 from __future__ import annotations
 
+import base64
 import json
 import uuid
 from collections.abc import Mapping
@@ -48,6 +49,7 @@ from openwop_tui.protocol.discovery import (
     DEFAULT_MAX_INLINE_MEDIA_BYTES,
     DISCOVERY_PATH,
     Discovery,
+    MediaUpload,
 )
 from openwop_tui.protocol.errors import BODY_EXCERPT, HostError, excerpt
 from openwop_tui.protocol.hostdata import host_value
@@ -380,3 +382,42 @@ class HostClient(HostConnection):
             api_key=self._api_key,
             transport=self._transport,
         )
+
+    async def upload_media(self, upload: MediaUpload, data: bytes, mime: str, name: str) -> str:
+        """``POST`` an attachment to the host's media upload route (`MediaUpload`, protocol.md
+        §12): the URL the host keeps it at, for the message's content part. Raises
+        `HostError`: the route leaves the host's origin (the key would go with it), the host
+        refused it (its status and message), or its answer names no URL.
+
+        Args:
+            upload: The route discovery named.
+            data: The attachment's bytes.
+            mime: Its media type.
+            name: Its file name.
+        """
+        url = urljoin(self._base + "/", upload.route)
+        mine, theirs = urlsplit(self._base), urlsplit(url)
+        if (theirs.scheme, theirs.netloc) != (mine.scheme, mine.netloc):
+            raise self._error(
+                f"The host's media upload route {excerpt(upload.route, BODY_EXCERPT)!r} is on "
+                f"another origin than the host ({mine.netloc}): {name} was not sent there, "
+                "so the API key does not leave this host.",
+                code="foreign_upload_route",
+            )
+        action = f"upload {name}"
+        body = {
+            "contentBase64": base64.b64encode(data).decode("ascii"),
+            "contentType": mime,
+            "name": name,
+        }
+        response, doc = await self._send("POST", url, action=action, subject=name, body=body)
+        answer = self._expect_object(response, doc, action=action)
+        found = answer.get("url")
+        if not isinstance(found, str) or not found.strip():
+            raise self._error(
+                f"The host answered {response.status_code} when asked to {action}, but named "
+                "no url for it.",
+                status=response.status_code,
+                code="bad_response",
+            )
+        return found

@@ -28,13 +28,45 @@ from typing import Any
 
 from openwop_tui.protocol.hostdata import host_text
 
-__all__ = ["DEFAULT_MAX_INLINE_MEDIA_BYTES", "DISCOVERY_PATH", "Discovery"]
+__all__ = ["DEFAULT_MAX_INLINE_MEDIA_BYTES", "DISCOVERY_PATH", "Discovery", "MediaUpload"]
 
 #: `aiProviders.maxInlineMediaBytes` when a host does not say (protocol.md §1.1, §4.5).
 DEFAULT_MAX_INLINE_MEDIA_BYTES = 262144
 
+#: Where a v2 host names its media upload route (its ``aiProviders`` record is closed, so the
+#: facet v1 hosts put there goes in ``extensions``); the same object as ``mediaUpload``.
+UPLOAD_EXTENSION = "openwop-tui.media-upload"
+
 #: The discovery path; public and unauthenticated (protocol.md §1).
 DISCOVERY_PATH = "/.well-known/openwop"
+
+
+@dataclass(frozen=True, slots=True)
+class MediaUpload:
+    """Where a host takes an attachment too big to go inline (``aiProviders.mediaUpload``):
+    ``POST`` ``{contentBase64, contentType, name}`` to `route` answers ``{url}`` (protocol.md
+    §12). Read from the host, never guessed: the reference web chat's route is its sample
+    host's own, not a spec path."""
+
+    route: str
+    """A path on the host (or an absolute URL, used only when it is on the host's origin)."""
+    max_bytes: int | None = None
+    """The most bytes one upload may hold (``None``: not said)."""
+    content_types: tuple[str, ...] = ()
+    """The media types it takes (empty: not said)."""
+
+    @classmethod
+    def of(cls, value: Any) -> MediaUpload | None:
+        """The facet read (``None``: absent, or without a usable route)."""
+        if not isinstance(value, Mapping):
+            return None
+        route = value.get("route")
+        if not isinstance(route, str) or not route.strip() or any(c in route for c in " \r\n"):
+            return None
+        most = value.get("maxBytes")
+        limit = most if isinstance(most, int) and not isinstance(most, bool) and most > 0 else None
+        types = tuple(t for t in _list(value.get("contentTypes")) if isinstance(t, str))
+        return cls(route.strip(), limit, types)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +94,9 @@ class Discovery:
     """``limits.maxRequestBodyBytes``: the largest request body the host takes (a run's
     inputs carry the chat history, so the history sent is cut to fit); ``None`` when the host
     does not say."""
+    media_upload: MediaUpload | None = None
+    """``aiProviders.mediaUpload``: where an attachment over `max_inline_media_bytes` goes
+    (``None``: the host takes none that large)."""
 
     def family(self, name: str) -> Any:
         """A capability family: at the document root first, else in the legacy ``capabilities``."""
@@ -116,6 +151,9 @@ class Discovery:
             model_capabilities=tuple(m for m in _list(advertised) if isinstance(m, str)),
             raw=doc,
             max_request_body_bytes=body,
+            media_upload=MediaUpload.of(
+                _facet(doc, "aiProviders", "mediaUpload") or _extension(doc, UPLOAD_EXTENSION)
+            ),
         )
 
 
@@ -142,6 +180,13 @@ def _family(doc: Mapping[str, Any], name: str) -> Any:
         return value
     wrapper = doc.get("capabilities")
     return wrapper.get(name) if isinstance(wrapper, Mapping) else None
+
+
+def _extension(doc: Mapping[str, Any], name: str) -> Any:
+    """An entry of the document's ``extensions`` (where a v2 host, whose families are closed
+    records, puts what the spec has no field for)."""
+    extensions = doc.get("extensions")
+    return extensions.get(name) if isinstance(extensions, Mapping) else None
 
 
 def _facet(doc: Mapping[str, Any], family: str, key: str) -> Any:

@@ -11,7 +11,8 @@ each run's effect on the history is kept beside the log, one row per run (``hist
 - ``before``: how many messages the history held when the run began (an exchange replaced
   between two runs left fewer than the run before ended with: the history only ever loses
   its newest messages, so a length says all of it);
-- ``messages``: what the run added (the user's message its creation took in, and the reply).
+- ``messages``: what the run added (the user's message its creation took in, and the reply);
+  a message with attachments keeps its content parts (`openwop_tui.protocol.content_parts`).
 
 The history before any run is then those rows laid in order (each cuts the list to its
 ``before``, then adds its messages): `before`, which also says when it cannot be told (a run
@@ -30,6 +31,7 @@ import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 #: Bumped when a row's meaning changes (never for a change of the fold's).
 HISTORY_VERSION = 1
@@ -45,7 +47,8 @@ CREATE TABLE IF NOT EXISTS histories (
 )
 """
 
-Message = dict[str, str]
+#: ``{"role", "content"}``: the content a string, or a list of content parts.
+Message = dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +59,7 @@ class HistoryRow:
     """The ``seq`` of the run's ``run`` entry."""
     before: int
     """Messages the history held as the run began."""
-    messages: tuple[tuple[str, str], ...]
+    messages: tuple[tuple[str, Any], ...]
     """``(role, content)`` of each message the run added, in order."""
 
     @classmethod
@@ -158,9 +161,19 @@ def _messages(text: str) -> list[Message] | None:
         if not (
             isinstance(pair, list)
             and len(pair) == 2
-            and all(isinstance(part, str) for part in pair)
             and pair[0] in ("user", "assistant")
+            and _content(pair[1])
         ):
             return None
         messages.append({"role": pair[0], "content": pair[1]})
     return messages
+
+
+def _content(value: Any) -> bool:
+    """Whether ``value`` is a message's content: a string, or a list of parts (objects with a
+    string ``type``)."""
+    if isinstance(value, str):
+        return True
+    return isinstance(value, list) and all(
+        isinstance(part, dict) and isinstance(part.get("type"), str) for part in value
+    )

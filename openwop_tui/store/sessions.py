@@ -98,7 +98,7 @@ class Store(Writer):
             raise store_error(error, self.path) from None
         return int(found[0][0]) if len(found) == 2 else None
 
-    def message_before(self, session_id: str, run_seq: int) -> str | None:
+    def message_before(self, session_id: str, run_seq: int) -> Entry | None:
         """The user's message that started the run whose ``run`` entry is at ``run_seq`` (its
         ``user`` entry, logged before it, notices between), as stored; ``None`` when the run
         was started by none. Raises `StoreError`."""
@@ -112,9 +112,7 @@ class Store(Writer):
             raise store_error(error, self.path) from None
         if found is None or found[1] != "user":
             return None
-        return next(
-            (entry.data for entry in self._entries(session_id, found[0], found[0] + 1)), None
-        )
+        return next(iter(self._entries(session_id, found[0], found[0] + 1)), None)
 
     def outline(
         self, session_id: str, version: str, *, since: int = 0, until: int | None = None

@@ -22,6 +22,7 @@ from textual.theme import Theme
 from textual.widgets import Footer
 
 from openwop_tui.config import Config, default_config_path
+from openwop_tui.core.attachments import AttachmentError, attachment_of
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import Transcript
 from openwop_tui.core.session import Session
@@ -32,6 +33,7 @@ from openwop_tui.store import state
 from openwop_tui.text.redact import Redactor
 from openwop_tui.ui import heap, keys, theme_palette
 from openwop_tui.ui.command_palette import OWN_SYSTEM_COMMANDS, AppCommands
+from openwop_tui.ui.controllers.attaching import AttachingController
 from openwop_tui.ui.controllers.chat import Chat, Parts
 from openwop_tui.ui.controllers.chats import ChatsController
 from openwop_tui.ui.controllers.connection import ConnectionController
@@ -44,6 +46,7 @@ from openwop_tui.ui.controllers.leaving import Leaving
 from openwop_tui.ui.controllers.opening import choose_theme, first_screen
 from openwop_tui.ui.controllers.playback import Playback
 from openwop_tui.ui.controllers.profile import LabController
+from openwop_tui.ui.controllers.recording import RecordingController
 from openwop_tui.ui.controllers.resend import ResendController
 from openwop_tui.ui.controllers.runs import RunsController
 from openwop_tui.ui.controllers.search import SearchController
@@ -53,7 +56,9 @@ from openwop_tui.ui.controllers.timeline import TimelineController
 from openwop_tui.ui.failure import GuardedApp
 from openwop_tui.ui.messages import (
     ActionRequested,
+    DraftReturned,
     EnvelopeRenderRequested,
+    FilesPasted,
     InterruptAnswered,
     InterruptFormClosed,
     InterruptFormLeft,
@@ -68,10 +73,13 @@ from openwop_tui.ui.messages import (
     WorkflowChosen,
 )
 from openwop_tui.ui.options import AppOptions
+from openwop_tui.ui.screens.send_anyway import SendAnywayScreen
 from openwop_tui.ui.screens.unsaved import UnsavedScreen
 from openwop_tui.ui.signals import end_on_signals, stop_ending_on_signals
 from openwop_tui.ui.transcript.view import TranscriptView
+from openwop_tui.ui.widgets.chips import AttachmentChips
 from openwop_tui.ui.widgets.prompt import InputArea, PromptInput
+from openwop_tui.ui.widgets.recording import RecordingBar
 from openwop_tui.ui.widgets.search_bar import SearchBar
 from openwop_tui.ui.widgets.status import StatusLine
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
@@ -93,6 +101,8 @@ class ChatApp(GuardedApp):
     # From the key table, with ids: the config's [keys] moves them (set_keymap in __init__).
     BINDINGS: ClassVar[list[BindingType]] = list(keys.bindings(keys.APP_KEYS))
     COMMANDS = App.COMMANDS | {AppCommands}
+    recording: RecordingController
+    """Records voice messages (made once the recording bar is mounted: `on_mount`)."""
 
     def __init__(
         self,
@@ -154,6 +164,7 @@ class ChatApp(GuardedApp):
         self.files = FilesController(chat)
         self.playback = Playback(chat)
         self.resend = ResendController(chat, self.runs, self.feed)
+        self.attaching = AttachingController(chat)
         self.item_actions = ItemActionsController(
             chat, self.playback, self.files, self.lab, self.timeline, self.resend
         )
@@ -225,6 +236,17 @@ class ChatApp(GuardedApp):
         state.remember_theme(theme.name)
 
     async def on_mount(self) -> None:
+        record = keys.display(keys.in_effect(self)["record_voice"].split(",")[0])
+        bar = self.chat.parts.get(RecordingBar)
+        bar.keys = f"{record} stops · Esc discards"
+        chips = self.chat.parts.get(AttachmentChips)
+        chips.keys = keys.display(keys.in_effect(self)["attachments"].split(",")[0])
+        self.recording = RecordingController(
+            bar,
+            on_clip=self._voice_clip,
+            on_error=lambda said: self.notify(said, severity="error", markup=False),
+            on_note=lambda said: self.notify(said, severity="warning", markup=False),
+        )
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         end_on_signals(self, self.runs, self._finish, self.leaving.keep_unasked)
         typed, self._typed = self._typed, ""
@@ -253,6 +275,8 @@ class ChatApp(GuardedApp):
         """Close what the app holds open: the player, a recording, the connection and store;
         what the store has not taken goes to a journal (`Leaving.keep_unasked`)."""
         self.playback.close()
+        if hasattr(self, "recording"):
+            self.recording.close()  # (the microphone is let go)
         self.leaving.keep_unasked()
         self.conversation.logbook.close()
         await self.connection.close()
@@ -260,10 +284,42 @@ class ChatApp(GuardedApp):
     # ------------------------------------------------------------------ messages
 
     async def on_message_submitted(self, event: MessageSubmitted) -> None:
+        if self.attaching.command(event.text):
+            return  # (/attach PATH: attached, nothing sent)
         if self.resend.editing:  # the last message, edited: it replaces its exchange
             await self.resend.send_edited(event.text)
-        else:
-            await self.runs.submitted(event.text)
+            return
+        attachments = self.attaching.take()
+        reasons = await self.attaching.unreadable(attachments)
+        if not reasons:
+            await self.runs.submitted(event.text, attachments)
+            return
+
+        async def answered(send: bool | None) -> None:
+            if send:
+                await self.runs.submitted(event.text, attachments)
+            else:
+                self.on_draft_returned(DraftReturned(event.text, attachments))
+
+        self.push_screen(SendAnywayScreen(reasons), answered)
+
+    def on_draft_returned(self, event: DraftReturned) -> None:
+        """A message that did not go: its words back in the prompt (unless something else was
+        typed since), its attachments back in the chips."""
+        self.attaching.give_back(event.attachments)
+        prompt = self.chat.parts.prompt
+        if event.text and not prompt.text.strip():
+            prompt.value = event.text
+        prompt.focus()
+
+    def on_files_pasted(self, event: FilesPasted) -> None:
+        self.attaching.pasted(event.paths)
+
+    def on_attachment_chips_removed(self, event: AttachmentChips.Removed) -> None:
+        self.attaching.remove(event.index)
+
+    def on_attachment_chips_left(self, _event: AttachmentChips.Left) -> None:
+        self.chat.parts.prompt.focus()
 
     def on_interrupt_answered(self, event: InterruptAnswered) -> None:
         self.run_worker(
@@ -330,6 +386,36 @@ class ChatApp(GuardedApp):
         """Ask for a run id, then follow that run."""
         self.runs.ask_for_run()
 
+    def action_attach_file(self) -> None:
+        """Pick a file for the next message to carry."""
+        self.attaching.open_picker()
+
+    def action_focus_attachments(self) -> None:
+        """Go to the attachments' chips (when there are any)."""
+        chips = self.chat.parts.get(AttachmentChips)
+        if chips.attachments:
+            chips.focus()
+        else:
+            self.notify("Nothing is attached to the next message (F12 attaches a file).")
+
+    def action_record_voice(self) -> None:
+        """Start recording a voice message, or stop and attach it."""
+        self.recording.toggle()
+
+    def _voice_clip(self, data: bytes, name: str, mime: str, _duration: float) -> None:
+        """A recorded clip: checked like any file, then attached to the next message.
+
+        Args:
+            data: The clip's bytes (Ogg Vorbis, or WAV where libsndfile has no Vorbis).
+            name: Its file name (``voice <date> <time>.ogg``).
+            mime: ``audio/ogg`` or ``audio/wav``.
+            _duration: Its length (read again from the bytes, as any clip's is).
+        """
+        try:
+            self.attaching.add(attachment_of(data, name, mime))
+        except AttachmentError as error:
+            self.notify(str(error), severity="error", markup=False)
+
     def action_discard_queued(self) -> None:
         self.runs.discard_queued()
 
@@ -339,7 +425,10 @@ class ChatApp(GuardedApp):
 
     async def action_cancel_run(self) -> None:
         """Ask the host to cancel the running run; drop the stream if the host won't answer.
-        While the last message is being edited (and no run goes), Esc cancels the edit."""
+        While the last message is being edited (and no run goes), Esc cancels the edit; while
+        a voice message is recorded, Esc discards it (and nothing else)."""
+        if self.recording.discard():
+            return
         if self.runs.busy or not self.resend.cancel_edit():
             await self.runs.cancel()
 

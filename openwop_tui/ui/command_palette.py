@@ -112,6 +112,15 @@ COMMANDS: tuple[PaletteCommand, ...] = (
     PaletteCommand("Discard queued messages", "discard_queued", "messages waiting for the run"),
     PaletteCommand("Pick a workflow", "pick_workflow", "which workflow chat runs"),
     PaletteCommand("Attach to a run", "attach", "follow a run already on the host"),
+    PaletteCommand(
+        "Attach a file to the next message",
+        "attach_file",
+        "a picture, a document or a clip; /attach PATH too",
+        "attach_file",
+    ),
+    PaletteCommand(
+        "Record a voice message", "record_voice", "attached to the next message", "record_voice"
+    ),
     PaletteCommand("Help: every key", "help", "keys and hints", "help"),
     PaletteCommand("Lab: capabilities and switches", "lab", "what this terminal supports", "lab"),
     PaletteCommand(

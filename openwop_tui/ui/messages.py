@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
+from openwop_tui.core.attachments import Attachment
 from openwop_tui.core.items import NO_TEXT
 from openwop_tui.text.sanitize import HostText
 
@@ -24,7 +26,9 @@ __all__ = [
     "ActionRequested",
     "Connection",
     "ConnectionChanged",
+    "DraftReturned",
     "EnvelopeRenderRequested",
+    "FilesPasted",
     "HostShown",
     "InterruptAnswered",
     "InterruptFormClosed",
@@ -54,9 +58,26 @@ class Latest(Message):
 
 @dataclass
 class MessageSubmitted(Message):
-    """The user sent a message from the input (possibly several lines)."""
+    """The user sent a message from the input (possibly several lines; empty when it carries
+    attachments only)."""
 
     text: str
+
+
+@dataclass
+class FilesPasted(Message):
+    """A paste into the prompt was nothing but paths of files a host takes: attach them."""
+
+    paths: list[Path]
+
+
+@dataclass
+class DraftReturned(Message):
+    """A message did not go (an attachment the host cannot take): its text and attachments
+    go back to the prompt and the chips."""
+
+    text: str
+    attachments: tuple[Attachment, ...]
 
 
 @dataclass

@@ -24,6 +24,7 @@ from conformance_schemas import (
 )
 from demo_drive import Scenario, Wire, chat, client, run
 from httpx_sse import connect_sse
+from media_parts import part, pdf, said, tone, two_colour_png
 
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.demo_host.wire import V1_TO_V2
@@ -55,6 +56,23 @@ SCENARIOS = (
     Scenario("bench-flood", "bench.flood", {"rate": 2_000, "seconds": 0.05}),
     Scenario("bench-big", "bench.big", {"megabytes": 0.2}),
     Scenario("bench-answer", "bench.answer"),
+    Scenario(
+        "chat-attachments",
+        "demo.chat",
+        said(
+            part("image", "image/png", two_colour_png(), alt="halves"),
+            part("file", "application/pdf", pdf(2), name="two.pdf"),
+            part("audio", "audio/wav", tone(0.25, 8000, "WAV"), durationSeconds=0.25),
+            part("file", "text/plain", b"\xff\xfe not UTF-8"),
+            part("image", "image/png", url="https://example.com/far.png"),
+            text="what are these? and some code",
+        ),
+    ),
+    Scenario(
+        "text-attachments",
+        "demo.text",
+        said(part("image", "image/png", two_colour_png(), alt="halves"), text="hello"),
+    ),
 )
 
 _V2_TO_V1 = {v2: v1 for v1, v2 in V1_TO_V2.items()}

@@ -72,10 +72,11 @@ def test_discovery_is_public_and_complete(anonymous: httpx.Client) -> None:
     }  # fmt: skip
     assert set(doc["schemaVersions"]) == set(doc["supportedEnvelopes"])
     assert {"clarificationRounds", "schemaRounds", "envelopesPerTurn"} <= set(doc["limits"])
-    assert doc["aiProviders"] == {"supported": ["demo"], "maxInlineMediaBytes": 262144}
+    assert doc["aiProviders"]["supported"] == ["demo"]
+    assert doc["aiProviders"]["maxInlineMediaBytes"] == 262144
     assert doc["modelCapabilities"] == {
         "supported": True,
-        "advertised": ["image-output", "audio-output"],
+        "advertised": ["image-output", "audio-output", "vision-input", "audio-input"],
         "substitutionSupported": False,
     }
     assert doc["supportedTransports"] == ["rest"]

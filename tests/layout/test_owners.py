@@ -33,6 +33,7 @@ CONTROLLERS = frozenset(
         "lab",
         "leaving",
         "playback",
+        "recording",
         "reopening",
         "resend",
         "runs",

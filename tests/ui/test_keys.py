@@ -39,7 +39,7 @@ def test_default_keys_do_not_clash() -> None:
 @pytest.mark.parametrize(
     ("table", "fragment"),
     [
-        ({"hepl": "f1"}, "unknown action 'hepl'; known: cancel_run"),
+        ({"hepl": "f1"}, "unknown action 'hepl'; known: attach_file, attachments, cancel_run"),
         ({"help": "g"}, "would be typed into the input"),
         ({"help": "shift+g"}, "would be typed into the input"),
         ({"help": "ctrl+nope"}, "unknown key 'nope'"),

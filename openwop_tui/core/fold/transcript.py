@@ -22,6 +22,7 @@ from openwop_tui.core.fold._run import close_turns
 from openwop_tui.core.items import (
     Added,
     AssistantTurn,
+    Attached,
     Change,
     EnvelopeItem,
     Interrupt,
@@ -186,8 +187,9 @@ class Transcript:
 
     # -------------------------------------------------------------- public API
 
-    def add_user(self, text: HostText) -> Added:
-        """Record a user turn (the client knows it before any event does).
+    def add_user(self, text: HostText, attachments: tuple[Attached, ...] = ()) -> Added:
+        """Record a user turn, with what it carried beside its text (the client knows it
+        before any event does).
 
         Replies still open are settled: in a conversation (one run, many turns) the next reply
         is a new turn, not more of the last one.
@@ -196,7 +198,7 @@ class Transcript:
         # Compared without surrounding blanks: a host may trim the turn it echoes.
         self._own_turns = [*self._own_turns[-7:], text.strip()]
         close_replies(self)
-        return self._add(UserTurn(self._next_id("user"), text))
+        return self._add(UserTurn(self._next_id("user"), text, attachments))
 
     @property
     def own_turns(self) -> tuple[str, ...]:

@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
+from openwop_tui.core.attachments import Attachment, AttachmentError
 from openwop_tui.core.updates import RunStarted, Update
 from openwop_tui.protocol.catalog import load_catalog, obvious_choice
 from openwop_tui.protocol.errors import HostError
@@ -30,6 +31,7 @@ from openwop_tui.ui.controllers.interrupts import InterruptsController
 from openwop_tui.ui.messages import (
     Connection,
     ConnectionChanged,
+    DraftReturned,
     HostShown,
     RunChanged,
     RunPhase,
@@ -132,23 +134,33 @@ class RunsController:
 
     # --------------------------------------------------------------- messages
 
-    async def submitted(self, text: str) -> None:
-        """The user sent ``text``: the open conversation's next turn, now, or queued (shown
-        above the input) while a run is going or the host is not reached yet."""
+    async def submitted(self, text: str, attachments: tuple[Attachment, ...] = ()) -> None:
+        """The user sent ``text`` (with ``attachments``): the open conversation's next turn,
+        now, or queued (shown above the input) while a run is going or the host is not reached
+        yet."""
         chat = self.chat
         if chat.reading is not None and not chat.reading.sends:
-            chat.parts.queued.add(text)  # the session is still being read: sent once it is in
+            # The session is still being read: sent once it is in.
+            chat.parts.queued.add(text, attachments)
             return
         talking = chat.conversation.open_conversation()
         if talking is not None and not self.picking:
+            if attachments:
+                # A conversation's turn is an answer its schema shapes: no parts go with it.
+                await chat.notice(
+                    "warning",
+                    "a turn of the run's conversation carries words only: the attachments "
+                    "wait for the next message",
+                )
+                chat.app.post_message(DraftReturned("", attachments))
             # The run holds a conversation open: the message is its next turn (RFC 0005).
             chat.app.run_worker(self.interrupts.say(talking.id, text), group="turns")
             return
         if chat.session is None or self.busy or self.picking:
-            chat.parts.queued.add(text)
+            chat.parts.queued.add(text, attachments)
             return
         if self.missing_workflow is not None:
-            chat.parts.queued.add(text)
+            chat.parts.queued.add(text, attachments)
             chat.app.notify(
                 f"Not sent: this host has no workflow {self.missing_workflow!r}. Pick one with "
                 "Ctrl+P → Pick a workflow; the message waits until then.",
@@ -156,13 +168,14 @@ class RunsController:
                 markup=False,
             )
             return
-        self.start_turn(text)
+        self.start_turn(text, attachments)
 
-    def start_turn(self, text: str) -> None:
-        """Run ``text`` as the next turn now (the caller checked nothing else is going)."""
+    def start_turn(self, text: str, attachments: tuple[Attachment, ...] = ()) -> None:
+        """Run ``text`` (with ``attachments``) as the next turn now (the caller checked nothing
+        else is going)."""
         self._set_busy(True)
         self.chat.parts.view.scroll_end(animate=False)
-        self._worker(self._run_turn(text), "turn")
+        self._worker(self._run_turn(text, attachments), "turn")
 
     async def send_queued(self) -> None:
         """The run ended or the host answered: send the next queued message, if any (not
@@ -170,9 +183,9 @@ class RunsController:
         reading = self.chat.reading
         if self.busy or self.chat.session is None or (reading is not None and not reading.sends):
             return
-        text = self.chat.parts.queued.take()
-        if text is not None:
-            self.start_turn(text)
+        draft = self.chat.parts.queued.take_draft()
+        if draft is not None:
+            self.start_turn(draft.text, draft.attachments)
 
     def discard_queued(self) -> None:
         count = self.chat.parts.queued.clear()
@@ -180,7 +193,7 @@ class RunsController:
 
     # ------------------------------------------------------------------- runs
 
-    async def _run_turn(self, text: str) -> None:
+    async def _run_turn(self, text: str, attachments: tuple[Attachment, ...]) -> None:
         """One user turn: create the run, stream it, fold and draw every event."""
         chat = self.chat
         session = chat.session
@@ -189,8 +202,12 @@ class RunsController:
         try:
             if session.discovery is None and not await self.discover(unsent=text):
                 return
-            async for update in chat.conversation.send(text):
+            async for update in chat.conversation.send(text, attachments):
                 await self._show(update)
+        except AttachmentError as error:
+            # Refused before anything was logged or sent: the message comes back whole.
+            await chat.notice("error", f"not sent: {error}")
+            chat.app.post_message(DraftReturned(text, attachments))
         except HostError as error:
             self._status(RunChanged(RunPhase.STATUS, status=clean_own("error")))
             await chat.notice("error", error.message)

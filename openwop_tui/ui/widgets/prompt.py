@@ -28,14 +28,20 @@ from textual.containers import Vertical
 from textual.events import Key, Paste
 from textual.widgets import TextArea
 
+from openwop_tui.core.attachments import complete_path, pasted_paths
 from openwop_tui.ui import keys
-from openwop_tui.ui.messages import MessageSubmitted
+from openwop_tui.ui.messages import FilesPasted, MessageSubmitted
+from openwop_tui.ui.widgets.chips import AttachmentChips
 from openwop_tui.ui.widgets.queued import QueuedMessages
+from openwop_tui.ui.widgets.recording import RecordingBar
 
 IDLE_PLACEHOLDER = "Message the host — Enter sends, Ctrl+J (or Shift+Enter) adds a line, F1 help"
 BUSY_PLACEHOLDER = "A run is in progress — Enter queues a message for after it, Esc cancels it"
 READING_PLACEHOLDER = "{reading} — Enter queues a message for when they are in"
 READING_SENDS_PLACEHOLDER = "{reading} — Enter sends (the host gets the whole history)"
+CARRYING_PLACEHOLDER = (
+    "Enter sends {count} (words optional) — Alt+↑ to remove one, F12 attaches more"
+)
 CONVERSATION_PLACEHOLDER = (
     "Your turn in the conversation — Enter sends it to the same run; “bye” closes it"
 )
@@ -79,6 +85,8 @@ class PromptInput(TextArea):
         self._reading_sends = False
         self._shown_at: float | None = None
         """When the prompt was first on screen (`_time`); keys read before were typed ahead."""
+        self._carrying = 0
+        """Attachments the next message carries (it may then be sent without words)."""
 
     def on_mount(self) -> None:
         if self.app.is_headless:
@@ -119,9 +127,17 @@ class PromptInput(TextArea):
         self._reading_sends = sends
         self.placeholder = self._resting()
 
+    def set_attachments(self, count: int) -> None:
+        """Say how many attachments the next message carries (Enter then sends without words)."""
+        self._carrying = count
+        self.placeholder = self._resting()
+
     def _resting(self) -> str:
         if self._busy:
             return BUSY_PLACEHOLDER
+        if self._carrying:
+            files = "1 attachment" if self._carrying == 1 else f"{self._carrying} attachments"
+            return CARRYING_PLACEHOLDER.format(count=files)
         if self._reading:
             words = READING_SENDS_PLACEHOLDER if self._reading_sends else READING_PLACEHOLDER
             return words.format(reading=self._reading.capitalize())
@@ -137,11 +153,13 @@ class PromptInput(TextArea):
     def action_send(self) -> None:
         """Post the text as a `MessageSubmitted`, remember it and empty the prompt.
 
-        Blank text is not a message. Blank lines around the text and trailing spaces go; the
-        indentation of the first line stays (it may be code)."""
+        Blank text is not a message, unless it carries attachments. Blank lines around the
+        text and trailing spaces go; the indentation of the first line stays (it may be code)."""
         text = self.text.strip("\r\n").rstrip()
-        if not text.strip():
+        if not text.strip() and not self._carrying:
             return
+        if not text.strip():
+            text = ""
         self.remember(text)
         self.value = ""
         self.post_message(MessageSubmitted(text))
@@ -215,6 +233,11 @@ class PromptInput(TextArea):
             event.prevent_default()
             event.stop()
             self.action_newline()
+        elif event.key == "tab" and self.text.startswith("/attach "):
+            event.prevent_default()
+            event.stop()
+            head, _, partial = self.text.partition(" ")
+            self.value = f"{head} {complete_path(partial)}"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """PgUp and PgDn pass through to the app, which pages the transcript: the prompt is a
@@ -245,6 +268,12 @@ class PromptInput(TextArea):
         event.prevent_default()  # TextArea's own handler would insert the raw text again
         if self.read_only:
             return
+        paths = pasted_paths(event.text)
+        if paths:
+            # What a terminal pastes for files dropped on it: attached, not typed (a local
+            # path is not words for the host).
+            self.post_message(FilesPasted(paths))
+            return
         text = event.text.replace("\r\n", "\n").replace("\r", "\n")
         result = self.replace(text, *self.selection)
         self.move_cursor(result.end_location)
@@ -252,8 +281,11 @@ class PromptInput(TextArea):
 
 
 class InputArea(Vertical):
-    """The bottom of the chat screen: the queued messages' line above the prompt."""
+    """The bottom of the chat screen: the queued messages' line and the attachments' chips
+    above the prompt."""
 
     def compose(self) -> ComposeResult:
         yield QueuedMessages(id="queued")
+        yield AttachmentChips(id="chips")
+        yield RecordingBar(id="recording-bar")
         yield PromptInput(id="prompt")

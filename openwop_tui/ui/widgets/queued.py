@@ -9,11 +9,21 @@ not lost and what goes next.
 from __future__ import annotations
 
 from collections import deque
+from typing import NamedTuple
 
 from rich.text import Text
 from textual.widgets import Static
 
+from openwop_tui.core.attachments import Attachment
 from openwop_tui.text.sanitize import clean_own
+
+
+class Draft(NamedTuple):
+    """A message waiting to go: its text and what it carries."""
+
+    text: str
+    attachments: tuple[Attachment, ...] = ()
+
 
 #: Characters of each waiting message shown in the line (the whole text is kept).
 PREVIEW = 40
@@ -31,28 +41,34 @@ class QueuedMessages(Static):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._pending: deque[str] = deque()
+        self._pending: deque[Draft] = deque()
 
     def __len__(self) -> int:
         return len(self._pending)
 
     @property
     def pending(self) -> tuple[str, ...]:
-        """The waiting messages, next first."""
-        return tuple(self._pending)
+        """The waiting messages' texts, next first."""
+        return tuple(draft.text for draft in self._pending)
 
-    def add(self, text: str) -> None:
-        """Queue ``text`` after the others."""
-        self._pending.append(text)
+    def add(self, text: str, attachments: tuple[Attachment, ...] = ()) -> None:
+        """Queue ``text`` (with its ``attachments``) after the others."""
+        self._pending.append(Draft(text, attachments))
         self._changed()
 
     def take(self) -> str | None:
+        """The next message's text (removed from the queue: `take_draft` gives what it
+        carries too), or ``None`` if there is none."""
+        draft = self.take_draft()
+        return draft.text if draft is not None else None
+
+    def take_draft(self) -> Draft | None:
         """The next message to send (removed from the queue), or ``None`` if there is none."""
         if not self._pending:
             return None
-        text = self._pending.popleft()
+        draft = self._pending.popleft()
         self._changed()
-        return text
+        return draft
 
     def clear(self) -> int:
         """Drop every waiting message; returns how many were dropped."""
@@ -73,10 +89,12 @@ class QueuedMessages(Static):
         line = Text(no_wrap=True, overflow="ellipsis")
         line.append("queued" if count == 1 else f"queued ({count})", style="bold")
         line.append(": ")
-        for index, text in enumerate(self._pending):
+        for index, (text, attachments) in enumerate(self._pending):
             if index:
                 line.append(" · ")
             line.append(_preview(text))
+            if attachments:
+                line.append(f" (+{len(attachments)} attached)", style="italic")
             if index == 2 and count > 3:
                 line.append(" · …")
                 break
