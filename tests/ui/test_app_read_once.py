@@ -27,6 +27,7 @@ from session_support import chat_turns
 from openwop_tui.config import Config
 from openwop_tui.core.items import AssistantTurn, Notice, UserTurn
 from openwop_tui.demo_host import DemoHost
+from openwop_tui.protocol.sse import SSEFrame
 from openwop_tui.protocol.stream_items import Arrival
 from openwop_tui.store.folds import FoldRow
 from openwop_tui.store.records import Entry
@@ -108,6 +109,19 @@ async def _long_session(host: DemoHost) -> str:
         return await chat_turns(store, host.url, host.api_key, texts)
 
 
+def _cut_session(host: DemoHost, client: httpx.Client) -> tuple[str, list[SSEFrame]]:
+    """A stored session whose app was killed after the first `KEPT` frames of its one run:
+    its id, and every frame the host holds of the run."""
+    run_id = start_run(client, "hello there")
+    frames = run_frames(client, run_id)
+    with Store() as store:
+        session_id = store_session(
+            store, host=host.url, text="hello there", run_id=run_id, frames=frames[:KEPT],
+            ended=False,
+        )  # fmt: skip
+    return session_id, frames
+
+
 def _length(session_id: str) -> int:
     with Store() as store:
         return store.info(session_id).entries
@@ -154,13 +168,7 @@ async def test_a_long_session_opened_from_the_sessions_screen_is_read_once(
 async def test_a_cut_run_caught_up_from_the_host_reads_the_session_once(
     host: DemoHost, client: httpx.Client, reads: Reads
 ) -> None:
-    run_id = start_run(client, "hello there")
-    frames = run_frames(client, run_id)
-    with Store() as store:
-        session_id = store_session(
-            store, host=host.url, text="hello there", run_id=run_id, frames=frames[:KEPT],
-            ended=False,
-        )  # fmt: skip
+    session_id, frames = _cut_session(host, client)
     length = _length(session_id)
     reads.forget()
     app = _app(host.url, host.api_key, session_id)
@@ -200,13 +208,7 @@ async def test_a_long_session_cut_off_is_read_once_and_caught_up(
 async def test_a_cut_run_the_host_cannot_give_is_settled_as_kept_reading_once(
     host: DemoHost, client: httpx.Client, reads: Reads
 ) -> None:
-    run_id = start_run(client, "hello there")
-    frames = run_frames(client, run_id)
-    with Store() as store:
-        session_id = store_session(
-            store, host=host.url, text="hello there", run_id=run_id, frames=frames[:KEPT],
-            ended=False,
-        )  # fmt: skip
+    session_id, _frames = _cut_session(host, client)
     length = _length(session_id)
     reads.forget()
     app = _app(DEAD_HOST, session_id=session_id)
