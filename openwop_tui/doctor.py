@@ -25,7 +25,9 @@ import httpx
 
 from openwop_tui.devices.terminal import ImageSupport, colour_system, in_tmux, tmux_passthrough
 from openwop_tui.protocol.client import HostClient
+from openwop_tui.protocol.discovery import Discovery
 from openwop_tui.protocol.errors import HostError
+from openwop_tui.text.units import human_size
 
 Status = Literal["ok", "info", "warn", "fail"]
 
@@ -317,6 +319,7 @@ async def host_checks(
             )
         )
         checks.append(_capabilities(discovery))
+        checks.append(attachments_check(discovery))
         missing = [k for k in UNIVERSAL_KINDS if k not in discovery.supported_envelopes]
         if discovery.supported_envelopes and missing:
             checks.append(
@@ -355,3 +358,26 @@ def _capabilities(discovery: Any) -> Check:
     if families:
         parts.append("also " + ", ".join(families))
     return Check("capabilities", "ok", "; ".join(parts))
+
+
+def attachments_check(discovery: Discovery) -> Check:
+    """What the host takes from a person beside words (issue 25): whether its model says it
+    reads pictures and sound (RFC 0055 §A), how big an attachment goes inline, and where a
+    bigger one is uploaded (``aiProviders.mediaUpload``) or that none can go."""
+    reads = discovery.model_capabilities
+    pictures = "read" if "vision-input" in reads else "not said to be read (no vision-input)"
+    sound = "read" if "audio-input" in reads else "not said to be read (no audio-input)"
+    inline = human_size(discovery.max_inline_media_bytes)
+    upload = discovery.media_upload
+    if upload is None:
+        carried = f"inline up to {inline}; larger ones cannot be sent (no upload route)"
+    else:
+        most = f" up to {human_size(upload.max_bytes)}" if upload.max_bytes else ""
+        carried = f"inline up to {inline}, larger ones uploaded to {upload.route}{most}"
+    status: Literal["ok", "warn"] = "ok" if upload is not None else "warn"
+    return Check(
+        "attachments",
+        status,
+        f"pictures {pictures}; sound {sound}; files {carried}",
+        None if upload is not None else "attach files under the inline limit to this host",
+    )

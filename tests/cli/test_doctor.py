@@ -14,6 +14,7 @@ from openwop_tui import doctor
 from openwop_tui.__main__ import main
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.devices.terminal import ImageSupport
+from openwop_tui.protocol.discovery import Discovery
 from openwop_tui.renderers.base import AudioSupport
 
 
@@ -167,3 +168,22 @@ def test_a_path_with_controls_is_one_line_with_marks(
     assert all(line.split()[0] in ("ok", "info", "warn", "FAIL") for line in lines), lines
     assert [line for line in lines if "FAIL" in line.split()[0]] == []
     assert "conf␛]0;pwned␇␊FAIL session store" in out
+
+
+def test_what_the_host_takes_from_a_person_is_said(
+    demo: DemoHost, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 25, part 4: pictures and sound read or not, the inline cap, the upload route."""
+    assert main(["doctor", "--host", demo.url, "--api-key", demo.api_key, "--json"]) == 0
+    checks = {c["name"]: c for c in json.loads(capsys.readouterr().out)["checks"]}
+    said = checks["attachments"]
+    assert said["status"] == "ok"
+    assert "pictures read; sound read" in said["detail"]
+    assert "inline up to 262.1 KB" in said["detail"] and "/media/upload" in said["detail"]
+
+
+def test_a_host_without_an_upload_route_or_vision_is_warned_about() -> None:
+    doc = {"protocolVersion": "1.0", "modelCapabilities": {"advertised": ["tool-calling"]}}
+    found = doctor.attachments_check(Discovery.from_document(doc, version_header=None))
+    assert found.status == "warn" and found.fix is not None
+    assert "no vision-input" in found.detail and "no upload route" in found.detail
