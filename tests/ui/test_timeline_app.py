@@ -257,3 +257,23 @@ async def test_statistics_and_doctor_screens() -> None:
         await settle(pilot, app, lambda: hasattr(screen, "checks"), what="the checks")
         names = [check.name for check in screen.checks]
         assert "images" in names and "session store" in names and "host" in names
+
+
+async def test_a_row_waiting_for_its_batch_as_a_panel_is_shown_is_drawn_once() -> None:
+    """A panel shown between an event's arrival and the batch that draws it is filled with
+    that row already: the batch must not add it again (seen on a loaded machine: F2 pressed
+    just after a run's last events, every one of them twice)."""
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        timeline = app.timeline
+        panel = app.query_one(TimelinePanel)
+        for n in range(3):
+            timeline.arrived(normalize({"type": "log.appended", "runId": "r", "sequence": n}))
+        assert len(timeline.kept.pending) == 3  # (no batch yet: nothing awaited)
+        timeline.attach(panel)  # shown now: the three rows with it
+        timeline.flush()  # the batch they were waiting for
+        assert [e.row.sequence for e in panel.view.entries] == [0, 1, 2]
+        timeline.arrived(normalize({"type": "log.appended", "runId": "r", "sequence": 3}))
+        timeline.flush()  # a later batch still draws its rows
+        assert [e.row.sequence for e in panel.view.entries] == [0, 1, 2, 3]

@@ -143,6 +143,8 @@ class TimelineController:
         self._kept: weakref.WeakKeyDictionary[Conversation, _Kept] = weakref.WeakKeyDictionary()
         self._panels: list[TimelinePanel] = []
         self._shown_for: dict[int, _Kept] = {}
+        self._drawn: dict[int, frozenset[int]] = {}
+        """The queued rows a panel was refilled with, by panel: the next batch skips them."""
         """Which chat's rows each panel shows (by the panel's id())."""
         self._scheduled = False
 
@@ -394,9 +396,10 @@ class TimelineController:
                 continue
             if redraw:
                 panel.view.redraw()
+            drawn = self._drawn.pop(id(panel), frozenset())
             if batch:
                 only = kept.only()
-                panel.view.extend(e for e in batch if kept.passes(e, only))
+                panel.view.extend(e for e in batch if id(e) not in drawn and kept.passes(e, only))
                 self._title(panel, kept)
 
     # ------------------------------------------------------------------ panels
@@ -410,6 +413,9 @@ class TimelineController:
     def _refill(self, panel: TimelinePanel, kept: _Kept) -> None:
         self._stored_in(kept)  # (shown: its stored events are read now, if they are not yet)
         self._shown_for[id(panel)] = kept
+        # The rows still waiting for the next batch are drawn now, with the rest: the batch
+        # must not draw them in this panel again.
+        self._drawn[id(panel)] = frozenset(map(id, kept.pending))
         panel.show_filter(kept.filter_text)
         panel.view.set_entries(kept.shown())
         self._title(panel, kept)
