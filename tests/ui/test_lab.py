@@ -211,6 +211,8 @@ async def test_the_capabilities_screen_shows_the_probe_and_flips_switches() -> N
         shown = plain(screen.probed_table())
         assert "images" in shown and "half-blocks, as set" not in shown  # tests pass no probe
         assert "not probed" in shown and "no audio device (test)" in shown
+        # What the host takes from a person (issue 25, part 4), as the doctor says it.
+        assert "attachments" in shown and "pictures read; sound read" in shown
         assert app.lab.profile.images == "halfblock"
         await pilot.press("i")  # half-blocks → off
         await settle(pilot, app, lambda: app.lab.profile.images == "none", what="images off")

@@ -152,8 +152,17 @@ class LabController:
             if machine is not None
             else "not probed yet",
             size=(app.size.width, app.size.height),
+            host_takes=self._host_takes(),
         )
         app.push_screen(CapabilitiesScreen(probed, self.profile))
+
+    def _host_takes(self) -> str | None:
+        """What the connected host takes from a person (``None``: not connected yet)."""
+        from openwop_tui.doctor import attachments_check
+
+        session = self.chat.session
+        discovery = session.discovery if session is not None else None
+        return attachments_check(discovery).detail if discovery is not None else None
 
     def selected_envelope(self, item_id: str | None = None) -> EnvelopeItem | None:
         """The envelope the matrix view draws: ``item_id``'s, else the one under the view's

@@ -50,6 +50,9 @@ class Probed:
     """``None``: not probed yet (the app probes once it connects)."""
     audio_reason: str
     size: tuple[int, int]
+    host_takes: str | None = None
+    """What the connected host takes from a person beside words (`openwop_tui.doctor.
+    attachments_check`); ``None``: not connected yet."""
 
 
 def _next(values: tuple[object, ...], current: object) -> object:
@@ -166,6 +169,10 @@ class CapabilitiesScreen(ModalScreen[None]):
         sound = "not probed yet" if probed.audio is None else ("yes" if probed.audio else "no")
         grid.add_row("audio", Text(clean_own(f"{sound}: {probed.audio_reason}")))
         grid.add_row("size", Text(f"{probed.size[0]}x{probed.size[1]} cells"))
+        grid.add_row(Text("This host", style=f"bold {palette.accent}"), "")
+        # The doctor's sentence, from the discovery document (its strings cleaned as it came).
+        takes = probed.host_takes or "not known yet: the host has not answered discovery"
+        grid.add_row("attachments", Text(clean_own(takes)))
         return grid
 
     def profile_table(self) -> Group:
