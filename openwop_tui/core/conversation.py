@@ -255,10 +255,10 @@ class Conversation:
 
     # ----------------------------------------------------------------- sending
 
-    def add_user(self, text: str, parts: Sequence[dict[str, Any]] = ()) -> Added:
-        """Record a user message and its attachments' content ``parts`` (logged byte for
-        byte, folded) before it is sent."""
-        self._log(Entry("user", text, meta={"parts": list(parts)} if parts else {}))
+    def add_user(self, text: str, parts: Sequence[dict[str, Any]] = (), **kept: Any) -> Added:
+        """Record a user message and its attachments' content ``parts`` (logged byte for byte:
+        ``uploaded``, `sending.logged`), folded, before it is sent."""
+        self._log(Entry("user", text, meta={"parts": list(parts), **kept} if parts else {}))
         self.pending_user, self.pending_parts = text, list(parts)
         return self.transcript.add_user(clean_own(text), attached(parts))
 
@@ -279,7 +279,7 @@ class Conversation:
             yield update
         session = self._session()
         sent = await sending.content_parts(attachments, session.client, session.discovery)
-        parts = [each.part for each in sent]
+        parts, kept = sending.logged(sent)
         limits = self.transcript.limits
         discovery = session.discovery
         fitted = self.chat.fitted(
@@ -291,7 +291,7 @@ class Conversation:
             max_history_bytes=limits.history_bytes,
         )
         inputs = fitted.inputs
-        yield self.add_user(text, parts)
+        yield self.add_user(text, parts, **kept)
         if fitted.note is not None:
             yield self.notice("info", fitted.note)
         self._carry = text

@@ -12,6 +12,7 @@ read (RFC 0055 §A: ``vision-input``, ``audio-input``), for the front end to ask
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -27,7 +28,7 @@ from openwop_tui.protocol.discovery import (
 from openwop_tui.protocol.errors import HostError
 from openwop_tui.text.units import human_size
 
-__all__ = ["Sent", "content_parts", "unreadable"]
+__all__ = ["Sent", "content_parts", "logged", "unreadable"]
 
 #: The model capability each kind of attachment needs (RFC 0055 §A); a file needs none known.
 NEEDS = {"image": "vision-input", "audio": "audio-input"}
@@ -107,3 +108,16 @@ def unreadable(attachments: Sequence[Attachment], capabilities: Sequence[str]) -
                 "among modelCapabilities.advertised)"
             )
     return found
+
+
+def logged(sent: Sequence[Sent]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The wire parts of ``sent``, and what the log keeps beside them so that it holds every
+    attachment byte for byte: ``uploaded``, the base64 of each part sent by ``url`` (``None``
+    for one sent inline, whose bytes are its ``dataBase64``). The chat history re-sends the
+    wire parts only."""
+    parts = [each.part for each in sent]
+    uploaded = [
+        base64.b64encode(each.attachment.data).decode("ascii") if each.how == "uploaded" else None
+        for each in sent
+    ]
+    return parts, ({"uploaded": uploaded} if any(uploaded) else {})

@@ -6,6 +6,7 @@ the host cannot take comes back whole. Each fails without its part."""
 
 from __future__ import annotations
 
+import base64
 import io
 import random
 from dataclasses import replace
@@ -144,6 +145,13 @@ async def test_a_big_picture_goes_by_upload_and_the_host_describes_it(tmp_path: 
         assert part["type"] == "image" and "url" in part and "dataBase64" not in part
         reply = items_of(app, AssistantTurn)[0].full_text
         assert "photo.png" in reply and "400" in reply, reply[:400]
+        session_id = app.sessions.kept_session_id()
+    # The store keeps its bytes too (the message carried a url only): byte for byte.
+    assert session_id is not None
+    with Store() as store:
+        (user,) = [e for e in store.entries(session_id) if e.kind == "user"]
+    assert "dataBase64" not in user.meta["parts"][0]
+    assert base64.b64decode(user.meta["uploaded"][0]) == big.read_bytes()
 
 
 async def test_a_file_the_host_cannot_take_gives_the_message_back(tmp_path: Path) -> None:
