@@ -255,12 +255,12 @@ class Conversation:
 
     # ----------------------------------------------------------------- sending
 
-    def add_user(self, text: str, parts: Sequence[dict[str, Any]] = (), **kept: Any) -> Added:
-        """Record a user message and its attachments' content ``parts`` (logged byte for byte:
-        ``uploaded``, `sending.logged`), folded, before it is sent."""
-        self._log(Entry("user", text, meta={"parts": list(parts), **kept} if parts else {}))
-        self.pending_user, self.pending_parts = text, list(parts)
-        return self.transcript.add_user(clean_own(text), attached(parts))
+    def add_user(self, text: str, sent: Sequence[sending.Sent] = ()) -> Added:
+        """Log a user message (its attachments byte for byte: `sending.logged`), and fold it."""
+        self.pending_user = text
+        self.pending_parts, meta = sending.logged(sent)
+        self._log(Entry("user", text, meta=meta))
+        return self.transcript.add_user(clean_own(text), attached(self.pending_parts))
 
     def notice(self, level: Level, text: str) -> Added:
         """Record a line of the client's own (an error, a hint): logged and folded."""
@@ -279,7 +279,7 @@ class Conversation:
             yield update
         session = self._session()
         sent = await sending.content_parts(attachments, session.client, session.discovery)
-        parts, kept = sending.logged(sent)
+        parts = [each.part for each in sent]
         limits = self.transcript.limits
         discovery = session.discovery
         fitted = self.chat.fitted(
@@ -291,7 +291,7 @@ class Conversation:
             max_history_bytes=limits.history_bytes,
         )
         inputs = fitted.inputs
-        yield self.add_user(text, parts, **kept)
+        yield self.add_user(text, sent)
         if fitted.note is not None:
             yield self.notice("info", fitted.note)
         self._carry = text

@@ -111,13 +111,15 @@ def unreadable(attachments: Sequence[Attachment], capabilities: Sequence[str]) -
 
 
 def logged(sent: Sequence[Sent]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The wire parts of ``sent``, and what the log keeps beside them so that it holds every
-    attachment byte for byte: ``uploaded``, the base64 of each part sent by ``url`` (``None``
-    for one sent inline, whose bytes are its ``dataBase64``). The chat history re-sends the
-    wire parts only."""
+    """The wire parts of ``sent``, and the user entry's meta that keeps every attachment byte
+    for byte: ``parts`` as sent, and ``uploaded``, the base64 of each part sent by ``url``
+    (``None`` for one sent inline, whose bytes are its ``dataBase64``); ``{}`` with none. The
+    chat history re-sends the wire parts only."""
     parts = [each.part for each in sent]
+    if not parts:
+        return parts, {}
     uploaded = [
         base64.b64encode(each.attachment.data).decode("ascii") if each.how == "uploaded" else None
         for each in sent
     ]
-    return parts, ({"uploaded": uploaded} if any(uploaded) else {})
+    return parts, {"parts": parts, **({"uploaded": uploaded} if any(uploaded) else {})}
