@@ -19,6 +19,7 @@ import io
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -255,3 +256,20 @@ def as_if_running() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(RunsController, "busy", property(lambda _runs: True))
         yield
+
+
+async def pick_file(pilot: Pilot[Any], app: ChatApp, folder: Path, name: str) -> None:
+    """Attach ``name`` from ``folder`` through the attach picker: opened, its name typed on the
+    picker's line once that has the focus, Enter. (The directory tree's loader is a worker that
+    waits for folders to read until the screen closes: not one to wait for.)"""
+    from textual.widgets import Input
+
+    from openwop_tui.ui.screens.attach_picker import AttachPicker
+
+    app.attaching.open_picker(folder)
+
+    def typing() -> bool:
+        return isinstance(app.screen, AttachPicker) and isinstance(app.focused, Input)
+
+    await settle(pilot, app, typing, what="the picker's line focused", workers=False)
+    await pilot.press(*name, "enter")

@@ -12,10 +12,18 @@ import random
 from dataclasses import replace
 from pathlib import Path
 
-from app_support import SIZE, connected, demo_app, items_of, record_notifications, send, settle
+from app_support import (
+    SIZE,
+    connected,
+    demo_app,
+    items_of,
+    pick_file,
+    record_notifications,
+    send,
+    settle,
+)
 from PIL import Image
 from textual.events import Paste
-from textual.widgets import Input
 
 from openwop_tui.core.items import AssistantTurn, Notice, UserTurn
 from openwop_tui.store.sessions import Store
@@ -116,15 +124,7 @@ async def test_the_picker_attaches_what_is_typed_or_chosen(tmp_path: Path) -> No
     app = demo_app()
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot, app)
-        app.attaching.open_picker(tmp_path)
-
-        # (The directory tree's loader is a worker that waits for folders to read until the
-        # screen closes: not one to wait for.)
-        def typing() -> bool:
-            return isinstance(app.screen, AttachPicker) and isinstance(app.focused, Input)
-
-        await settle(pilot, app, typing, what="the picker's line focused", workers=False)
-        await pilot.press(*"readme.md", "enter")
+        await pick_file(pilot, app, tmp_path, "readme.md")
         await settle(
             pilot, app, lambda: _chips(app) == ["readme.md"], what="attached", workers=False
         )

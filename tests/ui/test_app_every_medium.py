@@ -10,16 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from app_support import SIZE, connected, demo_app, items_of, send, settle
+from app_support import SIZE, connected, demo_app, items_of, pick_file, send, settle
 from media_parts import two_colour_png
 from recorder_support import FakeInput, sine
 from textual.events import Paste
-from textual.widgets import Input
 
 from openwop_tui.core.items import AssistantTurn, UserTurn
 from openwop_tui.devices.recorder import Recorder
 from openwop_tui.ui.controllers import recording
-from openwop_tui.ui.screens.attach_picker import AttachPicker
 from openwop_tui.ui.widgets.chips import AttachmentChips
 from openwop_tui.ui.widgets.prompt import PromptInput
 
@@ -40,13 +38,7 @@ async def test_a_picture_a_pasted_document_and_a_recorded_clip_in_one_message(
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot, app)
         # The picture, through the picker: its name typed, Enter.
-        app.attaching.open_picker(tmp_path)
-
-        def typing() -> bool:
-            return isinstance(app.screen, AttachPicker) and isinstance(app.focused, Input)
-
-        await settle(pilot, app, typing, what="the picker's line", workers=False)
-        await pilot.press(*"picture.png", "enter")
+        await pick_file(pilot, app, tmp_path, "picture.png")
         await settle(pilot, app, lambda: _chips(app) == ["image"], what="picture", workers=False)
         # The document, as a terminal pastes a dropped file.
         app.query_one(PromptInput).post_message(Paste(str(notes)))
