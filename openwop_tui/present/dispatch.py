@@ -109,12 +109,11 @@ def _envelope(
     if rendered is None:
         # Asked for, not drawn yet (its bytes may be on their way).
         envelope = item.envelope
-        title = Text(present.OWN_TITLE, style=f"bold {palette.user}") if own else Text()
-        title.append_text(
-            safe_text(
-                clean_label(f"{envelope.display or 'json'} · {envelope.kind}"), palette.accent
-            )
+        title = safe_text(
+            clean_label(f"{envelope.display or 'json'} · {envelope.kind}"), palette.accent
         )
+        if own:
+            title = Text.assemble((present.OWN_TITLE, f"bold {palette.user}"), title)
         return [Part(title), Part(Text("  loading…", style=f"italic {palette.muted}"))]
     envelope = item.envelope
     if not envelope.alt or envelope.display in MEDIA_DISPLAYS:

@@ -181,10 +181,11 @@ def envelope_title(
     """An envelope's title line, saying when it is not shown in full; ``own``: it is one of the
     user's attachments (`openwop_tui.core.own_media`), said first, in the user's colour."""
     colours = _palette(palette)
-    title = Text(OWN_TITLE, style=f"bold {colours.user}") if own else Text()
     # A boundary: a renderer (perhaps a plugin's) made the title, from host values and its own
     # words; what it wrote is not trusted to be clean.
-    title.append_text(safe_text(clean(rendered.title), colours.accent))
+    title = safe_text(clean(rendered.title), colours.accent)
+    if own:
+        title = Text.assemble((OWN_TITLE, f"bold {colours.user}"), title)
     if rendered.degraded:
         title.append("  (not shown in full)", style=colours.warning)
     return title
