@@ -83,6 +83,7 @@ _KINDS = "ai-envelope.md §Vendor-namespaced kinds; spec/v2/core/events.md §AI 
 _POLICY = "design.md §Security posture (client media policy; the spec is silent)"
 _PARTS = "protocol.md §12; the reference web chat's ContentPart (chat/types.ts)"
 _PART_CAP = "RFC 0055 §C (aiProviders.maxInlineMediaBytes); protocol.md §12"
+_PART_WHERE = "RFC 0055 §C (inline, or a host-served url); protocol.md §12"
 _ALLOWED = "protocol.md §12 (the reference web chat's allow-list, fail-closed on both ends)"
 
 _CATALOGUE: tuple[Rule, ...] = (
@@ -168,7 +169,7 @@ _CATALOGUE: tuple[Rule, ...] = (
     # A user message's content parts, as a run.started echoes them (inputs.messages[*].content).
     Rule("OW230", _W, _PARTS, "message content part that is not an object, or of an unknown type"),
     Rule("OW231", _E, _PARTS, "image, file or audio part without a mimeType"),
-    Rule("OW232", _E, _PART_CAP, "attachment part with neither dataBase64 nor url, or both"),
+    Rule("OW232", _E, _PART_WHERE, "attachment part with neither dataBase64 nor url, or both"),
     Rule("OW233", _E, _PARTS, "attachment part whose dataBase64 is not valid base64"),
     Rule("OW234", _E, _PART_CAP, "attachment part inline over the host's maxInlineMediaBytes"),
     Rule("OW235", _W, _ALLOWED, "attachment mimeType not on the allow-list for its part type"),
