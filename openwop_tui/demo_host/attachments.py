@@ -3,10 +3,11 @@ last user message, with their bytes when the host may read them.
 
 A part carries its bytes inline (``dataBase64``) or names them by ``url``. A URL is read only
 when it is one of this host's own assets that the run's tenant may read (its own uploads, or
-what the workflows made: `resolve_url`); any other URL is never fetched, and the answer says
-so. A part that cannot be read (bad base64, a type not on the list, bytes that are not what
-they say) becomes an `Attachment` with a ``problem``: the run still completes and says what
-was wrong.
+what the workflows made: `resolve_url`); any other URL is never fetched. `admission` refuses
+such a URL, and an inline part over the host's cap, before the run is created; should one
+reach a workflow all the same, the answer says it was not read. A part that cannot be read
+(bad base64, a type not on the list, bytes that are not what they say) becomes an
+`Attachment` with a ``problem``: the run still completes and says what was wrong.
 
 Every part of every run is logged at INFO (type, media type, name, bytes and how it came:
 inline, uploaded, or a URL not fetched), the check that a big picture went by upload and a
