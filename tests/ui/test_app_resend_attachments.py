@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from app_support import (
     SIZE,
     connected,
@@ -47,6 +48,13 @@ def _chips(app: Any) -> list[str]:
     return [attachment.name for attachment in app.attaching.pending]
 
 
+@pytest.fixture
+def picture(tmp_path: Path) -> Path:
+    path = tmp_path / "picture.png"
+    path.write_bytes(two_colour_png((64, 32)))
+    return path
+
+
 async def _sent_with_a_picture(pilot: Any, app: Any, picture: Path) -> None:
     await connected(pilot, app)
     assert app.attaching.add_path(picture)
@@ -54,9 +62,7 @@ async def _sent_with_a_picture(pilot: Any, app: Any, picture: Path) -> None:
     assert "64\u00d732" in items_of(app, AssistantTurn)[-1].full_text
 
 
-async def test_regenerate_sends_the_picture_again(tmp_path: Path) -> None:
-    picture = tmp_path / "picture.png"
-    picture.write_bytes(two_colour_png((64, 32)))
+async def test_regenerate_sends_the_picture_again(picture: Path) -> None:
     app = demo_app()
     async with app.run_test(size=SIZE) as pilot:
         await _sent_with_a_picture(pilot, app, picture)
@@ -78,9 +84,7 @@ async def test_regenerate_sends_the_picture_again(tmp_path: Path) -> None:
     assert base64.b64decode(again[0]["dataBase64"]) == picture.read_bytes()
 
 
-async def test_edit_puts_the_picture_back_in_the_chips(tmp_path: Path) -> None:
-    picture = tmp_path / "picture.png"
-    picture.write_bytes(two_colour_png((64, 32)))
+async def test_edit_puts_the_picture_back_in_the_chips(picture: Path) -> None:
     app = demo_app()
     async with app.run_test(size=SIZE) as pilot:
         await _sent_with_a_picture(pilot, app, picture)
