@@ -3,7 +3,8 @@ pulls buffers from the player's callback (what PortAudio's thread does) with `Fa
 so every position is exact and nothing waits on time.
 
 A plain module (tests/ is on ``sys.path``), used by ``devices/test_audio_controls`` and
-``ui/test_app_playback``.
+``ui/test_app_playback``. `StubPlayer` stands in for the whole player, where an app test only
+needs to know what was played.
 """
 
 from __future__ import annotations
@@ -60,3 +61,34 @@ class FakeBackend:
         stream = FakeStream(**kwargs)
         self.streams.append(stream)
         return stream
+
+
+class StubPlayer:
+    """Stands in for `openwop_tui.devices.audio.Player`: "plays" until stopped, no sound card."""
+
+    def __init__(self) -> None:
+        self.playing = False
+        self.played: list[bytes] = []
+        self.key: object = None
+        self.paused = False
+        self.checks = 0
+        """How often the app asked whether it is playing (its playback timer does, each tick)."""
+
+    @property
+    def is_playing(self) -> bool:
+        self.checks += 1
+        return self.playing
+
+    position = 1.5
+    duration = 5.0
+
+    def play(self, data: bytes, key: object = None) -> float:
+        self.played.append(data)
+        self.playing, self.key = True, key
+        return self.duration
+
+    def stop(self) -> None:
+        self.playing = False
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return True

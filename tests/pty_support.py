@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pty
+import re
 import select
 import signal
 import struct
@@ -31,6 +32,9 @@ from installed import PROGRAM
 from patience import PATIENCE
 
 COLUMNS, LINES = 120, 40
+
+
+_SGR = re.compile(r"\x1b\[[0-9;:]*m")
 
 
 def home(tmp_path: Path, **more: str) -> dict[str, str]:
@@ -129,6 +133,10 @@ class Program:
     def output(self) -> str:
         """Everything written, as text (for a printing command that ended)."""
         return self.seen.decode("utf-8", "replace")
+
+    def words(self) -> str:
+        """`output` without its colours (SGR sequences), for what a line says."""
+        return _SGR.sub("", self.output())
 
     def wait_for(self, condition: Callable[[], bool], what: str) -> None:
         """Read until ``condition`` holds; fail, showing the screen, if the program ends or

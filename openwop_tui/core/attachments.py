@@ -14,15 +14,12 @@ from __future__ import annotations
 
 import json
 import mimetypes
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from io import BytesIO
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 from urllib.parse import unquote, urlsplit
 
-from openwop_tui.core.items import Attached
-from openwop_tui.protocol.content_parts import read_parts
 from openwop_tui.text.sanitize import clean_label
 from openwop_tui.text.units import human_size
 
@@ -32,7 +29,6 @@ __all__ = [
     "Attachment",
     "AttachmentError",
     "Kind",
-    "attached",
     "attachment_of",
     "complete_path",
     "pasted_paths",
@@ -224,22 +220,6 @@ def _too_large(shown: str, size: int, ceiling: int) -> str:
     return (
         f"cannot attach {shown}: it is {human_size(size)}, over the {human_size(ceiling)} an "
         "attachment may be"
-    )
-
-
-def attached(parts: Sequence[Mapping[str, Any]]) -> tuple[Attached, ...]:
-    """What the transcript says of a message's attachment ``parts`` (as sent, or read back from
-    a log: cleaned, as host text is)."""
-    return tuple(
-        Attached(
-            part.kind,
-            clean_label(part.mime),
-            clean_label(part.name),
-            len(part.data) if part.data is not None else None,
-            part.duration,
-            clean_label(part.url) if part.url is not None else None,
-        )
-        for part in read_parts(list(parts))
     )
 
 

@@ -18,9 +18,9 @@ import logging
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from typing import Any, Unpack
 
-from openwop_tui.core import answering, assets, replaying, sending
+from openwop_tui.core import answering, assets, own_media, replaying, sending
 from openwop_tui.core.assets import DEFAULT_INLINE_BYTES
-from openwop_tui.core.attachments import Attachment, attached
+from openwop_tui.core.attachments import Attachment
 from openwop_tui.core.catch_up import CutRun
 from openwop_tui.core.chat_history import ChatHistory
 from openwop_tui.core.fold import (
@@ -255,12 +255,12 @@ class Conversation:
 
     # ----------------------------------------------------------------- sending
 
-    def add_user(self, text: str, sent: Sequence[sending.Sent] = ()) -> Added:
-        """Log a user message (its attachments byte for byte: `sending.logged`), and fold it."""
+    def add_user(self, text: str, sent: Sequence[sending.Sent] = ()) -> list[Added]:
+        """Log a user message (its attachments byte for byte) and fold it (`own_media`)."""
         self.pending_user = text
         self.pending_parts, meta = sending.logged(sent)
         self._log(Entry("user", text, meta=meta))
-        return self.transcript.add_user(clean_own(text), attached(self.pending_parts))
+        return own_media.add_message(self.transcript, clean_own(text), own_media.read_logged(meta))
 
     def notice(self, level: Level, text: str) -> Added:
         """Record a line of the client's own (an error, a hint): logged and folded."""
@@ -279,23 +279,21 @@ class Conversation:
             yield update
         session = self._session()
         sent = await sending.content_parts(attachments, session.client, session.discovery)
-        parts = [each.part for each in sent]
-        limits = self.transcript.limits
-        discovery = session.discovery
+        limits, discovery = self.transcript.limits, session.discovery
         fitted = self.chat.fitted(
             text,
-            parts=parts,
+            parts=[each.part for each in sent],
             workflow_id=session.workflow_id,
             max_body_bytes=discovery.max_request_body_bytes if discovery else None,
             max_turns=limits.history_turns,
             max_history_bytes=limits.history_bytes,
         )
-        inputs = fitted.inputs
-        yield self.add_user(text, sent)
+        for added in self.add_user(text, sent):
+            yield added
         if fitted.note is not None:
             yield self.notice("info", fitted.note)
         self._carry = text
-        async for update in self._run(inputs, user=text):
+        async for update in self._run(fitted.inputs, user=text):
             yield update
 
     async def start(self, inputs: Mapping[str, Any]) -> AsyncIterator[Update]:
@@ -446,7 +444,7 @@ class Conversation:
         the turn is added (unless ``shown`` already) and logged, then sent as the interrupt's
         answer, built to its ``outcomeSchema``. A turn the host refuses stays on screen with
         a line saying why."""
-        changes: list[Change] = [] if shown else [self.add_user(text)]
+        changes: list[Change] = [] if shown else [*self.add_user(text)]
         self.pending_user = None
         try:
             value = await answering.turn_value(interrupt.request, text)

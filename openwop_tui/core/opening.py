@@ -17,8 +17,8 @@ from typing import TypedDict, Unpack
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import Limits
 from openwop_tui.core.origins import host_url
+from openwop_tui.core.own_media import read_logged
 from openwop_tui.core.reopen import FoldKeeper, Part, reopening
-from openwop_tui.core.replaying import logged_parts
 from openwop_tui.core.session import Session
 from openwop_tui.core.updates import EventLog
 from openwop_tui.store.sessions import SessionLog, Store
@@ -121,7 +121,7 @@ def newest_runs(
         # items' numbering begins with the first kept run's).
         message = store.message_before(session_id, run)
         if message is not None:
-            chat.pending_user, chat.pending_parts = message.data, logged_parts(message)
+            chat.pending_user, chat.pending_parts = message.data, read_logged(message.meta).parts
     keeper = FoldKeeper(None, lambda _row: None, trusting=True)
     parts = tuple(store.outline(session_id, keeper.version, since=run, until=info.entries))
     steps = reopening(

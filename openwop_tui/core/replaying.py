@@ -11,13 +11,12 @@ out the same.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from openwop_tui.core.attachments import attached
+from openwop_tui.core import own_media
 from openwop_tui.core.fold import Level
 from openwop_tui.core.origins import HOST_KEY, host_url
 from openwop_tui.core.updates import EventArrived, StreamNoticed, Update
-from openwop_tui.protocol.content_parts import read_parts
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.stream_items import StreamNotice
 from openwop_tui.store.records import Entry
@@ -26,7 +25,7 @@ from openwop_tui.text.sanitize import clean
 if TYPE_CHECKING:
     from openwop_tui.core.conversation import Conversation
 
-__all__ = ["from_log", "logged_parts", "replayed"]
+__all__ = ["from_log", "replayed"]
 
 
 def from_log(chat: Conversation, entries: Iterable[Entry]) -> Conversation:
@@ -42,10 +41,10 @@ def replayed(chat: Conversation, entry: Entry) -> list[Update]:
     """Fold ``entry`` into ``chat``, as it was folded live; what it changed."""
     if entry.kind == "user":
         # Not the end of a run: a message may be queued while one streams.
-        parts = logged_parts(entry)
-        chat.pending_user, chat.pending_parts = entry.data, parts
+        logged = own_media.read_logged(entry.meta)  # (each inline part decoded once)
+        chat.pending_user, chat.pending_parts = entry.data, logged.parts
         # A boundary: a message read back from the store (a file anyone may have written).
-        return [chat.transcript.add_user(clean(entry.data), attached(parts))]
+        return [*own_media.add_message(chat.transcript, clean(entry.data), logged)]
     if entry.kind == "notice":
         return _notice(chat, entry)
     if entry.kind == "run":
@@ -86,12 +85,3 @@ def _notice(chat: Conversation, entry: Entry) -> list[Update]:
         chat.chat.drop(replaces)
     # A boundary: a notice read back from the store, like the message above.
     return [*stream, chat.transcript.add_notice(level, clean(entry.data))]
-
-
-def logged_parts(entry: Entry) -> list[dict[str, Any]]:
-    """The content parts a logged ``user`` entry kept (its ``meta["parts"]``): the well-formed
-    attachment parts only (`read_parts`), as they were sent."""
-    parts = entry.meta.get("parts") if isinstance(entry.meta, dict) else None
-    if not isinstance(parts, list):
-        return []
-    return [dict(part) for part in parts if isinstance(part, dict) and read_parts([part])]

@@ -8,9 +8,9 @@ Modules: `host` (`DemoHost`, `serve_forever`), `server` and `routes` (HTTP), `ru
 (``GET /runs``), `openapi` (``/openapi.json``), `discovery` (v1 and v2), `sse` (stream modes
 and frames), `runs` (event logs and workflow threads), `steps`, `workflows`, `chat` and `tour`
 (what runs produce), `media` and `assets` (the bytes behind media URLs), `mediatypes`,
-`uploads`, `attachments` and `describe` (what a person sends: uploads, and reading them),
-`text_only` (``demo.text``). What it sends is checked against the OpenWOP conformance schemas
-(``tests/demo_host/test_demo_host_conformance.py``).
+`uploads`, `admission`, `attachments` and `describe` (what a person sends: uploads, what a
+run start refuses, and reading them), `text_only` (``demo.text``). What it sends is checked
+against the OpenWOP conformance schemas (``tests/demo_host/test_demo_host_conformance.py``).
 """
 
 from openwop_tui.demo_host.host import DEFAULT_API_KEY, DemoHost, serve_forever

@@ -3,9 +3,11 @@ last user message, with their bytes when the host may read them.
 
 A part carries its bytes inline (``dataBase64``) or names them by ``url``. A URL is read only
 when it is one of this host's own assets that the run's tenant may read (its own uploads, or
-what the workflows made); any other URL is never fetched, and the answer says so. A part that
-cannot be read (bad base64, a type not on the list, bytes that are not what they say) becomes
-an `Attachment` with a ``problem``: the run still completes and says what was wrong.
+what the workflows made: `resolve_url`); any other URL is never fetched. `admission` refuses
+such a URL, and an inline part over the host's cap, before the run is created; should one
+reach a workflow all the same, the answer says it was not read. A part that cannot be read
+(bad base64, a type not on the list, bytes that are not what they say) becomes an
+`Attachment` with a ``problem``: the run still completes and says what was wrong.
 
 Every part of every run is logged at INFO (type, media type, name, bytes and how it came:
 inline, uploaded, or a URL not fetched), the check that a big picture went by upload and a
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from openwop_tui.demo_host.assets import ASSET_PREFIX
+from openwop_tui.demo_host.assets import ASSET_PREFIX, Asset, AssetStore
 from openwop_tui.demo_host.mediatypes import ALLOWED_TYPES, MAX_UPLOAD_BYTES, mismatch, normalise
 from openwop_tui.demo_host.steps import WorkflowContext
 
@@ -37,6 +39,11 @@ MEDIA_PARTS = ("image", "file", "audio")
 VIA_INLINE, VIA_UPLOAD, VIA_URL, VIA_NONE = "inline", "upload", "url", "none"
 
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{1,128}")
+
+#: Why a URL names no asset the caller may read (`resolve_url`): it is on another origin, or
+#: it names nothing of this host the caller may read (never made, another tenant's upload, a
+#: path that is not an asset's).
+ELSEWHERE, NOT_YOURS = "elsewhere", "not yours"
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +102,17 @@ def _encoded_size(text: str) -> int | None:
     return len(stripped) // 4 * 3 - (len(stripped) - len(stripped.rstrip("=")))
 
 
-def _name(part: Mapping[str, Any]) -> str | None:
+def decoded_size(text: str) -> int:
+    """The bytes a ``dataBase64`` text decodes to, without decoding it. For text that cannot be
+    base64 (its length is wrong) the most it could hold, so that garbage is held to a size cap
+    as strictly as valid base64 is."""
+    size = _encoded_size(text)
+    return size if size is not None else len(text.strip()) * 3 // 4
+
+
+def part_name(part: Mapping[str, Any]) -> str | None:
+    """A part's ``name`` (an image's ``alt`` when it has none), made safe to show; ``None``
+    when it says neither."""
     for key in ("name", "alt"):
         value = part.get(key)
         if isinstance(value, str) and value.strip():
@@ -103,23 +120,53 @@ def _name(part: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _own_token(ctx: WorkflowContext, url: str) -> str | None:
-    """The token of this host's asset ``url`` names (absolute on this origin, or relative),
-    or ``None`` when it names anything else."""
+def _elsewhere(base_url: str, url: str) -> bool:
+    """Whether ``url`` is absolute on another origin than ``base_url``'s (a relative URL is
+    on this host)."""
     parts = urlsplit(url)
-    if parts.scheme or parts.netloc:
-        base = urlsplit(ctx.base_url)
-        if (parts.scheme.lower(), parts.netloc.lower()) != (base.scheme, base.netloc.lower()):
-            return None
+    if not (parts.scheme or parts.netloc):
+        return False
+    base = urlsplit(base_url)
+    return (parts.scheme.lower(), parts.netloc.lower()) != (base.scheme, base.netloc.lower())
+
+
+def _own_token(base_url: str, url: str) -> str | None:
+    """The token of the asset of the host at ``base_url`` that ``url`` names (absolute on that
+    origin, or relative), or ``None`` when it names anything else."""
+    if _elsewhere(base_url, url):
+        return None
+    parts = urlsplit(url)
     token = parts.path.removeprefix(ASSET_PREFIX)
     if token == parts.path or parts.query or parts.fragment or not _TOKEN.fullmatch(token):
         return None
     return token
 
 
-def _origin(url: str) -> str:
+def origin(url: str) -> str:
+    """Where ``url`` points (its scheme and host, or its start), made safe to show."""
     parts = urlsplit(url)
     return clean(f"{parts.scheme}://{parts.netloc}" if parts.netloc else url[:60])
+
+
+def resolve_url(url: str, *, base_url: str, assets: AssetStore, tenant: str) -> Asset | str:
+    """The asset ``url`` names that ``tenant`` may read (its own upload, or one a workflow
+    made), or why it names none: `ELSEWHERE` (another origin) or `NOT_YOURS` (anything else
+    on this host: no such asset, another tenant's upload, a path that is not an asset's).
+
+    Args:
+        url: A part's ``url``.
+        base_url: This host's origin (``http://127.0.0.1:<port>``).
+        assets: This host's assets.
+        tenant: The tenant whose key asks.
+    """
+    if _elsewhere(base_url, url):
+        return ELSEWHERE
+    token = _own_token(base_url, url)
+    asset = assets.get(token) if token is not None else None
+    if asset is None or asset.tenant not in (None, tenant):
+        # Another tenant's upload reads exactly like one never made.
+        return NOT_YOURS
+    return asset
 
 
 def _by_url(
@@ -133,14 +180,12 @@ def _by_url(
         url: The part's ``url``.
         contents: False: only the size is looked up, the bytes are not read.
     """
-    token = _own_token(ctx, url)
-    if token is None:
-        origin = _origin(url)
-        said = f"not fetched: `{origin}` is not this host; I read only what came inline or uploaded"
+    asset = resolve_url(url, base_url=ctx.base_url, assets=ctx.assets, tenant=ctx.tenant)
+    if asset == ELSEWHERE:
+        where = origin(url)
+        said = f"not fetched: `{where}` is not this host; I read only what came inline or uploaded"
         return VIA_URL, None, said, None
-    asset = ctx.assets.get(token)
-    if asset is None or asset.tenant not in (None, ctx.tenant):
-        # Another tenant's upload reads exactly like one never made.
+    if not isinstance(asset, Asset):
         return VIA_UPLOAD, None, "its URL names no upload of yours on this host", None
     name = clean(asset.name) if asset.name else None
     if asset.size > MAX_UPLOAD_BYTES:
@@ -179,7 +224,7 @@ def read_part(ctx: WorkflowContext, index: int, part: Any, *, contents: bool = T
     kind = clean(str(part.get("type", "?")), 20)
     declared = part.get("mimeType")
     mime = clean(normalise(declared), 60) if isinstance(declared, str) else ""
-    name = _name(part)
+    name = part_name(part)
     inline, url = part.get("dataBase64"), part.get("url")
     if isinstance(inline, str) == isinstance(url, str):
         said = "both dataBase64 and url" if isinstance(inline, str) else "no dataBase64 or url"

@@ -11,7 +11,9 @@ definition at ``GET /v1/workflows/{workflowId}`` (``{id, name, version, descript
 
 Each workflow also says what its "model" reads beyond text: ``modelCapabilities.advertised``
 (RFC 0055 §A's vocabulary) on its summary and definition, so a client can tell ``demo.chat``
-(pictures and voice) from ``demo.text`` (text only) before it attaches anything.
+(pictures and voice) from ``demo.text`` (text only) before it attaches anything. Their agents
+say the same from the other side: ``agent:demo`` lists nothing ``degraded``, ``demo.text``'s
+``agent:demo-text`` lists ``vision-input`` and ``audio-input``.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ WORKFLOW_INFO: Mapping[str, WorkflowInfo] = {
         "A plain chat that reads text only: it says which attachments it could not read.",
         ("demo", "chat", "text"),
         (("reply", _AI, "Reply"),),
+        "agent:demo-text",
     ),
     "demo.tour": WorkflowInfo(
         "Demo tour",
@@ -162,6 +165,18 @@ AGENTS: tuple[dict[str, Any], ...] = (
         "toolAllowlist": ["assets.prepare"],
         "hasHandoffSchemas": False,
         "confidenceThreshold": 0.7,
+        # Nothing degraded: `demo.chat` reads pictures, documents and sound (describe.py).
+    },
+    {
+        "agentId": "agent:demo-text",
+        "persona": "text-only-assistant",
+        "label": "Text-only assistant",
+        "modelClass": "chat",
+        "description": "Reads words only; names each attachment it could not read.",
+        "toolAllowlist": [],
+        "hasHandoffSchemas": False,
+        "confidenceThreshold": 0.7,
+        # The truth of `demo.text` (text_only.py): it never reads a part's bytes.
         "degraded": ["vision-input", "audio-input"],
     },
     {

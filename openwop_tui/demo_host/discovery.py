@@ -21,7 +21,12 @@ from importlib import metadata
 from typing import Any
 
 from openwop_tui.demo_host.catalog import discovery_fields
-from openwop_tui.demo_host.mediatypes import INPUT_MODALITIES, MAX_UPLOAD_BYTES, upload_facet
+from openwop_tui.demo_host.mediatypes import (
+    INPUT_MODALITIES,
+    MAX_INLINE_MEDIA_BYTES,
+    MAX_UPLOAD_BYTES,
+    upload_facet,
+)
 from openwop_tui.demo_host.runs import DRAIN_POLICY
 from openwop_tui.demo_host.sse import SUPPORTED_MODES
 from openwop_tui.demo_host.steps import VENDOR
@@ -46,9 +51,6 @@ DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 #: ``GET /runs``: the largest page, and the filters it takes (runs.md §List).
 MAX_RUN_PAGE = 100
 RUN_FILTERS = ("workflowId", "status")
-
-#: Inline-base64 cap for media payloads: the spec's default, stated explicitly.
-MAX_INLINE_MEDIA_BYTES = 262144
 
 
 def host_version() -> str:
@@ -82,6 +84,7 @@ def discovery_document(
         },
         "aiProviders": {
             "supported": ["demo"],
+            # Enforced: a run whose message carries a bigger inline part is refused (admission.py).
             "maxInlineMediaBytes": MAX_INLINE_MEDIA_BYTES,
             # What a person may attach (v2's facet, here too), and where a part too big to go
             # inline is uploaded first (protocol.md §12; a host route a client reads, not guesses).

@@ -35,6 +35,10 @@ UPLOAD_ROUTE = "/v1/host/demo/media/upload"
 #: The most bytes one upload may hold: the reference web chat's per-file ceiling, 6 MiB.
 MAX_UPLOAD_BYTES = 6 * 1024 * 1024
 
+#: The most bytes one part may carry inline (``dataBase64``): the spec's default, stated
+#: explicitly (``aiProviders.maxInlineMediaBytes``) and enforced when a run starts (`admission`).
+MAX_INLINE_MEDIA_BYTES = 262144
+
 #: The upload route's own request body limit (not ``limits.maxRequestBodyBytes``): 6 MiB as
 #: base64 is 8 MiB, plus the JSON around it.
 UPLOAD_BODY_LIMIT = 9 * 1024 * 1024

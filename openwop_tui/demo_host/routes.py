@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from openwop_tui.demo_host.admission import refusal
 from openwop_tui.demo_host.faults import GARBAGE_FRAME
 from openwop_tui.demo_host.runs import TERMINAL_STATUS, IdempotencyMismatch, Run
 from openwop_tui.demo_host.sse import (
@@ -128,6 +129,12 @@ def create(h: DemoRequestHandler, req: Request) -> None:
             f"no workflow '{workflow_id[:100]}' on this host; "
             f"available: {', '.join(store.workflows)}",
         )
+    # What the messages carry is checked before a run exists: a refused run leaves no trace.
+    refused = refusal(
+        doc.get("inputs") or {}, base_url=store.base_url, assets=h.host.assets, tenant=h.tenant
+    )
+    if refused is not None:
+        raise HttpError(400, "validation_error", refused.message, refused.details)
     key = h.headers.get("Idempotency-Key")
     if key is not None and not 0 < len(key) <= 255:
         raise HttpError(400, "validation_error", "Idempotency-Key must be 1 to 255 characters")

@@ -6,8 +6,8 @@ a JSON path inside the event). Codes are stable: a rule keeps its code for good,
 code is never reused, so a host author's CI can allow or forbid a code by name.
 
 Codes are grouped by hundreds: ``OW1xx`` run events and the stream, ``OW2xx`` envelopes and their
-media, ``OW3xx`` rendering hints. `RULES` is the whole catalogue (``openwop-tui lint --rules``
-prints it). Pure: no I/O, no Rich, no Textual.
+media (``OW23x``: the attachments of a user's message), ``OW3xx`` rendering hints. `RULES` is the
+whole catalogue (``openwop-tui lint --rules`` prints it). Pure: no I/O, no Rich, no Textual.
 """
 
 from __future__ import annotations
@@ -81,6 +81,10 @@ _DIALECT = "protocol.md §10 (what the openwop-examples hosts send); " + _EVENT_
 _NAMES = "host-extensions.md §Canonical prefixes; spec/v2/core/events.md §Types"
 _KINDS = "ai-envelope.md §Vendor-namespaced kinds; spec/v2/core/events.md §AI envelopes"
 _POLICY = "design.md §Security posture (client media policy; the spec is silent)"
+_PARTS = "protocol.md §12; the reference web chat's ContentPart (chat/types.ts)"
+_PART_CAP = "RFC 0055 §C (aiProviders.maxInlineMediaBytes); protocol.md §12"
+_PART_WHERE = "RFC 0055 §C (inline, or a host-served url); protocol.md §12"
+_ALLOWED = "protocol.md §12 (the reference web chat's allow-list, fail-closed on both ends)"
 
 _CATALOGUE: tuple[Rule, ...] = (
     Rule("OW100", _E, _EVENT_SCHEMA, "event does not match the RunEventDoc schema"),
@@ -162,6 +166,16 @@ _CATALOGUE: tuple[Rule, ...] = (
     Rule("OW222", _I, _MEDIA, "no media type anywhere (read as application/octet-stream)"),
     Rule("OW223", _W, _HINT, "the payload and the hint give different media types"),
     Rule("OW224", _I, "ai-envelope.md §Media reference payloads", "alt in the payload only"),
+    # A user message's content parts, as a run.started echoes them (inputs.messages[*].content).
+    Rule("OW230", _W, _PARTS, "message content part that is not an object, or of an unknown type"),
+    Rule("OW231", _E, _PARTS, "image, file or audio part without a mimeType"),
+    Rule("OW232", _E, _PART_WHERE, "attachment part with neither dataBase64 nor url, or both"),
+    Rule("OW233", _E, _PARTS, "attachment part whose dataBase64 is not valid base64"),
+    Rule("OW234", _E, _PART_CAP, "attachment part inline over the host's maxInlineMediaBytes"),
+    Rule("OW235", _W, _ALLOWED, "attachment mimeType not on the allow-list for its part type"),
+    Rule("OW236", _W, _PARTS, "attachment bytes that are not what its mimeType says"),
+    Rule("OW237", _W, _PARTS, "audio part whose durationSeconds is not a non-negative number"),
+    Rule("OW238", _E, _PARTS, "text part whose text is not a string"),
     Rule("OW300", _W, _HINT, "unknown display without a vendor prefix"),
     Rule("OW301", _I, _HINT, "vendor display value (consumers fall back)"),
     Rule(

@@ -5,8 +5,9 @@ and all: a linter wants to see what the host sent, not what the client kept), an
 with its findings; `finish` adds what only the end can tell (a stream with no terminal event).
 Everything found so far stays readable (`findings`, `for_sequence`), so a timeline can mark rows
 and a badge can count. The rules are in `event_rules` (one event as a document),
-`envelope_rules` (the envelopes it carries) and here (the stream: sequence order, gaps,
-duplicates, events after the end), each run of a multi-run log tracked by its own ``runId``.
+`envelope_rules` (the envelopes it carries), `part_rules` (what the user sent, as a
+``run.started`` echoes it) and here (the stream: sequence order, gaps, duplicates, events after
+the end), each run of a multi-run log tracked by its own ``runId``.
 
 Two things are read from the stream as a whole. The protocol major: the first event that shows
 it (`openwop_tui.inspect.major`) decides how every later one is validated, unless the config
@@ -30,6 +31,7 @@ from openwop_tui.inspect import dialects, major
 from openwop_tui.inspect.envelope_rules import EnvelopeContext, Fragment, lint_envelopes
 from openwop_tui.inspect.event_rules import lint_event
 from openwop_tui.inspect.findings import Finding, Severity, finding
+from openwop_tui.inspect.part_rules import lint_parts
 from openwop_tui.inspect.schemas import SchemaSet
 from openwop_tui.protocol.discovery import DEFAULT_MAX_INLINE_MEDIA_BYTES
 from openwop_tui.protocol.events import RunEvent
@@ -182,6 +184,9 @@ class Linter:
                     )
                 )
                 found.extend(self._fragments(fragments, event.sequence))
+                found.extend(
+                    lint_parts(event.raw, event.type, event.sequence, self.config.max_inline_bytes)
+                )
         return self._keep([replace(item, run_id=event.run_id) for item in found])
 
     def _once(self, run_id: HostText | None, found: list[Finding]) -> list[Finding]:

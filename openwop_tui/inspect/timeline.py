@@ -1,10 +1,11 @@
 """The event timeline's data: one `Row` per run event, and the filter a view applies to rows.
 
 `timeline_row` turns an event (and the lint findings about it) into a row: its sequence, the
-seconds since its run started, its type, its node, a one-line summary and its lint marks. The
-row keeps the event's ``sequence`` and ``run_id``: the key a view maps to the transcript item
-the event made (`openwop_tui.core.fold` items keep their source event) and back. `Timeline`
-is the fold that knows each run's start, so rows can be made as events arrive.
+seconds since its run started, its type, its node, a one-line summary (a ``run.started`` names
+what the user's last message attached) and its lint marks. The row keeps the event's
+``sequence`` and ``run_id``: the key a view maps to the transcript item the event made
+(`openwop_tui.core.fold` items keep their source event) and back. `Timeline` is the fold that
+knows each run's start, so rows can be made as events arrive.
 
 `RowFilter.parse` reads a filter line: ``node.*`` (a glob on the event type; several are
 alternatives), ``node:respond`` (a glob on the node id), ``has:findings`` / ``has:errors`` /
@@ -23,12 +24,19 @@ from datetime import datetime
 from typing import Any
 
 from openwop_tui.inspect.findings import Finding, Severity
+from openwop_tui.protocol.content_parts import KINDS, encoded_size
 from openwop_tui.protocol.envelopes import extract_envelopes
 from openwop_tui.protocol.events import RunEvent, chunk_text
 from openwop_tui.text.sanitize import HostLine, HostText, one_line
+from openwop_tui.text.units import human_size
 
 #: Characters of a summary; a view cuts further to its width.
 SUMMARY_CHARS = 160
+#: Characters of one attachment's name or media type in a summary, so one long name cannot
+#: crowd out the others.
+_NAME_CHARS = 40
+#: Attachments named in a summary (all are counted); the line is cut well before more fit.
+_NAMED = 8
 _SPACES = re.compile(r"[\r\n\t]+")
 _ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
@@ -131,7 +139,7 @@ def summary(event: RunEvent) -> str:
         return _one_line(repr(text))
     parts: list[str | None]
     if kind == "run.started":
-        parts = [_text(p.get("workflowId"))]
+        parts = [_text(p.get("workflowId")), _attached(p.get("inputs"))]
     elif kind in ("run.failed", "node.failed"):
         parts = [_error(p.get("error")) or _error(p)]
     elif kind == "node.started":
@@ -169,6 +177,54 @@ def _duration(value: Any) -> str | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return f"{value:g} ms"
+
+
+def _attached(inputs: Any) -> str | None:
+    """What the run's last message carried, when it has attachments: ``3 attached:
+    picture.png (image/png, 120.0 KB), …``. Only the last message is read (the history before
+    it was said by earlier runs), and no bytes are decoded."""
+    messages = inputs.get("messages") if isinstance(inputs, Mapping) else None
+    last = messages[-1] if isinstance(messages, list) and messages else None
+    content = last.get("content") if isinstance(last, Mapping) else None
+    if not isinstance(content, list):
+        return None
+    attached = [p for p in content if isinstance(p, Mapping) and p.get("type") in KINDS]
+    if not attached:
+        return None
+    named = ", ".join(_attachment(part) for part in attached[:_NAMED])
+    more = ", …" if len(attached) > _NAMED else ""
+    return f"{len(attached)} attached: {named}{more}"
+
+
+def _attachment(part: Mapping[str, Any]) -> str:
+    """One attachment as a summary names it: ``notes.md (text/markdown, 2.0 KB)``; its size
+    told from its base64's length, ``uploaded`` for one sent by url, a clip's seconds."""
+    kind = str(part.get("type"))
+    name = _text(part.get("alt" if kind == "image" else "name")) or kind
+    mime = _text(part.get("mimeType"))
+    facts = [_cut(mime)] if mime else []
+    seconds = _seconds(part.get("durationSeconds")) if kind == "audio" else None
+    inline = part.get("dataBase64")
+    if seconds is not None:
+        facts.append(seconds)
+    elif isinstance(inline, str):
+        facts.append(human_size(encoded_size(inline)))
+    if _text(part.get("url")):
+        facts.append("uploaded")
+    return f"{_cut(name)} ({', '.join(facts)})" if facts else _cut(name)
+
+
+def _seconds(value: Any) -> str | None:
+    """A clip's ``durationSeconds`` as ``3.0 s``; None for anything but a number not below 0."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+        return None
+    return _cut(f"{value:.1f} s")
+
+
+def _cut(text: str) -> str:
+    """A host's name or type on one line, cut to `_NAME_CHARS`."""
+    flat = _SPACES.sub(" ", text)
+    return flat if len(flat) <= _NAME_CHARS else flat[: _NAME_CHARS - 1] + "…"
 
 
 def _envelopes(event: RunEvent) -> list[str | None]:

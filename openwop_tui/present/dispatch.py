@@ -24,6 +24,7 @@ from openwop_tui.core.items import (
     ToolCall,
     UserTurn,
 )
+from openwop_tui.core.own_media import is_own
 from openwop_tui.draw.markdown import BlockMarkdown, MarkdownBlock, ReplyMarkdown
 from openwop_tui.draw.palette import Palette, Themed
 from openwop_tui.draw.safe_text import safe_text
@@ -104,16 +105,19 @@ def _envelope(
         rendered: Its drawing; None when asked for and not drawn yet.
         lint: The marks of the lint findings about its event, for its badge.
     """
+    own = is_own(item)
     if rendered is None:
         # Asked for, not drawn yet (its bytes may be on their way).
         envelope = item.envelope
         title = safe_text(
             clean_label(f"{envelope.display or 'json'} · {envelope.kind}"), palette.accent
         )
+        if own:
+            title = Text.assemble((present.OWN_TITLE, f"bold {palette.user}"), title)
         return [Part(title), Part(Text("  loading…", style=f"italic {palette.muted}"))]
     envelope = item.envelope
     if not envelope.alt or envelope.display in MEDIA_DISPLAYS:
-        return [Part(present.envelope(rendered, palette, lint=lint))]
+        return [Part(present.envelope(rendered, palette, lint=lint, own=own))]
     # Media renderers caption their own alt; text families (code, card, a completion's lifted
     # hint) have nowhere else to show it: under the body, above the badge.
     caption = _caption(None, envelope.alt, palette)

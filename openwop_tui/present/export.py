@@ -49,6 +49,7 @@ from openwop_tui.core.items import (
     UserTurn,
 )
 from openwop_tui.core.overflow import full_text
+from openwop_tui.core.own_media import is_own
 from openwop_tui.core.updates import EventArrived
 from openwop_tui.protocol.asset import Asset
 from openwop_tui.protocol.content_parts import read_parts, summary
@@ -383,7 +384,7 @@ async def _envelope(
     asset = fetched[0] if fetched else None
     display = envelope.display or "json"
     title = rendered.title or envelope.kind
-    head = f"### {inline(title)}"
+    head = f"### {'You sent · ' if is_own(item) else ''}{inline(title)}"
     ref = envelope.media_ref
     if ref is not None or drawer.needs_bytes(envelope.display):
         if rendered.data is not None:

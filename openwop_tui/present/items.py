@@ -90,15 +90,11 @@ def user_heading(palette: Palette | None = None) -> Text:
 
 
 def user(turn: UserTurn, palette: Palette | None = None) -> RenderableType:
-    """A user turn: literal text, as typed (never parsed as markdown), and a line for each
-    attachment it carried (what it is: name, type, size, length)."""
+    """A user turn: literal text, as typed (never parsed as markdown). Its attachments follow
+    it as items of their own, drawn as a host's media are (`openwop_tui.core.own_media`)."""
     colours = _palette(palette)
     body = safe_text(turn.text, colours.text)
-    lines: list[RenderableType] = [user_heading(colours), Padding(body, (0, 0, 0, 2))]
-    for attached in turn.attachments:
-        line = safe_text(clean_label(f"attached {attached.describe()}"), colours.muted)
-        lines.append(Padding(line, (0, 0, 0, 2)))
-    return Group(*lines)
+    return Group(user_heading(colours), Padding(body, (0, 0, 0, 2)))
 
 
 def assistant_heading(turn: AssistantTurn, palette: Palette | None = None) -> Text:
@@ -179,15 +175,24 @@ def notice(item: Notice, palette: Palette | None = None) -> Text:
     return Text.assemble((f"{NOTICE_ICON[item.level]} ", style), safe_text(item.text, style))
 
 
-def envelope_title(rendered: Rendered, palette: Palette | None = None) -> Text:
-    """An envelope's title line, saying when it is not shown in full."""
+def envelope_title(
+    rendered: Rendered, palette: Palette | None = None, *, own: bool = False
+) -> Text:
+    """An envelope's title line, saying when it is not shown in full; ``own``: it is one of the
+    user's attachments (`openwop_tui.core.own_media`), said first, in the user's colour."""
     colours = _palette(palette)
     # A boundary: a renderer (perhaps a plugin's) made the title, from host values and its own
     # words; what it wrote is not trusted to be clean.
     title = safe_text(clean(rendered.title), colours.accent)
+    if own:
+        title = Text.assemble((OWN_TITLE, f"bold {colours.user}"), title)
     if rendered.degraded:
         title.append("  (not shown in full)", style=colours.warning)
     return title
+
+
+#: What the title line of a user's own attachment begins with.
+OWN_TITLE = "you sent · "
 
 
 def badge(text: str, palette: Palette | None = None) -> Text:
@@ -207,7 +212,12 @@ def envelope_badge(rendered: Rendered, palette: Palette | None = None, lint: str
 
 
 def envelope(
-    rendered: Rendered, palette: Palette | None = None, *, with_badge: bool = True, lint: str = ""
+    rendered: Rendered,
+    palette: Palette | None = None,
+    *,
+    with_badge: bool = True,
+    lint: str = "",
+    own: bool = False,
 ) -> RenderableType:
     """A rendered envelope: its title line, the body (which already explains degradation), and its
     badge line.
@@ -217,9 +227,10 @@ def envelope(
         palette: The theme's colours; None for the default theme's.
         with_badge: False leaves the badge line out (the caller draws it, under a caption).
         lint: The marks of the lint findings about its event, on the badge line.
+        own: It is one of the user's attachments: its title says so.
     """
     parts: list[RenderableType] = [
-        envelope_title(rendered, palette),
+        envelope_title(rendered, palette, own=own),
         Padding(rendered.body, (0, 0, 0, 2)),
     ]
     if with_badge:

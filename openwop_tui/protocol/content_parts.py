@@ -18,7 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "ACCEPTED_TYPES",
+    "KINDS",
     "MediaPart",
+    "encoded_size",
     "media_part",
     "message_content",
     "read_parts",
@@ -28,6 +31,18 @@ __all__ = [
 
 #: The part ``type`` of each kind of attachment.
 KINDS = ("image", "file", "audio")
+
+#: The media types the reference web chat sends, by the part type each goes as: its allow-list
+#: (protocol.md §12, fail-closed on both ends), with the voice clips its recorder makes. What
+#: `openwop_tui.core.attachments` accepts from disk, kept here too because the lint
+#: (`openwop_tui.inspect`) does not import the conversation's packages.
+ACCEPTED_TYPES: dict[str, frozenset[str]] = {
+    "image": frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"}),
+    "file": frozenset(
+        {"application/pdf", "text/plain", "text/markdown", "application/json", "text/csv"}
+    ),
+    "audio": frozenset({"audio/ogg", "audio/wav"}),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +109,12 @@ def text_of_content(content: Any) -> str:
         texts = [p.get("text") for p in content if isinstance(p, Mapping)]
         return "\n".join(t for t in texts if isinstance(t, str))
     return ""
+
+
+def encoded_size(text: str) -> int:
+    """The bytes a base64 ``text`` holds, told from its length without decoding it (exact for
+    well-formed base64; a guess, never an error, for anything else)."""
+    return max(len(text) * 3 // 4 - text[-2:].count("="), 0)
 
 
 def read_parts(content: Any) -> list[MediaPart]:

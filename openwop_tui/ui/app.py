@@ -163,8 +163,8 @@ class ChatApp(GuardedApp):
         self.sessions = SessionsController(chat, self.runs, self.feed)
         self.files = FilesController(chat)
         self.playback = Playback(chat)
-        self.resend = ResendController(chat, self.runs, self.feed)
         self.attaching = AttachingController(chat)
+        self.resend = ResendController(chat, self.runs, self.feed, self.attaching)
         self.item_actions = ItemActionsController(
             chat, self.playback, self.files, self.lab, self.timeline, self.resend
         )
@@ -287,7 +287,7 @@ class ChatApp(GuardedApp):
         if self.attaching.command(event.text):
             return  # (/attach PATH: attached, nothing sent)
         if self.resend.editing:  # the last message, edited: it replaces its exchange
-            await self.resend.send_edited(event.text)
+            await self.resend.send_edited(event.text, self.attaching.take())
             return
         attachments = self.attaching.take()
         reasons = await self.attaching.unreadable(attachments)

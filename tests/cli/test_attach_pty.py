@@ -36,7 +36,9 @@ def test_run_attach_prints_what_went_and_the_answer(
         code = program.wait()
         shown = program.output()
     assert code == 0, shown[-2000:]
-    assert "attached picture.png (image/png" in shown, shown[-2000:]
+    # The user's own picture, drawn as a host's is (described: the pty's output is no colour
+    # terminal here), named as theirs.
+    assert "you sent · image · picture.png" in program.words(), shown[-2000:]
     assert "64\u00d732 pixels" in shown and "red" in shown
     assert not any(sign in shown for sign in BROKEN), shown[-2000:]
 

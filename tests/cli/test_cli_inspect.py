@@ -99,6 +99,31 @@ def test_url_and_base64_together_exit_1_with_the_finding(
     assert "both url and base64" in line
 
 
+def test_a_bad_attachment_in_the_recorded_message_exits_1_with_its_finding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run.started that echoes a message whose picture has no bytes: the finding's line
+    names the part, and the run lints to 1; ``--rules`` lists the attachment rules."""
+    parts = [
+        {"type": "text", "text": "what is this?"},
+        {"type": "image", "mimeType": "image/png", "alt": "picture.png"},
+    ]
+    messages = [{"role": "user", "content": "hi"}, {"role": "user", "content": parts}]
+    start = json.loads(START)
+    start["payload"]["inputs"] = {"messages": messages}
+    path = tmp_path / "attached.sse"
+    path.write_text(sse(json.dumps(start), END.replace('"sequence":2', '"sequence":1')))
+    assert main(["lint", str(path)]) == 1
+    out = capsys.readouterr().out
+    (line,) = [line for line in out.splitlines() if "OW232" in line]
+    assert line.split()[:3] == ["0", "OW232", "error"]
+    assert "neither dataBase64 nor url" in line
+    assert "$.payload.inputs.messages[1].content[1]" in out
+    assert main(["lint", "--rules"]) == 0
+    listed = capsys.readouterr().out
+    assert all(f"OW23{n}" in listed for n in range(9))
+
+
 def test_json_output_is_one_documented_object_per_finding(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

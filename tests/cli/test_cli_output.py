@@ -79,7 +79,12 @@ def test_workflows_lists_the_demo_hosts_workflows_and_agents(
     assert f"· {len(WORKFLOW_INFO)} workflows" in lines[0]
     for workflow_id, info in WORKFLOW_INFO.items():
         assert any(line.startswith(workflow_id) and info.name in line for line in lines)
-    assert "Demo assistant · persona demo-assistant · chat · degraded: vision-input" in out
+    # What each agent cannot read is said where it is true: the text-only one, not demo.chat's.
+    assert "Demo assistant · persona demo-assistant · chat\n" in out
+    assert (
+        "Text-only assistant · persona text-only-assistant · chat · "
+        "degraded: vision-input, audio-input"
+    ) in out
 
 
 def test_workflows_json_merges_fixtures_listing_and_agents(
@@ -95,6 +100,16 @@ def test_workflows_json_merges_fixtures_listing_and_agents(
             "agentId": "agent:demo",
             "persona": "demo-assistant",
             "label": "Demo assistant",
+            "modelClass": "chat",
+            "degraded": [],
+        }
+    ]
+    text = next(w for w in listed if w["id"] == "demo.text")
+    assert text["agents"] == [
+        {
+            "agentId": "agent:demo-text",
+            "persona": "text-only-assistant",
+            "label": "Text-only assistant",
             "modelClass": "chat",
             "degraded": ["vision-input", "audio-input"],
         }

@@ -70,22 +70,41 @@ def test_the_parts_sent_and_the_answer_about_them(
     assert any("name='picture.png'" in m and "via=inline" in m for m in logged), logged
 
 
-def test_a_big_picture_goes_by_upload(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+@pytest.mark.parametrize(
+    ("side", "how", "least", "most"),
+    [
+        (820, "upload", 1_900_000, 2_200_000),  # about 2 MB: over the inline cap
+        (185, "inline", 95_000, 110_000),  # about 100 KB: under it
+    ],
+)
+def test_a_big_picture_goes_by_upload_and_a_small_one_inline(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+    side: int,
+    how: str,
+    least: int,
+    most: int,
 ) -> None:
-    big = tmp_path / "big.png"
-    big.write_bytes(noise_png((820, 820)))  # about 2 MB
-    assert big.stat().st_size > 1_900_000
+    picture = tmp_path / "photo.png"
+    picture.write_bytes(noise_png((side, side)))
+    assert least < picture.stat().st_size < most
     caplog.set_level(logging.INFO, logger="openwop_tui.demo_host")
-    code, lines, _err = _run(["demo.chat", "--message", "and this?", "--attach", str(big)], capsys)
+    args = ["demo.chat", "--message", "and this?", "--attach", str(picture)]
+    code, lines, _err = _run(args, capsys)
     assert code == 0
     (user,) = [line for line in lines if line["kind"] == "user"]
     (part,) = user["parts"]
-    assert part["inline"] is False and part["url"].startswith("http://127.0.0.1:")
     logged = [r.getMessage() for r in caplog.records]
-    assert any(m.startswith("media upload: name='big.png'") for m in logged), logged
-    assert any("name='big.png'" in m and "via=upload" in m for m in logged), logged
-    assert "820" in _answer(lines)
+    # The host's log says how the part came.
+    assert any("name='photo.png'" in m and f"via={how}" in m for m in logged), logged
+    if how == "upload":
+        assert part["inline"] is False and part["url"].startswith("http://127.0.0.1:")
+        assert any(m.startswith("media upload: name='photo.png'") for m in logged), logged
+    else:
+        assert part["inline"] is True and part["bytes"] == picture.stat().st_size
+        assert not any(m.startswith("media upload:") for m in logged), logged
+    assert str(side) in _answer(lines)
 
 
 def test_a_picture_for_the_text_only_workflow_is_warned_about(

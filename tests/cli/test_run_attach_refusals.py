@@ -27,6 +27,7 @@ def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         (["--attach", "{tmp}/missing.png"], "missing.png: there is no such file"),
         (["--attach", "{tmp}"], "it is a folder"),
         (["--attach", "{tmp}/fake.png"], "its name says image/png, but its bytes are"),
+        (["--attach", "{tmp}/huge.pdf"], "it is 20.0 MB, over the 6.3 MB an attachment may be"),
         (["--attach", "-"], "give it with --attach-type"),
         (["--attach", "-", "--attach-type", "video/mp4"], "--attach-type video/mp4 is not"),
         (["--attach", "{tmp}/fake.png", "--input", "{}"], "cannot be given with --input"),
@@ -36,6 +37,8 @@ def test_a_refused_attachment_is_said_before_the_host_is_asked(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], said: str
 ) -> None:
     (tmp_path / "fake.png").write_text("not a picture", encoding="utf-8")
+    with (tmp_path / "huge.pdf").open("wb") as huge:
+        huge.truncate(20_000_000)  # (sparse: its size is refused before a byte is read)
     args = [a.replace("{tmp}", str(tmp_path)) for a in extra]
     assert main([*DEAD, "run", "demo.chat", "--message", "what is this?", *args]) == 2
     out, err = capsys.readouterr()

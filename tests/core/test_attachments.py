@@ -18,11 +18,11 @@ from PIL import Image
 from openwop_tui.core.attachments import (
     CEILING_BYTES,
     AttachmentError,
-    attached,
     attachment_of,
     read_attachment,
     sniffed_type,
 )
+from openwop_tui.core.own_media import read_logged
 from openwop_tui.protocol.content_parts import media_part
 
 
@@ -121,7 +121,7 @@ def test_what_the_transcript_says_of_parts_read_back_is_cleaned_and_checked() ->
     by_url = media_part("file", "application/pdf", "scan.pdf", url="https://host/a/1")
     forged = {"type": "image", "mimeType": "image/png", "dataBase64": "@@not base64@@"}
     unknown = {"type": "video", "mimeType": "video/mp4", "dataBase64": ""}
-    names = attached([good, by_url, forged, unknown])
+    names = read_logged({"parts": [good, by_url, forged, unknown]}).attached
     assert [a.kind for a in names] == ["image", "file"]
     assert "\x1b" not in names[0].name and names[0].size == len(png())
     assert names[1].size is None and names[1].url == "https://host/a/1"

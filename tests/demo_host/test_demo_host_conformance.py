@@ -64,7 +64,6 @@ SCENARIOS = (
             part("file", "application/pdf", pdf(2), name="two.pdf"),
             part("audio", "audio/wav", tone(0.25, 8000, "WAV"), durationSeconds=0.25),
             part("file", "text/plain", b"\xff\xfe not UTF-8"),
-            part("image", "image/png", url="https://example.com/far.png"),
             text="what are these? and some code",
         ),
     ),

@@ -12,6 +12,7 @@ from openwop_tui.inspect.findings import Severity, finding
 from openwop_tui.inspect.lint import Linter
 from openwop_tui.inspect.log import observed_entries
 from openwop_tui.inspect.timeline import Row, RowFilter, Timeline, summary, timeline_row
+from openwop_tui.protocol.content_parts import media_part
 from openwop_tui.protocol.events import RunEvent, normalize
 from openwop_tui.store.record import read_recording
 
@@ -61,6 +62,43 @@ def test_summaries_are_one_line() -> None:
     assert summary(odd) == "{a, b}"
     long = ev(6, "log.appended", {"level": "info", "message": "x" * 500}, 1)
     assert len(summary(long)) <= 160
+
+
+def test_a_run_started_names_what_the_last_message_attached() -> None:
+    picture = media_part("image", "image/png", "picture.png", data=bytes(120_000))
+    notes = media_part("file", "text/markdown", "notes.md", data=bytes(2_000))
+    voice = media_part("audio", "audio/ogg", "voice.ogg", data=bytes(9), duration=3.0)
+    paper = media_part("file", "application/pdf", "paper.pdf", url="https://h.example/m/1")
+    text = {"type": "text", "text": "look"}
+    history = [
+        {"role": "user", "content": [text, paper]},  # an earlier message: not this run's
+        {"role": "assistant", "content": "sure"},
+        {"role": "user", "content": [text, picture, notes, voice]},
+    ]
+    start = ev(0, "run.started", {"workflowId": "demo.chat", "inputs": {"messages": history}}, 0)
+    assert summary(start) == (
+        "demo.chat · 3 attached: picture.png (image/png, 120.0 KB), "
+        "notes.md (text/markdown, 2.0 KB), voice.ogg (audio/ogg, 3.0 s)"
+    )
+    history[-1]["content"] = [paper]
+    start = ev(0, "run.started", {"workflowId": "w", "inputs": {"messages": history}}, 0)
+    assert summary(start) == "w · 1 attached: paper.pdf (application/pdf, uploaded)"
+    history[-1]["content"] = [text]  # a list of parts, but nothing attached
+    start = ev(0, "run.started", {"workflowId": "w", "inputs": {"messages": history}}, 0)
+    assert summary(start) == "w"
+
+
+def test_an_attachment_summary_stays_one_bounded_line() -> None:
+    long_name = "a\nname\twith\rbreaks " + "x" * 300
+    many = [media_part("file", "text/plain", long_name, data=b"hi")] * 50
+    odd = [{"type": "image", "alt": 42, "mimeType": ["x"], "durationSeconds": "long"}, None, 7]
+    messages = [{"role": "user", "content": [*odd, *many]}]
+    start = ev(0, "run.started", {"workflowId": "w", "inputs": {"messages": messages}}, 0)
+    said = timeline_row(start).summary
+    # Cleaned as the event is (a carriage return shown as its mark), then made one line.
+    assert said.startswith("w · 51 attached: image, a name with␍breaks xxx")
+    assert len(said) <= 160 and "\n" not in said and "\t" not in said and "\r" not in said
+    assert said.count("xxxx…") >= 1  # each name cut before the line is
 
 
 def test_without_a_timestamp_there_is_no_elapsed_time() -> None:

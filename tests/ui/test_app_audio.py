@@ -28,6 +28,7 @@ from app_support import (
     settle,
     turn,
 )
+from audio_support import StubPlayer
 from paths import TESTS
 from patience import PATIENCE
 from textual.pilot import Pilot
@@ -37,37 +38,6 @@ from openwop_tui.demo_host import DemoHost, media
 from openwop_tui.renderers import AudioSupport
 from openwop_tui.ui.app import ChatApp
 from openwop_tui.ui.transcript.blocks import Block
-
-
-class StubPlayer:
-    """Stands in for `openwop_tui.devices.audio.Player`: "plays" until stopped, no sound card."""
-
-    def __init__(self) -> None:
-        self.playing = False
-        self.played: list[bytes] = []
-        self.key: object = None
-        self.paused = False
-        self.checks = 0
-        """How often the app asked whether it is playing (its playback timer does, each tick)."""
-
-    @property
-    def is_playing(self) -> bool:
-        self.checks += 1
-        return self.playing
-
-    position = 1.5
-    duration = 5.0
-
-    def play(self, data: bytes, key: object = None) -> float:
-        self.played.append(data)
-        self.playing, self.key = True, key
-        return self.duration
-
-    def stop(self) -> None:
-        self.playing = False
-
-    def wait(self, timeout: float | None = None) -> bool:
-        return True
 
 
 async def playing_app(pilot: Pilot[Any], app: ChatApp, seen: Notes) -> Block:

@@ -25,11 +25,13 @@ from app_support import (
     settle,
     turn,
 )
+from media_parts import two_colour_png
 from rich.console import Console
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
 from openwop_tui.core.fold import Transcript
+from openwop_tui.core.own_media import is_own
 from openwop_tui.demo_host import media
 from openwop_tui.protocol.events import normalize
 from openwop_tui.renderers import Registry
@@ -178,6 +180,31 @@ async def test_i_on_an_envelope_shows_it_beside_its_source_event() -> None:
         assert "vendor.openwop-tui-demo.hologram" in text
         assert '"type": "node.completed"' in text  # the source event's raw JSON
         assert "causationId" in text
+        await pilot.press("escape")
+        await settle(pilot, app, lambda: not isinstance(app.screen, InspectScreen), what="closed")
+
+
+async def test_i_on_your_own_attachment_shows_your_message_as_sent(tmp_path: Path) -> None:
+    """The user's own picture (issue 25, part 5) opens in the inspector beside the message it
+    went in, named as theirs (no run event, no sequence): its part as sent, the words with it."""
+    picture = tmp_path / "picture.png"
+    picture.write_bytes(two_colour_png((16, 8)))
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        assert app.attaching.add_path(picture)
+        await turn(pilot, app, "what is this?")
+        (own,) = [view for view in envelope_views(app) if is_own(view.item)]
+        await select_item(pilot, app, own)
+        await pilot.press("i")
+        await settle(pilot, app, lambda: isinstance(app.screen, InspectScreen), what="inspector")
+        titles = [str(widget.border_title) for widget in app.screen.query("Vertical")]
+        assert "your message · as sent" in titles and "envelope · media.image" in titles
+        console = Console(width=200, record=True, file=io.StringIO(), color_system=None)
+        for tree in app.screen.query(JsonTree):
+            console.print("\n".join(row_text(tree.rows, i) for i in range(len(tree.rows))))
+        text = console.export_text()
+        assert '"alt": "picture.png"' in text and '"text": "what is this?"' in text
         await pilot.press("escape")
         await settle(pilot, app, lambda: not isinstance(app.screen, InspectScreen), what="closed")
 

@@ -36,6 +36,7 @@ from openwop_tui.core.items import (
     Usage,
     UserTurn,
 )
+from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.interrupts import InterruptState, describe_value, request_from_snapshot
 from openwop_tui.text.sanitize import HostText
@@ -204,6 +205,12 @@ class Transcript:
     def own_turns(self) -> tuple[str, ...]:
         """The user turns added here that no conversation event has echoed back yet."""
         return tuple(self._own_turns)
+
+    def add_envelope(self, envelope: Envelope) -> Added:
+        """Record an envelope the client made (a user's own attachment,
+        `openwop_tui.core.own_media`): drawn as a host's, its key seen like theirs."""
+        self._seen_envelopes.add(envelope.key)
+        return self._add(EnvelopeItem(self._next_id("envelope"), envelope))
 
     def add_notice(self, level: Level, text: HostText, *, verbose: bool = False) -> Added:
         """Record a line that did not come from a run event (stream trouble, client errors)."""

@@ -329,7 +329,7 @@ class RunsController:
         except HostError as error:
             self._status(ConnectionChanged(Connection.DISCONNECTED))
             if unsent is not None:
-                await self.feed.show([chat.conversation.add_user(unsent)])
+                await self.feed.show(chat.conversation.add_user(unsent))
             await chat.notice("error", error.message)
             if chat.reading is not None:
                 self._unreachable = error  # (a run cut off in it is known once it is read)

@@ -30,6 +30,7 @@ from textual.screen import ModalScreen
 from textual.theme import Theme
 from textual.widgets import Static
 
+from openwop_tui.core.own_media import OWN_EVENT
 from openwop_tui.devices import clipboard
 from openwop_tui.devices import desktop as actions
 from openwop_tui.draw.palette import Palette, Themed
@@ -156,7 +157,12 @@ class InspectScreen(ModalScreen[None]):
                     yield Static(self._summary(), id="summary-text")
                 yield JsonTree(document, id="envelope-json")
             right = Vertical()
-            right.border_title = Content(f"source event · {event.type} · sequence {event.sequence}")
+            right.border_title = Content(
+                # A user's own attachment came from their message, not from a run event.
+                "your message · as sent"
+                if event.type == OWN_EVENT
+                else f"source event · {event.type} · sequence {event.sequence}"
+            )
             right.border_subtitle = keys
             with right:
                 raw = event.raw if event.raw is not None else dict(event.payload)

@@ -408,8 +408,11 @@ def _plain_text(block: Block) -> str:
     parts = [envelope.kind, envelope.display or "json", envelope.text or ""]
     if block.rendered is not None:
         parts.append(block.rendered.title)
-    payload = _json(envelope.payload)
-    parts.append(payload[:200_000])  # a huge payload is searched in its first 200 kB
+    payload = envelope.payload
+    if envelope.media is not None and envelope.media.base64 and isinstance(payload, Mapping):
+        # Inline bytes are no words: a search for "abc" must not match a picture's base64.
+        payload = {key: value for key, value in payload.items() if key != "base64"}
+    parts.append(_json(payload)[:200_000])  # a huge payload is searched in its first 200 kB
     # A boundary: the title is a renderer's text (perhaps a plugin's), not the boundary's.
     return clean("\n".join(parts))
 

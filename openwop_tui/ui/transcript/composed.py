@@ -32,6 +32,7 @@ from textual.geometry import Region
 from textual.strip import Strip
 
 from openwop_tui.core.fold import AssistantTurn, EnvelopeItem, UserTurn
+from openwop_tui.core.own_media import is_own
 from openwop_tui.draw.palette import Palette
 from openwop_tui.ui.transcript.blocks import button_text
 from openwop_tui.ui.transcript.keys import LAST_MESSAGE
@@ -216,6 +217,8 @@ def _gutter(frame: Frame, block: Block, index: int) -> Strip:
     if isinstance(block.item, EnvelopeItem):
         degraded = block.rendered is not None and block.rendered.degraded
         colour = palette.degraded_border if degraded else palette.border
+        if is_own(block.item):
+            colour = palette.user  # the user's own attachment: the colour of "You"
         return Strip([Segment("▎ ", Style.parse(colour))], GUTTER)
     return Strip([Segment("  ")], GUTTER)
 
