@@ -36,6 +36,7 @@ from openwop_tui.ui.messages import (
     RunPhase,
     SessionKept,
 )
+from openwop_tui.ui.workers import Deferred
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -98,7 +99,9 @@ class Feed:
         # Drawn in a task of its own, not in this timer's callback: the callback runs in the
         # app's message pump, which is also what hands keys to the prompt, so a frame of a
         # fast host's updates (tens of milliseconds) held every key behind it.
-        self.chat.app.run_worker(self.drain(), group="feed-frame")
+        # (The method, not a coroutine made now: a worker never started, as the app closes,
+        # leaves no coroutine unawaited.)
+        self.chat.app.run_worker(Deferred(self.drain), group="feed-frame")
 
     async def drain(self) -> None:
         """Draw every update pushed so far (at the end of a run, before it is settled)."""
