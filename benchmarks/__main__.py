@@ -87,6 +87,7 @@ def main() -> int:
     import benchmarks.lint_figures
     import benchmarks.pattern_figures
     import benchmarks.pty_figures
+    import benchmarks.pty_key_figures
     import benchmarks.pty_page_figures
     import benchmarks.pty_refold_figures
     import benchmarks.store_figures

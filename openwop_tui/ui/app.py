@@ -258,6 +258,7 @@ class ChatApp(GuardedApp):
                 newest, then=self.runs.after_reading, idle=self.runs.until_idle
             )
         await first_screen(self.chat, self.feed, self._warnings, typed)
+        self.call_after_refresh(self.timeline.warm)  # (past the first frame)
         replay = self.chat.replaying
         if replay is not None:
             self.runs.play_recording(replay.path, replay.speed)

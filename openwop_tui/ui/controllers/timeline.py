@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 import weakref
 from collections.abc import Sequence
@@ -44,6 +45,7 @@ from openwop_tui.inspect.findings import Finding, Severity
 from openwop_tui.inspect.inspector import Inspector
 from openwop_tui.inspect.lint import LintConfig
 from openwop_tui.inspect.log import Observed, observed_entries
+from openwop_tui.inspect.schemas import warm
 from openwop_tui.inspect.split_keys import SplitKeyEvents
 from openwop_tui.inspect.timeline import RowFilter, timeline_row, with_piece_text
 from openwop_tui.protocol.events import RunEvent, keep
@@ -205,6 +207,14 @@ class TimelineController:
         self._mask(kept, event, entry, secrets)
         kept.entries.append(entry)
         kept.stored[(event.run_id, event.sequence)] = entry
+
+    def warm(self) -> None:
+        """Read and compile the lint's schemas in a thread of their own (`schemas.warm`), so
+        the first events of the first run do not wait for them on the event loop (130 ms to
+        compile them all, and a second or more to import jsonschema where its format checkers
+        are installed: a key typed as the first answer began waited behind it). A daemon: a
+        quit does not wait for it."""
+        threading.Thread(target=_warm_quietly, name="openwop-lint-warm", daemon=True).start()
 
     def _new_inspector(self) -> Inspector:
         return Inspector(LintConfig(max_asset_bytes=self.chat.config.max_asset_bytes))
@@ -503,3 +513,11 @@ class TimelineController:
             app.pop_screen()
         view.focus()
         view.select(view.blocks().index(shown[0]))
+
+
+def _warm_quietly() -> None:
+    """`schemas.warm`, in its thread: what it cannot do now is done when first needed."""
+    try:
+        warm()
+    except Exception:  # (the lint reads and compiles them on first use instead)
+        log.debug("the lint's schemas could not be warmed ahead", exc_info=True)
