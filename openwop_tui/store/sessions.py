@@ -37,7 +37,7 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator
 
-from openwop_tui.store import folds, histories, reading
+from openwop_tui.store import chunks, folds, histories, reading
 from openwop_tui.store.database import StoreError, store_error
 from openwop_tui.store.folds import FoldRow
 from openwop_tui.store.histories import HistoryRow
@@ -225,10 +225,17 @@ class Store(Writer):
             )
 
     def delete(self, session_id: str) -> None:
-        """Remove a session and its log."""
+        """Remove a session and its log, and the chunks only its log referred to (in the same
+        transaction: a chunk another session shares stays)."""
         self.info(session_id)
         self._next.pop(session_id, None)
         with self._transaction() as db:
+            if chunks.has_table(db):
+                held = db.execute(
+                    "SELECT data FROM entries WHERE session = ? AND substr(data, 1, 2) = ?",
+                    (session_id, chunks.CHUNKED),
+                ).fetchall()
+                chunks.release(db, [row[0] for row in held])
             db.execute("DELETE FROM folds WHERE session = ?", (session_id,))
             db.execute("DELETE FROM entries WHERE session = ?", (session_id,))
             db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
