@@ -13,6 +13,12 @@ wherever any text carries them (`Redactor`: the one change ever made to what the
 key a host split between the chunks of several rows is masked in each of them
 (`openwop_tui.store.keys`), and a session's host is its display URL.
 
+A long entry is kept as content-defined chunks, each stored once however many entries share
+it (`openwop_tui.store.chunks`): a host that echoes the chat history in every ``run.started``
+costs the store the new messages of each turn, not the history again. A store written before
+chunks is converted as it opens, after a copy of it is written beside it
+(`openwop_tui.store.migration`).
+
 Entries that cannot be written (a full disk) wait in memory, in order, and are written at the
 next try; quitting keeps them in a journal file that the next `Store` opened writes in
 (`openwop_tui.store.journal`, `Store.keep_in_journal`).
