@@ -83,6 +83,7 @@ def _table(results: list[dict[str, object]]) -> str:
 
 def main() -> int:
     # Each registers its figures on import.
+    import benchmarks.growth_figures
     import benchmarks.inspect_figures
     import benchmarks.lint_figures
     import benchmarks.pattern_figures

@@ -227,6 +227,7 @@ def main(argv: list[str]) -> int:
     # Run as ``-m``, this file is ``__main__``: the registry the figures fill is the one of the
     # module ``benchmarks.figures``, imported here under that name.
     import benchmarks.figures as registry
+    import benchmarks.growth_figures  # (registers the store's growth with echoed histories)
     import benchmarks.inspect_figures  # (registers the inspector figures)
     import benchmarks.lint_figures  # (registers the lint, timeline and stats figure)
     import benchmarks.pattern_figures  # (registers the host-pattern figure)
