@@ -262,7 +262,14 @@ class ChatApp(GuardedApp):
         if replay is not None:
             self.runs.play_recording(replay.path, replay.speed)
         else:
-            self.run_worker(Deferred(self._reach_host), group="connect", exclusive=True)
+            # After the first frame, not before it: the screen is drawn (the status line says
+            # "connecting") while the HTTP client loads and the host, or the embedded one, is
+            # reached; nothing on the first screen waits for the host.
+            self.call_after_refresh(self.start_connecting)
+
+    def start_connecting(self) -> None:
+        """Reach the host in a worker (called once the first frame is drawn: `on_mount`)."""
+        self.run_worker(Deferred(self._reach_host), group="connect", exclusive=True)
 
     async def _reach_host(self) -> None:
         await self.connection.connect()
