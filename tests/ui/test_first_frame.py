@@ -53,10 +53,10 @@ print(json.dumps(seen))
 """
 
 #: Not needed to draw the first screen: pictures (Pillow, rich-pixels), sound (numpy and the
-#: sound libraries), the lint's full validator, the config file's editor, the HTTP client and
-#: the embedded host (loaded while the screen says "connecting"), and the screens opened on
-#: request. (Pygments and markdown-it still load before it: Rich's markdown module, which the
-#: transcript's blocks subclass, imports both.)
+#: sound libraries), the inspector and its lint (the schema validators), the config file's
+#: editor, the HTTP client and the embedded host (loaded while the screen says "connecting"),
+#: and the screens opened on request. (Pygments and markdown-it still load before it: Rich's
+#: markdown module, which the transcript's blocks subclass, imports both.)
 NOT_BEFORE_THE_FIRST_FRAME = (
     "PIL",
     "rich_pixels",
@@ -64,6 +64,9 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "sounddevice",
     "soundfile",
     "jsonschema",
+    "fastjsonschema",
+    "openwop_tui.inspect.inspector",
+    "openwop_tui.inspect.lint",
     "tomlkit",
     "httpx",
     "httpx_sse",
