@@ -83,10 +83,12 @@ def _table(results: list[dict[str, object]]) -> str:
 
 def main() -> int:
     # Each registers its figures on import.
+    import benchmarks.growth_figures
     import benchmarks.inspect_figures
     import benchmarks.lint_figures
     import benchmarks.pattern_figures
     import benchmarks.pty_figures
+    import benchmarks.pty_key_figures
     import benchmarks.pty_page_figures
     import benchmarks.pty_refold_figures
     import benchmarks.store_figures

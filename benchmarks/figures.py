@@ -227,10 +227,12 @@ def main(argv: list[str]) -> int:
     # Run as ``-m``, this file is ``__main__``: the registry the figures fill is the one of the
     # module ``benchmarks.figures``, imported here under that name.
     import benchmarks.figures as registry
+    import benchmarks.growth_figures  # (registers the store's growth with echoed histories)
     import benchmarks.inspect_figures  # (registers the inspector figures)
     import benchmarks.lint_figures  # (registers the lint, timeline and stats figure)
     import benchmarks.pattern_figures  # (registers the host-pattern figure)
     import benchmarks.pty_figures  # (registers the figures measured from outside the app)
+    import benchmarks.pty_key_figures  # (registers a key typed as an answer begins)
     import benchmarks.pty_page_figures  # (registers paging and resizing, from outside too)
     import benchmarks.pty_refold_figures  # (registers the first open without kept folds)
     import benchmarks.store_figures  # (registers the store, reopen and history figures)

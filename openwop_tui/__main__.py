@@ -246,12 +246,18 @@ def _run_app(config: Config, options: AppOptions) -> int:
     """Start the chat app with ``options`` (`openwop_tui.ui.options.AppOptions`), adding what is
     found out about the terminal before the app takes it: the image protocol, and the keys
     typed meanwhile."""
+    import gc
     from dataclasses import replace
 
     from openwop_tui.devices.typeahead import TypeAhead
 
     # Before the slow imports: what is typed while the app starts reaches the prompt as typed.
     held = TypeAhead.hold(sys.stdin.fileno()) if sys.stdin.isatty() else None
+    # No collection while the app's modules load and it opens its chat: some 100,000 objects
+    # that live as long as the app, which every pass would walk again (a fifth of the start).
+    # ChatApp freezes them once made (`openwop_tui.ui.heap.settle`); collection resumes then.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         from openwop_tui.devices.terminal import detect_image_mode
         from openwop_tui.ui.app import ChatApp
@@ -266,8 +272,12 @@ def _run_app(config: Config, options: AppOptions) -> int:
         )
         typed = held.take() if held is not None else ""
         app = ChatApp(config, replace(options, image_support=support, typed=typed))
+        if collecting:
+            gc.enable()
         app.run()
     finally:
+        if collecting:
+            gc.enable()  # (again, had the app failed to open)
         if held is not None:
             held.restore()  # Textual put back the held mode it found; this is the user's
     return app.return_code or 0

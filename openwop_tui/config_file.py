@@ -20,9 +20,6 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
-import tomlkit
-from tomlkit.exceptions import TOMLKitError
-
 from openwop_tui.config import IMAGE_MODES, Config, ConfigError
 
 #: What the settings screen edits (top-level keys of the config file).
@@ -67,6 +64,11 @@ def save_settings(path: Path, values: Mapping[str, Any], *, themes: Collection[s
         raise ConfigError(f"images must be one of {', '.join(IMAGE_MODES)}")
     if "workflow" in values:
         check_workflow(values["workflow"])
+    # Imported on a save, not with the module: the app reads settings at start (`tomllib`),
+    # and its first frame does not wait for the editor (tests/ui/test_first_frame.py).
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
     try:
         old = path.read_text(encoding="utf-8") if path.is_file() else ""
         document = tomlkit.parse(old)

@@ -19,15 +19,18 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
-
-import httpx
+from typing import TYPE_CHECKING, Any, Literal
 
 from openwop_tui.devices.terminal import ImageSupport, colour_system, in_tmux, tmux_passthrough
 from openwop_tui.protocol.client import HostClient
 from openwop_tui.protocol.discovery import Discovery
 from openwop_tui.protocol.errors import HostError
 from openwop_tui.text.units import human_size
+
+if TYPE_CHECKING:
+    # Imported where a request is made, not here: the app's first frame does not wait for
+    # httpx (and the ssl, email and cookie modules behind it; tests/ui/test_first_frame.py).
+    import httpx
 
 Status = Literal["ok", "info", "warn", "fail"]
 

@@ -35,12 +35,10 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
 from io import BytesIO
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from PIL import Image, ImageColor, UnidentifiedImageError
 from rich.console import Group, RenderableType
 from rich.text import Text
-from rich_pixels import HalfcellRenderer, Pixels
 
 from openwop_tui.devices.graphics import (
     WEB_FORMATS,
@@ -65,6 +63,13 @@ from openwop_tui.renderers._common import (
 )
 from openwop_tui.renderers.base import Code, Degradation, RenderContext, Rendered
 from openwop_tui.renderers.markdown import text_instead
+
+if TYPE_CHECKING:
+    # Pillow and rich-pixels are imported when an image is first drawn: the registry loads
+    # this module at start, and the app's first frame does not wait for them
+    # (tests/ui/test_first_frame.py).
+    from PIL import Image
+    from rich_pixels import Pixels
 
 #: The tallest an image is drawn, in terminal rows (two pixels each).
 MAX_ROWS = 24
@@ -189,6 +194,9 @@ def _fit(width: int, height: int, cells: int) -> tuple[int, int]:
 
 
 def _pixels(image: Image.Image, size: tuple[int, int], background: str = "#000000") -> Pixels:
+    from PIL import Image, ImageColor  # (see TYPE_CHECKING)
+    from rich_pixels import HalfcellRenderer, Pixels
+
     if image.mode not in _RESIZABLE:
         alpha = "A" in image.getbands() or "transparency" in image.info
         image = image.convert("RGBA" if alpha else "RGB")
@@ -243,6 +251,8 @@ def _unsupported(media: Media) -> Rendered | None:
 def _open(media: Media) -> Image.Image | Rendered:
     """The image opened (its header read, by a web-format decoder only), or the result saying
     why it cannot be."""
+    from PIL import Image, UnidentifiedImageError  # (see TYPE_CHECKING)
+
     assert media.data is not None
     refused = _unsupported(media)
     if refused is not None:
@@ -277,6 +287,7 @@ def render_image(envelope: Envelope, context: RenderContext) -> Rendered:
     opened = _open(media)
     if isinstance(opened, Rendered):
         return opened
+    from PIL import Image  # (loaded by `_open`: see TYPE_CHECKING)
 
     with opened as image:
         width, height = image.size

@@ -75,8 +75,9 @@ def bomb_session(store_path: Path, data: bytes | None = None) -> tuple[str, int]
         store.append(session, Entry("run", run=RUN, meta={"workflow": "demo.chat"}))
         store.append(session, _frame(0, {"type": "run.started", "payload": {}}))
         store.append(session, _chunk(1, BEFORE))
-        # A long chunk, kept compressed: its data is replaced by the bomb below.
-        placeholder = store.append(session, _chunk(2, "x" * 20_000))
+        # A long chunk, kept compressed (too short to be kept as shared chunks): its data is
+        # replaced by the bomb below.
+        placeholder = store.append(session, _chunk(2, "x" * 12_000))
         store.append(session, _chunk(3, AFTER))
         done = {"nodeId": "reply", "outputs": {"completion": BEFORE + AFTER}}
         completed = {"type": "node.completed", "nodeId": "reply", "payload": done}

@@ -34,10 +34,10 @@ def simulate(monkeypatch: pytest.MonkeyPatch) -> FullDisk:
     disk = FullDisk()
 
     def failing(real: Callable[..., object]) -> Callable[..., object]:
-        def write(*args: object) -> object:
+        def write(*args: object, **options: object) -> object:
             if disk.on:
                 raise sqlite3.OperationalError("database or disk is full")
-            return real(*args)
+            return real(*args, **options)
 
         return write
 

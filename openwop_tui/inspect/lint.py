@@ -32,7 +32,7 @@ from openwop_tui.inspect.envelope_rules import EnvelopeContext, Fragment, lint_e
 from openwop_tui.inspect.event_rules import lint_event
 from openwop_tui.inspect.findings import Finding, Severity, finding
 from openwop_tui.inspect.part_rules import lint_parts
-from openwop_tui.inspect.schemas import SchemaSet
+from openwop_tui.inspect.schemas import SchemaSet, shared
 from openwop_tui.protocol.discovery import DEFAULT_MAX_INLINE_MEDIA_BYTES
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.media import DEFAULT_MAX_BYTES
@@ -82,9 +82,9 @@ class Linter:
         schemas: SchemaSet | None = None,
         assets: Callable[[str], bytes | None] | None = None,
     ) -> None:
-        """``schemas``: a `SchemaSet` to share (built here otherwise); ``assets``: bytes the
-        caller already fetched for a URL, so their content is checked too (never fetched)."""
-        self._schemas = schemas or SchemaSet()
+        """``schemas``: a `SchemaSet` (the process's shared one otherwise); ``assets``: bytes
+        the caller already fetched for a URL, so their content is checked too (never fetched)."""
+        self._schemas = schemas or shared()
         self._assets = assets
         self._configure(config or LintConfig())
         self._runs: dict[HostText, _Run] = {}

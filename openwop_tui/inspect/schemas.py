@@ -15,6 +15,7 @@ host data (`openwop_tui.protocol.hostdata`) and is cut short.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -138,17 +139,38 @@ class Schema:
     """
 
     def __init__(self, schema: dict[str, Any]) -> None:
-        defs = schema.get("$defs", {})
-        flat = _inlined(schema, defs) if isinstance(defs, dict) else schema
-        self._flat = flat
+        self._schema = schema
+        self._flat_schema: dict[str, Any] | None = None
         self._walker: Draft202012Validator | None = None
-        self._fast: Callable[[Any], Any] | None
+        self._fast: Callable[[Any], Any] | None = None
+        self._compiled = False
+        # Compiled on first use, not here: the set has 32 schemas and compiling them all took
+        # 130 ms, on the event loop, at the first event of the first run (a key typed then
+        # waited for it). A run's events use two or three of them.
+
+    @property
+    def _flat(self) -> dict[str, Any]:
+        """The schema with its local ``$ref``s inlined (once)."""
+        if self._flat_schema is None:
+            schema = self._schema
+            defs = schema.get("$defs", {})
+            self._flat_schema = _inlined(schema, defs) if isinstance(defs, dict) else schema
+        return self._flat_schema
+
+    def _compile(self) -> Callable[[Any], Any] | None:
+        """The compiled check (``None``: it cannot be compiled). Safe from two threads at once
+        (`warm`'s and the loop's): both compile, either result is the same check, and the
+        flag is set only once the check is there."""
+        fast: Callable[[Any], Any] | None
         try:
             # The bundled schemas use only keywords draft-07 reads the same way.
-            draft7 = {**flat, "$schema": "http://json-schema.org/draft-07/schema#"}
-            self._fast = fastjsonschema.compile(draft7, use_formats=False)
+            draft7 = {**self._flat, "$schema": "http://json-schema.org/draft-07/schema#"}
+            fast = fastjsonschema.compile(draft7, use_formats=False)
         except Exception:  # a schema it cannot compile: jsonschema alone, slower but right
-            self._fast = None
+            fast = None
+        self._fast = fast
+        self._compiled = True
+        return fast
 
     @property
     def validator(self) -> Draft202012Validator:
@@ -161,10 +183,11 @@ class Schema:
 
     def passes(self, value: Any) -> bool:
         """Whether the compiled check accepts ``value`` (``False``: ask jsonschema why)."""
-        if self._fast is None:
+        fast = self._fast if self._compiled else self._compile()
+        if fast is None:
             return False
         try:
-            self._fast(value)
+            fast(value)
         except Exception:  # JsonSchemaValueException, or anything else: jsonschema decides
             return False
         return True
@@ -172,6 +195,50 @@ class Schema:
 
 def _validator(schema: dict[str, Any]) -> Schema:
     return Schema(schema)
+
+
+_SHARED: SchemaSet | None = None
+_SHARED_LOCK = threading.Lock()
+
+
+def shared() -> SchemaSet:
+    """The process's one `SchemaSet` (its schemas read once, each compiled once on first use):
+    every linter shares it, so a new chat's timeline does not read and compile them again."""
+    global _SHARED
+    with _SHARED_LOCK:
+        if _SHARED is None:
+            _SHARED = SchemaSet()
+        return _SHARED
+
+
+def warm() -> None:
+    """Do now, in the caller's thread, what the first events of a run would otherwise do on the
+    event loop: read the schemas, compile the checks every run uses (the event documents and
+    the streamed chunks' payloads), and import jsonschema (which says why an event fails: with
+    format checkers installed its import alone takes a second or more). The app calls it in a
+    thread after its first frame, so a key typed as the first answer streams is not kept
+    waiting behind it."""
+    schemas = shared()
+    for schema in (
+        schemas.event_v1,
+        schemas.event_v2,
+        schemas.envelope,
+        *schemas.common_payloads(),
+    ):
+        schema.passes(None)  # (compiles it; the answer is not wanted)
+    from jsonschema import Draft202012Validator  # noqa: F401  (imported for its cost, now)
+
+
+#: The event types nearly every run sends, whose payload checks `warm` compiles ahead.
+COMMON_EVENTS = (
+    "run.started",
+    "run.completed",
+    "node.started",
+    "node.completed",
+    "output.chunk",
+    "agent.reasoning.delta",
+    "provider.usage",
+)
 
 
 class SchemaSet:
@@ -198,6 +265,10 @@ class SchemaSet:
         )
         """The first segments of the spec's own types (``run``, ``node`` …): a name in one of
         them that the catalogue lacks is a typo or a newer type, not a vendor's."""
+
+    def common_payloads(self) -> list[Schema]:
+        """The payload checks of the events nearly every run sends (`COMMON_EVENTS`)."""
+        return [schema for kind in COMMON_EVENTS if (schema := self._payloads.get(kind))]
 
     def payload(self, event_type: str) -> Schema | None:
         """The payload validator of a v1 event type, if the bundled subset has one."""

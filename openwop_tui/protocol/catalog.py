@@ -25,8 +25,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import httpx
-
 from openwop_tui.protocol.client import HostClient, HostError
 from openwop_tui.protocol.hostdata import host_value
 from openwop_tui.text.sanitize import clean
@@ -165,6 +163,8 @@ def as_json(choices: Iterable[WorkflowChoice]) -> list[dict[str, Any]]:
 async def _get(client: HostClient, *segments: str) -> Any:
     """``GET`` a listing; ``None`` when the host does not serve it or sends no JSON."""
     url = client.url(*segments)
+    import httpx  # here, not at the top: the first frame does not wait for it
+
     try:
         response = await client.http.get(url, headers=client.request_headers())
     except httpx.HTTPError:

@@ -42,8 +42,6 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-import httpx
-
 from openwop_tui.protocol.connection import HostConnection
 from openwop_tui.protocol.discovery import (
     DEFAULT_MAX_INLINE_MEDIA_BYTES,
@@ -110,6 +108,8 @@ class HostClient(HostConnection):
         shown = self._shown_base + DISCOVERY_PATH  # what was fetched, without credentials
         action = "describe itself (discovery)"
         headers = {"Accept": "application/json", "OpenWOP-Version": "2"}
+        import httpx  # here, not at the top: the first frame does not wait for it
+
         try:
             response = await self._http.get(url, headers=headers)
             if response.status_code in (400, 406):
@@ -172,6 +172,8 @@ class HostClient(HostConnection):
         url = self.url("runs") if listing else self._path(f"openwop-tui-key-check-{uuid.uuid4()}")
         action = "list runs (checking the API key)"
         headers = self.request_headers()
+        import httpx  # here, not at the top: the first frame does not wait for it
+
         try:
             response = await self._http.get(url, headers=headers)
         except httpx.HTTPError:

@@ -13,10 +13,8 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import urlsplit, urlunsplit
-
-import httpx
 
 from openwop_tui.protocol.discovery import Discovery
 from openwop_tui.protocol.errors import (
@@ -30,6 +28,11 @@ from openwop_tui.protocol.errors import (
 )
 from openwop_tui.protocol.hostdata import host_value, secrets_of
 from openwop_tui.protocol.ids import UnsafeId, path_segment
+
+if TYPE_CHECKING:
+    # Imported where a request is made, not here: the app's first frame does not wait for
+    # httpx (and the ssl, email and cookie modules behind it; tests/ui/test_first_frame.py).
+    import httpx
 
 
 class HostConnection:
@@ -89,6 +92,8 @@ class HostConnection:
         self._discovery: Discovery | None = None
         # No default Authorization header: discovery and assets must go without it, and
         # redirects are never followed, so the key cannot leak to another origin.
+        import httpx  # here, not at the top: the first frame does not wait for it
+
         self._http = httpx.AsyncClient(
             transport=transport, timeout=httpx.Timeout(timeout), follow_redirects=False
         )
@@ -301,6 +306,8 @@ class HostConnection:
             headers.update(extra_headers)
         if idempotency_key is not None:
             headers["Idempotency-Key"] = idempotency_key
+        import httpx  # here, not at the top: the first frame does not wait for it
+
         try:
             response = await self._http.request(
                 method,

@@ -30,15 +30,18 @@ import re
 import socket
 from collections.abc import Mapping
 from http import HTTPStatus
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
-
-import httpx
 
 from openwop_tui.protocol.hostdata import host_value, mask, secrets_of
 from openwop_tui.protocol.waits import parse_retry_after, span
 from openwop_tui.text.sanitize import HostText, clean
 from openwop_tui.text.units import human_size
+
+if TYPE_CHECKING:
+    # Imported where a request is made, not here: the app's first frame does not wait for
+    # httpx (and the ssl, email and cookie modules behind it; tests/ui/test_first_frame.py).
+    import httpx
 
 __all__ = [
     "BODY_EXCERPT",
@@ -199,6 +202,8 @@ def error_for_exception(
         timeout: The per-request timeout that may have run out, in seconds.
         api_key: The API key, masked wherever the exception quotes it; None for no key.
     """
+    import httpx  # here, not at the top: the first frame does not wait for it
+
     chain = _exception_chain(exc)
     secrets = secrets_of(api_key)
     said = excerpt(str(exc), 160, secrets=secrets)  # an exception may quote a URL or a header

@@ -29,10 +29,8 @@ import ipaddress
 import json
 import socket
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urljoin, urlsplit
-
-import httpx
 
 from openwop_tui.protocol.asset import Asset
 from openwop_tui.protocol.budgets import DEFAULT_MAX_BYTES as DEFAULT_MAX_BYTES
@@ -51,6 +49,11 @@ from openwop_tui.protocol.media_policy import (
 )
 from openwop_tui.text.sanitize import clean
 from openwop_tui.text.units import human_size
+
+if TYPE_CHECKING:
+    # Imported where a request is made, not here: the app's first frame does not wait for
+    # httpx (and the ssl, email and cookie modules behind it; tests/ui/test_first_frame.py).
+    import httpx
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -137,6 +140,8 @@ def _pinned(
         address: The checked address to connect to.
         headers: The request's headers (``Host`` and ``Connection`` are added).
     """
+    import httpx  # here, not at the top: the first frame does not wait for it
+
     target = parse_target(url)
     return http.build_request(
         "GET",
@@ -148,6 +153,8 @@ def _pinned(
 
 async def _send_first(http: httpx.AsyncClient, requests: list[httpx.Request]) -> httpx.Response:
     """Send the first request that connects: the next checked address only when one refuses."""
+    import httpx  # here, not at the top: the first frame does not wait for it
+
     for request in requests[:-1]:
         try:
             return await http.send(request, stream=True)
@@ -163,6 +170,8 @@ def _proxied(http: httpx.AsyncClient, url: str) -> bool:
     so the peer check cannot say anything about the asset's host. httpx has no public way to
     ask; if its private one is gone, the answer is "no proxy" (strict: the check still runs).
     """
+    import httpx  # here, not at the top: the first frame does not wait for it
+
     pick = getattr(http, "_transport_for_url", None)
     default = getattr(http, "_transport", None)
     if pick is None or default is None:
@@ -238,6 +247,8 @@ async def fetch_asset(
         transport: The httpx transport to use (tests pass a mock).
         resolver: Resolves host names (default: the event loop's ``getaddrinfo``).
     """
+    import httpx  # here, not at the top: the first frame does not wait for it
+
     try:
         absolute = resolve_media_url(url, policy)
     except RefusedURL as refused:
@@ -304,6 +315,8 @@ async def _download(
         transport: The httpx transport to use (``None``: httpx builds its own).
         resolver: Resolves host names.
     """
+    import httpx  # here, not at the top: the first frame does not wait for it
+
     if advertised is not None and advertised + SLACK_BYTES <= policy.max_bytes:
         limit = advertised + SLACK_BYTES
         too_much = f"host sent more than the advertised {advertised} bytes"

@@ -27,8 +27,6 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urldefrag, urljoin, urlsplit
 
-import httpx
-
 from openwop_tui.protocol.asset import OFFLINE_REASON, Asset
 from openwop_tui.protocol.budgets import DEFAULT_MAX_BYTES
 from openwop_tui.text.sanitize import HostText, clean
@@ -104,6 +102,8 @@ def parse_target(url: str) -> Target:
     is a number (``2130706433``, ``127.1``, ``0x7f.1``) is refused: the C resolver reads those
     as IPv4 addresses, a second syntax for the address checks to miss.
     """
+    import httpx  # here, not at the top: the first frame does not wait for it
+
     try:
         parsed = httpx.URL(url)
         host = parsed.raw_host.decode("ascii").lower()

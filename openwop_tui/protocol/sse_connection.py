@@ -13,9 +13,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import quote
 
-import httpx
-from httpx_sse import aconnect_sse
-
 from openwop_tui.protocol.acceptance import StreamState
 from openwop_tui.protocol.client import HostClient
 from openwop_tui.protocol.errors import HostError
@@ -123,6 +120,10 @@ async def connect_once(
         read_timeout: Seconds of silence the transport allows (``None``: no limit).
         idle_timeout: Seconds without a byte before the run is checked (``None`` or 0: never).
     """
+    # Here, not at the top: the app's first frame does not wait for httpx.
+    import httpx
+    from httpx_sse import aconnect_sse
+
     url = client.events_url(state.run_id) + _query(state.modes)
     headers = client.request_headers()
     if state.highest is not None:

@@ -22,6 +22,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from openwop_tui.store import chunks
+
 #: A batch is written at the latest this long after its first row (a stream's tail, too).
 BATCH_SECONDS = 0.05
 #: A batch is written when it holds this many rows, however fast they come.
@@ -114,10 +116,12 @@ def write_sessions(db: sqlite3.Connection, sessions: list[NewSession]) -> None:
     )
 
 
-def write_rows(db: sqlite3.Connection, rows: list[Row]) -> set[str]:
+def write_rows(db: sqlite3.Connection, rows: list[Row], *, dedup: bool = True) -> set[str]:
     """Insert ``rows`` (inside the caller's transaction), each session's after its last
     entry, and bring the sessions' counts up to date; the sessions that no longer exist
-    (their rows are skipped: deleted while their entries waited)."""
+    (their rows are skipped: deleted while their entries waited). A long row's text is kept
+    as shared chunks (`openwop_tui.store.chunks`) unless ``dedup`` is off (a benchmark's
+    baseline)."""
     missing: set[str] = set()
     heads: dict[str, list[Any]] = {}
     values: list[tuple[Any, ...]] = []
@@ -143,7 +147,7 @@ def write_rows(db: sqlite3.Connection, rows: list[Row]) -> set[str]:
                 row.run,
                 row.label,
                 row.frame_id,
-                row.data,
+                chunks.stored(db, row.data) if dedup else row.data,
                 row.meta,
             )
         )

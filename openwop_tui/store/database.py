@@ -8,6 +8,7 @@ writing side (`openwop_tui.store.writer`) and the reads are built on it.
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 from collections.abc import Iterable
@@ -15,16 +16,24 @@ from pathlib import Path
 
 import platformdirs
 
-from openwop_tui.store import folds, histories
+from openwop_tui.store import chunks, folds, histories, migration
 from openwop_tui.store.entry_bytes import compressed
 from openwop_tui.store.reading import Lenient
 
 #: The schema this code reads and writes (``PRAGMA user_version``). 2: long entries may be
 #: kept compressed (`openwop_tui.store.entry_bytes`); a file is marked 2 when its first one
-#: is, so a file without one still opens in an openwop-tui that reads 1.
-SCHEMA_VERSION = 2
+#: is, so a file without one still opens in an openwop-tui that reads 1. 3: long entries
+#: may be kept as shared chunks (`openwop_tui.store.chunks`), marked when the first one is
+#: (or when an older file is converted on open, `openwop_tui.store.migration`). An
+#: openwop-tui that reads 2 refuses a file marked 3, to write or to read, saying it was
+#: written by a newer version: it never shows a chunked entry's keys as its text.
+SCHEMA_VERSION = chunks.CHUNKED_SCHEMA
+#: The schema a file holding compressed entries but no chunked one is.
+_COMPRESSED_SCHEMA = 2
 #: The schema a file holding no compressed entry is (and an older openwop-tui reads).
 _PLAIN_SCHEMA = 1
+
+log = logging.getLogger("openwop_tui.store.sessions")
 #: How long a write waits for another process holding the database.
 LOCK_WAIT_SECONDS = 5.0
 
@@ -92,8 +101,8 @@ def mark_compressed(db: sqlite3.Connection, datas: Iterable[bytes]) -> None:
     showing those entries as damaged)."""
     if not any(compressed(data) for data in datas):
         return
-    if int(db.execute("PRAGMA user_version").fetchone()[0]) < SCHEMA_VERSION:
-        db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+    if int(db.execute("PRAGMA user_version").fetchone()[0]) < _COMPRESSED_SCHEMA:
+        db.execute(f"PRAGMA user_version={_COMPRESSED_SCHEMA}")
 
 
 def _unwritable(error: sqlite3.Error) -> bool:
@@ -156,6 +165,9 @@ class Database:
         `StoreError`."""
         self.path = path or default_path()
         self._text = Lenient()
+        self.converted: str | None = None
+        """What converting a store of an older schema did as it opened (a sentence naming
+        the copy of the file as it was), or why it did not; ``None``: nothing to convert."""
         self.read_only: str | None = None
         """Why nothing can be written (the file, its folder or the disk is read-only), or
         ``None``: listing, reopening and export work either way; a write raises `StoreError`
@@ -252,12 +264,31 @@ class Database:
         if not histories.has_table(db):
             with self._transaction():
                 db.execute(histories.HISTORIES_TABLE)
+        if not chunks.has_table(db):
+            with self._transaction():
+                # (An older openwop-tui ignores the table: the schema mark says what it reads.)
+                if not chunks.has_table(db):
+                    db.execute(chunks.CHUNKS_TABLE)
+        self._convert()
         if os.name == "posix":
             # Sessions hold conversations: readable by their owner only.
             for suffix in ("", "-wal", "-shm"):
                 candidate = Path(f"{self.path}{suffix}")
                 if candidate.exists():
                     candidate.chmod(0o600)
+
+    def _convert(self) -> None:
+        """Convert a file of an older schema to chunks (`openwop_tui.store.migration`); when
+        that fails the file is as it was and opens as it is (its entries read as they are
+        kept), and the next open tries again."""
+        try:
+            self.converted = migration.convert(self._db, self.path)
+        except (sqlite3.Error, OSError) as error:
+            self.converted = (
+                f"the session store {self.path} could not be converted to keep repeated text "
+                f"once ({error}); it is as it was, and the next start tries again"
+            )
+            log.warning("%s", self.converted)
 
     def _transaction(self) -> Transaction:
         if self.read_only is not None:

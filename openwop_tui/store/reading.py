@@ -15,6 +15,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from openwop_tui.store import chunks
 from openwop_tui.store.entry_bytes import Unread, compressed, inflate
 from openwop_tui.store.records import Entry
 from openwop_tui.text.sanitize import clean_label
@@ -48,13 +49,21 @@ class Lenient:
             self.damaged += 1
             return raw.decode("utf-8", "replace")
 
-    def blob(self, value: Any) -> str | Unread:
+    def blob(self, value: Any, db: sqlite3.Connection | None = None) -> str | Unread:
         """A BLOB column (``data``) read the same way, a compressed one inflated first, within
-        the bound of `openwop_tui.store.entry_bytes.inflate`: one that inflates past it or not
-        at all is `Unread`."""
+        the bound of `openwop_tui.store.entry_bytes.inflate`, a chunked one joined from the
+        chunks of ``db`` (`openwop_tui.store.chunks.read`): one that inflates past it or
+        cannot be read whole is `Unread`."""
         if not isinstance(value, bytes):
             return _decode(value)
-        if compressed(value):
+        if chunks.chunked(value):
+            if db is None:
+                return Unread("it is kept as chunks, and no store was given to read them")
+            joined = chunks.read(db, value)
+            if isinstance(joined, Unread):
+                return joined
+            value = joined
+        elif compressed(value):
             inflated = inflate(value)
             if isinstance(inflated, Unread):
                 return inflated
@@ -80,17 +89,20 @@ def entries(
         "WHERE session = ? AND seq >= ? AND seq < ? ORDER BY seq",
         (session_id, start, stop if stop is not None else 2**62),
     )
-    yield from read(text, cursor)
+    yield from read(text, cursor, db)
 
 
-def read(text: Lenient, rows: Iterable[tuple[Any, ...]]) -> Iterator[Entry]:
+def read(
+    text: Lenient, rows: Iterable[tuple[Any, ...]], db: sqlite3.Connection | None = None
+) -> Iterator[Entry]:
     """Entries of rows of `ENTRY_COLUMNS`, each damaged text followed by its notice: a
     text that is not UTF-8 read with U+FFFD, one that could not be read at all (`Unread`)
-    read as empty, its notice saying why and carrying its position (``meta["unread"]``)."""
+    read as empty, its notice saying why and carrying its position (``meta["unread"]``).
+    ``db`` holds the chunks of chunked rows (`openwop_tui.store.chunks`)."""
     # The TEXT columns are decoded as the row is fetched: count from before the fetch.
     damaged = text.damaged
     for kind, data, run, label, frame_id, meta, at, seq in rows:
-        value = text.blob(data)
+        value = text.blob(data, db)
         unread = value if isinstance(value, Unread) else None
         yield Entry(
             kind,
@@ -136,7 +148,7 @@ def small_gaps(
             (session_id, *chunk),
         )
         gap = gaps[bisect_right(starts, chunk[0]) - 1]
-        for entry in read(text, cursor):
+        for entry in read(text, cursor, db):
             if entry.seq >= 0:  # (a damaged text's notice has none: it follows its entry)
                 gap = gaps[bisect_right(starts, entry.seq) - 1]
             found[gap].append(entry)

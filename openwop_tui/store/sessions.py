@@ -13,6 +13,12 @@ wherever any text carries them (`Redactor`: the one change ever made to what the
 key a host split between the chunks of several rows is masked in each of them
 (`openwop_tui.store.keys`), and a session's host is its display URL.
 
+A long entry is kept as content-defined chunks, each stored once however many entries share
+it (`openwop_tui.store.chunks`): a host that echoes the chat history in every ``run.started``
+costs the store the new messages of each turn, not the history again. A store written before
+chunks is converted as it opens, after a copy of it is written beside it
+(`openwop_tui.store.migration`).
+
 Entries that cannot be written (a full disk) wait in memory, in order, and are written at the
 next try; quitting keeps them in a journal file that the next `Store` opened writes in
 (`openwop_tui.store.journal`, `Store.keep_in_journal`).
@@ -37,7 +43,7 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator
 
-from openwop_tui.store import folds, histories, reading
+from openwop_tui.store import chunks, folds, histories, reading
 from openwop_tui.store.database import StoreError, store_error
 from openwop_tui.store.folds import FoldRow
 from openwop_tui.store.histories import HistoryRow
@@ -225,10 +231,17 @@ class Store(Writer):
             )
 
     def delete(self, session_id: str) -> None:
-        """Remove a session and its log."""
+        """Remove a session and its log, and the chunks only its log referred to (in the same
+        transaction: a chunk another session shares stays)."""
         self.info(session_id)
         self._next.pop(session_id, None)
         with self._transaction() as db:
+            if chunks.has_table(db):
+                held = db.execute(
+                    "SELECT data FROM entries WHERE session = ? AND substr(data, 1, 2) = ?",
+                    (session_id, chunks.CHUNKED),
+                ).fetchall()
+                chunks.release(db, [row[0] for row in held])
             db.execute("DELETE FROM folds WHERE session = ?", (session_id,))
             db.execute("DELETE FROM entries WHERE session = ?", (session_id,))
             db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))

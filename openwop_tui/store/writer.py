@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from openwop_tui.protocol.hostdata import secrets_of
-from openwop_tui.store import journal
+from openwop_tui.store import chunks, journal
 from openwop_tui.store.batch import Batch, NewSession, Row, write_rows, write_sessions
 from openwop_tui.store.database import (
     Database,
@@ -50,12 +50,18 @@ log = logging.getLogger("openwop_tui.store.sessions")
 class Writer(Database):
     """Appends committed in batches (`openwop_tui.store.batch`), everything else at once."""
 
-    def __init__(self, path: Path | None = None, *, secrets: Iterable[str | None] = ()) -> None:
+    def __init__(
+        self, path: Path | None = None, *, secrets: Iterable[str | None] = (), dedup: bool = True
+    ) -> None:
         """Open (creating if needed) the database at ``path`` (`default_path` by default).
 
-        ``secrets`` (the API key) are masked in everything written. Raises `StoreError`.
+        ``secrets`` (the API key) are masked in everything written. ``dedup`` off keeps long
+        entries whole, compressed, as before chunks (`openwop_tui.store.chunks`): only the
+        benchmark that measures what chunks save turns it off. Raises `StoreError`.
         """
         self.secrets = secrets_of(*secrets)
+        self._dedup = dedup
+        self._encode = chunks.encode_for_chunks if dedup else encode
         self._redact = Redactor(self.secrets)
         self._split = SplitKeyRows(self.secrets)
         self._batch = Batch()
@@ -217,7 +223,7 @@ class Writer(Database):
         with self._transaction() as db:
             mark_compressed(db, (row.data for row in rows))
             write_sessions(db, sessions)
-            return write_rows(db, rows)
+            return write_rows(db, rows, dedup=self._dedup)
 
     def __enter__(self) -> Self:
         return self
@@ -252,7 +258,7 @@ class Writer(Database):
     def _rewrite(self, session_id: str, seq: int, text: str) -> None:
         """Entry ``seq`` of ``session_id`` now holds ``text`` (a split key masked across it):
         in the batch while it waits there, else in the database."""
-        data = encode(text)
+        data = self._encode(text)
         waiting = [i for i, row in enumerate(self._batch.rows) if row.session == session_id]
         # ``_next`` already counts the entry being appended, which is not in the batch yet.
         first_waiting = self._next[session_id] - 1 - len(waiting)
@@ -263,9 +269,12 @@ class Writer(Database):
             return
         with self._transaction() as db:
             mark_compressed(db, [data])
+            where = (session_id, seq)
+            old = db.execute("SELECT data FROM entries WHERE session = ? AND seq = ?", where)
+            chunks.release(db, [row[0] for row in old.fetchall()])
             db.execute(
                 "UPDATE entries SET data = ? WHERE session = ? AND seq = ?",
-                (data, session_id, seq),
+                (chunks.stored(db, data) if self._dedup else data, *where),
             )
 
     def append(self, session_id: str, entry: Entry) -> Entry:
@@ -307,7 +316,7 @@ class Writer(Database):
                 stored.run,
                 stored.label,
                 stored.frame_id,
-                encode(stored.data),
+                self._encode(stored.data),
                 meta,
                 title,
             )

@@ -261,11 +261,22 @@ class ChatApp(GuardedApp):
         replay = self.chat.replaying
         if replay is not None:
             self.runs.play_recording(replay.path, replay.speed)
+            self.call_after_refresh(self.timeline.warm)  # (past the first frame)
         else:
-            self.run_worker(Deferred(self._reach_host), group="connect", exclusive=True)
+            # After the first frame, not before it: the screen is drawn (the status line says
+            # "connecting") while the HTTP client loads and the host, or the embedded one, is
+            # reached; nothing on the first screen waits for the host.
+            self.call_after_refresh(self.start_connecting)
+
+    def start_connecting(self) -> None:
+        """Reach the host in a worker (called once the first frame is drawn: `on_mount`)."""
+        self.run_worker(Deferred(self._reach_host), group="connect", exclusive=True)
 
     async def _reach_host(self) -> None:
         await self.connection.connect()
+        # Then the lint is readied in a thread (`TimelineController.warm`): past the first
+        # frame and the connection, before the first run's events need it.
+        self.timeline.warm()
 
     async def on_unmount(self) -> None:
         stop_ending_on_signals()

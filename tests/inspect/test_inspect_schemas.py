@@ -112,3 +112,54 @@ def test_the_fast_check_never_accepts_what_jsonschema_rejects(
     for schema in every_schema(schemas):
         if schema.passes(value):
             assert schema.validator.is_valid(value), value
+
+
+def _counted_compiles(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count fastjsonschema compiles from here on."""
+    from openwop_tui.inspect import schemas as module
+
+    calls: list[int] = []
+    compile_ = module.fastjsonschema.compile
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return compile_(*args, **kwargs)
+
+    monkeypatch.setattr(module.fastjsonschema, "compile", counted)
+    return calls
+
+
+def test_a_schema_set_compiles_nothing_until_a_check_is_asked_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 26, keys first: building the set compiled all 32 checks (130 ms on the event loop
+    at a run's first event); now each is compiled at its first use, once."""
+    calls = _counted_compiles(monkeypatch)
+    fresh = SchemaSet()
+    assert calls == []
+    assert fresh.event_v1.passes({"type": "run.started"}) in (True, False)
+    fresh.event_v1.passes({})
+    assert len(calls) == 1
+
+
+def test_warm_compiles_what_a_run_uses_so_its_events_compile_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """After `warm` (the app runs it in a thread past its first frame), linting a recorded chat
+    run compiles no check and imports nothing on the way: the event loop does neither."""
+    import sys
+
+    from openwop_tui.inspect import schemas as module
+    from openwop_tui.inspect.lint import Linter
+
+    monkeypatch.setattr(module, "_SHARED", None)  # (a process's first warm, here)
+    module.warm()
+    assert "jsonschema" in sys.modules
+    calls = _counted_compiles(monkeypatch)
+    linter = Linter()
+    assert linter._schemas is module.shared()  # every linter shares the one set
+    recording = read_recording((CAPTURES / "example-chat-markdown-debug.sse").read_text())
+    for observed in observed_entries(recording.entries):
+        if observed.event is not None:
+            linter.feed(observed.event)
+    assert calls == []

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from openwop_tui.protocol.hostdata import MASK
-from openwop_tui.store import database
+from openwop_tui.store import chunks, database
 from openwop_tui.store.database import StoreError
 from openwop_tui.store.entry_bytes import COMPRESS_FROM
 from openwop_tui.store.records import Entry
@@ -27,6 +27,8 @@ from openwop_tui.store.sessions import Store
 
 KEY = "sk-compressed-0123456789abcdefXYZ"
 LONG = "".join(f"turn {n}: the weather is fine, ünïcödé ✓ 🌦 \udcff\n" for n in range(2000))
+#: Long enough to be compressed, too short to be kept as chunks (`openwop_tui.store.chunks`).
+MEDIUM = LONG[:8000]
 
 
 def _raw_rows(path: Path) -> list[bytes]:
@@ -49,18 +51,20 @@ def _version(path: Path) -> int:
 
 
 def test_a_long_entry_is_kept_compressed_and_read_back_exactly(tmp_path: Path) -> None:
+    size = len(MEDIUM.encode("utf-8", "surrogatepass"))
+    assert COMPRESS_FROM <= size < chunks.CHUNK_FROM
     path = tmp_path / "s.db"
     with Store(path) as store:
         session = store.create(host="h", workflow="w")
-        store.append(session, Entry("frame", LONG, run="r"))
+        store.append(session, Entry("frame", MEDIUM, run="r"))
         store.append(session, Entry("frame", "short", run="r"))
-        assert [entry.data for entry in store.entries(session)] == [LONG, "short"]
+        assert [entry.data for entry in store.entries(session)] == [MEDIUM, "short"]
     long_row, short_row = _raw_rows(path)
     assert long_row.startswith(b"\xff\x01")
-    assert len(long_row) < len(LONG.encode("utf-8", "surrogatepass")) // 10
+    assert len(long_row) < size // 10
     assert short_row == b"short"
     with Store(path) as store:  # and from a new store on the file
-        assert [entry.data for entry in store.entries(session)] == [LONG, "short"]
+        assert [entry.data for entry in store.entries(session)] == [MEDIUM, "short"]
 
 
 def test_an_entry_just_below_the_threshold_is_kept_as_it_is(tmp_path: Path) -> None:
@@ -81,11 +85,14 @@ def test_the_file_is_marked_for_the_schema_that_reads_it(
         session = store.create(host="h", workflow="w")
         store.append(session, Entry("user", "hello"))
         assert _version(path) == 1
+        store.append(session, Entry("frame", MEDIUM, run="r"))
+        store.flush()
+        assert _version(path) == 2  # compressed: what an openwop-tui that reads 2 reads
         store.append(session, Entry("frame", LONG, run="r"))
         store.flush()
-        assert _version(path) == database.SCHEMA_VERSION == 2
-    # An openwop-tui that reads schema 1 refuses it in a sentence (it cannot inflate).
-    monkeypatch.setattr(database, "SCHEMA_VERSION", 1)
+        assert _version(path) == database.SCHEMA_VERSION == 3  # chunked
+    # An openwop-tui that reads schema 2 refuses it in a sentence (it cannot read chunks).
+    monkeypatch.setattr(database, "SCHEMA_VERSION", 2)
     with pytest.raises(StoreError, match="newer openwop-tui"):
         Store(path)
 
@@ -94,7 +101,7 @@ def test_a_damaged_compressed_entry_is_said_and_the_rest_read(tmp_path: Path) ->
     path = tmp_path / "s.db"
     with Store(path) as store:
         session = store.create(host="h", workflow="w")
-        store.append(session, Entry("frame", LONG, run="r"))
+        store.append(session, Entry("frame", MEDIUM, run="r"))
         store.append(session, Entry("frame", "after", run="r"))
     with sqlite3.connect(path) as db:
         db.execute("UPDATE entries SET data = ? WHERE seq = 0", (b"\xff\x01not zlib at all",))

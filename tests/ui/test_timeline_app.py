@@ -233,9 +233,10 @@ async def test_rows_reach_the_panel_in_batches_not_one_redraw_per_event() -> Non
             for n in range(3000)
         ]
         await app.feed.show(events)
-        assert calls == []  # folded, not drawn yet
-        await settle(pilot, app, lambda: sum(calls) == 3000, what="the batch drawn")
-        assert len(calls) == 1
+        await settle(pilot, app, lambda: sum(calls) == 3000, what="the batches drawn")
+        # In batches: the show lets the event loop run every few milliseconds (keys first), and
+        # the panel may draw what is folded by then, but never a redraw per event.
+        assert len(calls) <= 3000 // 10, calls  # (a batch per frame: ten times fewer, at least)
         assert len(view.entries) == 3000
 
 

@@ -11,8 +11,13 @@ Transparency is laid on the background too: terminals draw no alpha the same way
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-from PIL import Image, ImageColor
+if TYPE_CHECKING:
+    # Pillow is imported when a picture is drawn, not with this module: the app's first
+    # frame does not wait for it (tests/ui/test_first_frame.py).
+    from PIL import Image
+
 
 __all__ = ["cell_box", "flatten", "picture"]
 
@@ -41,6 +46,8 @@ def flatten(image: Image.Image, background: str) -> Image.Image:
     """``image`` as RGB, its transparent parts laid on ``background`` (``#RRGGBB``)."""
     if image.mode == "RGB":
         return image
+    from PIL import Image, ImageColor  # (when a picture is drawn: see TYPE_CHECKING)
+
     rgba = image.convert("RGBA")
     canvas = Image.new("RGBA", rgba.size, ImageColor.getrgb(background))
     canvas.alpha_composite(rgba)
@@ -62,6 +69,8 @@ def picture(
         canvas: When given, the size in pixels of a board of the background the image is laid at the
             top left of; None returns the scaled image alone.
     """
+    from PIL import Image, ImageColor  # (when a picture is drawn: see TYPE_CHECKING)
+
     if image.mode not in ("RGB", "RGBA", "L", "LA"):
         alpha = "A" in image.getbands() or "transparency" in image.info
         image = image.convert("RGBA" if alpha else "RGB")

@@ -22,8 +22,8 @@ import itertools
 import random
 from collections.abc import Iterator
 from io import BytesIO
+from typing import TYPE_CHECKING
 
-from PIL import Image
 from rich._palettes import EIGHT_BIT_PALETTE
 from rich.color import Color, ColorSystem
 from rich.console import Console, ConsoleOptions, RenderResult
@@ -32,6 +32,11 @@ from rich.segment import ControlType, Segment
 from rich.style import Style
 
 from openwop_tui.devices.graphics.tmux import passthrough
+
+if TYPE_CHECKING:
+    # Pillow is imported when a picture is drawn, not with this module: the app's first
+    # frame does not wait for it (tests/ui/test_first_frame.py).
+    from PIL import Image
 
 __all__ = [
     "CHUNK",

@@ -16,12 +16,17 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from typing import TYPE_CHECKING
 
-from PIL import Image
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
 from rich.segment import ControlType, Segment
 from rich.style import Style
+
+if TYPE_CHECKING:
+    # Pillow is imported when a picture is drawn, not with this module: the app's first
+    # frame does not wait for it (tests/ui/test_first_frame.py).
+    from PIL import Image
 
 __all__ = ["MAX_COLOURS", "SixelGraphic", "encode", "quantise"]
 
@@ -42,6 +47,8 @@ def _row_table(colour: int, row: int) -> bytes:
 
 def quantise(image: Image.Image) -> Image.Image:
     """``image`` (RGB) as a palette image of at most `MAX_COLOURS` colours: what is drawn."""
+    from PIL import Image  # (when a picture is drawn: see TYPE_CHECKING)
+
     return image.convert("RGB").quantize(
         MAX_COLOURS, Image.Quantize.MEDIANCUT, dither=Image.Dither.FLOYDSTEINBERG
     )

@@ -72,24 +72,23 @@ class ConnectionController:
         host, api_key = config.host, config.api_key
         if host is None:
             try:
-                # Imported here: against a real host the demo host (and Pillow's drawing code
-                # behind it) is never needed, so start-up does not pay for it.
-                from openwop_tui.demo_host import DemoHost
-
-                self.demo_host = self.demo_host or DemoHost(pace=config.demo_pace)
-                await asyncio.to_thread(self.demo_host.start)
+                # In a thread, the import too: the app's loop keeps drawing and reading keys
+                # meanwhile (the host's modules load and its server starts on the other core).
+                demo = await asyncio.to_thread(self._start_demo_host)
             except OSError as error:
                 await chat.notice("error", f"could not start the embedded demo host: {error}")
                 self._status(ConnectionChanged(Connection.ERROR))
                 return
-            host, api_key = self.demo_host.url, self.demo_host.api_key
+            host, api_key = demo.url, demo.api_key
             chat.redact = chat.redact.with_secrets(api_key)
             chat.host_label, chat.demo = "embedded demo host", True
         else:
             chat.host_label = display_url(host)
         self._status(HostShown(clean_own(chat.host_label)))  # the user's host, or the demo
         try:
-            chat.client = HostClient(host, api_key)
+            # In a thread: making the client loads httpx and builds its TLS context (tens of
+            # milliseconds the loop would otherwise not draw or read keys in).
+            chat.client = await asyncio.to_thread(HostClient, host, api_key)
         except HostError as error:  # a URL the client cannot use, e.g. a port that is not one
             self._status(ConnectionChanged(Connection.ERROR))
             await chat.notice("error", error.message)
@@ -105,6 +104,16 @@ class ConnectionController:
         chat.conversation.session = chat.session
         chat.add_secrets(secrets_of(api_key))
         await self.runs.discover()
+
+    def _start_demo_host(self) -> DemoHost:
+        """The embedded host, started (in a worker thread: `connect`)."""
+        # Imported here: against a real host the demo host (and Pillow's drawing code behind
+        # it) is never needed, so start-up does not pay for it.
+        from openwop_tui.demo_host import DemoHost
+
+        self.demo_host = self.demo_host or DemoHost(pace=self.chat.config.demo_pace)
+        self.demo_host.start()
+        return self.demo_host
 
     async def close(self) -> None:
         """The app is going: close the client and stop the demo host this app started."""

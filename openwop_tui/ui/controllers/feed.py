@@ -14,6 +14,7 @@ say where it went.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -35,6 +36,7 @@ from openwop_tui.ui.messages import (
     RunPhase,
     SessionKept,
 )
+from openwop_tui.ui.workers import Deferred
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -42,8 +44,10 @@ if TYPE_CHECKING:
 
 #: How often pushed updates are drawn, at most (a frame at 30 frames a second).
 FRAME_SECONDS = 1 / 30
-#: Updates a run's ingest takes before it lets the event loop run keys and redraws.
-INGEST_SLICE = 64
+#: The longest a run's ingest, or the drawing of a frame's updates, keeps the event loop before
+#: it lets keys and redraws run. A time, not a count of updates: on a machine five times
+#: slower, 64 updates took five times as long, and a key waited for all of them.
+SLICE_SECONDS = 0.003
 
 
 class Feed:
@@ -65,35 +69,49 @@ class Feed:
         """Given every event (lint, its row, statistics) and the changes each one made."""
         self._pending: list[Update] = []
         self._timer: Timer | None = None
-        self._taken = 0
+        self._slice_began = time.perf_counter()
+        self._showing = asyncio.Lock()
+        """Held while updates are shown: a frame drawn in its own task while the next is due
+        (or the run's end drains the rest) shows its updates first, in order."""
         self._status_shown: str | None = None
         """The run status the status line was last told."""
         self._log_error_shown: str | None = None
         """The last reason the session could not be written that the user was told."""
 
     async def push(self, update: Update) -> None:
-        """Take one update of a running stream; it is drawn within a frame. Every
-        `INGEST_SLICE` updates the event loop gets a turn, so keys and redraws never wait
+        """Take one update of a running stream; it is drawn within a frame. After
+        `SLICE_SECONDS` of ingest the event loop gets a turn, so keys and redraws never wait
         behind a fast host."""
         self._pending.append(update)
         if self._timer is None:
             self._timer = self.chat.app.set_timer(FRAME_SECONDS, self._frame)
-        self._taken += 1
-        if self._taken % INGEST_SLICE == 0:
-            await asyncio.sleep(0)  # a turn for the event loop (not a wait for anything)
+        await self._turn_if_due()
 
-    async def _frame(self) -> None:
+    async def _turn_if_due(self) -> None:
+        """Give the event loop a turn if this task has kept it `SLICE_SECONDS` (not a wait for
+        anything: keys and redraws run, then this goes on)."""
+        if time.perf_counter() - self._slice_began >= SLICE_SECONDS:
+            await asyncio.sleep(0)
+            self._slice_began = time.perf_counter()
+
+    def _frame(self) -> None:
         self._timer = None
-        await self.drain()
+        # Drawn in a task of its own, not in this timer's callback: the callback runs in the
+        # app's message pump, which is also what hands keys to the prompt, so a frame of a
+        # fast host's updates (tens of milliseconds) held every key behind it.
+        # (The method, not a coroutine made now: a worker never started, as the app closes,
+        # leaves no coroutine unawaited.)
+        self.chat.app.run_worker(Deferred(self.drain), group="feed-frame")
 
     async def drain(self) -> None:
         """Draw every update pushed so far (at the end of a run, before it is settled)."""
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
-        updates, self._pending = self._pending, []
-        if updates:
-            await self.show(updates)
+        async with self._showing:  # (taken and shown in one hold: the order is kept)
+            updates, self._pending = self._pending, []
+            if updates:
+                await self._show(updates)
 
     def reset(self) -> None:
         """A new chat is shown: the next run status is news."""
@@ -125,8 +143,13 @@ class Feed:
     async def show(self, updates: Iterable[Update]) -> None:
         """Show ``updates``: every item change of the frame goes to the view in one batch (a
         fast host's frame holds hundreds, one per event), then the events, statuses and
-        notices in order, each event's changes linked to it in the timeline."""
-        updates = list(updates)
+        notices in order, each event's changes linked to it in the timeline. The event loop
+        gets a turn every `SLICE_SECONDS` of it (a key typed meanwhile is not kept waiting);
+        one show at a time, in the order they were asked for."""
+        async with self._showing:
+            await self._show(list(updates))
+
+    async def _show(self, updates: list[Update]) -> None:
         changes: list[Change] = [u for u in updates if isinstance(u, Added | Updated)]
         if changes:
             await self.show_changes(changes)
@@ -146,6 +169,7 @@ class Feed:
                 self._tell_status(RunChanged(RunPhase.STARTED, run_id, shown, workflow))
             elif isinstance(update, EventArrived):
                 self.timeline.arrived(update.event)
+                await self._turn_if_due()
             elif isinstance(update, StreamNoticed):
                 notice = update.notice
                 if notice.kind == "reconnecting":

@@ -62,6 +62,10 @@ class LabController:
         self.profile = initial(chat.config, image_support)
         """The lab's switches."""
         self._base = replace(app_image_context(image_support, chat.config.images), palette=palette)
+        if audio_support is not None:
+            # Known already: what is drawn before the host is reached (a reopened session's
+            # clips, drawn with the first frame) offers to play too.
+            self._base = replace(self._base, audio=audio_support)
 
     def set_palette(self, palette: Palette) -> None:
         """A theme was chosen: envelopes drawn from now on take its colours."""

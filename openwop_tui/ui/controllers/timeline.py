@@ -31,18 +31,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import Added, Change, Updated
 from openwop_tui.core.items import EnvelopeItem
 from openwop_tui.inspect.findings import Finding, Severity
-from openwop_tui.inspect.inspector import Inspector
-from openwop_tui.inspect.lint import LintConfig
 from openwop_tui.inspect.log import Observed, observed_entries
 from openwop_tui.inspect.split_keys import SplitKeyEvents
 from openwop_tui.inspect.timeline import RowFilter, timeline_row, with_piece_text
@@ -53,6 +53,13 @@ from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.heap import settled_heap
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
 from openwop_tui.ui.widgets.timeline_view import Entry, TimelineView, marks_text
+
+if TYPE_CHECKING:
+    # The inspector (lint, its schema validators, statistics) is imported when the first
+    # event is folded, not with the app: its first frame does not wait for it
+    # (tests/ui/test_first_frame.py).
+    from openwop_tui.inspect.inspector import Inspector
+    from openwop_tui.inspect.lint import LintConfig
 
 log = logging.getLogger(__name__)
 
@@ -85,11 +92,18 @@ class Chosen:
         return self.rows.empty and not self.items
 
 
+def _inspector(lint: LintConfig | None = None) -> Inspector:
+    """A new inspector (its module imported on first use: see TYPE_CHECKING)."""
+    from openwop_tui.inspect.inspector import Inspector
+
+    return Inspector(lint)
+
+
 @dataclass(eq=False)
 class _Kept:
     """One chat's timeline."""
 
-    inspector: Inspector = field(default_factory=Inspector)
+    inspector: Inspector = field(default_factory=lambda: _inspector())
     entries: list[Entry] = field(default_factory=list)
     filter_text: str = ""
     chosen: Chosen = field(default_factory=lambda: Chosen(RowFilter()))
@@ -206,8 +220,18 @@ class TimelineController:
         kept.entries.append(entry)
         kept.stored[(event.run_id, event.sequence)] = entry
 
+    def warm(self) -> None:
+        """Read and compile the lint's schemas in a thread of their own (`schemas.warm`), so
+        the first events of the first run do not wait for them on the event loop (130 ms to
+        compile them all, and a second or more to import jsonschema where its format checkers
+        are installed: a key typed as the first answer began waited behind it). A daemon: a
+        quit does not wait for it."""
+        threading.Thread(target=_warm_quietly, name="openwop-lint-warm", daemon=True).start()
+
     def _new_inspector(self) -> Inspector:
-        return Inspector(LintConfig(max_asset_bytes=self.chat.config.max_asset_bytes))
+        from openwop_tui.inspect.lint import LintConfig  # (see TYPE_CHECKING)
+
+        return _inspector(LintConfig(max_asset_bytes=self.chat.config.max_asset_bytes))
 
     async def _read_stored(
         self, conversation: Conversation, kept: _Kept, path: Path, session_id: str, until: int
@@ -503,3 +527,16 @@ class TimelineController:
             app.pop_screen()
         view.focus()
         view.select(view.blocks().index(shown[0]))
+
+
+def _warm_quietly() -> None:
+    """`schemas.warm`, in its thread: what it cannot do now is done when first needed."""
+    try:
+        # Imported here, in the thread: the first frame does not load the inspector (see
+        # TYPE_CHECKING), and the first event then finds it loaded.
+        import openwop_tui.inspect.inspector  # noqa: F401
+        from openwop_tui.inspect.schemas import warm
+
+        warm()
+    except Exception:  # (the lint reads and compiles them on first use instead)
+        log.debug("the lint's schemas could not be warmed ahead", exc_info=True)

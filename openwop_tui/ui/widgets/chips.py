@@ -13,14 +13,12 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from PIL import Image
 from rich.columns import Columns
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from rich_pixels import HalfcellRenderer, Pixels
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.reactive import reactive
@@ -29,6 +27,11 @@ from textual.widget import Widget
 from openwop_tui.core.attachments import Attachment
 from openwop_tui.text.sanitize import clean_label
 from openwop_tui.text.units import human_size
+
+if TYPE_CHECKING:
+    # Pillow and rich-pixels are imported when a picture is attached, not with the prompt: the
+    # app's first frame does not wait for them (tests/ui/test_first_frame.py).
+    from rich_pixels import Pixels
 
 __all__ = ["AttachmentChips", "chip_label", "thumbnail"]
 
@@ -45,6 +48,9 @@ _GLYPHS = {"image": "▣", "audio": "♪", "file": "▤"}
 def thumbnail(data: bytes, cells: tuple[int, int] = THUMB_CELLS) -> Pixels | None:
     """A picture of an image's bytes ``cells`` wide and high, in half-blocks; ``None`` when it
     cannot be drawn (not an image Pillow reads, or too many pixels)."""
+    from PIL import Image  # (see TYPE_CHECKING)
+    from rich_pixels import HalfcellRenderer, Pixels
+
     try:
         with Image.open(io.BytesIO(data)) as image:
             width, height = image.size

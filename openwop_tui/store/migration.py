@@ -1,0 +1,122 @@
+"""Bringing a store written before chunks (`openwop_tui.store.chunks`) up to them as it opens.
+
+A file of schema 1 or 2 whose long entries are kept whole (schema 2 compressed, 1 plain) is
+converted once, when an openwop-tui that writes chunks opens it for writing: in one
+transaction, after a copy of the file as it was is written beside it
+(``sessions.db.schema2-backup``, `backup_path`), every entry of `chunks.CHUNK_FROM` bytes or
+more is kept as chunks instead, and the file is marked `chunks.CHUNKED_SCHEMA`. An older
+openwop-tui then refuses it, saying to upgrade (it cannot read chunks), and the copy is the
+file it can still open.
+
+A conversion that fails (a full disk, a damaged file) is rolled back: the file is as it was
+and opens as it was (this version reads entries kept whole too), the copy is removed, and the
+next open tries again. A file with no long entry is not converted (nothing to gain), so it
+stays readable by older versions until it holds its first chunked entry.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+from pathlib import Path
+
+from openwop_tui.store import chunks
+from openwop_tui.store.entry_bytes import DEFLATED, Unread, compressed, inflate
+
+log = logging.getLogger("openwop_tui.store.sessions")
+
+#: Rows read at a time while converting (the long ones: a batch is at most a few MB in memory).
+_ROWS_AT_ONCE = 64
+
+#: The rows a conversion looks at: long plain text, or compressed (which may be long).
+_CANDIDATES = (
+    "FROM entries WHERE typeof(data) = 'blob' AND (length(data) >= ? OR substr(data, 1, 2) = ?)"
+)
+
+
+def backup_path(path: Path, version: int) -> Path:
+    """Where the copy of the store at ``path`` (of schema ``version``) is written before it is
+    converted: beside it, named for its schema."""
+    return path.with_name(f"{path.name}.schema{version}-backup")
+
+
+def needed(db: sqlite3.Connection) -> bool:
+    """Whether the file is of a schema before chunks and holds an entry worth converting."""
+    if int(db.execute("PRAGMA user_version").fetchone()[0]) >= chunks.CHUNKED_SCHEMA:
+        return False
+    found = db.execute(f"SELECT 1 {_CANDIDATES} LIMIT 1", (chunks.CHUNK_FROM, DEFLATED))
+    return found.fetchone() is not None
+
+
+def _backup(path: Path, target: Path) -> None:
+    """Copy the database at ``path`` to ``target`` as it was last committed (SQLite's backup:
+    the WAL included), written under a temporary name first so a copy is always whole."""
+    partial = target.with_name(target.name + ".partial")
+    partial.unlink(missing_ok=True)
+    source = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        copy = sqlite3.connect(partial)
+        try:
+            source.backup(copy)
+        finally:
+            copy.close()
+    finally:
+        source.close()
+    if os.name == "posix":
+        partial.chmod(0o600)  # (sessions hold conversations)
+    partial.replace(target)
+
+
+def _convert_rows(db: sqlite3.Connection) -> int:
+    """Keep every long entry as chunks (in the caller's transaction); how many were."""
+    converted, after = 0, -1
+    while True:
+        rows = db.execute(
+            f"SELECT rowid, data {_CANDIDATES} AND rowid > ? ORDER BY rowid LIMIT ?",
+            (chunks.CHUNK_FROM, DEFLATED, after, _ROWS_AT_ONCE),
+        ).fetchall()
+        if not rows:
+            return converted
+        for rowid, data in rows:
+            after = rowid
+            raw = inflate(data) if compressed(data) else data
+            if isinstance(raw, Unread) or len(raw) < chunks.CHUNK_FROM:
+                continue  # (a damaged row stays as it is: reading it says so)
+            db.execute("UPDATE entries SET data = ? WHERE rowid = ?", (chunks.put(db, raw), rowid))
+            converted += 1
+
+
+def convert(db: sqlite3.Connection, path: Path) -> str | None:
+    """Convert the store at ``path`` (its connection ``db``, outside a transaction) when
+    `needed`: the copy first, then every long entry, in one ``BEGIN IMMEDIATE`` transaction.
+    A sentence saying what was done and where the copy is (also logged), or ``None`` when
+    there was nothing to do. Raises `sqlite3.Error` or `OSError` with the file as it was."""
+    if not needed(db):  # (a read: most opens take no write lock for it)
+        return None
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        # Under the write lock: another process may have converted it meanwhile.
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        if not needed(db):
+            db.execute("ROLLBACK")
+            return None
+        target = backup_path(path, version)
+        _backup(path, target)
+        try:
+            count = _convert_rows(db)
+            db.execute(f"PRAGMA user_version={chunks.CHUNKED_SCHEMA}")
+            db.execute("COMMIT")
+        except BaseException:
+            target.unlink(missing_ok=True)  # (the file is as it was: the copy is not needed)
+            raise
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+    said = (
+        f"the session store {path} was converted to keep repeated text once ({count:,} long "
+        f"entries); a copy of it as it was (for an older openwop-tui) is {target}"
+    )
+    log.warning("%s", said)
+    return said

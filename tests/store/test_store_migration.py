@@ -1,0 +1,95 @@
+"""A store written before chunks is converted as it opens (issue 26): in one transaction,
+after a copy of the file as it was is written beside it; a conversion that fails leaves the
+file as it was, opening and reading as before.
+
+The old store is written by this code with chunks off (`Store(dedup=False)`: long entries
+kept whole, compressed, the file marked schema 2, as the store wrote them before chunks).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from chunk_sessions import echo_session
+
+from openwop_tui.store import chunks, migration
+from openwop_tui.store.sessions import Store
+
+
+def _old_store(path: Path) -> tuple[str, list[str]]:
+    with Store(path, dedup=False) as store:
+        return echo_session(store, 40)
+
+
+def _state(path: Path) -> tuple[int, list[tuple[object, ...]], bool]:
+    """The file's schema, its entries' rows as stored, and whether it has any chunk."""
+    with sqlite3.connect(path) as db:
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        rows = db.execute("SELECT * FROM entries ORDER BY session, seq").fetchall()
+        has = chunks.has_table(db) and db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    return version, rows, bool(has)
+
+
+def _frames(store: Store, session: str) -> list[str]:
+    return [entry.data for entry in store.entries(session) if entry.kind == "frame"]
+
+
+def test_an_old_store_is_converted_with_a_copy_beside_it(tmp_path: Path) -> None:
+    path = tmp_path / "sessions.db"
+    session, frames = _old_store(path)
+    before = _state(path)
+    assert before[0] == 2 and not before[2]
+    with Store(path) as store:
+        assert store.converted is not None
+        backup = migration.backup_path(path, 2)
+        assert str(backup) in store.converted
+        assert _frames(store, session) == frames  # byte for byte
+    version, rows, has = _state(path)
+    assert version == chunks.CHUNKED_SCHEMA and has
+    assert any(bytes(row[7]).startswith(chunks.CHUNKED) for row in rows)
+    # The copy is the file as it was (what an older openwop-tui opens).
+    assert _state(backup) == before
+    with Store(path) as store:  # converted once
+        assert store.converted is None
+
+
+def test_a_failed_conversion_leaves_the_file_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "sessions.db"
+    session, frames = _old_store(path)
+    before = _state(path)
+    calls = []
+
+    def failing(db: sqlite3.Connection, raw: bytes) -> bytes:
+        calls.append(raw)
+        if len(calls) > 3:  # part way through
+            raise sqlite3.OperationalError("database or disk is full")
+        return real(db, raw)
+
+    real = chunks.put
+    monkeypatch.setattr(chunks, "put", failing)
+    with Store(path) as store:
+        assert store.converted is not None and "could not be converted" in store.converted
+        assert store.read_only is None
+        assert _frames(store, session) == frames  # it reads as it was
+    assert len(calls) > 3
+    assert _state(path) == before
+    assert not migration.backup_path(path, 2).exists()
+    monkeypatch.setattr(chunks, "put", real)
+    with Store(path) as store:  # the next open tries again
+        assert store.converted is not None and "was converted" in store.converted
+        assert _frames(store, session) == frames
+
+
+def test_a_store_without_long_entries_is_left_for_older_versions(tmp_path: Path) -> None:
+    path = tmp_path / "sessions.db"
+    with Store(path, dedup=False) as store:
+        echo_session(store, 3)  # the history stays short
+    before = _state(path)
+    with Store(path) as store:
+        assert store.converted is None
+    assert _state(path) == before
+    assert not migration.backup_path(path, before[0]).exists()

@@ -1,0 +1,108 @@
+"""The app's first frame waits for nothing it does not draw (issue 26).
+
+A fresh interpreter starts the real `ChatApp` on the embedded demo host (``images`` half-block,
+off-screen under `App.run_test`) and notes ``sys.modules`` the moment the first frame has been
+drawn, which is when the app starts reaching its host (`ChatApp.start_connecting`, called
+after the first refresh). What is not in that list was not paid for before the first frame: a
+change that imports one of these early again fails here, by name.
+
+The connection's own modules (httpx, the demo host) load after that, in a worker and its
+threads, while the screen already says it is connecting; the test checks that too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from patience import PATIENCE
+
+_PROBE = """
+import asyncio, json, sys
+from openwop_tui.config import Config
+from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.widgets.prompt import PromptInput
+
+seen = {}
+start = ChatApp.start_connecting
+
+def noted(app):
+    # The first frame is drawn: what is loaded now is what it cost.
+    if "modules" not in seen:
+        seen["modules"] = sorted(sys.modules)
+        seen["connection"] = str(app.status.connection)
+        seen["prompt"] = app.query_one(PromptInput).placeholder
+    start(app)
+
+ChatApp.start_connecting = noted
+
+async def main():
+    app = ChatApp(Config(host=None, audio=False, images="halfblock", demo_pace=0))
+    async with app.run_test(size=(120, 40)) as pilot:
+        while "modules" not in seen:
+            await pilot.pause()
+        await app.workers.wait_for_complete()
+        seen["then"] = str(app.status.connection)
+        seen["later"] = sorted(m for m in ("httpx", "openwop_tui.demo_host") if m in sys.modules)
+
+asyncio.run(main())
+print(json.dumps(seen))
+"""
+
+#: Not needed to draw the first screen: pictures (Pillow, rich-pixels), sound (numpy and the
+#: sound libraries), the inspector and its lint (the schema validators), the config file's
+#: editor, the HTTP client and the embedded host (loaded while the screen says "connecting"),
+#: and the screens opened on request. (Pygments and markdown-it still load before it: Rich's
+#: markdown module, which the transcript's blocks subclass, imports both.)
+NOT_BEFORE_THE_FIRST_FRAME = (
+    "PIL",
+    "rich_pixels",
+    "numpy",
+    "sounddevice",
+    "soundfile",
+    "jsonschema",
+    "fastjsonschema",
+    "openwop_tui.inspect.inspector",
+    "openwop_tui.inspect.lint",
+    "tomlkit",
+    "httpx",
+    "httpx_sse",
+    "openwop_tui.demo_host",
+    "openwop_tui.ui.screens.help",
+    "openwop_tui.ui.screens.inspect",
+    "openwop_tui.ui.screens.sessions",
+    "openwop_tui.ui.screens.settings",
+)
+
+
+def test_the_first_frame_loads_nothing_it_does_not_draw(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENWOP_", "XDG_"))}
+    env |= {
+        "HOME": str(tmp_path),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE],
+        capture_output=True,
+        text=True,
+        timeout=PATIENCE,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    loaded = set(seen["modules"])
+    assert "openwop_tui.ui.app" in loaded
+    early = [name for name in NOT_BEFORE_THE_FIRST_FRAME if name in loaded]
+    assert not early, f"loaded before the first frame: {early}"
+    # Honest meanwhile: the prompt is there and the status line says it is connecting.
+    assert seen["prompt"].startswith("Message the host")
+    assert seen["connection"] == "connecting"
+    # And then the host was reached, the HTTP client and the embedded host loaded for it.
+    assert seen["then"] == "connected"
+    assert seen["later"] == ["httpx", "openwop_tui.demo_host"]
