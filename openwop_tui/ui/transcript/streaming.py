@@ -79,5 +79,10 @@ class Redraws:
         self.pending = {index for index in self.pending if index < first}
 
     def clear(self) -> None:
-        """Nothing waits (the view was emptied)."""
+        """Nothing waits (the view was emptied): the timer is stopped, and the cost of the
+        emptied view's last redraw no longer spaces out the next view's."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
         self.pending.clear()
+        self.cost = 0.0
