@@ -19,14 +19,7 @@ from openwop_tui.demo_host import DemoHost
 CAPTURES = TESTS / "data" / "captures"
 
 
-@pytest.fixture(autouse=True)
-def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    # No user config file, no host from the environment, no sound card probing.
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.delenv("OPENWOP_BASE_URL", raising=False)
-    monkeypatch.delenv("OPENWOP_API_KEY", raising=False)
-    monkeypatch.setenv("OPENWOP_TUI_AUDIO", "off")
-    monkeypatch.setenv("COLUMNS", "100")
+pytestmark = pytest.mark.usefixtures("cli_isolated_wide")
 
 
 @pytest.fixture

@@ -16,7 +16,6 @@ import signal
 import subprocess
 import sys
 import threading
-from pathlib import Path
 from typing import IO
 
 import httpx
@@ -30,13 +29,7 @@ from openwop_tui.demo_host import DemoHost
 SAFETY = '{"timeoutMs": 60000}'
 
 
-@pytest.fixture(autouse=True)
-def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.delenv("OPENWOP_BASE_URL", raising=False)
-    monkeypatch.delenv("OPENWOP_API_KEY", raising=False)
-    monkeypatch.setenv("OPENWOP_TUI_AUDIO", "off")
-    monkeypatch.setenv("COLUMNS", "100")
+pytestmark = pytest.mark.usefixtures("cli_isolated_wide")
 
 
 def on(host: DemoHost) -> list[str]:

@@ -19,12 +19,7 @@ CAPTURES = TESTS / "data" / "captures"
 EVENT_FIELDS = {"kind", "type", "sequence", "runId", "nodeId", "eventId", "timestamp", "payload"}
 
 
-@pytest.fixture(autouse=True)
-def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.delenv("OPENWOP_BASE_URL", raising=False)
-    monkeypatch.delenv("OPENWOP_API_KEY", raising=False)
-    monkeypatch.setenv("OPENWOP_TUI_AUDIO", "off")
+pytestmark = pytest.mark.usefixtures("cli_isolated")
 
 
 def _lines(out: str) -> list[dict[str, Any]]:

@@ -8,7 +8,6 @@ import os
 import selectors
 import subprocess
 import sys
-from pathlib import Path
 
 import httpx
 import pytest
@@ -26,13 +25,7 @@ CAPTURES = TESTS / "data" / "captures"
 README = TESTS.parent / "README.md"
 
 
-@pytest.fixture(autouse=True)
-def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.delenv("OPENWOP_BASE_URL", raising=False)
-    monkeypatch.delenv("OPENWOP_API_KEY", raising=False)
-    monkeypatch.setenv("OPENWOP_TUI_AUDIO", "off")
-    monkeypatch.setenv("COLUMNS", "100")
+pytestmark = pytest.mark.usefixtures("cli_isolated_wide")
 
 
 # ------------------------------------------------------------------------------ render -

@@ -5,20 +5,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from openwop_tui.__main__ import main
 from openwop_tui.demo_host import DemoHost
 
-
-@pytest.fixture(autouse=True)
-def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.delenv("OPENWOP_BASE_URL", raising=False)
-    monkeypatch.delenv("OPENWOP_API_KEY", raising=False)
-    monkeypatch.setenv("OPENWOP_TUI_AUDIO", "off")
+pytestmark = pytest.mark.usefixtures("cli_isolated")
 
 
 @pytest.fixture(scope="module")

@@ -34,13 +34,7 @@ from openwop_tui.ui.options import AppOptions
 KEY = "sk-export-test-1a2b3c4d5e"
 
 
-@pytest.fixture(autouse=True)
-def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.delenv("OPENWOP_BASE_URL", raising=False)
-    monkeypatch.delenv("OPENWOP_API_KEY", raising=False)
-    monkeypatch.setenv("OPENWOP_TUI_AUDIO", "off")
-    monkeypatch.setenv("COLUMNS", "100")
+pytestmark = pytest.mark.usefixtures("cli_isolated_wide")
 
 
 def test_run_record_then_render_and_replay_show_the_same_tour(

@@ -16,13 +16,7 @@ from media_parts import noise_png, tone, two_colour_png
 
 from openwop_tui.__main__ import main
 
-
-@pytest.fixture(autouse=True)
-def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.delenv("OPENWOP_BASE_URL", raising=False)
-    monkeypatch.delenv("OPENWOP_API_KEY", raising=False)
-    monkeypatch.setenv("OPENWOP_TUI_AUDIO", "off")
+pytestmark = pytest.mark.usefixtures("cli_isolated")
 
 
 def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, list[Any], str]:

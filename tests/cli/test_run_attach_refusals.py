@@ -13,12 +13,7 @@ from openwop_tui.__main__ import main
 DEAD = ["--host", "http://127.0.0.1:9"]  # (never reached: every case is refused before)
 
 
-@pytest.fixture(autouse=True)
-def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.delenv("OPENWOP_BASE_URL", raising=False)
-    monkeypatch.delenv("OPENWOP_API_KEY", raising=False)
-    monkeypatch.setenv("OPENWOP_TUI_AUDIO", "off")
+pytestmark = pytest.mark.usefixtures("cli_isolated")
 
 
 @pytest.mark.parametrize(
