@@ -25,7 +25,12 @@ from typing import Any
 from openwop_tui.core.attachments import Attachment
 from openwop_tui.core.fold import Added, Transcript
 from openwop_tui.core.items import Attached, EnvelopeItem, Item, UserTurn
-from openwop_tui.protocol.content_parts import MediaPart, message_content, read_parts
+from openwop_tui.protocol.content_parts import (
+    MediaPart,
+    encoded_size,
+    message_content,
+    read_parts,
+)
 from openwop_tui.protocol.envelopes import Envelope, MediaRef, Rendering
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.text.sanitize import HostText, clean_label
@@ -54,7 +59,7 @@ class Own:
     def size(self) -> int | None:
         if self.read.data is not None:
             return len(self.read.data)
-        return _decoded_size(self.encoded) if self.encoded is not None else None
+        return encoded_size(self.encoded) if self.encoded is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,9 +217,3 @@ def _is_base64(value: Any) -> bool:
     """Whether ``value`` is a base64 string (its alphabet and padding): safe to show and to
     draw from; a wrong length is the renderer's to report."""
     return isinstance(value, str) and bool(value) and _BASE64.fullmatch(value) is not None
-
-
-def _decoded_size(encoded: str) -> int:
-    """The bytes ``encoded`` (base64) decodes to, without decoding it."""
-    length = len(encoded)
-    return max(0, length * 3 // 4 - encoded[-2:].count("="))
