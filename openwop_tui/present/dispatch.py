@@ -113,7 +113,7 @@ def _envelope(
             clean_label(f"{envelope.display or 'json'} · {envelope.kind}"), palette.accent
         )
         if own:
-            title = Text.assemble((present.OWN_TITLE, f"bold {palette.user}"), title)
+            title = present.own_title(title, palette)
         return [Part(title), Part(Text("  loading…", style=f"italic {palette.muted}"))]
     envelope = item.envelope
     if not envelope.alt or envelope.display in MEDIA_DISPLAYS:

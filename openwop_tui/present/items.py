@@ -185,7 +185,7 @@ def envelope_title(
     # words; what it wrote is not trusted to be clean.
     title = safe_text(clean(rendered.title), colours.accent)
     if own:
-        title = Text.assemble((OWN_TITLE, f"bold {colours.user}"), title)
+        title = own_title(title, colours)
     if rendered.degraded:
         title.append("  (not shown in full)", style=colours.warning)
     return title
@@ -193,6 +193,12 @@ def envelope_title(
 
 #: What the title line of a user's own attachment begins with.
 OWN_TITLE = "you sent · "
+
+
+def own_title(title: Text, palette: Palette | None = None) -> Text:
+    """``title`` as the title of one of the user's own attachments: `OWN_TITLE` first, in the
+    user's colour (drawn, or still loading)."""
+    return Text.assemble((OWN_TITLE, f"bold {_palette(palette).user}"), title)
 
 
 def badge(text: str, palette: Palette | None = None) -> Text:
