@@ -28,14 +28,45 @@ import pyte
 MARKER = "Zq"
 
 
+class _Screen(pyte.Screen):
+    """pyte's screen, answering as a terminal does: a primary device attributes request
+    (``CSI c``, which every terminal answers) gets a VT102's answer written back to the program
+    (`write_process_input`, which pyte leaves to its user). A terminal that never answered
+    would hold each start for the app's probe timeout, as no real one does; ``answers=False``
+    makes one (a figure's note measures that case)."""
+
+    def __init__(self, cols: int, rows: int, reply: Callable[[bytes], None] | None) -> None:
+        super().__init__(cols, rows)
+        self._reply = reply
+
+    def write_process_input(self, data: str) -> None:
+        if self._reply is not None:
+            self._reply(data.encode())
+
+
 class Terminal:
     """``argv`` running in a ``cols`` x ``rows`` pty; its screen readable at any time."""
 
     def __init__(
-        self, argv: Sequence[str], env: dict[str, str], size: tuple[int, int] = (120, 40)
+        self,
+        argv: Sequence[str],
+        env: dict[str, str],
+        size: tuple[int, int] = (120, 40),
+        *,
+        answers: bool = True,
     ) -> None:
+        """Start ``argv`` on a new pty.
+
+        Args:
+            argv: The program and its arguments.
+            env: Its environment (``TERM`` and ``COLORTERM`` are set here).
+            size: Columns and rows.
+            answers: Whether the terminal answers a device attributes request (as every real
+                one does); False plays one that never answers.
+        """
         cols, rows = size
-        self.screen = pyte.Screen(cols, rows)
+        reply = (lambda data: os.write(self._master, data)) if answers else None
+        self.screen = _Screen(cols, rows, reply)
         self._stream = pyte.ByteStream(self.screen)
         self._changed = threading.Condition()
         self._text = ""

@@ -53,6 +53,7 @@ from openwop_tui.cli.parser import build_parser
 # arguments are parsed (tests/cli/test_startup.py holds it to that).
 if TYPE_CHECKING:
     from openwop_tui.config import Config
+    from openwop_tui.devices.terminal import ImageSupport
     from openwop_tui.text.redact import Redactor
     from openwop_tui.ui.options import AppOptions
 
@@ -249,26 +250,32 @@ def _run_app(config: Config, options: AppOptions) -> int:
     import gc
     from dataclasses import replace
 
+    from openwop_tui.devices.early_probe import EarlyProbe
     from openwop_tui.devices.typeahead import TypeAhead
 
     # Before the slow imports: what is typed while the app starts reaches the prompt as typed.
     held = TypeAhead.hold(sys.stdin.fileno()) if sys.stdin.isatty() else None
+    # And the terminal asked how it draws images, while the keyboard is held (its answers
+    # queue unseen): its round trip, or a silent terminal's timeout, passes while the app's
+    # modules load, read once they are in (`openwop_tui.devices.early_probe`).
+    probe = (
+        EarlyProbe.ask(config.images, stdin=sys.stdin, stdout=sys.stdout, environ=os.environ)
+        if held is not None
+        else None
+    )
     # No collection while the app's modules load and it opens its chat: some 100,000 objects
     # that live as long as the app, which every pass would walk again (a fifth of the start).
     # ChatApp freezes them once made (`openwop_tui.ui.heap.settle`); collection resumes then.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        from openwop_tui.devices.terminal import detect_image_mode
         from openwop_tui.ui.app import ChatApp
 
-        # Once, before Textual takes the terminal: after that its input thread owns the answers.
-        support = detect_image_mode(
-            config.images,
-            stdin=sys.stdin,
-            stdout=sys.stdout,
-            environ=os.environ,
-            typed=held.keep if held is not None else None,
+        # Before Textual takes the terminal: after that its input thread owns the answers.
+        support = (
+            probe.answer(typed=held.keep)
+            if probe is not None and held is not None
+            else _asked_now(config.images)
         )
         typed = held.take() if held is not None else ""
         app = ChatApp(config, replace(options, image_support=support, typed=typed))
@@ -281,6 +288,14 @@ def _run_app(config: Config, options: AppOptions) -> int:
         if held is not None:
             held.restore()  # Textual put back the held mode it found; this is the user's
     return app.return_code or 0
+
+
+def _asked_now(images: str) -> ImageSupport:
+    """How images are drawn, the terminal asked now (stdin could not be held: not a
+    terminal, so in fact not asked)."""
+    from openwop_tui.devices.terminal import detect_image_mode
+
+    return detect_image_mode(images, stdin=sys.stdin, stdout=sys.stdout, environ=os.environ)
 
 
 if __name__ == "__main__":

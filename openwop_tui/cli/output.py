@@ -25,7 +25,7 @@ from openwop_tui.config import Config
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.updates import Update
 from openwop_tui.devices import desktop as actions
-from openwop_tui.devices.terminal import for_printing, graphics_console_options
+from openwop_tui.devices.printed_images import for_printing, graphics_console_options
 from openwop_tui.renderers import Registry
 from openwop_tui.renderers.base import AudioSupport, RenderContext
 from openwop_tui.store.saving import SaveBudget

@@ -55,17 +55,22 @@ __all__ = [
     "Answers",
     "ImageProtocol",
     "ImageSupport",
+    "Plan",
+    "Stream",
     "choose",
     "colour_system",
+    "decide",
     "detect_image_mode",
     "draws_placeholders",
-    "for_printing",
+    "failed",
     "forced_or_skipped",
-    "graphics_console_options",
     "in_tmux",
     "parse_answers",
+    "plan_probe",
     "query_terminal",
+    "read_answers",
     "tmux_passthrough",
+    "with_colours",
 ]
 
 ImageProtocol = Literal["kitty", "sixel", "halfblock", "none"]
@@ -107,7 +112,7 @@ MAX_ANSWER = 65_536
 MAX_CELL = 999
 
 
-class _Stream(Protocol):
+class Stream(Protocol):
     def fileno(self) -> int: ...
     def isatty(self) -> bool: ...
     def flush(self) -> None: ...
@@ -340,28 +345,32 @@ def query_terminal(
     import tty
 
     saved = termios.tcgetattr(fd_in)
-    received = bytearray()
     try:
         tty.setraw(fd_in, termios.TCSANOW)
         os.write(fd_out, query)
-        deadline = time.monotonic() + timeout
-        while not answered(received) and len(received) < MAX_ANSWER:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                break
-            ready, _, _ = select.select([fd_in], [], [], remaining)
-            if not ready:
-                break
-            chunk = os.read(fd_in, 1024)
-            if not chunk:
-                break
-            received += chunk
+        return read_answers(fd_in, time.monotonic() + timeout)
     finally:
         termios.tcsetattr(fd_in, termios.TCSANOW, saved)
+
+
+def read_answers(fd_in: int, deadline: float) -> bytes:
+    """What the terminal sends on ``fd_in`` (already out of canonical mode, not echoing) until
+    its DA1 answer is in or ``time.monotonic()`` reaches ``deadline``: the answers, and any keys
+    typed meanwhile (`typed_keys` tells them apart)."""
+    received = bytearray()
+    while not answered(received) and len(received) < MAX_ANSWER:
+        remaining = deadline - time.monotonic()
+        ready, _, _ = select.select([fd_in], [], [], max(remaining, 0.0))
+        if not ready:
+            break
+        chunk = os.read(fd_in, 1024)
+        if not chunk:
+            break
+        received += chunk
     return bytes(received)
 
 
-def kernel_cell_size(stream: _Stream) -> tuple[int, int] | None:
+def kernel_cell_size(stream: Stream) -> tuple[int, int] | None:
     """A cell's size in pixels from ``TIOCGWINSZ``, when the terminal fills in its pixel size
     (a kernel call: nothing is written to the terminal)."""
     try:
@@ -394,8 +403,8 @@ def colour_system(environ: Mapping[str, str]) -> str:
 def detect_image_mode(
     requested: str,
     *,
-    stdin: _Stream,
-    stdout: _Stream,
+    stdin: Stream,
+    stdout: Stream,
     environ: Mapping[str, str],
     timeout: float = DEFAULT_TIMEOUT,
     ask_tmux: Callable[[], bool | None] = tmux_passthrough,
@@ -423,6 +432,11 @@ def detect_image_mode(
         ask_tmux=ask_tmux,
         typed=typed,
     )
+    return with_colours(support, environ)
+
+
+def with_colours(support: ImageSupport, environ: Mapping[str, str]) -> ImageSupport:
+    """``support`` with the colour system the app will draw in (`colour_system`)."""
     try:
         return replace(support, colours=colour_system(environ))
     except Exception:  # an odd environment: kitty ids stay 24-bit colours
@@ -432,8 +446,8 @@ def detect_image_mode(
 def _detect(
     requested: str,
     *,
-    stdin: _Stream,
-    stdout: _Stream,
+    stdin: Stream,
+    stdout: Stream,
     environ: Mapping[str, str],
     timeout: float = DEFAULT_TIMEOUT,
     ask_tmux: Callable[[], bool | None] = tmux_passthrough,
@@ -452,108 +466,116 @@ def _detect(
         typed: Given the keys the user typed while the terminal was asked; None drops them.
     """
     try:
-        interactive = stdin.isatty() and stdout.isatty()
-        tmux = in_tmux(environ)
-        decided = forced_or_skipped(requested, interactive=interactive, environ=environ)
-        if decided is not None:
-            decided = ImageSupport(decided.mode, decided.reason, decided.cell_size, tmux)
-            if decided.mode == "kitty" and tmux and interactive and ask_tmux() is False:
-                # Forced, but tmux would print the commands' placeholders as junk.
-                return replace(
+        plan = plan_probe(requested, stdin=stdin, stdout=stdout, environ=environ, ask_tmux=ask_tmux)
+        if plan.decided is not None:
+            return plan.decided
+        stdout.flush()  # anything already written goes out before the question
+        data = query_terminal(stdin.fileno(), stdout.fileno(), timeout=timeout, query=plan.query)
+        return decide(data, plan, stdout=stdout, environ=environ, timeout=timeout, typed=typed)
+    except Exception as error:  # a probe degrades, never crashes
+        return failed(error)
+
+
+def failed(error: Exception) -> ImageSupport:
+    """Half-blocks, and why: the probe failed with ``error``."""
+    return ImageSupport("halfblock", f"terminal probe failed ({type(error).__name__}: {error})")
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """The probe before the terminal is asked (`plan_probe`): decided without asking, or what
+    to ask (inside tmux or not)."""
+
+    decided: ImageSupport | None
+    query: bytes = QUERY
+    tmux: bool = False
+
+
+def plan_probe(
+    requested: str,
+    *,
+    stdin: Stream,
+    stdout: Stream,
+    environ: Mapping[str, str],
+    ask_tmux: Callable[[], bool | None] = tmux_passthrough,
+) -> Plan:
+    """What the probe does before asking: a setting that needs no question, a terminal that
+    cannot answer, tmux with passthrough off (each decided), else the question to send. May raise
+    (the callers turn that into `failed`).
+
+    Args:
+        requested: The ``images`` setting.
+        stdin: The input, where the terminal answers.
+        stdout: The output, where the question is written.
+        environ: The environment (``TERM``, tmux, ``OPENWOP_TUI_IMAGES``…).
+        ask_tmux: Says whether tmux passes graphics through (None: unknown).
+    """
+    interactive = stdin.isatty() and stdout.isatty()
+    tmux = in_tmux(environ)
+    decided = forced_or_skipped(requested, interactive=interactive, environ=environ)
+    if decided is not None:
+        decided = ImageSupport(decided.mode, decided.reason, decided.cell_size, tmux)
+        if decided.mode == "kitty" and tmux and interactive and ask_tmux() is False:
+            # Forced, but tmux would print the commands' placeholders as junk.
+            return Plan(
+                replace(
                     decided,
                     blocked="tmux passes no kitty commands through (allow-passthrough is off: "
                     "tmux set -g allow-passthrough on)",
                 )
-            if decided.pixels and interactive:
-                return _with_cell_size(decided, kernel_cell_size(stdout))
-            return decided
-        query = QUERY
-        if tmux:
-            allowed = ask_tmux()
-            if allowed is False:
-                return ImageSupport(
-                    "halfblock",
-                    "inside tmux with allow-passthrough off: half-blocks "
-                    "(tmux set -g allow-passthrough on, or --images sixel to force sixel)",
-                    tmux=True,
-                )
-            query = TMUX_QUERY
-        stdout.flush()  # anything already written goes out before the question
-        data = query_terminal(stdin.fileno(), stdout.fileno(), timeout=timeout, query=query)
-        if typed is not None:
-            typed(typed_keys(data))  # read with the answers: not the probe's to drop
-        answers = parse_answers(data)
-        if tmux:  # the outer terminal's sixel is not tmux's: kitty or half-blocks here
-            listed = answers.device_attributes
-            answers = replace(
-                answers,
-                sixel_registers=None,
-                device_attributes=None if listed is None else listed[:1],
             )
-        support = choose(answers, timeout=timeout, placeholders=draws_placeholders(environ))
-        support = ImageSupport(support.mode, support.reason, support.cell_size, tmux)
-        if support.pixels and support.cell_size is None:
-            support = _with_cell_size(support, kernel_cell_size(stdout))
-        return support
-    except Exception as error:  # a probe degrades, never crashes
-        return ImageSupport("halfblock", f"terminal probe failed ({type(error).__name__}: {error})")
+        if decided.pixels and interactive:
+            return Plan(_with_cell_size(decided, kernel_cell_size(stdout)))
+        return Plan(decided)
+    if not tmux:
+        return Plan(None)
+    if ask_tmux() is False:
+        return Plan(
+            ImageSupport(
+                "halfblock",
+                "inside tmux with allow-passthrough off: half-blocks "
+                "(tmux set -g allow-passthrough on, or --images sixel to force sixel)",
+                tmux=True,
+            )
+        )
+    return Plan(None, TMUX_QUERY, tmux=True)
+
+
+def decide(
+    data: bytes,
+    plan: Plan,
+    *,
+    stdout: Stream,
+    environ: Mapping[str, str],
+    timeout: float,
+    typed: Callable[[bytes], None] | None = None,
+) -> ImageSupport:
+    """The probe's answer from what the terminal sent back (``data``) to ``plan``'s question.
+
+    Args:
+        data: The bytes read after the question (answers, and keys typed meanwhile).
+        plan: The question asked (`plan_probe`).
+        stdout: The terminal's output (its cell size asked of the kernel when it did not say).
+        environ: The environment (whether kitty's placeholders are drawn).
+        timeout: The seconds the answers were given (named when none came).
+        typed: Given the keys typed while the terminal was asked; None drops them.
+    """
+    if typed is not None:
+        typed(typed_keys(data))  # read with the answers: not the probe's to drop
+    answers = parse_answers(data)
+    if plan.tmux:  # the outer terminal's sixel is not tmux's: kitty or half-blocks here
+        listed = answers.device_attributes
+        answers = replace(
+            answers,
+            sixel_registers=None,
+            device_attributes=None if listed is None else listed[:1],
+        )
+    support = choose(answers, timeout=timeout, placeholders=draws_placeholders(environ))
+    support = ImageSupport(support.mode, support.reason, support.cell_size, plan.tmux)
+    if support.pixels and support.cell_size is None:
+        support = _with_cell_size(support, kernel_cell_size(stdout))
+    return support
 
 
 def _with_cell_size(support: ImageSupport, size: tuple[int, int] | None) -> ImageSupport:
     return replace(support, cell_size=size or support.cell_size)
-
-
-def for_printing(
-    requested: str,
-    *,
-    stdin: _Stream,
-    stdout: _Stream,
-    environ: Mapping[str, str],
-    colour: bool,
-    timeout: float = DEFAULT_TIMEOUT,
-    colours: str | None = "truecolor",
-) -> ImageSupport:
-    """How ``render`` and ``run`` draw images on ``stdout``.
-
-    ``kitty`` and ``sixel`` are drawn to any output, a pipe too (the console is made to pass them:
-    `graphics_console_options`); ``auto`` asks the terminal when stdout (and stdin, where the
-    answers come) is one, else draws half-blocks, or nothing when the output has no colour to draw
-    them with.
-
-    Args:
-        requested: The ``images`` setting: ``auto``, ``kitty``, ``sixel``, ``halfblock`` or
-            ``none``.
-        stdin: The input, where the terminal answers.
-        stdout: The output drawn on.
-        environ: The environment (``TERM``, tmux, ``OPENWOP_TUI_IMAGES``…).
-        colour: True when the output has colour to draw half-blocks with.
-        timeout: Seconds to wait for the terminal's answers.
-        colours: The console's colour system (Rich's name; None: no colour): ``--colors 16`` with
-            ``--images kitty`` cannot name a kitty image (its id is the placeholders' colour), and
-            the image then says so instead of vanishing.
-    """
-    if requested == "auto" and not (stdin.isatty() and stdout.isatty()):
-        if colour:
-            return ImageSupport("halfblock", "the output is not a terminal: half-blocks")
-        return ImageSupport(
-            "none", "the output is plain text (not a colour terminal, or NO_COLOR is set)"
-        )
-    support = detect_image_mode(
-        requested, stdin=stdin, stdout=stdout, environ=environ, timeout=timeout
-    )
-    if support.mode == "halfblock" and not colour and requested == "auto":
-        return ImageSupport("none", "the output has no colours (NO_COLOR is set)")
-    if requested == "kitty":  # the console is made true colour for it, unless --colors says not
-        return replace(support, colours=colours or "no")
-    return support
-
-
-def graphics_console_options(mode: str) -> dict[str, object]:
-    """Rich `Console` options a printed transcript needs for ``mode``: kitty and sixel
-    commands are control sequences, which Rich writes only to a terminal, so it is told the
-    output is one; kitty names its image by the placeholders' colour, so colour is on."""
-    if mode == "kitty":
-        return {"force_terminal": True, "color_system": "truecolor", "no_color": False}
-    if mode == "sixel":
-        return {"force_terminal": True}
-    return {}

@@ -13,12 +13,12 @@ from collections.abc import Iterator
 import pytest
 
 from openwop_tui.devices.graphics import passthrough
+from openwop_tui.devices.printed_images import for_printing
 from openwop_tui.devices.terminal import (
     QUERY,
     TMUX_QUERY,
     ImageSupport,
     detect_image_mode,
-    for_printing,
 )
 
 XTERM = {"TERM": "xterm-256color"}
