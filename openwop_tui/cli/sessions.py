@@ -35,6 +35,15 @@ def _fail(message: str) -> int:
     return EXIT_USAGE
 
 
+def _opened(store: Store) -> Store:
+    """``store``, its conversion said on stderr if opening it converted it (where the copy of
+    the file as it was is) or could not (`openwop_tui.store.database.Database.converted`)."""
+    if store.converted:
+        warning = "warning: " if store.conversion_failed else ""
+        print(f"openwop-tui: {warning}{store.converted}", file=sys.stderr)
+    return store
+
+
 def _when(stamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
 
@@ -42,7 +51,7 @@ def _when(stamp: float) -> str:
 def list_sessions(output: Output, *, as_json: bool) -> int:
     """``openwop-tui sessions``: a table (or JSON) of the stored sessions, newest first."""
     try:
-        with Store(secrets=[output.config.api_key]) as store:
+        with _opened(Store(secrets=[output.config.api_key])) as store:
             sessions = store.sessions()
     except StoreError as error:
         return _fail(str(error))
@@ -67,7 +76,7 @@ def list_sessions(output: Output, *, as_json: bool) -> int:
 def rename_session(output: Output, session_id: str, title: str) -> int:
     """``openwop-tui sessions rename ID TITLE``."""
     try:
-        with Store(secrets=[output.config.api_key]) as store:
+        with _opened(Store(secrets=[output.config.api_key])) as store:
             store.rename(session_id, title)
     except StoreError as error:
         return _fail(str(error))
@@ -78,7 +87,7 @@ def rename_session(output: Output, session_id: str, title: str) -> int:
 def delete_session(output: Output, session_id: str) -> int:
     """``openwop-tui sessions delete ID``."""
     try:
-        with Store(secrets=[output.config.api_key]) as store:
+        with _opened(Store(secrets=[output.config.api_key])) as store:
             store.delete(session_id)
     except StoreError as error:
         return _fail(str(error))
@@ -89,7 +98,7 @@ def delete_session(output: Output, session_id: str) -> int:
 def chosen_session(session_id: str | None, *, api_key: str | None) -> SessionInfo:
     """The session ``--session ID`` names, or with ``None`` the latest (``--continue``);
     `StoreError` with the sentence to show when there is none."""
-    with Store(secrets=[api_key]) as store:
+    with _opened(Store(secrets=[api_key])) as store:
         if session_id is not None:
             return store.info(session_id)
         found = store.latest()
@@ -109,7 +118,7 @@ def export_command(output: Output, session_id: str | None, fmt: Format, path: Pa
     """
     key = output.config.api_key
     try:
-        with Store(secrets=[key]) as store:
+        with _opened(Store(secrets=[key])) as store:
             info = store.info(session_id) if session_id else store.latest()
             if info is None:
                 return _fail("there is no stored session to export yet")
@@ -146,7 +155,7 @@ def print_session(session_id: str, output: Output) -> int:
     cannot show the app)."""
     key = output.config.api_key
     try:
-        with Store(secrets=[key]) as store:
+        with _opened(Store(secrets=[key])) as store:
             entries = masked_entries(store.entries(session_id), store.secrets)
             conversation = Conversation(
                 limits=output.config.limits, store=store, secrets=store.secrets

@@ -167,7 +167,12 @@ class Database:
         self._text = Lenient()
         self.converted: str | None = None
         """What converting a store of an older schema did as it opened (a sentence naming
-        the copy of the file as it was), or why it did not; ``None``: nothing to convert."""
+        the copy of the file as it was), or why it did not; ``None``: nothing to convert.
+        Said to the user by whatever opened the store (the app's first screen, a command's
+        stderr), not only logged: the copy is theirs to keep or remove."""
+        self.conversion_failed = False
+        """Whether `converted` says why a conversion failed (a warning) rather than what was
+        done (news)."""
         self.read_only: str | None = None
         """Why nothing can be written (the file, its folder or the disk is read-only), or
         ``None``: listing, reopening and export work either way; a write raises `StoreError`
@@ -284,6 +289,7 @@ class Database:
         try:
             self.converted = migration.convert(self._db, self.path)
         except (sqlite3.Error, OSError) as error:
+            self.conversion_failed = True
             self.converted = (
                 f"the session store {self.path} could not be converted to keep repeated text "
                 f"once ({error}); it is as it was, and the next start tries again"

@@ -55,6 +55,12 @@ async def first_screen(chat: Chat, feed: Feed, warnings: Sequence[str], typed: s
         await chat.notice("warning", warning)
     for problem in chat.store.journal_problems if chat.store is not None else ():
         await chat.notice("warning", problem)
+    if chat.store is not None and chat.store.converted:
+        # The store was brought up to chunks as it opened (or could not be): where the copy
+        # of the file as it was is, for an older openwop-tui or to remove.
+        await chat.notice(
+            "warning" if chat.store.conversion_failed else "info", chat.store.converted
+        )
     if chat.store is not None and chat.store.restored:
         # Said, not logged: it is about the store, not this chat (which it would start).
         said = chat.transcript.add_notice("info", clean_own(restored_line(chat.store.restored)))
