@@ -22,6 +22,7 @@ from openwop_tui import __version__
 from openwop_tui.cli.arguments import answer_flags, json_flag, port, record_flag, seconds, sequence
 from openwop_tui.cli.exits import EXIT_CODES_HELP
 from openwop_tui.cli.options import add_shared_options
+from openwop_tui.cli.usage import UsageParser
 
 #: What ``run --help`` says WORKFLOW is.
 WORKFLOW_HELP = """WORKFLOW is the id of a workflow the host offers: on the embedded demo host,
@@ -34,7 +35,7 @@ each does."""
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and for --help). Every parser, the main one and
     each command's, takes the shared options (`openwop_tui.cli.options`)."""
-    parser = argparse.ArgumentParser(
+    parser = UsageParser(
         prog="openwop-tui",
         description="A terminal chat client for OpenWOP hosts. With no arguments it starts its\n"
         "own demo host on loopback and opens the chat (a printed transcript instead when\n"
