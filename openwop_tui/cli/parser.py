@@ -146,6 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_runs_command(commands, codes)
     _session_commands(commands, codes)
+    _completion_command(commands)
     from openwop_tui.cli.inspector import add_inspector_commands
 
     add_inspector_commands(commands, codes)
@@ -323,3 +324,17 @@ def _session_commands(commands: Any, codes: dict[str, Any]) -> None:
         "nothing without it)",
     )
     json_flag(replay)
+
+
+def _completion_command(commands: Any) -> None:
+    """``completion SHELL``."""
+    from openwop_tui.cli.completion import HOW, SHELLS
+
+    completion = commands.add_parser(
+        "completion",
+        help="print the shell completion script for bash, zsh or fish",
+        description="Print the script that completes openwop-tui's commands and options on "
+        "Tab. Load it in every new shell:\n\n  " + "\n  ".join(HOW[shell] for shell in SHELLS),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    completion.add_argument("shell", choices=SHELLS, metavar="SHELL", help="bash, zsh or fish")
