@@ -44,6 +44,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from openwop_tui.cli.completion import answer_if_asked
 from openwop_tui.cli.exits import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE
 from openwop_tui.cli.options import hoist
 from openwop_tui.cli.parser import build_parser
@@ -65,6 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     details go to the log file, with the API key and URL credentials masked there too.
     """
     parser = build_parser()
+    answer_if_asked(parser)  # (a shell asking for completions: answered, and exits)
     args = parser.parse_args(hoist(parser, sys.argv[1:] if argv is None else argv))
     from openwop_tui.cli.settings import config_from
     from openwop_tui.config import ConfigError
@@ -132,6 +134,10 @@ def dispatch(args: argparse.Namespace, config: Config, *, log_file: Path | None 
         from openwop_tui.cli.follow import follow_command
 
         return follow_command(args, config)
+    if command == "completion":
+        from openwop_tui.cli.completion import completion_command
+
+        return completion_command(args.shell)
     if command == "workflows":
         from openwop_tui.cli.workflows import workflows_command
 

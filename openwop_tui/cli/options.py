@@ -43,7 +43,7 @@ def _audio_switch(text: str) -> bool:
     """The hidden ``--audio on|off`` (the old spelling of ``--no-audio``, kept for scripts)."""
     if text in ("on", "off"):
         return text == "on"
-    raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from 'on', 'off')")
+    raise argparse.ArgumentTypeError(f"{text!r} is not one of on, off")
 
 
 def add_shared_options(parser: argparse.ArgumentParser) -> None:

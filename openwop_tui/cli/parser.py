@@ -22,6 +22,7 @@ from openwop_tui import __version__
 from openwop_tui.cli.arguments import answer_flags, json_flag, port, record_flag, seconds, sequence
 from openwop_tui.cli.exits import EXIT_CODES_HELP
 from openwop_tui.cli.options import add_shared_options
+from openwop_tui.cli.usage import UsageParser
 
 #: What ``run --help`` says WORKFLOW is.
 WORKFLOW_HELP = """WORKFLOW is the id of a workflow the host offers: on the embedded demo host,
@@ -34,7 +35,7 @@ each does."""
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and for --help). Every parser, the main one and
     each command's, takes the shared options (`openwop_tui.cli.options`)."""
-    parser = argparse.ArgumentParser(
+    parser = UsageParser(
         prog="openwop-tui",
         description="A terminal chat client for OpenWOP hosts. With no arguments it starts its\n"
         "own demo host on loopback and opens the chat (a printed transcript instead when\n"
@@ -145,6 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_runs_command(commands, codes)
     _session_commands(commands, codes)
+    _completion_command(commands)
     from openwop_tui.cli.inspector import add_inspector_commands
 
     add_inspector_commands(commands, codes)
@@ -322,3 +324,17 @@ def _session_commands(commands: Any, codes: dict[str, Any]) -> None:
         "nothing without it)",
     )
     json_flag(replay)
+
+
+def _completion_command(commands: Any) -> None:
+    """``completion SHELL``."""
+    from openwop_tui.cli.completion import HOW, SHELLS
+
+    completion = commands.add_parser(
+        "completion",
+        help="print the shell completion script for bash, zsh or fish",
+        description="Print the script that completes openwop-tui's commands and options on "
+        "Tab. Load it in every new shell:\n\n  " + "\n  ".join(HOW[shell] for shell in SHELLS),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    completion.add_argument("shell", choices=SHELLS, metavar="SHELL", help="bash, zsh or fish")

@@ -85,3 +85,20 @@ def test_the_wheel_declares_the_command(wheel: zipfile.ZipFile) -> None:
     (entry_points,) = [n for n in wheel.namelist() if n.endswith(".dist-info/entry_points.txt")]
     text = wheel.read(entry_points).decode()
     assert "openwop-tui = openwop_tui.__main__:main" in text
+
+
+def test_the_wheel_says_where_the_project_belongs(wheel: zipfile.ZipFile) -> None:
+    """An index page and ``pip show`` have links, classifiers and keywords to show (issue 27:
+    "the wheel carries no project link, classifiers or keywords")."""
+    from email.parser import Parser
+
+    (name,) = [n for n in wheel.namelist() if n.endswith(".dist-info/METADATA")]
+    metadata = Parser().parsestr(wheel.read(name).decode())
+    urls = metadata.get_all("Project-URL") or []
+    assert any(url.endswith("https://github.com/openwop/openwop") for url in urls)
+    classifiers = metadata.get_all("Classifier") or []
+    assert "Environment :: Console" in classifiers
+    assert "Programming Language :: Python :: 3.11" in classifiers
+    assert "Typing :: Typed" in classifiers
+    assert "openwop" in (metadata["Keywords"] or "")
+    assert "argcomplete>=3.1" in (metadata.get_all("Requires-Dist") or [])
