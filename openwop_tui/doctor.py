@@ -77,8 +77,10 @@ def check_size(size: os.terminal_size | None) -> Check:
     return Check("terminal size", "ok", shown)
 
 
-def check_colours(environ: Mapping[str, str]) -> Check:
-    """The colours the app will write in."""
+def check_colours(environ: Mapping[str, str], *, interactive: bool = True) -> Check:
+    """The colours the app will write in. Not ``interactive`` (the report goes to a pipe or a
+    file), what the environment says is news, not a warning: no terminal is there to judge,
+    and the printed report has no colours to lose."""
     if environ.get("NO_COLOR"):
         return Check("colours", "info", "NO_COLOR is set: no colours", "unset NO_COLOR for colour")
     try:
@@ -89,6 +91,14 @@ def check_colours(environ: Mapping[str, str]) -> Check:
         return Check("colours", "ok", "truecolor (24-bit)")
     if system == "256":
         return Check("colours", "ok", "256 colours")
+    if not interactive:
+        return Check(
+            "colours",
+            "info",
+            f"the output is not a terminal: by its environment (TERM, COLORTERM) the app "
+            f"would write {system} colours",
+            "run doctor in the terminal itself to check it",
+        )
     return Check(
         "colours",
         "warn",
@@ -252,7 +262,7 @@ def local_checks(
     """
     return [
         check_size(machine.size),
-        check_colours(machine.environ),
+        check_colours(machine.environ, interactive=machine.size is not None),
         check_images(
             machine.images, machine.requested_images, interactive=machine.size is not None
         ),

@@ -58,9 +58,10 @@ def make_console(
             their sequences to any output.
     """
     out = file or sys.stdout
+    graphics = graphics_console_options(images)
     if colors is not None:
         return Console(
-            file=out,
+            file=_trimmed(out) if colors == "none" and not graphics else out,
             no_color=colors == "none",
             highlight=False,
             emoji=False,
@@ -71,8 +72,19 @@ def make_console(
         )
     plain = not out.isatty() or bool(os.environ.get("NO_COLOR"))
     options: dict[str, Any] = {"no_color": plain, "color_system": None if plain else "auto"}
-    options.update(graphics_console_options(images))
-    return Console(file=out, highlight=False, emoji=False, soft_wrap=False, width=width, **options)
+    options.update(graphics)
+    target = _trimmed(out) if plain and not graphics else out
+    return Console(
+        file=target, highlight=False, emoji=False, soft_wrap=False, width=width, **options
+    )
+
+
+def _trimmed(out: TextIO) -> TextIO:
+    """``out`` without the padding at the end of each line (no colour: it paints nothing).
+    Kitty and sixel images are never given it (their sequences are not text)."""
+    from openwop_tui.cli.trimmed import TrimmedLines
+
+    return TrimmedLines(out)  # type: ignore[return-value]
 
 
 _registries: dict[tuple[str, ...], Registry] = {}

@@ -154,6 +154,21 @@ WORKFLOW_INFO: Mapping[str, WorkflowInfo] = {
     ),
 }
 
+
+def for_people(workflow_ids: Iterable[str]) -> tuple[list[str], int]:
+    """The workflows worth naming to a person (the demo and conformance ones), and how many
+    others there are (the benchmarks' floods and big replies, tagged ``benchmark``: a newcomer
+    who mistyped a workflow has no use for them)."""
+    shown, hidden = [], 0
+    for workflow_id in workflow_ids:
+        info = WORKFLOW_INFO.get(workflow_id)
+        if info is not None and "benchmark" in info.tags:
+            hidden += 1
+        else:
+            shown.append(workflow_id)
+    return shown, hidden
+
+
 #: The agents ``GET /v1/agents`` lists (RFC 0072 §A `AgentInventoryEntry`).
 AGENTS: tuple[dict[str, Any], ...] = (
     {

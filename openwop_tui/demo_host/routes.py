@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from openwop_tui.demo_host.admission import refusal
+from openwop_tui.demo_host.catalog import for_people
 from openwop_tui.demo_host.faults import GARBAGE_FRAME
 from openwop_tui.demo_host.runs import TERMINAL_STATUS, IdempotencyMismatch, Run
 from openwop_tui.demo_host.sse import (
@@ -123,11 +124,13 @@ def create(h: DemoRequestHandler, req: Request) -> None:
             )
     store = h.host.store
     if workflow_id not in store.workflows:
+        shown, benchmarks = for_people(store.workflows)
+        others = f" (and {benchmarks} benchmark workflows, bench.*)" if benchmarks else ""
         raise HttpError(
             404,
             "workflow_not_found",
             f"no workflow '{workflow_id[:100]}' on this host; "
-            f"available: {', '.join(store.workflows)}",
+            f"available: {', '.join(shown)}{others}",
         )
     # What the messages carry is checked before a run exists: a refused run leaves no trace.
     refused = refusal(

@@ -106,8 +106,10 @@ def test_run_saves_media_when_asked(tmp_path: Path, capsys: pytest.CaptureFixtur
     args = ["run", "demo.chat", "--demo-pace", "0", "--message", "file please"]
     assert main([*args, "--save-media", str(folder)]) == 0
     assert (folder / "tour-report.csv").read_bytes().startswith(b"family")
-    # A path longer than the line is folded across lines, as any long word is.
-    assert f"saved to {folder / 'tour-report.csv'}" in capsys.readouterr().out.replace("\n", "")
+    # A path longer than the line is folded across lines, as any long word is, and one that
+    # fits goes on a line of its own (the line before ends without its space): read as a whole.
+    out = "".join(capsys.readouterr().out.split())
+    assert f"savedto{folder / 'tour-report.csv'}" in out
 
 
 def test_run_against_a_host_given_by_url(demo: DemoHost, capsys: pytest.CaptureFixture[str]):

@@ -27,6 +27,7 @@ POSITIONALS = {
     "attach": ["run_1"],
     "replay": ["x.sse"],
     "stats": ["x.sse"],
+    "completion": ["bash"],
 }
 SHARED = [
     "--host",

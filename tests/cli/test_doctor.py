@@ -36,6 +36,36 @@ def test_colours() -> None:
     assert doctor.check_colours({"NO_COLOR": "1"}).status == "info"
     low = doctor.check_colours({"TERM": "vt100"})
     assert low.status == "warn" and "COLORTERM" in (low.fix or "")
+    # Into a pipe: no terminal to judge, nothing in the printed report to lose (issue 27).
+    piped = doctor.check_colours({"TERM": "vt100"}, interactive=False)
+    assert piped.status == "info" and "standard colours" in piped.detail
+
+
+@pytest.mark.usefixtures("cli_isolated")
+def test_doctor_into_a_pipe_warns_of_nothing_it_cannot_see() -> None:
+    """The installed program with its report piped: the size, the colours and the images
+    are news (what the environment says), not warnings about a terminal it cannot see."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("COLORTERM", "NO_COLOR")}
+    done = subprocess.run(
+        [sys.executable, "-m", "openwop_tui", "doctor", "--no-audio"],
+        env={**env, "TERM": "vt100"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    lines = {
+        line.split(":")[0].split(None, 1)[1]: line.split()[0]
+        for line in done.stdout.splitlines()
+        if ":" in line
+    }
+    assert lines["terminal size"] == "info"
+    assert lines["colours"] == "info"
+    assert lines["images"] == "info"
 
 
 def test_images_name_the_protocol_and_a_blocked_forced_one_fails() -> None:

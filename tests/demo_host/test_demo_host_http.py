@@ -14,7 +14,11 @@ from openwop_tui.demo_host import DemoHost
 from openwop_tui.demo_host.media import OVERSIZED_BYTES
 from openwop_tui.demo_host.workflows import WORKFLOWS
 
-WORKFLOWS_MESSAGE = "available: " + ", ".join(WORKFLOWS)
+WORKFLOWS_MESSAGE = (
+    "available: "
+    + ", ".join(w for w in WORKFLOWS if not w.startswith("bench."))
+    + f" (and {sum(w.startswith('bench.') for w in WORKFLOWS)} benchmark workflows, bench.*)"
+)
 
 
 @pytest.fixture
@@ -96,6 +100,8 @@ def test_unknown_workflow_is_404_with_the_list(client: httpx.Client) -> None:
         client.post("/v1/runs", json={"workflowId": "x"}), 404, "workflow_not_found"
     )
     assert body["message"] == f"no workflow 'x' on this host; {WORKFLOWS_MESSAGE}"
+    # The benchmarks' workflows are counted, not offered to someone who mistyped one.
+    assert "bench.flood" not in body["message"] and "demo.chat" in body["message"]
 
 
 @pytest.mark.parametrize(
