@@ -85,8 +85,14 @@ class _KeptSyntax(Syntax):
     """Rich's ``Syntax`` as a markdown code block draws it, highlighting once into ``kept``."""
 
     def __init__(self, code: str, lexer: str, theme: str | SyntaxTheme, kept: Highlights) -> None:
-        """A code block's ``code`` in ``lexer``'s language and ``theme``'s colours, wrapped,
-        padded by a column, its highlighting looked up in (and kept in) ``kept``."""
+        """A code block, wrapped and padded by a column, as Rich's markdown draws it.
+
+        Args:
+            code: The block's code.
+            lexer: The name of its language's Pygments lexer.
+            theme: The Pygments theme it is drawn in.
+            kept: Where its highlighting is looked up, and kept once made.
+        """
         super().__init__(code, lexer, theme=theme, word_wrap=True, padding=1)
         self._kept = kept
 
