@@ -182,6 +182,12 @@ class Terminal:
         Counted to the bytes' arrival, not to pyte having parsed them: pyte takes several
         milliseconds over a full screen of colours, which a real terminal does not, and which
         is this harness's work, not the app's."""
+        return self.changes(act, quiet, timeout)[1]
+
+    def changes(
+        self, act: Callable[[], None], quiet: float = 0.15, timeout: float = 60.0
+    ) -> tuple[float, float]:
+        """Seconds from ``act`` to the screen's first change, and to it settled (`settle`)."""
         with self._changed:
             before = self._text
         start = time.perf_counter()
@@ -189,27 +195,37 @@ class Terminal:
         self.wait_for(lambda text: text != before, timeout)
         deadline = time.perf_counter() + timeout
         with self._changed:
-            last = self._change_arrived
+            first = last = self._change_arrived
             while time.perf_counter() < deadline:
                 seen = self._text
                 if not self._changed.wait(quiet):
                     break
                 if self._text != seen:
                     last = self._change_arrived
-        return last - start
+        return first - start, last - start
 
     def page(self, keys: str = "\x1b[5~") -> float:
         """Seconds from a Page Up (or ``keys``) to the screen settled (see `settle`)."""
         return self.settle(lambda: self.send(keys))
 
+    def page_changes(self, keys: str = "\x1b[5~") -> tuple[float, float]:
+        """Seconds from a Page Up (or ``keys``) to the screen's first change, and to it
+        settled (`changes`)."""
+        return self.changes(lambda: self.send(keys))
+
     def resize(self, cols: int, rows: int) -> float:
         """Seconds from the terminal's new size to the screen redrawn for it and settled."""
+        return self.resize_changes(cols, rows)[1]
+
+    def resize_changes(self, cols: int, rows: int) -> tuple[float, float]:
+        """Seconds from the terminal's new size to the screen's first change, and to it
+        redrawn for that size and settled (`changes`)."""
         with self._changed:
             self.screen.resize(rows, cols)
             self._text = "\n".join(self.screen.display)
         size = struct.pack("HHHH", rows, cols, 0, 0)
         # The kernel tells the app (SIGWINCH to the terminal's foreground process group).
-        return self.settle(lambda: fcntl.ioctl(self._master, termios.TIOCSWINSZ, size))
+        return self.changes(lambda: fcntl.ioctl(self._master, termios.TIOCSWINSZ, size))
 
     def rss_mb(self) -> float:
         """The app process's resident memory now, in MiB."""

@@ -15,23 +15,36 @@ thing later text changes in an earlier block is a reference: ``[the docs][1]`` i
 document order (the first of a label wins, as in a whole parse); a finished block that could use
 one (it has a ``]``) is parsed again when the set of definitions changes, so every intermediate
 state is what a whole parse of the text so far gives.
+
+A block's code is highlighted once (`KeptCodeBlock`, into `MarkdownBlock.highlighted`): drawn
+again at another width, it is wrapped again, and Pygments is not asked again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
-from rich.markdown import Markdown, UnknownElement
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.markdown import CodeBlock, Markdown, MarkdownElement, UnknownElement
+from rich.syntax import Syntax, SyntaxTheme
+from rich.text import Text
 
 from openwop_tui.draw.markdown_images import images_as_links
 from openwop_tui.text.markdown import clean_tokens
 from openwop_tui.text.sanitize import HostText, clean
 
-__all__ = ["BlockMarkdown", "MarkdownBlock", "ReplyMarkdown", "SafeMarkdown", "parser"]
+__all__ = [
+    "BlockMarkdown",
+    "KeptCodeBlock",
+    "MarkdownBlock",
+    "ReplyMarkdown",
+    "SafeMarkdown",
+    "parser",
+]
 
 References = dict[str, dict[str, Any]]
 
@@ -55,6 +68,65 @@ class MarkdownBlock:
     """The definitions version it was parsed with (`ReplyMarkdown.version`)."""
     gap_after: bool
     """Whether Rich puts a blank line after it (every block but a horizontal rule)."""
+    highlighted: Highlights = field(default_factory=dict)
+    """Its code as Pygments highlighted it, by code, lexer and theme (`KeptCodeBlock`): a block
+    drawn at another width is wrapped again, not highlighted again."""
+
+
+#: (code, lexer name, Pygments theme) → the code highlighted (a `Text` never handed out: each
+#: drawing gets a copy).
+Highlights = dict[tuple[str, str, object], Text]
+#: Highlighted code kept per markdown block, at most (a block holds one fenced code block, or a
+#: few in a list; a theme changed draws them again in the new theme).
+KEPT_HIGHLIGHTS = 8
+
+
+class _KeptSyntax(Syntax):
+    """Rich's ``Syntax`` as a markdown code block draws it, highlighting once into ``kept``."""
+
+    def __init__(self, code: str, lexer: str, theme: str | SyntaxTheme, kept: Highlights) -> None:
+        """A code block, wrapped and padded by a column, as Rich's markdown draws it.
+
+        Args:
+            code: The block's code.
+            lexer: The name of its language's Pygments lexer.
+            theme: The Pygments theme it is drawn in.
+            kept: Where its highlighting is looked up, and kept once made.
+        """
+        super().__init__(code, lexer, theme=theme, word_wrap=True, padding=1)
+        self._kept = kept
+
+    def highlight(self, code: str, line_range: tuple[int | None, int | None] | None = None) -> Text:
+        if line_range is not None:  # (never asked by a code block: its whole code is drawn)
+            return super().highlight(code, line_range)
+        # Rich looks the lexer up by name on every drawing (a tenth of a millisecond), then
+        # Pygments lexes the code: at a new width only the wrapping differs.
+        key = (code, str(self._lexer), self._theme)
+        text = self._kept.get(key)
+        if text is None:
+            if len(self._kept) >= KEPT_HIGHLIGHTS:
+                self._kept.clear()
+            text = self._kept[key] = super().highlight(code)
+        return text.copy()
+
+
+class KeptCodeBlock(CodeBlock):
+    """Rich's markdown code block, its highlighting kept by the markdown block it is in
+    (`MarkdownBlock.highlighted`, which `BlockMarkdown` is given)."""
+
+    kept: Highlights
+
+    @classmethod
+    def create(cls, markdown: Markdown, token: Token) -> CodeBlock:
+        block = super().create(markdown, token)
+        assert isinstance(block, KeptCodeBlock)
+        kept = getattr(markdown, "highlighted", None)
+        block.kept = kept if kept is not None else {}
+        return block
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        # (Rich's CodeBlock, its Syntax highlighting once.)
+        yield _KeptSyntax(str(self.text).rstrip(), self.lexer_name, self.theme, self.kept)
 
 
 class BlockMarkdown(Markdown):
@@ -67,8 +139,20 @@ class BlockMarkdown(Markdown):
     empty HTML block) placed first, so Rich's own loop decides, exactly as in a whole text.
     """
 
+    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
+        **Markdown.elements,
+        "fence": KeptCodeBlock,
+        "code_block": KeptCodeBlock,
+    }
+
     def __init__(
-        self, tokens: list[Token], *, code_theme: Any, lead: bool, hyperlinks: bool = False
+        self,
+        tokens: list[Token],
+        *,
+        code_theme: Any,
+        lead: bool,
+        hyperlinks: bool = False,
+        highlighted: Highlights | None = None,
     ) -> None:
         """Draw ``tokens`` without parsing again.
 
@@ -77,7 +161,10 @@ class BlockMarkdown(Markdown):
             code_theme: The Pygments theme code is drawn in, for blocks and inline code.
             lead: True draws the block as after one that wants a blank line after it.
             hyperlinks: True makes links terminal hyperlinks.
+            highlighted: Where its code blocks' highlighting is kept between drawings
+                (`MarkdownBlock.highlighted`); ``None``: highlighted at each drawing.
         """
+        self.highlighted = highlighted
         # Not Markdown.__init__: it builds a parser and parses (a quarter of a millisecond),
         # and a view makes one of these per block on every redraw of a streaming reply.
         self.markup = ""

@@ -58,7 +58,10 @@ def reply_body(markdown: ReplyMarkdown, palette: Palette) -> list[Part]:
     drawn: list[Part] = []
     for index, block in enumerate(blocks):
         lead = index > 0 and blocks[index - 1].gap_after
-        body = Themed(BlockMarkdown(block.tokens, code_theme=code, lead=lead), palette)
+        markdown_block = BlockMarkdown(
+            block.tokens, code_theme=code, lead=lead, highlighted=block.highlighted
+        )
+        body = Themed(markdown_block, palette)
         shown = Padding(body, (0, 0, 0, INDENT), style=palette.text)
         drawn.append(Part(shown, _Key(block, lead) if index < finished else None))
     return drawn

@@ -73,6 +73,7 @@ from openwop_tui.ui.messages import (
     WorkflowChosen,
 )
 from openwop_tui.ui.options import AppOptions
+from openwop_tui.ui.resizing import ResizeAtOnce
 from openwop_tui.ui.screens.send_anyway import SendAnywayScreen
 from openwop_tui.ui.screens.unsaved import UnsavedScreen
 from openwop_tui.ui.signals import end_on_signals, stop_ending_on_signals
@@ -92,8 +93,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class ChatApp(GuardedApp):
-    """Chat with an OpenWOP host; every envelope drawn."""
+class ChatApp(ResizeAtOnce, GuardedApp):
+    """Chat with an OpenWOP host; every envelope drawn (a new terminal size at once:
+    `ResizeAtOnce`)."""
 
     TITLE = "openwop-tui"
     CSS_PATH = "app.tcss"

@@ -359,7 +359,7 @@ class BlockView(ScrollView):
             for index in indices:
                 block = column[index]
                 self._request_render(block, width)  # even if drawn already (a placeholder)
-                if width in block.cache and block.measured:
+                if block.drawn_at(width):
                     continue
                 before = block.height
                 block.lines(console, width, palette, self.colours)
@@ -392,7 +392,7 @@ class BlockView(ScrollView):
         drawn = 0
         for index in column.shown_between(first, top + 2 * height):
             block = column[index]
-            if width in block.cache and block.measured:
+            if block.drawn_at(width):
                 continue
             if isinstance(block.item, EnvelopeItem) or index in self.redraws.pending:
                 continue  # the app draws envelopes; a streaming block draws at its own pace

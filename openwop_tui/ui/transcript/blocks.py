@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from rich.console import Console, ConsoleOptions, RenderableType
@@ -48,10 +48,16 @@ from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.text.sanitize import HostText, clean, clean_own
 
-__all__ = ["FRAGMENT", "Block", "code_blocks", "estimate_height"]
+__all__ = ["FRAGMENT", "KEPT_WIDTHS", "Block", "code_blocks", "estimate_height", "lay_out"]
 
 _FENCE_ANYWHERE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
 _CODE = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n(.*?)^ {0,3}\1[ \t]*$", re.DOTALL | re.MULTILINE)
+
+#: Widths a block keeps its lines at (`Block.lines`): the width in use and the one before, so
+#: a window resized back (a panel opened and closed again) draws nothing again. Each is a
+#: block's lines (one `Strip` a line: its segments, a few hundred bytes), for the blocks that
+#: were drawn.
+KEPT_WIDTHS = 2
 
 #: Labels of the actions drawn as buttons, by action name.
 LABELS = {
@@ -136,9 +142,11 @@ class Block:
     """Lines at the view's width: measured once drawn, estimated before."""
     measured: bool = False
     cache: dict[int, list[Strip]] = field(default_factory=dict)
-    """The item's lines by width (the tail of a streaming reply is not in it)."""
+    """The item's lines by width (`KEPT_WIDTHS` of them, the one in use last)."""
     parts: dict[int, dict[object, list[Strip]]] = field(default_factory=dict)
-    """The lines of a reply's finished markdown blocks, by width and part key."""
+    """The lines of a reply's finished markdown blocks, by width and part key (only at the
+    widths ``cache`` keeps, and the one being drawn: a streaming reply's tail is drawn again
+    on each update, its finished blocks not)."""
     markdown: ReplyMarkdown | None = None
     """A reply's markdown as far as it was drawn (read from the item, which owns the text)."""
     fed: int = 0
@@ -306,10 +314,23 @@ class Block:
             self.fed = len(text)
         return markdown
 
+    def drawn_at(self, width: int) -> bool:
+        """Whether the item's lines at ``width`` are drawn (and its height is theirs): the view
+        asks of every block it shows or draws ahead, which makes ``width`` the one kept
+        longest, as `lines` does."""
+        cache = self.cache
+        lines = cache.get(width)
+        if lines is None or not self.measured:
+            return False
+        if len(cache) > 1 and next(reversed(cache)) != width:
+            cache[width] = cache.pop(width)
+        return True
+
     def lines(
         self, console: Console, width: int, palette: Palette, colours: Colours = "truecolor"
     ) -> list[Strip]:
-        """The item's lines, cached by width (the last two widths kept).
+        """The item's lines, cached by width (`KEPT_WIDTHS` kept, the least recently drawn
+        or painted forgotten first: resized back to a width it has, a block is not drawn again).
 
         Args:
             console: The app's console, which renders the item's parts.
@@ -318,11 +339,14 @@ class Block:
             colours: The colour system to draw in (the lab's profile: every colour brought
                 down to it here, the one place items become lines, so nothing drawn escapes it).
         """
-        cached = self.cache.get(width)
+        cache = self.cache
+        cached = cache.get(width)
         if cached is not None:
+            if len(cache) > 1 and next(reversed(cache)) != width:
+                cache[width] = cache.pop(width)  # the width in use now is kept longest
             return cached
-        if len(self.cache) >= 2:  # keep the last widths only (resizing back and forth)
-            self.cache.pop(next(iter(self.cache)))
+        if len(cache) >= KEPT_WIDTHS:
+            cache.pop(next(iter(cache)))
         # Cached even while streaming: the view forgets a streaming block's lines on each
         # (coalesced) redraw, and its finished parts stay cached in ``parts``.
         strips = self._draw(console, width, palette)
@@ -355,6 +379,10 @@ class Block:
             strips.extend(lines)
         if kept:
             self.parts[width] = kept
+        for other in [other for other in self.parts if other != width and other not in self.cache]:
+            # (A finished part's lines at a width the block no longer keeps lines for: a
+            # window resized through many widths would otherwise keep a copy at each.)
+            del self.parts[other]
         if isinstance(item, EnvelopeItem) and self.rendered is not None:
             strips.extend(self._envelope_extras(item, console, width, palette, self.rendered))
         return strips + ([blank(width)] if self.spaced else [])
@@ -433,3 +461,38 @@ def estimate_height(block: Block, columns: int) -> int:
         drawn = next(reversed(block.cache))
         return max(1, len(block.cache[drawn]) + block._rewrapped(drawn, columns))
     return shape[0] + shape[1] // columns
+
+
+def lay_out(blocks: Iterable[Block], width: int, every: bool) -> list[int]:
+    """Give every block its height at ``width`` (its lines there if it was drawn at it, else
+    an estimate), and the first line of each, the total last: what a resize does for every
+    block of the session, tens of thousands of them.
+
+    ``every``: lifecycle lines are shown (else they take no room, and are not measured: they
+    are given their height when shown). Kept to the bare steps, `estimate_height` inlined for
+    a block never drawn (most of them): the function calls were half of this loop's time.
+    """
+    columns = max(width, 10)
+    tops = [0]
+    top = 0
+    append = tops.append
+    for block in blocks:
+        if every or not block.verbose:
+            if block.cache:
+                cached = block.cache.get(width)
+                if cached is None:
+                    height = estimate_height(block, columns)
+                    block.measured = False
+                else:
+                    height = len(cached)
+            else:
+                # No lines at any width: `estimate_height`'s last line.
+                shape = block._shape
+                if shape is None:
+                    shape = block._shape = block._measure()
+                height = shape[0] + shape[1] // columns
+                block.measured = False
+            block.height = height
+            top += height
+        append(top)
+    return tops

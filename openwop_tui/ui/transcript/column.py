@@ -17,7 +17,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate, islice
 
-from openwop_tui.ui.transcript.blocks import Block, estimate_height
+from openwop_tui.ui.transcript.blocks import Block, estimate_height, lay_out
 
 __all__ = ["Column"]
 
@@ -179,19 +179,9 @@ class Column:
 
     def relay(self, width: int) -> None:
         """A new width: re-estimate every height (a block drawn at ``width`` already keeps its
-        lines' count) and lay the offsets in the same pass."""
-        columns = max(width, 10)
-        every = self.show_verbose
-        # The offsets are laid in the same pass (as `_fix` would lay them): over tens of
-        # thousands of blocks, a second pass cost as much as the first.
-        tops = [0]
-        top = 0
-        for block in self._blocks:  # (tens of thousands of blocks: kept to the bare steps)
-            if every or not block.verbose:
-                top += _lay(block, width, columns)
-            # (A hidden lifecycle line is given its height when shown: `measure_hidden`.)
-            tops.append(top)
-        self._tops = tops
+        lines' count) and lay the offsets in the same pass (`blocks.lay_out`)."""
+        # (A hidden lifecycle line is given its height when shown: `measure_hidden`.)
+        self._tops = lay_out(self._blocks, width, self.show_verbose)
         self.width = width
         self._dirty = len(self._blocks)
 
