@@ -111,10 +111,14 @@ def test_a_stored_session_opens_and_reaches_its_host(
     with Program(args, _on_host(env, host), tmp_path) as program:
         program.wait_for_screen("remember the lighthouse keeper")
         program.wait_for_screen("● connected")
+        # The stored turn's own "run completed" is on screen already: the new run's is one
+        # more (waiting for "at least one" quit while the new run was in flight, and the quit
+        # dialog then kept the app open).
+        before = program.screen_text().count("run completed")
         _send(program, "and the second turn")
         program.wait_for(
             lambda: (
-                program.screen_text().count("run completed") >= 1
+                program.screen_text().count("run completed") > before
                 and "and the second turn" in program.screen_text()
             ),
             "the next turn sent on the reopened session",
