@@ -122,6 +122,10 @@ def _redacted_output(redactor: Redactor) -> Iterator[None]:
 def dispatch(args: argparse.Namespace, config: Config, *, log_file: Path | None = None) -> int:
     """Run the chosen command."""
     command = args.command
+    if command in ("runs", "attach"):
+        from openwop_tui.cli.host import last_used
+
+        config = last_used(config)  # (runs made before: on the host last talked to)
     if command == "demo-host":
         from openwop_tui.cli.demo import demo_host_command
 

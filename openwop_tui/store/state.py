@@ -1,4 +1,5 @@
-"""What the app remembers between runs that is not configuration: today, the chosen theme.
+"""What the app remembers between runs that is not configuration: the chosen theme, and the host
+last talked to (for ``runs`` and ``attach`` without ``--host``: `openwop_tui.cli.host`).
 
 The config file is the user's to write; the app never rewrites it. A choice made in the app
 (Textual's theme picker in the command palette) goes to a small JSON file in the user state
@@ -22,13 +23,21 @@ from typing import Any
 
 import platformdirs
 
-__all__ = ["remember_theme", "remembered_theme", "state_path"]
+__all__ = [
+    "remember_host",
+    "remember_theme",
+    "remembered_host",
+    "remembered_theme",
+    "state_path",
+]
 
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
 
 #: A theme name longer than this in the state file is not a theme name.
 _MAX_NAME = 100
+#: A host URL longer than this in the state file is not one this program wrote.
+_MAX_URL = 2048
 
 
 def state_path() -> Path:
@@ -57,11 +66,35 @@ def remembered_theme(path: Path | None = None) -> str | None:
 
 def remember_theme(name: str, path: Path | None = None) -> bool:
     """Keep ``name`` as the theme for the next start; whether it could be written."""
+    return _remember("theme", name, path)
+
+
+def remembered_host(path: Path | None = None) -> str | None:
+    """The URL of the host last talked to (``http`` or ``https``, no credentials), or ``None``."""
+    url = _read(path or state_path()).get("host")
+    if (
+        isinstance(url, str)
+        and 0 < len(url) <= _MAX_URL
+        and url.isprintable()
+        and url.startswith(("http://", "https://"))
+        and "@" not in url.split("/", 3)[2]
+    ):
+        return url
+    return None
+
+
+def remember_host(url: str, path: Path | None = None) -> bool:
+    """Keep ``url`` (given without credentials: the caller's `display_url`) as the host last
+    talked to; whether it could be written. Never a key: the state file holds no secret."""
+    return _remember("host", url, path)
+
+
+def _remember(key: str, value: str, path: Path | None) -> bool:
     path = path or state_path()
     data = _read(path)
-    if data.get("theme") == name:
+    if data.get(key) == value:
         return True
-    data["theme"] = name
+    data[key] = value
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".state-", suffix=".json")
@@ -73,6 +106,6 @@ def remember_theme(name: str, path: Path | None = None) -> bool:
             Path(temporary).unlink(missing_ok=True)
             raise
     except OSError as error:
-        log.warning("could not remember the theme in %s: %s", path, error)
+        log.warning("could not remember the %s in %s: %s", key, path, error)
         return False
     return True
