@@ -46,6 +46,7 @@ from openwop_tui.ui.controllers.leaving import Leaving
 from openwop_tui.ui.controllers.opening import choose_theme, first_screen
 from openwop_tui.ui.controllers.playback import Playback
 from openwop_tui.ui.controllers.profile import LabController
+from openwop_tui.ui.controllers.recall import RecallController
 from openwop_tui.ui.controllers.recording import RecordingController
 from openwop_tui.ui.controllers.resend import ResendController
 from openwop_tui.ui.controllers.runs import RunsController
@@ -177,6 +178,7 @@ class ChatApp(ResizeAtOnce, GuardedApp):
             chat, self.lab, options.config_path or default_config_path(os.environ)
         )
         self.leaving = Leaving(chat)
+        self.recall = RecallController(chat)
 
     # ------------------------------------------------------------ what tests and screens read
 
@@ -271,8 +273,10 @@ class ChatApp(ResizeAtOnce, GuardedApp):
             self.call_after_refresh(self.start_connecting)
 
     def start_connecting(self) -> None:
-        """Reach the host in a worker (called once the first frame is drawn: `on_mount`)."""
+        """Reach the host in a worker (called once the first frame is drawn: `on_mount`), and
+        read what was sent to it before, for ↑."""
         self.run_worker(Deferred(self._reach_host), group="connect", exclusive=True)
+        self.run_worker(Deferred(self.recall.load), group="recall")
 
     async def _reach_host(self) -> None:
         await self.connection.connect()
@@ -297,6 +301,8 @@ class ChatApp(ResizeAtOnce, GuardedApp):
     # ------------------------------------------------------------------ messages
 
     async def on_message_submitted(self, event: MessageSubmitted) -> None:
+        text = event.text
+        self.run_worker(Deferred(lambda: self.recall.kept(text)), group="recall")  # (↑ later)
         if self.attaching.command(event.text):
             return  # (/attach PATH: attached, nothing sent)
         if self.resend.editing:  # the last message, edited: it replaces its exchange

@@ -114,6 +114,12 @@ class PromptInput(TextArea):
         self._position = len(self._sent)
         self._draft = ""
 
+    def recall(self, earlier: list[str]) -> None:
+        """Put ``earlier`` (messages sent before this start, oldest first) before those sent
+        since, for ↑; a walk through the history under way starts again at the draft."""
+        self._sent = [*earlier, *self._sent]
+        self._position = len(self._sent)
+
     def set_busy(self, busy: bool) -> None:
         """Say in the placeholder whether a run is in progress."""
         self._busy = busy
