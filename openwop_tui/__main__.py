@@ -288,6 +288,9 @@ def _run_app(config: Config, options: AppOptions) -> int:
             else _asked_now(config.images)
         )
         typed = held.take() if held is not None else ""
+        from openwop_tui.devices.terminal import in_the_app
+
+        support = in_the_app(support, os.environ)  # (NO_COLOR: pictures described)
         app = ChatApp(config, replace(options, image_support=support, typed=typed))
         if collecting:
             gc.enable()

@@ -22,7 +22,7 @@ from openwop_tui import doctor
 from openwop_tui.cli.inspector import printing_console
 from openwop_tui.config import Config, default_config_path
 from openwop_tui.devices.audio import probe
-from openwop_tui.devices.terminal import detect_image_mode
+from openwop_tui.devices.terminal import detect_image_mode, in_the_app
 from openwop_tui.logs import default_log_path
 from openwop_tui.store.database import default_path
 from openwop_tui.text.sanitize import clean_own, one_line
@@ -43,8 +43,11 @@ def doctor_command(
     machine = doctor.Machine(
         environ=os.environ,
         size=doctor.terminal_size(sys.__stdout__.fileno() if sys.__stdout__ else 1),
-        images=detect_image_mode(
-            config.images, stdin=sys.stdin, stdout=sys.stdout, environ=os.environ
+        images=in_the_app(  # (the app's images: NO_COLOR describes them)
+            detect_image_mode(
+                config.images, stdin=sys.stdin, stdout=sys.stdout, environ=os.environ
+            ),
+            os.environ,
         ),
         requested_images=config.images,
         audio=config.audio,

@@ -40,6 +40,8 @@ class _ContextLike(Protocol):
     def graphics(self) -> Graphics: ...
     @property
     def audio(self) -> AudioSupport: ...
+    @property
+    def images(self) -> str: ...
 
 
 _Context = TypeVar("_Context", bound=_ContextLike)
@@ -153,7 +155,8 @@ class Profile:
             "width": self.cap(base.width),
         }
         if self.images == "none":
-            changes["images_off_reason"] = IMAGES_OFF_REASON
+            if base.images != "none":  # (else the app started so, and its reason stands)
+                changes["images_off_reason"] = IMAGES_OFF_REASON
         elif self.colours == "none" and self.images in ("halfblock", "kitty"):
             # Half-block pixels are coloured cells, and kitty names its image by a colour:
             # with no colour neither shows anything, so say so instead of drawing blank cells.

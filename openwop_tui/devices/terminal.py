@@ -64,6 +64,7 @@ __all__ = [
     "draws_placeholders",
     "failed",
     "forced_or_skipped",
+    "in_the_app",
     "in_tmux",
     "parse_answers",
     "plan_probe",
@@ -433,6 +434,25 @@ def detect_image_mode(
         typed=typed,
     )
     return with_colours(support, environ)
+
+
+def in_the_app(support: ImageSupport, environ: Mapping[str, str]) -> ImageSupport:
+    """How the app draws images, given ``support``: with ``NO_COLOR`` set, Textual draws in no
+    colour, so half-block pixels would be grey blocks and a kitty image's id (its placeholders'
+    colour) would be lost: pictures are described instead (sixel draws its own pixels: kept).
+    (A printing command's ``--colors`` may force colours back: `for_printing` decides there.)"""
+    if environ.get("NO_COLOR") and support.mode in ("halfblock", "kitty"):
+        return ImageSupport(
+            "none",
+            f"NO_COLOR is set: {_MODE_WORDS[support.mode]} are colours, so pictures are "
+            "described instead",
+            support.cell_size,
+            support.tmux,
+        )
+    return support
+
+
+_MODE_WORDS = {"halfblock": "half-block pixels", "kitty": "kitty image ids"}
 
 
 def with_colours(support: ImageSupport, environ: Mapping[str, str]) -> ImageSupport:

@@ -216,4 +216,6 @@ def app_image_context(support: ImageSupport | None, requested: str) -> RenderCon
     ``support`` is ``None`` in tests: half-blocks (or none, when ``requested``)."""
     if support is None:
         return RenderContext(images="none" if requested == "none" else "halfblock")
+    if support.mode == "none":  # why pictures are described: the setting, or NO_COLOR
+        return RenderContext(images="none", images_off_reason=support.reason)
     return RenderContext(images=support.mode, graphics=support.graphics())
