@@ -71,9 +71,10 @@ log = logging.getLogger(__name__)
 
 #: The most redraws a second the timeline asks for while events arrive.
 FRAMES_PER_SECOND = 30
-#: The longest a frame's batch inspects queued events while events keep arriving (about an
-#: eighth of the event loop at `FRAMES_PER_SECOND`): a fast host's ingest goes first.
-INSPECT_SECONDS = 0.004
+#: The longest a frame's batch inspects queued events while events keep arriving (a sixteenth
+#: of the event loop at `FRAMES_PER_SECOND`: 50 events of a frame, more than a model's
+#: stream brings; at 4 ms it took an eighth of the loop a fast host's ingest needed).
+INSPECT_SECONDS = 0.002
 #: The same once no event has arrived for `IDLE_AFTER_SECONDS` (the run paused or ended, and
 #: its end is drawn), and how soon the next batch follows while events still wait: what is
 #: queued is caught up in the idle loop.
