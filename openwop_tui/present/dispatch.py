@@ -4,8 +4,8 @@
 a sink that prints an item whole (``render``, ``run``, ``attach``, ``replay``). The app's
 transcript view draws the same parts and caches the lines of the ones marked stable (a reply's
 markdown blocks: a parse that changes one makes a new one), so a token costs the open block
-only, and a redraw that changed no text (a reply past its cap) costs none of them. Because both sinks draw the
-same parts, a reply reads the same in the app as `render` prints it.
+only, and a redraw that changed no text (a reply past its cap) costs none of them. Because both
+sinks draw the same parts, a reply reads the same in the app as `render` prints it.
 """
 
 from __future__ import annotations
