@@ -232,6 +232,7 @@ def main(argv: list[str]) -> int:
     import benchmarks.lint_figures  # (registers the lint, timeline and stats figure)
     import benchmarks.pattern_figures  # (registers the host-pattern figure)
     import benchmarks.pty_figures  # (registers the figures measured from outside the app)
+    import benchmarks.pty_flood_figures  # (registers the 60 s flood's rate, from outside)
     import benchmarks.pty_key_figures  # (registers a key typed as an answer begins)
     import benchmarks.pty_page_figures  # (registers paging and resizing, from outside too)
     import benchmarks.pty_refold_figures  # (registers the first open without kept folds)

@@ -46,10 +46,12 @@ PROMPT = "Message the host"
 
 
 @contextmanager
-def demo_host(pace: float) -> Iterator[tuple[str, str]]:
-    """The demo host in a process of its own (its work is not the app's): (url, key)."""
+def demo_host(pace: float, flood_seconds: float | None = None) -> Iterator[tuple[str, str]]:
+    """The demo host in a process of its own (its work is not the app's): (url, key); its
+    ``bench.flood`` lasts ``flood_seconds`` (`FLOOD_SECONDS` when ``None``)."""
+    seconds = FLOOD_SECONDS if flood_seconds is None else flood_seconds
     code = (
-        f"import openwop_tui.demo_host.workflows as w; w.FLOOD_SECONDS = {FLOOD_SECONDS}\n"
+        f"import openwop_tui.demo_host.workflows as w; w.FLOOD_SECONDS = {seconds}\n"
         f"from openwop_tui.demo_host.host import serve_forever; serve_forever(pace={pace})"
     )
     host = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)

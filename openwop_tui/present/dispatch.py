@@ -3,8 +3,9 @@
 `parts` turns an item into the renderables that draw it, in order; `renderable` groups them for
 a sink that prints an item whole (``render``, ``run``, ``attach``, ``replay``). The app's
 transcript view draws the same parts and caches the lines of the ones marked stable (a reply's
-finished markdown blocks), so a token costs the open block only. Because both sinks draw the
-same parts, a reply reads the same in the app as `render` prints it.
+markdown blocks: a parse that changes one makes a new one), so a token costs the open block
+only, and a redraw that changed no text (a reply past its cap) costs none of them. Because both
+sinks draw the same parts, a reply reads the same in the app as `render` prints it.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ INDENT = 2
 @dataclass(frozen=True, slots=True)
 class Part:
     """One renderable of an item. ``key`` is set when the part will draw the same lines for as
-    long as the key is the same object (a finished markdown block): a view may cache them."""
+    long as the key is the same object (a markdown block of a reply): a view may cache them."""
 
     renderable: RenderableType
     key: object | None = None
@@ -53,7 +54,6 @@ def reply_body(markdown: ReplyMarkdown, palette: Palette) -> list[Part]:
     """A reply's markdown, block by block, indented, in the theme (Rich's own named styles
     mapped onto the palette by `Themed`); no terminal hyperlinks from host text: URLs show."""
     blocks = markdown.blocks()
-    finished = len(markdown.finished)
     code = palette.syntax_theme()
     drawn: list[Part] = []
     for index, block in enumerate(blocks):
@@ -63,13 +63,17 @@ def reply_body(markdown: ReplyMarkdown, palette: Palette) -> list[Part]:
         )
         body = Themed(markdown_block, palette)
         shown = Padding(body, (0, 0, 0, INDENT), style=palette.text)
-        drawn.append(Part(shown, _Key(block, lead) if index < finished else None))
+        # The open block too: a parse that changes it makes a new block (`ReplyMarkdown`), so
+        # the same block is the same lines. A reply past its cap, whose text no longer grows
+        # while its "cut" count does, was drawn whole again at every redraw (a megabyte of
+        # one paragraph at a flood's end: most of a second, twice).
+        drawn.append(Part(shown, _Key(block, lead)))
     return drawn
 
 
 @dataclass(frozen=True, slots=True, eq=False)
 class _Key:
-    """A finished block as drawn: the same block after the same gap draws the same lines."""
+    """A block as drawn: the same block after the same gap draws the same lines."""
 
     block: MarkdownBlock
     lead: bool

@@ -322,3 +322,37 @@ def test_a_block_drawing_carries_every_attribute_rich_markdown_sets() -> None:
     block): if Rich's constructor grows an attribute, this says so."""
     made = BlockMarkdown([], code_theme="monokai", lead=False)
     assert set(vars(Markdown(""))) <= set(vars(made))
+
+
+async def test_a_reply_past_its_cap_is_not_drawn_again_as_its_cut_grows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past its cap a reply's text stops growing, but each chunk still grows the count its
+    marker says was cut: its redraw draws the marker, not the text again (a flood's reply is a
+    megabyte of one paragraph: most of a second a redraw, at its end too)."""
+    from openwop_tui.core.limits import Limits
+    from openwop_tui.ui.transcript import blocks
+
+    app = ViewHost()
+    async with app.run_test(size=(65, 24)):
+        view = app.query_one(TranscriptView)
+        transcript = Transcript(limits=Limits(reply_bytes=200))
+        await view.apply(transcript.apply(chunk("word " * 60, 1)))  # past the cap at once
+        view.flush_streamed()
+        [turn] = transcript.items
+        before = view.text_of(turn.id)
+        drawn: list[object] = []
+        original = blocks.render_lines
+
+        def counted(console: Console, renderable: Any, width: int) -> Any:
+            drawn.append(renderable)
+            return original(console, renderable, width)
+
+        monkeypatch.setattr(blocks, "render_lines", counted)
+        await view.apply(transcript.apply(chunk("more " * 60, 2)))  # cut, counted
+        view.flush_streamed()
+        after = view.text_of(turn.id)
+        assert after != before  # the marker says more was cut
+        assert after.split("\n")[:3] == before.split("\n")[:3]  # the text is as it was
+        bodies = [r for r in drawn if isinstance(r, Padding) and isinstance(r.renderable, Themed)]
+        assert not bodies, drawn  # its markdown was not drawn again

@@ -271,8 +271,8 @@ async def test_a_row_waiting_for_its_batch_as_a_panel_is_shown_is_drawn_once() -
         panel = app.query_one(TimelinePanel)
         for n in range(3):
             timeline.arrived(normalize({"type": "log.appended", "runId": "r", "sequence": n}))
-        assert len(timeline.kept.pending) == 3  # (no batch yet: nothing awaited)
-        timeline.attach(panel)  # shown now: the three rows with it
+        assert len(timeline.kept.queued) == 3  # (no batch yet: nothing awaited)
+        timeline.attach(panel)  # shown now: the three rows with it (inspected for it)
         timeline.flush()  # the batch they were waiting for
         assert [e.row.sequence for e in panel.view.entries] == [0, 1, 2]
         timeline.arrived(normalize({"type": "log.appended", "runId": "r", "sequence": 3}))

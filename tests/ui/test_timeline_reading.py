@@ -83,7 +83,9 @@ async def test_the_next_message_does_not_wait_for_the_stored_events(gate: Gate) 
             )
             assert gate.held
             kept = app.timeline.kept
-            live = [(e.event.run_id, e.event.sequence) for e in kept.entries]
+            # (The rows inspected, then the events still queued for their inspection.)
+            arrived = [*kept.entries, *(entry for entry, _ in kept.queued)]
+            live = [(e.event.run_id, e.event.sequence) for e in arrived]
             assert live and not set(live) & set(stored)  # only the new run's, so far
             gate.release()
             await settle(pilot, app, lambda: not kept.reading, what="the stored events read")
@@ -122,7 +124,9 @@ async def test_the_stored_events_are_read_when_the_timeline_is_first_shown(
             what="the message answered",
         )
         kept = app.timeline.kept
-        live = [(e.event.run_id, e.event.sequence) for e in kept.entries]
+        # (The rows inspected, then the events still queued for their inspection.)
+        arrived = [*kept.entries, *(entry for entry, _ in kept.queued)]
+        live = [(e.event.run_id, e.event.sequence) for e in arrived]
         assert live and not reads  # the new run's rows, and nothing read for them
         await pilot.press("f2")  # shown: read now (a short session's at once)
         await settle(pilot, app, lambda: bool(reads) and not kept.reading, what="read")

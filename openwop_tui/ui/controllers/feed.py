@@ -28,7 +28,7 @@ from openwop_tui.text.sanitize import HostText, clean_own
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.controllers.interrupts import InterruptsController
 from openwop_tui.ui.controllers.timeline import TimelineController
-from openwop_tui.ui.heap import settled_heap
+from openwop_tui.ui.heap import RunSettler, settled_heap
 from openwop_tui.ui.messages import (
     Connection,
     ConnectionChanged,
@@ -77,6 +77,8 @@ class Feed:
         """The run status the status line was last told."""
         self._log_error_shown: str | None = None
         """The last reason the session could not be written that the user was told."""
+        self._settler = RunSettler()
+        """Freezes what a long run makes as it streams (`openwop_tui.ui.heap.RunSettler`)."""
 
     async def push(self, update: Update) -> None:
         """Take one update of a running stream; it is drawn within a frame. After
@@ -112,6 +114,7 @@ class Feed:
             updates, self._pending = self._pending, []
             if updates:
                 await self._show(updates)
+                self._settler.tick()
 
     def reset(self) -> None:
         """A new chat is shown: the next run status is news."""

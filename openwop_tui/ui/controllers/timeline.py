@@ -1,17 +1,24 @@
 """The event timeline's state, and the links between a run's events and the transcript's items.
 
 `Feed` (the one way a run's updates reach the screen) hands each arriving event to `arrived`,
-which folds it into the chat's `Inspector` (lint, timeline row, statistics: one call, no
-drawing) and queues its row; the rows reach the timeline panels in batches, at most
-`FRAMES_PER_SECOND` times a second, so 10,000 events a second cost one append each and a few
-redraws, not a redraw each, and the transcript is not slowed.
+which only queues it: the chat's `Inspector` (lint, timeline row, statistics) and the key cut
+across pieces (`_mask`) are worked through the queue in order, off the ingest's path, at most
+`INSPECT_SECONDS` a frame while events keep coming (`IDLE_INSPECT_SECONDS` once they stop),
+and each row reaches the timeline panels with the batch after it was inspected, at most
+`FRAMES_PER_SECOND` times a second. At 10,000 events a second the inspection was a quarter of
+the event loop's time, and the run's ingest waited for it event by event even with no timeline
+on screen; now a fast host is read at its pace, and the inspection catches up when the run
+pauses or ends. Whatever needs an event's findings now (its inspector, the statistics, an
+item's findings, a panel refilled) inspects what is queued first, so nothing shows a row, a
+mark or a count the queue has not reached; an envelope's badge is put on when its event is
+inspected.
 
 `made` is told of the item changes the fold reported for the last event (the conversation
 yields `EventArrived` before that event's changes, `openwop_tui.core.conversation`): that order
 is the link from an event to the items it made, and back, without the items having to carry
 their source. It also puts the event's lint marks in an envelope item's badge.
 
-What is kept per chat (`_Kept`: the inspector, the rows, the links, the filter line as typed)
+What is kept per chat (`Kept`: the inspector, the rows, the links, the filter line as typed)
 lives for the conversation's life, in a weak map keyed by the `Conversation`: the session store
 has no place for a view's state, so a reopened session starts with an empty filter. A reopened
 session's stored events are read the first time its timeline is shown (a panel, the timeline
@@ -35,7 +42,6 @@ import threading
 import time
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -45,11 +51,12 @@ from openwop_tui.core.items import EnvelopeItem
 from openwop_tui.inspect.findings import Finding, Severity
 from openwop_tui.inspect.log import Observed, observed_entries
 from openwop_tui.inspect.split_keys import SplitKeyEvents
-from openwop_tui.inspect.timeline import RowFilter, timeline_row, with_piece_text
-from openwop_tui.protocol.events import RunEvent, keep
+from openwop_tui.inspect.timeline import Row, timeline_row, with_piece_text
+from openwop_tui.protocol.events import KeptEvent, RunEvent, keep
 from openwop_tui.store.database import StoreError
 from openwop_tui.store.sessions import Store
 from openwop_tui.ui.controllers.chat import Chat
+from openwop_tui.ui.controllers.timeline_kept import ITEM_TOKEN, UNREAD, Chosen, Kept, new_inspector
 from openwop_tui.ui.heap import settled_heap
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
 from openwop_tui.ui.widgets.timeline_view import Entry, TimelineView, marks_text
@@ -59,94 +66,30 @@ if TYPE_CHECKING:
     # event is folded, not with the app: its first frame does not wait for it
     # (tests/ui/test_first_frame.py).
     from openwop_tui.inspect.inspector import Inspector
-    from openwop_tui.inspect.lint import LintConfig
 
 log = logging.getLogger(__name__)
 
 #: The most redraws a second the timeline asks for while events arrive.
 FRAMES_PER_SECOND = 30
+#: The longest a frame's batch inspects queued events while events keep arriving (a sixteenth
+#: of the event loop at `FRAMES_PER_SECOND`: 50 events of a frame, more than a model's
+#: stream brings; at 4 ms it took an eighth of the loop a fast host's ingest needed).
+INSPECT_SECONDS = 0.002
+#: The same once no event has arrived for `IDLE_AFTER_SECONDS` (the run paused or ended, and
+#: its end is drawn), and how soon the next batch follows while events still wait: what is
+#: queued is caught up in the idle loop.
+IDLE_AFTER_SECONDS = 0.5
+IDLE_INSPECT_SECONDS = 0.010
+IDLE_BATCH_SECONDS = 0.005
+#: Queued events a panel being shown inspects at once, so its rows are whole from its first
+#: frame; a longer queue reaches it batch by batch.
+REFILL_AT_ONCE = 1_000
 #: Stored events the reading thread folds between two chances it gives the event loop's thread
 #: to take the interpreter (as `openwop_tui.ui.controllers.reopening.THREAD_STEP`).
 THREAD_STEP = 16
 #: Stored entries a timeline folds at once, on the event loop (a few tens of milliseconds); a
 #: longer session's are folded in a thread (`TimelineController._read_stored`).
 AT_ONCE = 1_000
-ITEM_TOKEN = "item:"
-
-
-@dataclass(frozen=True, slots=True)
-class Chosen:
-    """A filter line read: the `RowFilter`, and the items whose events only are shown."""
-
-    rows: RowFilter
-    items: tuple[str, ...] = ()
-
-    @classmethod
-    def parse(cls, text: str) -> Chosen:
-        items = tuple(t[len(ITEM_TOKEN) :] for t in text.split() if t.startswith(ITEM_TOKEN))
-        rest = " ".join(t for t in text.split() if not t.startswith(ITEM_TOKEN))
-        return cls(RowFilter.parse(rest), tuple(i for i in items if i))
-
-    @property
-    def empty(self) -> bool:
-        return self.rows.empty and not self.items
-
-
-def _inspector(lint: LintConfig | None = None) -> Inspector:
-    """A new inspector (its module imported on first use: see TYPE_CHECKING)."""
-    from openwop_tui.inspect.inspector import Inspector
-
-    return Inspector(lint)
-
-
-@dataclass(eq=False)
-class _Kept:
-    """One chat's timeline."""
-
-    inspector: Inspector = field(default_factory=lambda: _inspector())
-    entries: list[Entry] = field(default_factory=list)
-    filter_text: str = ""
-    chosen: Chosen = field(default_factory=lambda: Chosen(RowFilter()))
-    events_of: dict[str, list[Entry]] = field(default_factory=dict)
-    """The events that made or changed each item, in order."""
-    last: Entry | None = None
-    pending: list[Entry] = field(default_factory=list)
-    """Rows not yet handed to the panels."""
-    told: tuple[object, object] = (None, None)
-    """The host client and discovery the lint was last told of (to tell it of a new one)."""
-    stored: dict[tuple[str | None, int | None], Entry] = field(default_factory=dict)
-    """The rows read from the store, by (run, sequence): an event that arrives live after its
-    row was read (the store is written as events come) is that row, not a second one."""
-    keys: SplitKeyEvents | None = None
-    """The chat's streams of pieces, followed for a key cut across them (made for the secrets
-    in ``keys_for``: a new key set in the settings starts new ones)."""
-    keys_for: tuple[str, ...] = ()
-    redraw: bool = False
-    """Rows already handed to the panels changed (a later piece masked a key in them)."""
-    unread: str | None = None
-    """The stored session whose events are not read yet (read the first time the timeline
-    is shown: `TimelineController._stored_in`)."""
-    reading: bool = False
-    """The stored events are being read (`TimelineController._read_stored`)."""
-    live: list[tuple[Entry, RunEvent, float]] = field(default_factory=list)
-    """The events that arrived before they were read, with their arrival times: folded again
-    after them once they are in."""
-
-    def passes(self, entry: Entry, only: frozenset[Entry] | None) -> bool:
-        if only is not None and entry not in only:
-            return False
-        return self.chosen.rows.empty or self.chosen.rows.matches(entry.row)
-
-    def only(self) -> frozenset[Entry] | None:
-        if not self.chosen.items:
-            return None
-        return frozenset(e for i in self.chosen.items for e in self.events_of.get(i, ()))
-
-    def shown(self) -> list[Entry]:
-        if self.chosen.empty:
-            return list(self.entries)
-        only = self.only()
-        return [entry for entry in self.entries if self.passes(entry, only)]
 
 
 class TimelineController:
@@ -154,9 +97,9 @@ class TimelineController:
 
     def __init__(self, chat: Chat) -> None:
         self.chat = chat
-        self._kept: weakref.WeakKeyDictionary[Conversation, _Kept] = weakref.WeakKeyDictionary()
+        self._kept: weakref.WeakKeyDictionary[Conversation, Kept] = weakref.WeakKeyDictionary()
         self._panels: list[TimelinePanel] = []
-        self._shown_for: dict[int, _Kept] = {}
+        self._shown_for: dict[int, Kept] = {}
         self._drawn: dict[int, frozenset[int]] = {}
         """The queued rows a panel was refilled with, by panel: the next batch skips them."""
         """Which chat's rows each panel shows (by the panel's id())."""
@@ -165,20 +108,20 @@ class TimelineController:
     # ------------------------------------------------------------------ state
 
     @property
-    def kept(self) -> _Kept:
+    def kept(self) -> Kept:
         """The timeline of the chat on screen (made on first use; a stored session's events
         are read into it the first time it is shown: `_stored_in`)."""
         conversation = self.chat.conversation
         kept = self._kept.get(conversation)
         if kept is None:
-            kept = self._kept[conversation] = _Kept(self._new_inspector())
+            kept = self._kept[conversation] = Kept(self._new_inspector())
             self._tell_host(kept)
             keep = conversation.logbook.session_log
             if self.chat.store is not None and keep is not None:
                 kept.unread = keep.session_id
         return kept
 
-    def _stored_in(self, kept: _Kept) -> None:
+    def _stored_in(self, kept: Kept) -> None:
         """Read the stored events of the chat on screen into its timeline ``kept``, unless they
         are read (or being read) already: at once when they are few, else in a thread
         (`_read_stored`), up to the log's end now (what comes after arrives live). Either way
@@ -198,7 +141,7 @@ class TimelineController:
             work = self._read_stored(conversation, kept, store.path, session_id, until)
             self.chat.app.run_worker(work, group="timeline")
             return
-        older = _Kept(self._new_inspector())
+        older = Kept(self._new_inspector())
         self._tell_host(older)
         secrets = conversation.secrets
         try:
@@ -206,10 +149,10 @@ class TimelineController:
                 self._fold_one(older, observed, secrets)
         except StoreError as error:
             self.chat.app.notify(f"the timeline could not read this session: {error}")
-            older = _Kept(kept.inspector)  # (the live rows stand alone)
+            older = Kept(kept.inspector)  # (the live rows stand alone)
         self._put_before(kept, older)
 
-    def _fold_one(self, kept: _Kept, observed: Observed, secrets: tuple[str, ...]) -> None:
+    def _fold_one(self, kept: Kept, observed: Observed, secrets: tuple[str, ...]) -> None:
         """One stored event into ``kept``: its row, kept by (run, sequence)."""
         event = observed.event
         if event is None:
@@ -231,10 +174,10 @@ class TimelineController:
     def _new_inspector(self) -> Inspector:
         from openwop_tui.inspect.lint import LintConfig  # (see TYPE_CHECKING)
 
-        return _inspector(LintConfig(max_asset_bytes=self.chat.config.max_asset_bytes))
+        return new_inspector(LintConfig(max_asset_bytes=self.chat.config.max_asset_bytes))
 
     async def _read_stored(
-        self, conversation: Conversation, kept: _Kept, path: Path, session_id: str, until: int
+        self, conversation: Conversation, kept: Kept, path: Path, session_id: str, until: int
     ) -> None:
         """Fold the session's stored events into a timeline of their own in a thread, then put it
         before ``kept``'s rows (what arrived meanwhile).
@@ -247,7 +190,7 @@ class TimelineController:
             session_id: The stored session.
             until: The log position to read up to (the log's length when reading began).
         """
-        older = _Kept(self._new_inspector())
+        older = Kept(self._new_inspector())
         self._tell_host(older)
         secrets = conversation.secrets
         store = self.chat.store
@@ -267,7 +210,7 @@ class TimelineController:
             await asyncio.to_thread(fold)
         except StoreError as error:
             self.chat.app.notify(f"the timeline could not read this session: {error}")
-            older = _Kept(kept.inspector)  # (the live rows stand alone)
+            older = Kept(kept.inspector)  # (the live rows stand alone)
         if self._kept.get(conversation) is not kept:
             return
         self._put_before(kept, older)
@@ -278,9 +221,10 @@ class TimelineController:
         loop's thread if it waits for it. Tests pace the reading here."""
         time.sleep(0)
 
-    def _put_before(self, kept: _Kept, older: _Kept) -> None:
+    def _put_before(self, kept: Kept, older: Kept) -> None:
         """The stored events are in: their rows go before the live ones, which are folded
         again after them into their inspector (lint that spans runs sees the session whole)."""
+        self._inspect(kept)  # (the live events' rows and pieces, before they are folded again)
         live = {(event.run_id, event.sequence) for _, event, _ in kept.live}
         if older.inspector is not kept.inspector:
             for entry, event, at in kept.live:
@@ -301,45 +245,86 @@ class TimelineController:
 
     @property
     def inspector(self) -> Inspector:
-        """The chat's inspector (the statistics read it: the stored events join it)."""
+        """The chat's inspector, every event that arrived inspected (the statistics read it:
+        the stored events join it)."""
         kept = self.kept
+        self._inspect(kept)
         self._stored_in(kept)
         return kept.inspector
 
     def findings_for(self, event: RunEvent) -> list[Finding]:
-        """The lint findings about ``event`` (as folded into this chat's inspector)."""
-        return self.kept.inspector.linter.for_event(event.run_id, event.sequence)
+        """The lint findings about ``event`` (as folded into this chat's inspector, once what
+        is queued before it is inspected)."""
+        kept = self.kept
+        self._inspect(kept)
+        return kept.inspector.linter.for_event(event.run_id, event.sequence)
 
     # ------------------------------------------------------------------ feeding
 
     def arrived(self, event: RunEvent) -> None:
-        """A run event arrived: folded now, drawn with the next batch."""
+        """A run event arrived: queued (its entry made, for the items it makes to link to),
+        inspected and drawn with a later batch (`flush`)."""
         kept = self.kept
         known = kept.stored.pop((event.run_id, event.sequence), None)
         if known is not None:  # read from the store already: it is the event the live items link to
             kept.last = known
             return
-        self._tell_host(kept)
-        try:
-            row = kept.inspector.feed(event, time.time())
-        except Exception:
-            # A lint rule that trips on hostile input must not stop the run being drawn: the
-            # event still gets its row (without marks), and the fault goes to the log.
-            log.exception("the inspector failed on event %s", event.sequence)
-            row = timeline_row(event)
-        secrets = self.chat.conversation.secrets
-        entry = Entry(row, keep(event, secrets))
-        self._mask(kept, event, entry, secrets)
-        kept.entries.append(entry)
+        at = time.time()
+        entry = Entry(UNREAD, keep(event, self.chat.conversation.secrets))
+        kept.queued.append((entry, at))
         kept.last = entry
+        kept.arrived_at = time.monotonic()
         if kept.reading or kept.unread is not None:
-            kept.live.append((entry, event, time.time()))
-        kept.pending.append(entry)
+            kept.live.append((entry, event, at))
+        self._schedule(1 / FRAMES_PER_SECOND)
+
+    def _schedule(self, delay: float) -> None:
         if not self._scheduled:
             self._scheduled = True
-            self.chat.app.set_timer(1 / FRAMES_PER_SECOND, self.flush)
+            self.chat.app.set_timer(delay, self.flush)
 
-    def _mask(self, kept: _Kept, event: RunEvent, entry: Entry, secrets: tuple[str, ...]) -> None:
+    def _inspect(self, kept: Kept, budget: float | None = None) -> None:
+        """Inspect ``kept``'s queued events in order (all of them, or for about ``budget``
+        seconds): lint, row and statistics, a key cut across pieces masked; each entry joins
+        the rows and the next batch, and the badges waiting for it are put on."""
+        queued = kept.queued
+        if not queued:
+            return
+        self._tell_host(kept)
+        secrets = self.chat.conversation.secrets
+        clock = time.perf_counter
+        until = None if budget is None else clock() + budget
+        while queued:
+            entry, at = queued.popleft()
+            held = entry.kept
+            event = held.event() if isinstance(held, KeptEvent) else held
+            try:
+                entry.row = kept.inspector.feed(event, at)
+            except Exception:
+                # A lint rule that trips on hostile input must not stop the run being drawn:
+                # the event still gets its row (without marks), and the fault goes to the log.
+                log.exception("the inspector failed on event %s", event.sequence)
+                entry.row = timeline_row(event)
+            self._mask(kept, event, entry, secrets)
+            kept.entries.append(entry)
+            kept.pending.append(entry)
+            if until is not None and clock() >= until:
+                break
+        if kept.badges:
+            self._badge(kept)
+
+    def _badge(self, kept: Kept) -> None:
+        """Put on the badges of envelope items whose events are inspected now."""
+        waiting: list[tuple[Entry, str]] = []
+        view = self.chat.parts.view
+        for entry, item_id in kept.badges:
+            if entry.row is UNREAD:
+                waiting.append((entry, item_id))
+            elif marks := _badge_marks(entry.row):
+                view.set_lint(item_id, marks)
+        kept.badges = waiting
+
+    def _mask(self, kept: Kept, event: RunEvent, entry: Entry, secrets: tuple[str, ...]) -> None:
         """Follow ``event`` through the chat's streams of pieces: a key cut across chunks is masked
         in its row and its event (`Entry.piece`), and in the earlier rows it completes.
 
@@ -365,7 +350,7 @@ class TimelineController:
                 # Usually the last event, not drawn yet: the batch will draw it as it is now.
                 kept.redraw = kept.redraw or not any(e is earlier for e in reversed(kept.pending))
 
-    def _tell_host(self, kept: _Kept) -> None:
+    def _tell_host(self, kept: Kept) -> None:
         """The lint checks media URLs as the app fetches them: against the connected host (its
         own loopback or relative URLs are not a stranger's) and its discovery's inline cap."""
         client, session = self.chat.client, self.chat.session
@@ -387,10 +372,8 @@ class TimelineController:
         if entry is None:
             return
         view = self.chat.parts.view
-        # A badge says what is wrong with an envelope: an info (a sequence gap) is the
-        # timeline's to show, not the item's.
-        worth = entry.row.worst in (Severity.ERROR, Severity.WARNING)
-        marks = marks_text(entry.row) if worth else ""
+        unread = entry.row is UNREAD
+        marks = "" if unread else _badge_marks(entry.row)
         for change in changes:
             if not isinstance(change, Added | Updated):
                 continue
@@ -402,13 +385,22 @@ class TimelineController:
                 entry.items = events[-1].items if events and events[-1].items == items else items
             if not events or events[-1] is not entry:
                 events.append(entry)
-            if marks and isinstance(change.item, EnvelopeItem):
-                view.set_lint(item_id, marks)
+            if isinstance(change.item, EnvelopeItem):
+                if unread:
+                    kept.badges.append((entry, item_id))  # (put on once it is inspected)
+                elif marks:
+                    view.set_lint(item_id, marks)
 
     def flush(self) -> None:
-        """Hand the queued rows to every panel (the batch), and say the counts."""
+        """Inspect queued events for a frame's share of the event loop (`INSPECT_SECONDS`; more
+        once events stop coming), hand the rows inspected to every panel (the batch), and say
+        the counts; while events still wait, the next batch is due."""
         self._scheduled = False
         kept = self.kept
+        idle = time.monotonic() - kept.arrived_at >= IDLE_AFTER_SECONDS
+        self._inspect(kept, IDLE_INSPECT_SECONDS if idle else INSPECT_SECONDS)
+        if kept.queued:
+            self._schedule(IDLE_BATCH_SECONDS if idle else 1 / FRAMES_PER_SECOND)
         batch, kept.pending = kept.pending, []
         redraw, kept.redraw = kept.redraw, False
         for panel in list(self._panels):
@@ -434,7 +426,11 @@ class TimelineController:
             self._panels.append(panel)
         self._refill(panel, self.kept)
 
-    def _refill(self, panel: TimelinePanel, kept: _Kept) -> None:
+    def _refill(self, panel: TimelinePanel, kept: Kept) -> None:
+        if len(kept.queued) <= REFILL_AT_ONCE:
+            self._inspect(kept)  # (a long queue reaches the panel batch by batch)
+        elif kept.queued:
+            self._schedule(1 / FRAMES_PER_SECOND)
         self._stored_in(kept)  # (shown: its stored events are read now, if they are not yet)
         self._shown_for[id(panel)] = kept
         # The rows still waiting for the next batch are drawn now, with the rest: the batch
@@ -444,11 +440,13 @@ class TimelineController:
         panel.view.set_entries(kept.shown())
         self._title(panel, kept)
 
-    def _title(self, panel: TimelinePanel, kept: _Kept) -> None:
+    def _title(self, panel: TimelinePanel, kept: Kept) -> None:
         shown, total = len(panel.view.entries), len(kept.entries)
         count = f"{total:,} events" if kept.chosen.empty else f"{shown:,} of {total:,} events"
         state = "following" if panel.view.following else "paused (f follows)"
         reading = " · reading the session's stored events…" if kept.reading else ""
+        if kept.queued:
+            reading += f" · inspecting {len(kept.queued):,} more…"
         panel.say(f"timeline · {count} · {state}{reading}")
 
     def filter_changed(self, panel: TimelinePanel, text: str) -> None:
@@ -527,6 +525,12 @@ class TimelineController:
             app.pop_screen()
         view.focus()
         view.select(view.blocks().index(shown[0]))
+
+
+def _badge_marks(row: Row) -> str:
+    """What an envelope's badge says of its event's ``row``: its marks when one is a warning
+    or an error (an info, a sequence gap, is the timeline's to show, not the item's)."""
+    return marks_text(row) if row.worst in (Severity.ERROR, Severity.WARNING) else ""
 
 
 def _warm_quietly() -> None:
