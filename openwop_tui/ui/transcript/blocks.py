@@ -21,6 +21,7 @@ import re
 import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.padding import Padding
@@ -47,6 +48,9 @@ from openwop_tui.present.envelope import FRAGMENT
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.text.sanitize import HostText, clean, clean_own
+
+if TYPE_CHECKING:
+    from openwop_tui.ui.transcript.budget import DrawnLines
 
 __all__ = ["FRAGMENT", "Block", "code_blocks", "estimate_height"]
 
@@ -166,6 +170,13 @@ class Block:
     call's line)."""
     _lengths: tuple[int, ...] | None = None
     """The length of each line of the item's text, once drawn (`_rewrapped`)."""
+    drawn_at: tuple[int, int] | None = None
+    """(width, lines) of the item's last drawing, kept when its lines are dropped
+    (`drop_lines`): its height there stays exact, and a resize estimates from it."""
+    budget: DrawnLines | None = None
+    """The column's count of drawn lines (`openwop_tui.ui.transcript.budget`): told of each
+    drawing and each read, it drops the lines of the blocks used longest ago. ``None``: a
+    block outside a column keeps its lines."""
 
     verbose: bool = field(init=False)
     """A verbose notice (a chat view may hide it). Read for every block on each layout after a
@@ -221,10 +232,24 @@ class Block:
     def changed(self) -> None:
         """The item changed: forget its lines and its search text."""
         self.cache.clear()
+        if self.budget is not None:
+            self.budget.forget(self)
         self._plain = None
         self._shape = None
         self._lengths = None
+        self.drawn_at = None
         self.measured = False
+
+    def drop_lines(self) -> None:
+        """Forget the drawn lines (the block was not seen for a while: `DrawnLines`); they
+        are drawn again from the item when it is next seen. Its height stays (`drawn_at`),
+        so nothing moves; a reply's parsed markdown goes too (parsed again from its text).
+        An envelope keeps what the app drew (`rendered`: its actions, its picture), not the
+        lines drawn from it."""
+        self.cache.clear()
+        self.parts.clear()
+        self.markdown = None
+        self.fed = 0
 
     def plain(self) -> str:
         """The item's text for search, as written (the search folds case itself, unless it is
@@ -283,6 +308,7 @@ class Block:
         self._plain = None
         self._shape = None
         self._lengths = None
+        self.drawn_at = None
 
     def replace_text(self) -> None:
         """The reply's whole text was replaced (an authoritative completion)."""
@@ -320,6 +346,8 @@ class Block:
         """
         cached = self.cache.get(width)
         if cached is not None:
+            if self.budget is not None:
+                self.budget.used(self)
             return cached
         if len(self.cache) >= 2:  # keep the last widths only (resizing back and forth)
             self.cache.pop(next(iter(self.cache)))
@@ -333,6 +361,9 @@ class Block:
         self.cache[width] = strips
         self.height = len(strips)
         self.measured = True
+        self.drawn_at = (width, len(strips))
+        if self.budget is not None:
+            self.budget.drawn(self, sum(map(len, self.cache.values())))
         return strips
 
     def _draw(self, console: Console, width: int, palette: Palette) -> list[Strip]:
@@ -432,4 +463,8 @@ def estimate_height(block: Block, columns: int) -> int:
         # (which would move the scroll bar again a frame later).
         drawn = next(reversed(block.cache))
         return max(1, len(block.cache[drawn]) + block._rewrapped(drawn, columns))
+    if block.drawn_at is not None:
+        # Drawn once, its lines dropped since (`Block.drop_lines`): the same, from its count.
+        drawn, count = block.drawn_at
+        return max(1, count + block._rewrapped(drawn, columns))
     return shape[0] + shape[1] // columns
