@@ -21,9 +21,9 @@ if TYPE_CHECKING:
 
 __all__ = ["KEPT_BLOCKS", "KEPT_DRAWN_LINES", "DrawnLines"]
 
-#: Drawn lines kept, over every block: the screen, the pages drawn ahead around it and the
-#: composed lines (`openwop_tui.ui.transcript.composed.KEPT_LINES`) twice over.
-KEPT_DRAWN_LINES = 4096
+#: Drawn lines kept, over every block: the screen and the pages drawn ahead around it, several
+#: times over (a line with its Strip caches is about 5 KB: 1,024 of them are a few MB).
+KEPT_DRAWN_LINES = 1024
 #: Blocks used last that keep their lines whatever they hold (a screen's worth of items).
 KEPT_BLOCKS = 16
 
