@@ -291,7 +291,7 @@ class TimelineController:
             kept.inspector = older.inspector
         # (An event the host sent again, live, after it was stored is its live row only: that
         # is the one linked to the items it made.)
-        stored = [e for e in older.entries if (e.event.run_id, e.event.sequence) not in live]
+        stored = [e for e in older.entries if e.row.key not in live]
         kept.entries[:0] = stored
         kept.stored = {k: v for k, v in older.stored.items() if k not in live}
         kept.reading, kept.live = False, []
