@@ -128,9 +128,10 @@ class _Kept:
     is shown: `TimelineController._stored_in`)."""
     reading: bool = False
     """The stored events are being read (`TimelineController._read_stored`)."""
-    live: list[tuple[Entry, RunEvent, float]] = field(default_factory=list)
+    live: list[tuple[Entry, float]] = field(default_factory=list)
     """The events that arrived before they were read, with their arrival times: folded again
-    after them once they are in."""
+    after them once they are in (each decoded again from its entry: a flood's events, kept
+    decoded here until the timeline was first shown, were most of its memory)."""
 
     def passes(self, entry: Entry, only: frozenset[Entry] | None) -> bool:
         if only is not None and entry not in only:
@@ -174,7 +175,8 @@ class TimelineController:
             kept = self._kept[conversation] = _Kept(self._new_inspector())
             self._tell_host(kept)
             keep = conversation.logbook.session_log
-            if self.chat.store is not None and keep is not None:
+            if self.chat.store is not None and keep is not None and not keep.new:
+                # (A new session holds only what arrives here: nothing to read.)
                 kept.unread = keep.session_id
         return kept
 
@@ -281,12 +283,12 @@ class TimelineController:
     def _put_before(self, kept: _Kept, older: _Kept) -> None:
         """The stored events are in: their rows go before the live ones, which are folded
         again after them into their inspector (lint that spans runs sees the session whole)."""
-        live = {(event.run_id, event.sequence) for _, event, _ in kept.live}
+        live = {entry.row.key for entry, _ in kept.live}
         if older.inspector is not kept.inspector:
-            for entry, event, at in kept.live:
-                if (event.run_id, event.sequence) in older.stored:
+            for entry, at in kept.live:
+                if entry.row.key in older.stored:
                     continue  # (sent again after it was stored: its inspector saw it once)
-                row = older.inspector.feed(event, at)
+                row = older.inspector.feed(entry.event, at)
                 entry.row = with_piece_text(row, entry.piece.text) if entry.piece else row
             kept.inspector = older.inspector
         # (An event the host sent again, live, after it was stored is its live row only: that
@@ -333,7 +335,7 @@ class TimelineController:
         kept.entries.append(entry)
         kept.last = entry
         if kept.reading or kept.unread is not None:
-            kept.live.append((entry, event, time.time()))
+            kept.live.append((entry, time.time()))
         kept.pending.append(entry)
         if not self._scheduled:
             self._scheduled = True
