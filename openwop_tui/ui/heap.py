@@ -16,8 +16,10 @@ run caught up), `let_go` hands everything back to it, and the next settle freeze
 Cycles are common: a Textual ``Strip`` caches its own crops and extensions, often itself (a
 crop of the whole line), so every drawn line is a cycle. Frozen, a run's garbage lines were
 kept for good: 0.3 MiB a short turn, two thirds of a long chat's growth (issue 26). So a run's
-settle first collects what the run made (`settle` with ``collect``: a pass over the objects
-made since the last settle only, the frozen ones are not walked), and what died after it was
+settle first collects the two young generations (`settle` with ``collect``: what was made since
+the collector last passed over them, the run's last garbage; the older garbage of the run was
+freed by the collector's own passes while it streamed, and a pass over every unfrozen object
+held the keys typed as a run ends longer), and what died after it was
 frozen (a line dropped from a block's cache, a redrawn reply's old lines) is collected by a
 full pass once the frozen heap has grown by `REWALK_GROWTH` since the last one: CPython's own
 rule for its oldest generation, applied at the quiet moment a run ends rather than mid-stream.
@@ -52,7 +54,7 @@ def settle(*, collect: bool = True) -> None:
     session: made with the collector paused, nearly all of it alive, and a pass would delay
     the first frame)."""
     if collect:
-        gc.collect()  # (the frozen objects are not walked)
+        gc.collect(1)  # (the young generations only; the frozen objects are never walked)
     gc.freeze()
     if collect and gc.get_freeze_count() > _Walked.frozen * (1 + REWALK_GROWTH):
         gc.unfreeze()  # a full pass: what died after it was frozen is freed too
