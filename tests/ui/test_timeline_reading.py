@@ -152,6 +152,12 @@ async def test_a_new_chat_keeps_no_event_to_fold_again() -> None:
             )
         kept = app.timeline.kept
         assert kept.entries and not kept.live and kept.unread is None
+        # Every entry is kept as its frame's text, and gives its whole event back when opened:
+        # the first run's start, with the inputs it echoed.
+        assert all(isinstance(entry.kept, KeptEvent) for entry in kept.entries)
+        first = kept.entries[0].event
+        assert first.type == "run.started"
+        assert "turn 0" in str(first.payload["inputs"])
 
 
 async def test_the_events_of_a_reopened_chat_wait_as_their_entries_only() -> None:
