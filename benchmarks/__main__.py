@@ -86,6 +86,7 @@ def main() -> int:
     import benchmarks.growth_figures
     import benchmarks.inspect_figures
     import benchmarks.lint_figures
+    import benchmarks.memory_figures
     import benchmarks.pattern_figures
     import benchmarks.pty_figures
     import benchmarks.pty_key_figures

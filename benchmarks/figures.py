@@ -230,6 +230,7 @@ def main(argv: list[str]) -> int:
     import benchmarks.growth_figures  # (registers the store's growth with echoed histories)
     import benchmarks.inspect_figures  # (registers the inspector figures)
     import benchmarks.lint_figures  # (registers the lint, timeline and stats figure)
+    import benchmarks.memory_figures  # (registers the flat-memory figures, from outside)
     import benchmarks.pattern_figures  # (registers the host-pattern figure)
     import benchmarks.pty_figures  # (registers the figures measured from outside the app)
     import benchmarks.pty_flood_figures  # (registers the 60 s flood's rate, from outside)

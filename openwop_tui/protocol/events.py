@@ -323,20 +323,18 @@ def _piece(doc: Mapping[str, Any], event_type: str, secrets: tuple[str, ...]) ->
     return None
 
 
-#: The longest wire text `keep` keeps in place of its event (a piece's frame is a few hundred
-#: bytes; a bigger one is kept decoded, as it came).
-KEEP_WIRE_MAX = 4096
-
-
 @dataclass(frozen=True, slots=True)
 class KeptEvent:
-    """A streamed piece's event kept for later at the cost of its frame's text alone.
+    """An event of a one-event frame kept for later at the cost of its frame's text alone.
 
     A view that keeps every event of a run (the timeline: Enter shows the event) would hold,
-    per chunk of a reply, the decoded document, its cleaned copy and the `RunEvent`: about 600
-    bytes more than the frame's text, 90 MB over a flood of 150,000 chunks. `event` decodes the
-    text again, as it was decoded when it came (`normalize`: the same cleaning, the same
-    secrets masked), only when it is asked for.
+    per event, the decoded document, its cleaned copy and the `RunEvent` besides the frame's
+    text (which the event holds too, as `RunEvent.wire`): about 600 bytes more a chunk of a
+    reply, 90 MB over a flood of 150,000 chunks; and a run's start echoes its inputs, a chat's
+    whole history with many hosts, so a long chat kept every history it sent again, decoded
+    (issue 26: the square of the chat's length). `event` decodes the text again, as it was
+    decoded when it came (`normalize`: the same cleaning, the same secrets masked), only when
+    it is asked for.
     """
 
     wire: str
@@ -357,12 +355,13 @@ class KeptEvent:
 
 
 def keep(event: RunEvent, secrets: Iterable[str] = ()) -> RunEvent | KeptEvent:
-    """``event`` in the smaller form a long-lived view may hold: a chunk's or reasoning
-    delta's event decoded from a one-event frame becomes a `KeptEvent` (``secrets``: those it
-    was decoded with); any other event stays as it is."""
+    """``event`` in the smaller form a long-lived view may hold: an event decoded from a
+    one-event frame becomes a `KeptEvent` (``secrets``: those it was decoded with); any other
+    event stays as it is (a batch frame's, a snapshot's, one read without its frame)."""
     wire = event.wire
-    if event.piece is None or wire is None or len(wire) > KEEP_WIRE_MAX:
-        return event
-    if not wire.lstrip().startswith("{"):
+    if wire is None or not wire.lstrip().startswith("{"):
         return event  # a batch frame's text holds other events too
+    raw = event.raw
+    if event.piece is None and not (isinstance(raw, Mapping) and isinstance(raw.get("type"), str)):
+        return event  # a bare snapshot (`frames.snapshot_event`): not `normalize`'s to decode
     return KeptEvent(wire, event.frame_event, event.sequence, tuple(secrets))

@@ -300,6 +300,8 @@ class SessionLog:
         """
         self.store, self.session_id = store, session_id
         self._host, self._workflow = host, workflow
+        self.new = session_id is None
+        """The session did not exist when this log was made: all it holds was appended here."""
 
     def append(self, entry: Entry) -> None:
         """Append (creating the session first if it is new: with its first batch); committed

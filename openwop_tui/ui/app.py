@@ -143,7 +143,7 @@ class ChatApp(ResizeAtOnce, GuardedApp):
         # A reopened session's hundreds of thousands of objects live as long as the chat, and
         # were made with the collector paused: frozen now, before the app's start-up makes
         # more, or its first pass walks them all (60-80 ms at 3,000 turns) before any frame.
-        heap.settle()
+        heap.settle(collect=False)
         if problem:
             self._warnings.append(problem)
         self.chat = Chat(

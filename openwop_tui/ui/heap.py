@@ -12,6 +12,17 @@ reopened session is drawn (`settled_heap`), after each run (`settle`).
 Frozen objects are still freed by reference counting; only those in reference cycles wait for
 the collector. So when the chat on screen is replaced (a new chat, another session opened, a
 run caught up), `let_go` hands everything back to it, and the next settle freezes what is left.
+
+Cycles are common: a Textual ``Strip`` caches its own crops and extensions, often itself (a
+crop of the whole line), so every drawn line is a cycle. Frozen, a run's garbage lines were
+kept for good: 0.3 MiB a short turn, two thirds of a long chat's growth (issue 26). So a run's
+settle first collects the two young generations (`settle` with ``collect``: what was made since
+the collector last passed over them, the run's last garbage; the older garbage of the run was
+freed by the collector's own passes while it streamed, and a pass over every unfrozen object
+held the keys typed as a run ends longer), and what died after it was
+frozen (a line dropped from a block's cache, a redrawn reply's old lines) is collected by a
+full pass once the frozen heap has grown by `REWALK_GROWTH` since the last one: CPython's own
+rule for its oldest generation, applied at the quiet moment a run ends rather than mid-stream.
 """
 
 from __future__ import annotations
@@ -27,9 +38,35 @@ __all__ = ["RunSettler", "let_go", "settle", "settled_heap"]
 RUN_SETTLE_SECONDS = 1.0
 
 
-def settle() -> None:
-    """What exists now lives as long as the chat: out of the collector's full passes."""
+#: How much the frozen heap may grow (a fraction of it after the last full pass) before a run's
+#: settle walks it whole again.
+REWALK_GROWTH = 0.25
+
+
+class _Walked:
+    """How many objects were frozen after the last full pass (process-wide, as the collector)."""
+
+    frozen = 0
+
+
+def settle(*, collect: bool = True) -> None:
+    """What exists now lives as long as the chat: out of the collector's full passes.
+
+    ``collect``: the garbage cycles made since the last settle are freed first (a run's drawn
+    lines, its finished tasks and responses), and the whole heap once it has grown by
+    `REWALK_GROWTH`; without, everything is frozen as it is (the first screen, a reopened
+    session: made with the collector paused, nearly all of it alive, and a pass would delay
+    the first frame)."""
+    if collect:
+        gc.collect(1)  # (the young generations only; the frozen objects are never walked)
     gc.freeze()
+    if collect and gc.get_freeze_count() > _Walked.frozen * (1 + REWALK_GROWTH):
+        gc.unfreeze()  # a full pass: what died after it was frozen is freed too
+        gc.collect()
+        gc.freeze()
+    elif collect:
+        return
+    _Walked.frozen = gc.get_freeze_count()
 
 
 class RunSettler:
@@ -54,8 +91,10 @@ class RunSettler:
         if now - self._last < RUN_SETTLE_SECONDS:
             return False
         self._last = now
+        # The young generations freed, the rest frozen: never the whole heap walked here (the
+        # run's end decides that, `settle`), or a flood's keys would wait behind full passes.
         gc.collect(1)
-        settle()
+        gc.freeze()
         return True
 
 
@@ -63,6 +102,7 @@ def let_go() -> None:
     """The chat on screen was replaced: what was frozen may be garbage now (the old chat's
     cycles), so the collector gets it all back."""
     gc.unfreeze()
+    _Walked.frozen = 0
 
 
 @contextmanager
@@ -79,4 +119,4 @@ def settled_heap() -> Iterator[None]:
     finally:
         if collecting:
             gc.enable()
-        settle()
+        settle(collect=False)

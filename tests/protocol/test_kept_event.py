@@ -1,4 +1,4 @@
-"""`keep`: a streamed piece's event kept as its frame's text gives back the very event it was."""
+"""`keep`: an event kept as its frame's text gives back the very event it was."""
 
 from __future__ import annotations
 
@@ -37,17 +37,15 @@ def _same(a: RunEvent, b: RunEvent) -> None:
         "example-chat-markdown-debug.sse",
     ],
 )
-def test_a_kept_piece_decodes_to_the_event_it_was(capture: str) -> None:
+def test_a_kept_event_decodes_to_the_event_it_was(capture: str) -> None:
     events = _events((CAPTURES / capture).read_text(encoding="utf-8"))
     kept = [keep(event) for event in events]
-    pieces = [k for k in kept if isinstance(k, KeptEvent)]
-    assert pieces, "the capture has streamed pieces"
+    assert any(e.piece is not None for e in events), "the capture has streamed pieces"
     for event, small in zip(events, kept, strict=True):
-        if isinstance(small, KeptEvent):
-            _same(small.event(), event)
-        else:
-            assert small is event
-            assert event.piece is None  # only pieces are kept as text
+        # Every event of a one-event frame, pieces or not (a run's start echoing a whole chat
+        # history was kept decoded, for every turn of the chat: issue 26).
+        assert isinstance(small, KeptEvent)
+        _same(small.event(), event)
 
 
 def test_a_kept_piece_is_masked_again_with_its_secrets() -> None:
@@ -61,14 +59,22 @@ def test_a_kept_piece_is_masked_again_with_its_secrets() -> None:
     assert KEY not in repr(small.event().raw)
 
 
-def test_events_that_are_not_pieces_or_share_a_frame_stay_whole() -> None:
+def test_events_that_share_a_frame_or_are_bare_snapshots_stay_whole() -> None:
     chunk = {"type": "output.chunk", "runId": "r", "payload": {"chunk": "a"}}
     batch = json.dumps([{**chunk, "sequence": 1}, {**chunk, "sequence": 2}])
     events = _events(f"event: batch\ndata: {batch}\n\n")
     assert [keep(e) for e in events] == events  # a batch frame's text holds other events too
-    started = {"type": "run.started", "runId": "r", "sequence": 0, "payload": {}}
-    (event,) = _events(f"data: {json.dumps(started)}\n\n")
-    assert keep(event) is event
-    long = {**chunk, "sequence": 1, "payload": {"chunk": "x" * 10_000}}
-    (event,) = _events(f"data: {json.dumps(long)}\n\n")
-    assert keep(event) is event  # a big frame is kept decoded
+    snapshot = {"runId": "r", "status": "running"}
+    (event,) = _events(f"id: 4\nevent: state.snapshot\ndata: {json.dumps(snapshot)}\n\n")
+    assert keep(event) is event  # not a document `normalize` decodes
+
+
+def test_a_run_start_and_a_big_frame_are_kept_as_their_text() -> None:
+    history = [{"role": "user", "content": f"message {n}"} for n in range(200)]
+    started = {"type": "run.started", "runId": "r", "sequence": 0, "payload": {"inputs": history}}
+    long = {"type": "output.chunk", "runId": "r", "sequence": 1, "payload": {"chunk": "x" * 10_000}}
+    for doc in (started, long):
+        (event,) = _events(f"data: {json.dumps(doc)}\n\n")
+        small = keep(event)
+        assert isinstance(small, KeptEvent)
+        _same(small.event(), event)

@@ -21,10 +21,12 @@ from session_support import chat_turns
 from openwop_tui.core.items import UserTurn
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.inspect.log import observed_entries
+from openwop_tui.protocol.events import KeptEvent
 from openwop_tui.store.sessions import Store
 from openwop_tui.ui.controllers import timeline
 from openwop_tui.ui.controllers.timeline import TimelineController
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
+from openwop_tui.ui.widgets.timeline_view import Entry
 
 TURNS = 4
 
@@ -135,3 +137,49 @@ async def test_the_stored_events_are_read_when_the_timeline_is_first_shown(
         assert len(kept.inspector.rows) == len(rows)
         panel = app.query_one(TimelinePanel)
         assert [e.row for e in panel.view.entries] == [e.row for e in kept.entries]
+
+
+async def test_a_new_chat_keeps_no_event_to_fold_again() -> None:
+    """A new session holds only what arrived in this chat: its timeline has nothing to read,
+    so it keeps no event to fold again after the stored ones (it kept every one, decoded,
+    until the timeline was first shown: most of a flood's memory, issue 26)."""
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        for n in range(2):
+            await app.runs.submitted(f"turn {n}")
+            await settle(
+                pilot,
+                app,
+                lambda n=n: len(items_of(app, UserTurn)) == n + 1 and not app.runs.busy,
+                what="the message answered",
+            )
+        kept = app.timeline.kept
+        assert kept.entries and not kept.live and kept.unread is None
+        # Every entry is kept as its frame's text, and gives its whole event back when opened:
+        # the first run's start, with the inputs it echoed.
+        assert all(isinstance(entry.kept, KeptEvent) for entry in kept.entries)
+        first = kept.entries[0].event
+        assert first.type == "run.started"
+        assert "turn 0" in str(first.payload["inputs"])
+
+
+async def test_the_events_of_a_reopened_chat_wait_as_their_entries_only() -> None:
+    """Until the stored events are read, the live ones wait to be folded again as their
+    entries (their events decoded again then), not as the events as they came."""
+    session_id = await _session()
+    app = demo_app(session_id=session_id)
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await app.runs.submitted("a turn after reopening")
+        await settle(
+            pilot,
+            app,
+            lambda: len(items_of(app, UserTurn)) == TURNS + 1 and not app.runs.busy,
+            what="the message answered",
+        )
+        kept = app.timeline.kept
+        assert kept.live
+        assert all(isinstance(part, Entry | float) for waiting in kept.live for part in waiting)
+        # Kept as text: a run's start echoes the whole chat's history.
+        assert all(isinstance(entry.kept, KeptEvent) for entry in kept.entries)

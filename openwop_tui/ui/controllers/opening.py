@@ -78,7 +78,7 @@ async def first_screen(chat: Chat, feed: Feed, warnings: Sequence[str], typed: s
         # and is read after the first frame: `openwop_tui.ui.controllers.reopening`). The
         # notices said above stay where they are.
         await feed.show_session(chat.conversation, replacing=False)
-    heap.settle()  # what opening made lives as long as the app (`openwop_tui.ui.heap`)
+    heap.settle(collect=False)  # what opening made lives as long as the app (`openwop_tui.ui.heap`)
 
 
 def restored_line(restored: Sequence[Restored]) -> str:

@@ -117,7 +117,8 @@ class TimelineController:
             kept = self._kept[conversation] = Kept(self._new_inspector())
             self._tell_host(kept)
             keep = conversation.logbook.session_log
-            if self.chat.store is not None and keep is not None:
+            if self.chat.store is not None and keep is not None and not keep.new:
+                # (A new session holds only what arrives here: nothing to read.)
                 kept.unread = keep.session_id
         return kept
 
@@ -225,17 +226,17 @@ class TimelineController:
         """The stored events are in: their rows go before the live ones, which are folded
         again after them into their inspector (lint that spans runs sees the session whole)."""
         self._inspect(kept)  # (the live events' rows and pieces, before they are folded again)
-        live = {(event.run_id, event.sequence) for _, event, _ in kept.live}
+        live = {entry.row.key for entry, _ in kept.live}
         if older.inspector is not kept.inspector:
-            for entry, event, at in kept.live:
-                if (event.run_id, event.sequence) in older.stored:
+            for entry, at in kept.live:
+                if entry.row.key in older.stored:
                     continue  # (sent again after it was stored: its inspector saw it once)
-                row = older.inspector.feed(event, at)
+                row = older.inspector.feed(entry.event, at)
                 entry.row = with_piece_text(row, entry.piece.text) if entry.piece else row
             kept.inspector = older.inspector
         # (An event the host sent again, live, after it was stored is its live row only: that
         # is the one linked to the items it made.)
-        stored = [e for e in older.entries if (e.event.run_id, e.event.sequence) not in live]
+        stored = [e for e in older.entries if e.row.key not in live]
         kept.entries[:0] = stored
         kept.stored = {k: v for k, v in older.stored.items() if k not in live}
         kept.reading, kept.live = False, []
@@ -275,7 +276,7 @@ class TimelineController:
         kept.last = entry
         kept.arrived_at = time.monotonic()
         if kept.reading or kept.unread is not None:
-            kept.live.append((entry, event, at))
+            kept.live.append((entry, at))
         self._schedule(1 / FRAMES_PER_SECOND)
 
     def _schedule(self, delay: float) -> None:

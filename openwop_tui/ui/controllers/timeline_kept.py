@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from openwop_tui.inspect.split_keys import SplitKeyEvents
 from openwop_tui.inspect.timeline import Row, RowFilter
-from openwop_tui.protocol.events import RunEvent
 from openwop_tui.text.sanitize import HostText, one_line
 from openwop_tui.ui.widgets.timeline_view import Entry
 
@@ -78,7 +77,7 @@ class Kept:
     is shown: `TimelineController._stored_in`)."""
     reading: bool = False
     """The stored events are being read (`TimelineController._read_stored`)."""
-    live: list[tuple[Entry, RunEvent, float]] = field(default_factory=list)
+    live: list[tuple[Entry, float]] = field(default_factory=list)
     """The events that arrived before they were read, with their arrival times: folded again
     after them once they are in."""
     queued: deque[tuple[Entry, float]] = field(default_factory=deque)

@@ -21,6 +21,7 @@ import re
 import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.padding import Padding
@@ -47,6 +48,9 @@ from openwop_tui.present.envelope import FRAGMENT
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.text.sanitize import HostText, clean, clean_own
+
+if TYPE_CHECKING:
+    from openwop_tui.ui.transcript.budget import DrawnLines
 
 __all__ = ["FRAGMENT", "KEPT_WIDTHS", "Block", "code_blocks", "estimate_height", "lay_out"]
 
@@ -174,6 +178,13 @@ class Block:
     call's line)."""
     _lengths: tuple[int, ...] | None = None
     """The length of each line of the item's text, once drawn (`_rewrapped`)."""
+    last_drawn: tuple[int, int] | None = None
+    """(width, lines) of the item's last drawing, kept when its lines are dropped
+    (`drop_lines`): its height there stays exact, and a resize estimates from it."""
+    budget: DrawnLines | None = None
+    """The column's count of drawn lines (`openwop_tui.ui.transcript.budget`): told of each
+    drawing and each read, it drops the lines of the blocks used longest ago. ``None``: a
+    block outside a column keeps its lines."""
 
     verbose: bool = field(init=False)
     """A verbose notice (a chat view may hide it). Read for every block on each layout after a
@@ -229,10 +240,24 @@ class Block:
     def changed(self) -> None:
         """The item changed: forget its lines and its search text."""
         self.cache.clear()
+        if self.budget is not None:
+            self.budget.forget(self)
         self._plain = None
         self._shape = None
         self._lengths = None
+        self.last_drawn = None
         self.measured = False
+
+    def drop_lines(self) -> None:
+        """Forget the drawn lines (the block was not seen for a while: `DrawnLines`); they
+        are drawn again from the item when it is next seen. Its height stays (`last_drawn`),
+        so nothing moves; a reply's parsed markdown goes too (parsed again from its text).
+        An envelope keeps what the app drew (`rendered`: its actions, its picture), not the
+        lines drawn from it."""
+        self.cache.clear()
+        self.parts.clear()
+        self.markdown = None
+        self.fed = 0
 
     def plain(self) -> str:
         """The item's text for search, as written (the search folds case itself, unless it is
@@ -291,6 +316,7 @@ class Block:
         self._plain = None
         self._shape = None
         self._lengths = None
+        self.last_drawn = None
 
     def replace_text(self) -> None:
         """The reply's whole text was replaced (an authoritative completion)."""
@@ -344,6 +370,8 @@ class Block:
         if cached is not None:
             if len(cache) > 1 and next(reversed(cache)) != width:
                 cache[width] = cache.pop(width)  # the width in use now is kept longest
+            if self.budget is not None:
+                self.budget.used(self)
             return cached
         if len(cache) >= KEPT_WIDTHS:
             cache.pop(next(iter(cache)))
@@ -357,6 +385,9 @@ class Block:
         self.cache[width] = strips
         self.height = len(strips)
         self.measured = True
+        self.last_drawn = (width, len(strips))
+        if self.budget is not None:
+            self.budget.drawn(self, sum(map(len, self.cache.values())))
         return strips
 
     def _draw(self, console: Console, width: int, palette: Palette) -> list[Strip]:
@@ -460,6 +491,10 @@ def estimate_height(block: Block, columns: int) -> int:
         # (which would move the scroll bar again a frame later).
         drawn = next(reversed(block.cache))
         return max(1, len(block.cache[drawn]) + block._rewrapped(drawn, columns))
+    if block.last_drawn is not None:
+        # Drawn once, its lines dropped since (`Block.drop_lines`): the same, from its count.
+        drawn, count = block.last_drawn
+        return max(1, count + block._rewrapped(drawn, columns))
     return shape[0] + shape[1] // columns
 
 
@@ -485,6 +520,10 @@ def lay_out(blocks: Iterable[Block], width: int, every: bool) -> list[int]:
                     block.measured = False
                 else:
                     height = len(cached)
+            elif block.last_drawn is not None:
+                # Drawn once, its lines dropped since (the budget): from their count.
+                height = estimate_height(block, columns)
+                block.measured = False
             else:
                 # No lines at any width: `estimate_height`'s last line.
                 shape = block._shape

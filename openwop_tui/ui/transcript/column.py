@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate, islice
 
 from openwop_tui.ui.transcript.blocks import Block, estimate_height, lay_out
+from openwop_tui.ui.transcript.budget import DrawnLines
 
 __all__ = ["Column"]
 
@@ -35,6 +36,8 @@ class Column:
         """The content width the heights are for (0: never laid out)."""
         self.show_verbose = False
         """Whether lifecycle lines are shown (else they take no room)."""
+        self.drawn = DrawnLines()
+        """Which blocks keep their drawn lines (those used last: `DrawnLines`)."""
 
     # ------------------------------------------------------------------ blocks
 
@@ -63,6 +66,7 @@ class Column:
         """Put ``block`` at the end (its offset laid at once while the rest are valid)."""
         self._where[block.item_id] = len(self._blocks)
         self._blocks.append(block)
+        block.budget = self.drawn
         if self._dirty == len(self._blocks) - 1:
             # (`height_of`, inlined: a reopened session adds tens of thousands of blocks at once)
             hidden = block.verbose and not self.show_verbose
@@ -73,6 +77,8 @@ class Column:
         """Put ``blocks`` above every block (the rest of a session opened newest first): every
         index held elsewhere moves down by ``len(blocks)``."""
         self._blocks[:0] = blocks
+        for block in blocks:
+            block.budget = self.drawn
         self._where = {block.item_id: index for index, block in enumerate(self._blocks)}
         self._tops = [0]
         self._dirty = 0
@@ -83,6 +89,9 @@ class Column:
         gone = set(indices)
         if not gone:
             return None
+        for index in gone:
+            if 0 <= index < len(self._blocks):
+                self.drawn.forget(self._blocks[index])
         self._blocks = [block for index, block in enumerate(self._blocks) if index not in gone]
         self._where = {block.item_id: index for index, block in enumerate(self._blocks)}
         first = min(gone)
@@ -92,6 +101,7 @@ class Column:
     def clear(self) -> None:
         """No blocks."""
         self._blocks.clear()
+        self.drawn.clear()
         self._where.clear()
         self._tops = [0]
         self._dirty = 0
@@ -203,9 +213,12 @@ def _lay(block: Block, width: int, columns: int) -> int:
     """Give ``block`` its height at ``width`` (``columns``: the width estimates use): its lines
     there if it was drawn at it, else an estimate (and it is no longer measured)."""
     cached = block.cache.get(width)
-    if cached is None:
+    if cached is not None:
+        block.height = len(cached)
+    elif block.last_drawn is not None and block.last_drawn[0] == width:
+        block.height = block.last_drawn[1]  # drawn at this width, its lines dropped since
+        block.measured = True
+    else:
         block.height = estimate_height(block, columns)
         block.measured = False
-    else:
-        block.height = len(cached)
     return block.height

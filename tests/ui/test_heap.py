@@ -1,0 +1,56 @@
+"""`openwop_tui.ui.heap`: what the app freezes out of the collector's passes is alive, and the
+garbage cycles a run leaves (every drawn line is one: a Textual ``Strip`` caches itself) are
+freed, not frozen for good (issue 26: two thirds of a long chat's growth)."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from collections.abc import Iterator
+
+import pytest
+
+from openwop_tui.ui import heap
+
+
+class Cycle:
+    """An object that refers to itself: only the collector frees it."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+@pytest.fixture
+def paused() -> Iterator[None]:
+    """No automatic collection: only `heap` decides what is collected."""
+    heap.let_go()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        heap.let_go()
+
+
+def test_a_runs_garbage_cycles_are_freed_when_it_settles(paused: None) -> None:
+    heap.settle(collect=False)  # (the first screen)
+    made = Cycle()
+    gone = weakref.ref(made)
+    del made
+    heap.settle()
+    assert gone() is None
+    assert gc.get_freeze_count() > 0  # what is alive is frozen all the same
+
+
+def test_what_died_after_it_was_frozen_is_freed_once_the_heap_grew(paused: None) -> None:
+    made = Cycle()
+    gone = weakref.ref(made)
+    heap.settle(collect=False)  # frozen alive (a drawn line in a block's cache)
+    del made  # dropped since (the block's lines forgotten)
+    heap.settle()
+    assert gone() is not None  # a run's settle walks only what the run made
+    grown = gc.get_freeze_count() * heap.REWALK_GROWTH
+    kept = [[n] for n in range(int(grown) + 100)]  # what later runs leave, alive
+    heap.settle()
+    assert gone() is None  # the heap grew by a quarter: walked whole once
+    assert gc.get_freeze_count() >= len(kept)
