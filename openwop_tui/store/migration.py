@@ -41,12 +41,57 @@ def backup_path(path: Path, version: int) -> Path:
     return path.with_name(f"{path.name}.schema{version}-backup")
 
 
+#: The row of the last entry a file was looked through up to, without finding a long one.
+_CHECKED = "CREATE TABLE IF NOT EXISTS conversion_checked (upto INTEGER NOT NULL)"
+
+
+def _checked_upto(db: sqlite3.Connection) -> int:
+    has = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'conversion_checked'"
+    ).fetchone()
+    if has is None:
+        return 0
+    row = db.execute("SELECT max(upto) FROM conversion_checked").fetchone()
+    return int(row[0] or 0)
+
+
+def _long(data: object) -> bool:
+    """Whether a stored entry's bytes are long enough to be kept as chunks."""
+    if not isinstance(data, bytes):
+        return False
+    raw = inflate(data) if compressed(data) else data
+    return not isinstance(raw, Unread) and len(raw) >= chunks.CHUNK_FROM
+
+
 def needed(db: sqlite3.Connection) -> bool:
-    """Whether the file is of a schema before chunks and holds an entry worth converting."""
+    """Whether the file is of a schema before chunks and holds an entry worth converting
+    (looked for after the row it was last looked through up to)."""
     if int(db.execute("PRAGMA user_version").fetchone()[0]) >= chunks.CHUNKED_SCHEMA:
         return False
-    found = db.execute(f"SELECT 1 {_CANDIDATES} LIMIT 1", (chunks.CHUNK_FROM, DEFLATED))
-    return found.fetchone() is not None
+    after = _checked_upto(db)
+    while True:
+        rows = db.execute(
+            f"SELECT rowid, data {_CANDIDATES} AND rowid > ? ORDER BY rowid LIMIT ?",
+            (chunks.CHUNK_FROM, DEFLATED, after, _ROWS_AT_ONCE),
+        ).fetchall()
+        if not rows:
+            return False
+        for rowid, data in rows:
+            if _long(data):
+                return True
+            after = rowid
+
+
+def _mark_checked(db: sqlite3.Connection) -> None:
+    """Note that the file holds no long entry up to its last one (best effort: a store opened
+    read-only, or busy, is looked through again next time)."""
+    try:
+        with db:
+            db.execute(_CHECKED)
+            db.execute("DELETE FROM conversion_checked")
+            db.execute("INSERT INTO conversion_checked SELECT coalesce(max(rowid), 0) FROM entries")
+    except sqlite3.Error as error:
+        log.info("could not note how far %s was looked through: %s", db, error)
 
 
 def _backup(path: Path, target: Path) -> None:
@@ -92,7 +137,10 @@ def convert(db: sqlite3.Connection, path: Path) -> str | None:
     `needed`: the copy first, then every long entry, in one ``BEGIN IMMEDIATE`` transaction.
     A sentence saying what was done and where the copy is (also logged), or ``None`` when
     there was nothing to do. Raises `sqlite3.Error` or `OSError` with the file as it was."""
-    if not needed(db):  # (a read: most opens take no write lock for it)
+    if int(db.execute("PRAGMA user_version").fetchone()[0]) >= chunks.CHUNKED_SCHEMA:
+        return None
+    if not needed(db):
+        _mark_checked(db)  # (the next open looks only at what comes after)
         return None
     db.execute("BEGIN IMMEDIATE")
     try:

@@ -15,6 +15,7 @@ import pytest
 from chunk_sessions import echo_session
 
 from openwop_tui.store import chunks, migration
+from openwop_tui.store.records import Entry
 from openwop_tui.store.sessions import Store
 
 
@@ -93,3 +94,41 @@ def test_a_store_without_long_entries_is_left_for_older_versions(tmp_path: Path)
         assert store.converted is None
     assert _state(path) == before
     assert not migration.backup_path(path, before[0]).exists()
+
+
+def test_a_store_whose_compressed_entries_are_all_short_is_not_converted(tmp_path: Path) -> None:
+    """A file this version wrote: compressed entries (8 to 16 KiB), none long enough for
+    chunks. Opened again it is not "converted" (no copy, nothing said), and is looked through
+    once: the next open starts after the last entry looked at."""
+    path = tmp_path / "sessions.db"
+    with Store(path) as store:
+        session = store.create(host="h", workflow="w")
+        for n in range(3):
+            store.append(session, Entry("frame", f"{n} " + "x" * 12_000))
+    version, _, has = _state(path)
+    assert version == 2 and not has  # (compressed, not chunked)
+    for _ in range(2):
+        with Store(path) as store:
+            assert store.converted is None
+    assert not migration.backup_path(path, 2).exists()
+    with sqlite3.connect(path) as db:
+        (upto,) = db.execute("SELECT upto FROM conversion_checked").fetchone()
+        assert upto == db.execute("SELECT max(rowid) FROM entries").fetchone()[0]
+
+
+def test_a_long_entry_written_by_an_older_version_after_a_check_is_still_found(
+    tmp_path: Path,
+) -> None:
+    """Looked through once (nothing long), then an older openwop-tui appends a long entry
+    whole: the next open finds it, past the mark, and converts it."""
+    path = tmp_path / "sessions.db"
+    with Store(path) as store:
+        session = store.create(host="h", workflow="w")
+        store.append(session, Entry("frame", "x" * 12_000))
+    with Store(path) as store:
+        assert store.converted is None
+    with Store(path, dedup=False) as store:  # as an older version writes: whole, compressed
+        store.append(session, Entry("frame", "y" * 40_000))
+    with Store(path) as store:
+        assert store.converted is not None and "(1 long entries)" in store.converted
+        assert [e.data for e in store.entries(session)][-1] == "y" * 40_000
