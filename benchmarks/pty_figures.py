@@ -409,10 +409,13 @@ async def pty_first_screen() -> list[Figure]:
     """Process start to the prompt on screen: the app against a given host and on its embedded
     demo host, beside a minimal Textual app and elia, byte-compiled as installed (medians)."""
     with demo_host(pace=0) as (url, key), tempfile.TemporaryDirectory() as home:
+        # As users start it: images "auto", so the terminal is asked (the harness answers as
+        # a terminal does; "silent" is one that never answers).
+        user = [sys.executable, "-m", "openwop_tui", "--no-audio"]
         programs = {
-            "ours": ([*APP, "--host", url, "--api-key", key], PROMPT),
-            "embedded": (APP, PROMPT),
-            "silent": ([*APP, "--host", url, "--api-key", key], PROMPT),
+            "ours": ([*user, "--host", url, "--api-key", key], PROMPT),
+            "embedded": (user, PROMPT),
+            "silent": ([*user, "--host", url, "--api-key", key], PROMPT),
             "minimal": ([sys.executable, "-c", _MINIMAL], PROMPT),
         }
         if Path(ELIA).exists():
