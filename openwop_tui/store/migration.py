@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 from openwop_tui.store import chunks
@@ -68,18 +69,22 @@ def needed(db: sqlite3.Connection) -> bool:
     (looked for after the row it was last looked through up to)."""
     if int(db.execute("PRAGMA user_version").fetchone()[0]) >= chunks.CHUNKED_SCHEMA:
         return False
-    after = _checked_upto(db)
+    return any(_long(data) for _, data in _candidates(db, _checked_upto(db)))
+
+
+def _candidates(db: sqlite3.Connection, after: int) -> Iterator[tuple[int, bytes]]:
+    """The rows that may be long (`_CANDIDATES`) after row ``after``, in order, read
+    `_ROWS_AT_ONCE` at a time (each batch read whole before it is given: the caller may
+    rewrite the rows given)."""
     while True:
         rows = db.execute(
             f"SELECT rowid, data {_CANDIDATES} AND rowid > ? ORDER BY rowid LIMIT ?",
             (chunks.CHUNK_FROM, DEFLATED, after, _ROWS_AT_ONCE),
         ).fetchall()
         if not rows:
-            return False
-        for rowid, data in rows:
-            if _long(data):
-                return True
-            after = rowid
+            return
+        yield from rows
+        after = rows[-1][0]
 
 
 def _mark_checked(db: sqlite3.Connection) -> None:
@@ -115,21 +120,14 @@ def _backup(path: Path, target: Path) -> None:
 
 def _convert_rows(db: sqlite3.Connection) -> int:
     """Keep every long entry as chunks (in the caller's transaction); how many were."""
-    converted, after = 0, -1
-    while True:
-        rows = db.execute(
-            f"SELECT rowid, data {_CANDIDATES} AND rowid > ? ORDER BY rowid LIMIT ?",
-            (chunks.CHUNK_FROM, DEFLATED, after, _ROWS_AT_ONCE),
-        ).fetchall()
-        if not rows:
-            return converted
-        for rowid, data in rows:
-            after = rowid
-            raw = inflate(data) if compressed(data) else data
-            if isinstance(raw, Unread) or len(raw) < chunks.CHUNK_FROM:
-                continue  # (a damaged row stays as it is: reading it says so)
-            db.execute("UPDATE entries SET data = ? WHERE rowid = ?", (chunks.put(db, raw), rowid))
-            converted += 1
+    converted = 0
+    for rowid, data in _candidates(db, -1):
+        raw = inflate(data) if compressed(data) else data
+        if isinstance(raw, Unread) or len(raw) < chunks.CHUNK_FROM:
+            continue  # (a damaged row stays as it is: reading it says so)
+        db.execute("UPDATE entries SET data = ? WHERE rowid = ?", (chunks.put(db, raw), rowid))
+        converted += 1
+    return converted
 
 
 def convert(db: sqlite3.Connection, path: Path) -> str | None:
