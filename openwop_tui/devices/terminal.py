@@ -424,15 +424,20 @@ def detect_image_mode(
         typed: Given the keys the user typed while the terminal was asked (`typed_keys`); None drops
             them.
     """
-    support = _detect(
-        requested,
-        stdin=stdin,
-        stdout=stdout,
-        environ=environ,
-        timeout=timeout,
-        ask_tmux=ask_tmux,
-        typed=typed,
-    )
+    try:
+        plan = plan_probe(requested, stdin=stdin, stdout=stdout, environ=environ, ask_tmux=ask_tmux)
+        if plan.decided is not None:
+            support = plan.decided
+        else:
+            stdout.flush()  # anything already written goes out before the question
+            data = query_terminal(
+                stdin.fileno(), stdout.fileno(), timeout=timeout, query=plan.query
+            )
+            support = decide(
+                data, plan, stdout=stdout, environ=environ, timeout=timeout, typed=typed
+            )
+    except Exception as error:  # a probe degrades, never crashes
+        support = failed(error)
     return with_colours(support, environ)
 
 
@@ -461,39 +466,6 @@ def with_colours(support: ImageSupport, environ: Mapping[str, str]) -> ImageSupp
         return replace(support, colours=colour_system(environ))
     except Exception:  # an odd environment: kitty ids stay 24-bit colours
         return support
-
-
-def _detect(
-    requested: str,
-    *,
-    stdin: Stream,
-    stdout: Stream,
-    environ: Mapping[str, str],
-    timeout: float = DEFAULT_TIMEOUT,
-    ask_tmux: Callable[[], bool | None] = tmux_passthrough,
-    typed: Callable[[bytes], None] | None = None,
-) -> ImageSupport:
-    """`detect_image_mode`'s decision, before any tmux note is added.
-
-    Args:
-        requested: The ``images`` setting: ``auto``, ``kitty``, ``sixel``, ``halfblock`` or
-            ``none``.
-        stdin: The input, where the terminal answers.
-        stdout: The output, where the question is written.
-        environ: The environment (``TERM``, tmux, ``OPENWOP_TUI_IMAGES``…).
-        timeout: Seconds to wait for the terminal's answers.
-        ask_tmux: Says whether tmux passes graphics through (None: unknown).
-        typed: Given the keys the user typed while the terminal was asked; None drops them.
-    """
-    try:
-        plan = plan_probe(requested, stdin=stdin, stdout=stdout, environ=environ, ask_tmux=ask_tmux)
-        if plan.decided is not None:
-            return plan.decided
-        stdout.flush()  # anything already written goes out before the question
-        data = query_terminal(stdin.fileno(), stdout.fileno(), timeout=timeout, query=plan.query)
-        return decide(data, plan, stdout=stdout, environ=environ, timeout=timeout, typed=typed)
-    except Exception as error:  # a probe degrades, never crashes
-        return failed(error)
 
 
 def failed(error: Exception) -> ImageSupport:
