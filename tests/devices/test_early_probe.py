@@ -11,28 +11,12 @@ import pty
 from collections.abc import Iterator
 
 import pytest
+from tty_support import TMUX, XTERM, Tty
 
 from openwop_tui.devices import terminal as probe_module
 from openwop_tui.devices.early_probe import EarlyProbe
 from openwop_tui.devices.terminal import QUERY, TMUX_QUERY, detect_image_mode
 from openwop_tui.devices.typeahead import TypeAhead
-
-XTERM = {"TERM": "xterm-256color"}
-TMUX = {"TERM": "screen-256color", "TMUX": "/tmp/tmux-0/default,1,0"}
-
-
-class Tty:
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-
-    def isatty(self) -> bool:
-        return True
-
-    def fileno(self) -> int:
-        return self.fd
-
-    def flush(self) -> None:
-        pass
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ import threading
 from collections.abc import Iterator
 
 import pytest
+from tty_support import TMUX, XTERM, Tty
 
 from openwop_tui.devices.graphics import passthrough
 from openwop_tui.devices.printed_images import for_printing
@@ -20,25 +21,6 @@ from openwop_tui.devices.terminal import (
     ImageSupport,
     detect_image_mode,
 )
-
-XTERM = {"TERM": "xterm-256color"}
-TMUX = {"TERM": "screen-256color", "TMUX": "/tmp/tmux-0/default,1,0"}
-
-
-class Tty:
-    """A stream on one end of a pty."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-
-    def isatty(self) -> bool:
-        return True
-
-    def fileno(self) -> int:
-        return self.fd
-
-    def flush(self) -> None:
-        pass
 
 
 @pytest.fixture
