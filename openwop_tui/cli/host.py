@@ -72,9 +72,8 @@ def last_used(config: Config) -> Config:
 def remember(host: str) -> None:
     """Keep ``host`` (without credentials) as the host last talked to."""
     from openwop_tui.store import state
-    from openwop_tui.text.redact import display_url
 
-    state.remember_host(display_url(host))
+    state.remember_host(host)
 
 
 def on_host(config: Config, work: Callable[[str, str | None], Coroutine[Any, Any, int]]) -> int:

@@ -23,6 +23,8 @@ from typing import Any
 
 import platformdirs
 
+from openwop_tui.text.redact import display_url
+
 __all__ = [
     "remember_host",
     "remember_theme",
@@ -84,9 +86,10 @@ def remembered_host(path: Path | None = None) -> str | None:
 
 
 def remember_host(url: str, path: Path | None = None) -> bool:
-    """Keep ``url`` (given without credentials: the caller's `display_url`) as the host last
-    talked to; whether it could be written. Never a key: the state file holds no secret."""
-    return _remember("host", url, path)
+    """Keep ``url`` as the host last talked to, without any ``user:password@`` in it
+    (`display_url`); whether it could be written. Never a key: the state file holds no
+    secret."""
+    return _remember("host", display_url(url), path)
 
 
 def _remember(key: str, value: str, path: Path | None) -> bool:

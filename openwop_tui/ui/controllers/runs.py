@@ -23,7 +23,6 @@ from openwop_tui.protocol.catalog import load_catalog, obvious_choice
 from openwop_tui.protocol.errors import HostError
 from openwop_tui.store import state
 from openwop_tui.store.record import replay_frames
-from openwop_tui.text.redact import display_url
 from openwop_tui.text.sanitize import HostText, clean_own
 from openwop_tui.ui import heap
 from openwop_tui.ui.controllers.catch_up import CatchUp
@@ -343,7 +342,7 @@ class RunsController:
         if chat.config.host is not None:
             # The host answered: `runs` and `attach` without --host look there next
             # (`openwop_tui.cli.host.last_used`). Its URL only, never its key.
-            await asyncio.to_thread(state.remember_host, display_url(chat.config.host))
+            await asyncio.to_thread(state.remember_host, chat.config.host)
         self._status(
             HostShown(
                 clean_own(chat.host_label),  # the user's host
