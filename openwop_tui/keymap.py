@@ -131,6 +131,14 @@ APP_KEYS: tuple[KeyAction, ...] = (
     ),
     KeyAction("search", "search", "ctrl+f", "Search", "search the transcript"),
     KeyAction(
+        "search_all",
+        "search_all",
+        "ctrl+shift+f,alt+s",
+        "Search all",
+        "search every stored session as you type; Enter opens one at the match "
+        "(Alt+S where the terminal sends Ctrl+Shift+F as Ctrl+F)",
+    ),
+    KeyAction(
         "transcript",
         "enter_transcript",
         "shift+tab,ctrl+up",

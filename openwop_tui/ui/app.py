@@ -51,6 +51,7 @@ from openwop_tui.ui.controllers.recording import RecordingController
 from openwop_tui.ui.controllers.resend import ResendController
 from openwop_tui.ui.controllers.runs import RunsController
 from openwop_tui.ui.controllers.search import SearchController
+from openwop_tui.ui.controllers.search_all import SearchAllController
 from openwop_tui.ui.controllers.sessions import SessionsController, open_chat
 from openwop_tui.ui.controllers.settings import SettingsController
 from openwop_tui.ui.controllers.timeline import TimelineController
@@ -174,6 +175,7 @@ class ChatApp(ResizeAtOnce, GuardedApp):
         self.diagnostics = DiagnosticsController(chat, self.timeline, self.lab, self.connection)
         self.chats = ChatsController(chat, self.runs, self.feed, self.interrupts)
         self.search = SearchController(chat)
+        self.search_all = SearchAllController(chat, self.sessions)
         self.settings = SettingsController(
             chat, self.lab, options.config_path or default_config_path(os.environ)
         )
@@ -277,6 +279,7 @@ class ChatApp(ResizeAtOnce, GuardedApp):
         read what was sent to it before, for ↑."""
         self.run_worker(Deferred(self._reach_host), group="connect", exclusive=True)
         self.run_worker(Deferred(self.recall.load), group="recall")
+        self.search_all.index_in_background()
 
     async def _reach_host(self) -> None:
         await self.connection.connect()
@@ -477,6 +480,9 @@ class ChatApp(ResizeAtOnce, GuardedApp):
 
     def action_search(self) -> None:
         self.search.open()
+
+    def action_search_all(self) -> None:
+        self.search_all.show()
 
     def action_lab(self) -> None:
         """The capabilities screen."""
