@@ -41,6 +41,8 @@ def _opened(store: Store) -> Store:
     if store.converted:
         warning = "warning: " if store.conversion_failed else ""
         print(f"openwop-tui: {warning}{store.converted}", file=sys.stderr)
+    if store.search_added:
+        print(f"openwop-tui: {store.search_added}", file=sys.stderr)
     return store
 
 

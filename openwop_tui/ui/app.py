@@ -67,6 +67,7 @@ from openwop_tui.ui.messages import (
     ItemEventsRequested,
     MessageSubmitted,
     RunCancelRequested,
+    SessionArchived,
     SessionChosen,
     SessionDeleted,
     SessionRenamed,
@@ -370,6 +371,9 @@ class ChatApp(ResizeAtOnce, GuardedApp):
 
     def on_session_deleted(self, event: SessionDeleted) -> None:
         self.sessions.delete(event)
+
+    def on_session_archived(self, event: SessionArchived) -> None:
+        self.sessions.archive(event)
 
     def on_envelope_render_requested(self, event: EnvelopeRenderRequested) -> None:
         """Draw an envelope the view needs, in a worker of its own: a newer request (a resize,
