@@ -320,8 +320,8 @@ class Database:
         if held:
             self.search_added = (
                 f"the session store {self.path} now has a search index over every session "
-                f"to find any word again; its {held:,} stored sessions are indexed a few at "
-                "a time, in the background"
+                f"to find any word again; its {held:,} stored session"
+                f"{'s are' if held != 1 else ' is'} indexed a few at a time, in the background"
             )
             log.warning("%s", self.search_added)
 

@@ -87,7 +87,7 @@ def test_an_older_store_gets_the_index_and_is_indexed_from_its_folds(
     path = tmp_path / "sessions.db"
     session = _older_store(path, host)
     with Store(path) as store:
-        assert store.search_added is not None and "1 stored sessions" in store.search_added
+        assert store.search_added is not None and "1 stored session is" in store.search_added
         assert store.unindexed() == [session]
         assert search(path, "cormorant").occurrences == 0  # not built yet
         assert list(indexing.pending(store)) == [session]
