@@ -137,6 +137,7 @@ APP_KEYS: tuple[KeyAction, ...] = (
         "Search all",
         "search every stored session as you type; Enter opens one at the match "
         "(Alt+S where the terminal sends Ctrl+Shift+F as Ctrl+F)",
+        priority=True,  # before the input, which would type Alt+S's "s"
     ),
     KeyAction(
         "transcript",

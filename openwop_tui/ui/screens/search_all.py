@@ -65,14 +65,25 @@ def ago(stamp: float, now: float) -> str:
     return "just now"  # (not reached: a minute is the smallest unit above)
 
 
-def result_text(result: Result, now: float, match: Style) -> Text:
-    """A result's two lines: its session, date and whose words; the context, matches marked."""
-    head = Text(result.title or "(untitled)", style="bold")
-    head.append(f"  {ago(result.updated, now)} · {_WHO.get(result.role, result.role)}", "dim")
+def result_text(result: Result, now: float, match: Style, width: int) -> Text:
+    """A result's two lines: its session, date and whose words; the context, matches marked.
+
+    Args:
+        result: The message or reply found.
+        now: The time its date is said against.
+        match: The style laid on each occurrence.
+        width: The cells each line is cut to (with an ellipsis): a result is two rows.
+    """
+    said = [ago(result.updated, now), _WHO.get(result.role, result.role)]
     if result.occurrences > 1:
-        head.append(f" · {result.occurrences} times", "dim")
+        said.append(f"{result.occurrences} times")
     if result.archived:
-        head.append(" · archived", "italic dim")
+        said.append("archived")
+    meta = "  " + " · ".join(said)
+    # The title gives way first: the date and whose words always show.
+    head = Text(result.title or "(untitled)", style="bold")
+    head.truncate(max(8, width - len(meta)), overflow="ellipsis")
+    head.append(meta, "dim")
     context = result.context
     line = Text("  …" if context.cut_before else "  ", style="dim")
     offset = len(line)
@@ -81,7 +92,8 @@ def result_text(result: Result, now: float, match: Style) -> Text:
         line.stylize(match, offset + start, offset + end)
     if context.cut_after:
         line.append("…", "dim")
-    line.no_wrap, line.overflow = True, "ellipsis"
+    for each in (head, line):
+        each.truncate(width, overflow="ellipsis")
     return Text("\n").join([head, line])
 
 
@@ -104,11 +116,10 @@ class SearchAllScreen(ModalScreen[tuple[Result, str] | None]):
     DEFAULT_CSS = """
     SearchAllScreen { align: center middle; }
     SearchAllScreen > Vertical {
-        width: 110; max-width: 100%; height: auto; max-height: 100%; margin: 1 2;
+        width: 110; max-width: 100%; height: 100%; max-height: 40; margin: 1 2;
         background: $panel; border: round $primary; padding: 0 1;
     }
-    SearchAllScreen Input { margin: 0 0 1 0; }
-    SearchAllScreen OptionList { height: auto; max-height: 24; }
+    SearchAllScreen OptionList { height: 1fr; }
     SearchAllScreen .-muted { color: $text-muted; height: auto; }
     SearchAllScreen #search-all-count { text-style: bold; }
     """
@@ -198,9 +209,11 @@ class SearchAllScreen(ModalScreen[tuple[Result, str] | None]):
         self._found = found
         now = self._now()
         results = self.query_one(OptionList)
+        # The list's width less its padding and scrollbar (the panel's before it is shown).
+        width = max(20, self.query_one(Vertical).content_region.width - 4)
         results.clear_options()
         results.add_options(
-            Option(result_text(result, now, self._match)) for result in found.results
+            Option(result_text(result, now, self._match, width)) for result in found.results
         )
         results.display = bool(found.results)
         if found.results:
@@ -213,6 +226,14 @@ class SearchAllScreen(ModalScreen[tuple[Result, str] | None]):
         widget = self.query_one("#search-all-note", Static)
         widget.update(note or "")
         widget.display = bool(note)
+
+    def on_resize(self) -> None:
+        """Cut the results to the new width."""
+        if self._found is not None:
+            highlighted = self.query_one(OptionList).highlighted
+            self._show(self._found)
+            if highlighted is not None:
+                self.query_one(OptionList).highlighted = highlighted
 
     def action_move(self, step: int) -> None:
         """Choose another result, from the input (the list never takes the focus)."""
