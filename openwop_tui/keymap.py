@@ -135,9 +135,10 @@ APP_KEYS: tuple[KeyAction, ...] = (
         "search_all",
         "ctrl+shift+f,alt+s",
         "Search all",
-        "search every stored session as you type; Enter opens one at the match "
-        "(Alt+S where the terminal sends Ctrl+Shift+F as Ctrl+F)",
-        priority=True,  # before the input, which would type Alt+S's "s"
+        "search every stored session as you type; Enter opens one at the match",
+        # Before the input, which would type Alt+S's "s". (Alt+S beside Ctrl+Shift+F: most
+        # terminals send Ctrl+Shift+F as Ctrl+F, the transcript's search.)
+        priority=True,
     ),
     KeyAction(
         "transcript",

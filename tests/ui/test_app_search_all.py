@@ -142,3 +142,28 @@ def test_dates_are_said_by_the_time_elapsed() -> None:
         "a year ago",
     ]
     assert ago(now + 60, now) == "just now"  # (a clock set back: never "in the future")
+
+
+async def test_an_older_store_is_indexed_after_the_first_screen_and_says_so() -> None:
+    session = await _last_weeks_session()
+    with Store() as store:
+        path = store.path
+    with sqlite3.connect(path) as db:  # as an openwop-tui before the index wrote it
+        db.execute("DROP TABLE search_text")
+        db.execute("DROP TABLE search_rows")
+        db.execute("ALTER TABLE sessions DROP COLUMN indexed")
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        said = [getattr(item, "text", "") for item in app.transcript.items]
+        assert any("now has a search index over every session" in text for text in said)
+
+        def indexed() -> bool:
+            with Store(path) as store:
+                return session not in store.unindexed()
+
+        await settle(pilot, app, indexed, what="the older session indexed in the background")
+        await pilot.press("ctrl+shift+f", *"kestrel")
+        screen = app.screen
+        assert isinstance(screen, SearchAllScreen)
+        await settle(pilot, app, lambda: screen.found is not None and screen.found.occurrences == 6)

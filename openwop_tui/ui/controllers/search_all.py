@@ -72,13 +72,25 @@ class SearchAllController:
             with Store(store.path, secrets=store.secrets) as own:
                 waiting = own.unindexed()
                 self.unindexed = len(waiting)
-                for _ in indexing.pending(own, skip=self._open_sessions):
-                    self.unindexed = max(0, self.unindexed - 1)
+                for session_id in waiting:
+                    # Not while a long session is read onto the screen: that comes first.
+                    while self.chat.reading is not None and not worker.is_cancelled:
+                        time.sleep(_READ_CHECK)
                     if worker.is_cancelled:
                         return  # (the app is closing)
+                    if session_id not in self._open_sessions():
+                        self._build(own, session_id)
+                    self.unindexed = max(0, self.unindexed - 1)
         except StoreError as error:
             log.warning("the search index could not be built: %s", error)
         self.unindexed = 0
+
+    @staticmethod
+    def _build(store: Store, session_id: str) -> None:
+        try:
+            indexing.build(store, session_id)
+        except StoreError as error:  # (that one is tried again at the next start)
+            log.warning("session %s could not be indexed for search: %s", session_id, error)
 
     def _open_sessions(self) -> set[str]:
         """The sessions written live now (indexed as they are written, not built)."""
