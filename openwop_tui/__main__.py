@@ -174,7 +174,11 @@ def _stored(args: argparse.Namespace, config: Config) -> int:
         return stored.rename_session(output, args.id, args.title)
     if args.action == "delete":
         return stored.delete_session(output, args.id)
-    return stored.list_sessions(output, as_json=args.json)
+    if args.action in ("archive", "unarchive"):
+        return stored.archive_session(output, args.id, archived=args.action == "archive")
+    if args.action == "search":
+        return stored.search_sessions(output, " ".join(args.words), as_json=args.json)
+    return stored.list_sessions(output, as_json=args.json, archived=args.archived)
 
 
 def _replay(args: argparse.Namespace, config: Config, log_file: Path | None) -> int:

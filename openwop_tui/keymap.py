@@ -131,6 +131,16 @@ APP_KEYS: tuple[KeyAction, ...] = (
     ),
     KeyAction("search", "search", "ctrl+f", "Search", "search the transcript"),
     KeyAction(
+        "search_all",
+        "search_all",
+        "ctrl+shift+f,alt+s",
+        "Search all",
+        "search every stored session as you type; Enter opens one at the match",
+        # Before the input, which would type Alt+S's "s". (Alt+S beside Ctrl+Shift+F: most
+        # terminals send Ctrl+Shift+F as Ctrl+F, the transcript's search.)
+        priority=True,
+    ),
+    KeyAction(
         "transcript",
         "enter_transcript",
         "shift+tab,ctrl+up",

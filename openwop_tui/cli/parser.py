@@ -271,10 +271,26 @@ def _attach_command(commands: Any, codes: dict[str, Any]) -> None:
 def _session_commands(commands: Any, codes: dict[str, Any]) -> None:
     """``sessions``, ``export`` and ``replay``."""
     sessions = commands.add_parser(
-        "sessions", help="list the stored sessions (rename ID TITLE, delete ID)", **codes
+        "sessions",
+        help="list the stored sessions (rename, archive, unarchive, delete, search)",
+        **codes,
     )
     sessions.add_argument("--json", action="store_true", help="print them as JSON")
+    sessions.add_argument("--archived", action="store_true", help="list the archived sessions too")
     actions = sessions.add_subparsers(dest="action", metavar="ACTION")
+    for name, said in (
+        ("archive", "put a stored session away: kept, out of the list"),
+        ("unarchive", "bring an archived session back into the list"),
+    ):
+        actions.add_parser(name, help=said).add_argument("id", metavar="ID")
+    search = actions.add_parser(
+        "search",
+        help="search every stored session for words",
+        description="Search every stored session for WORDS, as the app's search does: the "
+        "words as typed, case folded, anywhere in a message or reply. Each result is the "
+        "session, its date, whose words and a line of context; the count is of occurrences.",
+    )
+    search.add_argument("words", metavar="WORDS", nargs="+")
     rename = actions.add_parser("rename", help="give a stored session a new title")
     rename.add_argument("id", metavar="ID")
     rename.add_argument("title", metavar="TITLE")

@@ -13,10 +13,12 @@ import time
 from pathlib import Path
 
 from rich.table import Table
+from rich.text import Text
 
 from openwop_tui.cli.exits import EXIT_OK, EXIT_USAGE
 from openwop_tui.cli.output import Output, renderer_registry
 from openwop_tui.cli.render import print_entries, print_recording
+from openwop_tui.core import indexing, searching
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.devices import desktop as actions
 from openwop_tui.present.envelope import export_drawer
@@ -41,6 +43,8 @@ def _opened(store: Store) -> Store:
     if store.converted:
         warning = "warning: " if store.conversion_failed else ""
         print(f"openwop-tui: {warning}{store.converted}", file=sys.stderr)
+    if store.search_added:
+        print(f"openwop-tui: {store.search_added}", file=sys.stderr)
     return store
 
 
@@ -48,11 +52,12 @@ def _when(stamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
 
 
-def list_sessions(output: Output, *, as_json: bool) -> int:
-    """``openwop-tui sessions``: a table (or JSON) of the stored sessions, newest first."""
+def list_sessions(output: Output, *, as_json: bool, archived: bool = False) -> int:
+    """``openwop-tui sessions``: a table (or JSON) of the stored sessions, newest first (the
+    archived ones only with ``archived``, marked)."""
     try:
         with _opened(Store(secrets=[output.config.api_key])) as store:
-            sessions = store.sessions()
+            sessions = [info for info in store.sessions() if archived or not info.archived]
     except StoreError as error:
         return _fail(str(error))
     if as_json:
@@ -68,7 +73,8 @@ def list_sessions(output: Output, *, as_json: bool) -> int:
         # A session is one row: its title (the first message, or a host's title) and host on
         # one line, a newline shown as ␊.
         title, host = (one_line(clean_own(text)) for text in (info.title, info.host))
-        table.add_row(clean_own(info.id), _when(info.updated), title, str(info.messages), host)
+        shown = f"{title} (archived)" if info.archived else title
+        table.add_row(clean_own(info.id), _when(info.updated), shown, str(info.messages), host)
     output.console.print(table)
     return EXIT_OK
 
@@ -82,6 +88,98 @@ def rename_session(output: Output, session_id: str, title: str) -> int:
         return _fail(str(error))
     print(f"renamed session {session_id}")
     return EXIT_OK
+
+
+def archive_session(output: Output, session_id: str, *, archived: bool) -> int:
+    """``openwop-tui sessions archive ID`` (or ``unarchive ID``)."""
+    try:
+        with _opened(Store(secrets=[output.config.api_key])) as store:
+            store.archive(session_id, archived)
+    except StoreError as error:
+        return _fail(str(error))
+    print(f"{'archived' if archived else 'unarchived'} session {session_id}")
+    return EXIT_OK
+
+
+def search_sessions(output: Output, query: str, *, as_json: bool) -> int:
+    """``openwop-tui sessions search WORDS``: every message or reply holding ``query``, with
+    its session, date and a line of context (or JSON); the sessions not indexed yet are
+    indexed first (said on stderr)."""
+    try:
+        with _opened(Store(secrets=[output.config.api_key])) as store:
+            waiting = len(store.unindexed())
+            if waiting:
+                print(
+                    f"openwop-tui: indexing {waiting:,} stored session"
+                    f"{'s' if waiting != 1 else ''} for search (once)…",
+                    file=sys.stderr,
+                )
+                for _ in indexing.pending(store):
+                    pass
+            found = searching.search(store.path, query)
+    except StoreError as error:
+        return _fail(str(error))
+    if as_json:
+        print(json.dumps(_found_json(found), ensure_ascii=False, indent=2))
+        return EXIT_OK
+    console = output.console
+    if found.note:
+        print(f"openwop-tui: note: {found.note}", file=sys.stderr)
+    if not found.results:
+        console.print(Text(f"no match for “{one_line(clean_own(query))}” in any session"))
+        return EXIT_OK
+    more = "+" if found.capped else ""
+    console.print(
+        Text(
+            f"{found.occurrences:,}{more} occurrences in {len(found.results):,} messages of "
+            f"{found.sessions:,} session{'s' if found.sessions != 1 else ''}",
+            style="bold",
+        )
+    )
+    for result in found.results:
+        console.print(_result_lines(result))
+    return EXIT_OK
+
+
+def _result_lines(result: searching.Result) -> Text:
+    """A result as the command prints it: its session line, then the context, marked."""
+    who = "you" if result.role == "user" else result.role
+    head = Text(clean_own(result.session), style="bold")
+    head.append(f"  {_when(result.updated)}  ")
+    head.append(one_line(clean_own(result.title)) or "(untitled)")
+    times = f", {result.occurrences} times" if result.occurrences > 1 else ""
+    archived = ", archived" if result.archived else ""
+    head.append(f"  ({who}{times}{archived})", style="dim")
+    context = result.context
+    line = Text("  …" if context.cut_before else "  ")
+    offset = len(line)
+    line.append(context.text)
+    for start, end in context.spans:
+        line.stylize("bold reverse", offset + start, offset + end)
+    if context.cut_after:
+        line.append("…")
+    return Text("\n").join([head, line])
+
+
+def _found_json(found: searching.Found) -> dict[str, object]:
+    return {
+        "query": found.query,
+        "occurrences": found.occurrences,
+        "sessions": found.sessions,
+        "capped": found.capped,
+        "results": [
+            {
+                "session": result.session,
+                "title": result.title,
+                "updated": result.updated,
+                "archived": result.archived,
+                "role": result.role,
+                "occurrences": result.occurrences,
+                "context": result.context.text,
+            }
+            for result in found.results
+        ],
+    }
 
 
 def delete_session(output: Output, session_id: str) -> int:

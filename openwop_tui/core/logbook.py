@@ -21,6 +21,7 @@ from openwop_tui.store.database import StoreError, Unwritten
 from openwop_tui.store.folds import FoldRow
 from openwop_tui.store.histories import HistoryRow
 from openwop_tui.store.records import Entry
+from openwop_tui.store.search import IndexRow
 from openwop_tui.store.sessions import SessionLog
 
 __all__ = ["Logbook"]
@@ -41,8 +42,9 @@ class Logbook:
         self._flusher = FlushTimer(lambda: self.logs, self._failed, self._caught_up)
 
     def keeper(self, keep: SessionLog, *, folds: bool = True) -> FoldKeeper:
-        """A keeper that keeps each run's fold (unless not ``folds``) and what it did to the
-        chat history beside the stored session ``keep`` as the run ends. A row that cannot be
+        """A keeper that keeps each run's fold (unless not ``folds``), what it did to the
+        chat history and its searchable text beside the stored session ``keep`` as the run
+        ends. A row that cannot be
         written goes to `error` (the log has everything; the next open folds again)."""
 
         def keep_fold(row: FoldRow) -> None:
@@ -58,7 +60,13 @@ class Logbook:
             except StoreError as error:
                 self.error = str(error)
 
-        return FoldKeeper(keep, keep_fold, histories=keep_history)
+        def keep_index(rows: list[IndexRow], through: int | None) -> None:
+            try:
+                keep.index(rows, through=through)
+            except StoreError as error:
+                self.error = str(error)
+
+        return FoldKeeper(keep, keep_fold, histories=keep_history, index=keep_index)
 
     def append(self, entry: Entry) -> None:
         """Append ``entry`` to every log. A log that cannot take it keeps nothing from the

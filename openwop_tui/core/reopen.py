@@ -44,10 +44,12 @@ from typing import TYPE_CHECKING, Any
 
 import openwop_tui
 from openwop_tui.core import items as item_types
+from openwop_tui.core.index_rows import rows_of, user_rows
 from openwop_tui.store.database import StoreError
 from openwop_tui.store.folds import FoldRow
 from openwop_tui.store.histories import HistoryRow
 from openwop_tui.store.records import Entry
+from openwop_tui.store.search import IndexRow
 from openwop_tui.store.sessions import Store
 
 if TYPE_CHECKING:
@@ -156,6 +158,7 @@ class FoldKeeper:
         *,
         trusting: bool = False,
         histories: Callable[[HistoryRow], None] | None = None,
+        index: Callable[[list[IndexRow], int | None], None] | None = None,
     ) -> None:
         """A keeper that has watched no run yet.
 
@@ -169,9 +172,14 @@ class FoldKeeper:
                 show them first, and keeps nothing it folds).
             histories: Keeps what a run made live did to the chat history
                 (`openwop_tui.store.histories`); ``None``: nothing is.
+            index: Keeps the searchable text of what a run made live (the user's message
+                as it begins, the replies as it ends: `openwop_tui.store.search`) and the
+                log position the index is complete up to (``None``: not complete, a run
+                left waiting); ``None``: nothing is.
         """
         self._log, self._keep = log, keep
         self._histories = histories
+        self._index = index
         self.trusting = trusting
         self.version = fold_version()
         self.entry: Entry | None = None
@@ -207,6 +215,8 @@ class FoldKeeper:
         where = self._where(chat)
         begun = (start, items, messages, fingerprint(chat), where, chat.run_id)
         self._begun = begun if start >= 0 else None
+        if self._index is not None and not chat.replaying and start >= 0:
+            self._index(user_rows(chat.transcript.items), start + 1)
 
     def _where(self, chat: Conversation) -> object:
         # Live, the session the log writes to (a deleted one is replaced by a new one).
@@ -230,6 +240,9 @@ class FoldKeeper:
         if chat.replaying and (self.entry is None or self.entry.kind != "end"):
             return
         stop = self._position(chat)
+        if self._index is not None and not chat.replaying:
+            rows = rows_of(chat.transcript.items[items_before:], items_before)
+            self._index(rows, stop + 1 if chat.transcript.at_rest and stop > start else None)
         if stop <= start or not chat.transcript.at_rest:
             return  # a run that left a question open is folded again on the next open
         host = chat.hosts.get(run_id) if run_id is not None else None

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import platformdirs
 
-from openwop_tui.store import chunks, folds, histories, migration
+from openwop_tui.store import chunks, folds, histories, migration, search
 from openwop_tui.store.entry_bytes import compressed
 from openwop_tui.store.reading import Lenient
 
@@ -171,6 +171,12 @@ class Database:
         Said to the user by whatever opened the store (the app's first screen, a command's
         stderr), not only logged: the copy is theirs to keep or remove."""
         self.conversion_failed = False
+        self.search_added: str | None = None
+        """A sentence when this open added the search index to a store that held sessions
+        (`openwop_tui.store.search.create`): they are indexed a few at a time after it opens
+        (`openwop_tui.core.indexing`), and whatever opened the store says so."""
+        self.search_note: str | None = None
+        """Why searching is a slower scan here (this SQLite has no FTS5), or ``None``."""
         """Whether `converted` says why a conversion failed (a warning) rather than what was
         done (news)."""
         self.read_only: str | None = None
@@ -275,6 +281,7 @@ class Database:
                 if not chunks.has_table(db):
                     db.execute(chunks.CHUNKS_TABLE)
         self._convert()
+        self._add_search()
         if os.name == "posix":
             # Sessions hold conversations: readable by their owner only.
             for suffix in ("", "-wal", "-shm"):
@@ -295,6 +302,28 @@ class Database:
                 f"once ({error}); it is as it was, and the next start tries again"
             )
             log.warning("%s", self.converted)
+
+    def _add_search(self) -> None:
+        """Add the search index (`openwop_tui.store.search`) to a file without it, in one
+        transaction. Additive: no copy of the file is needed, since an older openwop-tui
+        still opens it (and ignores the new tables)."""
+        db = self._db
+        fts = search.fts5_available(db)
+        if not fts:
+            self.search_note = search.NO_FTS
+            log.info("%s", search.NO_FTS)
+        if search.has_table(db) and (search.has_fts(db) or not fts):
+            return
+        with self._transaction():
+            held = int(db.execute("SELECT count(*) FROM sessions").fetchone()[0])
+            search.create(db, fts=fts)
+        if held:
+            self.search_added = (
+                f"the session store {self.path} now has a search index over every session "
+                f"to find any word again; its {held:,} stored session"
+                f"{'s are' if held != 1 else ' is'} indexed a few at a time, in the background"
+            )
+            log.warning("%s", self.search_added)
 
     def _transaction(self) -> Transaction:
         if self.read_only is not None:

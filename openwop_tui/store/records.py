@@ -97,6 +97,8 @@ class SessionInfo:
     messages: int
     runs: int
     entries: int
+    archived: bool = False
+    """Put away: out of the default list, kept (`Store.archive`)."""
 
     def as_json(self) -> dict[str, Any]:
         """A JSON-ready dict (``sessions --json``)."""
@@ -109,4 +111,5 @@ class SessionInfo:
             "updated": self.updated,
             "messages": self.messages,
             "runs": self.runs,
+            "archived": self.archived,
         }

@@ -38,16 +38,18 @@ reading rows back, damaged ones too, is `openwop_tui.store.reading`.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator
 
-from openwop_tui.store import chunks, folds, histories, reading
+from openwop_tui.store import chunks, folds, histories, reading, search
 from openwop_tui.store.database import StoreError, store_error
 from openwop_tui.store.folds import FoldRow
 from openwop_tui.store.histories import HistoryRow
 from openwop_tui.store.records import Entry, SessionInfo
+from openwop_tui.store.search import Hit, IndexRow
 from openwop_tui.store.writer import Writer
 from openwop_tui.text.sanitize import clean_label
 
@@ -242,9 +244,85 @@ class Store(Writer):
                     (session_id, chunks.CHUNKED),
                 ).fetchall()
                 chunks.release(db, [row[0] for row in held])
+            if search.has_table(db):
+                search.remove(db, session_id)  # (its index with it: the triggers)
             db.execute("DELETE FROM folds WHERE session = ?", (session_id,))
             db.execute("DELETE FROM entries WHERE session = ?", (session_id,))
             db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+
+    def archive(self, session_id: str, archived: bool = True) -> None:
+        """Put a session away (out of the default list, kept whole) or, not ``archived``,
+        back. Raises `StoreError`."""
+        self.info(session_id)
+        if not self._archivable():
+            raise StoreError(
+                f"the session store {self.path} is older than archiving and opened read-only: "
+                "sessions cannot be archived in it"
+            )
+        with self._transaction() as db:
+            db.execute("UPDATE sessions SET archived = ? WHERE id = ?", (int(archived), session_id))
+
+    # ------------------------------------------------------------------- search
+
+    def index(self, session_id: str, rows: Iterable[IndexRow], *, through: int | None) -> None:
+        """Keep items' searchable text (`openwop_tui.store.search`; one transaction), and
+        note the session's index complete through log entry ``through`` (not including it)
+        when given: a session this store wrote from its start, whose every item so far is
+        indexed. The key and credentials are masked, as in the log. Raises `StoreError`."""
+        rows = self._masked(rows)
+        if self.read_only is not None or not search.has_table(self._db):
+            return
+        self.flush()
+        with self._transaction() as db:
+            search.write(db, session_id, rows)
+            if through is not None:
+                db.execute(
+                    "UPDATE sessions SET indexed = max(indexed, ?) WHERE id = ?",
+                    (through, session_id),
+                )
+
+    def reindex(self, session_id: str, rows: Iterable[IndexRow], *, through: int) -> None:
+        """Replace a session's searchable text with ``rows`` (folded from its log up to entry
+        ``through``, not including it), in one transaction. Raises `StoreError`."""
+        rows = self._masked(rows)
+        if self.read_only is not None or not search.has_table(self._db):
+            return
+        self.flush()
+        with self._transaction() as db:
+            search.remove(db, session_id)
+            search.write(db, session_id, rows)
+            db.execute("UPDATE sessions SET indexed = ? WHERE id = ?", (through, session_id))
+
+    def _masked(self, rows: Iterable[IndexRow]) -> list[IndexRow]:
+        return [dataclasses.replace(row, text=self._redact(row.text)) for row in rows]
+
+    def unindexed(self) -> list[str]:
+        """The sessions whose log grew past their index (written before it, by an older
+        version, or a run cut off), the most recently updated first. Raises `StoreError`."""
+        self.flush()
+        try:
+            if not search.has_table(self._db):
+                return []
+            found = self._db.execute(
+                "SELECT id FROM sessions WHERE indexed < entries ORDER BY updated DESC, rowid DESC"
+            )
+            return [str(row[0]) for row in found]
+        except sqlite3.Error as error:
+            raise store_error(error, self.path) from None
+
+    def search_rows(self, query: str, *, limit: int) -> list[Hit]:
+        """The index rows that may hold ``query`` (`openwop_tui.store.search.find`), at most
+        ``limit``. Raises `StoreError` (a store without the index: opened read-only, older)."""
+        self.flush()
+        try:
+            if not search.has_table(self._db):
+                raise StoreError(
+                    f"the session store {self.path} has no search index yet and is opened "
+                    "read-only: open it once where it can be written"
+                )
+            return search.find(self._db, query, limit=limit)
+        except sqlite3.Error as error:
+            raise store_error(error, self.path) from None
 
     # ------------------------------------------------------------------- assets
 
@@ -311,6 +389,7 @@ class SessionLog:
             self.session_id = self.store.create(
                 host=self._host, workflow=self._workflow, with_batch=True
             )
+            self.new = True
         try:
             self.store.append(self.session_id, entry)
         finally:
@@ -326,6 +405,14 @@ class SessionLog:
         """Keep what a run made live did to the chat history. Raises `StoreError`."""
         if self.session_id is not None:
             self.store.keep_histories(self.session_id, [row], replace=True)
+
+    def index(self, rows: list[IndexRow], *, through: int | None) -> None:
+        """Keep items' searchable text beside this session's log (`Store.index`); complete up
+        to log position ``through`` only for a session this log made (what came before a
+        reopened one was indexed by whoever wrote it, or is indexed whole later). Raises
+        `StoreError`."""
+        if self.session_id is not None:
+            self.store.index(self.session_id, rows, through=through if self.new else None)
 
     last_seq: int = -1
     """The log position of the last entry appended here (-1: none yet)."""

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from openwop_tui.protocol.hostdata import secrets_of
-from openwop_tui.store import chunks, journal
+from openwop_tui.store import chunks, journal, search
 from openwop_tui.store.batch import Batch, NewSession, Row, write_rows, write_sessions
 from openwop_tui.store.database import (
     Database,
@@ -66,6 +66,7 @@ class Writer(Database):
         self._split = SplitKeyRows(self.secrets)
         self._batch = Batch()
         self._next: dict[str, int] = {}
+        self._has_archived: bool | None = None
         """The ``seq`` the next append to each session checked so far will have."""
         self.failing: str | None = None
         """Why the last write failed while entries still wait (``None``: they do not)."""
@@ -334,20 +335,42 @@ class Writer(Database):
             raise StoreError(f"no stored session {session_id!r}; `openwop-tui sessions` lists them")
         return rows[0]
 
+    def _archivable(self) -> bool:
+        """Whether the file has the ``archived`` column (`openwop_tui.store.search`)."""
+        if self._has_archived is None:
+            self._has_archived = "archived" in search.session_columns(self._db)
+        return self._has_archived
+
     def _select(self, tail: str, args: tuple[Any, ...]) -> list[SessionInfo]:
         self.flush()  # what was appended is what is read
         try:
+            # (A file opened read-only may be older than the ``archived`` column.)
+            archived = "archived" if self._archivable() else "0"
             cursor = self._db.execute(
-                "SELECT id, title, host, workflow, created, updated, messages, runs, entries "
-                f"FROM sessions {tail}",
+                "SELECT id, title, host, workflow, created, updated, messages, runs, entries, "
+                f"{archived} FROM sessions {tail}",
                 args,
             )
             # A boundary: the database is a file anyone may have written, so the text shown of
             # a session is cleaned as it is read.
-            return [
-                SessionInfo(id, clean(title), clean(host), clean(workflow), *rest)
-                for id, title, host, workflow, *rest in cursor
-            ]
+            found = []
+            for id, title, host, workflow, *counts, archived in cursor:
+                created, updated, messages, runs, entries = counts
+                found.append(
+                    SessionInfo(
+                        id,
+                        clean(title),
+                        clean(host),
+                        clean(workflow),
+                        created,
+                        updated,
+                        messages,
+                        runs,
+                        entries,
+                        bool(archived),
+                    )
+                )
+            return found
         except sqlite3.Error as error:
             raise store_error(error, self.path) from None
 

@@ -51,6 +51,7 @@ from openwop_tui.ui.controllers.recording import RecordingController
 from openwop_tui.ui.controllers.resend import ResendController
 from openwop_tui.ui.controllers.runs import RunsController
 from openwop_tui.ui.controllers.search import SearchController
+from openwop_tui.ui.controllers.search_all import SearchAllController
 from openwop_tui.ui.controllers.sessions import SessionsController, open_chat
 from openwop_tui.ui.controllers.settings import SettingsController
 from openwop_tui.ui.controllers.timeline import TimelineController
@@ -66,6 +67,7 @@ from openwop_tui.ui.messages import (
     ItemEventsRequested,
     MessageSubmitted,
     RunCancelRequested,
+    SessionArchived,
     SessionChosen,
     SessionDeleted,
     SessionRenamed,
@@ -174,6 +176,7 @@ class ChatApp(ResizeAtOnce, GuardedApp):
         self.diagnostics = DiagnosticsController(chat, self.timeline, self.lab, self.connection)
         self.chats = ChatsController(chat, self.runs, self.feed, self.interrupts)
         self.search = SearchController(chat)
+        self.search_all = SearchAllController(chat, self.sessions)
         self.settings = SettingsController(
             chat, self.lab, options.config_path or default_config_path(os.environ)
         )
@@ -277,6 +280,7 @@ class ChatApp(ResizeAtOnce, GuardedApp):
         read what was sent to it before, for ↑."""
         self.run_worker(Deferred(self._reach_host), group="connect", exclusive=True)
         self.run_worker(Deferred(self.recall.load), group="recall")
+        self.search_all.index_in_background()
 
     async def _reach_host(self) -> None:
         await self.connection.connect()
@@ -367,6 +371,9 @@ class ChatApp(ResizeAtOnce, GuardedApp):
 
     def on_session_deleted(self, event: SessionDeleted) -> None:
         self.sessions.delete(event)
+
+    def on_session_archived(self, event: SessionArchived) -> None:
+        self.sessions.archive(event)
 
     def on_envelope_render_requested(self, event: EnvelopeRenderRequested) -> None:
         """Draw an envelope the view needs, in a worker of its own: a newer request (a resize,
@@ -477,6 +484,9 @@ class ChatApp(ResizeAtOnce, GuardedApp):
 
     def action_search(self) -> None:
         self.search.open()
+
+    def action_search_all(self) -> None:
+        self.search_all.show()
 
     def action_lab(self) -> None:
         """The capabilities screen."""

@@ -90,6 +90,12 @@ COMMANDS: tuple[PaletteCommand, ...] = (
     ),
     PaletteCommand("Export this session", "export", "Markdown, JSONL or SSE", "export"),
     PaletteCommand("Search the transcript", "search", "messages, envelopes and JSON", "search"),
+    PaletteCommand(
+        "Search every session",
+        "search_all",
+        "words from any stored chat; Enter opens it at the match",
+        "search_all",
+    ),
     PaletteCommand("Record the stream to a file", "record", "raw SSE, replayable"),
     PaletteCommand("Themes: change the colours", "change_theme", "dark, light, high contrast"),
     PaletteCommand("Cancel the run", "cancel_run", "asks the host to stop", "cancel_run"),

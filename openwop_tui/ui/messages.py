@@ -209,6 +209,14 @@ class LoadingChanged(Latest):
 
 
 @dataclass
+class SessionArchived(Message):
+    """The user archived a stored session (out of the default list, kept), or put it back."""
+
+    session_id: str
+    archived: bool
+
+
+@dataclass
 class SessionDeleted(Message):
     """The user confirmed deleting a saved session."""
 

@@ -61,6 +61,9 @@ async def first_screen(chat: Chat, feed: Feed, warnings: Sequence[str], typed: s
         await chat.notice(
             "warning" if chat.store.conversion_failed else "info", chat.store.converted
         )
+    if chat.store is not None and chat.store.search_added:
+        # The search index was added as the store opened: its sessions are indexed after.
+        await chat.notice("info", chat.store.search_added)
     if chat.store is not None and chat.store.restored:
         # Said, not logged: it is about the store, not this chat (which it would start).
         said = chat.transcript.add_notice("info", clean_own(restored_line(chat.store.restored)))

@@ -28,7 +28,7 @@ from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.controllers.feed import Feed
 from openwop_tui.ui.controllers.reopening import Newest, Reopening, begin_reading
 from openwop_tui.ui.controllers.runs import RunsController
-from openwop_tui.ui.messages import SessionDeleted, SessionRenamed
+from openwop_tui.ui.messages import SessionArchived, SessionDeleted, SessionRenamed
 
 if TYPE_CHECKING:
     from openwop_tui.ui.screens.sessions import SessionSummary
@@ -90,7 +90,12 @@ def _stored_rows(store: Store) -> list[SessionSummary]:
 
     return [
         SessionSummary(
-            info.id, info.title, datetime.fromtimestamp(info.updated), info.messages, info.host
+            info.id,
+            info.title,
+            datetime.fromtimestamp(info.updated),
+            info.messages,
+            info.host,
+            info.archived,
         )
         for info in store.sessions()
     ]
@@ -164,6 +169,14 @@ class SessionsController:
         if self.chat.store is not None:
             try:
                 self.chat.store.rename(event.session_id, event.title)
+            except StoreError as error:
+                self.chat.app.notify(str(error), severity="error", markup=False)
+
+    def archive(self, event: SessionArchived) -> None:
+        """Archive a stored session (out of the default list, kept) or put it back."""
+        if self.chat.store is not None:
+            try:
+                self.chat.store.archive(event.session_id, event.archived)
             except StoreError as error:
                 self.chat.app.notify(str(error), severity="error", markup=False)
 

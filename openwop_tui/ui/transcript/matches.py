@@ -64,6 +64,15 @@ class Matches:
             self._current = (self._current + direction) % len(self._places)
         return self._places[self._current]
 
+    def go(self, place: tuple[int, int]) -> tuple[int, int] | None:
+        """Make the match at ``place`` (block, occurrence within it) current: ``place``, or
+        ``None`` (nothing current) when nothing was found there."""
+        try:
+            self._current = self._places.index(place)
+        except ValueError:
+            return None
+        return place
+
     def row_of(self, lines: list[Strip], occurrence: int) -> int:
         """The line of ``lines`` holding occurrence ``occurrence`` of the block (a line with
         two holds two of them)."""

@@ -401,7 +401,19 @@ class TranscriptView(BlockView, can_focus=True):
     def step_match(self, direction: int) -> tuple[int, int]:
         """Go to the next (1) or previous (-1) occurrence: select its item, scroll to its
         line."""
-        place = self._search.step(direction)
+        return self._show_match(self._search.step(direction))
+
+    def go_to_match(self, index: int, occurrence: int) -> tuple[int, int]:
+        """Make occurrence ``occurrence`` of block ``index`` the current match, as stepping
+        there would (a search everywhere opening a session at its match); (0, total) when the
+        search found nothing there."""
+        place = self._search.go((index, occurrence))
+        if place is None:
+            return 0, self.match_position[1]
+        return self._show_match(place)
+
+    def _show_match(self, place: tuple[int, int] | None) -> tuple[int, int]:
+        """Select the item of the current match ``place`` and scroll to its line."""
         if place is None:
             return 0, 0
         index, occurrence = place

@@ -141,6 +141,15 @@ class SearchBar(Horizontal):
         self.add_class("-open")
         self.query_one(SearchInput).focus()
 
+    def show_query(self, query: str) -> None:
+        """Show the bar holding ``query`` as found elsewhere (a search everywhere), without
+        searching again: the view has found it and made a match current."""
+        self.add_class("-open")
+        field = self.query_one(SearchInput)
+        with field.prevent(Input.Changed):
+            field.value = query
+        field.focus()
+
     def close(self) -> None:
         self.remove_class("-open")
         self.show_count(0, 0, "")
