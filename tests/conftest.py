@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
+import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import pytest
 
@@ -45,21 +47,124 @@ def client(host: DemoHost) -> Iterator[httpx.Client]:
         yield c
 
 
-#: What makes a test module slow: it starts the app, a host, a process or a command.
-_SLOW_SIGNS = ("run_test(", "DemoHost", "subprocess", "snap_compare", "main([", "pty.", "Pilot")
+#: What makes a test module slow: it starts the app, a host (the demo host or a test's own
+#: HTTP server), a process (the installed program, on a pseudo terminal or not) or a command.
+_SLOW_SIGNS = (
+    "run_test(",
+    "DemoHost",
+    "HTTPServer",
+    "Loopback(",
+    "subprocess",
+    "snap_compare",
+    "main([",
+    "pty.",
+    "os.fork",
+    "Pilot",
+)
+_IMPORTED = re.compile(r"^\s*(?:from|import)\s+(\w+)", re.MULTILINE)
+
+
+def _slow_support(folder: Path) -> frozenset[str]:
+    """The modules under tests/ that start something, directly or through another they import
+    (``installed`` runs the program; ``catch_up_host`` serves through ``loopback``; a test
+    module may import another's helpers)."""
+    sources = {
+        path.stem: path.read_text(encoding="utf-8")
+        for path in sorted(folder.rglob("*.py"))
+        if path.stem != "conftest"
+    }
+    slow = {name for name, source in sources.items() if any(s in source for s in _SLOW_SIGNS)}
+    while True:
+        more = {
+            name
+            for name, source in sources.items()
+            if name not in slow and slow & set(_IMPORTED.findall(source))
+        }
+        if not more:
+            return frozenset(slow)
+        slow |= more
+
+
+def _is_slow(source: str, slow_support: frozenset[str]) -> bool:
+    """Whether a test module starts something: a sign in its own text, or a helper that does."""
+    return any(sign in source for sign in _SLOW_SIGNS) or bool(
+        slow_support & set(_IMPORTED.findall(source))
+    )
+
+
+@functools.cache
+def _support_here() -> frozenset[str]:
+    return _slow_support(Path(__file__).parent)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """With ``-m quick`` alone, a slow module is not even imported: collecting (importing and
+    rewriting the asserts of) every module the subset leaves out took each worker longer than
+    a third of its tests."""
+    if config.getoption("markexpr", "") != "quick":
+        return None
+    if not (collection_path.name.startswith("test_") and collection_path.suffix == ".py"):
+        return None
+    return _is_slow(collection_path.read_text(encoding="utf-8"), _support_here()) or None
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark the quick subset (``-m quick``, the README's quick test command): every test of a
     module that starts no app, no host, no process and no command."""
+    slow_support = _support_here()
     verdicts: dict[Path, bool] = {}
     for item in items:
         path = Path(str(item.fspath))
         if path not in verdicts:
-            source = path.read_text(encoding="utf-8")
-            verdicts[path] = not any(sign in source for sign in _SLOW_SIGNS)
+            verdicts[path] = not _is_slow(path.read_text(encoding="utf-8"), slow_support)
         if verdicts[path]:
             item.add_marker(pytest.mark.quick)
+
+
+@pytest.fixture(autouse=True)
+def _quick_tests_start_nothing(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A test of the quick subset that starts a process or a server fails, saying so.
+
+    The subset is chosen by reading each module's source for the signs above; a module that
+    starts a process or a host some other way (a helper's function, a fixture) would slip in
+    and make the README's "under a minute" untrue without anyone noticing. This holds in every
+    run, so the whole suite (CI) catches it as soon as it is written."""
+    if request.node.get_closest_marker("quick") is None:
+        return
+    import os
+    import socketserver
+    import subprocess
+    import sys
+
+    def refuse(what: str) -> Callable[..., NoReturn]:
+        def refused(*_args: object, **_kwargs: object) -> NoReturn:
+            raise AssertionError(
+                f"a quick test (no app, no host, no process) {what}: add its module's sign to "
+                "_SLOW_SIGNS in tests/conftest.py, or start nothing"
+            )
+
+        return refused
+
+    started = subprocess.Popen._execute_child  # type: ignore[attr-defined]
+
+    def start(popen: subprocess.Popen[bytes], *args: object, **kwargs: object) -> None:
+        # Finding a shared library (`ctypes.util.find_library`, as sounddevice does on import)
+        # asks ldconfig: a lookup, not something the test started.
+        frame = sys._getframe(1)
+        while frame is not None:
+            if frame.f_code.co_filename.endswith(os.path.join("ctypes", "util.py")):
+                return started(popen, *args, **kwargs)  # type: ignore[no-any-return]
+            frame = frame.f_back  # type: ignore[assignment]
+        refuse("started a process")()
+
+    monkeypatch.setattr(subprocess.Popen, "_execute_child", start)
+    # (At the server's making, in the test's own thread: refused in the thread that serves, the
+    # test would wait for an answer that never comes.)
+    monkeypatch.setattr(socketserver.BaseServer, "__init__", refuse("started a server"))
+    for fork in ("fork", "forkpty"):
+        monkeypatch.setattr(os, fork, refuse("forked a process"))
 
 
 @pytest.fixture(autouse=True)
