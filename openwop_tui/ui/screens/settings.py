@@ -119,7 +119,7 @@ class SettingsScreen(ModalScreen[None]):
     SettingsScreen #settings-preview { margin-left: 13; height: auto; }
     SettingsScreen #settings-places { margin-bottom: 1; height: auto; }
     SettingsScreen #settings-note { color: $text-muted; }
-    SettingsScreen #settings-change { color: $warning; display: none; }
+    SettingsScreen #settings-change { color: $text-warning; display: none; }
     SettingsScreen #settings-change.-shown { display: block; }
     SettingsScreen #settings-error { color: $text-error; text-style: bold; display: none; }
     SettingsScreen #settings-error.-shown { display: block; }
@@ -197,7 +197,7 @@ class SettingsScreen(ModalScreen[None]):
         )
         styles = list(dict.fromkeys([*view.code_themes, *filter(None, [view.code_theme])]))
         yield self.row(
-            "Code",
+            "Code theme",
             Select(
                 [("auto: suits the theme", AUTO_CODE), *((name, name) for name in styles)],
                 value=view.code_theme or AUTO_CODE,
@@ -262,6 +262,7 @@ class SettingsScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         if self.view.key_refused:
+            # The key is what the user came to change (the refusal said to press F10).
             self.query_one("#settings-key", Input).focus()
 
     def values(self) -> dict[str, Any]:
