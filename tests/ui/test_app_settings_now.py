@@ -271,3 +271,31 @@ async def test_the_key_is_never_shown(keyed: DemoHost, tmp_path: Path) -> None:
         assert RIGHT not in text
     assert "a line quoting [api key]" in log.read_text()
     assert "[api key]" in exported[0]
+
+
+async def test_a_workflow_is_picked_from_the_host_and_one_it_lacks_is_refused(
+    tmp_path: Path,
+) -> None:
+    from openwop_tui.ui.screens.workflows import WorkflowPicker
+
+    config_file = tmp_path / "config.toml"
+    app = _app(config_file)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, lambda: app.status.connection == Connection.CONNECTED)
+        screen = await _open(pilot, app)
+        field = screen.query_one("#settings-workflow", Input)
+        field.value = "no.such.workflow"
+        await _save(pilot, app, screen)
+        assert screen.error.startswith("Not saved: this host has no workflow 'no.such.workflow'")
+        await pilot.click("#settings-pick")
+        await settle(pilot, app, lambda: isinstance(app.screen, WorkflowPicker), what="picker")
+        picker = app.screen
+        assert isinstance(picker, WorkflowPicker)
+        wanted = next(c.id for c in picker.choices if c.id != "demo.chat")
+        picker.dismiss(wanted)
+        await settle(pilot, app, lambda: app.screen is screen and field.value == wanted)
+        assert app.session is not None and app.session.workflow_id == "demo.chat"  # not yet
+        await _save(pilot, app, screen)
+        assert app.screen is not screen, screen.error
+        assert app.session.workflow_id == wanted  # now, without a restart
+    assert tomllib.loads(config_file.read_text())["workflow"] == wanted

@@ -259,11 +259,33 @@ class SettingsController:
                 # (Host errors are scrubbed of the key they were sent with; this too.)
                 return chat.redact.with_secrets(tried)(trial_problem(error, _shown(host)))
         try:
+            missing = await self._missing_workflow(changed, trial)
+            if missing is not None:
+                if trial is not None:
+                    await trial.drop()
+                return missing
             return await self._keep(values, changed, file_values, key, trial, key_from)
         except BaseException:
             if trial is not None:
                 await trial.drop()
             raise
+
+    async def _missing_workflow(
+        self, changed: Mapping[str, Any], trial: Trial | None
+    ) -> str | None:
+        """Why a workflow the user typed cannot be used: the host lists its workflows and it
+        is not one of them (``None``: it is, or the host lists none, or the list failed)."""
+        workflow = changed.get("workflow")
+        client = trial.client if trial is not None else self.chat.client
+        if not isinstance(workflow, str) or client is None:
+            return None
+        try:
+            ids = [choice.id for choice in await load_catalog(client)]
+        except HostError:
+            return None  # (not a reason to refuse: the host is asked when a message goes)
+        if ids and workflow not in ids:
+            return f"this host has no workflow {workflow!r}: pick one of its {len(ids)} (Pick…)"
+        return None
 
     def _key_for(self, host: str | None) -> tuple[str | None, str]:
         """The key a new host is tried with when none was typed, and where it comes from:
