@@ -4,6 +4,12 @@ Sources, later ones winning: defaults, the TOML file (``$XDG_CONFIG_HOME/openwop
 or ``--config``), the environment (``OPENWOP_BASE_URL``, ``OPENWOP_API_KEY``: the names the SDK and
 conformance suite use), then command-line flags. Unknown keys in the file are an error, not a
 silent typo. Nothing is read at import time.
+
+The API key has one more source, between the environment and the file: the system keychain's
+entry for the host (`openwop_tui.keychain`, where the settings screen keeps a key). So a key is
+taken from, first to last: ``--api-key`` (or ``--api-key-file``, ``--api-key -``), then
+``OPENWOP_API_KEY``, then the keychain's entry for the host in use, then ``api_key`` in the
+config file. `Config.key_from` says which it was (``openwop-tui doctor`` shows it).
 """
 
 from __future__ import annotations
@@ -41,6 +47,16 @@ _POSITIVE_INTS = frozenset(
 _OPTIONAL_INTS = frozenset({"history_turns", "history_bytes"})
 #: The ``[chat]`` table's settings (what a message carries to the host).
 _CHAT = ("history_turns", "history_bytes")
+
+
+#: Where the API key came from (`Config.key_from`), as `load_config` found it.
+KEY_FROM_FLAG = "the command line"
+KEY_FROM_ENV = "OPENWOP_API_KEY"
+KEY_FROM_KEYCHAIN = "the system keychain"
+KEY_FROM_FILE = "the config file"
+
+#: Fields of `Config` that no source sets by name (`load_config` fills them in).
+_NOT_SETTINGS = frozenset({"key_from"})
 
 
 class ConfigError(ValueError):
@@ -107,6 +123,13 @@ class Config:
     the transcript says how many were left out."""
     history_bytes: int | None = None
     """``[chat] history_bytes``: bytes of earlier messages a message carries at most."""
+    code_theme: str | None = None
+    """The Pygments style code is highlighted in (``dracula``, ``solarized-light``…), drawn on
+    its own background; ``None``: one that suits the app's theme (monokai on a dark theme,
+    xcode on a light one), on the theme's surface."""
+    key_from: str = ""
+    """Where `api_key` came from (`KEY_FROM_FLAG`, `KEY_FROM_ENV`, `KEY_FROM_KEYCHAIN`,
+    `KEY_FROM_FILE`; ``""``: no key). Not a setting: `load_config` fills it in."""
 
     @property
     def keymap(self) -> dict[str, str]:
@@ -134,7 +157,7 @@ class Config:
 
     def merged(self, values: Mapping[str, Any], *, source: str) -> Config:
         """A copy with ``values`` applied; unknown keys and wrong types raise `ConfigError`."""
-        known = {f.name: f for f in fields(self)}
+        known = {f.name: f for f in fields(self) if f.name not in _NOT_SETTINGS}
         changes: dict[str, Any] = {}
         for key, value in values.items():
             name = key.replace("-", "_")
@@ -182,11 +205,29 @@ class Config:
                     f"{source}: host must be an http:// or https:// URL such as "
                     f"http://127.0.0.1:3737, not {config.host!r}"
                 )
+        if "code_theme" in changes:
+            check_code_theme(config.code_theme, source)
         if config.images not in IMAGE_MODES:
             raise ConfigError(
                 f"{source}: images must be one of {', '.join(IMAGE_MODES)}, not {config.images!r}"
             )
         return config
+
+
+def code_themes() -> list[str]:
+    """The Pygments styles code can be highlighted in, by name (sorted)."""
+    from pygments.styles import get_all_styles  # type: ignore[import-untyped]
+
+    return sorted(get_all_styles())
+
+
+def check_code_theme(name: Any, source: str) -> None:
+    """`ConfigError` unless ``name`` is a Pygments style (`code_themes`)."""
+    if not isinstance(name, str) or name not in code_themes():
+        raise ConfigError(
+            f"{source}: code_theme must be a Pygments style such as monokai, dracula or "
+            f"solarized-light, not {name!r} (the settings screen lists them all)"
+        )
 
 
 def _positive(value: Any, where: str) -> int:
@@ -249,8 +290,21 @@ def load_config(
     flags: Mapping[str, Any],
     environ: Mapping[str, str] | None = None,
     path: Path | None = None,
+    *,
+    keychain: bool = True,
 ) -> Config:
-    """Build the configuration from file, environment and flags (in that order of precedence)."""
+    """Build the configuration from file, environment and flags (in that order of precedence),
+    and the API key from the first of flags, environment, the system keychain's entry for the
+    host, the file (`Config.key_from` says which).
+
+    Args:
+        flags: The command line's settings (`Config` field names).
+        environ: The environment (``OPENWOP_BASE_URL``, ``OPENWOP_API_KEY``, where the config
+            file is); None: the process's.
+        path: The config file (``--config``); None: the platform's (`default_config_path`),
+            which may be absent.
+        keychain: Look the host's key up in the system keychain; False skips it.
+    """
     env = os.environ if environ is None else environ
     config = Config()
     file_path = path or default_config_path(env)
@@ -262,6 +316,7 @@ def load_config(
         config = config.merged(data, source=str(file_path))
     elif path is not None:
         raise ConfigError(f"config file {path} does not exist")
+    from_file = config.api_key
     config = config.merged(
         {
             "host": env.get("OPENWOP_BASE_URL") or None,
@@ -269,4 +324,17 @@ def load_config(
         },
         source="environment",
     )
-    return config.merged(flags, source="command line")
+    config = config.merged(flags, source="command line")
+    if flags.get("api_key"):
+        return replace(config, key_from=KEY_FROM_FLAG)
+    if env.get("OPENWOP_API_KEY"):
+        return replace(config, key_from=KEY_FROM_ENV)
+    if keychain and config.host is not None:
+        # Imported only here: the demo host, a flag or the environment never load keyring.
+        from openwop_tui.keychain import system_keychain
+
+        found = system_keychain()
+        kept = found.read(config.host) if found is not None else None
+        if kept:
+            return replace(config, api_key=kept, key_from=KEY_FROM_KEYCHAIN)
+    return replace(config, key_from=KEY_FROM_FILE if from_file else "")

@@ -201,6 +201,31 @@ def check_config(path: Path, given: bool) -> Check:
     )
 
 
+def check_key_source(key_from: str, keychain: str | None, open_mode: int | None) -> Check:
+    """Where the API key comes from (never the key), and where the settings screen keeps one.
+
+    Args:
+        key_from: `openwop_tui.config.Config.key_from` (``""``: no key).
+        keychain: The system keychain's name; None when the machine has none.
+        open_mode: The config file's mode when it holds a key others may read; None when not.
+    """
+    kept = (
+        f"the settings screen keeps keys in the system keychain ({keychain})"
+        if keychain
+        else "no system keychain here: the settings screen keeps a key in the config file, "
+        "readable only by you"
+    )
+    found = f"from {key_from}" if key_from else "none"
+    if open_mode is not None:
+        return Check(
+            "API key source",
+            "warn",
+            f"{found}; the config file holds a key and others may read it ({open_mode:o})",
+            "chmod 600 the config file (saving in the settings screen does it)",
+        )
+    return Check("API key source", "ok" if key_from else "info", f"{found}; {kept}")
+
+
 def check_writable(name: str, path: Path | None) -> Check:
     """Whether ``path`` (a file, maybe not created yet) can be written."""
     if path is None:

@@ -104,8 +104,8 @@ APP_KEYS: tuple[KeyAction, ...] = (
         "settings",
         "f10",
         "Settings",
-        "settings: where the config, sessions, log and downloads are; theme, images, audio, "
-        "default host and workflow, saved to the config file",
+        "settings: where the config, sessions, log and downloads are; theme, code theme, "
+        "images, audio, host, API key and workflow, applied at once",
     ),
     KeyAction("sessions", "sessions", "ctrl+o", "Sessions", "open, rename or delete a session"),
     KeyAction(

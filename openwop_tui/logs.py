@@ -72,3 +72,12 @@ def setup_logging(redactor: Redactor, path: Path | None = None) -> Path | None:
     root.setLevel(logging.INFO)
     logging.captureWarnings(True)
     return target
+
+
+def mask_also(*secrets: str | None) -> None:
+    """Mask ``secrets`` too in what the log file is given from now on (a key entered in the
+    settings screen, which the redactor made at start did not know)."""
+    for handler in logging.getLogger().handlers:
+        formatter = handler.formatter
+        if getattr(handler, "openwop_tui", False) and isinstance(formatter, RedactingFormatter):
+            formatter.redactor = formatter.redactor.with_secrets(*secrets)

@@ -199,3 +199,16 @@ def _nothing_left_frozen() -> Iterator[None]:
     import gc
 
     gc.unfreeze()
+
+
+@pytest.fixture(autouse=True)
+def _no_real_keychain() -> Iterator[None]:
+    """No test reads or writes the machine's keychain: keyring is given an empty keychain in
+    memory (`keychain_support.MemoryKeyring`) for each test, put back afterwards."""
+    import keyring
+    from keychain_support import MemoryKeyring
+
+    before = keyring.get_keyring()
+    keyring.set_keyring(MemoryKeyring())
+    yield
+    keyring.set_keyring(before)

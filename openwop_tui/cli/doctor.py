@@ -20,7 +20,7 @@ from rich.text import Text
 
 from openwop_tui import doctor
 from openwop_tui.cli.inspector import printing_console
-from openwop_tui.config import Config, default_config_path
+from openwop_tui.config import Config, ConfigError, default_config_path
 from openwop_tui.devices.audio import probe
 from openwop_tui.devices.terminal import detect_image_mode, in_the_app
 from openwop_tui.logs import default_log_path
@@ -33,6 +33,24 @@ _LABELS = {
     "warn": ("warn", "yellow"),
     "fail": ("FAIL", "bold red"),
 }
+
+
+def _key_source(config: Config, path: Path) -> doctor.Check:
+    """Where the key comes from; whether the machine has a keychain; a key file others read."""
+    import stat
+
+    from openwop_tui.config_file import read_settings
+    from openwop_tui.keychain import system_keychain
+
+    keychain = system_keychain()
+    try:
+        holds_key = "api_key" in read_settings(path)
+        mode = stat.S_IMODE(path.stat().st_mode) if holds_key else 0
+    except (ConfigError, OSError):
+        mode = 0
+    return doctor.check_key_source(
+        config.key_from, keychain.name if keychain else None, mode if mode & 0o077 else None
+    )
 
 
 def doctor_command(
@@ -57,6 +75,7 @@ def doctor_command(
         log_path=log_file or default_log_path(),
     )
     checks = doctor.local_checks(machine, probe=probe)
+    checks.append(_key_source(config, machine.config_path))
     if config.host is not None:
         checks.extend(asyncio.run(doctor.host_checks(config.host, config.api_key)))
     if args.json:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from functools import cache
 
 from rich.color import Color as RichColor
@@ -152,6 +152,9 @@ class Palette:
     """Links, the host name, file blocks (a plain colour)."""
     secondary: str = "#8A8FA6"
     """Tool calls, quotes, headings inside markdown (a plain colour)."""
+    code_on_surface: bool = True
+    """Code is drawn on `surface` (the theme's own choice of `code_theme`); ``False``: on the
+    Pygments style's own background (a style the user chose: `with_code_theme`)."""
 
     @classmethod
     def from_colours(
@@ -228,8 +231,18 @@ class Palette:
 
     def syntax_theme(self) -> SyntaxTheme:
         """The Pygments style `code_theme`, on the palette's `surface` rather than its own
-        background (monokai's would be a dark slab on a light theme)."""
+        background (monokai's would be a dark slab on a light theme); a style the user chose,
+        whole, on its own background (its colours are made for it)."""
+        if not self.code_on_surface:
+            return _own_syntax_theme(self.code_theme)
         return _syntax_theme(self.code_theme, self.surface)
+
+    def with_code_theme(self, name: str | None) -> Palette:
+        """This palette with code highlighted in the Pygments style ``name``, on that style's
+        own background; ``None``: the theme's own choice (this palette as it is)."""
+        if name is None:
+            return self
+        return replace(self, code_theme=name, code_on_surface=False)
 
     def rich_theme(self, *, colour_names: bool = True) -> RichTheme:
         """Rich's named styles (``markdown.*``, ``json.*``, ``repr.*``, …) in this palette.
@@ -282,6 +295,11 @@ class _SurfacedSyntaxTheme(PygmentsSyntaxTheme):
 @cache
 def _syntax_theme(name: str, background: str) -> SyntaxTheme:
     return _SurfacedSyntaxTheme(name, background)
+
+
+@cache
+def _own_syntax_theme(name: str) -> SyntaxTheme:
+    return PygmentsSyntaxTheme(name)
 
 
 def _ansi_map(palette: Palette) -> dict[int, str]:

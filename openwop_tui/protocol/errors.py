@@ -30,7 +30,7 @@ import re
 import socket
 from collections.abc import Mapping
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from openwop_tui.protocol.hostdata import host_value, mask, secrets_of
@@ -46,7 +46,9 @@ if TYPE_CHECKING:
 __all__ = [
     "BODY_EXCERPT",
     "HOST_MESSAGE_MAX",
+    "KEY_ADVICE",
     "HostError",
+    "KeyTrouble",
     "error_for_exception",
     "error_for_response",
     "excerpt",
@@ -77,6 +79,22 @@ _DNS_FAILURE_MARKERS = (
 )
 
 
+#: What the command line says to do about a key the host refused or needs (a front end with a
+#: settings screen words its own advice instead: `HostError.key_trouble`).
+KEY_ADVICE = "Set --api-key or OPENWOP_API_KEY."
+
+KeyTrouble = Literal["missing", "rejected", "scope"]
+"""Why the host refused the request because of the API key: none was sent (401), the one sent
+was refused (401), or it lacks the scope for the request (403)."""
+
+#: The command line's advice for each `KeyTrouble`.
+_KEY_ADVICE: dict[str, str] = {
+    "missing": KEY_ADVICE,
+    "rejected": KEY_ADVICE,
+    "scope": "Set --api-key or OPENWOP_API_KEY to a key that has it.",
+}
+
+
 class HostError(Exception):
     """A request to the host failed; ``message`` says why in one user-facing sentence.
 
@@ -85,6 +103,10 @@ class HostError(Exception):
     ``connection_refused``, ``dns_failure``, ``timeout``, ``tls_error``, ``connection_error``,
     ``invalid_url``, ``bad_response`` (a 2xx whose body is not what the protocol promises),
     ``redirect``. ``retry_after`` is the host's ``Retry-After`` in seconds, when it sent one.
+
+    ``key_trouble`` says when the API key is the problem (`KeyTrouble`); then ``problem`` is the
+    sentence without the advice of how to give a key (``message`` adds the command line's,
+    `KEY_ADVICE`), so a front end can word its own ("press F10 to enter a key").
 
     ``message`` is safe to print: host text in it went through `excerpt`. ``code`` and
     ``details`` are the host's own, decoded through `openwop_tui.protocol.hostdata.host_value`
@@ -99,6 +121,8 @@ class HostError(Exception):
         code: str | None = None,
         retry_after: float | None = None,
         details: Any = None,
+        key_trouble: KeyTrouble | None = None,
+        advice: str = "",
     ) -> None:
         """Keep the failure's sentence, cleaned, and what the host said about it.
 
@@ -110,15 +134,21 @@ class HostError(Exception):
             retry_after: The host's ``Retry-After``, in seconds; None when it sent none.
             details: The host's ``details``, already decoded through ``host_value``; None when
                 absent.
+            key_trouble: When the API key is why the request failed, how (`KeyTrouble`).
+            advice: What to do about it on the command line, said after ``message`` (``""``:
+                nothing more to say).
         """
         # A boundary: the sentence is built all over the client from host excerpts, URLs the user
         # configured and exception messages; it is cleaned once here, so it is `HostText`.
-        self.message: HostText = clean(message)
+        self.problem: HostText = clean(message)
+        """What went wrong, without the advice (a front end may give its own)."""
+        self.message: HostText = clean(f"{message} {advice}" if advice else message)
         super().__init__(self.message)
         self.status = status
         self.code = code
         self.retry_after = retry_after
         self.details = details
+        self.key_trouble = key_trouble
 
     def __str__(self) -> str:
         return self.message
@@ -162,6 +192,7 @@ def host_error(
     code: str | None = None,
     retry_after: float | None = None,
     details: Any = None,
+    key_trouble: KeyTrouble | None = None,
 ) -> HostError:
     """A `HostError` whose message is guaranteed free of ``api_key``.
 
@@ -172,6 +203,8 @@ def host_error(
         code: The host's error code or one of the client's own; None when there is none.
         retry_after: The host's ``Retry-After``, in seconds; None when it sent none.
         details: The host's decoded ``details``; None when absent.
+        key_trouble: When the key is the problem, how; the message then ends with the command
+            line's advice (`KEY_ADVICE`; kept apart: `HostError.problem`).
     """
     return HostError(
         _scrub(message, api_key),
@@ -179,6 +212,8 @@ def host_error(
         code=code,
         retry_after=retry_after,
         details=details,
+        key_trouble=key_trouble,
+        advice=_KEY_ADVICE[key_trouble] if key_trouble else "",
     )
 
 
@@ -262,6 +297,12 @@ def error_for_exception(
     )
 
 
+#: A key without the scope for a request (403): the advice (`KEY_ADVICE`) is added after it.
+_SCOPE = (
+    "The host refused to {action} with this API key ({label}): the key may lack the scope for "
+    "it.{says}"
+)
+
 #: The sentence for an error response, by its status and error code (``None``: any): the first
 #: rule that matches says it (`_sentence`). Filled from ``action`` (completes "when asked
 #: to …"), ``label`` ("409 run_terminal"), ``says`` (the host's own message), ``what`` (the
@@ -274,12 +315,7 @@ _SENTENCES: tuple[tuple[int | None, str | None, str], ...] = (
         "The host refused to {action}: the id{what} belongs to another tenant than this API key "
         "({label}).{says}",
     ),
-    (
-        403,
-        None,
-        "The host refused to {action} with this API key ({label}): the key may lack the scope "
-        "for it.{says} Set --api-key or OPENWOP_API_KEY to a key that has it.",
-    ),
+    (403, None, _SCOPE),
     (404, "workflow_not_found", "The host has no workflow{what} ({label}).{says}"),
     (404, "run_not_found", "The host does not know run{what} ({label}).{says}"),
     (404, None, "Not found: the host could not {action} ({label}).{says}"),
@@ -419,6 +455,7 @@ def error_for_response(
     retry_after = _retry_after(response)
     wait = f"; retry after {span(retry_after)}" if retry_after is not None else ""
     what = f" {excerpt(subject)!r}" if subject else ""
+    trouble: KeyTrouble | None = None
 
     if _too_large(status, code, host_message):
         message = too_large(
@@ -429,7 +466,8 @@ def error_for_response(
         )
     elif status == 401:
         needs = "rejected the API key" if api_key else "needs an API key"
-        message = f"The host {needs} ({label}). Set --api-key or OPENWOP_API_KEY."
+        message = f"The host {needs} ({label})."
+        trouble = "rejected" if api_key else "missing"
     elif 300 <= status < 400 and _rule(status, code) is None:
         location = response.headers.get("location", "")
         message = (
@@ -441,8 +479,16 @@ def error_for_response(
     else:
         words = {"action": action, "label": label, "says": says, "what": what, "wait": wait}
         message = _sentence(status, code).format_map(words)
+        if status == 403 and _rule(403, code) is _SCOPE:
+            trouble = "scope"
     return host_error(
-        message, api_key, status=status, code=code, retry_after=retry_after, details=details
+        message,
+        api_key,
+        status=status,
+        code=code,
+        retry_after=retry_after,
+        details=details,
+        key_trouble=trouble,
     )
 
 

@@ -178,7 +178,12 @@ class ChatApp(ResizeAtOnce, GuardedApp):
         self.search = SearchController(chat)
         self.search_all = SearchAllController(chat, self.sessions)
         self.settings = SettingsController(
-            chat, self.lab, options.config_path or default_config_path(os.environ)
+            chat,
+            self.lab,
+            options.config_path or default_config_path(os.environ),
+            self.connection,
+            self.runs,
+            self.chats,
         )
         self.leaving = Leaving(chat)
         self.recall = RecallController(chat)
@@ -218,7 +223,9 @@ class ChatApp(ResizeAtOnce, GuardedApp):
         widgets = [
             StatusLine(id="status"),
             TimelinePanel(id="events"),
-            TranscriptView(id="transcript", registry=self.chat.registry),
+            TranscriptView(
+                id="transcript", registry=self.chat.registry, code_theme=self.config.code_theme
+            ),
             SearchBar(id="search"),
             InputArea(id="input-area"),
         ]

@@ -65,6 +65,14 @@ class GuardedApp(App[None]):
         # wraps them (a path copied from it is still the path).
         self.error_console.width = _UNWRAPPED
 
+    def mask_also(self, *secrets: str | None) -> None:
+        """Mask ``secrets`` too in notifications and the log file from now on (a key entered
+        while the app runs)."""
+        from openwop_tui.logs import mask_also
+
+        self.redact = self.redact.with_secrets(*secrets)
+        mask_also(*secrets)
+
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this platform; on Linux and macOS one that survives its
         terminal going away (`hang_up_safe`)."""

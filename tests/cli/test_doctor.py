@@ -217,3 +217,31 @@ def test_a_host_without_an_upload_route_or_vision_is_warned_about() -> None:
     found = doctor.attachments_check(Discovery.from_document(doc, version_header=None))
     assert found.status == "warn" and found.fix is not None
     assert "no vision-input" in found.detail and "no upload route" in found.detail
+
+
+def test_it_says_where_the_key_comes_from_never_the_key(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from keychain_support import no_keychain
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("OPENWOP_API_KEY", raising=False)
+    assert main(["doctor", "--json", "--no-audio", "--api-key", "sk-doctor-1234"]) == 0
+    out = capsys.readouterr().out
+    checks = {c["name"]: c for c in json.loads(out)["checks"]}
+    source = checks["API key source"]
+    assert source["status"] == "ok" and source["detail"].startswith("from the command line; ")
+    assert "system keychain" in source["detail"] and "sk-doctor" not in out
+    # A config file holding a key that others may read: a warning saying how to close it.
+    config = tmp_path / "config" / "openwop-tui" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('api_key = "sk-doctor-5678"\n', encoding="utf-8")
+    config.chmod(0o644)
+    with no_keychain():
+        assert main(["doctor", "--json", "--no-audio"]) == 0
+    out = capsys.readouterr().out
+    source = {c["name"]: c for c in json.loads(out)["checks"]}["API key source"]
+    assert source["status"] == "warn" and "others may read it (644)" in source["detail"]
+    assert source["detail"].startswith("from the config file")
+    assert "chmod 600" in source["fix"] and "sk-doctor" not in out
+    assert "no system keychain here" in doctor.check_key_source("", None, None).detail

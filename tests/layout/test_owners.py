@@ -47,6 +47,7 @@ CONTROLLERS = frozenset(
 #: Each field of `Chat` that is set after it is made, and the one module (under ui/) that may.
 CHAT_OWNERS = {
     "client": "controllers/connection.py",
+    "config": "controllers/connection.py",
     "session": "controllers/connection.py",
     "host_label": "controllers/connection.py",
     "demo": "controllers/connection.py",

@@ -79,6 +79,9 @@ async def test_401_with_key() -> None:
         "The host rejected the API key (401 unauthorized). Set --api-key or OPENWOP_API_KEY."
     )
     assert (caught.value.status, caught.value.code) == (401, "unauthorized")
+    # Kept apart for a front end that words its own advice (the app's settings screen).
+    assert caught.value.key_trouble == "rejected"
+    assert caught.value.problem == "The host rejected the API key (401 unauthorized)."
 
 
 async def test_401_without_key() -> None:
@@ -88,6 +91,7 @@ async def test_401_without_key() -> None:
     assert caught.value.message == (
         "The host needs an API key (401 unauthorized). Set --api-key or OPENWOP_API_KEY."
     )
+    assert caught.value.key_trouble == "missing"
 
 
 async def test_403() -> None:
@@ -96,6 +100,17 @@ async def test_403() -> None:
             await client.cancel_run("r")
     assert "403 forbidden" in caught.value.message
     assert "Set --api-key or OPENWOP_API_KEY" in caught.value.message
+    assert caught.value.key_trouble == "scope"
+    assert "--api-key" not in caught.value.problem
+
+
+async def test_other_refusals_are_not_about_the_key() -> None:
+    tenant = {"error": "id_tenant_mismatch", "message": "not yours"}
+    async with make_client(answer(403, tenant)) as client:
+        with pytest.raises(HostError) as caught:
+            await client.get_run("r")
+    assert caught.value.key_trouble is None
+    assert caught.value.problem == caught.value.message
 
 
 async def test_404_workflow_not_found_with_host_message() -> None:

@@ -61,7 +61,12 @@ class LabController:
         """The sound card's answer (``None`` until the connection controller probed it)."""
         self.profile = initial(chat.config, image_support)
         """The lab's switches."""
-        self._base = replace(app_image_context(image_support, chat.config.images), palette=palette)
+        self.code_theme = chat.config.code_theme
+        """The Pygments style code is highlighted in (``None``: the theme's own choice)."""
+        self._base = replace(
+            app_image_context(image_support, chat.config.images),
+            palette=palette.with_code_theme(self.code_theme),
+        )
         if audio_support is not None:
             # Known already: what is drawn before the host is reached (a reopened session's
             # clips, drawn with the first frame) offers to play too.
@@ -69,7 +74,21 @@ class LabController:
 
     def set_palette(self, palette: Palette) -> None:
         """A theme was chosen: envelopes drawn from now on take its colours."""
-        self._base = replace(self._base, palette=palette)
+        self._base = replace(self._base, palette=palette.with_code_theme(self.code_theme))
+
+    def set_code_theme(self, name: str | None, palette: Palette) -> None:
+        """Highlight code in the Pygments style ``name`` (``None``: the theme's own choice),
+        from now on and in everything on screen: every item is drawn again, envelopes too.
+
+        Args:
+            name: The style, as Pygments names it.
+            palette: The active theme's colours (the style goes on top).
+        """
+        self.code_theme = name
+        self.set_palette(palette)
+        # The view forgets its drawings and asks again for every envelope, drawn with the
+        # palette just set.
+        self.chat.parts.view.code_theme = name
 
     def set_audio(self, support: AudioSupport) -> None:
         self.audio_support = support

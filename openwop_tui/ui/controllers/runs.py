@@ -29,6 +29,7 @@ from openwop_tui.ui.controllers.catch_up import CatchUp
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.controllers.feed import Feed
 from openwop_tui.ui.controllers.interrupts import InterruptsController
+from openwop_tui.ui.host_advice import said
 from openwop_tui.ui.messages import (
     Connection,
     ConnectionChanged,
@@ -83,6 +84,9 @@ class RunsController:
         Esc on the picker: messages wait in the queue instead of going to a certain 404."""
         self.catch_up = CatchUp(chat, self, feed)
         """Catches a reopened session's cut run up once the host answers."""
+        self.key_refused = False
+        """The host refused the API key (or wanted one) the last time it was asked: the
+        settings screen opens at its key field."""
         self._unreachable: HostError | None = None
         """Why the host could not be reached while a session was read (said after it)."""
         self._leave: Callable[[str | None], Awaitable[None]] = self._exit
@@ -210,8 +214,9 @@ class RunsController:
             await chat.notice("error", f"not sent: {error}")
             chat.app.post_message(DraftReturned(text, attachments))
         except HostError as error:
+            self.key_refused = error.key_trouble is not None or self.key_refused
             self._status(RunChanged(RunPhase.STATUS, status=clean_own("error")))
-            await chat.notice("error", error.message)
+            await chat.notice("error", said(error, chat.app))
         except Exception as error:  # the user sees a sentence, the log keeps the traceback
             if not chat.app.is_running:
                 # The app is closing (its widgets are going away under the stream): not an error.
@@ -245,7 +250,7 @@ class RunsController:
                     self.use_workflow(update.workflow, "the attached run's workflow")
                 await self._show(update)
         except HostError as error:
-            await chat.notice("error", error.message)
+            await chat.notice("error", said(error, chat.app))
         finally:
             await self._ended_quietly()
 
@@ -328,16 +333,18 @@ class RunsController:
         try:
             discovery = await chat.session.connect()
         except HostError as error:
+            self.key_refused = error.key_trouble is not None
             self._status(ConnectionChanged(Connection.DISCONNECTED))
             if unsent is not None:
                 await self.feed.show(chat.conversation.add_user(unsent))
-            await chat.notice("error", error.message)
+            await chat.notice("error", said(error, chat.app))
             if chat.reading is not None:
                 self._unreachable = error  # (a run cut off in it is known once it is read)
             else:
                 await self.catch_up.unreachable(error)
             return False
         self._unreachable = None
+        self.key_refused = False
         self._status(ConnectionChanged(Connection.CONNECTED))
         if chat.config.host is not None:
             # The host answered: `runs` and `attach` without --host look there next
@@ -412,7 +419,9 @@ class RunsController:
         try:
             choices = await load_catalog(chat.client)
         except HostError as error:
-            await chat.notice("warning", f"could not list the host's workflows: {error.message}")
+            await chat.notice(
+                "warning", f"could not list the host's workflows: {said(error, chat.app)}"
+            )
             choices = []
         current = chat.session.workflow_id
         ids = [choice.id for choice in choices]
@@ -450,6 +459,12 @@ class RunsController:
 
         chat.app.push_screen(WorkflowPicker(choices, current=current), closed)
 
+    def host_changed(self) -> None:
+        """The chat talks to another host now (the settings screen): its workflow is decided
+        again once the host answers (kept when the host has it, else picked)."""
+        self.workflow_settled = False
+        self.missing_workflow = None
+
     def use_workflow(self, workflow_id: str, why: str) -> None:
         """Run ``workflow_id`` for every message from now on, and say so."""
         chat = self.chat
@@ -475,7 +490,9 @@ class RunsController:
         try:
             await session.cancel()
         except HostError as error:
-            await chat.notice("warning", f"the host did not accept the cancel: {error.message}")
+            await chat.notice(
+                "warning", f"the host did not accept the cancel: {said(error, chat.app)}"
+            )
             self.stop_listening()
             return
 

@@ -64,9 +64,10 @@ workflow afterwards. Stopping only stops following: the run is not cancelled.
 **…export a chat?** {key("export")} writes it as Markdown with its files into
 {_code(places.downloads)}; saved and copied items go there too.
 
-**…change the settings?** {key("settings")} opens the settings: theme, images, audio, the
-default host and workflow, saved to {_code(places.config)}. Edit that file (TOML) for the
-rest: `[keys]`, `[chat]`, limits…
+**…change the settings?** {key("settings")} opens the settings: theme, code theme, images,
+audio, the host, its API key and the workflow, applied at once and saved to
+{_code(places.config)} (a key in the system keychain when there is one). Edit that file (TOML)
+for the rest: `[keys]`, `[chat]`, limits…
 
 **…see what went wrong?** Details of unexpected errors go to the log, {_code(places.log)}.
 """

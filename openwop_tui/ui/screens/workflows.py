@@ -58,10 +58,20 @@ class WorkflowPicker(ModalScreen[str | None]):
     """
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, choices: Sequence[WorkflowChoice], *, current: str | None = None) -> None:
+    def __init__(
+        self,
+        choices: Sequence[WorkflowChoice],
+        *,
+        current: str | None = None,
+        announce: bool = True,
+    ) -> None:
+        """List ``choices``, ``current`` highlighted; ``announce``: a workflow taken is also
+        posted to the app as `WorkflowChosen` (the chat runs it at once); else it is only the
+        screen's answer (the settings screen fills its field with it)."""
         super().__init__()
         self.choices = list(choices)
         self.current = current
+        self.announce = announce
 
     def compose(self) -> ComposeResult:
         with Vertical() as panel:
@@ -86,8 +96,9 @@ class WorkflowPicker(ModalScreen[str | None]):
         """Enter (or a click) on a workflow: take it."""
         event.stop()
         workflow_id = self.choices[event.option_index].id
-        # The catalog's id (through `host_value`); the screen is going away.
-        self.app.post_message(WorkflowChosen(HostText(workflow_id)))
+        if self.announce:
+            # The catalog's id (through `host_value`); the screen is going away.
+            self.app.post_message(WorkflowChosen(HostText(workflow_id)))
         self.dismiss(workflow_id)
 
     def action_cancel(self) -> None:

@@ -58,6 +58,7 @@ class BlockView(ScrollView):
         self.column = Column()
         """The blocks, top to bottom, and the line each starts at."""
         self._palette: Palette | None = None
+        self._code_theme: str | None = None
         self.colours: Colours = "truecolor"
         """The colour system items are drawn in (the lab's profile)."""
         self.width_cap: int | None = None
@@ -117,10 +118,23 @@ class BlockView(ScrollView):
 
     @property
     def palette(self) -> Palette:
-        """The colours items are drawn in (the active theme's)."""
+        """The colours items are drawn in (the active theme's, code in `code_theme`)."""
         if self._palette is None:
-            self._palette = theme_palette.from_theme(self.app.current_theme)
+            theme = theme_palette.from_theme(self.app.current_theme)
+            self._palette = theme.with_code_theme(self._code_theme)
         return self._palette
+
+    @property
+    def code_theme(self) -> str | None:
+        """The Pygments style code is highlighted in (``None``: the theme's own choice)."""
+        return self._code_theme
+
+    @code_theme.setter
+    def code_theme(self, name: str | None) -> None:
+        if name != self._code_theme:
+            self._code_theme = name
+            self._palette = None
+            self.redraw_all()
 
     def _theme_changed(self, _theme: object) -> None:
         self._palette = None

@@ -59,10 +59,14 @@ class TranscriptView(BlockView, can_focus=True):
 
     BINDINGS: ClassVar[list[BindingType]] = keys.BINDINGS
 
-    def __init__(self, *, registry: Registry, id: str | None = None) -> None:
-        """``registry``: the app's renderers (which items redraw on resize)."""
+    def __init__(
+        self, *, registry: Registry, id: str | None = None, code_theme: str | None = None
+    ) -> None:
+        """``registry``: the app's renderers (which items redraw on resize); ``code_theme``:
+        the Pygments style code is highlighted in (``None``: the theme's choice)."""
         super().__init__(id=id)
         self.registry = registry
+        self.code_theme = code_theme
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """An item key applies only to the items that have its action (`keys.applies`):
