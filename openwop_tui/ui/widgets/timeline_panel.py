@@ -39,7 +39,7 @@ class TimelinePanel(Vertical):
     TimelinePanel#events.-visible { display: block; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "focus_filter", "Filter"),
+        Binding("slash", "focus_filter", "Filter", tooltip="to the filter line"),
     ]
 
     class FilterChanged(Message):

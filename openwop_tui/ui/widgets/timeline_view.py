@@ -118,15 +118,15 @@ class TimelineView(ScrollView, can_focus=True):
     TimelineView:focus { background-tint: $foreground 5%; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "move(-1)", "Up", show=False),
-        Binding("down,j", "move(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "first", "First", show=False),
-        Binding("end", "last", "Last", show=False),
-        Binding("enter", "open", "JSON"),
-        Binding("t", "go_to_item", "To item"),
-        Binding("f", "toggle_follow", "Pause/follow"),
+        Binding("up,k", "move(-1)", "Up", show=False, tooltip="the previous event"),
+        Binding("down,j", "move(1)", "Down", show=False, tooltip="the next event"),
+        Binding("pageup", "page(-1)", "Page up", show=False, tooltip="a page up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, tooltip="a page down"),
+        Binding("home", "first", "First", show=False, tooltip="the first event"),
+        Binding("end", "last", "Last", show=False, tooltip="the last event"),
+        Binding("enter", "open", "JSON", tooltip="the event as a JSON tree, with its findings"),
+        Binding("t", "go_to_item", "To item", tooltip="the transcript item the event made"),
+        Binding("f", "toggle_follow", "Pause/follow", tooltip="pause or follow new events"),
     ]
 
     class Opened(Message):
