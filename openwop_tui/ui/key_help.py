@@ -79,7 +79,7 @@ def _vim_off(app: App[Any], binding: Binding) -> bool:
 #: The input's keys that are not bindings (`PromptInput._on_key` reads them).
 _PROMPT_OWN = (
     KeyLine("↑ / ↓", "on the first / last line: earlier / later messages you sent"),
-    KeyLine("Ctrl+C / Ctrl+V / Ctrl+Z", "copy / paste / undo (the input's editing keys)"),
+    KeyLine("Ctrl+C / Ctrl+V", "copy / paste (Ctrl+Z undoes: the input's editing keys)"),
 )
 
 PLACES: tuple[Place, ...] = (
