@@ -14,9 +14,10 @@ import inspect
 import pkgutil
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
-from app_support import SIZE, connected, demo_app, settle, turn
+from app_support import NO_AUDIO, SIZE, connected, demo_app, settle, turn
 from textual.binding import Binding
 from textual.command import CommandList, CommandPalette
 from textual.screen import ModalScreen, Screen
@@ -25,7 +26,9 @@ from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
 import openwop_tui.ui
+from openwop_tui.config import Config, ConfigError, load_config
 from openwop_tui.core.fold import UserTurn
+from openwop_tui.demo_host import DemoHost
 from openwop_tui.ui import key_help, keys
 from openwop_tui.ui.app import ChatApp
 from openwop_tui.ui.screens.capabilities import CapabilitiesScreen
@@ -137,11 +140,6 @@ async def _footer_says(pilot: object, app: ChatApp, key: str, words: str | None)
 
 
 async def test_the_footer_offers_esc_only_for_what_it_does_there() -> None:
-    from app_support import NO_AUDIO
-
-    from openwop_tui.config import Config
-    from openwop_tui.demo_host import DemoHost
-
     app = ChatApp(Config(), demo_host=DemoHost(pace=1, deterministic=True), audio_support=NO_AUDIO)
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot, app)
@@ -234,3 +232,13 @@ async def test_vim_keys_move_only_when_turned_on_and_show_then(on: bool) -> None
             (line.keys, line.does) for s in key_help.sections(app, view) for line in s.lines
         )
         assert ("j" in lines and "G" in lines and "Ctrl+D" in lines) is on
+
+
+def test_vim_keys_is_a_setting_of_the_config_file(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    assert not Config().vim_keys  # off by default
+    path.write_text("vim_keys = true\n", encoding="utf-8")
+    assert load_config({}, environ={}, path=path).vim_keys
+    path.write_text("vim_keys = 1\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="vim_keys must be true or false"):
+        load_config({}, environ={}, path=path)
