@@ -63,7 +63,8 @@ class FocusController:
             return self.resend.editing and not self.runs.busy and not self.recording()
         if action == "enter_transcript":
             # On the chat screen only: under a dialog the transcript is not where keys go.
-            return self.chat.parts.view.screen is self.chat.app.screen
+            view = self.chat.parts.view
+            return view.is_attached and view.screen is self.chat.app.screen
         return True
 
     def enter_transcript(self) -> None:
