@@ -180,13 +180,7 @@ class ChatApp(ResizeAtOnce, GuardedApp):
         )
         self.leaving = Leaving(chat)
         self.recall = RecallController(chat)
-        self.focus_ring = FocusController(
-            chat,
-            self.runs,
-            self.resend,
-            self.interrupts,
-            lambda: hasattr(self, "recording") and self.recording.recording,
-        )
+        self.focus_ring = FocusController(chat, self.runs, self.resend, self.interrupts)
 
     # ------------------------------------------------------------ what tests and screens read
 

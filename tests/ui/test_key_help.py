@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from app_support import NO_AUDIO, SIZE, connected, demo_app, settle, turn
+from recorder_support import FakeInput, sine
 from textual.binding import Binding
 from textual.command import CommandList, CommandPalette
 from textual.screen import ModalScreen, Screen
@@ -29,8 +30,10 @@ import openwop_tui.ui
 from openwop_tui.config import Config, ConfigError, load_config
 from openwop_tui.core.fold import UserTurn
 from openwop_tui.demo_host import DemoHost
+from openwop_tui.devices.recorder import Recorder
 from openwop_tui.ui import key_help, keys
 from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.controllers import recording
 from openwop_tui.ui.screens.capabilities import CapabilitiesScreen
 from openwop_tui.ui.screens.help import HelpScreen, KeyRow
 from openwop_tui.ui.transcript.view import TranscriptView
@@ -242,3 +245,22 @@ def test_vim_keys_is_a_setting_of_the_config_file(tmp_path: Path) -> None:
     path.write_text("vim_keys = 1\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="vim_keys must be true or false"):
         load_config({}, environ={}, path=path)
+
+
+async def test_while_recording_esc_discards_the_clip_and_the_footer_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    microphone = FakeInput()
+    monkeypatch.setattr(recording, "Recorder", lambda **kw: Recorder(microphone, **kw))
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await _footer_says(pilot, app, "escape", None)
+        await pilot.press("f11")
+        await settle(pilot, app, lambda: bool(microphone.streams), what="recording")
+        await _footer_says(pilot, app, "escape", "Discard recording")
+        microphone.stream.pump(sine(1.0))
+        await pilot.press("escape")
+        await settle(pilot, app, lambda: not app.recording.recording, what="discarded")
+        await _footer_says(pilot, app, "escape", None)
+        assert app.attaching.take() == ()  # nothing attached
