@@ -110,6 +110,9 @@ class Config:
     markdown_images: bool = False
     """Read plain markdown images (``![alt](https://…)``) in replies as media and fetch them
     under the media policy; off (the default), they stay text, as OpenClaw does."""
+    vim_keys: bool = False
+    """vim-style movement in the transcript besides the arrows: j/k the next/previous item,
+    g/G the first/last, Ctrl+D/Ctrl+U half a page. Off: those keys do nothing there."""
     keys: tuple[tuple[str, str], ...] = ()
     """The ``[keys]`` table: (action name, ``"key,key"``) pairs that replace the default keys
     (`openwop_tui.ui.keys`), already checked. `keymap` gives them as a dict."""

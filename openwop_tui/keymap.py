@@ -143,10 +143,26 @@ APP_KEYS: tuple[KeyAction, ...] = (
     KeyAction(
         "transcript",
         "enter_transcript",
-        "shift+tab,ctrl+up",
+        "ctrl+up",
         "Transcript",
-        "from the input: move into the transcript, at the newest item",
-        priority=True,  # before the input's own Shift+Tab (focus previous)
+        "from anywhere: into the transcript, at the newest item",
+        priority=True,  # before the input's own Ctrl+Up
+    ),
+    KeyAction(
+        "next_place",
+        "next_place",
+        "tab",
+        "Next",
+        "the next place: the events panel, the transcript, the attachments, the input… "
+        "(a ring: Shift+Tab goes back through the same places)",
+    ),
+    KeyAction(
+        "previous_place",
+        "previous_place",
+        "shift+tab",
+        "Previous",
+        "the previous place in the same ring (from the input: the transcript, at the newest item)",
+        priority=True,  # before a widget's own Shift+Tab, so every place goes back the same way
     ),
     KeyAction("export", "export", "ctrl+s", "Export", "export this session to a file"),
     KeyAction(
@@ -180,6 +196,43 @@ PROMPT_KEYS: tuple[KeyAction, ...] = (
 )
 
 ACTIONS: dict[str, KeyAction] = {entry.name: entry for entry in APP_KEYS + PROMPT_KEYS}
+
+
+@dataclass(frozen=True, slots=True)
+class AlsoRuns:
+    """Another action the keys of an `APP_KEYS` entry run, where that entry's does not apply.
+
+    One key, one meaning at a time: Esc cancels a live run, keeps the exchange while the last
+    message is edited, discards a voice message being recorded. Each is a binding of its own
+    (the app's ``check_action`` enables the one that applies, so the footer names what Esc does
+    there) with the entry's id, so ``[keys]`` moves them together."""
+
+    name: str
+    """The `APP_KEYS` entry whose keys these are."""
+    action: str
+    title: str
+    """The footer's words while this meaning applies."""
+    description: str
+    """When it applies and what it does, for the help screen."""
+
+
+#: The other meanings of the app's keys. At most one meaning of a key applies at a time (the
+#: app's ``check_action`` makes them exclusive: while recording, Esc discards the clip and
+#: nothing else; with a run live it cancels the run, an edit or not).
+ALSO_RUNS: tuple[AlsoRuns, ...] = (
+    AlsoRuns(
+        "cancel_run",
+        "discard_recording",
+        "Discard recording",
+        "while a voice message is recorded: discard it (nothing else)",
+    ),
+    AlsoRuns(
+        "cancel_run",
+        "cancel_edit",
+        "Keep exchange",
+        "while your last message is edited in the input: keep the exchange as it was",
+    ),
+)
 
 _MODIFIERS = ("ctrl", "alt", "shift", "meta", "super", "hyper")
 #: Named keys Textual knows (tests/ui/test_keys.py checks each against `textual.keys`).

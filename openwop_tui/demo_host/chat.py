@@ -32,7 +32,7 @@ _KEYWORDS: dict[str, tuple[str, str, tuple[tour.Item, ...]]] = {
     "image": (r"images?|pictures?", "**an image**: a bar chart, fetched by URL", (tour.chart,)),
     "audio": (
         r"audio|sounds?|speak\w*",
-        "**audio**: a spoken clip for your sound card",
+        "**audio**: a spoken clip, to play or to save",
         (tour.speech,),
     ),
     "code": (r"code", "**code**: a Python snippet", (tour.code,)),
@@ -75,7 +75,7 @@ _KEYWORDS: dict[str, tuple[str, str, tuple[tour.Item, ...]]] = {
 
 HELP_LIST = """\
 - `image`: a chart drawn on the host, fetched by URL
-- `audio`: a short spoken clip, played through your sound card
+- `audio`: a short spoken clip, played where there is a sound device (else saved)
 - `code`: a Python snippet with syntax highlighting
 - `card`: a card with a markdown body, and one drawn from a JSON object
 - `file`: a CSV report you can save

@@ -27,10 +27,13 @@ OVERSIZED_BYTES = 48 * 1024 * 1024
 #: Length of ``media/hello.ogg`` as soundfile reports it (81,388 frames at 16 kHz), rounded.
 AUDIO_DURATION_SECONDS = 5.09
 
-#: What the clip says, for alt text.
+#: What the clip says (espeak-ng). Not its alt text: its second sentence claims a sound card,
+#: which the machine showing it may not have (issue 27).
 AUDIO_TRANSCRIPT = (
     "Hello from the open WOP demo host. This clip was played through your sound card."
 )
+#: The clip's alt text: what it is, true wherever it is shown, played or not.
+AUDIO_ALT = "A synthetic voice greeting you from the open WOP demo host (5 seconds)."
 
 # A private, ancillary, safe-to-copy chunk type (lower/lower/UPPER/lower per the PNG spec):
 # decoders must skip it, so the padded file still decodes as the small picture it wraps.

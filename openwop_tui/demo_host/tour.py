@@ -131,7 +131,7 @@ def speech(ctx: WorkflowContext) -> Iterator[Step]:
         "audio",
         "audio/ogg",
         title="Spoken greeting",
-        alt=f"A synthetic voice saying: '{media.AUDIO_TRANSCRIPT}'",
+        alt=media.AUDIO_ALT,
         url=url,
         size=len(data),
         duration=media.AUDIO_DURATION_SECONDS,

@@ -203,13 +203,19 @@ class Profile:
             return replace(self, width=parse_width(value))
         raise ValueError(f"no such switch {switch!r}: images, colours, audio, fetching or width")
 
-    def describe(self) -> str:
-        """One line: ``images half-blocks · colours 16 · audio off · fetching on · width 80``."""
+    def describe(self, no_audio: str | None = None) -> str:
+        """One line: ``images half-blocks · colours 16 · audio off · fetching on · width 80``.
+
+        ``no_audio``: why this machine plays no sound (``no PortAudio``), when it cannot; audio
+        then reads ``off (no PortAudio)`` whatever the switch says, as the items do."""
+        audio = "on" if self.audio else "off"
+        if no_audio:
+            audio = f"off ({no_audio})"
         return " · ".join(
             (
                 f"images {IMAGE_LABELS[self.images]}",
                 f"colours {COLOUR_LABELS[self.colours]}",
-                f"audio {'on' if self.audio else 'off'}",
+                f"audio {audio}",
                 f"fetching {'on' if self.fetching else 'off'}",
                 f"width {width_label(self.width)}",
             )

@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.screen import Screen
 from textual.theme import Theme
 from textual.widgets import Footer
 
@@ -32,7 +30,7 @@ from openwop_tui.renderers.base import AudioSupport
 from openwop_tui.store import state
 from openwop_tui.text.redact import Redactor
 from openwop_tui.ui import heap, keys, theme_palette
-from openwop_tui.ui.command_palette import OWN_SYSTEM_COMMANDS, AppCommands
+from openwop_tui.ui.command_palette import AppCommands
 from openwop_tui.ui.controllers.attaching import AttachingController
 from openwop_tui.ui.controllers.chat import Chat, Parts
 from openwop_tui.ui.controllers.chats import ChatsController
@@ -40,6 +38,7 @@ from openwop_tui.ui.controllers.connection import ConnectionController
 from openwop_tui.ui.controllers.diagnostics import DiagnosticsController
 from openwop_tui.ui.controllers.feed import Feed
 from openwop_tui.ui.controllers.files import FilesController
+from openwop_tui.ui.controllers.focus import FocusController
 from openwop_tui.ui.controllers.interrupts import InterruptsController
 from openwop_tui.ui.controllers.item_actions import ItemActionsController
 from openwop_tui.ui.controllers.leaving import Leaving
@@ -55,6 +54,7 @@ from openwop_tui.ui.controllers.search_all import SearchAllController
 from openwop_tui.ui.controllers.sessions import SessionsController, open_chat
 from openwop_tui.ui.controllers.settings import SettingsController
 from openwop_tui.ui.controllers.timeline import TimelineController
+from openwop_tui.ui.dialog_footer import give_dialogs_footers
 from openwop_tui.ui.failure import GuardedApp
 from openwop_tui.ui.messages import (
     ActionRequested,
@@ -82,7 +82,7 @@ from openwop_tui.ui.screens.unsaved import UnsavedScreen
 from openwop_tui.ui.signals import end_on_signals, stop_ending_on_signals
 from openwop_tui.ui.transcript.view import TranscriptView
 from openwop_tui.ui.widgets.chips import AttachmentChips
-from openwop_tui.ui.widgets.prompt import InputArea, PromptInput
+from openwop_tui.ui.widgets.prompt import InputArea
 from openwop_tui.ui.widgets.recording import RecordingBar
 from openwop_tui.ui.widgets.search_bar import SearchBar
 from openwop_tui.ui.widgets.status import StatusLine
@@ -105,7 +105,8 @@ class ChatApp(ResizeAtOnce, GuardedApp):
     AUTO_FOCUS = "#prompt"
     # From the key table, with ids: the config's [keys] moves them (set_keymap in __init__).
     BINDINGS: ClassVar[list[BindingType]] = list(keys.bindings(keys.APP_KEYS))
-    COMMANDS = App.COMMANDS | {AppCommands}
+    # The app's commands, then Textual's own (`AppCommands` offers both, in that order).
+    COMMANDS: ClassVar = {AppCommands}
     recording: RecordingController
     """Records voice messages (made once the recording bar is mounted: `on_mount`)."""
 
@@ -187,6 +188,7 @@ class ChatApp(ResizeAtOnce, GuardedApp):
         )
         self.leaving = Leaving(chat)
         self.recall = RecallController(chat)
+        self.focus_ring = FocusController(chat, self.runs, self.resend, self.interrupts)
 
     # ------------------------------------------------------------ what tests and screens read
 
@@ -224,7 +226,10 @@ class ChatApp(ResizeAtOnce, GuardedApp):
             StatusLine(id="status"),
             TimelinePanel(id="events"),
             TranscriptView(
-                id="transcript", registry=self.chat.registry, code_theme=self.config.code_theme
+                id="transcript",
+                registry=self.chat.registry,
+                code_theme=self.config.code_theme,
+                vim_keys=self.config.vim_keys,
             ),
             SearchBar(id="search"),
             InputArea(id="input-area"),
@@ -234,13 +239,6 @@ class ChatApp(ResizeAtOnce, GuardedApp):
         # The key table has the palette's binding (moved by [keys] like any other): the
         # footer's own palette entry would name it a second time.
         yield Footer(show_command_palette=False)
-
-    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        """Textual's own palette commands, less those the app's commands already offer (its
-        Theme and Quit would be listed twice)."""
-        for command in super().get_system_commands(screen):
-            if command.title not in OWN_SYSTEM_COMMANDS:
-                yield command
 
     def _theme_changed(self, theme: Theme) -> None:
         """A theme was chosen (the palette's theme picker, or code): redraw in it, and keep it
@@ -262,6 +260,7 @@ class ChatApp(ResizeAtOnce, GuardedApp):
             on_note=lambda said: self.notify(said, severity="warning", markup=False),
         )
         self.theme_changed_signal.subscribe(self, self._theme_changed)
+        give_dialogs_footers(self)  # each dialog's footer names its keys, not the chat's
         end_on_signals(self, self.runs, self._finish, self.leaving.keep_unasked)
         typed, self._typed = self._typed, ""
         newest, self._newest = self._newest, None
@@ -434,6 +433,7 @@ class ChatApp(ResizeAtOnce, GuardedApp):
     def action_record_voice(self) -> None:
         """Start recording a voice message, or stop and attach it."""
         self.recording.toggle()
+        self.refresh_bindings()  # Esc discards it while it records
 
     def _voice_clip(self, data: bytes, name: str, mime: str, _duration: float) -> None:
         """A recorded clip: checked like any file, then attached to the next message.
@@ -458,12 +458,17 @@ class ChatApp(ResizeAtOnce, GuardedApp):
 
     async def action_cancel_run(self) -> None:
         """Ask the host to cancel the running run; drop the stream if the host won't answer.
-        While the last message is being edited (and no run goes), Esc cancels the edit; while
-        a voice message is recorded, Esc discards it (and nothing else)."""
-        if self.recording.discard():
-            return
-        if self.runs.busy or not self.resend.cancel_edit():
-            await self.runs.cancel()
+        (Esc's other meanings: `action_cancel_edit`, `action_discard_recording`.)"""
+        await self.runs.cancel()
+
+    def action_cancel_edit(self) -> None:
+        """Esc while the last message is edited: keep the exchange as it was."""
+        self.resend.cancel_edit()
+
+    def action_discard_recording(self) -> None:
+        """Esc while a voice message is recorded: discard it."""
+        self.recording.discard()
+        self.refresh_bindings()
 
     async def action_quit(self) -> None:
         """Quit; with a run in flight, first ask whether to cancel it or leave it running; with
@@ -481,13 +486,13 @@ class ChatApp(ResizeAtOnce, GuardedApp):
             self.view.scroll_page_down(animate=False)
 
     def action_enter_transcript(self) -> None:
-        """From the input, select the newest item in the transcript; elsewhere Shift+Tab keeps
-        its usual meaning (focus the previous widget)."""
-        if isinstance(self.focused, PromptInput) or self.focused is None:
-            self.view.focus()
-            self.view.select_last()
-        else:
-            self.screen.focus_previous()
+        self.focus_ring.enter_transcript()
+
+    def action_previous_place(self) -> None:
+        self.focus_ring.previous_place()
+
+    def action_next_place(self) -> None:
+        self.focus_ring.next_place()
 
     def action_search(self) -> None:
         self.search.open()
@@ -566,11 +571,13 @@ class ChatApp(ResizeAtOnce, GuardedApp):
         self.interrupts.focus_open_form()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Keys that apply only sometimes are hidden from the footer (and do nothing) when they
-        do not: the way back to a question's form, with no form open."""
-        if action == "focus_form" and hasattr(self, "interrupts"):
-            return self.interrupts.has_open_form()
-        return True
+        """Keys that apply only sometimes are hidden from the footer (and left to the key's
+        next meaning) when they do not: `FocusController.applies`."""
+        return self.focus_ring.applies(action) if hasattr(self, "focus_ring") else True
+
+    def action_vim_keys(self, on: bool) -> None:
+        """Turn the transcript's vim-style keys on or off for this run (the palette)."""
+        self.view.set_vim_keys(on)
 
     def action_toggle_verbose(self) -> None:
         self.view.show_verbose = not self.view.show_verbose

@@ -9,12 +9,14 @@ shown next to a command are the ones in effect, after the config's ``[keys]``.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
+from inspect import isawaitable
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from openwop_tui.ui import keys
+from openwop_tui.ui import key_help, keys
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,47 +135,94 @@ COMMANDS: tuple[PaletteCommand, ...] = (
         "Lab: matrix view of the selected envelope", "matrix", "drawn under each profile"
     ),
     *LAB_COMMANDS,
+    PaletteCommand("Vim keys: on", "vim_keys(True)", "j/k, g/G, Ctrl+D/U move in the transcript"),
+    PaletteCommand("Vim keys: off", "vim_keys(False)", "only the arrows, Home/End, PgUp/PgDn"),
     PaletteCommand("Clear the screen", "clear", "the history is kept", "clear"),
     PaletteCommand("Quit", "quit", "asks first while a run is going", "quit"),
 )
 
 
-class AppCommands(Provider):
-    """Offers `COMMANDS` the app can carry out; register it in ``App.COMMANDS``."""
+@dataclass(frozen=True, slots=True)
+class Offered:
+    """One line of the palette, ready to run."""
 
-    def _offered(self) -> list[tuple[PaletteCommand, str]]:
-        """(command, help line with its keys) for each action the app has."""
+    name: str
+    help: str
+    run: Callable[[], Awaitable[object]]
+
+
+class AppCommands(Provider):
+    """The palette's lines, in order: the keys of the place the focus is in (the footer's),
+    the app's `COMMANDS` that apply now, then Textual's own commands (Keys, Maximize,
+    Screenshot…) less those the app's already offer (its Theme and Quit). Registered alone in
+    ``App.COMMANDS``, so Textual's come after the app's rather than heading the list."""
+
+    def _here(self) -> list[Offered]:
+        """The footer's keys of the focused place (its widgets' bindings, not the app's)."""
+        offered = []
+        seen: set[str] = set()
+        for key, active in self.screen.active_bindings.items():
+            binding = active.binding
+            if active.node is self.app or not binding.show or not active.enabled:
+                continue
+            if binding.action in seen:
+                continue
+            seen.add(binding.action)
+            help_line = binding.tooltip or binding.description
+            offered.append(
+                Offered(
+                    f"Here: {binding.description}",
+                    f"{key_help.key_shown(key)} · {help_line}",
+                    partial(self.app.run_action, binding.action, active.node),
+                )
+            )
+        return offered
+
+    def _commands(self) -> list[Offered]:
+        """`COMMANDS` the app has and that apply now, with their keys in effect."""
         keymap = keys.in_effect(self.app)
         offered = []
         for command in COMMANDS:
-            if not keys.available(self.app, command.action):
+            action = command.action.partition("(")[0]
+            if not keys.available(self.app, command.action) or not self.app.check_action(
+                action, ()
+            ):
                 continue
             shown = command.help
             if command.key is not None:
                 shown = f"{keys.display(keymap[command.key])} · {shown}"
-            offered.append((command, shown))
+            offered.append(
+                Offered(command.name, shown, partial(self.app.run_action, command.action))
+            )
         return offered
 
+    def _textuals(self) -> list[Offered]:
+        """Textual's own commands, after the app's."""
+        return [
+            Offered(command.title, command.help, partial(_call, command.callback))
+            for command in self.app.get_system_commands(self.screen)
+            if command.title not in OWN_SYSTEM_COMMANDS and command.discover
+        ]
+
+    def _offered(self) -> list[Offered]:
+        return [*self._here(), *self._commands(), *self._textuals()]
+
     async def discover(self) -> Hits:
-        """Everything, when nothing is typed yet."""
-        for command, shown in self._offered():
-            yield DiscoveryHit(
-                command.name, partial(self._run, command.action), command.name, shown
-            )
+        """Everything, when nothing is typed yet, in order."""
+        for line in self._offered():
+            yield DiscoveryHit(line.name, line.run, line.name, line.help)
 
     async def search(self, query: str) -> Hits:
-        """Commands whose name matches ``query`` (fuzzy, as Textual's own)."""
+        """Lines whose name matches ``query`` (fuzzy, as Textual's own)."""
         matcher = self.matcher(query)
-        for command, shown in self._offered():
-            score = matcher.match(command.name)
+        for line in self._offered():
+            score = matcher.match(line.name)
             if score > 0:
-                yield Hit(
-                    score,
-                    matcher.highlight(command.name),
-                    partial(self._run, command.action),
-                    command.name,
-                    shown,
-                )
+                yield Hit(score, matcher.highlight(line.name), line.run, line.name, line.help)
 
-    async def _run(self, action: str) -> None:
-        await self.app.run_action(action)
+
+async def _call(callback: Callable[[], object]) -> None:
+    """Run one of Textual's command callbacks (plain or a coroutine function)."""
+    result = callback()
+    if isawaitable(result):
+        await result

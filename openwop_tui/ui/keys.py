@@ -11,6 +11,7 @@ from textual.dom import DOMNode
 
 from openwop_tui.keymap import (
     ACTIONS,
+    ALSO_RUNS,
     APP_KEYS,
     NAMED_KEYS,
     PROMPT_KEYS,
@@ -23,6 +24,7 @@ from openwop_tui.keymap import (
 
 __all__ = [
     "ACTIONS",
+    "ALSO_RUNS",
     "APP_KEYS",
     "NAMED_KEYS",
     "PROMPT_KEYS",
@@ -45,18 +47,36 @@ def in_effect(app: DOMNode) -> dict[str, str]:
 
 
 def bindings(entries: Iterable[KeyAction]) -> list[Binding]:
-    """Textual bindings for ``entries``, with their names as ids so a keymap can move them."""
-    return [
-        Binding(
-            entry.keys,
-            entry.action,
-            entry.title,
-            show=entry.show,
-            priority=entry.priority,
-            id=entry.name,
+    """Textual bindings for ``entries``, with their names as ids so a keymap can move them; an
+    entry's other meanings (`ALSO_RUNS`) follow it, with its keys and id (``[keys]`` moves
+    them together), its ``show`` and its priority."""
+    made = []
+    for entry in entries:
+        made.append(
+            Binding(
+                entry.keys,
+                entry.action,
+                entry.title,
+                show=entry.show,
+                priority=entry.priority,
+                tooltip=entry.description,
+                id=entry.name,
+            )
         )
-        for entry in entries
-    ]
+        made.extend(
+            Binding(
+                entry.keys,
+                also.action,
+                also.title,
+                show=entry.show,
+                priority=entry.priority,
+                tooltip=also.description,
+                id=entry.name,
+            )
+            for also in ALSO_RUNS
+            if also.name == entry.name
+        )
+    return made
 
 
 def available(node: DOMNode, action: str) -> bool:

@@ -176,14 +176,17 @@ async def test_escape_cancels_a_streaming_run() -> None:
         assert app.is_running and app._exception is None
 
 
-async def test_escape_with_no_run_says_so() -> None:
+async def test_escape_with_no_run_is_not_offered_and_does_nothing() -> None:
+    """With no run, the footer does not offer Esc (issue 27: it said "Cancel run" with none),
+    and Esc leaves everything as it was: no run to cancel, nothing said."""
     app = demo_app()
     seen = record_notifications(app)
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot, app)
         await pilot.press("escape")
-        await settle(pilot, app, lambda: bool(seen), what="a notification")
-        assert seen == [("information", "No run to cancel.")]
+        await pilot.pause()
+        assert "escape" not in app.screen.active_bindings
+        assert seen == []
 
 
 async def test_a_second_enter_while_a_run_is_being_created_is_queued_then_sent() -> None:

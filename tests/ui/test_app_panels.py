@@ -216,7 +216,8 @@ async def test_the_input_enters_the_transcript_arrows_step_and_escape_leaves(key
         await connected(pilot, app)
         await turn(pilot, app, "card please")
         view = app.view
-        shown = [i for i, block in enumerate(view.blocks()) if not block.verbose]
+        # The items the cursor stops at: no lifecycle line ("run completed"), no welcome.
+        shown = [i for i, block in enumerate(view.blocks()) if block.stop and not block.verbose]
         await pilot.press(key)
         await settle(pilot, app, lambda: view.has_focus, what="the transcript focused")
         assert view.cursor == shown[-1]  # the newest item

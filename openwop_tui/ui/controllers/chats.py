@@ -145,4 +145,5 @@ class ChatsController:
         store = self.chat.store
         if store is not None:
             places = replace(places, sessions=store.path)
-        self.chat.app.push_screen(HelpScreen(replace(places, log=log_file)))
+        app = self.chat.app
+        app.push_screen(HelpScreen(replace(places, log=log_file), focused=app.focused))

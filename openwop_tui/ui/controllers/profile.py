@@ -22,6 +22,7 @@ from openwop_tui.draw.palette import Palette
 from openwop_tui.present import envelope as drawing
 from openwop_tui.protocol.asset import Asset
 from openwop_tui.protocol.envelopes import Envelope
+from openwop_tui.renderers.audio import no_audio_cause
 from openwop_tui.renderers.base import AudioSupport, RenderContext, Rendered
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.messages import LoadingChanged
@@ -94,6 +95,17 @@ class LabController:
         self.audio_support = support
         self._base = replace(self._base, audio=support)
 
+    def no_audio(self) -> str | None:
+        """Why this machine plays no sound, in the few words the items' badges use (``no
+        PortAudio``, ``no audio device``, ``switched off`` for --no-audio); ``None`` when it
+        can, or is not probed yet. The lab's audio line reads off with this, whatever its
+        switch."""
+        support = self.audio_support
+        if support is None or support.available:
+            return None
+        cause = no_audio_cause(support.reason or "")
+        return "switched off" if cause == "audio off" else cause
+
     def source(self, profile: Profile) -> drawing.Source:
         """Where envelopes get their bytes under ``profile``: the conversation's store and
         host, or, with fetching off, nowhere (the lab shows what a client that does not fetch
@@ -148,7 +160,7 @@ class LabController:
         app = self.chat.app
         self.profile = profile
         self.chat.parts.view.set_profile(profile.colours, profile.width)
-        app.notify(f"lab: {profile.describe()}", markup=False)
+        app.notify(f"lab: {profile.describe(self.no_audio())}", markup=False)
         from openwop_tui.ui.screens.capabilities import CapabilitiesScreen
 
         for screen in app.screen_stack:
@@ -177,7 +189,7 @@ class LabController:
             size=(app.size.width, app.size.height),
             host_takes=self._host_takes(),
         )
-        app.push_screen(CapabilitiesScreen(probed, self.profile))
+        app.push_screen(CapabilitiesScreen(probed, self.profile, self.no_audio()))
 
     def _host_takes(self) -> str | None:
         """What the connected host takes from a person (``None``: not connected yet)."""
@@ -227,7 +239,7 @@ class LabController:
             return
         width = max(20, app.size.width - 8)
         drawn = await self.matrix(item.envelope, width)
-        app.push_screen(MatrixScreen(item.envelope, drawn))
+        app.push_screen(MatrixScreen(item.envelope, drawn, self.no_audio()))
 
 
 def app_image_context(support: ImageSupport | None, requested: str) -> RenderContext:

@@ -40,8 +40,20 @@ class ResendController:
         self.runs = runs
         self.feed = feed
         self.attaching = attaching
-        self.editing = False
+        self._editing = False
+        self._notice: str | None = None
+        """The item id of the line the last replacement showed ("the last message was sent
+        again…"), taken off the screen by the next one: one such line, not one per resend."""
+
+    @property
+    def editing(self) -> bool:
         """The prompt holds the last message being edited: Enter replaces the exchange."""
+        return self._editing
+
+    def editing_now(self, editing: bool) -> None:
+        """Whether the last message is being edited, from now on (Esc's meaning follows)."""
+        self._editing = editing
+        self.chat.app.refresh_bindings()
 
     def why_not(self) -> str | None:
         """Why the last exchange cannot be replaced now (``None``: it can)."""
@@ -104,7 +116,7 @@ class ResendController:
         self.attaching.take()  # (what was attached for another message is not this one's)
         self.attaching.give_back(attachments)
         prompt.focus()
-        self.editing = True
+        self.editing_now(True)
         self.chat.app.notify(
             "Editing your last message: Enter sends it in place of the last exchange; "
             "Esc keeps the exchange.",
@@ -114,13 +126,14 @@ class ResendController:
     def forget(self) -> None:
         """A new chat is shown: an edit begun in the old one is not the new one's (its prompt
         text goes with the old chat's draft)."""
-        self.editing = False
+        self.editing_now(False)
+        self._notice = None
 
     def cancel_edit(self) -> bool:
         """Esc while editing: the exchange stays; ``True`` if there was an edit to cancel."""
         if not self.editing:
             return False
-        self.editing = False
+        self.editing_now(False)
         self.chat.parts.prompt.value = ""
         self.attaching.take()
         self.chat.app.notify("Edit cancelled: the last exchange is kept.", markup=False)
@@ -129,7 +142,7 @@ class ResendController:
     async def send_edited(self, text: str, attachments: tuple[Attachment, ...] = ()) -> None:
         """Enter while editing: ``text`` (with ``attachments``) replaces the last exchange."""
         if self.chat.conversation.last_user_turn() is None:
-            self.editing = False  # a new chat since: nothing to replace, an ordinary message
+            self.editing_now(False)  # a new chat since: nothing to replace, an ordinary message
             await self.runs.submitted(text, attachments)
             return
         why = self.why_not()
@@ -138,7 +151,7 @@ class ResendController:
             self.attaching.give_back(attachments)
             self._refuse(why)
             return
-        self.editing = False
+        self.editing_now(False)
         await self._resend(text, attachments)
 
     async def regenerate(self, item_id: str | None = None) -> None:
@@ -146,13 +159,16 @@ class ResendController:
         turn = self._last(item_id)
         attachments = self._carried(turn) if turn is not None else None
         if turn is not None and attachments is not None:
-            self.editing = False
+            self.editing_now(False)
             await self._resend(turn.text, attachments)
 
     async def _resend(self, text: str, attachments: tuple[Attachment, ...]) -> None:
         replaced = self.chat.conversation.replace_last_exchange()
         if replaced is None:
             return
-        self.chat.parts.view.drop(replaced.item_ids)
+        # The line an earlier resend showed goes with the exchange (the session keeps both).
+        earlier = (self._notice,) if self._notice is not None else ()
+        self.chat.parts.view.drop((*earlier, *replaced.item_ids))
         await self.feed.show([replaced.notice])
+        self._notice = replaced.notice.item.id
         self.runs.start_turn(text, attachments)

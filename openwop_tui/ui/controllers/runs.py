@@ -106,6 +106,7 @@ class RunsController:
             self._idle.set()
         if following is not None:
             self.following = following
+        self.chat.app.refresh_bindings()  # Esc cancels the run (the footer says so) or not
 
     async def until_idle(self) -> None:
         """Return once no run is going (at once when none is)."""

@@ -61,9 +61,13 @@ def _next(values: tuple[object, ...], current: object) -> object:
 
 
 #: Each switch: (key, switch name, how its value reads, the value after the current one).
-def switches(profile: Profile) -> list[tuple[str, str, str, str]]:
-    """(key, switch, shown value, next value as the switch's word) for each switch."""
+def switches(profile: Profile, no_audio: str | None = None) -> list[tuple[str, str, str, str]]:
+    """(key, switch, shown value, next value as the switch's word) for each switch;
+    ``no_audio``: why this machine plays no sound (audio then shows off, and why)."""
     following_width = _next(WIDTHS, profile.width)
+    audio = "on" if profile.audio else "off"
+    if no_audio:
+        audio = f"off: {no_audio}" + (" (switch on)" if profile.audio else "")
     return [
         (
             "i",
@@ -72,7 +76,7 @@ def switches(profile: Profile) -> list[tuple[str, str, str, str]]:
             str(_next(IMAGE_MODES, profile.images)),
         ),
         ("c", "colours", COLOUR_LABELS[profile.colours], str(_next(COLOURS, profile.colours))),
-        ("a", "audio", "on" if profile.audio else "off", "off" if profile.audio else "on"),
+        ("a", "audio", audio, "off" if profile.audio else "on"),
         (
             "f",
             "fetching",
@@ -122,10 +126,12 @@ class CapabilitiesScreen(ModalScreen[None]):
         Binding("m", "matrix", "Matrix"),
     ]
 
-    def __init__(self, probed: Probed, profile: Profile) -> None:
+    def __init__(self, probed: Probed, profile: Profile, no_audio: str | None = None) -> None:
+        """``no_audio``: why this machine plays no sound (``no PortAudio``), when it cannot."""
         super().__init__()
         self.probed = probed
         self.profile = profile
+        self.no_audio = no_audio
 
     def compose(self) -> ComposeResult:
         scroll = VerticalScroll()
@@ -185,7 +191,7 @@ class CapabilitiesScreen(ModalScreen[None]):
         grid.add_column()
         grid.add_row("", "", "", "")
         grid.add_row(Text("The lab", style=f"bold {palette.accent}"), "", "", "")
-        for key, name, shown, following in switches(self.profile):
+        for key, name, shown, following in switches(self.profile, self.no_audio):
             grid.add_row(
                 Text(f"[{key}]", style=palette.accent),
                 name,
@@ -193,4 +199,5 @@ class CapabilitiesScreen(ModalScreen[None]):
                 Text(f"next: {_label(name, following)}", style=palette.muted),
             )
         grid.add_row(Text("[m]", style=palette.accent), "matrix", "the selected envelope", "")
-        return Group(grid, Text(self.profile.describe(), style=palette.muted))
+        described = self.profile.describe(self.no_audio)
+        return Group(grid, Text(described, style=palette.muted))

@@ -1,9 +1,10 @@
 """The help panel: every key, as configured, and what to type to the demo host.
 
-The key list is built from `openwop_tui.ui.keys` with the keymap in effect, so a key moved in the
-config file shows where it went, and an action the app does not have yet is not listed. The
-panel fills the screen but for a margin and scrolls by keys (Up/Down, PgUp/PgDn, Home/End) and
-mouse: at 80x24 the keys come first, then the hints.
+The key list is made from the bindings themselves (`openwop_tui.ui.key_help`): the keys of the
+place the focus was in first, then the app's (with the keymap in effect, so a key moved in the
+config file shows where it went, and an action the app does not have yet is not listed), then
+every other place's. The panel fills the screen but for a margin and scrolls by keys (Up/Down,
+PgUp/PgDn, Home/End) and mouse: at 80x24 the keys come first, then the hints.
 """
 
 from __future__ import annotations
@@ -20,24 +21,8 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widgets import Markdown, Static
 
-from openwop_tui.ui import keys
+from openwop_tui.ui import key_help, keys
 from openwop_tui.ui.screens.help_tasks import Places, task_answers
-
-#: Keys of widgets, not of the app: fixed, listed after the app's.
-WIDGET_KEYS: tuple[tuple[str, str], ...] = (
-    ("↑ / ↓", "in the input, on its first / last line: earlier / later messages you sent"),
-    ("Shift+Tab / Ctrl+↑", "from the input: into the transcript"),
-    ("↑ / ↓ · Home / End", "in the transcript: previous / next item · first / last"),
-    ("Esc", "in the transcript: back to the input"),
-    ("s o p x c", "on an envelope: save, open, play, stop, copy"),
-    ("S", "on a file: save as… into a folder you choose"),
-    ("Space · ← → or [ ] · 0-9", "on a clip: pause / resume · 5 s back / on · to a tenth"),
-    ("i", "on an envelope: inspect it beside the run event it came in"),
-    ("m", "on an envelope: the degradation lab's matrix view (drawn under each profile)"),
-    ("e", "on an item: the run events that made it (the timeline, filtered)"),
-    ("/ · Enter · t · f", "in the timeline: filter · the event's JSON · its item · pause/follow"),
-    ("Enter / Shift+Enter", "in search: next / previous match"),
-)
 
 HINTS = """\
 ## Sending
@@ -66,17 +51,6 @@ action's name is in brackets after what it does.
 """
 
 
-def key_rows(app: DOMNode) -> list[tuple[str, str]]:
-    """(keys, what they do [name]) for each action ``app`` has, then the widgets' keys."""
-    in_effect = keys.in_effect(app)
-    rows = [
-        (keys.display(in_effect[entry.name]), f"{entry.description} [{entry.name}]")
-        for entry in keys.PROMPT_KEYS + keys.APP_KEYS
-        if entry in keys.PROMPT_KEYS or keys.available(app, entry.action)
-    ]
-    return rows + list(WIDGET_KEYS)
-
-
 class KeyRow(Static):
     """One line of the key list: the keys in a column, then what they do."""
 
@@ -89,6 +63,7 @@ class KeyRow(Static):
         grid.add_row(Text(shown, style="bold"), Text(does))
         super().__init__(grid)
         self.keys_shown = shown
+        self.does = does
 
 
 class HelpScreen(ModalScreen[None]):
@@ -101,7 +76,8 @@ class HelpScreen(ModalScreen[None]):
         margin: 1 2; background: $panel; border: round $primary; padding: 0 1;
         border-title-align: center; border-subtitle-align: right;
     }
-    HelpScreen .keys-heading { text-style: bold; margin-bottom: 1; }
+    HelpScreen .keys-heading { text-style: bold; }
+    HelpScreen .keys-section { text-style: bold; color: $accent; margin-top: 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,f1,q", "dismiss", "Close"),
@@ -115,10 +91,12 @@ class HelpScreen(ModalScreen[None]):
         Binding("end", "scroll('end')", "Bottom", show=False),
     ]
 
-    def __init__(self, places: Places | None = None) -> None:
-        """``places``: where the app keeps things (the platform's defaults when not given)."""
+    def __init__(self, places: Places | None = None, focused: DOMNode | None = None) -> None:
+        """``places``: where the app keeps things (the platform's defaults when not given);
+        ``focused``: what had the focus when help was asked for (its place's keys first)."""
         super().__init__()
         self._places = places
+        self._focused = focused
 
     def compose(self) -> ComposeResult:
         panel = VerticalScroll(id="help-scroll")
@@ -130,8 +108,11 @@ class HelpScreen(ModalScreen[None]):
                 classes="keys-heading",
                 markup=False,
             )
-            for shown, does in key_rows(self.app):
-                yield KeyRow(shown, does)
+            for section in key_help.sections(self.app, self._focused):
+                yield Static(section.title, classes="keys-section", markup=False)
+                for line in section.lines:
+                    does = f"{line.does} [{line.name}]" if line.name else line.does
+                    yield KeyRow(line.keys, does)
             in_effect = keys.in_effect(self.app)
             keys_shown = {
                 name: keys.display(given)

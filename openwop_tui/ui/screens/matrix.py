@@ -46,10 +46,18 @@ class MatrixScreen(ModalScreen[None]):
         Binding("escape,q,m", "dismiss", "Close"),
     ]
 
-    def __init__(self, envelope: Envelope, drawn: list[tuple[str, Profile, Rendered]]) -> None:
+    def __init__(
+        self,
+        envelope: Envelope,
+        drawn: list[tuple[str, Profile, Rendered]],
+        no_audio: str | None = None,
+    ) -> None:
+        """``drawn``: (name, profile, drawing) under each preset; ``no_audio``: why this
+        machine plays no sound, when it cannot (each profile's audio then reads off, and why)."""
         super().__init__()
         self.envelope = envelope
         self.drawn = drawn
+        self.no_audio = no_audio
 
     def compose(self) -> ComposeResult:
         palette = theme_palette.of(self.app.current_theme)
@@ -66,8 +74,9 @@ class MatrixScreen(ModalScreen[None]):
         # Focused at once, so the keys scroll the panels (not the transcript underneath).
         self.query_one(VerticalScroll).focus()
 
-    @staticmethod
-    def panel(name: str, profile: Profile, rendered: Rendered, palette: Palette) -> MatrixPanel:
+    def panel(
+        self, name: str, profile: Profile, rendered: Rendered, palette: Palette
+    ) -> MatrixPanel:
         """One profile's panel: the envelope as drawn under it, in its colours.
 
         Args:
@@ -77,7 +86,7 @@ class MatrixScreen(ModalScreen[None]):
             palette: The theme's colours.
         """
         body = Group(
-            Text(profile.describe(), style=f"italic {palette.muted}"),
+            Text(profile.describe(self.no_audio), style=f"italic {palette.muted}"),
             present.envelope(rendered, palette),
         )
         shown = Downgraded(Themed(body, palette), profile.colours)

@@ -33,6 +33,7 @@ from textual.strip import Strip
 from openwop_tui.core.fold import (
     AssistantTurn,
     EnvelopeItem,
+    Interrupt,
     Item,
     Notice,
     Reasoning,
@@ -190,9 +191,17 @@ class Block:
     """A verbose notice (a chat view may hide it). Read for every block on each layout after a
     resize, so worked out once: an item's kind and verbosity never change."""
 
+    stop: bool = field(init=False)
+    """A place the cursor stops at (↑/↓, Home/End): every item but a line of the client's own
+    that says how things went (a lifecycle line, the welcome, "the exchange was replaced"),
+    which has nothing to act on; warnings, errors and questions are stops."""
+
     def __post_init__(self) -> None:
         item = self.item
         self.verbose = isinstance(item, Notice) and item.verbose
+        self.stop = (
+            not isinstance(item, Notice) or isinstance(item, Interrupt) or item.level != "info"
+        )
 
     # ------------------------------------------------------------------ facts
 

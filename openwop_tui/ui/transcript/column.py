@@ -179,10 +179,11 @@ class Column:
         return indices
 
     def step(self, index: int, direction: int) -> int | None:
-        """The next shown block after ``index`` going ``direction`` (1 down, -1 up)."""
+        """The next shown block the cursor stops at (`Block.stop`) after ``index`` going
+        ``direction`` (1 down, -1 up)."""
         index += direction
         while 0 <= index < len(self._blocks):
-            if not self.hidden(index):
+            if self._blocks[index].stop and not self.hidden(index):
                 return index
             index += direction
         return None

@@ -77,32 +77,109 @@ def refusal(block: Block, name: str) -> str | None:
     return f"nothing to {what} here"
 
 
+#: The footer's one entry for the vim-style keys (shown while ``vim_keys`` is on).
+VIM_GROUP = Binding.Group("Move", compact=True)
+
+
+def vim_binding(binding: Binding) -> bool:
+    """Whether ``binding`` is one of the vim-style keys (bound only while ``vim_keys`` is on:
+    `TranscriptView.check_action`)."""
+    return binding.action.startswith("vim(")
+
+
+#: The view's keys; each one's ``tooltip`` is its line in the help (F1) and its hint in the
+#: footer. A key added here is in F1 as soon as it has one (tests/ui/test_key_help.py).
 BINDINGS: list[BindingType] = [
-    Binding("up,k", "cursor(-1)", "Previous", show=False),
-    Binding("down,j", "cursor(1)", "Next", show=False),
-    Binding("home", "first", "First", show=False),
-    Binding("end", "last", "Last", show=False),
-    Binding("pageup", "page(-1)", "Page up", show=False),
-    Binding("pagedown", "page(1)", "Page down", show=False),
-    Binding("escape", "leave", "Back to input", show=False),
-    Binding("s", "request('save')", "Save"),
-    Binding("S", "request('save-as')", "Save as…", show=False),
-    Binding("o", "request('open')", "Open"),
-    Binding("p", "request('play')", "Play"),
-    Binding("x", "request('stop')", "Stop"),
+    Binding("up", "cursor(-1)", "Previous", show=False, tooltip="the previous item"),
+    Binding("down", "cursor(1)", "Next", show=False, tooltip="the next item"),
+    Binding("home", "first", "First", show=False, tooltip="the first item"),
+    Binding("end", "last", "Last", show=False, tooltip="the last item, and follow new ones"),
+    Binding("pageup", "page(-1)", "Page up", show=False, tooltip="a page up"),
+    Binding("pagedown", "page(1)", "Page down", show=False, tooltip="a page down"),
+    Binding("escape", "leave", "Back to input", tooltip="back to the input"),
+    # vim-style movement, off unless the config's vim_keys is on (check_action).
+    Binding("j", "vim('next')", "Next", group=VIM_GROUP, tooltip="vim: the next item"),
+    Binding("k", "vim('previous')", "Previous", group=VIM_GROUP, tooltip="vim: the previous item"),
+    Binding("g", "vim('first')", "First", group=VIM_GROUP, tooltip="vim: the first item (gg)"),
+    Binding("G", "vim('last')", "Last", group=VIM_GROUP, tooltip="vim: the last item"),
+    Binding("ctrl+d", "vim('down')", "Half down", group=VIM_GROUP, tooltip="vim: half a page down"),
+    Binding("ctrl+u", "vim('up')", "Half up", group=VIM_GROUP, tooltip="vim: half a page up"),
+    Binding(
+        "s", "request('save')", "Save", tooltip="on an envelope: save it to the download folder"
+    ),
+    Binding(
+        "S",
+        "request('save-as')",
+        "Save as…",
+        show=False,
+        tooltip="on a file: save as… into a folder you choose",
+    ),
+    Binding("o", "request('open')", "Open", tooltip="on a file or link: open it with the desktop"),
+    Binding("p", "request('play')", "Play", tooltip="on a clip: play it"),
+    Binding("x", "request('stop')", "Stop", tooltip="on a clip: stop it"),
     # The player keys (`openwop_tui.ui.controllers.playback`); left/right would scroll
     # sideways, which the transcript never does (overflow-x is hidden).
-    Binding("space", "request('play')", "Pause", show=False),
-    Binding("left,left_square_bracket", "request('seek-back')", "Back 5 s", show=False),
-    Binding("right,right_square_bracket", "request('seek-forward')", "On 5 s", show=False),
-    *(Binding(str(n), f"request('seek:{n}')", f"To {n}0%", show=False) for n in range(10)),
-    Binding("c", "request('copy')", "Copy"),
-    Binding("y", "request('copy-code')", "Copy code"),
-    Binding("i", "request('inspect')", "Inspect"),
-    Binding("m", "matrix", "Matrix"),
-    Binding("e", "events", "Events"),
-    Binding("E", "request('edit')", "Edit & resend"),
-    Binding("r", "request('regenerate')", "Regenerate"),
+    Binding("space", "request('play')", "Pause", show=False, tooltip="on a clip: pause / resume"),
+    Binding(
+        "left,left_square_bracket",
+        "request('seek-back')",
+        "Back 5 s",
+        show=False,
+        tooltip="on a clip: 5 s back",
+    ),
+    Binding(
+        "right,right_square_bracket",
+        "request('seek-forward')",
+        "On 5 s",
+        show=False,
+        tooltip="on a clip: 5 s on",
+    ),
+    *(
+        Binding(
+            str(n),
+            f"request('seek:{n}')",
+            f"To {n}0%",
+            show=False,
+            tooltip="on a clip: jump to that tenth of it (0 the start, 5 the middle)",
+        )
+        for n in range(10)
+    ),
+    Binding("c", "request('copy')", "Copy", tooltip="copy the item's text (or an envelope's)"),
+    Binding("y", "request('copy-code')", "Copy code", tooltip="on a reply: copy its code block"),
+    Binding(
+        "i",
+        "request('inspect')",
+        "Inspect",
+        tooltip="on an envelope: inspect it beside its run event",
+    ),
+    Binding(
+        "m",
+        "matrix",
+        "Matrix",
+        tooltip="on an envelope: the degradation lab's matrix view (drawn under each profile)",
+    ),
+    Binding(
+        "e",
+        "events",
+        "Events",
+        tooltip="the run events that made the item (the timeline, filtered)",
+    ),
+    Binding(
+        "E",
+        "request('edit')",
+        "Edit & resend",
+        tooltip=(
+            "on your last message: edit it in the input; Enter sends it in place of its exchange"
+        ),
+    ),
+    Binding(
+        "r",
+        "request('regenerate')",
+        "Regenerate",
+        tooltip=(
+            "on your last message: send it again for a new reply (the session keeps the old one)"
+        ),
+    ),
 ]
 
 

@@ -51,7 +51,7 @@ class TranscriptView(BlockView, can_focus=True):
     from the input) to move between items and use their keys: s save, S save as…, o open,
     p or space play and pause, x stop, ←/→ or [/] seek 5 s, 0-9 jump to a tenth of the clip,
     c copy, y copy the code block, i inspect, m the lab's matrix view, e its run events; Esc
-    goes back to the input."""
+    goes back to the input. With ``vim_keys`` on, j/k/g/G and Ctrl+D/Ctrl+U move too."""
 
     DEFAULT_CSS = """
     TranscriptView { height: 1fr; overflow-x: hidden; scrollbar-gutter: stable; }
@@ -60,17 +60,33 @@ class TranscriptView(BlockView, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = keys.BINDINGS
 
     def __init__(
-        self, *, registry: Registry, id: str | None = None, code_theme: str | None = None
+        self,
+        *,
+        registry: Registry,
+        id: str | None = None,
+        code_theme: str | None = None,
+        vim_keys: bool = False,
     ) -> None:
         """``registry``: the app's renderers (which items redraw on resize); ``code_theme``:
-        the Pygments style code is highlighted in (``None``: the theme's choice)."""
+        the Pygments style code is highlighted in (``None``: the theme's choice); ``vim_keys``:
+        whether j/k/g/G and Ctrl+D/Ctrl+U move (the config's ``vim_keys``)."""
         super().__init__(id=id)
         self.registry = registry
         self.code_theme = code_theme
+        self.vim_keys = vim_keys
+        """Whether the vim-style keys move (off: they are not bound, nor in the footer)."""
+
+    def set_vim_keys(self, on: bool) -> None:
+        """Turn the vim-style keys on or off (the footer follows at once)."""
+        self.vim_keys = on
+        self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """An item key applies only to the items that have its action (`keys.applies`):
-        the footer lists those of the selected item."""
+        the footer lists those of the selected item. The vim-style keys are there only while
+        ``vim_keys`` is on."""
+        if action == "vim":
+            return self.vim_keys
         if action not in keys.ITEM_ACTIONS:
             return True
         block = self.column[self.cursor] if self.cursor is not None else None
@@ -107,6 +123,10 @@ class TranscriptView(BlockView, can_focus=True):
                 grew = grew or index >= self._bottom_block()
         if grew and not self._follow:
             self.unseen = True
+        if grew and self.cursor is None and self.has_focus:
+            # In the transcript with nothing selected (the selected exchange was replaced by a
+            # regenerate): the newest item is, so the keys act on something that is shown.
+            self.cursor = self.column.step(len(column), -1)
         if grew and self.cursor is not None:
             self._keys_changed()  # a new message: edit and regenerate move to it
         if laid_out:
@@ -306,6 +326,19 @@ class TranscriptView(BlockView, can_focus=True):
             self.scroll_page_up(animate=False)
         else:
             self.scroll_page_down(animate=False)
+
+    def action_vim(self, move: str) -> None:
+        """A vim-style key: ``next``, ``previous``, ``first``, ``last``, or half a page
+        ``down`` or ``up`` (Ctrl+D, Ctrl+U)."""
+        if move in ("next", "previous"):
+            self.action_cursor(1 if move == "next" else -1)
+        elif move == "first":
+            self.action_first()
+        elif move == "last":
+            self.action_last()
+        else:
+            half = max(1, self.scrollable_content_region.height // 2)
+            self.scroll_relative(y=half if move == "down" else -half, animate=False)
 
     def on_click(self, event: events.Click) -> None:
         if not len(self.column):

@@ -86,10 +86,12 @@ class AttachmentChips(Widget, can_focus=True):
     AttachmentChips:focus { background: $boost; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left", "choose(-1)", "Previous", show=False),
-        Binding("right", "choose(1)", "Next", show=False),
-        Binding("delete,backspace,x", "remove", "Remove attachment"),
-        Binding("enter,escape", "leave", "Back to the message"),
+        Binding("left", "choose(-1)", "Previous", show=False, tooltip="the previous attachment"),
+        Binding("right", "choose(1)", "Next", show=False, tooltip="the next attachment"),
+        Binding(
+            "delete,backspace,x", "remove", "Remove attachment", tooltip="remove the attachment"
+        ),
+        Binding("enter,escape", "leave", "Back to the message", tooltip="back to the input"),
     ]
 
     chosen: reactive[int] = reactive(0)

@@ -121,12 +121,24 @@ class InterruptForm(Vertical):
     InterruptForm .form-feedback.-open { display: block; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "leave", "Back to the prompt"),
+        Binding("escape", "leave", "Back to the prompt", tooltip="back to the input"),
         *(
-            Binding(key, f"choose({action!r})", ACTION_LABELS[action], show=False)
+            Binding(
+                key,
+                f"choose({action!r})",
+                ACTION_LABELS[action],
+                show=False,
+                tooltip=f"on an approval: {ACTION_LABELS[action].lower()}",
+            )
             for action, key in ACTION_KEYS.items()
         ),
-        Binding("R", "reject_with_reason", "Reject with a reason", show=False),
+        Binding(
+            "R",
+            "reject_with_reason",
+            "Reject with a reason",
+            show=False,
+            tooltip="on an approval: reject, and say why",
+        ),
     ]
 
     def __init__(self, interrupt: Interrupt, *, id: str | None = None) -> None:

@@ -71,19 +71,19 @@ class JsonTree(ScrollView, can_focus=True):
     JsonTree:focus { background-tint: $foreground 5%; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "move(-1)", "Up", show=False),
-        Binding("down,j", "move(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "edge(0)", "First", show=False),
-        Binding("end", "edge(1)", "Last", show=False),
-        Binding("enter,space", "flip", "Fold/unfold"),
-        Binding("right,l", "unfold", "Unfold", show=False),
-        Binding("left,h", "fold", "Fold", show=False),
-        Binding("asterisk", "unfold_all", "Unfold all"),
-        Binding("minus", "fold_all", "Fold all", show=False),
-        Binding("c", "copy_json", "Copy JSON"),
-        Binding("p", "copy_path", "Copy path"),
+        Binding("up,k", "move(-1)", "Up", show=False, tooltip="the previous row"),
+        Binding("down,j", "move(1)", "Down", show=False, tooltip="the next row"),
+        Binding("pageup", "page(-1)", "Page up", show=False, tooltip="a page up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, tooltip="a page down"),
+        Binding("home", "edge(0)", "First", show=False, tooltip="the first row"),
+        Binding("end", "edge(1)", "Last", show=False, tooltip="the last row"),
+        Binding("enter,space", "flip", "Fold/unfold", tooltip="fold or unfold the row"),
+        Binding("right,l", "unfold", "Unfold", show=False, tooltip="unfold the row"),
+        Binding("left,h", "fold", "Fold", show=False, tooltip="fold the row"),
+        Binding("asterisk", "unfold_all", "Unfold all", tooltip="unfold everything"),
+        Binding("minus", "fold_all", "Fold all", show=False, tooltip="fold everything"),
+        Binding("c", "copy_json", "Copy JSON", tooltip="copy the row's JSON"),
+        Binding("p", "copy_path", "Copy path", tooltip="copy the row's JSON path"),
     ]
 
     class CopyRequested(Message):

@@ -24,12 +24,32 @@ class SearchInput(Input):
     """The query field: Shift+Enter steps back (Enter, forward, is `Input.Submitted`)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("shift+enter", "step_back", "Previous match", show=False),
-        Binding("escape", "close", "Close search", show=False),
+        Binding(
+            "shift+enter",
+            "step_back",
+            "Previous match",
+            show=False,
+            tooltip="the previous match (Enter: the next)",
+        ),
+        Binding("escape", "close", "Close search", show=False, tooltip="close the search"),
         # Priority: a terminal sends Alt+W with the character w, which the field would type
         # before an ordinary binding is looked at.
-        Binding("alt+c", "flip('case')", "Case", show=False, priority=True),
-        Binding("alt+w", "flip('whole_word')", "Whole words", show=False, priority=True),
+        Binding(
+            "alt+c",
+            "flip('case')",
+            "Case",
+            show=False,
+            priority=True,
+            tooltip="case-sensitive or not",
+        ),
+        Binding(
+            "alt+w",
+            "flip('whole_word')",
+            "Whole words",
+            show=False,
+            priority=True,
+            tooltip="whole words only or not",
+        ),
     ]
 
     def action_step_back(self) -> None:

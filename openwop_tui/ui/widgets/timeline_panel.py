@@ -35,11 +35,11 @@ class TimelinePanel(Vertical):
     TimelinePanel:focus-within { border: tall $accent; }
     TimelinePanel > Input { height: 1; border: none; padding: 0 1; }
     TimelinePanel#events { dock: right; width: 45%; border: none; border-left: tall $primary;
-        display: none; }
+        display: none; margin-top: 1; }
     TimelinePanel#events.-visible { display: block; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "focus_filter", "Filter"),
+        Binding("slash", "focus_filter", "Filter", tooltip="to the filter line"),
     ]
 
     class FilterChanged(Message):

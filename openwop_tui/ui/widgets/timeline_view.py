@@ -1,13 +1,20 @@
-"""The event timeline's rows: one line per run event, drawn only for the visible range.
+"""The event timeline's rows: one row per run event (a line, or two where narrow), drawn only for
+the visible range.
 
 A Line-API widget (a `ScrollView` with `render_line`, like `openwop_tui.ui.widgets.json_tree`):
 whatever the count, a frame costs the rows on screen, each drawn once per width, selection and
 theme into a `Strip` kept in a small cache. Never one widget per row.
 
-Each line: the sequence, the seconds since the run started, the lint marks (``⚠ OW214``), the
+Each row: the sequence, the seconds since the run started, the lint marks (``⚠ OW214``), the
 event type, the node and a one-line summary (`openwop_tui.inspect.timeline.Row`, already
-cleaned). New rows arrive in batches (`extend`, from `openwop_tui.ui.controllers.timeline`, at
-most at frame rate); while following, the view stays on the newest; moving the cursor up pauses
+cleaned). On one line where they all fit (`ONE_LINE` columns: the timeline screen, a wide
+panel); narrower (the panel beside the transcript at 120 columns and less) on two, so the node
+and the summary are not cut off: the sequence, time and type, then under them the marks, the
+node and the summary, the summary ended with ``…`` where it is longer than the line (Enter
+shows the event whole).
+
+New rows arrive in batches (`extend`, from `openwop_tui.ui.controllers.timeline`, at most at
+frame rate); while following, the view stays on the newest; moving the cursor up pauses
 it, End or ``f`` follows again.
 
 Keys (focused): ↑/↓ (k/j), PageUp/PageDown, Home/End; Enter posts `Opened` (the event as a JSON
@@ -41,6 +48,10 @@ CACHED_ROWS = 1024
 _TYPE = 24
 _NODE = 14
 _MARKS = 9
+#: Columns a row needs on one line: the fixed columns and room for a summary.
+ONE_LINE = 6 + 10 + (_MARKS + 1) + (_TYPE + 1) + (_NODE + 1) + 30
+#: Where the second line of a two-line row starts (under the time).
+_INDENT = 6
 
 
 @dataclass(slots=True, eq=False)
@@ -109,6 +120,14 @@ def row_text(row: Row) -> str:
     return " ".join(part for part in parts if part)
 
 
+def _ended(strip: Strip, width: int) -> Strip:
+    """``strip`` in ``width`` cells, its last one ``…`` when it is cut."""
+    if strip.cell_length <= width:
+        return strip.adjust_cell_length(width)
+    cut = strip.crop(0, max(width - 1, 0))
+    return Strip([*cut, Segment("…", Style())]).adjust_cell_length(width)
+
+
 class TimelineView(ScrollView, can_focus=True):
     """Rows of run events, newest at the bottom (see the module docstring)."""
 
@@ -118,15 +137,15 @@ class TimelineView(ScrollView, can_focus=True):
     TimelineView:focus { background-tint: $foreground 5%; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "move(-1)", "Up", show=False),
-        Binding("down,j", "move(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "first", "First", show=False),
-        Binding("end", "last", "Last", show=False),
-        Binding("enter", "open", "JSON"),
-        Binding("t", "go_to_item", "To item"),
-        Binding("f", "toggle_follow", "Pause/follow"),
+        Binding("up,k", "move(-1)", "Up", show=False, tooltip="the previous event"),
+        Binding("down,j", "move(1)", "Down", show=False, tooltip="the next event"),
+        Binding("pageup", "page(-1)", "Page up", show=False, tooltip="a page up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, tooltip="a page down"),
+        Binding("home", "first", "First", show=False, tooltip="the first event"),
+        Binding("end", "last", "Last", show=False, tooltip="the last event"),
+        Binding("enter", "open", "JSON", tooltip="the event as a JSON tree, with its findings"),
+        Binding("t", "go_to_item", "To item", tooltip="the transcript item the event made"),
+        Binding("f", "toggle_follow", "Pause/follow", tooltip="pause or follow new events"),
     ]
 
     class Opened(Message):
@@ -157,7 +176,7 @@ class TimelineView(ScrollView, can_focus=True):
         """The rows shown (those the filter lets through), in arrival order."""
         self.cursor = 0
         self.following = True
-        self._cache: LRUCache[tuple[int, int, bool], Strip] = LRUCache(CACHED_ROWS)
+        self._cache: LRUCache[tuple[int, int, bool, int], Strip] = LRUCache(CACHED_ROWS)
         self._styles: dict[str, Style] | None = None
         self._base = Style()
 
@@ -194,6 +213,7 @@ class TimelineView(ScrollView, can_focus=True):
             self.refresh()
 
     def on_resize(self) -> None:
+        self._resized()  # (a row may take one line or two at the new width)
         self._end_if_following()
 
     def extend(self, entries: Iterable[Entry]) -> None:
@@ -220,15 +240,23 @@ class TimelineView(ScrollView, can_focus=True):
     def selected(self) -> Entry | None:
         return self.entries[self.cursor] if 0 <= self.cursor < len(self.entries) else None
 
+    @property
+    def lines_per_row(self) -> int:
+        """1 where a row fits on one line (`ONE_LINE`), else 2."""
+        width = self.scrollable_content_region.width
+        return 1 if width <= 0 or width >= ONE_LINE else 2
+
     def _resized(self) -> None:
-        self.virtual_size = Size(0, len(self.entries))
+        self.virtual_size = Size(0, len(self.entries) * self.lines_per_row)
 
     def _to_end(self) -> None:
         self.cursor = max(len(self.entries) - 1, 0)
-        self.scroll_to(y=max(len(self.entries) - self._height(), 0), animate=False, immediate=True)
+        top = max(len(self.entries) - self._height(), 0) * self.lines_per_row
+        self.scroll_to(y=top, animate=False, immediate=True)
 
     def _height(self) -> int:
-        return max(self.scrollable_content_region.height, 1)
+        """Rows that fit in the view."""
+        return max(self.scrollable_content_region.height // self.lines_per_row, 1)
 
     # ------------------------------------------------------------------ drawing
 
@@ -254,14 +282,16 @@ class TimelineView(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
-        index = self.scroll_offset.y + y
+        lines = self.lines_per_row
+        index, part = divmod(self.scroll_offset.y + y, lines)
         if index >= len(self.entries) or width <= 0:
             return Strip.blank(width, self._base)
         selected = index == self.cursor and self.has_focus
-        key = (id(self.entries[index]), width, selected)
+        key = (id(self.entries[index]), width, selected, part)
         strip = self._cache.get(key)
         if strip is None:
-            strip = self._draw(self.entries[index].row, width)
+            row = self.entries[index].row
+            strip = self._draw(row, width) if lines == 1 else self._draw_two(row, width, part)
             if selected:
                 strip = strip.apply_style(self._palette_styles()["selected"])
             self._cache[key] = strip
@@ -288,6 +318,28 @@ class TimelineView(ScrollView, can_focus=True):
         segments.append(Segment(row.summary, styles["muted"]))
         return Strip(segments).crop(0, width).adjust_cell_length(width)
 
+    def _draw_two(self, row: Row, width: int, part: int) -> Strip:
+        """Line ``part`` (0 or 1) of a row on two lines: the sequence, time and type; then the
+        marks, the node and the summary, each in full but the summary, ended with ``…``."""
+        styles = self._palette_styles()
+        if part == 0:
+            sequence = str(row.sequence) if row.sequence is not None else "-"
+            failed = row.type.endswith("failed")
+            segments = [
+                Segment(f"{sequence:>5} ", styles["muted"]),
+                Segment(f"{elapsed_text(row.elapsed):>9} ", styles["muted"]),
+                Segment(row.type, styles["failed" if failed else "type"]),
+            ]
+        else:
+            level = row.worst.value if row.worst is not None else "info"
+            segments = [Segment(" " * _INDENT)]
+            if row.marks:
+                segments.append(Segment(f"{mark_cell(row)} ", styles[level]))
+            if row.node:
+                segments.append(Segment(f"{row.node} ", styles["node"]))
+            segments.append(Segment(row.summary, styles["muted"]))
+        return _ended(Strip(segments), width)
+
     # ------------------------------------------------------------------ keys
 
     def _set_following(self, following: bool) -> None:
@@ -298,13 +350,15 @@ class TimelineView(ScrollView, can_focus=True):
     def _go(self, index: int) -> None:
         old = self.cursor
         self.cursor = max(0, min(index, len(self.entries) - 1))
-        top = self.scroll_offset.y
+        lines = self.lines_per_row
+        top = self.scroll_offset.y // lines
         if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+            self.scroll_to(y=self.cursor * lines, animate=False, immediate=True)
         elif self.cursor >= top + self._height():
-            self.scroll_to(y=self.cursor - self._height() + 1, animate=False, immediate=True)
-        self.refresh_lines(old)
-        self.refresh_lines(self.cursor)
+            first = self.cursor - self._height() + 1
+            self.scroll_to(y=first * lines, animate=False, immediate=True)
+        self.refresh_lines(old * lines, lines)
+        self.refresh_lines(self.cursor * lines, lines)
         self._set_following(self.cursor >= len(self.entries) - 1 and self.following)
 
     def on_focus(self) -> None:
