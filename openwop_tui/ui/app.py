@@ -76,6 +76,7 @@ from openwop_tui.ui.messages import (
     WorkflowChosen,
 )
 from openwop_tui.ui.options import AppOptions
+from openwop_tui.ui.quiet_walk import QuietWalks
 from openwop_tui.ui.resizing import ResizeAtOnce
 from openwop_tui.ui.screens.send_anyway import SendAnywayScreen
 from openwop_tui.ui.screens.unsaved import UnsavedScreen
@@ -96,9 +97,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class ChatApp(ResizeAtOnce, GuardedApp):
+class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
     """Chat with an OpenWOP host; every envelope drawn (a new terminal size at once:
-    `ResizeAtOnce`)."""
+    `ResizeAtOnce`; the collector's full pass once nobody types: `QuietWalks`)."""
 
     TITLE = "openwop-tui"
     CSS_PATH = "app.tcss"

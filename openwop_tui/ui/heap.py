@@ -22,7 +22,12 @@ freed by the collector's own passes while it streamed, and a pass over every unf
 held the keys typed as a run ends longer), and what died after it was
 frozen (a line dropped from a block's cache, a redrawn reply's old lines) is collected by a
 full pass once the frozen heap has grown by `REWALK_GROWTH` since the last one: CPython's own
-rule for its oldest generation, applied at the quiet moment a run ends rather than mid-stream.
+rule for its oldest generation. A full pass walks every object the app holds (tens to hundreds
+of milliseconds on a loaded machine), so it is not taken as a run ends, where the next key
+waited behind it (issue 26: keys typed while answers streamed echoed in up to 1.2 s, against
+0.4 s without it): it is due (`walk_due`) and taken once nobody has typed for a while and no
+run streams (`openwop_tui.ui.quiet_walk`), or at once when the heap has doubled
+(`REWALK_NOW_GROWTH`: a session typed into without a pause still gets its garbage back).
 """
 
 from __future__ import annotations
@@ -32,15 +37,17 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-__all__ = ["RunSettler", "let_go", "settle", "settled_heap"]
+__all__ = ["RunSettler", "let_go", "settle", "settled_heap", "walk", "walk_due"]
 
 #: How often a run that keeps making objects has them frozen (`RunSettler`), in seconds.
 RUN_SETTLE_SECONDS = 1.0
 
 
-#: How much the frozen heap may grow (a fraction of it after the last full pass) before a run's
-#: settle walks it whole again.
+#: How much the frozen heap may grow (a fraction of it after the last full pass) before a full
+#: pass is due (taken at a quiet moment: `walk_due`).
 REWALK_GROWTH = 0.25
+#: How much it may grow before a run's settle walks it at once, quiet or not.
+REWALK_NOW_GROWTH = 1.0
 
 
 class _Walked:
@@ -53,19 +60,36 @@ def settle(*, collect: bool = True) -> None:
     """What exists now lives as long as the chat: out of the collector's full passes.
 
     ``collect``: the garbage cycles made since the last settle are freed first (a run's drawn
-    lines, its finished tasks and responses), and the whole heap once it has grown by
-    `REWALK_GROWTH`; without, everything is frozen as it is (the first screen, a reopened
-    session: made with the collector paused, nearly all of it alive, and a pass would delay
-    the first frame)."""
+    lines, its finished tasks and responses), and the whole heap walked at once if it has grown
+    by `REWALK_NOW_GROWTH` (by `REWALK_GROWTH`, a walk is only due: `walk_due`); without,
+    everything is frozen as it is (the first screen, a reopened session: made with the
+    collector paused, nearly all of it alive, and a pass would delay the first frame)."""
     if collect:
         gc.collect(1)  # (the young generations only; the frozen objects are never walked)
     gc.freeze()
-    if collect and gc.get_freeze_count() > _Walked.frozen * (1 + REWALK_GROWTH):
-        gc.unfreeze()  # a full pass: what died after it was frozen is freed too
-        gc.collect()
-        gc.freeze()
-    elif collect:
-        return
+    if not collect:
+        _Walked.frozen = gc.get_freeze_count()
+    elif _grown_past(REWALK_NOW_GROWTH):
+        walk()
+
+
+def _grown_past(growth: float) -> bool:
+    return gc.get_freeze_count() > _Walked.frozen * (1 + growth)
+
+
+def walk_due() -> bool:
+    """Whether the frozen heap has grown by `REWALK_GROWTH` since it was last walked whole:
+    what died after it was frozen waits for a full pass (`walk`)."""
+    return _grown_past(REWALK_GROWTH)
+
+
+def walk() -> None:
+    """A full pass over the whole heap, frozen objects too: what died after it was frozen (a
+    line dropped from a block's cache, a redrawn reply's old lines) is freed, and what lives is
+    frozen again."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
     _Walked.frozen = gc.get_freeze_count()
 
 

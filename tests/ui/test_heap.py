@@ -42,15 +42,33 @@ def test_a_runs_garbage_cycles_are_freed_when_it_settles(paused: None) -> None:
     assert gc.get_freeze_count() > 0  # what is alive is frozen all the same
 
 
-def test_what_died_after_it_was_frozen_is_freed_once_the_heap_grew(paused: None) -> None:
+def test_what_died_after_it_was_frozen_is_freed_by_the_walk_due_once_the_heap_grew(
+    paused: None,
+) -> None:
     made = Cycle()
     gone = weakref.ref(made)
     heap.settle(collect=False)  # frozen alive (a drawn line in a block's cache)
     del made  # dropped since (the block's lines forgotten)
     heap.settle()
-    assert gone() is not None  # a run's settle walks only what the run made
+    assert gone() is not None and not heap.walk_due()  # a run's settle walks what it made
     grown = gc.get_freeze_count() * heap.REWALK_GROWTH
     kept = [[n] for n in range(int(grown) + 100)]  # what later runs leave, alive
     heap.settle()
-    assert gone() is None  # the heap grew by a quarter: walked whole once
+    assert gone() is not None  # grown by a quarter: not walked as the run ends (keys wait)...
+    assert heap.walk_due()  # ...but due, for a quiet moment
+    heap.walk()
+    assert gone() is None and not heap.walk_due()
     assert gc.get_freeze_count() >= len(kept)
+
+
+def test_a_heap_that_doubled_is_walked_as_the_run_ends(paused: None) -> None:
+    made = Cycle()
+    gone = weakref.ref(made)
+    heap.settle(collect=False)
+    del made
+    kept = [[n] for n in range(int(gc.get_freeze_count() * heap.REWALK_NOW_GROWTH) + 100)]
+    heap.settle()  # (no quiet moment came: typed into without a pause)
+    assert gone() is None and not heap.walk_due()
+    assert gc.get_freeze_count() >= len(kept)
+
+

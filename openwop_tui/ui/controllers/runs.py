@@ -39,6 +39,7 @@ from openwop_tui.ui.messages import (
     RunPhase,
     WorkflowChosen,
 )
+from openwop_tui.ui.quiet_walk import QuietWalks
 from openwop_tui.ui.workers import Deferred
 
 log = logging.getLogger(__name__)
@@ -316,6 +317,8 @@ class RunsController:
         chat.parts.view.flush_streamed()  # the screen whole before the status says "ended"
         self.interrupts.close_all()
         heap.settle()  # what the run left lives as long as the chat (`openwop_tui.ui.heap`)
+        if isinstance(chat.app, QuietWalks):  # (a full pass due: once nobody types)
+            chat.app.walk_when_quiet(lambda: self.busy)
         self._set_busy(False, following=False)
         chat.parts.prompt.set_busy(False)
         status = chat.transcript.status  # the fold's, from cleaned events
