@@ -67,9 +67,14 @@ class TranscriptView(BlockView, can_focus=True):
         code_theme: str | None = None,
         vim_keys: bool = False,
     ) -> None:
-        """``registry``: the app's renderers (which items redraw on resize); ``code_theme``:
-        the Pygments style code is highlighted in (``None``: the theme's choice); ``vim_keys``:
-        whether j/k/g/G and Ctrl+D/Ctrl+U move (the config's ``vim_keys``)."""
+        """The transcript, drawn through the app's renderers.
+
+        Args:
+            registry: The app's renderers (which items redraw on resize).
+            id: The widget's id.
+            code_theme: The Pygments style code is highlighted in (``None``: the theme's).
+            vim_keys: Whether j/k/g/G and Ctrl+D/Ctrl+U move (the config's ``vim_keys``).
+        """
         super().__init__(id=id)
         self.registry = registry
         self.code_theme = code_theme
