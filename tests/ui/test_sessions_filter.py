@@ -48,8 +48,8 @@ async def test_typing_filters_and_the_highlighted_session_stays() -> None:
         screen = app.screen
         assert isinstance(screen, SessionsScreen)
         assert screen.listed == ["s1", "s2", "s3"]  # the archived one is not
-        await pilot.press("down", "down")  # s3 highlighted
-        await pilot.press(*"TRIP")
+        await pilot.press("down", "down", "down")  # to the list, s3 highlighted
+        await pilot.press(*"TRIP")  # (a key the list does not take: to the filter)
         await pilot.pause()
         assert screen.listed == ["s1", "s3"]
         table = screen.query_one(DataTable)
@@ -65,8 +65,8 @@ async def test_typing_filters_and_the_highlighted_session_stays() -> None:
         await pilot.pause()
         assert screen.listed == ["s1", "s2", "s3"] and app.screen is screen
         assert screen.query_one("#session-filter", Input).value == ""
-        # From the filter, Enter goes to the list and Enter there opens.
-        await pilot.press("slash", *"budget", "enter", "enter")
+        # From the filter, Enter opens the highlighted session (a picker's Enter).
+        await pilot.press(*"budget", "enter")
         await pilot.pause()
         assert app.seen == [SessionChosen("s2")]
 
@@ -78,7 +78,7 @@ async def test_a_archives_v_shows_the_archived_and_a_brings_one_back() -> None:
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, SessionsScreen)
-        await pilot.press("a")  # the first: archived
+        await pilot.press("down", "a")  # to the list; the first: archived
         await pilot.pause()
         assert screen.listed == ["s2", "s3"]
         assert app.seen == [SessionArchived("s1", True)]
@@ -107,10 +107,30 @@ async def test_the_app_keeps_the_archive_in_the_store() -> None:
         screen = app.screen
         assert isinstance(screen, SessionsScreen)
         assert screen.listed[:2] == [gone, kept]
-        await pilot.press("a")
+        await pilot.press("down", "a")
         await settle(pilot, app, lambda: Store().info(gone).archived, what="archived")
         assert screen.listed[:1] == [kept]
     with Store() as store:
         assert store.info(gone).archived and not store.info(kept).archived
         store.archive(gone, False)
         assert not store.info(gone).archived
+
+
+async def test_a_first_letter_is_typed_into_the_filter_never_carried_out() -> None:
+    """The screen opens on its filter: "daily", "api" or "ruby" typed at once filter the list;
+    none asks to delete, archives or renames the highlighted session (its keys act from the
+    list only)."""
+    app = SessionsHost()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.push_screen(SessionsScreen(lambda: ROWS))
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        field = screen.query_one("#session-filter", Input)
+        for word in ("daily", "api", "ruby", "vy"):
+            await pilot.press(*word)
+            await pilot.pause()
+            assert field.value == word and field.has_focus
+            await pilot.press("escape")  # clears the filter
+        assert app.seen == [] and screen.listed == ["s1", "s2", "s3"]
+        assert app.screen is screen

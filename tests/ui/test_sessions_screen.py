@@ -41,7 +41,7 @@ async def test_enter_opens_the_highlighted_session_and_closes() -> None:
         table = app.screen.query_one(DataTable)
         assert table.row_count == 2
         assert str(table.get_cell("s2", "title")) == "[bold]not markup[/]"  # shown, not parsed
-        await pilot.press("down", "enter")
+        await pilot.press("down", "down", "enter")  # to the list, the second, open
         await pilot.pause()
         assert app.seen == [SessionChosen("s2")]
         assert chosen == ["s2"]
@@ -53,7 +53,7 @@ async def test_r_renames_in_a_line_and_esc_cancels_a_rename() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         app.push_screen(SessionsScreen(ROWS))
         await pilot.pause()
-        await pilot.press("r")
+        await pilot.press("down", "r")  # to the list: rename the first
         title = app.screen.query_one("#session-title", Input)
         assert title.has_focus and title.value == "First chat"
         await pilot.press("escape")
@@ -77,7 +77,7 @@ async def test_d_asks_and_only_y_deletes() -> None:
         app.push_screen(SessionsScreen(ROWS))
         await pilot.pause()
         table = app.screen.query_one(DataTable)
-        await pilot.press("d", "n")
+        await pilot.press("down", "d", "n")  # to the list: delete the first? no
         await pilot.press("d", "escape")
         assert table.row_count == 2 and not app.seen
         assert isinstance(app.screen, SessionsScreen)  # Esc cancelled the delete, not the screen

@@ -8,9 +8,12 @@ app-wide messages the app carries out: `SessionChosen` (Enter; the screen closes
 updated at once; Esc cancels a rename or a delete under way, else clears the filter, else
 closes the screen.
 
-Typing filters the list (by title and host, case folded, every word found): a key the list
-does not take itself, or ``/``, goes to the filter line above it; ↓ or Enter there go back to
-the list, the highlighted session kept when it still shows. An archived session is kept whole
+The screen opens with the filter line above the list focused, as pickers do: typing filters the
+list at once (by title and host, case folded, every word found), and a first letter that is
+also one of the list's keys (``r``, ``a``, ``d``…) is typed, not carried out. Enter there opens
+the highlighted session; ↓ goes to the list, whose letters act on the highlighted session (↑ on
+its first row, or ``/``, goes back to the filter; another printable key there goes to the filter
+too). The highlighted session is kept when it still shows. An archived session is kept whole
 but out of the list, until ``v`` shows the archived ones too.
 """
 
@@ -38,7 +41,10 @@ from openwop_tui.ui.messages import (
     SessionRenamed,
 )
 
-HINT = "Enter opens · type to filter · r renames · a archives · v shows archived · d deletes"
+HINT = (
+    "Type to filter · Enter opens · ↓ to the list: r renames · a archives · v shows archived"
+    " · d deletes"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +136,9 @@ class SessionsScreen(ModalScreen[str | None]):
         self._fill()
         if not rows:
             self._say("No saved sessions yet. Esc closes.")
-        table.focus()
+            table.focus()
+        else:
+            self.query_one("#session-filter", Input).focus()  # (typing filters at once)
 
     def _shown(self) -> list[SessionSummary]:
         """The rows the filter and the archived switch let through, in the store's order."""
@@ -179,6 +187,9 @@ class SessionsScreen(ModalScreen[str | None]):
         if field.has_focus and event.key == "down":
             event.stop()
             table.focus()
+        elif table.has_focus and event.key == "up" and table.cursor_row == 0:
+            event.stop()
+            field.focus()
         elif table.has_focus and event.is_printable and event.character:
             if event.key in _LETTER_KEYS:
                 return  # (the screen's own: rename, archive…)
@@ -261,7 +272,9 @@ class SessionsScreen(ModalScreen[str | None]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         if event.input.id == "session-filter":
-            self.query_one(DataTable).focus()  # (Enter there again opens)
+            table = self.query_one(DataTable)
+            if table.row_count and self._deleting is None:
+                table.action_select_cursor()  # the highlighted session opens (a picker's Enter)
             return
         session_id = self._renaming
         if session_id is None:
@@ -318,6 +331,6 @@ class SessionsScreen(ModalScreen[str | None]):
             self.action_confirm(False)
         elif field.value:
             field.value = ""
-            self.query_one(DataTable).focus()
+            field.focus()
         else:
             self.dismiss(None)
