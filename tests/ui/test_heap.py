@@ -70,5 +70,3 @@ def test_a_heap_that_doubled_is_walked_as_the_run_ends(paused: None) -> None:
     heap.settle()  # (no quiet moment came: typed into without a pause)
     assert gone() is None and not heap.walk_due()
     assert gc.get_freeze_count() >= len(kept)
-
-
