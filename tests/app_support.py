@@ -202,8 +202,8 @@ async def connected(pilot: Pilot[Any], app: ChatApp) -> None:
 
 
 async def send(pilot: Pilot[Any], app: ChatApp, text: str) -> None:
-    """Type ``text`` into the prompt and press Enter."""
-    prompt = app.query_one(PromptInput)
+    """Type ``text`` into the prompt (the current tab's) and press Enter."""
+    prompt = app.chat.parts.prompt
     prompt.focus()
     prompt.value = text
     await pilot.press("enter")
