@@ -37,7 +37,6 @@ from openwop_tui.ui.app import ChatApp
 from openwop_tui.ui.controllers.runs import RunsController
 from openwop_tui.ui.options import AppOptions
 from openwop_tui.ui.transcript.blocks import Block
-from openwop_tui.ui.widgets.prompt import PromptInput
 
 NO_AUDIO = AudioSupport(False, "no audio device (test)")
 SIZE = (120, 50)
