@@ -180,6 +180,8 @@ class Chat:
     reading: Reading | None = None
     """While the older part of a session opened newest first is read
     (`openwop_tui.ui.controllers.reopening`; ``None``: nothing is being read)."""
+    closed: bool = False
+    """Its tab was closed: no work starts for it any more (`work`)."""
 
     def __post_init__(self) -> None:
         self.save_budget = SaveBudget(self.config.max_saved_bytes)
@@ -247,12 +249,21 @@ class Chat:
     def host_secrets(self, secrets: tuple[str, ...]) -> None:
         self.common.host_secrets = secrets
 
-    def work(self, work: WorkType[Any], *, group: str, **how: Any) -> Worker[Any]:
+    def work(self, work: WorkType[Any], *, group: str, **how: Any) -> Worker[Any] | None:
         """Run ``work`` as a worker of this chat's tab (its pane): a worker group is the tab's
-        own (one run at a time per tab, not per app), and closing the tab cancels them all.
+        own (one run at a time per tab, not per app), and closing the tab cancels them all;
+        nothing once it is closed (what was scheduled for it before finds it gone: ``None``).
         ``how``: `Widget.run_worker`'s other arguments (``name``, ``exclusive``)."""
+        if self.closed:
+            if hasattr(work, "close"):
+                work.close()  # (a coroutine made for it: not left unawaited)
+            return None
         node: Widget | App[None] = self.parts.pane if self.parts.has_pane else self.app
         return node.run_worker(work, group=group, **how)
+
+    def close(self) -> None:
+        """Its tab closes: nothing more is started for it."""
+        self.closed = True
 
     def stop_work(self, group: str) -> None:
         """Cancel this chat's workers of ``group`` (`work`)."""

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from textual.widget import Widget
 
 from openwop_tui.core.attachments import AttachmentError, attachment_of
+from openwop_tui.core.fold import UserTurn
 from openwop_tui.devices.audio import Player
 from openwop_tui.ui import keys
 from openwop_tui.ui.controllers.attaching import AttachingController
@@ -44,7 +45,8 @@ from openwop_tui.ui.messages import DraftReturned
 from openwop_tui.ui.transcript.view import TranscriptView
 from openwop_tui.ui.widgets.chat_pane import ChatPane
 from openwop_tui.ui.widgets.chips import AttachmentChips
-from openwop_tui.ui.widgets.prompt import InputArea
+from openwop_tui.ui.widgets.prompt import InputArea, PromptInput
+from openwop_tui.ui.widgets.queued import QueuedMessages
 from openwop_tui.ui.widgets.recording import RecordingBar
 from openwop_tui.ui.widgets.search_bar import SearchBar
 from openwop_tui.ui.widgets.status import StatusLine
@@ -147,8 +149,13 @@ class Tab:
         """The pane is on screen: the keys its bars name (as ``[keys]`` moved them), and the
         recorder of its voice messages (its bar is there now)."""
         app = self.chat.app
+        parts = self.chat.parts
+        for kind in (PromptInput, QueuedMessages, AttachmentChips):
+            # Found now (nested in the input area), so what is told to them after the tab is
+            # closed finds them, gone, and is ignored, not a lookup that fails.
+            parts.get(kind)
         effect = keys.in_effect(app)
-        bar = self.chat.parts.get(RecordingBar)
+        bar = parts.get(RecordingBar)
         bar.keys = f"{keys.display(effect['record_voice'].split(',')[0])} stops · Esc discards"
         chips = self.chat.parts.get(AttachmentChips)
         chips.keys = keys.display(effect["attachments"].split(",")[0])
@@ -190,14 +197,13 @@ class Tab:
         return self.runs.busy
 
     def is_empty(self) -> bool:
-        """Nothing would be lost if this tab made room for another: nothing sent or kept,
-        nothing typed, queued, attached or running."""
+        """Nothing would be lost if this tab made room for another: nothing sent (its notices
+        aside), nothing typed, queued, attached or running."""
         chat = self.chat
         return (
             not self.runs.busy
             and chat.reading is None
-            and chat.kept_session_id() is None
-            and not chat.conversation.history
+            and not any(isinstance(item, UserTurn) for item in chat.transcript.items)
             and not chat.parts.prompt.text.strip()
             and not len(chat.parts.queued)
             and not self.attaching.pending
@@ -210,5 +216,6 @@ class Tab:
         if self._recording is not None:
             self._recording.close()  # (the microphone is let go)
         self.feed.stop()
+        self.chat.close()
         self.chat.conversation.logbook.flush()
         self.chat.conversation.logbook.close()

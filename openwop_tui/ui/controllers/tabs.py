@@ -183,7 +183,7 @@ class TabsController:
         tab = Tab(
             next(self._keys), Chat(self.common, conversation), self.kit, workflow_settled=settled
         )
-        tab.pane.display = False
+        tab.pane.show(False)
         await self.bar.screen.mount(tab.pane, after=self.tabs[-1].pane)
         self.tabs.insert(len(self.tabs) if at is None else at, tab)
         tab.mounted()
@@ -237,9 +237,9 @@ class TabsController:
         if new is not old:
             focused = app.focused
             old.focused = focused if focused is not None and old.pane in focused.ancestors else None
-            old.pane.display = False
+            old.pane.show(False)
             self._current = index
-            new.pane.display = True
+            new.pane.show(True)
         new.unseen = ""
         focus = new.focused
         if focus is None or not focus.is_attached:

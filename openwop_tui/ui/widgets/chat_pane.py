@@ -29,8 +29,11 @@ __all__ = ["ChatPane"]
 class ChatPane(Vertical):
     """The widgets of one chat, shown while its tab is the current one."""
 
+    # Hidden, and invisible too: visibility is inherited, so nothing in a hidden pane can take
+    # the keys (a question form that opens in a background tab, a form answered there).
     DEFAULT_CSS = """
     ChatPane { height: 1fr; }
+    ChatPane.-hidden { display: none; visibility: hidden; }
     """
 
     @dataclass
@@ -46,6 +49,15 @@ class ChatPane(Vertical):
         super().__init__(*children)
         self.tab = tab
         """The tab this pane is (its key)."""
+
+    @property
+    def shown(self) -> bool:
+        """Whether its tab is the one on screen."""
+        return not self.has_class("-hidden")
+
+    def show(self, shown: bool) -> None:
+        """Show the pane (its tab is the current one), or hide it."""
+        self.set_class(not shown, "-hidden")
 
     @on(EnvelopeRenderRequested)
     @on(InterruptFormClosed)

@@ -201,14 +201,15 @@ class TabBar(Widget):
         for spot in layout.spots:
             label = self.labels[spot.index]
             lit = spot.index == self.current
-            base = "bold $foreground on $surface" if lit else "$text-muted"
+            # The others in the bar's own colour (muted, from its CSS); the shown one lit.
+            on = " on $surface" if lit else ""
             for text, kind in pieces(spot.index + 1, label, layout.room):
                 if kind == "mark":
-                    style = f"{base} {_MARKS[label.mark][1]}"
-                elif kind == "number" and lit:
-                    style = f"{base} $text-primary"
+                    style = _MARKS[label.mark][1] + on
+                elif lit:
+                    style = ("bold $text-primary" if kind == "number" else "bold $foreground") + on
                 else:
-                    style = base
+                    style = ""
                 drawn.append((text, style))
         if layout.after:
             drawn.append((f" {layout.after}{AFTER}", "$text-muted"))
