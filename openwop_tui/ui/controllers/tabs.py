@@ -291,8 +291,9 @@ class TabsController:
 
         async def chosen(choice: str | None) -> None:
             if choice == "cancel" and tab in self.tabs:
-                said = await tab.runs.cancel_for_quit()
-                app.notify(said.removeprefix("openwop-tui: "), markup=False)
+                said = await tab.runs.cancel_for_quit()  # ("": it ended meanwhile)
+                if said:
+                    app.notify(said.removeprefix("openwop-tui: "), markup=False)
             if choice in ("cancel", "leave") and tab in self.tabs:
                 await self._close(tab)
 
