@@ -32,7 +32,7 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 from itertools import count
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from textual.widget import Widget
 from textual.worker import WorkerCancelled, WorkerFailed
@@ -52,10 +52,12 @@ from openwop_tui.ui.messages import (
     SessionDeleted,
     SessionRenamed,
 )
-from openwop_tui.ui.screens.quit import LiveRun, QuitScreen
 from openwop_tui.ui.widgets.chat_pane import ChatPane
 from openwop_tui.ui.widgets.tab_bar import Label, Mark, TabBar
 from openwop_tui.ui.workers import Deferred
+
+if TYPE_CHECKING:
+    from openwop_tui.ui.screens.quit import LiveRun
 
 __all__ = ["OfTab", "OnePlayer", "TabsController"]
 
@@ -288,6 +290,7 @@ class TabsController:
         if run_id is None:
             await self._close(tab)
             return
+        from openwop_tui.ui.screens.quit import QuitScreen  # (on first use: start-up)
 
         async def chosen(choice: str | None) -> None:
             if choice == "cancel" and tab in self.tabs:
@@ -334,6 +337,8 @@ class TabsController:
         return f"{self.tabs.index(tab) + 1} “{self._title(tab)}”"
 
     def _live(self) -> list[tuple[Tab, LiveRun]]:
+        from openwop_tui.ui.screens.quit import LiveRun  # (on first use: start-up)
+
         found = []
         for tab in self.tabs:
             run_id = tab.runs.live_run()
@@ -344,6 +349,8 @@ class TabsController:
     def ask_to_quit(self, leave: Callable[[str | None], Awaitable[None]]) -> None:
         """Quit through ``leave`` (which keeps what the store has not taken, saying the line
         given); with runs in flight in any tab, first ask once what to do with all of them."""
+        from openwop_tui.ui.screens.quit import QuitScreen  # (on first use: start-up)
+
         app = self.common.app
         live = self._live()
         if not live:
