@@ -181,9 +181,10 @@ class ChatApp(ResizeAtOnce, GuardedApp):
         self.recall = RecallController(common, self.tabs)
         self.leaving = Leaving(common, self.tabs)
         config_file = options.config_path or default_config_path(os.environ)
-        kit = Kit(self.lab, self.connection, OnePlayer(), config_file, self.tabs.open_session)
-        self.tabs.begin(conversation, kit, self.recall.prime, attach_to=options.attach)
-        self.search_all = SearchAllController(self.tabs.chat, self.tabs.current.sessions)
+        tabs = self.tabs
+        kit = Kit(self.lab, self.connection, OnePlayer(), config_file, *tabs.openers())
+        tabs.begin(conversation, kit, self.recall.prime, attach_to=options.attach)
+        self.search_all = SearchAllController(tabs)
 
     # ------------------------------------------------------------ what tests and screens read
 

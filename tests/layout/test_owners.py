@@ -66,6 +66,7 @@ CHAT_OWNERS = {
 #: `CHAT_OWNERS` says).
 COMMON_OWNERS = {
     "client": "controllers/connection.py",
+    "config": "controllers/connection.py",
     "host_label": "controllers/connection.py",
     "demo": "controllers/connection.py",
     "redact": "controllers/connection.py",

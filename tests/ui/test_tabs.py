@@ -373,3 +373,23 @@ async def test_a_question_in_a_hidden_tab_does_not_take_the_keys() -> None:
         focused = app.focused
         assert focused is not None and shown.pane in focused.ancestors
         assert not first.pane.query(InterruptForm).first().has_focus_within
+
+
+async def test_a_new_connection_is_every_tabs() -> None:
+    """One host per app, changed in one place (the settings' switch): every open tab's next
+    message goes through the new client."""
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        first = app.tabs.current
+        second = await new_tab(pilot, app)
+        old = app.tabs.chat.client
+        trial = await app.connection.trial(None, None)
+        await app.connection.switch(trial, "demo.chat")
+        assert trial.client is not old
+        for tab in (first, second):
+            session = tab.chat.session
+            assert session is not None and session.client is trial.client
+            assert tab.chat.client is trial.client and session.discovery is not None
+        await turn(pilot, app, "code please")
+        assert "a Python snippet" in reply_of(second)

@@ -9,6 +9,7 @@ says so. The title is the store's: the first message's first line until the user
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -50,10 +51,18 @@ def check_title(text: str) -> str:
 
 
 class ChatsController:
-    """The title in the status line, renaming, help."""
+    """A new chat, the title in the status line, renaming, help."""
 
-    def __init__(self, chat: Chat) -> None:
+    def __init__(self, chat: Chat, opener: Callable[[], Awaitable[None]] | None = None) -> None:
+        """``opener``: opens a new chat in a tab of its own (`TabsController.new_chat`)."""
         self.chat = chat
+        self._opener = opener
+
+    async def new_chat(self) -> None:
+        """A new chat on the same host, in a tab of its own (Ctrl+N; a host changed in the
+        settings): the chats already open stay as they are."""
+        if self._opener is not None:
+            await self._opener()
 
     def ask_title(self) -> None:
         """The palette's Rename this chat: ask for a title, then keep it."""

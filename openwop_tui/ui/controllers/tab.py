@@ -72,6 +72,8 @@ class Kit:
     """The settings file this run reads (``--config``, else the default)."""
     open_session: Callable[[str], Awaitable[None]]
     """Opens a stored session in a tab (`TabsController.open_session`)."""
+    new_chat: Callable[[], Awaitable[None]]
+    """Opens a new chat in a tab (`TabsController.new_chat`)."""
 
 
 class Tab:
@@ -101,7 +103,7 @@ class Tab:
         widgets: list[Widget] = [
             StatusLine(id="status"),
             TimelinePanel(id="events"),
-            TranscriptView(id="transcript", registry=chat.registry),
+            TranscriptView(id="transcript", registry=chat.registry, code_theme=kit.lab.code_theme),
             SearchBar(id="search"),
             InputArea(id="input-area"),
         ]
@@ -129,9 +131,11 @@ class Tab:
             chat, self.playback, self.files, kit.lab, self.timeline, self.resend
         )
         self.diagnostics = DiagnosticsController(chat, self.timeline, kit.lab, kit.connection)
-        self.chats = ChatsController(chat)
+        self.chats = ChatsController(chat, kit.new_chat)
         self.search = SearchController(chat)
-        self.settings = SettingsController(chat, kit.lab, kit.config_file)
+        self.settings = SettingsController(
+            chat, kit.lab, kit.config_file, kit.connection, self.runs, self.chats
+        )
         self._recording: RecordingController | None = None
         self.unseen: str = ""
         """How its last run ended while another tab was shown (``"done"``, ``"failed"``;

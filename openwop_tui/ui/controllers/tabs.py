@@ -126,6 +126,10 @@ class TabsController:
         assert self._kit is not None, "the tabs are begun in the app's __init__"
         return self._kit
 
+    def openers(self) -> tuple[Callable[[str], Awaitable[None]], Callable[[], Awaitable[None]]]:
+        """How a tab's controllers open a stored session and a new chat (in a tab)."""
+        return self.open_session, self.new_chat
+
     def begin(
         self,
         conversation: Conversation,
@@ -199,6 +203,10 @@ class TabsController:
             link = self.kit.connection.link
             tab.chat.work(Deferred(lambda: link(tab, workflow)), group="connect")
         return tab
+
+    async def new_chat(self) -> None:
+        """Open a fresh chat in a new tab (`new_tab`)."""
+        await self.new_tab()
 
     async def open_session(self, session_id: str) -> None:
         """Show stored session ``session_id``: its tab when it is open, else a new tab (in
