@@ -11,7 +11,11 @@ bindings with these ids.
 
 Function keys have control- or alt-key alternatives (F1 Ctrl+G, F2 Ctrl+T, F3 Alt+L, F4 Ctrl+\\,
 F5 Alt+A): many laptops and terminals take the function keys for themselves. Ctrl+N is New
-chat, as in other chat apps; the control letters left over are the input's own. None of the
+chat, as in other chat apps, in a tab of its own. The tab keys are those every terminal sends
+and browsers use: Ctrl+PgDn/PgUp to the next or previous tab (Ctrl+Tab and Ctrl+Shift+Tab too
+where the terminal tells them from Tab: kitty, foot, WezTerm, Ghostty), Ctrl+Shift+PgDn/PgUp to
+move one, Alt+1…9 to jump (9: the last), Ctrl+F4 or Alt+X to close (Ctrl+W is the input's: it
+deletes a word). The control letters left over are the input's own. None of the
 defaults is one that Textual's `TextArea` (the prompt) or `App` already binds.
 F9 (the timeline screen), F8 (statistics) and F10 (settings) have none: no control letter is
 left that the input does not keep (`RESERVED`), and all are in the palette; ``[keys]`` can add
@@ -80,9 +84,49 @@ APP_KEYS: tuple[KeyAction, ...] = (
         "new_chat",
         "ctrl+n",
         "New chat",
-        "a new chat: the screen clears, the last one stays in the sessions list (Ctrl+O)",
+        "a new chat in a tab of its own: the chats already open stay open, and in the sessions "
+        "list (Ctrl+O)",
         True,
     ),
+    KeyAction(
+        "close_tab",
+        "close_tab",
+        "ctrl+f4,alt+x",
+        "Close tab",
+        "close this tab (asks first while its run is live); its session stays in the sessions "
+        "list; closing the last one leaves a new chat",
+    ),
+    KeyAction("next_tab", "next_tab(1)", "ctrl+pagedown,ctrl+tab", "Next tab", "the next tab"),
+    KeyAction(
+        "previous_tab",
+        "next_tab(-1)",
+        "ctrl+pageup,ctrl+shift+tab",
+        "Previous tab",
+        "the previous tab",
+    ),
+    KeyAction(
+        "move_tab_right",
+        "move_tab(1)",
+        "ctrl+shift+pagedown",
+        "Move tab right",
+        "move this tab one place right (or drag its label)",
+    ),
+    KeyAction(
+        "move_tab_left",
+        "move_tab(-1)",
+        "ctrl+shift+pageup",
+        "Move tab left",
+        "move this tab one place left (or drag its label)",
+    ),
+    # Before the prompt, which would type the character an old terminal's Alt+digit arrives as
+    # (`openwop_tui.ui.keys.ALT_DIGITS`).
+    *(
+        KeyAction(
+            f"tab_{n}", f"go_to_tab({n})", f"alt+{n}", f"Tab {n}", f"go to tab {n}", priority=True
+        )
+        for n in range(1, 9)
+    ),
+    KeyAction("tab_9", "go_to_tab(9)", "alt+9", "Last tab", "go to the last tab", priority=True),
     KeyAction(
         "lifecycle",
         "toggle_verbose",

@@ -37,7 +37,6 @@ from openwop_tui.ui.app import ChatApp
 from openwop_tui.ui.controllers.runs import RunsController
 from openwop_tui.ui.options import AppOptions
 from openwop_tui.ui.transcript.blocks import Block
-from openwop_tui.ui.widgets.prompt import PromptInput
 
 NO_AUDIO = AudioSupport(False, "no audio device (test)")
 SIZE = (120, 50)
@@ -202,8 +201,8 @@ async def connected(pilot: Pilot[Any], app: ChatApp) -> None:
 
 
 async def send(pilot: Pilot[Any], app: ChatApp, text: str) -> None:
-    """Type ``text`` into the prompt and press Enter."""
-    prompt = app.query_one(PromptInput)
+    """Type ``text`` into the prompt (the current tab's) and press Enter."""
+    prompt = app.chat.parts.prompt
     prompt.focus()
     prompt.value = text
     await pilot.press("enter")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+from dataclasses import replace
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
@@ -20,7 +21,6 @@ from textual.theme import Theme
 from textual.widgets import Footer
 
 from openwop_tui.config import Config, default_config_path
-from openwop_tui.core.attachments import AttachmentError, attachment_of
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import Transcript
 from openwop_tui.core.session import Session
@@ -32,7 +32,7 @@ from openwop_tui.text.redact import Redactor
 from openwop_tui.ui import heap, keys, theme_palette
 from openwop_tui.ui.command_palette import AppCommands
 from openwop_tui.ui.controllers.attaching import AttachingController
-from openwop_tui.ui.controllers.chat import Chat, Parts
+from openwop_tui.ui.controllers.chat import Chat, Common
 from openwop_tui.ui.controllers.chats import ChatsController
 from openwop_tui.ui.controllers.connection import ConnectionController
 from openwop_tui.ui.controllers.diagnostics import DiagnosticsController
@@ -53,13 +53,14 @@ from openwop_tui.ui.controllers.search import SearchController
 from openwop_tui.ui.controllers.search_all import SearchAllController
 from openwop_tui.ui.controllers.sessions import SessionsController, open_chat
 from openwop_tui.ui.controllers.settings import SettingsController
+from openwop_tui.ui.controllers.tab import Kit
+from openwop_tui.ui.controllers.tabs import OfTab, OnePlayer, TabsController
 from openwop_tui.ui.controllers.timeline import TimelineController
 from openwop_tui.ui.dialog_footer import give_dialogs_footers
 from openwop_tui.ui.failure import GuardedApp
 from openwop_tui.ui.messages import (
     ActionRequested,
     DraftReturned,
-    EnvelopeRenderRequested,
     FilesPasted,
     InterruptAnswered,
     InterruptFormClosed,
@@ -82,11 +83,11 @@ from openwop_tui.ui.screens.send_anyway import SendAnywayScreen
 from openwop_tui.ui.screens.unsaved import UnsavedScreen
 from openwop_tui.ui.signals import end_on_signals, stop_ending_on_signals
 from openwop_tui.ui.transcript.view import TranscriptView
+from openwop_tui.ui.widgets.chat_pane import ChatPane
 from openwop_tui.ui.widgets.chips import AttachmentChips
-from openwop_tui.ui.widgets.prompt import InputArea
-from openwop_tui.ui.widgets.recording import RecordingBar
 from openwop_tui.ui.widgets.search_bar import SearchBar
 from openwop_tui.ui.widgets.status import StatusLine
+from openwop_tui.ui.widgets.tab_bar import TabBar
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
 from openwop_tui.ui.widgets.timeline_view import TimelineView
 from openwop_tui.ui.workers import Deferred
@@ -108,8 +109,24 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
     BINDINGS: ClassVar[list[BindingType]] = list(keys.bindings(keys.APP_KEYS))
     # The app's commands, then Textual's own (`AppCommands` offers both, in that order).
     COMMANDS: ClassVar = {AppCommands}
-    recording: RecordingController
-    """Records voice messages (made once the recording bar is mounted: `on_mount`)."""
+    # The chat on screen and its controllers: the current tab's (`TabsController`).
+    chat = OfTab[Chat]("chat")
+    interrupts = OfTab[InterruptsController]("interrupts")
+    timeline = OfTab[TimelineController]("timeline")
+    feed = OfTab[Feed]("feed")
+    runs = OfTab[RunsController]("runs")
+    sessions = OfTab[SessionsController]("sessions")
+    files = OfTab[FilesController]("files")
+    playback = OfTab[Playback]("playback")
+    attaching = OfTab[AttachingController]("attaching")
+    resend = OfTab[ResendController]("resend")
+    item_actions = OfTab[ItemActionsController]("item_actions")
+    diagnostics = OfTab[DiagnosticsController]("diagnostics")
+    chats = OfTab[ChatsController]("chats")
+    search = OfTab[SearchController]("search")
+    settings = OfTab[SettingsController]("settings")
+    recording = OfTab[RecordingController]("recording")
+    focus_ring = OfTab[FocusController]("focus_ring")
 
     def __init__(
         self,
@@ -150,46 +167,27 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
         heap.settle(collect=False)
         if problem:
             self._warnings.append(problem)
-        self.chat = Chat(
+        common = Common(
             app=self,
             config=config,
-            conversation=conversation,
             registry=Registry(override=config.renderer_override).load(),
             redact=self.redact,
             store=store,
             replaying=options.replay,
         )
-        """What every controller works on (the conversation, the host, the store, the widgets)."""
-        chat = self.chat
-        self.interrupts = InterruptsController(chat)
-        self.timeline = TimelineController(chat)
-        self.feed = Feed(chat, self.interrupts, self.timeline)
-        self.runs = RunsController(chat, self.feed, self.interrupts, attach_to=options.attach)
-        self.lab = LabController(chat, options.image_support, audio_support, self.palette)
-        self.connection = ConnectionController(chat, self.runs, self.lab, demo_host)
-        self.sessions = SessionsController(chat, self.runs, self.feed)
-        self.files = FilesController(chat)
-        self.playback = Playback(chat)
-        self.attaching = AttachingController(chat)
-        self.resend = ResendController(chat, self.runs, self.feed, self.attaching)
-        self.item_actions = ItemActionsController(
-            chat, self.playback, self.files, self.lab, self.timeline, self.resend
+        self.tabs = TabsController(common)
+        """The open chats, one per tab, and the one on screen."""
+        self.lab = LabController(
+            common, self.tabs, options.image_support, audio_support, self.palette
         )
-        self.diagnostics = DiagnosticsController(chat, self.timeline, self.lab, self.connection)
-        self.chats = ChatsController(chat, self.runs, self.feed, self.interrupts)
-        self.search = SearchController(chat)
-        self.search_all = SearchAllController(chat, self.sessions)
-        self.settings = SettingsController(
-            chat,
-            self.lab,
-            options.config_path or default_config_path(os.environ),
-            self.connection,
-            self.runs,
-            self.chats,
-        )
-        self.leaving = Leaving(chat)
-        self.recall = RecallController(chat)
-        self.focus_ring = FocusController(chat, self.runs, self.resend, self.interrupts)
+        self.connection = ConnectionController(common, self.tabs, self.lab, demo_host)
+        self.recall = RecallController(common, self.tabs)
+        self.leaving = Leaving(common, self.tabs)
+        config_file = options.config_path or default_config_path(os.environ)
+        tabs = self.tabs
+        kit = Kit(self.lab, self.connection, OnePlayer(), config_file, *tabs.openers())
+        tabs.begin(conversation, kit, self.recall.prime, attach_to=options.attach)
+        self.search_all = SearchAllController(tabs)
 
     # ------------------------------------------------------------ what tests and screens read
 
@@ -223,20 +221,7 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
     # ------------------------------------------------------------ composition
 
     def compose(self) -> ComposeResult:
-        widgets = [
-            StatusLine(id="status"),
-            TimelinePanel(id="events"),
-            TranscriptView(
-                id="transcript",
-                registry=self.chat.registry,
-                code_theme=self.config.code_theme,
-                vim_keys=self.config.vim_keys,
-            ),
-            SearchBar(id="search"),
-            InputArea(id="input-area"),
-        ]
-        self.chat.parts = Parts(list(widgets))
-        yield from widgets
+        yield from self.tabs.compose()
         # The key table has the palette's binding (moved by [keys] like any other): the
         # footer's own palette entry would name it a second time.
         yield Footer(show_command_palette=False)
@@ -249,20 +234,10 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
         state.remember_theme(theme.name)
 
     async def on_mount(self) -> None:
-        record = keys.display(keys.in_effect(self)["record_voice"].split(",")[0])
-        bar = self.chat.parts.get(RecordingBar)
-        bar.keys = f"{record} stops · Esc discards"
-        chips = self.chat.parts.get(AttachmentChips)
-        chips.keys = keys.display(keys.in_effect(self)["attachments"].split(",")[0])
-        self.recording = RecordingController(
-            bar,
-            on_clip=self._voice_clip,
-            on_error=lambda said: self.notify(said, severity="error", markup=False),
-            on_note=lambda said: self.notify(said, severity="warning", markup=False),
-        )
+        self.tabs.mounted()
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         give_dialogs_footers(self)  # each dialog's footer names its keys, not the chat's
-        end_on_signals(self, self.runs, self._finish, self.leaving.keep_unasked)
+        end_on_signals(self, self.tabs, self._finish, self.leaving.keep_unasked)
         typed, self._typed = self._typed, ""
         newest, self._newest = self._newest, None
         if newest is not None:
@@ -302,11 +277,8 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
     async def _finish(self) -> None:
         """Close what the app holds open: the player, a recording, the connection and store;
         what the store has not taken goes to a journal (`Leaving.keep_unasked`)."""
-        self.playback.close()
-        if hasattr(self, "recording"):
-            self.recording.close()  # (the microphone is let go)
         self.leaving.keep_unasked()
-        self.conversation.logbook.close()
+        self.tabs.close_all()  # (the players, the microphone, the logs)
         await self.connection.close()
 
     # ------------------------------------------------------------------ messages
@@ -334,13 +306,21 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
         self.push_screen(SendAnywayScreen(reasons), answered)
 
     def on_draft_returned(self, event: DraftReturned) -> None:
-        """A message that did not go: its words back in the prompt (unless something else was
-        typed since), its attachments back in the chips."""
-        self.attaching.give_back(event.attachments)
-        prompt = self.chat.parts.prompt
-        if event.text and not prompt.text.strip():
-            prompt.value = event.text
-        prompt.focus()
+        """A message that did not go: back in the prompt and the chips (`Tab.draft_returned`;
+        one of a tab's own runs comes as `ChatPane.Said`)."""
+        self.tabs.current.draft_returned(event, focus=True)
+
+    async def on_chat_pane_said(self, event: ChatPane.Said) -> None:
+        await self.tabs.said(event)  # (answered in the tab that said it, shown or not)
+
+    def on_tab_bar_chosen(self, event: TabBar.Chosen) -> None:
+        self.tabs.show(event.index)
+
+    async def on_tab_bar_closed(self, event: TabBar.Closed) -> None:
+        await self.tabs.close(event.index)
+
+    def on_tab_bar_moved(self, event: TabBar.Moved) -> None:
+        self.tabs.move_to(event.index, event.to)
 
     def on_files_pasted(self, event: FilesPasted) -> None:
         self.attaching.pasted(event.paths)
@@ -371,26 +351,16 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
         self.runs.use_workflow(event.workflow_id, "picked")
 
     async def on_session_chosen(self, event: SessionChosen) -> None:
-        await self.sessions.open(event.session_id)
+        await self.tabs.open_session(event.session_id)
 
     def on_session_renamed(self, event: SessionRenamed) -> None:
-        self.sessions.rename(event)
+        self.tabs.session_renamed(event)
 
     def on_session_deleted(self, event: SessionDeleted) -> None:
-        self.sessions.delete(event)
+        self.tabs.session_deleted(event)
 
     def on_session_archived(self, event: SessionArchived) -> None:
         self.sessions.archive(event)
-
-    def on_envelope_render_requested(self, event: EnvelopeRenderRequested) -> None:
-        """Draw an envelope the view needs, in a worker of its own: a newer request (a resize,
-        a later fragment) replaces one still running, so the last one wins."""
-        self.run_worker(
-            Deferred(lambda: self.lab.draw(event.item_id, event.width)),
-            group=f"render-{event.item_id}",
-            exclusive=True,
-        )
-        self.lab.tell_loading()  # "completed, N loading" until it is drawn
 
     async def on_action_requested(self, event: ActionRequested) -> None:
         await self.item_actions.act(event.item_id, event.action)
@@ -433,22 +403,8 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
 
     def action_record_voice(self) -> None:
         """Start recording a voice message, or stop and attach it."""
-        self.recording.toggle()
+        self.tabs.record_voice()
         self.refresh_bindings()  # Esc discards it while it records
-
-    def _voice_clip(self, data: bytes, name: str, mime: str, _duration: float) -> None:
-        """A recorded clip: checked like any file, then attached to the next message.
-
-        Args:
-            data: The clip's bytes (Ogg Vorbis, or WAV where libsndfile has no Vorbis).
-            name: Its file name (``voice <date> <time>.ogg``).
-            mime: ``audio/ogg`` or ``audio/wav``.
-            _duration: Its length (read again from the bytes, as any clip's is).
-        """
-        try:
-            self.attaching.add(attachment_of(data, name, mime))
-        except AttachmentError as error:
-            self.notify(str(error), severity="error", markup=False)
 
     def action_discard_queued(self) -> None:
         self.runs.discard_queued()
@@ -476,7 +432,7 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
         entries the store has not taken (a full disk), what to do with them.
 
         Every way to quit (Ctrl+Q, the command palette) comes here."""
-        self.runs.ask_to_quit(self.leaving.quit)
+        self.tabs.ask_to_quit(self.leaving.quit)
 
     def action_scroll_transcript(self, direction: int) -> None:
         """Page the transcript even while the input has focus. Not animated: each frame of
@@ -556,8 +512,20 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
     # ------------------------------------------------------------------ more actions
 
     async def action_new_chat(self) -> None:
-        self.resend.forget()
-        await self.chats.new_chat()
+        """A new chat, in a tab of its own (the others stay open)."""
+        await self.tabs.new_tab()
+
+    async def action_close_tab(self) -> None:
+        await self.tabs.close()
+
+    def action_next_tab(self, direction: int) -> None:
+        self.tabs.step(direction)
+
+    def action_go_to_tab(self, number: int) -> None:
+        self.tabs.jump(number)
+
+    def action_move_tab(self, direction: int) -> None:
+        self.tabs.move(direction)
 
     def action_edit_last(self) -> None:
         self.resend.edit()
@@ -576,9 +544,16 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
         next meaning) when they do not: `FocusController.applies`."""
         return self.focus_ring.applies(action) if hasattr(self, "focus_ring") else True
 
+    def streaming(self) -> bool:
+        """A run is going in some tab (`QuietWalks` takes no full pass of the collector then)."""
+        return self.connection.runs_going()
+
     def action_vim_keys(self, on: bool) -> None:
-        """Turn the transcript's vim-style keys on or off for this run (the palette)."""
-        self.view.set_vim_keys(on)
+        """Turn the transcripts' vim-style keys on or off for this run (the palette): every
+        tab's, and the tabs opened after."""
+        self.tabs.common.config = replace(self.tabs.common.config, vim_keys=on)
+        for chat in self.tabs.chats():
+            chat.parts.view.set_vim_keys(on)
 
     def action_toggle_verbose(self) -> None:
         self.view.show_verbose = not self.view.show_verbose

@@ -52,7 +52,10 @@ def _lab(name: str, switch: str, value: str, help: str) -> PaletteCommand:
 #: The degradation lab's switches (`openwop_tui.ui.controllers.profile`): every item redraws at
 #: once.
 LAB_COMMANDS: tuple[PaletteCommand, ...] = (
-    PaletteCommand("New chat", "new_chat", "the last one stays in the sessions list", "new_chat"),
+    PaletteCommand("New chat", "new_chat", "in a tab of its own: the others stay open", "new_chat"),
+    PaletteCommand(
+        "Close this tab", "close_tab", "its session stays in the sessions list", "close_tab"
+    ),
     PaletteCommand("Rename this chat", "rename_chat", "the title in the status line"),
     PaletteCommand(
         "Edit the last message and send it again",

@@ -46,6 +46,31 @@ def in_effect(app: DOMNode) -> dict[str, str]:
     return effective(keymap if isinstance(keymap, Mapping) else {})
 
 
+#: What Textual reads Alt+1…9 as from a terminal without the kitty keyboard protocol (xterm,
+#: tmux, GNOME Terminal send ESC and the digit): macOS's Option+digit character, ``™`` for
+#: Alt+2 (``textual/_ansi_sequences.py``). Bound beside ``alt+N`` (`bindings`), so Alt+1…9 reach
+#: the app in every terminal (tests/ui/test_tabs_keys.py checks these against Textual's table).
+ALT_DIGITS = {
+    "alt+1": "inverted_exclamation_mark",
+    "alt+2": "trade_mark_sign",
+    "alt+3": "pound_sign",
+    "alt+4": "cent_sign",
+    "alt+5": "infinity",
+    "alt+6": "section_sign",
+    "alt+7": "pilcrow_sign",
+    "alt+8": "bullet",
+    "alt+9": "\N{FEMININE ORDINAL INDICATOR}",
+}
+
+
+def with_legacy(keys: str) -> str:
+    """``keys`` (``alt+2``) and what Textual reads each as from a terminal that sends it the
+    old way (`ALT_DIGITS`)."""
+    return ",".join(
+        f"{key},{ALT_DIGITS[key]}" if key in ALT_DIGITS else key for key in keys.split(",")
+    )
+
+
 def bindings(entries: Iterable[KeyAction]) -> list[Binding]:
     """Textual bindings for ``entries``, with their names as ids so a keymap can move them; an
     entry's other meanings (`ALSO_RUNS`) follow it, with its keys and id (``[keys]`` moves
@@ -54,7 +79,7 @@ def bindings(entries: Iterable[KeyAction]) -> list[Binding]:
     for entry in entries:
         made.append(
             Binding(
-                entry.keys,
+                with_legacy(entry.keys),
                 entry.action,
                 entry.title,
                 show=entry.show,
@@ -65,7 +90,7 @@ def bindings(entries: Iterable[KeyAction]) -> list[Binding]:
         )
         made.extend(
             Binding(
-                entry.keys,
+                with_legacy(entry.keys),
                 also.action,
                 also.title,
                 show=entry.show,

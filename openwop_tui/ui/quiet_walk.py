@@ -13,7 +13,6 @@ frees is only memory: waiting a few seconds for it costs nothing a user sees.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 
 from textual import events
 from textual.app import App
@@ -44,17 +43,20 @@ class QuietWalks(App[None]):
     _last_input: float = 0.0
     """`time.monotonic` of the last key, click, scroll or paste."""
     _walk_timer: Timer | None = None
-    _busy: Callable[[], bool] = staticmethod(lambda: False)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, _INPUT):
             self._last_input = time.monotonic()
         await super().on_event(event)
 
-    def walk_when_quiet(self, busy: Callable[[], bool]) -> None:
+    def streaming(self) -> bool:
+        """Whether a run streams now (in any chat the app has open): no pass while one does.
+        The app says; by default none does."""
+        return False
+
+    def walk_when_quiet(self) -> None:
         """A run ended: if a full pass is due (`heap.walk_due`), take it once nothing has been
-        done for `QUIET_SECONDS` and ``busy()`` (a run streams) is false."""
-        self._busy = busy
+        done for `QUIET_SECONDS` and no run streams (`streaming`)."""
         if self._walk_timer is None and heap.walk_due():
             self._walk_timer = self.set_timer(QUIET_SECONDS, self.walk_if_quiet)
 
@@ -65,7 +67,7 @@ class QuietWalks(App[None]):
         if not heap.walk_due():
             return False  # (a run's settle walked it meanwhile: the heap had doubled)
         quiet_for = time.monotonic() - self._last_input
-        if quiet_for < QUIET_SECONDS or self._busy():
+        if quiet_for < QUIET_SECONDS or self.streaming():
             self._walk_timer = self.set_timer(
                 max(QUIET_SECONDS - quiet_for, QUIET_SECONDS / 4), self.walk_if_quiet
             )

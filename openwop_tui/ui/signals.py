@@ -25,14 +25,22 @@ import os
 import signal
 import sys
 from collections.abc import Awaitable, Callable
+from typing import Protocol
 
 from textual.app import App
 from textual.worker import WorkerCancelled, WorkerFailed, get_current_worker
 
-from openwop_tui.ui.controllers.runs import RunsController
-
 #: The signals that end the app.
 ENDING = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+
+class Ending(Protocol):
+    """What ends the app's runs for a signal (the tabs controller, for every tab)."""
+
+    async def end_for_signal(self, name: str) -> str:
+        """Cancel the runs the app started, leave those it follows; the sentence to exit
+        with."""
+        ...
 
 
 def terminal_gone(fd: int | None = None) -> bool:
@@ -51,7 +59,7 @@ def terminal_gone(fd: int | None = None) -> bool:
 
 def end_on_signals(
     app: App[None],
-    runs: RunsController,
+    runs: Ending,
     finish: Callable[[], Awaitable[None]],
     keep: Callable[[], str | None],
 ) -> None:
@@ -61,8 +69,8 @@ def end_on_signals(
 
     Args:
         app: The app to end.
-        runs: Cancels the run the app started (one it follows keeps running) and gives the sentence
-            the app exits with.
+        runs: Cancels the runs the app started (one it follows keeps running) and gives the
+            sentence the app exits with.
         finish: What the app does as it unmounts (close the connection, the store, the player): run
             here, and the process ended, when the terminal is gone.
         keep: Writes what the store has not taken to a journal, and returns the line saying so if

@@ -17,10 +17,16 @@ __all__ = ["Deferred"]
 
 
 class Deferred(Awaitable[None]):
-    """``make`` (``lambda: self.lab.draw(item, width)``), called when first awaited."""
+    """``make`` (``lambda: self.lab.draw(item, width)``), called when first awaited, and let go
+    then: Textual's worker keeps its work after it is done (and asyncio's timer handles keep
+    the worker, through the context they were made in, until their time passes), so a closed
+    tab's chat would live on in the lambda's closure."""
 
     def __init__(self, make: Callable[[], Awaitable[None]]) -> None:
-        self._make = make
+        self._make: Callable[[], Awaitable[None]] | None = make
 
     def __await__(self) -> Generator[Any, None, None]:
-        return self._make().__await__()
+        make, self._make = self._make, None
+        if make is None:
+            raise RuntimeError("a Deferred is awaited once")
+        return make().__await__()

@@ -5,9 +5,10 @@ A controller changes another's state only through a method that says what it mea
 (``runs.follow_work``, ``resend.forget``) or a message; the `Chat` every controller is given
 holds what is shared, each part written in one place: the host link by the connection
 controller, the reading by the reopening, the conversation by the chat itself, the widgets by
-the app. The check reads the source (``ast``): an assignment whose target is a field of a
-controller held by another (``self.runs.busy = …``), or a field of the chat (``chat.session =
-…``, ``self.chat.reading = …``) outside its owner, is reported with its place.
+the tab that makes them (and what every tab shares, `Common`, the same way: the host link by
+the connection controller). The check reads the source (``ast``): an assignment whose target is
+a field of a controller held by another (``self.runs.busy = …``), or a field of the chat
+(``chat.session = …``, ``self.chat.reading = …``) outside its owner, is reported with its place.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ CONTROLLERS = frozenset(
         "search",
         "sessions",
         "settings",
+        "tabs",
         "timeline",
     }
 )
@@ -56,17 +58,30 @@ CHAT_OWNERS = {
     "conversation": "controllers/chat.py",
     "host_secrets": "controllers/chat.py",
     "save_budget": "controllers/chat.py",
-    "parts": "app.py",
+    "parts": "controllers/tab.py",
 }
 
+#: Each field of `Common` (what every tab's chat shares) that is set after it is made, and the one
+#: module that may, besides the chat's setters that pass ``chat.client = …`` on to it (checked as
+#: `CHAT_OWNERS` says).
+COMMON_OWNERS = {
+    "client": "controllers/connection.py",
+    "config": "controllers/connection.py",
+    "host_label": "controllers/connection.py",
+    "demo": "controllers/connection.py",
+    "redact": "controllers/connection.py",
+    "host_secrets": "controllers/chat.py",
+}
+_SETTERS = "controllers/chat.py"
 
-def _chat(node: ast.expr) -> bool:
-    """Whether ``node`` is the chat: ``chat`` or ``self.chat``."""
+
+def _chat(node: ast.expr, name: str = "chat") -> bool:
+    """Whether ``node`` is the chat: ``chat`` or ``self.chat`` (or another ``name``)."""
     if isinstance(node, ast.Name):
-        return node.id == "chat"
+        return node.id == name
     return (
         isinstance(node, ast.Attribute)
-        and node.attr == "chat"
+        and node.attr == name
         and isinstance(node.value, ast.Name)
         and node.value.id == "self"
     )
@@ -104,6 +119,11 @@ def trespasses(source: str, where: str) -> list[str]:
                     found.append(f"{where}:{node.lineno} {held}.{each.attr}")
                 elif _chat(each.value) and CHAT_OWNERS.get(each.attr) != where:
                     found.append(f"{where}:{node.lineno} chat.{each.attr}")
+                elif _chat(each.value, "common") and where not in (
+                    COMMON_OWNERS.get(each.attr),
+                    _SETTERS,
+                ):
+                    found.append(f"{where}:{node.lineno} common.{each.attr}")
     return found
 
 
@@ -127,6 +147,7 @@ def test_the_check_finds_a_trespass() -> None:
         "        chat.session = None\n"
         "        self.chat.reading = None\n"
         "        self.chat.demo += 1\n"
+        "        self.common.client = None\n"
     )
     assert trespasses(source, "controllers/catch_up.py") == [
         "controllers/catch_up.py:3 runs.busy",
@@ -134,6 +155,7 @@ def test_the_check_finds_a_trespass() -> None:
         "controllers/catch_up.py:5 chat.session",
         "controllers/catch_up.py:6 chat.reading",
         "controllers/catch_up.py:7 chat.demo",
+        "controllers/catch_up.py:8 common.client",
     ]
     # The owner may: the connection controller sets the host link.
     assert trespasses("def f(chat):\n    chat.session = None\n", "controllers/connection.py") == []

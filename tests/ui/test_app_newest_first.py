@@ -230,12 +230,12 @@ async def test_a_new_chat_while_a_session_is_read_still_reaches_the_host(
     app = demo_app(session_id=session_id)
 
     async def meanwhile() -> None:
-        await app.chats.new_chat()
+        await app.tabs.new_tab()  # (in a tab of its own: the session is read on in its own)
 
     _watch_reading(monkeypatch, meanwhile)
     async with app.run_test(size=SIZE) as pilot:
-        await connected(pilot, app)  # it waited for the reading, which the new chat ended
-        assert app.chat.reading is None  # notices are said again, messages sent
+        await connected(pilot, app)  # the new chat's tab reaches the host
+        assert app.chat.reading is None  # notices are said, messages sent
         assert items_of(app, UserTurn) == []
         await app.chat.notice("info", "a notice now")
         assert any(getattr(i, "text", "") == "a notice now" for i in app.transcript.items)

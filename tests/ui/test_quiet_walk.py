@@ -46,9 +46,10 @@ async def test_no_pass_while_a_run_streams(walks: list[float]) -> None:
     app = Typing()
     async with app.run_test():
         app._last_input = time.monotonic() - 10 * quiet_walk.QUIET_SECONDS
-        app.walk_when_quiet(lambda: True)  # a run streams
+        app.streaming = lambda: True  # type: ignore[method-assign]  # a run streams
+        app.walk_when_quiet()
         assert not app.walk_if_quiet() and not walks
-        app.walk_when_quiet(lambda: False)
+        app.streaming = lambda: False  # type: ignore[method-assign]
         assert app.walk_if_quiet() and len(walks) == 1
 
 

@@ -65,10 +65,11 @@ async def test_what_opening_made_is_frozen_after_the_first_screen() -> None:
         assert gc.get_freeze_count() > 10_000
 
 
-async def test_a_finished_run_is_frozen_and_a_new_chat_gives_it_all_back() -> None:
+async def test_a_finished_run_is_frozen_and_closing_its_tab_gives_it_all_back() -> None:
     # Every full collection walked the whole chat so far: a turn 500 messages in took half as
-    # long again as the first. Frozen after each run; a new chat hands the old one's objects
-    # back to the collector (its cycles would otherwise be kept for good).
+    # long again as the first. Frozen after each run; a chat closed hands its objects back to
+    # the collector (its cycles would otherwise be kept for good). A new chat opens beside it
+    # (a tab of its own: the old one still lives, frozen).
     app = demo_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await connected(pilot, app)
@@ -77,4 +78,8 @@ async def test_a_finished_run_is_frozen_and_a_new_chat_gives_it_all_back() -> No
         assert gc.get_freeze_count() > 10_000
         await pilot.press("ctrl+n")
         await pilot.pause()
+        assert gc.get_freeze_count() > 10_000
+        await pilot.press("ctrl+pageup", "ctrl+f4")  # the first chat's tab closed
+        await pilot.pause()
+        assert len(app.tabs.tabs) == 1
         assert gc.get_freeze_count() == 0

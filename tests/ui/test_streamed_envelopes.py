@@ -303,10 +303,10 @@ async def test_a_late_drawing_of_an_older_fragment_never_replaces_the_final_one(
     gate = asyncio.Event()
     original = app.lab.rendered
 
-    async def gated(envelope: Envelope, width: int) -> Rendered:
+    async def gated(envelope: Envelope, width: int, *how: Any, **more: Any) -> Rendered:
         if envelope.partial:
             await gate.wait()
-        return await original(envelope, width)
+        return await original(envelope, width, *how, **more)
 
     monkeypatch.setattr(app.lab, "rendered", gated)
     async with app.run_test(size=SIZE) as pilot:

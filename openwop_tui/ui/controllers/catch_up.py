@@ -53,7 +53,7 @@ class CatchUp:
         if cut is None or self.runs.busy:
             return False
         if chat.store is None or chat.session is None:
-            chat.app.run_worker(self._not_caught_up(None), group="catch-up")
+            chat.work(self._not_caught_up(None), group="catch-up")
             return False
         self.runs.follow_work(self._catch_up(chat.conversation, cut), "catch-up")
         return True

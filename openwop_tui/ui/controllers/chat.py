@@ -1,11 +1,12 @@
-"""What the app's controllers share: the chat being shown, its host, and the chat screen's parts.
+"""What the app's controllers share: one chat (a tab), its host, and the tab's parts.
 
-`Chat` is the one object every controller is given. It holds what is common to all of them and
-belongs to none: the `Conversation` on screen (replaced when a saved session is opened), the host
-connection once made (`Session`, `HostClient`), the store, the renderer registry, the
-configuration and the redactor. Each controller owns its own state on top of it (the runs
-controller whether a turn is going, the interrupts controller the open forms …) and reaches the
-widgets through `Parts`, never through the app's internals.
+`Chat` is the one object every controller of a tab is given. It holds what is common to all of
+them and belongs to none: the tab's `Conversation`, its side of the host connection (`Session`:
+its own run in flight), and, through `Common`, what every tab shares (the app, the store, the
+renderer registry, the configuration, the redactor, the one `HostClient`). Each controller owns
+its own state on top of it (the runs controller whether a turn is going, the interrupts
+controller the open forms …) and reaches the widgets through `Parts`, never through the app's
+internals. The tabs themselves are `openwop_tui.ui.controllers.tabs`'.
 
 `Chat.notice` is how every controller tells the user something: a notice in the transcript and,
 for errors, a notification, cleaned and with every secret masked.
@@ -16,9 +17,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from textual.widget import Widget
+from textual.worker import Worker, WorkType
 
 from openwop_tui.config import Config
 from openwop_tui.core.conversation import Conversation
@@ -36,6 +38,7 @@ from openwop_tui.ui import heap
 from openwop_tui.ui.messages import TitleShown
 from openwop_tui.ui.options import Replay
 from openwop_tui.ui.transcript.view import TranscriptView
+from openwop_tui.ui.widgets.chat_pane import ChatPane
 from openwop_tui.ui.widgets.prompt import InputArea, PromptInput
 from openwop_tui.ui.widgets.queued import QueuedMessages
 from openwop_tui.ui.widgets.search_bar import SearchBar
@@ -83,6 +86,16 @@ class Parts:
         return self.get(TranscriptView)
 
     @property
+    def pane(self) -> ChatPane:
+        """The tab's pane: every other part is inside it."""
+        return self.get(ChatPane)
+
+    @property
+    def has_pane(self) -> bool:
+        """Whether the parts are in a pane (not before the tab's widgets are made)."""
+        return ChatPane in self._widgets
+
+    @property
     def status(self) -> StatusLine:
         return self.get(StatusLine)
 
@@ -119,40 +132,143 @@ class Reading:
 
 
 @dataclass
-class Chat:
-    """The chat the app shows and what it talks to; given to every controller."""
+class Common:
+    """What every open chat (one per tab) shares: one app, one configuration, one store, one
+    host. The connection controller sets the host link once for all of them
+    (`openwop_tui.ui.controllers.connection`), so a tab opened later talks to the same host
+    through the same client and masks the same secrets."""
 
     app: App[None]
     """The app, for its public API only: notify, push_screen, run_worker, call_later, exit."""
     config: Config
-    conversation: Conversation
-    """The pipeline on screen (no Textual): the fold, the chat history, the event log."""
     registry: Registry
     """The app's own renderers (built-ins and plugins, loaded once)."""
     redact: Redactor
     """Masks the key (and the demo host's, once started) in every notice and notification."""
-    parts: Parts = field(default_factory=lambda: Parts([]))
     store: Store | None = None
     """Where sessions are kept (``None``: not kept, or a replay)."""
+    replaying: Replay | None = None
+    """The recording played instead of a host (``replay FILE``), else ``None``."""
     client: HostClient | None = None
-    session: Session | None = None
-    """The host connection, once made (`ConnectionController`)."""
+    """The HTTP client every tab's `Session` talks through, once made."""
     host_label: str = ""
     """The host as the status line names it (never the key)."""
     demo: bool = False
     """The host is the embedded demo host."""
-    replaying: Replay | None = None
-    """The recording played instead of a host (``replay FILE``), else ``None``."""
+    host_secrets: tuple[str, ...] = ()
+    """The host's own secrets (its key, once connected: `Chat.add_secrets`)."""
+
+    def download_folder(self) -> Path:
+        """Where saves, exports, recordings and cut text go unless the user picks a folder."""
+        return desktop.download_dir(self.config.download_dir)
+
+
+@dataclass
+class Chat:
+    """One open chat (a tab) and what it talks to; given to every controller of the tab."""
+
+    common: Common
+    """What every tab shares (the app, the config, the store, the host link)."""
+    conversation: Conversation
+    """The pipeline on screen (no Textual): the fold, the chat history, the event log."""
+    parts: Parts = field(default_factory=lambda: Parts([]))
+    session: Session | None = None
+    """This chat's side of the host connection, once made (`ConnectionController`): its own
+    run in flight, over the shared client."""
     save_budget: SaveBudget = field(init=False)
     """What the chat may write unasked (cut replies), spent across its runs."""
     reading: Reading | None = None
     """While the older part of a session opened newest first is read
     (`openwop_tui.ui.controllers.reopening`; ``None``: nothing is being read)."""
-    host_secrets: tuple[str, ...] = ()
-    """The host's own secrets (its key, once connected: `add_secrets`)."""
+    closed: bool = False
+    """Its tab was closed: no work starts for it any more (`work`)."""
 
     def __post_init__(self) -> None:
         self.save_budget = SaveBudget(self.config.max_saved_bytes)
+        self.add_secrets(())  # (the host's, when this tab opens after the connection)
+
+    # What every tab shares, read (and the host link set) through the chat as before.
+
+    @property
+    def app(self) -> App[None]:
+        return self.common.app
+
+    @property
+    def config(self) -> Config:
+        return self.common.config
+
+    @property
+    def registry(self) -> Registry:
+        return self.common.registry
+
+    @property
+    def store(self) -> Store | None:
+        return self.common.store
+
+    @property
+    def replaying(self) -> Replay | None:
+        return self.common.replaying
+
+    @property
+    def client(self) -> HostClient | None:
+        return self.common.client
+
+    @client.setter
+    def client(self, client: HostClient | None) -> None:
+        self.common.client = client
+
+    @property
+    def host_label(self) -> str:
+        return self.common.host_label
+
+    @host_label.setter
+    def host_label(self, label: str) -> None:
+        self.common.host_label = label
+
+    @property
+    def demo(self) -> bool:
+        return self.common.demo
+
+    @demo.setter
+    def demo(self, demo: bool) -> None:
+        self.common.demo = demo
+
+    @property
+    def redact(self) -> Redactor:
+        return self.common.redact
+
+    @redact.setter
+    def redact(self, redact: Redactor) -> None:
+        self.common.redact = redact
+
+    @property
+    def host_secrets(self) -> tuple[str, ...]:
+        return self.common.host_secrets
+
+    @host_secrets.setter
+    def host_secrets(self, secrets: tuple[str, ...]) -> None:
+        self.common.host_secrets = secrets
+
+    def work(self, work: WorkType[Any], *, group: str, **how: Any) -> Worker[Any] | None:
+        """Run ``work`` as a worker of this chat's tab (its pane): a worker group is the tab's
+        own (one run at a time per tab, not per app), and closing the tab cancels them all;
+        nothing once it is closed (what was scheduled for it before finds it gone: ``None``).
+        ``how``: `Widget.run_worker`'s other arguments (``name``, ``exclusive``)."""
+        if self.closed:
+            if hasattr(work, "close"):
+                work.close()  # (a coroutine made for it: not left unawaited)
+            return None
+        node: Widget | App[None] = self.parts.pane if self.parts.has_pane else self.app
+        return node.run_worker(work, group=group, **how)
+
+    def close(self) -> None:
+        """Its tab closes: nothing more is started for it."""
+        self.closed = True
+
+    def stop_work(self, group: str) -> None:
+        """Cancel this chat's workers of ``group`` (`work`)."""
+        node: Widget | App[None] = self.parts.pane if self.parts.has_pane else self.app
+        self.app.workers.cancel_group(node, group)
 
     def show_conversation(self, conversation: Conversation) -> None:
         """Put ``conversation`` on screen in place of the one shown (whose frozen objects the
@@ -201,7 +317,7 @@ class Chat:
 
     def download_folder(self) -> Path:
         """Where saves, exports, recordings and cut text go unless the user picks a folder."""
-        return desktop.download_dir(self.config.download_dir)
+        return self.common.download_folder()
 
     def cut_parts_folder(self) -> Path | None:
         """Where the full text of a cut reply is written unasked: the download folder, but for a
@@ -217,3 +333,18 @@ class Chat:
         await self.parts.view.apply([self.conversation.notice(level, text)])
         if level == "error":
             self.app.notify(text, severity="error", timeout=8, markup=False)
+
+
+class OpenChats(Protocol):
+    """The chats open in the app (one per tab: `openwop_tui.ui.controllers.tabs`), for the
+    controllers that work once for all of them (the lab, the connection, the prompt history,
+    leaving)."""
+
+    @property
+    def chat(self) -> Chat:
+        """The chat on screen (the current tab's)."""
+        ...
+
+    def chats(self) -> list[Chat]:
+        """Every open chat, in tab order."""
+        ...

@@ -1,27 +1,41 @@
-"""The chat as a whole: start a new one, name it, and show its title.
+"""The chat as a whole: a fresh one for a new tab, its title, renaming it.
 
-`ChatsController` replaces the chat's conversation with a fresh stored one (Ctrl+N: the old chat
-stays in the store, and so in the sessions list, as it was), keeps the status line told of the
-session's title (`TitleShown`) and renames the chat from an ask screen, refusing a title longer
-than the store keeps with a sentence that says so. The title is the store's: the first message's
-first line until the user names it.
+`fresh` makes the conversation of a new chat (Ctrl+N opens it in a tab of its own:
+`openwop_tui.ui.controllers.tabs`; the chats already open stay as they are, stored).
+`ChatsController` keeps the status line told of the session's title (`TitleShown`) and renames
+the chat from an ask screen, refusing a title longer than the store keeps with a sentence that
+says so. The title is the store's: the first message's first line until the user names it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
 
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.opening import stored
 from openwop_tui.store.database import StoreError
-from openwop_tui.store.sessions import SessionLog
 from openwop_tui.store.writer import TITLE_CHARS
 from openwop_tui.text.redact import display_url
-from openwop_tui.ui.controllers.chat import UNTITLED, Chat
-from openwop_tui.ui.controllers.feed import Feed
-from openwop_tui.ui.controllers.interrupts import InterruptsController
-from openwop_tui.ui.controllers.runs import RunsController
+from openwop_tui.ui.controllers.chat import UNTITLED, Chat, Common
+
+
+def fresh(common: Common, secrets: tuple[str, ...], workflow: str) -> Conversation:
+    """A new chat's conversation: kept in a new stored session (from its first message), or
+    unkept without a store. ``secrets``: masked in what it folds (the key, the host's);
+    ``workflow``: the one it runs, as the session records it."""
+    config = common.config
+    if common.store is None:
+        return Conversation(limits=config.limits, secrets=secrets)
+    return stored(
+        common.store,
+        None,
+        host=display_url(config.host) if config.host else "embedded demo host",
+        workflow=workflow,
+        limits=config.limits,
+        secrets=secrets,
+    )
 
 
 def check_title(text: str) -> str:
@@ -37,64 +51,18 @@ def check_title(text: str) -> str:
 
 
 class ChatsController:
-    """New chat, the title in the status line, renaming."""
+    """A new chat, the title in the status line, renaming, help."""
 
-    def __init__(
-        self, chat: Chat, runs: RunsController, feed: Feed, interrupts: InterruptsController
-    ) -> None:
-        """Keep the controllers a new chat has to reset.
-
-        Args:
-            chat: What every controller works on.
-            runs: Says whether a run is going (a new chat is refused meanwhile).
-            feed: Reset when a new chat starts.
-            interrupts: Its forms are dropped when a new chat starts.
-        """
+    def __init__(self, chat: Chat, opener: Callable[[], Awaitable[None]] | None = None) -> None:
+        """``opener``: opens a new chat in a tab of its own (`TabsController.new_chat`)."""
         self.chat = chat
-        self.runs = runs
-        self.feed = feed
-        self.interrupts = interrupts
+        self._opener = opener
 
     async def new_chat(self) -> None:
-        """Ctrl+N: a fresh conversation on the same host and workflow; the screen clears and
-        the old chat stays stored as it was. Refused while a run is going (its events would
-        land in the new chat)."""
-        chat = self.chat
-        if self.runs.busy:
-            chat.app.notify(
-                "A run is in progress: start a new chat when it has ended (Esc cancels it).",
-                severity="warning",
-            )
-            return
-        old = chat.conversation
-        # A recording goes on into the new chat; the stored session is the old chat's own.
-        carried = [keep for keep in old.logs if not isinstance(keep, SessionLog)]
-        config = chat.config
-        fresh: Conversation
-        if chat.store is not None:
-            fresh = stored(
-                chat.store,
-                None,
-                session=chat.session,
-                host=display_url(config.host) if config.host else "embedded demo host",
-                workflow=chat.session.workflow_id if chat.session else config.workflow,
-                limits=config.limits,
-                secrets=old.secrets,
-                logs=carried,
-            )
-        else:
-            fresh = Conversation(
-                chat.session, limits=config.limits, logs=carried, secrets=old.secrets
-            )
-        chat.show_conversation(fresh)
-        self.interrupts.drop_all()
-        self.feed.reset()
-        chat.parts.queued.clear()
-        await chat.parts.view.clear()
-        chat.show_title(new_chat=True)
-        chat.parts.prompt.focus()
-        kept = "the last one is in the sessions list (Ctrl+O)" if chat.store else "not kept"
-        chat.app.notify(f"new chat ({kept})", markup=False)
+        """A new chat on the same host, in a tab of its own (Ctrl+N; a host changed in the
+        settings): the chats already open stay as they are."""
+        if self._opener is not None:
+            await self._opener()
 
     def ask_title(self) -> None:
         """The palette's Rename this chat: ask for a title, then keep it."""

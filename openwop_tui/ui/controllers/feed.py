@@ -103,7 +103,7 @@ class Feed:
         # fast host's updates (tens of milliseconds) held every key behind it.
         # (The method, not a coroutine made now: a worker never started, as the app closes,
         # leaves no coroutine unawaited.)
-        self.chat.app.run_worker(Deferred(self.drain), group="feed-frame")
+        self.chat.work(Deferred(self.drain), group="feed-frame")
 
     async def drain(self) -> None:
         """Draw every update pushed so far (at the end of a run, before it is settled)."""
@@ -115,6 +115,13 @@ class Feed:
             if updates:
                 await self._show(updates)
                 self._settler.tick()
+
+    def stop(self) -> None:
+        """The tab closes: no frame is drawn any more (what waits for one goes with it)."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._pending = []
 
     def reset(self) -> None:
         """A new chat is shown: the next run status is news."""

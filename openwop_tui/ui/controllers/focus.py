@@ -16,6 +16,8 @@ the transcript selects its newest item, as entering it always did.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.controllers.interrupts import InterruptsController
 from openwop_tui.ui.controllers.resend import ResendController
@@ -31,25 +33,23 @@ class FocusController:
         runs: RunsController,
         resend: ResendController,
         interrupts: InterruptsController,
+        *,
+        recording: Callable[[], bool],
     ) -> None:
-        """Answers for the app's keys.
+        """Answers for the app's keys, in one tab.
 
         Args:
-            chat: The chat screen's parts (the transcript, the input).
+            chat: The tab's chat and its parts (the transcript, the input).
             runs: Whether a run is live (Esc cancels it).
             resend: Whether the last message is being edited (Esc keeps the exchange).
             interrupts: Whether a question's form is open (F5 goes back to it).
+            recording: Whether a voice message is being recorded (Esc discards it).
         """
         self.chat = chat
         self.runs = runs
         self.resend = resend
         self.interrupts = interrupts
-
-    def recording(self) -> bool:
-        """Whether a voice message is being recorded (Esc discards it). The app makes its
-        recorder once the bar is mounted: until then, none is."""
-        recorder = getattr(self.chat.app, "recording", None)
-        return recorder is not None and bool(recorder.recording)
+        self.recording = recording
 
     def applies(self, action: str) -> bool:
         """Whether the app's ``action`` does something now (else it is not offered, and its

@@ -1,7 +1,8 @@
 """Leaving the app without losing what the store has not taken yet (a full disk).
 
-While the disk under the store is full, the session's entries wait in memory
-(`openwop_tui.store.batch`); quitting would lose them. `Leaving` is every exit's last step:
+While the disk under the store is full, the sessions' entries wait in memory
+(`openwop_tui.store.batch`), those of every open tab; quitting would lose them. `Leaving` is
+every exit's last step:
 
 * asked (Ctrl+Q, the palette's Quit): when entries still wait after one more try, the
   `UnsavedScreen` asks whether to wait and retry (once a second, saying how it goes, quitting
@@ -23,8 +24,9 @@ from pathlib import Path
 from textual.timer import Timer
 from textual.worker import WorkerCancelled, WorkerFailed
 
+from openwop_tui.core.conversation import Conversation
 from openwop_tui.store.sessions import Store
-from openwop_tui.ui.controllers.chat import Chat
+from openwop_tui.ui.controllers.chat import Common, OpenChats
 from openwop_tui.ui.screens.unsaved import UnsavedChoice, UnsavedScreen
 
 log = logging.getLogger(__name__)
@@ -36,8 +38,11 @@ RETRY_SECONDS = 1.0
 class Leaving:
     """Quits the app once the session's entries are stored, kept in a journal, or given up."""
 
-    def __init__(self, chat: Chat) -> None:
-        self.chat = chat
+    def __init__(self, common: Common, tabs: OpenChats) -> None:
+        self.common = common
+        """What every tab shares (the app, the store)."""
+        self.tabs = tabs
+        """The open chats, whose entries wait."""
         self._message: str | None = None
         """What the app says as it exits (the run's fate), once it does."""
         self._screen: UnsavedScreen | None = None
@@ -49,25 +54,33 @@ class Leaving:
     # ------------------------------------------------------------------ counting
 
     def _store(self) -> Store | None:
-        return self.chat.store
+        return self.common.store
+
+    def _conversations(self) -> list[Conversation]:
+        return [chat.conversation for chat in self.tabs.chats()]
+
+    def _unkept(self) -> int:
+        """Entries the store refused outright, across the open chats."""
+        return sum(each.logbook.unkept_store_entries() for each in self._conversations())
 
     def waiting(self) -> int:
         """Entries for the store that it has not written (after one more try)."""
-        conversation = self.chat.conversation
-        conversation.logbook.flush()
+        for conversation in self._conversations():
+            conversation.logbook.flush()
         store = self._store()
         held = store.pending if store is not None and store.failing else 0
-        return held + conversation.logbook.unkept_store_entries()
+        return held + self._unkept()
 
     def _why(self) -> str:
         store = self._store()
         why = store.failing if store is not None else None
-        return why or self.chat.conversation.log_error or "the session store cannot be written"
+        errors = (each.log_error for each in self._conversations() if each.log_error)
+        return why or next(errors, None) or "the session store cannot be written"
 
     async def _runs_logged(self) -> None:
         """Let the run's worker end (it logs the run's end as it goes), so what waits is
         everything the session will ever have."""
-        app = self.chat.app
+        app = self.common.app
         running = [worker for worker in app.workers if worker.group == "run"]
         for worker in running:
             worker.cancel()
@@ -82,7 +95,7 @@ class Leaving:
         await self._runs_logged()
         count = self.waiting()
         if not count:
-            self.chat.app.exit(message=message)
+            self.common.app.exit(message=message)
             return
         if self._screen is not None:
             return  # already asking
@@ -91,7 +104,7 @@ class Leaving:
         self._journals = store.new_journal() if store is not None else []
         first = self._journals[0] if self._journals else None
         self._screen = UnsavedScreen(count, self._why(), first)
-        self.chat.app.push_screen(self._screen)
+        self.common.app.push_screen(self._screen)
 
     async def chosen(self, choice: UnsavedChoice) -> None:
         """The user's answer in the `UnsavedScreen`."""
@@ -111,11 +124,11 @@ class Leaving:
     def _exit(self, line: str) -> None:
         self._stop_retrying()
         message = "\n".join(part for part in (self._message, line) if part)
-        self.chat.app.exit(message=message)
+        self.common.app.exit(message=message)
 
     def _start_retrying(self) -> None:
         if self._retry is None:
-            self._retry = self.chat.app.set_interval(RETRY_SECONDS, self._try_again)
+            self._retry = self.common.app.set_interval(RETRY_SECONDS, self._try_again)
         self._try_again()
 
     def _stop_retrying(self) -> None:
@@ -142,7 +155,7 @@ class Leaving:
         screen, store = self._screen, self._store()
         if screen is None or store is None or not self._journals:
             return
-        lost = self.chat.conversation.logbook.unkept_store_entries()
+        lost = self._unkept()
         target = self._journals[0]
         try:
             kept = store.keep_in_journal(target)
@@ -159,7 +172,7 @@ class Leaving:
     def _lose(self) -> None:
         store = self._store()
         given_up = store.discard_pending() if store is not None else 0
-        given_up += self.chat.conversation.logbook.forget_unkept()
+        given_up += sum(each.logbook.forget_unkept() for each in self._conversations())
         self._exit(f"openwop-tui: {given_up:,} session entries were not stored (lost, as chosen)")
 
     # ------------------------------------------------------------------ unasked
@@ -171,7 +184,7 @@ class Leaving:
         count = self.waiting()
         if not count or store is None:
             return None
-        lost = self.chat.conversation.logbook.unkept_store_entries()
+        lost = self._unkept()
         if lost == count:  # nothing for a journal: the store refused them all
             line = (
                 f"openwop-tui: {lost:,} session entries were lost: the store refused them "

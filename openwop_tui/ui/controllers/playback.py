@@ -90,7 +90,7 @@ class Playback:
                 self._loading = item.id
                 # A worker: decoding a long clip takes a while, and the app's own messages
                 # must not wait for it.
-                self.chat.app.run_worker(self._play(item, rendered.data), group="playback")
+                self.chat.work(self._play(item, rendered.data), group="playback")
         elif not current or player is None:
             raise actions.ActionError("this clip is not playing: press p to play it")
         elif name in SEEK_TO:
@@ -137,7 +137,12 @@ class Playback:
             return
         view = self.chat.parts.view
         player = self.player
-        if player is None or not player.is_playing or view.block_for(item_id) is None:
+        if (
+            player is None
+            or not player.is_playing
+            or player.key != item_id  # (another tab's clip plays now: one player for all)
+            or view.block_for(item_id) is None
+        ):
             view.set_playback(item_id, None)
             if self.timer is not None:
                 self.timer.stop()

@@ -1,12 +1,13 @@
 """The degradation lab in the app: the active `Profile`, switched live, and every envelope drawn
 under it.
 
-`LabController` owns what envelopes are drawn with: the terminal's probed image support, the
-machine's audio support, the theme's palette and the lab's switches (images, colours, audio,
-fetching, width). A switch (a palette command, a key on the capabilities screen) replaces the
-profile and tells the transcript view, which draws every item again and asks again for every
-envelope; each is then drawn through the one envelope path (`openwop_tui.present.envelope`) under
-the profile, so the same renderers draw what a terminal or a machine with that profile would show.
+`LabController` owns what envelopes are drawn with, once for every tab: the terminal's probed
+image support, the machine's audio support, the theme's palette and the lab's switches (images,
+colours, audio, fetching, width). A switch (a palette command, a key on the capabilities screen)
+replaces the profile and tells every tab's transcript view, which draws every item again and
+asks again for every envelope; each is then drawn through the one envelope path
+(`openwop_tui.present.envelope`) under the profile, so the same renderers draw what a terminal or
+a machine with that profile would show.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from openwop_tui.protocol.asset import Asset
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.audio import no_audio_cause
 from openwop_tui.renderers.base import AudioSupport, RenderContext, Rendered
-from openwop_tui.ui.controllers.chat import Chat
+from openwop_tui.ui.controllers.chat import Chat, Common, OpenChats
 from openwop_tui.ui.messages import LoadingChanged
 
 
@@ -41,7 +42,8 @@ class LabController:
 
     def __init__(
         self,
-        chat: Chat,
+        common: Common,
+        tabs: OpenChats,
         image_support: ImageSupport | None,
         audio_support: AudioSupport | None,
         palette: Palette,
@@ -49,23 +51,25 @@ class LabController:
         """Start the lab's switches from the config and what the terminal can do.
 
         Args:
-            chat: What every controller works on.
+            common: What every tab shares (the app, the config, the renderers).
+            tabs: The open chats: each tab's view draws under the profile.
             image_support: What ``__main__`` probed before the app took the terminal; None when not
                 probed.
             audio_support: The sound card's answer; None until the connection controller probes it.
             palette: The theme's colours envelopes are drawn in.
         """
-        self.chat = chat
+        self.common = common
+        self.tabs = tabs
         self.image_support = image_support
         """What ``__main__`` probed before the app took the terminal (``None``: not probed)."""
         self.audio_support = audio_support
         """The sound card's answer (``None`` until the connection controller probed it)."""
-        self.profile = initial(chat.config, image_support)
+        self.profile = initial(common.config, image_support)
         """The lab's switches."""
-        self.code_theme = chat.config.code_theme
+        self.code_theme = common.config.code_theme
         """The Pygments style code is highlighted in (``None``: the theme's own choice)."""
         self._base = replace(
-            app_image_context(image_support, chat.config.images),
+            app_image_context(image_support, common.config.images),
             palette=palette.with_code_theme(self.code_theme),
         )
         if audio_support is not None:
@@ -87,9 +91,10 @@ class LabController:
         """
         self.code_theme = name
         self.set_palette(palette)
-        # The view forgets its drawings and asks again for every envelope, drawn with the
-        # palette just set.
-        self.chat.parts.view.code_theme = name
+        # Every tab's view forgets its drawings and asks again for every envelope, drawn with
+        # the palette just set.
+        for chat in self.tabs.chats():
+            chat.parts.view.code_theme = name
 
     def set_audio(self, support: AudioSupport) -> None:
         self.audio_support = support
@@ -106,11 +111,12 @@ class LabController:
         cause = no_audio_cause(support.reason or "")
         return "switched off" if cause == "audio off" else cause
 
-    def source(self, profile: Profile) -> drawing.Source:
+    def source(self, profile: Profile, chat: Chat | None = None) -> drawing.Source:
         """Where envelopes get their bytes under ``profile``: the conversation's store and
-        host, or, with fetching off, nowhere (the lab shows what a client that does not fetch
-        shows; inline bytes are not a fetch, and still show)."""
-        conversation = self.chat.conversation
+        host (``chat``'s, else the chat on screen), or, with fetching off, nowhere (the lab
+        shows what a client that does not fetch shows; inline bytes are not a fetch, and still
+        show)."""
+        conversation = (chat or self.tabs.chat).conversation
         fetch: drawing.Fetch = conversation.asset_for
         if not profile.fetching:
 
@@ -120,46 +126,61 @@ class LabController:
         return drawing.Source(fetch, conversation.max_inline_bytes, check_link)
 
     async def rendered(
-        self, envelope: Envelope, width: int, profile: Profile | None = None
+        self,
+        envelope: Envelope,
+        width: int,
+        profile: Profile | None = None,
+        chat: Chat | None = None,
     ) -> Rendered:
         """``envelope`` drawn at body ``width`` under ``profile`` (default: the active one),
         through the one envelope path (`openwop_tui.present.envelope`): stored bytes first (a
-        reopened session draws without its host), then the host."""
+        reopened session draws without its host), then the host.
+
+        Args:
+            envelope: What to draw.
+            width: The body's columns.
+            profile: The lab's switches to draw under; None: the active ones.
+            chat: The chat whose store and host have its bytes; None: the one on screen.
+        """
         profile = profile or self.profile
         base = profile.context(replace(self._base, width=max(20, width)))
-        return await drawing.draw(
-            envelope, self.chat.registry, base, self.source(profile), width=base.width
-        )
+        source = self.source(profile, chat)
+        return await drawing.draw(envelope, self.common.registry, base, source, width=base.width)
 
-    async def draw(self, item_id: str, width: int) -> None:
-        """Draw the envelope of item ``item_id`` at ``width`` and hand it to the view."""
-        view = self.chat.parts.view
+    async def draw(self, item_id: str, width: int, chat: Chat | None = None) -> None:
+        """Draw the envelope of item ``item_id`` at ``width`` and hand it to the view of
+        ``chat`` (the tab whose view asked; None: the one on screen)."""
+        chat = chat or self.tabs.chat
+        view = chat.parts.view
         block = view.block_for(item_id)
         if block is None or not isinstance(block.item, EnvelopeItem):
             return
         envelope = block.item.envelope
-        rendered = await self.rendered(envelope, width)
+        rendered = await self.rendered(envelope, width, chat=chat)
         view.set_rendered(item_id, rendered, envelope=envelope, width=width)
-        self.tell_loading()
+        self.tell_loading(chat)
 
-    def tell_loading(self) -> None:
-        """Tell the status line how many items on screen are still loading (being drawn)."""
-        self.chat.parts.status.post_message(LoadingChanged(self.chat.parts.view.pending_renders))
+    def tell_loading(self, chat: Chat | None = None) -> None:
+        """Tell ``chat``'s status line (else the one on screen) how many of its items are
+        still loading (being drawn)."""
+        parts = (chat or self.tabs.chat).parts
+        parts.status.post_message(LoadingChanged(parts.view.pending_renders))
 
     def switch(self, name: str, value: str) -> None:
         """Set one switch of the active profile (``images``, ``none``) and redraw everything."""
         try:
             profile = self.profile.with_switch(name, value)
         except ValueError as error:
-            self.chat.app.notify(str(error), severity="error", markup=False)
+            self.common.app.notify(str(error), severity="error", markup=False)
             return
         self.apply(profile)
 
     def apply(self, profile: Profile) -> None:
         """Make ``profile`` the active one: every item redraws at once, without a new run."""
-        app = self.chat.app
+        app = self.common.app
         self.profile = profile
-        self.chat.parts.view.set_profile(profile.colours, profile.width)
+        for chat in self.tabs.chats():
+            chat.parts.view.set_profile(profile.colours, profile.width)
         app.notify(f"lab: {profile.describe(self.no_audio())}", markup=False)
         from openwop_tui.ui.screens.capabilities import CapabilitiesScreen
 
@@ -172,11 +193,11 @@ class LabController:
         and its switches."""
         from openwop_tui.ui.screens.capabilities import CapabilitiesScreen, Probed
 
-        app = self.chat.app
+        app = self.common.app
         support = self.image_support
         machine = self.audio_support
         probed = Probed(
-            images=support.mode if support is not None else self.chat.config.images,
+            images=support.mode if support is not None else self.common.config.images,
             images_reason=support.reason
             if support is not None
             else "not probed (set in the config)",
@@ -195,14 +216,14 @@ class LabController:
         """What the connected host takes from a person (``None``: not connected yet)."""
         from openwop_tui.doctor import attachments_check
 
-        session = self.chat.session
+        session = self.tabs.chat.session
         discovery = session.discovery if session is not None else None
         return attachments_check(discovery).detail if discovery is not None else None
 
     def selected_envelope(self, item_id: str | None = None) -> EnvelopeItem | None:
         """The envelope the matrix view draws: ``item_id``'s, else the one under the view's
         cursor, else the newest envelope of the transcript."""
-        view = self.chat.parts.view
+        view = self.tabs.chat.parts.view
         blocks = view.blocks()
         if item_id is not None:
             block = view.block_for(item_id)
@@ -232,7 +253,7 @@ class LabController:
         """The matrix view of the selected envelope."""
         from openwop_tui.ui.screens.matrix import MatrixScreen
 
-        app = self.chat.app
+        app = self.common.app
         item = self.selected_envelope(item_id)
         if item is None:
             app.notify("no envelope to draw: select one in the transcript", severity="warning")

@@ -189,7 +189,7 @@ class Reopening:
                 chat.app.call_later(self._done, newest)
                 return
             work = self._read(newest, stop, then, idle)
-            chat.app.run_worker(work, group="reopen", exclusive=True)
+            chat.work(work, group="reopen", exclusive=True)
 
         chat.app.call_after_refresh(start)
 
@@ -341,7 +341,7 @@ class Reopening:
     async def stop(self) -> None:
         """Read no more: another session replaces the one being read."""
         self._stop.set()
-        self.chat.app.workers.cancel_group(self.chat.app, "reopen")
+        self.chat.stop_work("reopen")
         if self._reading is not None:
             await self._done(self._reading)
 

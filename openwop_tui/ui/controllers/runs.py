@@ -4,8 +4,9 @@ workflow each message runs, the queue of messages typed while a run is going, an
 `RunsController` owns whether a turn is going (``busy``, set before any await so a second Enter
 cannot start a second run while the first is still being created) and whether the workflow
 picker is open (``picking``); messages typed meanwhile wait in the queue above the prompt and go
-when the run ends. Each run streams in a worker of the app's ``run`` group (exclusive: one run
-at a time; cancelling the worker stops listening, nothing more). What a run changes is shown by
+when the run ends. Each run streams in a worker of its tab's ``run`` group (exclusive: one run
+at a time in a tab, a run in each tab at once; cancelling the worker stops listening, nothing
+more). What a run changes is shown by
 the `Feed`; what the status line shows is told to it by `RunChanged`/`ConnectionChanged`.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,7 @@ class RunsController:
         interrupts: InterruptsController,
         *,
         attach_to: str | None = None,
+        workflow_settled: bool = False,
     ) -> None:
         """No run going yet.
 
@@ -66,6 +68,8 @@ class RunsController:
             feed: Shows what each run changes.
             interrupts: The forms of the questions a run asks.
             attach_to: A run to follow once connected (``--attach``), if any.
+            workflow_settled: The workflow is decided already (a tab opened from another
+                takes its workflow, and does not ask the host again).
         """
         self.chat = chat
         self.feed = feed
@@ -78,7 +82,7 @@ class RunsController:
         """The run in flight is one this client follows (attached), not one it started."""
         self.attach_to = attach_to
         """A run to follow once connected (``--attach``), until it is followed."""
-        self.workflow_settled = False
+        self.workflow_settled = workflow_settled
         """The workflow to chat with is decided (said by the user, or picked from the host)."""
         self.missing_workflow: str | None = None
         """The workflow messages would run, which the host said it does not have, left so by
@@ -90,8 +94,6 @@ class RunsController:
         settings screen opens at its key field."""
         self._unreachable: HostError | None = None
         """Why the host could not be reached while a session was read (said after it)."""
-        self._leave: Callable[[str | None], Awaitable[None]] = self._exit
-        """How the app quits once the run's fate is decided (`ask_to_quit`)."""
 
     @property
     def busy(self) -> bool:
@@ -114,9 +116,6 @@ class RunsController:
         while self.busy:
             await self._idle.wait()
 
-    async def _exit(self, message: str | None) -> None:
-        self.chat.app.exit(message=message)
-
     # ------------------------------------------------------------------ helpers
 
     def _status(self, message: RunChanged | ConnectionChanged | HostShown | WorkflowChosen) -> None:
@@ -126,8 +125,8 @@ class RunsController:
         await self.feed.push(update)
 
     def _worker(self, work: Coroutine[Any, Any, None], name: str) -> None:
-        # One run at a time: a new one replaces (cancels) the worker of the last.
-        self.chat.app.run_worker(work, name=name, group="run", exclusive=True)
+        # One run at a time in a tab: a new one replaces (cancels) the worker of the last.
+        self.chat.work(work, name=name, group="run", exclusive=True)
 
     def follow_work(self, work: Coroutine[Any, Any, None], name: str) -> None:
         """Run ``work`` as a run this client follows (a catch-up), busy until it calls
@@ -159,9 +158,9 @@ class RunsController:
                     "a turn of the run's conversation carries words only: the attachments "
                     "wait for the next message",
                 )
-                chat.app.post_message(DraftReturned("", attachments))
+                chat.parts.input_area.post_message(DraftReturned("", attachments))
             # The run holds a conversation open: the message is its next turn (RFC 0005).
-            chat.app.run_worker(self.interrupts.say(talking.id, text), group="turns")
+            chat.work(self.interrupts.say(talking.id, text), group="turns")
             return
         if chat.session is None or self.busy or self.picking:
             chat.parts.queued.add(text, attachments)
@@ -214,7 +213,7 @@ class RunsController:
         except AttachmentError as error:
             # Refused before anything was logged or sent: the message comes back whole.
             await chat.notice("error", f"not sent: {error}")
-            chat.app.post_message(DraftReturned(text, attachments))
+            chat.parts.input_area.post_message(DraftReturned(text, attachments))
         except HostError as error:
             self.key_refused = error.key_trouble is not None or self.key_refused
             self._status(RunChanged(RunPhase.STATUS, status=clean_own("error")))
@@ -318,7 +317,7 @@ class RunsController:
         self.interrupts.close_all()
         heap.settle()  # what the run left lives as long as the chat (`openwop_tui.ui.heap`)
         if isinstance(chat.app, QuietWalks):  # (a full pass due: once nobody types)
-            chat.app.walk_when_quiet(lambda: self.busy)
+            chat.app.walk_when_quiet()
         self._set_busy(False, following=False)
         chat.parts.prompt.set_busy(False)
         status = chat.transcript.status  # the fold's, from cleaned events
@@ -373,7 +372,7 @@ class RunsController:
                 self.follow(run_id)
         elif chat.config.host is not None and not self.workflow_settled:
             self.workflow_settled = True
-            chat.app.run_worker(Deferred(self.choose_workflow), group="workflows", exclusive=True)
+            chat.work(Deferred(self.choose_workflow), group="workflows", exclusive=True)
         elif not caught:
             chat.app.call_later(self.send_queued)
         if chat.demo and not reading and not chat.transcript.items:
@@ -393,7 +392,7 @@ class RunsController:
         refused, self._unreachable = self._unreachable, None
         if chat.session is None or chat.session.discovery is None:
             if refused is not None:
-                chat.app.run_worker(self.catch_up.unreachable(refused), group="catch-up")
+                chat.work(self.catch_up.unreachable(refused), group="catch-up")
             return
         if self.attach_to is not None and not self.busy:
             run_id, self.attach_to = self.attach_to, None
@@ -409,7 +408,7 @@ class RunsController:
         if chat.session is None or chat.session.discovery is None or self.busy:
             chat.app.notify("Connect first, and wait for the run to end.", severity="warning")
             return
-        chat.app.run_worker(
+        chat.work(
             Deferred(lambda: self.choose_workflow(ask=True)), group="workflows", exclusive=True
         )
 
@@ -514,43 +513,15 @@ class RunsController:
         chat.app.set_timer(CANCEL_GRACE_SECONDS, give_up)
 
     def stop_listening(self) -> None:
-        self.chat.app.workers.cancel_group(self.chat.app, "run")
+        self.chat.stop_work("run")
         self._status(RunChanged(RunPhase.STATUS, status=clean_own("cancelled (locally)")))
 
-    def ask_to_quit(self, leave: Callable[[str | None], Awaitable[None]]) -> None:
-        """Quit through ``leave`` (which keeps what the store has not taken, saying the line
-        given); with a run in flight, first ask whether to cancel it or leave it running."""
-        from openwop_tui.ui.screens.quit import QuitScreen
-
-        app = self.chat.app
+    def live_run(self) -> HostText | None:
+        """The id of the run in flight in this chat (``None``: none), as the user may see it:
+        the user's (attach RUN) or the host's (cleaned)."""
         session = self.chat.session
         run = session.current_run if session is not None else None
-        self._leave = leave
-        if run is None:
-            self._leaving(None)
-            return
-        if isinstance(app.screen, QuitScreen):
-            return  # already asking
-        # The user's run id (attach RUN) or the host's (cleaned).
-        app.push_screen(QuitScreen(clean_own(run.run_id)), self._quit_with)
-
-    async def _quit_with(self, choice: str | None) -> None:
-        session = self.chat.session
-        run = session.current_run if session is not None else None
-        if choice == "stay" or choice is None:
-            return
-        if run is None:  # the run ended while the dialog was open
-            self._leaving(None)
-            return
-        if choice == "leave":
-            self._leaving(f"openwop-tui: left run {clean_own(run.run_id)} running on the host")
-            return
-        self._leaving(await self.cancel_for_quit())
-
-    def _leaving(self, message: str | None) -> None:
-        # In a worker: leaving waits for the run's worker to end, which may need the app's
-        # message loop this handler runs on.
-        self.chat.app.run_worker(self._leave(message), group="quit", exclusive=True)
+        return clean_own(run.run_id) if run is not None else None
 
     async def end_for_signal(self, name: str) -> str:
         """The app is told to stop (``SIGTERM``, ``SIGHUP``): cancel the run it started, leave

@@ -4,7 +4,8 @@ at its match.
 `SearchAllController` opens `~openwop_tui.ui.screens.search_all.SearchAllScreen` over the
 store's index (`openwop_tui.core.searching`, in a thread, through a connection of its own).
 A chosen result is opened in two steps: the session, through the one way the app opens a
-stored session (`SessionsController.open`), then the word found there (`find_in_chat`): the
+stored session (`TabsController.open_session`: its tab, or a tab of its own), then the word
+found there (`find_in_chat`): the
 transcript's find searches it, the match the result stands for is made current (marked as a
 word, scrolled to) and the find bar shows "3 of 17".
 
@@ -20,6 +21,7 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.worker import get_current_worker
 
@@ -28,8 +30,10 @@ from openwop_tui.core.items import AssistantTurn, UserTurn
 from openwop_tui.store.database import StoreError
 from openwop_tui.store.sessions import Store
 from openwop_tui.ui.controllers.chat import Chat
-from openwop_tui.ui.controllers.sessions import SessionsController
 from openwop_tui.ui.transcript.finder import Finder
+
+if TYPE_CHECKING:
+    from openwop_tui.ui.controllers.tabs import TabsController
 
 __all__ = ["SearchAllController"]
 
@@ -42,15 +46,18 @@ _READ_CHECK = 0.05
 class SearchAllController:
     """Owns the search everywhere: the screen it opens, how far the index is built."""
 
-    def __init__(
-        self, chat: Chat, sessions: SessionsController, *, now: Callable[[], float] = time.time
-    ) -> None:
-        self.chat = chat
-        self.sessions = sessions
+    def __init__(self, tabs: TabsController, *, now: Callable[[], float] = time.time) -> None:
+        self.tabs = tabs
+        """The open chats: a result opens in its tab (`TabsController.open_session`)."""
         self.now = now
         """The clock results' dates are said against (a test gives a fixed one)."""
         self.unindexed = 0
         """Sessions still to index in the background (a note on the screen says so)."""
+
+    @property
+    def chat(self) -> Chat:
+        """The chat on screen (the current tab's)."""
+        return self.tabs.chat
 
     # ------------------------------------------------------------------ the index
 
@@ -94,8 +101,8 @@ class SearchAllController:
 
     def _open_sessions(self) -> set[str]:
         """The sessions written live now (indexed as they are written, not built)."""
-        kept = self.chat.kept_session_id()
-        return {kept} if kept is not None else set()
+        kept = (chat.kept_session_id() for chat in self.tabs.chats())
+        return {session_id for session_id in kept if session_id is not None}
 
     # ----------------------------------------------------------------- the screen
 
@@ -134,11 +141,10 @@ class SearchAllController:
 
     async def open_at(self, result: searching.Result, query: str) -> None:
         """Open ``result``'s session and show the match it stands for."""
-        chat = self.chat
-        if result.session != chat.kept_session_id():
-            await self.sessions.open(result.session)
-            if result.session != chat.kept_session_id():
-                return  # (not opened: a run going, a store error; already said)
+        if result.session != self.chat.kept_session_id():
+            await self.tabs.open_session(result.session)  # (its tab, or a tab of its own)
+            if result.session != self.chat.kept_session_id():
+                return  # (not opened: a store error; already said)
         await self.find_in_chat(result, query)
 
     async def find_in_chat(self, result: searching.Result, query: str) -> None:

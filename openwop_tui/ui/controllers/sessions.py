@@ -1,14 +1,16 @@
 """The app's stored-session actions: the sessions screen, export, recording.
 
-`SessionsController` talks to the `Store` and the `Conversation`; opening a saved session
-replaces the chat's conversation and hands the view the items of the reopened session. Nothing
-here draws beyond that.
+`SessionsController` talks to the `Store` and the `Conversation` of its tab. A saved session
+opens in a tab of its own (`openwop_tui.ui.controllers.tabs.TabsController.open_session`: the
+one way to open a stored session from the app, made by `reopen` and drawn by `show_opened`); the
+chat that was on screen stays open in its tab. Nothing here draws beyond that.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -101,14 +103,56 @@ def _stored_rows(store: Store) -> list[SessionSummary]:
     ]
 
 
+def reopen(
+    store: Store, session_id: str, config: Config, secrets: tuple[str, ...]
+) -> tuple[Conversation, Newest | None]:
+    """Stored session ``session_id`` as a conversation to show, and (a long one) its newest
+    items to show while the rest is read (`openwop_tui.ui.controllers.reopening`); a run cut off
+    in it stays open for the host to catch up. Raises `StoreError` when it cannot be read.
+
+    Args:
+        store: Where it is kept.
+        session_id: The stored session.
+        config: The app's configuration (host, workflow, limits).
+        secrets: Masked in what is folded from its log (the key, the host's).
+    """
+    chosen, steps = opening(
+        store,
+        session_id,
+        host=_shown_host(config),
+        workflow=config.workflow,
+        limits=config.limits,
+        secrets=secrets,
+        resume=True,
+    )
+    newest = begin_reading(chosen, store, session_id, steps)
+    return (chosen if newest is None else newest.live), newest
+
+
 class SessionsController:
     """The chat's saved sessions: list, open, rename, delete, export, record."""
 
-    def __init__(self, chat: Chat, runs: RunsController, feed: Feed) -> None:
+    def __init__(
+        self,
+        chat: Chat,
+        runs: RunsController,
+        feed: Feed,
+        opener: Callable[[str], Awaitable[None]] | None = None,
+    ) -> None:
+        """Keep what the session actions need.
+
+        Args:
+            chat: The tab's chat.
+            runs: Its runs (a reopened session's cut run is caught up once it is in).
+            feed: Puts a reopened session on screen.
+            opener: Opens a stored session (in a tab of its own: the tabs controller's
+                ``open_session``); None opens nothing.
+        """
         self.chat = chat
         self.runs = runs
         self.feed = feed
         self.reopening = Reopening(chat, feed)
+        self._opener = opener
 
     def kept_session_id(self) -> str | None:
         """The stored session this chat is kept in (``None``: not yet written, or unkept)."""
@@ -128,41 +172,20 @@ class SessionsController:
         chat.app.push_screen(SessionsScreen(lambda: _stored_rows(store)))
 
     async def open(self, session_id: str) -> None:
-        """Show saved session ``session_id`` instead of this chat."""
-        chat = self.chat
-        store = chat.store
-        if store is None or session_id == self.kept_session_id():
-            return
-        if self.runs.busy:
-            chat.app.notify("A run is in progress: open the session when it has ended.")
-            return
-        config = chat.config
-        try:
-            chosen, steps = opening(
-                store,
-                session_id,
-                session=chat.session,
-                host=_shown_host(config),
-                workflow=config.workflow,
-                limits=config.limits,
-                secrets=chat.conversation.secrets,
-                resume=True,
-            )
-            newest = begin_reading(chosen, store, session_id, steps)
-        except StoreError as error:
-            chat.app.notify(str(error), severity="error", markup=False)
-            return
-        await self.reopening.stop()  # a session still being read: this one instead
-        chat.show_conversation(chosen if newest is None else newest.live)
-        chat.app.notify(f"opened session {session_id}", markup=False)
+        """Show saved session ``session_id``: in a tab of its own, or its tab if it is open."""
+        if self._opener is not None:
+            await self._opener(session_id)
+
+    async def show_opened(self, newest: Newest | None) -> None:
+        """Draw the stored session this tab was opened with (`reopen`): a long one's newest runs
+        first, the rest read after (once it is all in, the host may have the rest of a run cut
+        off in it, and messages sent while it was read go); a short one at once."""
         if newest is not None:
-            # Long: its newest runs first; once it is all in, the host may have the rest of a
-            # run cut off in it, and messages sent while it was read go.
             await self.reopening.show(
                 newest, then=self.runs.after_reading, idle=self.runs.until_idle
             )
             return
-        await self.feed.show_session(chosen)
+        await self.feed.show_session(self.chat.conversation)
         self.runs.after_reading()
 
     def rename(self, event: SessionRenamed) -> None:
@@ -189,9 +212,13 @@ class SessionsController:
         except StoreError as error:
             chat.app.notify(str(error), severity="error", markup=False)
             return
-        if event.session_id == self.kept_session_id():
-            # This chat's own session is gone: what follows is kept in a new one.
-            keep = chat.conversation.logbook.session_log
+        self.forget(event.session_id)
+
+    def forget(self, session_id: str) -> None:
+        """Session ``session_id`` was deleted from the store: if it is this chat's own, what
+        follows is kept in a new one."""
+        if session_id == self.kept_session_id():
+            keep = self.chat.conversation.logbook.session_log
             if keep is not None:
                 keep.session_id = None
 

@@ -237,7 +237,7 @@ class SettingsController:
         connecting = host_changed or bool(key)
         if connecting and self.connection is None:
             return "this app cannot connect anew; the host and key apply at the next start"
-        if connecting and self.runs is not None and self.runs.busy:
+        if connecting and self.connection is not None and self.connection.runs_going():
             return "a run is going: change the host or key once it has ended (Esc cancels it)"
         if key and host is None:
             return "the embedded demo host has its own key: a key is for a host named above"

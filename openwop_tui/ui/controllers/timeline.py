@@ -140,7 +140,7 @@ class TimelineController:
         if until > AT_ONCE:
             kept.reading = True
             work = self._read_stored(conversation, kept, store.path, session_id, until)
-            self.chat.app.run_worker(work, group="timeline")
+            self.chat.work(work, group="timeline")
             return
         older = Kept(self._new_inspector())
         self._tell_host(older)

@@ -45,8 +45,10 @@ def task_answers(places: Places, shown: dict[str, str]) -> str:
     return f"""\
 ## How do I…
 
-**…start a new chat?** {key("new_chat")}. The screen clears; the last chat stays in the
-sessions list. **Rename this chat** in the palette ({key("palette")}) names it.
+**…start a new chat?** {key("new_chat")}: it opens in a tab of its own, and the chats already
+open stay open (each with its own run and draft). {key("next_tab")} and {key("previous_tab")}
+go from tab to tab, {key("close_tab")} closes one (its session stays in the sessions list).
+**Rename this chat** in the palette ({key("palette")}) names it.
 
 **…find my sessions?** {key("sessions")} lists them: Enter opens one, r renames, d deletes.
 They are kept in {_code(places.sessions)}; `openwop-tui sessions` lists them from a shell.

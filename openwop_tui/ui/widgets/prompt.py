@@ -62,6 +62,8 @@ def _moves() -> frozenset[str]:
 
 #: Keys dropped when typed ahead (`_moves`).
 _MOVES = _moves()
+#: What Alt+1…9 arrive as from a terminal without the kitty keyboard protocol.
+_ALT_DIGIT_KEYS = frozenset(keys.ALT_DIGITS.values())
 
 
 class PromptInput(TextArea):
@@ -213,6 +215,12 @@ class PromptInput(TextArea):
             self.action_history(1)
             return
         super().action_cursor_down(select)
+
+    def check_consume_key(self, key: str, character: str | None = None) -> bool:
+        """The characters an old terminal's Alt+1…9 arrive as (`keys.ALT_DIGITS`: ``™`` for
+        Alt+2) are not typed: they are the app's tab keys, which Textual would otherwise not
+        offer while the prompt has focus."""
+        return key not in _ALT_DIGIT_KEYS and super().check_consume_key(key, character)
 
     async def _on_key(self, event: Key) -> None:
         """Send and new-line keys are handled here, as each key arrives, in typing order.
