@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -64,22 +64,12 @@ def open_chat(
         return Conversation(limits=config.limits, logs=logs, secrets=secrets), None, problem, None
     try:
         store = Store(secrets=[config.api_key])
-        conversation, steps = opening(
-            store,
-            session_id,
-            host=_shown_host(config),
-            workflow=config.workflow,
-            limits=config.limits,
-            secrets=secrets,
-            logs=logs,
-            resume=True,  # a run cut off in it stays open for the host to catch up
-        )
-        newest = begin_reading(conversation, store, session_id, steps)
+        conversation, newest = reopen(store, session_id, config, secrets, logs=logs)
     except StoreError as error:
         problem = f"this session is not kept: {error}"
         unkept = Conversation(limits=config.limits, logs=logs, secrets=secrets)
         return unkept, None, problem, None
-    return (conversation if newest is None else newest.live), store, problem, newest
+    return conversation, store, problem, newest
 
 
 def _shown_host(config: Config) -> str:
@@ -104,17 +94,24 @@ def _stored_rows(store: Store) -> list[SessionSummary]:
 
 
 def reopen(
-    store: Store, session_id: str, config: Config, secrets: tuple[str, ...]
+    store: Store,
+    session_id: str | None,
+    config: Config,
+    secrets: tuple[str, ...],
+    *,
+    logs: Sequence[EventLog] = (),
 ) -> tuple[Conversation, Newest | None]:
-    """Stored session ``session_id`` as a conversation to show, and (a long one) its newest
-    items to show while the rest is read (`openwop_tui.ui.controllers.reopening`); a run cut off
-    in it stays open for the host to catch up. Raises `StoreError` when it cannot be read.
+    """Stored session ``session_id`` as a conversation to show (``None``: a new one), and (a
+    long one) its newest items to show while the rest is read
+    (`openwop_tui.ui.controllers.reopening`); a run cut off in it stays open for the host to
+    catch up. Raises `StoreError` when it cannot be read.
 
     Args:
         store: Where it is kept.
-        session_id: The stored session.
+        session_id: The stored session; ``None`` starts a new one.
         config: The app's configuration (host, workflow, limits).
         secrets: Masked in what is folded from its log (the key, the host's).
+        logs: Where its events are written as well (a recording).
     """
     chosen, steps = opening(
         store,
@@ -123,7 +120,8 @@ def reopen(
         workflow=config.workflow,
         limits=config.limits,
         secrets=secrets,
-        resume=True,
+        logs=logs,
+        resume=True,  # a run cut off in it stays open for the host to catch up
     )
     newest = begin_reading(chosen, store, session_id, steps)
     return (chosen if newest is None else newest.live), newest
