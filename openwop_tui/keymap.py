@@ -155,7 +155,9 @@ APP_KEYS: tuple[KeyAction, ...] = (
     KeyAction(
         "attach_file",
         "attach_file",
-        "f12,alt+f",
+        # (Not Alt+F: a terminal without the kitty keyboard protocol sends it as ESC f, which
+        # Textual reads as Ctrl+→, a word to the right, as iTerm's natural editing does.)
+        "f12,alt+u",
         "Attach",
         "attach a file to the next message: a picture, a document or a clip",
     ),

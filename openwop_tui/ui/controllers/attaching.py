@@ -1,6 +1,6 @@
 """The attachments the next message carries: added, shown as chips, removed, sent, given back.
 
-A file comes in four ways: the picker (the ``attach_file`` key, F12 or Alt+F, or the
+A file comes in four ways: the picker (the ``attach_file`` key, F12 or Alt+U, or the
 palette's "Attach a file"), ``/attach PATH`` typed in the prompt (Tab completes the path), a
 paste that is nothing but file paths (what a terminal pastes for files dropped on it), and a
 recorded clip (F11 or Alt+R). Each is

@@ -217,10 +217,15 @@ class PromptInput(TextArea):
         super().action_cursor_down(select)
 
     def check_consume_key(self, key: str, character: str | None = None) -> bool:
-        """The characters an old terminal's Alt+1…9 arrive as (`keys.ALT_DIGITS`: ``™`` for
-        Alt+2) are not typed: they are the app's tab keys, which Textual would otherwise not
-        offer while the prompt has focus."""
-        return key not in _ALT_DIGIT_KEYS and super().check_consume_key(key, character)
+        """Alt keys are never typed: a terminal sends Alt+S as ``ESC s``, which Textual reads
+        as ``alt+s`` with ``s`` as its character, and the input typed the ``s`` where the app's
+        key (search every session) was meant (`_on_key` leaves them to the app's bindings);
+        nor are the characters an old terminal's Alt+1…9 arrive as (`keys.ALT_DIGITS`: ``™``
+        for Alt+2), the app's tab keys. (A letter a keyboard's Option or AltGr makes, ``ƒ`` or
+        ``@``, arrives as itself and is typed.)"""
+        if key.startswith("alt+") or key in _ALT_DIGIT_KEYS:
+            return False
+        return super().check_consume_key(key, character)
 
     async def _on_key(self, event: Key) -> None:
         """Send and new-line keys are handled here, as each key arrives, in typing order.
@@ -247,6 +252,8 @@ class PromptInput(TextArea):
             event.prevent_default()
             event.stop()
             self.action_newline()
+        elif event.key.startswith("alt+") or event.key in _ALT_DIGIT_KEYS:
+            event.prevent_default()  # never typed: the app's key (`check_consume_key`)
         elif event.key == "tab" and self.text.startswith("/attach "):
             event.prevent_default()
             event.stop()
