@@ -34,6 +34,7 @@ from collections.abc import Awaitable, Callable
 from itertools import count
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from textual.app import App, ScreenStackError
 from textual.widget import Widget
 from textual.worker import WorkerCancelled, WorkerFailed
 
@@ -65,6 +66,15 @@ _T = TypeVar("_T")
 
 #: Run statuses that mean the run did not end well (its label's mark is ✗ until seen).
 _FAILED = frozenset({"failed", "error", "cancelled", "cancelled (locally)"})
+
+
+def focused_now(app: App[None]) -> Widget | None:
+    """The widget with the keys; ``None`` too while the app has no screen (it is closing: a
+    form of a run in a hidden tab, closed as the app quits, was a ScreenStackError)."""
+    try:
+        return app.focused
+    except ScreenStackError:
+        return None
 
 
 class OfTab(Generic[_T]):
@@ -245,7 +255,7 @@ class TabsController:
         app = self.common.app
         old, new = self.current, self.tabs[index]
         if new is not old:
-            focused = app.focused
+            focused = focused_now(app)
             old.focused = focused if focused is not None and old.pane in focused.ancestors else None
             old.pane.show(False)
             self._current = index
@@ -415,7 +425,7 @@ class TabsController:
             )
             lab.tell_loading(chat)  # "completed, N loading" until it is drawn
         elif isinstance(message, InterruptFormClosed):
-            focused = self.common.app.focused
+            focused = focused_now(self.common.app)
             tab.interrupts.closed(message.item_id, message.message)
             if not shown and focused is not None:
                 focused.focus()  # (the closed form's prompt is in a hidden tab)
