@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from textual.app import ScreenStackError
+
 from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.controllers.interrupts import InterruptsController
 from openwop_tui.ui.controllers.resend import ResendController
@@ -65,7 +67,10 @@ class FocusController:
         if action == "enter_transcript":
             # On the chat screen only: under a dialog the transcript is not where keys go.
             view = self.chat.parts.view
-            return view.is_attached and view.screen is self.chat.app.screen
+            try:
+                return view.is_attached and view.screen is self.chat.app.screen
+            except ScreenStackError:
+                return False  # (the app is closing: no screen, nowhere to go)
         return True
 
     def enter_transcript(self) -> None:
