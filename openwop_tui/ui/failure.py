@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.app import App
 from textual.driver import Driver
@@ -39,13 +39,14 @@ class Stopped(Exception):
     @classmethod
     def after(cls, error: BaseException, log_file: Path | None) -> Stopped:
         """``error`` with the sentence the user reads: what stopped the app, where the
-        details are."""
-        where = f" Details are in {log_file}." if log_file else ""
-        sentence = Text(
-            f"openwop-tui stopped after an unexpected error ({type(error).__name__}).{where}",
-            style="bold red",
-        )
-        return cls(error, sentence)
+        details are. The log file's path is a line of its own, never folded: printed at the
+        terminal's width, a path longer than a line was cut in two, and copied back it named
+        no file."""
+        said = f"openwop-tui stopped after an unexpected error ({type(error).__name__})."
+        if log_file is None:
+            return cls(error, Text(said, style="bold red"))
+        path = Text(str(log_file), style="bold red", no_wrap=True, overflow="ignore")
+        return cls(error, Group(Text(f"{said} Details are in:", style="bold red"), path))
 
     def __rich__(self) -> RenderableType:
         return self.sentence
