@@ -16,6 +16,7 @@ from openwop_tui.keymap import (
     NAMED_KEYS,
     PROMPT_KEYS,
     RESERVED,
+    AlsoRuns,
     KeyAction,
     check_keymap,
     display,
@@ -75,31 +76,21 @@ def bindings(entries: Iterable[KeyAction]) -> list[Binding]:
     """Textual bindings for ``entries``, with their names as ids so a keymap can move them; an
     entry's other meanings (`ALSO_RUNS`) follow it, with its keys and id (``[keys]`` moves
     them together), its ``show`` and its priority."""
-    made = []
+    made: list[Binding] = []
     for entry in entries:
-        made.append(
-            Binding(
-                with_legacy(entry.keys),
-                entry.action,
-                entry.title,
-                show=entry.show,
-                priority=entry.priority,
-                tooltip=entry.description,
-                id=entry.name,
-            )
-        )
+        meanings: list[KeyAction | AlsoRuns] = [entry]
+        meanings += [also for also in ALSO_RUNS if also.name == entry.name]
         made.extend(
             Binding(
                 with_legacy(entry.keys),
-                also.action,
-                also.title,
+                meaning.action,
+                meaning.title,
                 show=entry.show,
                 priority=entry.priority,
-                tooltip=also.description,
+                tooltip=meaning.description,
                 id=entry.name,
             )
-            for also in ALSO_RUNS
-            if also.name == entry.name
+            for meaning in meanings
         )
     return made
 
