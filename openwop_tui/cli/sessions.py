@@ -10,6 +10,7 @@ import asyncio
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.table import Table
@@ -79,26 +80,29 @@ def list_sessions(output: Output, *, as_json: bool, archived: bool = False) -> i
     return EXIT_OK
 
 
-def rename_session(output: Output, session_id: str, title: str) -> int:
-    """``openwop-tui sessions rename ID TITLE``."""
+def _change(output: Output, change: Callable[[Store], None], said: str) -> int:
+    """Make ``change`` to the store, then print ``said``; a store that refuses it is exit 1
+    with its reason (`_fail`)."""
     try:
         with _opened(Store(secrets=[output.config.api_key])) as store:
-            store.rename(session_id, title)
+            change(store)
     except StoreError as error:
         return _fail(str(error))
-    print(f"renamed session {session_id}")
+    print(said)
     return EXIT_OK
+
+
+def rename_session(output: Output, session_id: str, title: str) -> int:
+    """``openwop-tui sessions rename ID TITLE``."""
+    return _change(
+        output, lambda store: store.rename(session_id, title), f"renamed session {session_id}"
+    )
 
 
 def archive_session(output: Output, session_id: str, *, archived: bool) -> int:
     """``openwop-tui sessions archive ID`` (or ``unarchive ID``)."""
-    try:
-        with _opened(Store(secrets=[output.config.api_key])) as store:
-            store.archive(session_id, archived)
-    except StoreError as error:
-        return _fail(str(error))
-    print(f"{'archived' if archived else 'unarchived'} session {session_id}")
-    return EXIT_OK
+    said = f"{'archived' if archived else 'unarchived'} session {session_id}"
+    return _change(output, lambda store: store.archive(session_id, archived), said)
 
 
 def search_sessions(output: Output, query: str, *, as_json: bool) -> int:
@@ -184,13 +188,7 @@ def _found_json(found: searching.Found) -> dict[str, object]:
 
 def delete_session(output: Output, session_id: str) -> int:
     """``openwop-tui sessions delete ID``."""
-    try:
-        with _opened(Store(secrets=[output.config.api_key])) as store:
-            store.delete(session_id)
-    except StoreError as error:
-        return _fail(str(error))
-    print(f"deleted session {session_id}")
-    return EXIT_OK
+    return _change(output, lambda store: store.delete(session_id), f"deleted session {session_id}")
 
 
 def chosen_session(session_id: str | None, *, api_key: str | None) -> SessionInfo:
