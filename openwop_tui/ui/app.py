@@ -29,7 +29,7 @@ from openwop_tui.renderers import Registry
 from openwop_tui.renderers.base import AudioSupport
 from openwop_tui.store import state
 from openwop_tui.text.redact import Redactor
-from openwop_tui.ui import heap, keys, theme_palette
+from openwop_tui.ui import heap, keys, theme_palette, warming
 from openwop_tui.ui.command_palette import AppCommands
 from openwop_tui.ui.controllers.attaching import AttachingController
 from openwop_tui.ui.controllers.chat import Chat, Common
@@ -266,9 +266,10 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
 
     async def _reach_host(self) -> None:
         await self.connection.connect()
-        # Then the lint is readied in a thread (`TimelineController.warm`): past the first
-        # frame and the connection, before the first run's events need it.
+        # Then the lint and the drawing of replies are readied in threads (`warming`): past
+        # the first frame and the connection, before the first run's events need them.
         self.timeline.warm()
+        warming.warm()
 
     async def on_unmount(self) -> None:
         stop_ending_on_signals()
