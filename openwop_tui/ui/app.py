@@ -79,7 +79,6 @@ from openwop_tui.ui.messages import (
 from openwop_tui.ui.options import AppOptions
 from openwop_tui.ui.quiet_walk import QuietWalks
 from openwop_tui.ui.resizing import ResizeAtOnce
-from openwop_tui.ui.screens.send_anyway import SendAnywayScreen
 from openwop_tui.ui.screens.unsaved import UnsavedScreen
 from openwop_tui.ui.signals import end_on_signals, stop_ending_on_signals
 from openwop_tui.ui.transcript.view import TranscriptView
@@ -266,10 +265,8 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
 
     async def _reach_host(self) -> None:
         await self.connection.connect()
-        # Then the lint and the drawing of replies are readied in threads (`warming`): past
-        # the first frame and the connection, before the first run's events need them.
-        self.timeline.warm()
-        warming.warm()
+        self.timeline.warm()  # the lint, in a thread, before the first run's events need it
+        warming.warm()  # and what draws a reply (both past the first frame and the connection)
 
     async def on_unmount(self) -> None:
         stop_ending_on_signals()
@@ -303,6 +300,8 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
                 await self.runs.submitted(event.text, attachments)
             else:
                 self.on_draft_returned(DraftReturned(event.text, attachments))
+
+        from openwop_tui.ui.screens.send_anyway import SendAnywayScreen  # (on first use)
 
         self.push_screen(SendAnywayScreen(reasons), answered)
 

@@ -60,7 +60,9 @@ print(json.dumps(seen))
 #: Not needed to draw the first screen: pictures (Pillow, rich-pixels), sound (numpy and the
 #: sound libraries), the inspector and its lint (the schema validators), the config file's
 #: editor, the HTTP client and the embedded host (loaded while the screen says "connecting"),
-#: the screens opened on request, and what draws a reply: markdown (markdown-it, Rich's
+#: the screens opened on request (the help's key table and the widgets it lists, the doctor,
+#: the search of every session), the config file's parser (no file here), the keychain (the
+#: demo host needs no key), and what draws a reply: markdown (markdown-it, Rich's
 #: markdown module), code (Rich's syntax module, Pygments) and the export's markdown
 #: (`openwop_tui.ui.warming` loads them once the host is reached).
 NOT_BEFORE_THE_FIRST_FRAME = (
@@ -85,6 +87,13 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "httpx_sse",
     "openwop_tui.demo_host",
     "openwop_tui.ui.screens.help",
+    "openwop_tui.ui.screens.send_anyway",
+    "openwop_tui.ui.key_help",
+    "openwop_tui.ui.widgets.json_tree",
+    "openwop_tui.doctor",
+    "openwop_tui.core.searching",
+    "tomllib",
+    "keyring",
     "openwop_tui.ui.screens.inspect",
     "openwop_tui.ui.screens.sessions",
     "openwop_tui.ui.screens.settings",
