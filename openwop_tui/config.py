@@ -15,7 +15,6 @@ config file. `Config.key_from` says which it was (``openwop-tui doctor`` shows i
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -312,6 +311,8 @@ def load_config(
     config = Config()
     file_path = path or default_config_path(env)
     if file_path.is_file():
+        import tomllib  # (only with a file to read)
+
         try:
             data = tomllib.loads(file_path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:

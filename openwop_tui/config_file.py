@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tomllib
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +52,8 @@ def read_settings(path: Path) -> dict[str, Any]:
     be read. A missing file holds nothing."""
     if not path.is_file():
         return {}
+    import tomllib  # (only with a file to read: the app's first frame reads none)
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
@@ -155,6 +156,8 @@ def new_text(
         else:
             document[key] = value
     text = tomlkit.dumps(document)
+    import tomllib
+
     # Read back as the app reads it at start: what is written must start the app.
     Config().merged(tomllib.loads(text), source=str(path))
     return text, "api_key" in document

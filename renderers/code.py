@@ -8,17 +8,7 @@ so a wrong guess is visible as a guess.
 from __future__ import annotations
 
 import re
-
-# Pygments ships no type information (types-Pygments is not a dependency).
-from pygments.lexer import Lexer  # type: ignore[import-untyped]
-from pygments.lexers import (  # type: ignore[import-untyped]
-    get_lexer_by_name,
-    get_lexer_for_mimetype,
-    guess_lexer,
-)
-from pygments.lexers.special import TextLexer  # type: ignore[import-untyped]
-from pygments.util import ClassNotFound  # type: ignore[import-untyped]
-from rich.syntax import Syntax
+from typing import TYPE_CHECKING
 
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers import register
@@ -26,6 +16,12 @@ from openwop_tui.renderers._common import join, text_of
 from openwop_tui.renderers.base import Action, RenderContext, Rendered
 from openwop_tui.renderers.json import as_json
 from openwop_tui.text.sanitize import clean, safe_filename
+
+if TYPE_CHECKING:
+    # Pygments ships no type information (types-Pygments is not a dependency). It and Rich's
+    # syntax module are imported where code is first drawn: the registry imports this module
+    # as it loads, before the app's first frame, which shows no code.
+    from pygments.lexer import Lexer  # type: ignore[import-untyped]
 
 #: Payload keys that may hold the source when the envelope has no text of its own.
 SOURCE_KEYS = ("source", "code", "text")
@@ -35,6 +31,9 @@ _GUESS_CHARS = 10_000  # guess_lexer runs every lexer's heuristics over the text
 
 
 def _by_name(name: str | None) -> Lexer | None:
+    from pygments.lexers import get_lexer_by_name  # type: ignore[import-untyped]
+    from pygments.util import ClassNotFound  # type: ignore[import-untyped]
+
     try:
         return get_lexer_by_name(name) if name else None
     except ClassNotFound:
@@ -43,6 +42,13 @@ def _by_name(name: str | None) -> Lexer | None:
 
 def _lexer(envelope: Envelope, fence_lang: str | None, source: str) -> tuple[Lexer, str]:
     """The lexer to highlight with and how to name the language in the title."""
+    from pygments.lexers import (
+        get_lexer_for_mimetype,
+        guess_lexer,
+    )
+    from pygments.lexers.special import TextLexer  # type: ignore[import-untyped]
+    from pygments.util import ClassNotFound
+
     hint = envelope.rendering
     if hint.lang:
         found = _by_name(hint.lang)
@@ -84,6 +90,8 @@ def render_code(envelope: Envelope, context: RenderContext) -> Rendered:
     lexer, language = _lexer(envelope, fence_lang, source)
     lines = len(source.splitlines())
     title = envelope.rendering.title
+    from rich.syntax import Syntax
+
     # A trailing newline would show as an empty numbered line.
     body = Syntax(
         clean(source.rstrip("\n")),

@@ -23,7 +23,6 @@ from rich.console import Group
 from rich.highlighter import JSONHighlighter
 from rich.text import Text
 
-from openwop_tui.draw.markdown import SafeMarkdown
 from openwop_tui.protocol.envelopes import KNOWN_DISPLAYS, Envelope
 from openwop_tui.protocol.hostdata import host_value
 from openwop_tui.renderers import register
@@ -107,6 +106,8 @@ def render_json(envelope: Envelope, context: RenderContext) -> Rendered:
     what = fallback_shows(envelope)
     if what == "JSON" or envelope.text is None:
         return shown
+    from openwop_tui.draw.markdown import SafeMarkdown  # (as `openwop_tui.renderers.markdown`)
+
     theme = cast(str, context.palette.syntax_theme())
     words = SafeMarkdown(envelope.text, code_theme=theme, hyperlinks=False)
     if what == "text":

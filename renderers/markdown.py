@@ -11,15 +11,19 @@ model, the user should see where a link goes before following it.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-from openwop_tui.draw.markdown import SafeMarkdown
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers import register
 from openwop_tui.renderers._common import degradation, join, media_ref, text_of
 from openwop_tui.renderers.base import Code, RenderContext, Rendered
 from openwop_tui.renderers.json import as_json
 from openwop_tui.text.sanitize import clean
+
+if TYPE_CHECKING:
+    # The parser and Rich's markdown are imported where markdown is first drawn: the registry
+    # imports this module as it loads, before the app's first frame, which draws none.
+    from openwop_tui.draw.markdown import SafeMarkdown
 
 #: Payload keys that may hold the markdown when the envelope has no text of its own.
 TEXT_KEYS = ("markdown", "text", "content")
@@ -30,6 +34,8 @@ def markdown(source: str, context: RenderContext) -> SafeMarkdown:
     renderer."""
     # Rich passes ``code_theme`` straight to `Syntax`, which takes a theme object as well as a
     # name: the palette's, drawn on the theme's surface instead of the Pygments background.
+    from openwop_tui.draw.markdown import SafeMarkdown
+
     theme = cast(str, context.palette.syntax_theme())
     return SafeMarkdown(source, code_theme=theme, hyperlinks=False)
 

@@ -21,23 +21,21 @@ import io
 import json
 from dataclasses import dataclass
 from pathlib import PurePath
+from typing import TYPE_CHECKING
 
-from pygments.lexer import Lexer  # type: ignore[import-untyped]
-from pygments.lexers import (  # type: ignore[import-untyped]
-    get_lexer_for_filename,
-    get_lexer_for_mimetype,
-)
-from pygments.lexers.special import TextLexer  # type: ignore[import-untyped]
-from pygments.util import ClassNotFound  # type: ignore[import-untyped]
 from rich import box
 from rich.console import RenderableType
-from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
 from openwop_tui.draw.palette import Palette
 from openwop_tui.text.sanitize import clean
 from openwop_tui.text.units import human_size
+
+if TYPE_CHECKING:
+    # Pygments and Rich's syntax module are imported where a file is first previewed: the
+    # registry imports this module as it loads, before the app's first frame, which shows none.
+    from pygments.lexer import Lexer  # type: ignore[import-untyped]
 
 PREVIEW_LINES = 40
 """Lines of text drawn at most."""
@@ -161,6 +159,14 @@ def text_kind(media_type: str | None, filename: str | None) -> tuple[str, Lexer 
 
 
 def _source_lexer(media_type: str, filename: str | None) -> Lexer | None:
+    # Pygments ships no type information (types-Pygments is not a dependency).
+    from pygments.lexers import (  # type: ignore[import-untyped]
+        get_lexer_for_filename,
+        get_lexer_for_mimetype,
+    )
+    from pygments.lexers.special import TextLexer  # type: ignore[import-untyped]
+    from pygments.util import ClassNotFound  # type: ignore[import-untyped]
+
     for finder, key in ((get_lexer_for_filename, filename), (get_lexer_for_mimetype, media_type)):
         if not key:
             continue
@@ -339,6 +345,8 @@ def _lines(
     shown_lines = lines[:PREVIEW_LINES]
     cut_lines = [_cut(line, LINE_CHARS) for line in shown_lines]
     long_cut = any(was_cut for _, was_cut in cut_lines)
+    from rich.syntax import Syntax
+
     body = Syntax(
         clean("\n".join(line for line, _ in cut_lines)),
         lexer,

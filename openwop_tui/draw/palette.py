@@ -28,6 +28,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from functools import cache
+from typing import TYPE_CHECKING
 
 from rich.color import Color as RichColor
 from rich.color import ColorParseError, ColorType
@@ -35,8 +36,12 @@ from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.default_styles import DEFAULT_STYLES
 from rich.measure import Measurement
 from rich.style import Style
-from rich.syntax import PygmentsSyntaxTheme, SyntaxTheme
 from rich.theme import Theme as RichTheme
+
+if TYPE_CHECKING:
+    # (Rich's syntax module loads Pygments: imported where code is first highlighted, not
+    # with the palette, which the app's first frame needs and no code on it.)
+    from rich.syntax import SyntaxTheme
 
 __all__ = [
     "DEFAULT_THEME",
@@ -283,22 +288,27 @@ def _default() -> Palette:
     return _DEFAULT
 
 
-class _SurfacedSyntaxTheme(PygmentsSyntaxTheme):
-    """A Pygments style drawn on a given background."""
-
-    def __init__(self, name: str, background: str) -> None:
-        super().__init__(name)
-        self._background_color = background
-        self._background_style = Style(bgcolor=background)
-
-
 @cache
 def _syntax_theme(name: str, background: str) -> SyntaxTheme:
+    """The Pygments style ``name`` drawn on ``background``."""
+    from rich.syntax import PygmentsSyntaxTheme
+
+    class _SurfacedSyntaxTheme(PygmentsSyntaxTheme):
+        """A Pygments style drawn on a given background (made here, with Rich's syntax
+        module: see the import above)."""
+
+        def __init__(self, name: str, background: str) -> None:
+            super().__init__(name)
+            self._background_color = background
+            self._background_style = Style(bgcolor=background)
+
     return _SurfacedSyntaxTheme(name, background)
 
 
 @cache
 def _own_syntax_theme(name: str) -> SyntaxTheme:
+    from rich.syntax import PygmentsSyntaxTheme
+
     return PygmentsSyntaxTheme(name)
 
 

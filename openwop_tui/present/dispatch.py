@@ -11,6 +11,7 @@ sinks draw the same parts, a reply reads the same in the app as `render` prints 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
@@ -26,7 +27,6 @@ from openwop_tui.core.items import (
     UserTurn,
 )
 from openwop_tui.core.own_media import is_own
-from openwop_tui.draw.markdown import BlockMarkdown, MarkdownBlock, ReplyMarkdown
 from openwop_tui.draw.palette import Palette, Themed
 from openwop_tui.draw.safe_text import safe_text
 from openwop_tui.present import items as present
@@ -34,6 +34,11 @@ from openwop_tui.present.hanging import Hanging
 from openwop_tui.protocol.envelopes import MEDIA_DISPLAYS
 from openwop_tui.renderers.base import Rendered
 from openwop_tui.text.sanitize import HostText, clean_label
+
+if TYPE_CHECKING:
+    # Markdown (the parser, Rich's markdown and syntax modules, Pygments) is imported where a
+    # reply is first drawn: the app's first frame draws none, and need not load it.
+    from openwop_tui.draw.markdown import MarkdownBlock, ReplyMarkdown
 
 __all__ = ["Part", "parts", "renderable", "reply_body"]
 
@@ -53,6 +58,8 @@ class Part:
 def reply_body(markdown: ReplyMarkdown, palette: Palette) -> list[Part]:
     """A reply's markdown, block by block, indented, in the theme (Rich's own named styles
     mapped onto the palette by `Themed`); no terminal hyperlinks from host text: URLs show."""
+    from openwop_tui.draw.markdown import BlockMarkdown
+
     blocks = markdown.blocks()
     code = palette.syntax_theme()
     drawn: list[Part] = []
@@ -86,6 +93,8 @@ class _Key:
 
 
 def _reply(turn: AssistantTurn, palette: Palette, markdown: ReplyMarkdown | None) -> list[Part]:
+    from openwop_tui.draw.markdown import ReplyMarkdown
+
     drawn = [Part(present.assistant_heading(turn, palette))]
     body = reply_body(markdown or ReplyMarkdown.whole(turn.text), palette) if turn.text else []
     if not body:

@@ -29,7 +29,7 @@ from openwop_tui.renderers import Registry
 from openwop_tui.renderers.base import AudioSupport
 from openwop_tui.store import state
 from openwop_tui.text.redact import Redactor
-from openwop_tui.ui import heap, keys, theme_palette
+from openwop_tui.ui import heap, keys, theme_palette, warming
 from openwop_tui.ui.command_palette import AppCommands
 from openwop_tui.ui.controllers.attaching import AttachingController
 from openwop_tui.ui.controllers.chat import Chat, Common
@@ -79,7 +79,6 @@ from openwop_tui.ui.messages import (
 from openwop_tui.ui.options import AppOptions
 from openwop_tui.ui.quiet_walk import QuietWalks
 from openwop_tui.ui.resizing import ResizeAtOnce
-from openwop_tui.ui.screens.send_anyway import SendAnywayScreen
 from openwop_tui.ui.screens.unsaved import UnsavedScreen
 from openwop_tui.ui.signals import end_on_signals, stop_ending_on_signals
 from openwop_tui.ui.transcript.view import TranscriptView
@@ -266,9 +265,8 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
 
     async def _reach_host(self) -> None:
         await self.connection.connect()
-        # Then the lint is readied in a thread (`TimelineController.warm`): past the first
-        # frame and the connection, before the first run's events need it.
-        self.timeline.warm()
+        self.timeline.warm()  # the lint, in a thread, before the first run's events need it
+        warming.warm()  # and what draws a reply (both past the first frame and the connection)
 
     async def on_unmount(self) -> None:
         stop_ending_on_signals()
@@ -302,6 +300,8 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
                 await self.runs.submitted(event.text, attachments)
             else:
                 self.on_draft_returned(DraftReturned(event.text, attachments))
+
+        from openwop_tui.ui.screens.send_anyway import SendAnywayScreen  # (on first use)
 
         self.push_screen(SendAnywayScreen(reasons), answered)
 

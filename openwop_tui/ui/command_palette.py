@@ -16,7 +16,7 @@ from inspect import isawaitable
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from openwop_tui.ui import key_help, keys
+from openwop_tui.ui import keys
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +162,10 @@ class AppCommands(Provider):
 
     def _here(self) -> list[Offered]:
         """The footer's keys of the focused place (its widgets' bindings, not the app's)."""
+        # The help's key table (and every widget whose keys it lists) loads when the palette
+        # first opens, not with the app.
+        from openwop_tui.ui import key_help
+
         offered = []
         seen: set[str] = set()
         for key, active in self.screen.active_bindings.items():

@@ -7,7 +7,8 @@ after the first refresh). What is not in that list was not paid for before the f
 change that imports one of these early again fails here, by name.
 
 The connection's own modules (httpx, the demo host) load after that, in a worker and its
-threads, while the screen already says it is connecting; the test checks that too.
+threads, while the screen already says it is connecting, and what draws a reply once the host
+is reached (`openwop_tui.ui.warming`); the test checks that too.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 from patience import PATIENCE
 
 _PROBE = """
-import asyncio, json, sys
+import asyncio, json, sys, threading
 from openwop_tui.config import Config
 from openwop_tui.ui.app import ChatApp
 from openwop_tui.ui.widgets.prompt import PromptInput
@@ -46,7 +47,11 @@ async def main():
             await pilot.pause()
         await app.workers.wait_for_complete()
         seen["then"] = str(app.status.connection)
-        seen["later"] = sorted(m for m in ("httpx", "openwop_tui.demo_host") if m in sys.modules)
+        for thread in threading.enumerate():
+            if thread.name == "openwop-draw-warm":
+                thread.join()
+        later = ("httpx", "openwop_tui.demo_host", "openwop_tui.draw.markdown", "rich.syntax")
+        seen["later"] = [m for m in later if m in sys.modules]
 
 asyncio.run(main())
 print(json.dumps(seen))
@@ -55,9 +60,19 @@ print(json.dumps(seen))
 #: Not needed to draw the first screen: pictures (Pillow, rich-pixels), sound (numpy and the
 #: sound libraries), the inspector and its lint (the schema validators), the config file's
 #: editor, the HTTP client and the embedded host (loaded while the screen says "connecting"),
-#: and the screens opened on request. (Pygments and markdown-it still load before it: Rich's
-#: markdown module, which the transcript's blocks subclass, imports both.)
+#: the screens opened on request (the help's key table and the widgets it lists, the doctor,
+#: the search of every session), the config file's parser (no file here), the keychain (the
+#: demo host needs no key), and what draws a reply: markdown (markdown-it, Rich's
+#: markdown module), code (Rich's syntax module, Pygments) and the export's markdown
+#: (`openwop_tui.ui.warming` loads them once the host is reached).
 NOT_BEFORE_THE_FIRST_FRAME = (
+    "markdown_it",
+    "pygments",
+    "rich.markdown",
+    "rich.syntax",
+    "openwop_tui.draw.markdown",
+    "openwop_tui.text.md_safe",
+    "openwop_tui.present.export",
     "PIL",
     "rich_pixels",
     "numpy",
@@ -72,6 +87,13 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "httpx_sse",
     "openwop_tui.demo_host",
     "openwop_tui.ui.screens.help",
+    "openwop_tui.ui.screens.send_anyway",
+    "openwop_tui.ui.key_help",
+    "openwop_tui.ui.widgets.json_tree",
+    "openwop_tui.doctor",
+    "openwop_tui.core.searching",
+    "tomllib",
+    "keyring",
     "openwop_tui.ui.screens.inspect",
     "openwop_tui.ui.screens.sessions",
     "openwop_tui.ui.screens.settings",
@@ -103,6 +125,12 @@ def test_the_first_frame_loads_nothing_it_does_not_draw(tmp_path: Path) -> None:
     # Honest meanwhile: the prompt is there and the status line says it is connecting.
     assert seen["prompt"].startswith("Message the host")
     assert seen["connection"] == "connecting"
-    # And then the host was reached, the HTTP client and the embedded host loaded for it.
+    # And then the host was reached, the HTTP client and the embedded host loaded for it, and
+    # what draws a reply loaded before one comes.
     assert seen["then"] == "connected"
-    assert seen["later"] == ["httpx", "openwop_tui.demo_host"]
+    assert seen["later"] == [
+        "httpx",
+        "openwop_tui.demo_host",
+        "openwop_tui.draw.markdown",
+        "rich.syntax",
+    ]

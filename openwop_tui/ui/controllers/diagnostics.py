@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import cast, get_args
+from typing import TYPE_CHECKING, cast, get_args
 
-from openwop_tui import doctor
 from openwop_tui.config import default_config_path
 from openwop_tui.devices.audio import probe
 from openwop_tui.devices.terminal import ImageProtocol, ImageSupport
@@ -24,6 +23,9 @@ from openwop_tui.ui.controllers.connection import ConnectionController
 from openwop_tui.ui.controllers.profile import LabController
 from openwop_tui.ui.controllers.timeline import TimelineController
 from openwop_tui.ui.workers import Deferred
+
+if TYPE_CHECKING:
+    from openwop_tui import doctor  # (imported when the doctor is first asked: `machine`)
 
 
 class DiagnosticsController:
@@ -65,6 +67,8 @@ class DiagnosticsController:
 
     def machine(self) -> doctor.Machine:
         """This machine as the app found it."""
+        from openwop_tui import doctor
+
         app = self.chat.app
         config = self.chat.config
         mode = cast(ImageProtocol, config.images)
@@ -87,6 +91,8 @@ class DiagnosticsController:
 
     async def checks(self) -> list[doctor.Check]:
         """Every check, the host's last."""
+        from openwop_tui import doctor
+
         known = self.lab.audio_support
         machine = self.machine()
         checks = await asyncio.to_thread(

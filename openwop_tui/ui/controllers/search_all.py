@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from textual.worker import get_current_worker
 
-from openwop_tui.core import indexing, searching
+from openwop_tui.core import indexing
 from openwop_tui.core.items import AssistantTurn, UserTurn
 from openwop_tui.store.database import StoreError
 from openwop_tui.store.sessions import Store
@@ -33,6 +33,7 @@ from openwop_tui.ui.controllers.chat import Chat
 from openwop_tui.ui.transcript.finder import Finder
 
 if TYPE_CHECKING:
+    from openwop_tui.core import searching  # (imported when a search is first made: `show`)
     from openwop_tui.ui.controllers.tabs import TabsController
 
 __all__ = ["SearchAllController"]
@@ -117,6 +118,7 @@ class SearchAllController:
                 severity="error",
             )
             return
+        from openwop_tui.core import searching
         from openwop_tui.ui.screens.search_all import SearchAllScreen  # on first use
 
         path = Path(store.path)

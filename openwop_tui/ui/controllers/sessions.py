@@ -19,8 +19,6 @@ from openwop_tui.config import Config
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.opening import opening
 from openwop_tui.core.updates import EventLog
-from openwop_tui.present.envelope import export_drawer
-from openwop_tui.present.export import ExportError, export_session
 from openwop_tui.store.database import StoreError
 from openwop_tui.store.record import Recorder
 from openwop_tui.store.sessions import Store
@@ -222,6 +220,10 @@ class SessionsController:
 
     async def export(self) -> None:
         """Export this session as Markdown with its assets into the download folder."""
+        # The export (and its markdown parser) loads on first use, not with the app.
+        from openwop_tui.present.envelope import export_drawer
+        from openwop_tui.present.export import ExportError, export_session
+
         chat = self.chat
         store, session_id = chat.store, self.kept_session_id()
         if store is None or session_id is None:

@@ -41,7 +41,6 @@ from openwop_tui.core.fold import (
     UserTurn,
 )
 from openwop_tui.devices.profile import Colours, downgrade_segments
-from openwop_tui.draw.markdown import ReplyMarkdown
 from openwop_tui.draw.palette import Palette
 from openwop_tui.present import dispatch
 from openwop_tui.present import items as present
@@ -51,6 +50,7 @@ from openwop_tui.renderers.base import Rendered
 from openwop_tui.text.sanitize import HostText, clean, clean_own
 
 if TYPE_CHECKING:
+    from openwop_tui.draw.markdown import ReplyMarkdown
     from openwop_tui.ui.transcript.budget import DrawnLines
 
 __all__ = ["FRAGMENT", "KEPT_WIDTHS", "Block", "code_blocks", "estimate_height", "lay_out"]
@@ -341,6 +341,10 @@ class Block:
             markdown = None
         self.replaced = False
         if markdown is None:
+            # (Here, not at the top: the parser and Rich's markdown load with the first reply
+            # drawn, past the app's first frame.)
+            from openwop_tui.draw.markdown import ReplyMarkdown
+
             markdown = self.markdown = ReplyMarkdown()
             self.fed = 0
             self.parts.clear()
