@@ -161,6 +161,7 @@ class SplitKeyRows:
             return data, []
         row = _Row(doc)
         changed: list[object] = []
+        held = False  # a piece of this row is still open in its chain (a later row may change it)
         for event in _events(doc) if chunky else ():
             slot = _slot(event)
             if slot is None:
@@ -171,21 +172,20 @@ class SplitKeyRows:
                 chain = self._chains[session, run, stream] = PieceChain(self.secrets)
             pieces = chain.add((ref, len(row.slots)), holder[key])
             row.slots.append((holder, key, pieces[0]))  # the new piece comes first
+            held = held or chain.undecided(pieces[0]) is not None
             for piece in pieces:
                 owner = piece.ref[0] if isinstance(piece.ref, tuple) else None
                 if piece.spans and owner not in changed:
                     changed.append(owner)
         # Every other string: the key whole, or a long fragment at its edge (`mask`), as the
         # protocol layer masks it when the row is read; the chain decides the pieces.
-        slots = {(id(holder), key) for holder, key, _ in row.slots}
-        edged = maybe and _mask_strings(doc, self.secrets, slots)
-        if not row.slots and not edged:
-            return data, []
-        if row.slots:
+        edged = maybe and _mask_strings(doc, self.secrets, {(id(h), k) for h, k, _ in row.slots})
+        if held:  # (a row no open tail reaches is never written again: not kept)
             self._rows[ref] = row
         earlier = [(owner, self._rows[owner].text()) for owner in changed if owner != ref]
         here = row.text() if ref in changed or edged else data
-        self._forget()
+        if self._rows:  # (most rows of a stream keep nothing open: nothing to forget)
+            self._forget()
         return here, earlier
 
     def waiting(self) -> set[object]:
