@@ -25,6 +25,8 @@ from collections.abc import Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from openwop_tui.protocol.events import CHUNK_TYPES, TERMINAL_TYPES, canonical_type
 from openwop_tui.protocol.hostdata import KeyProbes, mask, secrets_of
 from openwop_tui.protocol.interrupts import REQUEST_TYPES
@@ -52,6 +54,24 @@ class _Row:
         for holder, key, piece in self.slots:
             holder[key] = piece.masked
         return json.dumps(self.doc, ensure_ascii=False)
+
+
+#: What `_decoded` gives for a text that is not JSON.
+_UNREADABLE = object()
+
+
+def _decoded(data: str) -> Any:
+    """The document JSON ``data`` holds (`_UNREADABLE` if none): by orjson, four times as fast
+    as `json.loads` and the same values for what it takes; `json.loads` decides the rest
+    (``NaN``, integers past 64 bits). A copy of the row's own: rewriting its pieces changes it."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        return json.loads(data)
+    except ValueError:
+        return _UNREADABLE
 
 
 def _events(doc: Any) -> Iterator[Any]:
@@ -129,6 +149,9 @@ class SplitKeyRows:
         self._chains: dict[tuple[str, str | None, str], PieceChain] = {}
         self._rows: dict[object, _Row] = {}
         self._probes = KeyProbes(self.secrets)
+        self.plain = False
+        """The text `row` returned last holds nothing `mask` changes (`KeyProbes` said so): it
+        needs no masking of the keys, only of URL credentials and Bearer tokens."""
 
     def row(
         self, session: str, ref: object, kind: str, run: str | None, data: str
@@ -146,6 +169,7 @@ class SplitKeyRows:
         if kind == "end":  # the run's streams are over: their chains go
             for name in [c for c in self._chains if c[:2] == (session, run)]:
                 del self._chains[name]
+        self.plain = False
         if not self.secrets or kind not in _EVENT_KINDS:
             return data, []
         chunky = '"chunk"' in data or '"delta"' in data
@@ -154,10 +178,10 @@ class SplitKeyRows:
         # inputs echoing a long history, are not decoded and walked again here).
         maybe = self._probes.may_change(data)
         if not chunky and not maybe:
+            self.plain = True
             return data, []
-        try:
-            doc = json.loads(data)
-        except ValueError:
+        doc = _decoded(data)
+        if doc is _UNREADABLE:
             return data, []
         row = _Row(doc)
         changed: list[object] = []
@@ -184,6 +208,7 @@ class SplitKeyRows:
             self._rows[ref] = row
         earlier = [(owner, self._rows[owner].text()) for owner in changed if owner != ref]
         here = row.text() if ref in changed or edged else data
+        self.plain = here is data and not maybe
         if self._rows:  # (most rows of a stream keep nothing open: nothing to forget)
             self._forget()
         return here, earlier

@@ -301,7 +301,8 @@ class Writer(Database):
         for earlier_seq, text in earlier:
             assert isinstance(earlier_seq, int)  # the refs given to `row` are seqs
             self._rewrite(session_id, earlier_seq, redact(text))
-        data = redact(data)
+        # (A row the key follower found nothing of the keys in is not searched for them again.)
+        data = redact.beyond_keys(data) if self._split.plain else redact(data)
         self._batch.add(
             Row(
                 session_id,
