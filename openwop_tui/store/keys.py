@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from openwop_tui.protocol.events import CHUNK_TYPES, TERMINAL_TYPES, canonical_type
-from openwop_tui.protocol.hostdata import KeyProbes, mask, secrets_of
+from openwop_tui.protocol.hostdata import mask, probes_for, secrets_of
 from openwop_tui.protocol.interrupts import REQUEST_TYPES
 from openwop_tui.text.split_keys import Piece, PieceChain
 
@@ -148,7 +148,7 @@ class SplitKeyRows:
         self.secrets = secrets_of(*secrets)
         self._chains: dict[tuple[str, str | None, str], PieceChain] = {}
         self._rows: dict[object, _Row] = {}
-        self._probes = KeyProbes(self.secrets)
+        self._probes = probes_for(self.secrets)  # (shared with the decoder: see its memo)
         self.plain = False
         """The text `row` returned last holds nothing `mask` changes (`KeyProbes` said so): it
         needs no masking of the keys, only of URL credentials and Bearer tokens."""
