@@ -86,14 +86,14 @@ def bomb_session(store_path: Path, data: bytes | None = None) -> tuple[str, int]
         store.append(session, Entry("end", run=RUN, meta={"status": "completed"}))
     with sqlite3.connect(store_path) as db:
         (written,) = db.execute(
-            "SELECT data FROM entries WHERE session = ? AND seq = ?", (session, placeholder.seq)
+            "SELECT data FROM entries WHERE session = ? AND seq = ?", (session, placeholder)
         ).fetchone()
         assert bytes(written).startswith(DEFLATED)  # the store compressed it: the bomb's format
         db.execute(
             "UPDATE entries SET data = ? WHERE session = ? AND seq = ?",
-            (data if data is not None else bomb(), session, placeholder.seq),
+            (data if data is not None else bomb(), session, placeholder),
         )
-    return session, placeholder.seq + 1
+    return session, placeholder + 1
 
 
 #: Runs a command and prints the peak resident memory of it (and its children) in KiB: a

@@ -79,17 +79,14 @@ def carried_turn(
     whether the message is settled (said now, or not to be: someone's turn came first, or the
     host echoed it, having taken it from the run's inputs). Unsettled, the next changes are
     asked again."""
-    if any(isinstance(c.item, UserTurn) for c in changes if isinstance(c, Added)):
+    added = [c.item for c in changes if isinstance(c, Added)]
+    if any(isinstance(item, UserTurn) for item in added):
         return None, True  # someone's turn came first: the conversation is under way
+    asked = [item for item in added if isinstance(item, Interrupt)]
+    if not asked:  # (most events, every chunk of a reply: no transcript walk for them)
+        return None, False
     waiting = open_conversation(transcript)
-    opened = next(
-        (
-            c.item
-            for c in changes
-            if isinstance(c, Added) and isinstance(c.item, Interrupt) and c.item is waiting
-        ),
-        None,
-    )
+    opened = next((item for item in asked if item is waiting), None)
     if opened is None:
         return None, False
     if carry.strip() not in transcript.own_turns:

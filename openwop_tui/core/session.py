@@ -110,7 +110,9 @@ class Session:
     ) -> AsyncIterator[RunEvent | StreamNotice]:
         """Stream an existing run (one this session started, or one being attached to) to its
         end, after sequence ``last_event_id`` (``None``: its whole history). It is the
-        `current_run` meanwhile. Raises `HostError` as `subscribe` does."""
+        `current_run` until its terminal event is handed on: what the consumer does with it
+        (draw the end, store the fold) happens with the run over on the host, so a quit then
+        does not ask about a run in flight. Raises `HostError` as `subscribe` does."""
         self.current_run = handle
         try:
             async for item in subscribe(
@@ -122,9 +124,12 @@ class Session:
                 reconnect_budget=self._reconnect_budget,
                 on_arrival=on_arrival,
             ):
+                if isinstance(item, RunEvent) and item.is_terminal and self.current_run is handle:
+                    self.current_run = None
                 yield item
         finally:
-            self.current_run = None
+            if self.current_run is handle:
+                self.current_run = None
 
     async def cancel(self) -> bool:
         """Ask the host to cancel the current run; ``False`` when there is none."""

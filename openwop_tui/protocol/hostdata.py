@@ -97,7 +97,7 @@ class KeyProbes:
     * its first `MIN_PREFIX` after ``bearer `` in any case.
     """
 
-    __slots__ = ("_bearer", "_heads", "_pieces", "escapes")
+    __slots__ = ("_bearer", "_heads", "_last", "_pieces", "escapes")
 
     def __init__(self, secrets: Iterable[str | None]) -> None:
         kept = secrets_of(*secrets)
@@ -120,6 +120,8 @@ class KeyProbes:
         """Whether a plain text may hold escapes: only if no secret holds a character one
         decodes to (an escape inside a key would hide it from the probes, which look at the
         text, not at what it decodes to)."""
+        self._last: tuple[str, bool] | None = None
+        """The text `may_change` answered last (by identity), and its answer."""
 
     def found(self, text: str) -> bool:
         """Whether ``text`` may hold what `mask` changes (see the class docstring)."""
@@ -134,10 +136,18 @@ class KeyProbes:
     def may_change(self, text: str) -> bool:
         """Whether a string decoded from JSON ``text`` may hold what `mask` changes: an escape
         may hide a piece of a key from the probes (unless it is one of the few a key cannot
-        hold, see ``escapes``), else the probes decide (`found`)."""
+        hold, see ``escapes``), else the probes decide (`found`). The last text asked about
+        is answered again without a look (the same frame's text is asked by the decoder,
+        then by the store)."""
+        last = self._last
+        if last is not None and last[0] is text:
+            return last[1]
         if "\\" in text and not (self.escapes and _kept_escapes_only(text)):
-            return True
-        return self.found(text)
+            answer = True
+        else:
+            answer = self.found(text)
+        self._last = (text, answer)
+        return answer
 
 
 #: What a control character becomes in `_SHAPES`.
@@ -183,6 +193,18 @@ class _NotPlain:
 NOT_PLAIN: Any = _NotPlain()
 
 
+def probes_for(secrets: Iterable[str]) -> KeyProbes:
+    """The `KeyProbes` of ``secrets``, made once: the decoder and the store ask them of the
+    same frame's text, and the probes remember the last answer (`KeyProbes.may_change`)."""
+    secrets = secrets if isinstance(secrets, tuple) else tuple(secrets)
+    probes = _PROBES.get(secrets)
+    if probes is None:
+        probes = KeyProbes(secrets)
+        if len(_PROBES) < 64:  # (one key, a few at most: a bound all the same)
+            _PROBES[secrets] = probes
+    return probes
+
+
 def plain_document(text: str, secrets: Iterable[str] = ()) -> Any:
     """The document JSON ``text`` decodes to, when it is one `host_value` copies unchanged (so
     the copy can be skipped), else `NOT_PLAIN`.
@@ -206,13 +228,7 @@ def plain_document(text: str, secrets: Iterable[str] = ()) -> Any:
     shape = text.encode("ascii").translate(_SHAPES)
     if _CONTROL in shape or _LONG_DIGITS in shape:
         return NOT_PLAIN
-    secrets = secrets if isinstance(secrets, tuple) else tuple(secrets)
-    probes = _PROBES.get(secrets)
-    if probes is None:
-        probes = KeyProbes(secrets)
-        if len(_PROBES) < 64:  # (one key, a few at most: a bound all the same)
-            _PROBES[secrets] = probes
-    if probes.may_change(text):
+    if probes_for(secrets).may_change(text):
         return NOT_PLAIN
     try:
         doc = orjson.loads(text)

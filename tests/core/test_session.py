@@ -71,3 +71,19 @@ async def test_assets_are_fetched_once_and_cached(demo: DemoHost) -> None:
         first = await session.asset_for(image)
         assert first is not None and first.data is not None and first.data[:4] == b"\x89PNG"
         assert await session.asset_for(image) is first
+
+
+async def test_the_run_is_no_longer_in_flight_once_its_end_is_handed_on(demo: DemoHost) -> None:
+    # What the consumer does with the terminal event (draws "run completed", stores the fold)
+    # happens with the run over on the host: a quit pressed then must not ask about a run in
+    # flight (a pty test met the quit dialog under an end already drawn).
+    async with HostClient(demo.url, demo.api_key) as client:
+        session = Session(client, workflow_id="demo.chat")
+        await session.connect()
+        chat = Conversation(session)
+        seen: list[tuple[str, bool]] = []
+        async for item in chat.send("hello"):
+            if isinstance(item, EventArrived):
+                seen.append((item.event.type, session.current_run is not None))
+        assert seen[-1] == ("run.completed", False)
+        assert all(in_flight for _, in_flight in seen[:-1])

@@ -341,3 +341,34 @@ def test_a_middle_piece_or_an_escaped_key_in_a_stored_string_is_masked(
     assert rows[0]["nodeId"] == MASK
     assert rows[1]["payload"] == {"m": MASK}
     assert long_fragment((tmp_path / "s.db").read_bytes().decode("latin-1")) is None
+
+
+#: Filler around a slice of the key: JSON's escapes, a URL's and a word's characters.
+_FILLER = st.text(alphabet='ab \\"/n@:', max_size=8)
+#: A piece of a stream: filler, a slice of the key (often none, often long), filler.
+_PIECES = st.builds(
+    lambda before, start, stop, after: before + KEY[start:stop] + after,
+    _FILLER,
+    st.integers(0, len(KEY)),
+    st.integers(0, len(KEY)),
+    _FILLER,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_PIECES, min_size=1, max_size=6), st.sampled_from(["chunk", "delta", "other"]))
+def test_a_row_the_follower_calls_plain_is_one_mask_leaves_alone(
+    texts: list[str], slot: str
+) -> None:
+    # The store skips searching a row for the key when the follower found nothing of it
+    # (`SplitKeyRows.plain`): that must never be a row `mask` would change.
+    from openwop_tui.store.keys import SplitKeyRows
+    from openwop_tui.text.mask import mask
+
+    rows = SplitKeyRows([KEY])
+    for seq, text in enumerate(texts):
+        data = json.dumps({"type": "output.chunk", "payload": {slot: text}})
+        here, _ = rows.row("s", seq, "frame", "run", data)
+        if rows.plain:
+            assert here is data
+            assert mask(data, (KEY,)) == data

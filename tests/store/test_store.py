@@ -158,9 +158,9 @@ def test_a_reopen_reads_the_entries_between_kept_runs_as_the_log_has_them(
             db.append(session, Entry("user", f"question {n}"))
             if n % 7 == 0:
                 db.append(session, Entry("notice", f"note {n}", label="info"))
-            start = db.append(session, Entry("run", run=f"run_{n}")).seq
+            start = db.append(session, Entry("run", run=f"run_{n}"))
             db.append(session, Entry("frame", '{"type":"run.started"}', run=f"run_{n}"))
-            stop = db.append(session, Entry("end", run=f"run_{n}")).seq
+            stop = db.append(session, Entry("end", run=f"run_{n}"))
             rows.append(FoldRow(start, stop, "v1", "before", b"kept"))
         for kind in ("user", "run", "frame", "frame", "end", "user"):
             db.append(session, Entry(kind, "x" if kind != "run" else "", run="last"))
