@@ -21,8 +21,9 @@ their source. It also puts the event's lint marks in an envelope item's badge.
 What is kept per chat (`Kept`: the inspector, the rows, the links, the filter line as typed)
 is a few tens of bytes an event: the rows as columns, each event as its place in the session
 store, read back when it is opened (`openwop_tui.ui.controllers.timeline_rows`), the links as
-ranges of rows (`Spans`). It lives for the conversation's life, in a weak map keyed by the `Conversation`: the session store
-has no place for a view's state, so a reopened session starts with an empty filter. A reopened
+ranges of rows (`Spans`). It lives for the conversation's life, in a weak map keyed by the
+`Conversation`: the session store has no place for a view's state, so a reopened session
+starts with an empty filter. A reopened
 session's stored events are read the first time its timeline is shown (a panel, the timeline
 screen, the statistics: `_stored_in`), not when it opens: the transcript reads the session once
 on its own (mostly its kept folds, not its events), and most reopened sessions are continued
