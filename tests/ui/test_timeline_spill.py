@@ -15,18 +15,19 @@ import json
 from typing import Any
 
 import pytest
-from app_support import NO_AUDIO, SIZE, connected, demo_app, settle, turn
+from app_support import NO_AUDIO, SIZE, connected, demo_app, run_over, send, settle, turn
 from key_split import KEY, KeySplitHost, key_piece
 from test_timeline_keys import PIECES, check_rows, streamed
 
 from openwop_tui.config import Config
 from openwop_tui.core.updates import EventArrived
+from openwop_tui.demo_host import workflows
 from openwop_tui.inspect.timeline import Row
 from openwop_tui.protocol.events import normalize
 from openwop_tui.protocol.hostdata import MASK
 from openwop_tui.text.sanitize import HostText, one_line
 from openwop_tui.ui.app import ChatApp
-from openwop_tui.ui.controllers import timeline_rows
+from openwop_tui.ui.controllers import timeline, timeline_rows, timeline_waiting
 from openwop_tui.ui.controllers.timeline_rows import NotKept, Rows
 from openwop_tui.ui.widgets.timeline_view import Entry
 
@@ -101,8 +102,10 @@ async def test_the_entries_kept_made_are_a_window_not_one_an_event(
         view = app.chat.parts.events.view
         await settle(pilot, app, lambda: len(view.entries) == 3000, what="every row shown")
         del events
+        gc.unfreeze()  # (the app freezes what a run made out of the collector: counted too)
         gc.collect()
-        made = sum(isinstance(o, Entry) for o in gc.get_objects())
+        place = app.timeline.kept.entries.place  # (this chat's: not another test's)
+        made = sum(isinstance(o, Entry) and o.place is place for o in gc.get_objects())
         assert made <= 64 + 64, made  # (the window, and the rows on screen)
         assert [e.row.sequence for e in view.entries[:3]] == [0, 1, 2]
 
@@ -126,3 +129,51 @@ def test_without_a_store_the_newest_events_are_kept_and_an_older_one_says_so(
     assert rows[20].event.sequence == 20
     with pytest.raises(NotKept, match="no session store"):
         rows[19].event  # noqa: B018
+
+
+async def _waited(monkeypatch: pytest.MonkeyPatch, recent: int) -> tuple[int, int, list[Any]]:
+    """A flood of 2,000 events that wait for their inspection (one a frame), the last
+    ``recent`` of them as entries: (how many waited, the entries alive then, the rows and
+    events after)."""
+    monkeypatch.setattr(timeline_waiting, "RECENT", recent)
+    monkeypatch.setattr(timeline, "INSPECT_SECONDS", 0.0)
+    monkeypatch.setattr(timeline, "IDLE_AFTER_SECONDS", 3600.0)
+    monkeypatch.setattr(workflows, "FLOOD_RATE", 2_000)
+    monkeypatch.setattr(workflows, "FLOOD_SECONDS", 1.0)
+    app = demo_app(workflow="bench.flood")
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await send(pilot, app, "flood")
+        await settle(pilot, app, lambda: run_over(app), what="the flood ended")
+        kept = app.timeline.kept
+        waited = len(kept.queued)
+        gc.unfreeze()  # (the app freezes what a run made out of the collector: counted too)
+        gc.collect()
+        # (Of this chat; the entries of the rows inspected so far, in the window, not counted.)
+        place = kept.entries.place
+        ours = [o for o in gc.get_objects() if isinstance(o, Entry) and o.place is place]
+        alive = len(ours) - len(kept.entries)
+        del ours
+        app.timeline.inspector  # noqa: B018 (every event inspected now, read back as needed)
+        assert not kept.queued
+        # (What a run's time changes left out: its length, its events' ids and times.)
+        chunks = [e for e in kept.entries if e.row.type == "output.chunk"]
+        shown = [
+            (e.row.sequence, e.row.type, e.row.node, e.row.marks, e.items) for e in kept.entries
+        ]
+        shown += [(e.row.sequence, e.row.summary) for e in chunks]
+        documents = [e.event.raw["payload"] for e in chunks]
+    return waited, alive, [shown, documents]
+
+
+async def test_events_waiting_for_inspection_wait_as_their_places_and_lose_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    waited, alive, spilled = await _waited(monkeypatch, 4)
+    assert waited > 1_000  # (the flood's events mostly waited)
+    assert alive <= 4 + 16, alive  # (the recent ones, the last one's links)
+    _, kept_alive, whole = await _waited(monkeypatch, 100_000)
+    assert kept_alive > 1_000  # (the same, not spilled: an entry each)
+    assert len(spilled[0]) == len(whole[0])
+    assert spilled[0] == whole[0]
+    assert spilled[1] == whole[1]

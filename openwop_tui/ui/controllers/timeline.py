@@ -54,7 +54,6 @@ from openwop_tui.core.fold import Added, Change, Updated
 from openwop_tui.core.items import EnvelopeItem
 from openwop_tui.inspect.findings import Finding, Severity
 from openwop_tui.inspect.log import Observed
-from openwop_tui.inspect.split_keys import SplitKeyEvents
 from openwop_tui.inspect.timeline import Row, timeline_row, with_piece_text
 from openwop_tui.protocol.events import RunEvent, keep
 from openwop_tui.store.database import StoreError
@@ -69,7 +68,8 @@ from openwop_tui.ui.controllers.timeline_kept import (
     new_inspector,
 )
 from openwop_tui.ui.controllers.timeline_rows import NotKept, Reader, Rows
-from openwop_tui.ui.controllers.timeline_stored import store_reader, stored_events
+from openwop_tui.ui.controllers.timeline_stored import read_waiting, store_reader, stored_events
+from openwop_tui.ui.controllers.timeline_waiting import in_store
 from openwop_tui.ui.heap import settled_heap
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
 from openwop_tui.ui.widgets.timeline_view import Entry, TimelineView, marks_text
@@ -190,7 +190,7 @@ class TimelineController:
         where, part, until = place
         row = kept.inspector.feed(event, seen.at)
         entry = Entry(row, event, where=where, part=part)
-        self._mask(kept, event, entry, secrets)
+        kept.mask(event, entry, secrets)
         kept.entries.append(entry)
         if where >= until - STORED_TAIL:
             kept.stored[(event.run_id, event.sequence)] = entry.index
@@ -327,11 +327,13 @@ class TimelineController:
         rows = kept.entries
         entry = Entry(UNREAD, keep(event, conversation.secrets), where=logged, part=part)
         entry.ordinal, entry.place = len(rows) + len(kept.queued) - rows.base, rows.place
-        kept.queued.append((entry, at))
+        kept.queued.append(entry, at)
         kept.last = entry
         kept.arrived_at = time.monotonic()
         if kept.reading or kept.unread is not None:
-            kept.live.append((entry, at))
+            kept.live.append((entry, at))  # (folded again after the stored ones: kept whole)
+        elif rows.reader is not None:
+            kept.queued.spill(in_store)
         self._schedule(1 / FRAMES_PER_SECOND)
 
     def _schedule(self, delay: float) -> None:
@@ -351,8 +353,16 @@ class TimelineController:
         clock = time.perf_counter
         until = None if budget is None else clock() + budget
         while queued:
-            entry, at = queued.popleft()
-            event = entry.event
+            first = queued.first()
+            if first is not None and not self._read_waiting(kept, first, at_once=until is None):
+                break  # (not written yet: the next batch reads it)
+            taken = queued.take()
+            if taken is None:
+                break
+            entry, event, at = taken
+            if event is not None:  # (read back: what its entry opens now)
+                entry.kept = keep(event, secrets)
+            event = event or entry.event
             try:
                 entry.row = kept.inspector.feed(event, at)
             except Exception:
@@ -360,13 +370,21 @@ class TimelineController:
                 # the event still gets its row (without marks), and the fault goes to the log.
                 log.exception("the inspector failed on event %s", event.sequence)
                 entry.row = timeline_row(event)
-            self._mask(kept, event, entry, secrets)
+            kept.mask(event, entry, secrets)
             kept.entries.append(entry)
             kept.pending.append(entry)
             if until is not None and clock() >= until:
                 break
         if kept.badges:
             self._badge(kept)
+
+    def _read_waiting(self, kept: Kept, first: tuple[int, int], *, at_once: bool) -> bool:
+        """Read back the events waiting as their places from ``first`` (`read_waiting`)."""
+        store, kept_log = self.chat.store, self.chat.conversation.logbook.session_log
+        if store is None or kept_log is None or kept_log.session_id is None:
+            return False
+        where = (store, kept_log.session_id, first)
+        return read_waiting(kept.queued, where, self.chat.conversation.secrets, at_once=at_once)
 
     def _badge(self, kept: Kept) -> None:
         """Put on the badges of envelope items whose events are inspected now."""
@@ -378,33 +396,6 @@ class TimelineController:
             elif marks := _badge_marks(entry.row):
                 view.set_lint(item_id, marks)
         kept.badges = waiting
-
-    def _mask(self, kept: Kept, event: RunEvent, entry: Entry, secrets: tuple[str, ...]) -> None:
-        """Follow ``event`` through the chat's streams of pieces: a key cut across chunks is masked
-        in its row and its event (`Entry.piece`), and in the earlier rows it completes.
-
-        Here, where every event becomes an entry, so no view of the timeline (the panels, the item's
-        events, the event's JSON, its copy) can show a piece: they all read entries. Most pieces
-        cost one substring test (`PieceChain` skips what cannot touch a key).
-
-        Args:
-            kept: The chat's timeline, which holds the streams followed.
-            event: The event just folded.
-            entry: Its timeline row.
-            secrets: The values masked; new ones start the streams afresh.
-        """
-        if kept.keys is None or kept.keys_for is not secrets:
-            kept.keys, kept.keys_for = SplitKeyEvents(secrets), secrets
-        piece, changed = kept.keys.add(event, entry)
-        if piece is not None:
-            entry.piece = piece
-            entry.row = with_piece_text(entry.row, piece.text)
-        for earlier in changed:
-            if isinstance(earlier, Entry) and earlier.piece is not None:
-                earlier.row = with_piece_text(earlier.row, earlier.piece.text)
-                kept.entries.changed(earlier)
-                # Usually the last event, not drawn yet: the batch will draw it as it is now.
-                kept.redraw = kept.redraw or not any(e is earlier for e in reversed(kept.pending))
 
     def _tell_host(self, kept: Kept) -> None:
         """The lint checks media URLs as the app fetches them: against the connected host (its
@@ -445,6 +436,7 @@ class TimelineController:
             if isinstance(change.item, EnvelopeItem):
                 if unread:
                     kept.badges.append((entry, item_id))  # (put on once it is inspected)
+                    kept.queued.hold(entry)
                 elif marks:
                     view.set_lint(item_id, marks)
 

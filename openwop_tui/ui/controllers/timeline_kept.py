@@ -6,15 +6,16 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
-from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from openwop_tui.inspect.split_keys import SplitKeyEvents
-from openwop_tui.inspect.timeline import Row, RowFilter
+from openwop_tui.inspect.timeline import Row, RowFilter, with_piece_text
+from openwop_tui.protocol.events import RunEvent
 from openwop_tui.text.sanitize import HostText, one_line
 from openwop_tui.ui.controllers.timeline_rows import Rows
+from openwop_tui.ui.controllers.timeline_waiting import Waiting
 from openwop_tui.ui.widgets.timeline_view import Entry, Shown
 
 if TYPE_CHECKING:
@@ -147,13 +148,40 @@ class Kept:
     live: list[tuple[Entry, float]] = field(default_factory=list)
     """The events that arrived before they were read, with their arrival times: folded again
     after them once they are in."""
-    queued: deque[tuple[Entry, float]] = field(default_factory=deque)
+    queued: Waiting = field(default_factory=Waiting)
     """The entries of events that arrived and are not inspected yet (their rows stand for
-    nothing yet: `UNREAD`), oldest first, with their arrival times (`_inspect`)."""
+    nothing yet: `UNREAD`), oldest first, with their arrival times (`_inspect`); those that
+    waited long as their places in the store."""
     badges: list[tuple[Entry, str]] = field(default_factory=list)
     """Envelope items whose events are still queued: their badges follow their inspection."""
     arrived_at: float = 0.0
     """`time.monotonic` when the last event arrived (a run still streaming, or not)."""
+
+    def mask(self, event: RunEvent, entry: Entry, secrets: tuple[str, ...]) -> None:
+        """Follow ``event`` through the chat's streams of pieces: a key cut across chunks is
+        masked in its row and its event (`Entry.piece`), and in the earlier rows it completes.
+
+        Here, where every event becomes a row, so no view of the timeline (the panels, the
+        item's events, the event's JSON, its copy) can show a piece: they all read rows. Most
+        pieces cost one substring test (`PieceChain` skips what cannot touch a key).
+
+        Args:
+            event: The event just folded.
+            entry: Its timeline row.
+            secrets: The values masked; new ones start the streams afresh.
+        """
+        if self.keys is None or self.keys_for is not secrets:
+            self.keys, self.keys_for = SplitKeyEvents(secrets), secrets
+        piece, changed = self.keys.add(event, entry)
+        if piece is not None:
+            entry.piece = piece
+            entry.row = with_piece_text(entry.row, piece.text)
+        for earlier in changed:
+            if isinstance(earlier, Entry) and earlier.piece is not None:
+                earlier.row = with_piece_text(earlier.row, earlier.piece.text)
+                self.entries.changed(earlier)
+                # Usually the last event, not drawn yet: the batch will draw it as it is now.
+                self.redraw = self.redraw or not any(e is earlier for e in reversed(self.pending))
 
     def passes(self, entry: Entry, only: Only | None) -> bool:
         if only is not None and entry.index not in only:

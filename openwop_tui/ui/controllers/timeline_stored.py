@@ -10,6 +10,7 @@ than the one that arrived.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Iterator
 
 from openwop_tui.core.conversation import Conversation
@@ -19,8 +20,11 @@ from openwop_tui.store.database import StoreError
 from openwop_tui.store.records import Entry
 from openwop_tui.store.sessions import Store
 from openwop_tui.ui.controllers.timeline_rows import NotKept, Reader
+from openwop_tui.ui.controllers.timeline_waiting import READ_AHEAD, Waiting
 
-__all__ = ["store_reader", "stored_events"]
+__all__ = ["read_waiting", "store_reader", "stored_events"]
+
+log = logging.getLogger(__name__)
 
 
 def stored_events(
@@ -66,3 +70,45 @@ def store_reader(store: Callable[[], Store | None], conversation: Conversation) 
         return chosen
 
     return read
+
+
+def read_waiting(
+    waiting: Waiting,
+    place: tuple[Store, str, tuple[int, int]],
+    secrets: tuple[str, ...],
+    *,
+    at_once: bool,
+) -> bool:
+    """Read back from the store the events `waiting` keeps as their places, a block from the
+    oldest; whether the oldest is read. A place the store holds no event at (it could not keep
+    it) is given up, and logged.
+
+    Args:
+        waiting: The timeline's waiting events.
+        place: The store, the session, and (the oldest's log position, the last of its run).
+        secrets: The values masked in the events read.
+        at_once: Every waiting event is inspected now: the appends still in their batch are
+            written first. Else only what is written is read (the batch is not cut short).
+    """
+    store, session_id, (start, last) = place
+    try:
+        if at_once:
+            store.flush()
+        written = store.written(session_id, start, min(last + 1, start + READ_AHEAD))
+    except StoreError as error:
+        log.warning("the timeline could not read its waiting events back: %s", error)
+        return False
+    waiting.read(
+        [
+            (where, part, seen.event, seen.at)
+            for seen, where, part in stored_events(written, secrets)
+            if seen.event is not None
+        ]
+    )
+    if waiting.first() is None:
+        return True
+    if written and written[0].seq == start:
+        log.warning("no event at log position %s to inspect: left out", start)
+        waiting.give_up()
+        return True
+    return False
