@@ -122,7 +122,9 @@ class Waiting:
                 older.append(places)
             places.where.append(entry.where)
             places.part.append(entry.part)
-            places.items.append(entry.items)
+            items = places.items
+            # (Each chunk's entry has a tuple of its own: the run keeps one for all.)
+            items.append(items[-1] if items and items[-1] == entry.items else entry.items)
 
     def first(self) -> tuple[int, int] | None:
         """(the oldest waiting event's log position, the last position of the run of places
