@@ -103,9 +103,8 @@ THREAD_STEP = 16
 #: Stored entries a timeline folds at once, on the event loop (a few tens of milliseconds); a
 #: longer session's are folded in a thread (`TimelineController._read_stored`).
 AT_ONCE = 1_000
-#: The stored events, counted back from the log's end when they were read, that may still
-#: arrive live after (logged, not yet shown: a batch of the feed's, a few hundred): they are
-#: known by (run, sequence) so as not to be shown twice (`Kept.stored`).
+#: The last stored events read that may still arrive live (logged, not yet shown: a feed's
+#: batch, a few hundred), known by (run, sequence) not to be shown twice (`Kept.stored`).
 STORED_TAIL = 16_384
 
 
@@ -117,9 +116,9 @@ class TimelineController:
         self._kept: weakref.WeakKeyDictionary[Conversation, Kept] = weakref.WeakKeyDictionary()
         self._panels: list[TimelinePanel] = []
         self._shown_for: dict[int, Kept] = {}
+        """Which chat's rows each panel shows (by the panel's id())."""
         self._drawn: dict[int, frozenset[int]] = {}
         """The queued rows a panel was refilled with, by panel: the next batch skips them."""
-        """Which chat's rows each panel shows (by the panel's id())."""
         self._scheduled = False
 
     # ------------------------------------------------------------------ state
@@ -256,8 +255,8 @@ class TimelineController:
 
     @staticmethod
     def between_steps() -> None:
-        """What the reading thread does between two steps: hand the interpreter to the event
-        loop's thread if it waits for it. Tests pace the reading here."""
+        """Between two steps, the reading thread hands the event loop the interpreter (tests
+        pace the reading here)."""
         time.sleep(0)
 
     def _put_before(self, kept: Kept, older: Kept) -> None:
@@ -317,8 +316,7 @@ class TimelineController:
         if known is not None:  # read from the store already: it is the event the live items link to
             kept.last = kept.entries[known]
             return
-        at = time.time()
-        conversation = self.chat.conversation
+        at, conversation = time.time(), self.chat.conversation
         if conversation.logbook.error is not None:
             logged = -1  # (the store is not taking entries now: kept in memory)
         where, part = kept.last_where
@@ -379,12 +377,14 @@ class TimelineController:
             self._badge(kept)
 
     def _read_waiting(self, kept: Kept, first: tuple[int, int], *, at_once: bool) -> bool:
-        """Read back the events waiting as their places from ``first`` (`read_waiting`)."""
-        store, kept_log = self.chat.store, self.chat.conversation.logbook.session_log
-        if store is None or kept_log is None or kept_log.session_id is None:
+        """Read back the events waiting as their places from ``first`` (`read_waiting`), from
+        the session of the chat ``kept`` is the timeline of (the one on screen, mostly)."""
+        mine = next((c for c, k in self._kept.items() if k is kept), None)
+        kept_log, store = mine.logbook.session_log if mine else None, self.chat.store
+        if mine is None or store is None or kept_log is None or kept_log.session_id is None:
             return False
         where = (store, kept_log.session_id, first)
-        return read_waiting(kept.queued, where, self.chat.conversation.secrets, at_once=at_once)
+        return read_waiting(kept.queued, where, mine.secrets, at_once=at_once)
 
     def _badge(self, kept: Kept) -> None:
         """Put on the badges of envelope items whose events are inspected now."""

@@ -28,8 +28,9 @@ __all__ = ["READ_AHEAD", "RECENT", "Waiting"]
 
 #: Entries kept whole at the end of the queue (about a frame of a fast host's events).
 RECENT = 512
-#: Log positions read from the store at once for the events waiting as their places.
-READ_AHEAD = 512
+#: Log positions read back at once for the events waiting as their places (decoded together:
+#: about a millisecond, within a frame's share of the inspection).
+READ_AHEAD = 64
 
 
 @dataclass(eq=False)
