@@ -401,7 +401,9 @@ class Conversation:
                         for change in self.transcript.take_snapshot_question(snapshot):
                             yield change
                 elif isinstance(item, RunEvent):
-                    yield EventArrived(item)
+                    # (Its arrival was logged just before it: `session.follow`'s on_arrival.)
+                    kept = self.logbook.session_log
+                    yield EventArrived(item, kept.last_seq if kept is not None else -1)
                     changes = self.fold(item)
                     # Before the question is shown: nobody can answer it first.
                     changes += await self._carried(changes)

@@ -81,6 +81,9 @@ class EventArrived:
     """A run event arrived (before the fold's changes for it); for an events panel."""
 
     event: RunEvent
+    logged: int = -1
+    """The position in the session's log of the entry the event arrived in (the timeline
+    reads it back from there); -1: in none."""
 
 
 @dataclass(frozen=True, slots=True)

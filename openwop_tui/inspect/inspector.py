@@ -24,11 +24,20 @@ log = logging.getLogger(__name__)
 class Inspector:
     """The lint, the timeline and the statistics of one log."""
 
-    def __init__(self, config: LintConfig | None = None, linter: Linter | None = None) -> None:
+    def __init__(
+        self,
+        config: LintConfig | None = None,
+        linter: Linter | None = None,
+        *,
+        keep_rows: bool = True,
+    ) -> None:
+        """``keep_rows``: keep every row for `rows` and `matching` (a caller that keeps its
+        rows itself, the app's timeline, says no: a row an event is a flood's hundreds of MB)."""
         self.linter = linter or Linter(config)
         self._timeline = Timeline()
         self._stats = StatsFold()
         self._rows: list[Row] = []
+        self._keep_rows = keep_rows
 
     def feed(self, event: RunEvent, at: float | None = None) -> Row:
         """Fold one event (``at``: when it arrived); its row, lint marks included. Never raises:
@@ -44,7 +53,8 @@ class Inspector:
         except Exception:
             log.warning("statistics failed on event %s", event.sequence, exc_info=True)
         row = self._timeline.add(event, found)
-        self._rows.append(row)
+        if self._keep_rows:
+            self._rows.append(row)
         return row
 
     def observe(self, item: Observed) -> Row | None:

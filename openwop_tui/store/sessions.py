@@ -78,6 +78,13 @@ class Store(Writer):
         self.info(session_id)
         yield from self._entries(session_id, start, stop)
 
+    def written(self, session_id: str, start: int, stop: int) -> list[Entry]:
+        """The session's entries from ``start`` up to ``stop`` that are written already, in
+        order: unlike `entries`, the appends waiting for their batch are not committed first
+        (a reader that keeps up with the appends, the timeline, must not cut every batch
+        short). Raises `StoreError`."""
+        return list(self._entries(session_id, start, stop))
+
     def _entries(self, session_id: str, start: int, stop: int | None) -> Iterator[Entry]:
         try:
             yield from reading.entries(self._db, self._text, session_id, start, stop)

@@ -50,9 +50,9 @@ async def test_every_event_of_a_fast_host_is_stored_drawn_and_in_order(flood: No
         assert reply.text == _expected_reply()
         session_id = app.sessions.kept_session_id()
         assert session_id is not None
-        inspector = app.timeline.inspector  # (what is queued is inspected first)
-        rows = [(row.type, row.sequence) for row in inspector.rows]
-        entries = [entry.row.sequence for entry in app.timeline.kept.entries]
+        app.timeline.inspector  # noqa: B018 (what is queued is inspected first)
+        rows = [(entry.row.type, entry.row.sequence) for entry in app.timeline.kept.entries]
+        entries = [row[1] for row in rows]
     with Store() as store:
         frames = [e for e in store.entries(session_id) if e.kind == "frame"]
     sequences = [int(f.frame_id) for f in frames if f.frame_id is not None]
@@ -83,11 +83,11 @@ async def test_lint_and_rows_are_made_off_the_ingest_path_in_batches(
     batch_of: list[int] = []
     arrived, feed, flush = TimelineController.arrived, Inspector.feed, TimelineController.flush
 
-    def arriving(self: TimelineController, event: Any) -> None:
+    def arriving(self: TimelineController, event: Any, logged: int = -1) -> None:
         nonlocal taking_in
         taking_in = True
         try:
-            arrived(self, event)
+            arrived(self, event, logged)
         finally:
             taking_in = False
 

@@ -25,6 +25,7 @@ from openwop_tui.protocol.events import KeptEvent
 from openwop_tui.store.sessions import Store
 from openwop_tui.ui.controllers import timeline
 from openwop_tui.ui.controllers.timeline import TimelineController
+from openwop_tui.ui.controllers.timeline_rows import StoredEvent
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
 from openwop_tui.ui.widgets.timeline_view import Entry
 
@@ -96,7 +97,7 @@ async def test_the_next_message_does_not_wait_for_the_stored_events(gate: Gate) 
             assert [e.row for e in panel.view.entries] == [e.row for e in kept.entries]
             assert "reading" not in str(panel.border_title)
             # The live rows were folded again into the inspector that saw the stored ones.
-            assert len(kept.inspector.rows) == len(rows)
+            assert sum(run.events for run in kept.inspector.stats()) == len(rows)
 
 
 async def test_the_stored_events_are_read_when_the_timeline_is_first_shown(
@@ -108,13 +109,13 @@ async def test_the_stored_events_are_read_when_the_timeline_is_first_shown(
     session_id = await _session()
     stored = _stored_events(session_id)
     reads: list[int] = []
-    observed = timeline.observed_entries
+    observed = timeline.stored_events
 
     def counted(*args: object, **kwargs: object) -> object:
         reads.append(1)
         return observed(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(timeline, "observed_entries", counted)
+    monkeypatch.setattr(timeline, "stored_events", counted)
     app = demo_app(session_id=session_id)
     async with app.run_test(size=SIZE) as pilot:
         await connected(pilot, app)
@@ -134,7 +135,7 @@ async def test_the_stored_events_are_read_when_the_timeline_is_first_shown(
         await settle(pilot, app, lambda: bool(reads) and not kept.reading, what="read")
         rows = [(e.event.run_id, e.event.sequence) for e in kept.entries]
         assert rows == stored + live  # stored first, each once
-        assert len(kept.inspector.rows) == len(rows)
+        assert sum(run.events for run in kept.inspector.stats()) == len(rows)
         panel = app.query_one(TimelinePanel)
         assert [e.row for e in panel.view.entries] == [e.row for e in kept.entries]
 
@@ -156,9 +157,12 @@ async def test_a_new_chat_keeps_no_event_to_fold_again() -> None:
             )
         kept = app.timeline.kept
         assert kept.entries and not kept.live and kept.unread is None
-        # Every entry is kept as its frame's text, and gives its whole event back when opened:
+        # Every event is kept as its place in the session's log (no entry is kept made past
+        # the window), and gives its whole event back when opened, read back from the store:
         # the first run's start, with the inputs it echoed.
-        assert all(isinstance(entry.kept, KeptEvent) for entry in kept.entries)
+        kept.entries.let_go()
+        assert all(kept.entries.where(i) >= 0 for i in range(len(kept.entries)))
+        assert all(isinstance(entry.kept, StoredEvent) for entry in kept.entries)
         first = kept.entries[0].event
         assert first.type == "run.started"
         assert "turn 0" in str(first.payload["inputs"])
@@ -181,5 +185,5 @@ async def test_the_events_of_a_reopened_chat_wait_as_their_entries_only() -> Non
         kept = app.timeline.kept
         assert kept.live
         assert all(isinstance(part, Entry | float) for waiting in kept.live for part in waiting)
-        # Kept as text: a run's start echoes the whole chat's history.
-        assert all(isinstance(entry.kept, KeptEvent) for entry in kept.entries)
+        # Kept as their frames' text: a run's start echoes the whole chat's history.
+        assert all(isinstance(entry.kept, KeptEvent) for entry, _ in kept.live)

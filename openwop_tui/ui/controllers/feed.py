@@ -178,7 +178,7 @@ class Feed:
                 shown = clean_own(self._status_shown)
                 self._tell_status(RunChanged(RunPhase.STARTED, run_id, shown, workflow))
             elif isinstance(update, EventArrived):
-                self.timeline.arrived(update.event)
+                self.timeline.arrived(update.event, update.logged)
                 await self._turn_if_due()
             elif isinstance(update, StreamNoticed):
                 notice = update.notice

@@ -19,8 +19,11 @@ is the link from an event to the items it made, and back, without the items havi
 their source. It also puts the event's lint marks in an envelope item's badge.
 
 What is kept per chat (`Kept`: the inspector, the rows, the links, the filter line as typed)
-lives for the conversation's life, in a weak map keyed by the `Conversation`: the session store
-has no place for a view's state, so a reopened session starts with an empty filter. A reopened
+is a few tens of bytes an event: the rows as columns, each event as its place in the session
+store, read back when it is opened (`openwop_tui.ui.controllers.timeline_rows`), the links as
+ranges of rows (`Spans`). It lives for the conversation's life, in a weak map keyed by the
+`Conversation`: the session store has no place for a view's state, so a reopened session
+starts with an empty filter. A reopened
 session's stored events are read the first time its timeline is shown (a panel, the timeline
 screen, the statistics: `_stored_in`), not when it opens: the transcript reads the session once
 on its own (mostly its kept folds, not its events), and most reopened sessions are continued
@@ -41,6 +44,7 @@ import logging
 import threading
 import time
 import weakref
+from bisect import bisect_left
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -49,14 +53,23 @@ from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.fold import Added, Change, Updated
 from openwop_tui.core.items import EnvelopeItem
 from openwop_tui.inspect.findings import Finding, Severity
-from openwop_tui.inspect.log import Observed, observed_entries
-from openwop_tui.inspect.split_keys import SplitKeyEvents
+from openwop_tui.inspect.log import Observed
 from openwop_tui.inspect.timeline import Row, timeline_row, with_piece_text
-from openwop_tui.protocol.events import KeptEvent, RunEvent, keep
+from openwop_tui.protocol.events import RunEvent, keep
 from openwop_tui.store.database import StoreError
 from openwop_tui.store.sessions import Store
 from openwop_tui.ui.controllers.chat import Chat
-from openwop_tui.ui.controllers.timeline_kept import ITEM_TOKEN, UNREAD, Chosen, Kept, new_inspector
+from openwop_tui.ui.controllers.timeline_kept import (
+    ITEM_TOKEN,
+    UNREAD,
+    Chosen,
+    Kept,
+    Spans,
+    new_inspector,
+)
+from openwop_tui.ui.controllers.timeline_rows import NotKept, Reader, Rows
+from openwop_tui.ui.controllers.timeline_stored import read_waiting, store_reader, stored_events
+from openwop_tui.ui.controllers.timeline_waiting import in_store
 from openwop_tui.ui.heap import settled_heap
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
 from openwop_tui.ui.widgets.timeline_view import Entry, TimelineView, marks_text
@@ -90,6 +103,9 @@ THREAD_STEP = 16
 #: Stored entries a timeline folds at once, on the event loop (a few tens of milliseconds); a
 #: longer session's are folded in a thread (`TimelineController._read_stored`).
 AT_ONCE = 1_000
+#: The last stored events read that may still arrive live (logged, not yet shown: a feed's
+#: batch, a few hundred), known by (run, sequence) not to be shown twice (`Kept.stored`).
+STORED_TAIL = 16_384
 
 
 class TimelineController:
@@ -100,9 +116,9 @@ class TimelineController:
         self._kept: weakref.WeakKeyDictionary[Conversation, Kept] = weakref.WeakKeyDictionary()
         self._panels: list[TimelinePanel] = []
         self._shown_for: dict[int, Kept] = {}
+        """Which chat's rows each panel shows (by the panel's id())."""
         self._drawn: dict[int, frozenset[int]] = {}
         """The queued rows a panel was refilled with, by panel: the next batch skips them."""
-        """Which chat's rows each panel shows (by the panel's id())."""
         self._scheduled = False
 
     # ------------------------------------------------------------------ state
@@ -114,7 +130,8 @@ class TimelineController:
         conversation = self.chat.conversation
         kept = self._kept.get(conversation)
         if kept is None:
-            kept = self._kept[conversation] = Kept(self._new_inspector())
+            kept = Kept(self._new_inspector(), Rows(self._reader(conversation)))
+            self._kept[conversation] = kept
             self._tell_host(kept)
             keep = conversation.logbook.session_log
             if self.chat.store is not None and keep is not None and not keep.new:
@@ -139,30 +156,50 @@ class TimelineController:
             return
         if until > AT_ONCE:
             kept.reading = True
-            work = self._read_stored(conversation, kept, store.path, session_id, until)
+            work = self._readstored_events(conversation, kept, store.path, session_id, until)
             self.chat.work(work, group="timeline")
             return
-        older = Kept(self._new_inspector())
+        older = Kept(self._new_inspector(), Rows(kept.entries.reader))
         self._tell_host(older)
         secrets = conversation.secrets
         try:
-            for observed in observed_entries(store.entries(session_id, 0, until), secrets):
-                self._fold_one(older, observed, secrets)
+            for seen, where, part in stored_events(store.entries(session_id, 0, until), secrets):
+                self._fold_one(older, seen, (where, part, until), secrets)
         except StoreError as error:
             self.chat.app.notify(f"the timeline could not read this session: {error}")
-            older = Kept(kept.inspector)  # (the live rows stand alone)
+            older = Kept(kept.inspector, Rows(kept.entries.reader))  # (the live rows alone)
         self._put_before(kept, older)
 
-    def _fold_one(self, kept: Kept, observed: Observed, secrets: tuple[str, ...]) -> None:
-        """One stored event into ``kept``: its row, kept by (run, sequence)."""
-        event = observed.event
+    def _fold_one(
+        self, kept: Kept, seen: Observed, place: tuple[int, int, int], secrets: tuple[str, ...]
+    ) -> None:
+        """One stored event into ``kept``: its row, kept by (run, sequence) when it is one
+        of the last `STORED_TAIL` of the log.
+
+        Args:
+            kept: The timeline the stored events are read into.
+            seen: The event, as the log's entry gave it.
+            place: Its entry's log position, which event of that entry it is, and the log's
+                end when it was read.
+            secrets: The values masked (a key cut across pieces followed).
+        """
+        event = seen.event
         if event is None:
             return
-        row = kept.inspector.feed(event, observed.at)
-        entry = Entry(row, keep(event, secrets))
-        self._mask(kept, event, entry, secrets)
+        where, part, until = place
+        row = kept.inspector.feed(event, seen.at)
+        entry = Entry(row, event, where=where, part=part)
+        kept.mask(event, entry, secrets)
         kept.entries.append(entry)
-        kept.stored[(event.run_id, event.sequence)] = entry
+        if where >= until - STORED_TAIL:
+            kept.stored[(event.run_id, event.sequence)] = entry.index
+
+    def _reader(self, conversation: Conversation) -> Reader | None:
+        """What reads an event of ``conversation``'s timeline back from the store (``None``
+        without a store: the timeline keeps its newest events in memory instead)."""
+        if self.chat.store is None:
+            return None
+        return store_reader(lambda: self.chat.store, conversation)
 
     def warm(self) -> None:
         """Read and compile the lint's schemas in a thread of their own (`schemas.warm`), so
@@ -177,7 +214,7 @@ class TimelineController:
 
         return new_inspector(LintConfig(max_asset_bytes=self.chat.config.max_asset_bytes))
 
-    async def _read_stored(
+    async def _readstored_events(
         self, conversation: Conversation, kept: Kept, path: Path, session_id: str, until: int
     ) -> None:
         """Fold the session's stored events into a timeline of their own in a thread, then put it
@@ -191,7 +228,7 @@ class TimelineController:
             session_id: The stored session.
             until: The log position to read up to (the log's length when reading began).
         """
-        older = Kept(self._new_inspector())
+        older = Kept(self._new_inspector(), Rows(kept.entries.reader))
         self._tell_host(older)
         secrets = conversation.secrets
         store = self.chat.store
@@ -200,9 +237,9 @@ class TimelineController:
 
             def fold() -> None:
                 with settled_heap(), Store(path, secrets=masked) as mine:
-                    read = observed_entries(mine.entries(session_id, 0, until), secrets)
-                    for count, observed in enumerate(read, 1):
-                        self._fold_one(older, observed, secrets)
+                    read = stored_events(mine.entries(session_id, 0, until), secrets)
+                    for count, (seen, where, part) in enumerate(read, 1):
+                        self._fold_one(older, seen, (where, part, until), secrets)
                         if count % THREAD_STEP == 0:
                             if self._kept.get(conversation) is not kept:
                                 return  # (the chat was replaced: read for nobody)
@@ -211,15 +248,15 @@ class TimelineController:
             await asyncio.to_thread(fold)
         except StoreError as error:
             self.chat.app.notify(f"the timeline could not read this session: {error}")
-            older = Kept(kept.inspector)  # (the live rows stand alone)
+            older = Kept(kept.inspector, Rows(kept.entries.reader))  # (the live rows alone)
         if self._kept.get(conversation) is not kept:
             return
         self._put_before(kept, older)
 
     @staticmethod
     def between_steps() -> None:
-        """What the reading thread does between two steps: hand the interpreter to the event
-        loop's thread if it waits for it. Tests pace the reading here."""
+        """Between two steps, the reading thread hands the event loop the interpreter (tests
+        pace the reading here)."""
         time.sleep(0)
 
     def _put_before(self, kept: Kept, older: Kept) -> None:
@@ -233,12 +270,20 @@ class TimelineController:
                     continue  # (sent again after it was stored: its inspector saw it once)
                 row = older.inspector.feed(entry.event, at)
                 entry.row = with_piece_text(row, entry.piece.text) if entry.piece else row
+                kept.entries.changed(entry)
             kept.inspector = older.inspector
         # (An event the host sent again, live, after it was stored is its live row only: that
         # is the one linked to the items it made.)
-        stored = [e for e in older.entries if e.row.key not in live]
-        kept.entries[:0] = stored
-        kept.stored = {k: v for k, v in older.stored.items() if k not in live}
+        rows = older.entries
+        chosen = [i for i in range(len(rows)) if rows.key(i) not in live] if live else None
+        count = kept.entries.put_before(rows, chosen)
+        for spans in kept.events_of.values():
+            spans.shift(count)
+        kept.stored = {
+            k: v if chosen is None else bisect_left(chosen, v)
+            for k, v in older.stored.items()
+            if k not in live
+        }
         kept.reading, kept.live = False, []
         for panel in list(self._panels):
             if panel.is_attached and self._shown_for.get(id(panel)) is kept:
@@ -262,21 +307,31 @@ class TimelineController:
 
     # ------------------------------------------------------------------ feeding
 
-    def arrived(self, event: RunEvent) -> None:
-        """A run event arrived: queued (its entry made, for the items it makes to link to),
-        inspected and drawn with a later batch (`flush`)."""
+    def arrived(self, event: RunEvent, logged: int = -1) -> None:
+        """A run event arrived (``logged``: the position in the session's log of the entry
+        it arrived in; -1: in none): queued (its entry made, for the items it makes to link
+        to), inspected and drawn with a later batch (`flush`)."""
         kept = self.kept
         known = kept.stored.pop((event.run_id, event.sequence), None)
         if known is not None:  # read from the store already: it is the event the live items link to
-            kept.last = known
+            kept.last = kept.entries[known]
             return
-        at = time.time()
-        entry = Entry(UNREAD, keep(event, self.chat.conversation.secrets))
-        kept.queued.append((entry, at))
+        at, conversation = time.time(), self.chat.conversation
+        if conversation.logbook.error is not None:
+            logged = -1  # (the store is not taking entries now: kept in memory)
+        where, part = kept.last_where
+        part = part + 1 if logged >= 0 and logged == where else 0
+        kept.last_where = (logged, part)
+        rows = kept.entries
+        entry = Entry(UNREAD, keep(event, conversation.secrets), where=logged, part=part)
+        entry.ordinal, entry.place = len(rows) + len(kept.queued) - rows.base, rows.place
+        kept.queued.append(entry, at)
         kept.last = entry
         kept.arrived_at = time.monotonic()
         if kept.reading or kept.unread is not None:
-            kept.live.append((entry, at))
+            kept.live.append((entry, at))  # (folded again after the stored ones: kept whole)
+        elif rows.reader is not None:
+            kept.queued.spill(in_store)
         self._schedule(1 / FRAMES_PER_SECOND)
 
     def _schedule(self, delay: float) -> None:
@@ -296,9 +351,16 @@ class TimelineController:
         clock = time.perf_counter
         until = None if budget is None else clock() + budget
         while queued:
-            entry, at = queued.popleft()
-            held = entry.kept
-            event = held.event() if isinstance(held, KeptEvent) else held
+            first = queued.first()
+            if first is not None and not self._read_waiting(kept, first, at_once=until is None):
+                break  # (not written yet: the next batch reads it)
+            taken = queued.take()
+            if taken is None:
+                break
+            entry, event, at = taken
+            if event is not None:  # (read back: what its entry opens now)
+                entry.kept = keep(event, secrets)
+            event = event or entry.event
             try:
                 entry.row = kept.inspector.feed(event, at)
             except Exception:
@@ -306,13 +368,23 @@ class TimelineController:
                 # the event still gets its row (without marks), and the fault goes to the log.
                 log.exception("the inspector failed on event %s", event.sequence)
                 entry.row = timeline_row(event)
-            self._mask(kept, event, entry, secrets)
+            kept.mask(event, entry, secrets)
             kept.entries.append(entry)
             kept.pending.append(entry)
             if until is not None and clock() >= until:
                 break
         if kept.badges:
             self._badge(kept)
+
+    def _read_waiting(self, kept: Kept, first: tuple[int, int], *, at_once: bool) -> bool:
+        """Read back the events waiting as their places from ``first`` (`read_waiting`), from
+        the session of the chat ``kept`` is the timeline of (the one on screen, mostly)."""
+        mine = next((c for c, k in self._kept.items() if k is kept), None)
+        kept_log, store = mine.logbook.session_log if mine else None, self.chat.store
+        if mine is None or store is None or kept_log is None or kept_log.session_id is None:
+            return False
+        where = (store, kept_log.session_id, first)
+        return read_waiting(kept.queued, where, mine.secrets, at_once=at_once)
 
     def _badge(self, kept: Kept) -> None:
         """Put on the badges of envelope items whose events are inspected now."""
@@ -324,32 +396,6 @@ class TimelineController:
             elif marks := _badge_marks(entry.row):
                 view.set_lint(item_id, marks)
         kept.badges = waiting
-
-    def _mask(self, kept: Kept, event: RunEvent, entry: Entry, secrets: tuple[str, ...]) -> None:
-        """Follow ``event`` through the chat's streams of pieces: a key cut across chunks is masked
-        in its row and its event (`Entry.piece`), and in the earlier rows it completes.
-
-        Here, where every event becomes an entry, so no view of the timeline (the panels, the item's
-        events, the event's JSON, its copy) can show a piece: they all read entries. Most pieces
-        cost one substring test (`PieceChain` skips what cannot touch a key).
-
-        Args:
-            kept: The chat's timeline, which holds the streams followed.
-            event: The event just folded.
-            entry: Its timeline row.
-            secrets: The values masked; new ones start the streams afresh.
-        """
-        if kept.keys is None or kept.keys_for is not secrets:
-            kept.keys, kept.keys_for = SplitKeyEvents(secrets), secrets
-        piece, changed = kept.keys.add(event, entry)
-        if piece is not None:
-            entry.piece = piece
-            entry.row = with_piece_text(entry.row, piece.text)
-        for earlier in changed:
-            if isinstance(earlier, Entry) and earlier.piece is not None:
-                earlier.row = with_piece_text(earlier.row, earlier.piece.text)
-                # Usually the last event, not drawn yet: the batch will draw it as it is now.
-                kept.redraw = kept.redraw or not any(e is earlier for e in reversed(kept.pending))
 
     def _tell_host(self, kept: Kept) -> None:
         """The lint checks media URLs as the app fetches them: against the connected host (its
@@ -379,16 +425,18 @@ class TimelineController:
             if not isinstance(change, Added | Updated):
                 continue
             item_id = change.item.id
-            events = kept.events_of.setdefault(item_id, [])
+            events = kept.events_of.get(item_id)
+            if events is None:
+                events = kept.events_of[item_id] = Spans()
             if item_id not in entry.items:
-                items = (*entry.items, item_id)
-                # A reply's chunks each changed the one reply: one tuple for all of them.
-                entry.items = events[-1].items if events and events[-1].items == items else items
-            if not events or events[-1] is not entry:
-                events.append(entry)
+                # (A reply's chunks each changed the one reply: the rows keep one tuple.)
+                entry.items = (*entry.items, item_id)
+                kept.entries.changed(entry)  # (when it is inspected already)
+            events.add(entry.index)
             if isinstance(change.item, EnvelopeItem):
                 if unread:
                     kept.badges.append((entry, item_id))  # (put on once it is inspected)
+                    kept.queued.hold(entry)
                 elif marks:
                     view.set_lint(item_id, marks)
 
@@ -416,7 +464,7 @@ class TimelineController:
             drawn = self._drawn.pop(id(panel), frozenset())
             if batch:
                 only = kept.only()
-                panel.view.extend(e for e in batch if id(e) not in drawn and kept.passes(e, only))
+                panel.view.extend(e for e in batch if e.index not in drawn and kept.passes(e, only))
                 self._title(panel, kept)
 
     # ------------------------------------------------------------------ panels
@@ -436,7 +484,7 @@ class TimelineController:
         self._shown_for[id(panel)] = kept
         # The rows still waiting for the next batch are drawn now, with the rest: the batch
         # must not draw them in this panel again.
-        self._drawn[id(panel)] = frozenset(map(id, kept.pending))
+        self._drawn[id(panel)] = frozenset(entry.index for entry in kept.pending)
         panel.show_filter(kept.filter_text)
         panel.view.set_entries(kept.shown())
         self._title(panel, kept)
@@ -506,7 +554,12 @@ class TimelineController:
         """Enter on a row: the event as a JSON tree, with its findings."""
         from openwop_tui.ui.screens.event import EventScreen
 
-        findings = self.findings_for(entry.event)
+        try:
+            event = entry.event
+        except NotKept as why:
+            self.chat.app.notify(str(why), severity="warning")
+            return
+        findings = self.findings_for(event)
         items = entry.items
         self.chat.app.push_screen(
             EventScreen(entry, findings, items, downloads=self.chat.download_folder())

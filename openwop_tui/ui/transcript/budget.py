@@ -7,9 +7,12 @@ last only, counted in lines (`KEPT_DRAWN_LINES`): past it, the block used longes
 its lines (`Block.drop_lines`) and is drawn again from its item when it is next seen, at the
 height it had (a dropped block keeps its height, so the scroll bar does not move).
 
-The blocks used last are never dropped, however many lines they hold (`KEPT_BLOCKS`): one
-reply taller than the budget stays drawn while it is on screen, and the blocks of one screen
-are not dropped while it paints them.
+The blocks used last are not dropped (`KEPT_BLOCKS`), so the blocks of one screen are not
+dropped while it paints them; but a block taller than the budget itself (a flood's reply:
+about 14,000 lines, 11 MB drawn) stays drawn only while it is one of the two tall ones used
+last (`KEPT_TALL`): a screen shows no more than two of them at once (each is taller than it),
+and a session of floods kept every reply's lines drawn while it was among the last sixteen
+blocks (issue 26: 44 MB over four floods).
 """
 
 from __future__ import annotations
@@ -19,13 +22,15 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from openwop_tui.ui.transcript.blocks import Block
 
-__all__ = ["KEPT_BLOCKS", "KEPT_DRAWN_LINES", "DrawnLines"]
+__all__ = ["KEPT_BLOCKS", "KEPT_DRAWN_LINES", "KEPT_TALL", "DrawnLines"]
 
 #: Drawn lines kept, over every block: the screen and the pages drawn ahead around it, several
 #: times over (a line with its Strip caches is about 5 KB: 1,024 of them are a few MB).
 KEPT_DRAWN_LINES = 1024
-#: Blocks used last that keep their lines whatever they hold (a screen's worth of items).
+#: Blocks used last that keep their lines past the budget (a screen's worth of items)...
 KEPT_BLOCKS = 16
+#: ...of which the tall ones (each more lines than the budget) used last that keep theirs.
+KEPT_TALL = 2
 
 
 class DrawnLines:
@@ -56,10 +61,26 @@ class DrawnLines:
         held[id(block)] = (block, count)
         self.lines += count
         self._last = block
-        while self.lines > self.budget and len(held) > self.blocks:
-            oldest, lines = held.pop(next(iter(held)))
+        while self.lines > self.budget:
+            victim = self._droppable()
+            if victim is None:
+                break
+            dropped, lines = held.pop(victim)
             self.lines -= lines
-            oldest.drop_lines()
+            dropped.drop_lines()
+
+    def _droppable(self) -> int | None:
+        """The block used longest ago that may forget its lines (by id): one not among the
+        `KEPT_BLOCKS` used last, or a tall one (more lines than the budget) not among the
+        `KEPT_TALL` tall ones used last; ``None`` when every block held is kept."""
+        held = self._held
+        kept_from = len(held) - self.blocks
+        tall = [key for key, (_, lines) in held.items() if lines > self.budget]
+        kept_tall = set(tall[-KEPT_TALL:])
+        for place, (key, (_, lines)) in enumerate(held.items()):
+            if place < kept_from or (lines > self.budget and key not in kept_tall):
+                return key
+        return None
 
     def used(self, block: Block) -> None:
         """``block``'s kept lines were read (painted): it is the one used last."""

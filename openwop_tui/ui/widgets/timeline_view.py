@@ -23,9 +23,11 @@ tree); ``t`` posts `GoToItem` (the transcript item the event made); ``f`` pauses
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from array import array
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Protocol, overload
 
 from rich.segment import Segment
 from rich.style import Style
@@ -40,7 +42,7 @@ from textual.theme import Theme
 from openwop_tui.inspect.findings import Severity
 from openwop_tui.inspect.split_keys import EventPiece, with_piece
 from openwop_tui.inspect.timeline import Row
-from openwop_tui.protocol.events import KeptEvent, RunEvent
+from openwop_tui.protocol.events import RunEvent
 from openwop_tui.ui import theme_palette
 
 #: Rows kept drawn (a few screens' worth at a few widths).
@@ -54,23 +56,52 @@ ONE_LINE = 6 + 10 + (_MARKS + 1) + (_TYPE + 1) + (_NODE + 1) + 30
 _INDENT = 6
 
 
+class Reread(Protocol):
+    """An event kept as what gives it again (its frame's text, its place in the store)."""
+
+    def event(self) -> RunEvent: ...
+
+
+class Place:
+    """What the entries of a timeline count their index from: rows put before them later
+    (a session's stored events, read once the live ones arrived) move them all at once."""
+
+    __slots__ = ("base",)
+
+    def __init__(self) -> None:
+        self.base = 0
+
+
 @dataclass(slots=True, eq=False)
 class Entry:
     """One event of the timeline: its row (what is drawn), the event (what Enter opens) and the
     transcript items it made or changed.
 
-    A timeline keeps an entry for every event of the chat, so an entry is kept small: a
-    streamed piece's event as its frame's text (`openwop_tui.protocol.events.keep`), decoded
-    again when it is opened; the items as a tuple that consecutive chunks of one reply share.
+    A timeline keeps no entry for each event (`openwop_tui.ui.controllers.timeline_rows`): one
+    is made for an event that is arriving, a row a view draws or a caller asks for. The event
+    is kept as what gives it again: its frame's text (`openwop_tui.protocol.events.keep`) or
+    its place in the session store, decoded again when it is opened.
     """
 
     row: Row
-    kept: RunEvent | KeptEvent
+    kept: RunEvent | Reread
     items: tuple[str, ...] = ()
     piece: EventPiece | None = None
     """For a chunk or reasoning delta that a key cut across pieces touches (or may, when the
     next piece comes): its piece as it may be shown, which the row and `event` show in place
     of the host's text (`openwop_tui.inspect.split_keys`)."""
+    ordinal: int = -1
+    place: Place | None = None
+    """Its index among the timeline's rows is ``ordinal`` past ``place``'s base (`index`)."""
+    where: int = -1
+    """The log position of the entry its event arrived in (-1: in no store)."""
+    part: int = 0
+    """Which event of that entry it is (a frame may hold several)."""
+
+    @property
+    def index(self) -> int:
+        """Its place among the timeline's rows (-1: not one of them)."""
+        return -1 if self.place is None else self.ordinal + self.place.base
 
     @property
     def event(self) -> RunEvent:
@@ -80,6 +111,58 @@ class Entry:
         event = kept if isinstance(kept, RunEvent) else kept.event()
         piece = self.piece
         return event if piece is None or piece.plain else with_piece(event, piece.text)
+
+
+class Shown(Sequence[Entry]):
+    """The rows a view shows, in order: every row of a timeline up to a count, or those at
+    some indices (a filter's); each entry made by the timeline when it is drawn."""
+
+    def __init__(self, source: Sequence[Entry], indices: Iterable[int] | None = None) -> None:
+        """``source``: the timeline's rows (or any entries); ``indices``: the ones shown
+        (``None``: all of them as they are now)."""
+        self.source = source
+        self._indices = None if indices is None else array("q", indices)
+        self._count = len(source) if indices is None else 0
+
+    def __len__(self) -> int:
+        return self._count if self._indices is None else len(self._indices)
+
+    @overload
+    def __getitem__(self, position: int) -> Entry: ...
+    @overload
+    def __getitem__(self, position: slice) -> list[Entry]: ...
+    def __getitem__(self, position: int | slice) -> Entry | list[Entry]:
+        if isinstance(position, slice):
+            return [self[p] for p in range(*position.indices(len(self)))]
+        if position < 0:
+            position += len(self)
+        if not 0 <= position < len(self):
+            raise IndexError(position)
+        return self.source[self.index_at(position)]
+
+    def __iter__(self) -> Iterator[Entry]:
+        for position in range(len(self)):
+            yield self[position]
+
+    def index_at(self, position: int) -> int:
+        """The timeline's index of the row shown at ``position``."""
+        return position if self._indices is None else self._indices[position]
+
+    def add(self, index: int) -> None:
+        """Show the timeline's row ``index`` too, after the others."""
+        if self._indices is None:
+            if index == self._count:
+                self._count += 1
+                return
+            self._indices = array("q", range(self._count))
+        self._indices.append(index)
+
+    def position_of(self, index: int) -> int | None:
+        """Where the timeline's row ``index`` is shown (``None``: it is not)."""
+        if self._indices is None:
+            return index if 0 <= index < self._count else None
+        found = bisect_left(self._indices, index)
+        return found if found < len(self._indices) and self._indices[found] == index else None
 
 
 def elapsed_text(seconds: float | None) -> str:
@@ -172,7 +255,7 @@ class TimelineView(ScrollView, can_focus=True):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self.entries: list[Entry] = []
+        self.entries: Shown = Shown([])
         """The rows shown (those the filter lets through), in arrival order."""
         self.cursor = 0
         self.following = True
@@ -195,8 +278,9 @@ class TimelineView(ScrollView, can_focus=True):
     # ------------------------------------------------------------------ content
 
     def set_entries(self, entries: Sequence[Entry]) -> None:
-        """Show ``entries`` instead (a new filter, another chat)."""
-        self.entries = list(entries)
+        """Show ``entries`` instead (a new filter, another chat): a `Shown` as it is, any other
+        sequence as a copy."""
+        self.entries = entries if isinstance(entries, Shown) else Shown(list(entries))
         self._cache.clear()
         self.cursor = min(self.cursor, max(len(self.entries) - 1, 0))
         self._resized()
@@ -217,9 +301,16 @@ class TimelineView(ScrollView, can_focus=True):
         self._end_if_following()
 
     def extend(self, entries: Iterable[Entry]) -> None:
-        """Rows that just arrived (a batch): appended; kept in view while following."""
+        """Rows that just arrived (a batch, of the timeline the view shows): appended; kept in
+        view while following."""
         before = len(self.entries)
-        self.entries.extend(entries)
+        shown = self.entries
+        for entry in entries:
+            if isinstance(shown.source, list) and entry.index < 0:
+                shown.source.append(entry)  # (entries of no timeline: a list of its own)
+                shown.add(len(shown.source) - 1)
+            else:
+                shown.add(entry.index)
         if len(self.entries) == before:
             return
         self._resized()
@@ -287,7 +378,7 @@ class TimelineView(ScrollView, can_focus=True):
         if index >= len(self.entries) or width <= 0:
             return Strip.blank(width, self._base)
         selected = index == self.cursor and self.has_focus
-        key = (id(self.entries[index]), width, selected, part)
+        key = (self.entries.index_at(index), width, selected, part)
         strip = self._cache.get(key)
         if strip is None:
             row = self.entries[index].row
@@ -405,8 +496,9 @@ class TimelineView(ScrollView, can_focus=True):
 
     def select_entry(self, entry: Entry) -> None:
         """Put the cursor on ``entry`` (if shown), pausing the follow."""
-        for index, shown in enumerate(self.entries):
-            if shown is entry:
-                self._set_following(False)
-                self._go(index)
-                return
+        position = self.entries.position_of(entry.index) if entry.index >= 0 else None
+        if position is None:
+            position = next((p for p, shown in enumerate(self.entries) if shown is entry), None)
+        if position is not None:
+            self._set_following(False)
+            self._go(position)
