@@ -177,3 +177,37 @@ async def test_events_waiting_for_inspection_wait_as_their_places_and_lose_nothi
     assert len(spilled[0]) == len(whole[0])
     assert spilled[0] == whole[0]
     assert spilled[1] == whole[1]
+
+
+async def test_while_events_come_no_frame_reads_waiting_events_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Reading a block of waiting events back from the store in a flood's frames kept its keys
+    # waiting (the key echo's median, 24-29 -> 34-36 ms): they are read once the run pauses.
+    monkeypatch.setattr(timeline_waiting, "RECENT", 4)
+    monkeypatch.setattr(timeline, "INSPECT_SECONDS", 0.0)
+    monkeypatch.setattr(timeline, "IDLE_AFTER_SECONDS", 3600.0)
+    monkeypatch.setattr(workflows, "FLOOD_RATE", 2_000)
+    monkeypatch.setattr(workflows, "FLOOD_SECONDS", 1.0)
+    in_frames: list[bool] = []
+    read = timeline.TimelineController._read_waiting
+
+    def counted(
+        self: timeline.TimelineController, kept: Any, first: tuple[int, int], *, at_once: bool
+    ) -> bool:
+        if not at_once:  # (a frame's batch; what must be whole now reads at once)
+            in_frames.append(True)
+        return read(self, kept, first, at_once=at_once)
+
+    monkeypatch.setattr(timeline.TimelineController, "_read_waiting", counted)
+    app = demo_app(workflow="bench.flood")
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        await send(pilot, app, "flood")
+        await settle(pilot, app, lambda: run_over(app), what="the flood ended")
+        kept = app.timeline.kept
+        assert kept.queued.first() is not None  # (events wait as their places)
+        assert not in_frames
+        monkeypatch.setattr(timeline, "IDLE_AFTER_SECONDS", 0.0)  # (the run paused)
+        app.timeline.flush()
+        assert in_frames

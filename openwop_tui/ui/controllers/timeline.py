@@ -94,14 +94,12 @@ INSPECT_SECONDS = 0.002
 IDLE_AFTER_SECONDS = 0.5
 IDLE_INSPECT_SECONDS = 0.010
 IDLE_BATCH_SECONDS = 0.005
-#: Queued events a panel being shown inspects at once, so its rows are whole from its first
-#: frame; a longer queue reaches it batch by batch.
+#: Queued events a panel being shown inspects at once (a longer queue: batch by batch).
 REFILL_AT_ONCE = 1_000
 #: Stored events the reading thread folds between two chances it gives the event loop's thread
 #: to take the interpreter (as `openwop_tui.ui.controllers.reopening.THREAD_STEP`).
 THREAD_STEP = 16
-#: Stored entries a timeline folds at once, on the event loop (a few tens of milliseconds); a
-#: longer session's are folded in a thread (`TimelineController._read_stored`).
+#: Stored entries folded at once, on the event loop (more: in a thread, `_read_stored`).
 AT_ONCE = 1_000
 #: The last stored events read that may still arrive live (logged, not yet shown: a feed's
 #: batch, a few hundred), known by (run, sequence) not to be shown twice (`Kept.stored`).
@@ -442,12 +440,14 @@ class TimelineController:
 
     def flush(self) -> None:
         """Inspect queued events for a frame's share of the event loop (`INSPECT_SECONDS`; more
-        once events stop coming), hand the rows inspected to every panel (the batch), and say
-        the counts; while events still wait, the next batch is due."""
+        once events stop coming: only then are events waiting as their places read back, which
+        kept a flood's keys waiting), hand the rows inspected to every panel (the batch), and
+        say the counts; while events still wait, the next batch is due."""
         self._scheduled = False
         kept = self.kept
         idle = time.monotonic() - kept.arrived_at >= IDLE_AFTER_SECONDS
-        self._inspect(kept, IDLE_INSPECT_SECONDS if idle else INSPECT_SECONDS)
+        if idle or kept.queued.first() is None:
+            self._inspect(kept, IDLE_INSPECT_SECONDS if idle else INSPECT_SECONDS)
         if kept.queued:
             self._schedule(IDLE_BATCH_SECONDS if idle else 1 / FRAMES_PER_SECOND)
         batch, kept.pending = kept.pending, []
