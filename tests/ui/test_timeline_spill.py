@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import gc
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
@@ -131,10 +133,10 @@ def test_without_a_store_the_newest_events_are_kept_and_an_older_one_says_so(
         rows[19].event  # noqa: B018
 
 
-async def _waited(monkeypatch: pytest.MonkeyPatch, recent: int) -> tuple[int, int, list[Any]]:
-    """A flood of 2,000 events that wait for their inspection (one a frame), the last
-    ``recent`` of them as entries: (how many waited, the entries alive then, the rows and
-    events after)."""
+@asynccontextmanager
+async def _flooded(monkeypatch: pytest.MonkeyPatch, recent: int) -> AsyncIterator[ChatApp]:
+    """The app after a flood of 2,000 events inspected one a frame (so they wait), the last
+    ``recent`` of the waiting ones kept as entries, the run never seen as paused."""
     monkeypatch.setattr(timeline_waiting, "RECENT", recent)
     monkeypatch.setattr(timeline, "INSPECT_SECONDS", 0.0)
     monkeypatch.setattr(timeline, "IDLE_AFTER_SECONDS", 3600.0)
@@ -145,6 +147,14 @@ async def _waited(monkeypatch: pytest.MonkeyPatch, recent: int) -> tuple[int, in
         await connected(pilot, app)
         await send(pilot, app, "flood")
         await settle(pilot, app, lambda: run_over(app), what="the flood ended")
+        yield app
+
+
+async def _waited(monkeypatch: pytest.MonkeyPatch, recent: int) -> tuple[int, int, list[Any]]:
+    """A flood of 2,000 events that wait for their inspection (one a frame), the last
+    ``recent`` of them as entries: (how many waited, the entries alive then, the rows and
+    events after)."""
+    async with _flooded(monkeypatch, recent) as app:
         kept = app.timeline.kept
         waited = len(kept.queued)
         gc.unfreeze()  # (the app freezes what a run made out of the collector: counted too)
@@ -184,11 +194,6 @@ async def test_while_events_come_no_frame_reads_waiting_events_back(
 ) -> None:
     # Reading a block of waiting events back from the store in a flood's frames kept its keys
     # waiting (the key echo's median, 24-29 -> 34-36 ms): they are read once the run pauses.
-    monkeypatch.setattr(timeline_waiting, "RECENT", 4)
-    monkeypatch.setattr(timeline, "INSPECT_SECONDS", 0.0)
-    monkeypatch.setattr(timeline, "IDLE_AFTER_SECONDS", 3600.0)
-    monkeypatch.setattr(workflows, "FLOOD_RATE", 2_000)
-    monkeypatch.setattr(workflows, "FLOOD_SECONDS", 1.0)
     in_frames: list[bool] = []
     read = timeline.TimelineController._read_waiting
 
@@ -200,11 +205,7 @@ async def test_while_events_come_no_frame_reads_waiting_events_back(
         return read(self, kept, first, at_once=at_once)
 
     monkeypatch.setattr(timeline.TimelineController, "_read_waiting", counted)
-    app = demo_app(workflow="bench.flood")
-    async with app.run_test(size=SIZE) as pilot:
-        await connected(pilot, app)
-        await send(pilot, app, "flood")
-        await settle(pilot, app, lambda: run_over(app), what="the flood ended")
+    async with _flooded(monkeypatch, 4) as app:
         kept = app.timeline.kept
         assert kept.queued.first() is not None  # (events wait as their places)
         assert not in_frames
