@@ -265,9 +265,9 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
         self.search_all.index_in_background()
 
     async def _reach_host(self) -> None:
-        await warming.warmed()  # what draws a reply, before "connected" (past the first frame)
         await self.connection.connect()
         self.timeline.warm()  # the lint, in a thread, before the first run's events need it
+        warming.warm()  # and what draws a reply (both past the first frame and the connection)
 
     async def on_unmount(self) -> None:
         stop_ending_on_signals()

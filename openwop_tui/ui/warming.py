@@ -1,26 +1,26 @@
-"""What the first frame does without, loaded before the host is reached, before it is needed.
+"""What the first frame does without, loaded once the host is reached, before it is needed.
 
 The app's first frame draws an empty chat (or a reopened one's newest runs), so what draws a
 reply is not imported before it (`tests/ui/test_first_frame.py` holds it to that): markdown
 (the parser, Rich's markdown module, and Rich's syntax module with Pygments behind it), some
 30 ms of a start that must stay under half of a peer's. The first reply would pay for them on
-the event loop instead, as it is drawn; `warmed` imports them in a thread past the first frame,
-before the host is reached (`openwop_tui.ui.app.ChatApp`), so no answer meets the import half
-done. A module imported by both threads at once is imported once (Python's import lock);
+the event loop instead, as it is drawn; `warm` imports them in a thread as soon as the host is
+reached (`openwop_tui.ui.app.ChatApp`), long before a person has typed a message and its answer
+comes back. A module imported by both threads at once is imported once (Python's import lock);
 nothing else of the app runs in the thread.
 """
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import logging
+import threading
 
-__all__ = ["DRAWING", "warmed"]
+__all__ = ["DRAWING", "warm"]
 
 log = logging.getLogger(__name__)
 
-#: Imported by `warmed`, in this order: a reply's markdown, and code in it (Pygments' lexers).
+#: Imported by `warm`, in this order: a reply's markdown, and code in it (Pygments' lexers).
 DRAWING = (
     "openwop_tui.draw.markdown",
     "pygments.lexers",
@@ -29,11 +29,10 @@ DRAWING = (
 )
 
 
-async def warmed() -> None:
-    """Import `DRAWING` in a thread and wait for it: the app does so before it reaches the
-    host, so an answer asked for the moment it says it is connected (a script) does not meet
-    the import half done (its first drawing, and a key typed into it, waited for it)."""
-    await asyncio.to_thread(_import_quietly)
+def warm() -> None:
+    """Import `DRAWING` in a daemon thread (a quit does not wait for it); a failure is logged
+    and left for the import where the module is used to report."""
+    threading.Thread(target=_import_quietly, name="openwop-draw-warm", daemon=True).start()
 
 
 def _import_quietly() -> None:
