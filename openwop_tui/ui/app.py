@@ -29,7 +29,15 @@ from openwop_tui.renderers import Registry
 from openwop_tui.renderers.base import AudioSupport
 from openwop_tui.store import state
 from openwop_tui.text.redact import Redactor
-from openwop_tui.ui import heap, keys, strip_cycles, theme_palette, warming
+from openwop_tui.ui import (
+    heap,
+    inner_outer,
+    keys,
+    strip_cycles,
+    theme_palette,
+    warming,
+    watch_release,
+)
 from openwop_tui.ui.command_palette import AppCommands
 from openwop_tui.ui.controllers.attaching import AttachingController
 from openwop_tui.ui.controllers.chat import Chat, Common
@@ -150,6 +158,8 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
         """
         options = options or AppOptions()
         strip_cycles.install()  # (a drawn line is freed when dropped, not at a heap walk)
+        watch_release.install()  # (a closed widget is freed, not kept by what it watched)
+        inner_outer.install()  # (a removed widget's drawn lines are freed with it)
         super().__init__(options.log_file, Redactor([config.api_key]))
         self.config = config
         self.set_keymap(config.keymap)
