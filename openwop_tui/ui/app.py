@@ -112,7 +112,8 @@ class ChatApp(TabParts, HoldsActions, QuietWalks, ResizeAtOnce, GuardedApp):
         demo_host: DemoHost | None = None,
         audio_support: AudioSupport | None = None,
     ) -> None:
-        """Open the chat (stored, new or replayed) and make its controllers.
+        """Open the chat (stored, new or replayed) and make its controllers: here, or with
+        ``options.draw_first`` once the first frame is drawn (`after_first_frame`).
 
         Args:
             config: The configuration the app runs with (host, key, theme, keymap, limits…).
