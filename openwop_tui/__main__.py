@@ -295,7 +295,8 @@ def _run_app(config: Config, options: AppOptions) -> int:
         from openwop_tui.devices.terminal import in_the_app
 
         support = in_the_app(support, os.environ)  # (NO_COLOR: pictures described)
-        app = ChatApp(config, replace(options, image_support=support, typed=typed))
+        # Its first frame drawn before the chat is made (`openwop_tui.ui.first_frame`).
+        app = ChatApp(config, replace(options, image_support=support, typed=typed, draw_first=True))
         if collecting:
             gc.enable()
         app.run()

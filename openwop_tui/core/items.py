@@ -23,13 +23,11 @@ from openwop_tui.core.limits import Limits as Limits
 from openwop_tui.core.limits import MiB as MiB
 from openwop_tui.protocol.envelopes import Envelope, Rendering
 from openwop_tui.protocol.interrupts import InterruptRequest, InterruptState
+from openwop_tui.text.sanitize import NO_TEXT as NO_TEXT
 from openwop_tui.text.sanitize import HostLine, HostText
 from openwop_tui.text.units import human_size
 
 Level = Literal["info", "warning", "error"]
-
-#: The empty `HostText` (one line, so a `HostLine` too), for fields that default to no text.
-NO_TEXT = HostLine(HostText(""))
 
 
 @dataclass(slots=True, eq=False)

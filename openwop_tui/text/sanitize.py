@@ -64,6 +64,7 @@ import re
 from typing import NewType
 
 __all__ = [
+    "NO_TEXT",
     "HostLine",
     "HostText",
     "clean",
@@ -82,6 +83,9 @@ HostLine = NewType("HostLine", HostText)
 """`HostText` that is also one line (`one_line`): no line feed, tab or line/paragraph separator,
 so it cannot end the client's line and start one of its own that looks like the client's. What
 the client draws as a line (a notice, a tool call, a table row's cell) takes this type."""
+
+#: The empty `HostText` (one line, so a `HostLine` too), for fields that default to no text.
+NO_TEXT = HostLine(HostText(""))
 
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 

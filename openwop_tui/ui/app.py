@@ -10,7 +10,6 @@ becomes a line in the transcript and a notification, never a traceback.
 from __future__ import annotations
 
 import logging
-import os
 from dataclasses import replace
 from typing import TYPE_CHECKING, ClassVar
 
@@ -20,13 +19,7 @@ from textual.binding import BindingType
 from textual.theme import Theme
 from textual.widgets import Footer
 
-from openwop_tui.config import Config, default_config_path
-from openwop_tui.core.conversation import Conversation
-from openwop_tui.core.fold import Transcript
-from openwop_tui.core.session import Session
-from openwop_tui.draw.palette import Palette
-from openwop_tui.renderers import Registry
-from openwop_tui.renderers.base import AudioSupport
+from openwop_tui.config import Config
 from openwop_tui.store import state
 from openwop_tui.text.redact import Redactor
 from openwop_tui.ui import (
@@ -39,33 +32,11 @@ from openwop_tui.ui import (
     watch_release,
 )
 from openwop_tui.ui.command_palette import AppCommands
-from openwop_tui.ui.controllers.attaching import AttachingController
-from openwop_tui.ui.controllers.chat import Chat, Common
-from openwop_tui.ui.controllers.chats import ChatsController
-from openwop_tui.ui.controllers.connection import ConnectionController
-from openwop_tui.ui.controllers.diagnostics import DiagnosticsController
-from openwop_tui.ui.controllers.feed import Feed
-from openwop_tui.ui.controllers.files import FilesController
-from openwop_tui.ui.controllers.focus import FocusController
-from openwop_tui.ui.controllers.interrupts import InterruptsController
-from openwop_tui.ui.controllers.item_actions import ItemActionsController
-from openwop_tui.ui.controllers.leaving import Leaving
+from openwop_tui.ui.controllers.of_tab import TabParts
 from openwop_tui.ui.controllers.opening import choose_theme, first_screen
-from openwop_tui.ui.controllers.playback import Playback
-from openwop_tui.ui.controllers.profile import LabController
-from openwop_tui.ui.controllers.recall import RecallController
-from openwop_tui.ui.controllers.recording import RecordingController
-from openwop_tui.ui.controllers.resend import ResendController
-from openwop_tui.ui.controllers.runs import RunsController
-from openwop_tui.ui.controllers.search import SearchController
-from openwop_tui.ui.controllers.search_all import SearchAllController
-from openwop_tui.ui.controllers.sessions import SessionsController, open_chat
-from openwop_tui.ui.controllers.settings import SettingsController
-from openwop_tui.ui.controllers.tab import Kit
-from openwop_tui.ui.controllers.tabs import OfTab, OnePlayer, TabsController
-from openwop_tui.ui.controllers.timeline import TimelineController
 from openwop_tui.ui.dialog_footer import give_dialogs_footers
 from openwop_tui.ui.failure import GuardedApp
+from openwop_tui.ui.first_frame import FirstPane, Held, HoldsActions
 from openwop_tui.ui.messages import (
     ActionRequested,
     DraftReturned,
@@ -87,25 +58,40 @@ from openwop_tui.ui.messages import (
 from openwop_tui.ui.options import AppOptions
 from openwop_tui.ui.quiet_walk import QuietWalks
 from openwop_tui.ui.resizing import ResizeAtOnce
-from openwop_tui.ui.screens.unsaved import UnsavedScreen
 from openwop_tui.ui.signals import end_on_signals, stop_ending_on_signals
-from openwop_tui.ui.transcript.view import TranscriptView
-from openwop_tui.ui.widgets.chat_pane import ChatPane
-from openwop_tui.ui.widgets.chips import AttachmentChips
-from openwop_tui.ui.widgets.search_bar import SearchBar
-from openwop_tui.ui.widgets.status import StatusLine
-from openwop_tui.ui.widgets.tab_bar import TabBar
-from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
-from openwop_tui.ui.widgets.timeline_view import TimelineView
 from openwop_tui.ui.workers import Deferred
 
+# Named only, or imported where used: the chat's controllers, its pipeline, the store and the
+# renderers are imported once the first frame is drawn (`openwop_tui.ui.first_frame`).
 if TYPE_CHECKING:
+    from openwop_tui.core.conversation import Conversation
+    from openwop_tui.core.fold import Transcript
+    from openwop_tui.core.session import Session
     from openwop_tui.demo_host import DemoHost
+    from openwop_tui.draw.palette import Palette
+    from openwop_tui.renderers.base import AudioSupport
+    from openwop_tui.ui.assembly import Assembled
+    from openwop_tui.ui.controllers.connection import ConnectionController
+    from openwop_tui.ui.controllers.leaving import Leaving
+    from openwop_tui.ui.controllers.profile import LabController
+    from openwop_tui.ui.controllers.recall import RecallController
+    from openwop_tui.ui.controllers.reopening import Newest
+    from openwop_tui.ui.controllers.search_all import SearchAllController
+    from openwop_tui.ui.controllers.tabs import TabsController
+    from openwop_tui.ui.screens.unsaved import UnsavedScreen
+    from openwop_tui.ui.transcript.view import TranscriptView
+    from openwop_tui.ui.widgets.chat_pane import ChatPane
+    from openwop_tui.ui.widgets.chips import AttachmentChips
+    from openwop_tui.ui.widgets.search_bar import SearchBar
+    from openwop_tui.ui.widgets.status import StatusLine
+    from openwop_tui.ui.widgets.tab_bar import TabBar
+    from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
+    from openwop_tui.ui.widgets.timeline_view import TimelineView
 
 log = logging.getLogger(__name__)
 
 
-class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
+class ChatApp(TabParts, HoldsActions, QuietWalks, ResizeAtOnce, GuardedApp):
     """Chat with an OpenWOP host; every envelope drawn (a new terminal size at once:
     `ResizeAtOnce`; the collector's full pass once nobody types: `QuietWalks`)."""
 
@@ -116,24 +102,15 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
     BINDINGS: ClassVar[list[BindingType]] = list(keys.bindings(keys.APP_KEYS))
     # The app's commands, then Textual's own (`AppCommands` offers both, in that order).
     COMMANDS: ClassVar = {AppCommands}
-    # The chat on screen and its controllers: the current tab's (`TabsController`).
-    chat = OfTab[Chat]("chat")
-    interrupts = OfTab[InterruptsController]("interrupts")
-    timeline = OfTab[TimelineController]("timeline")
-    feed = OfTab[Feed]("feed")
-    runs = OfTab[RunsController]("runs")
-    sessions = OfTab[SessionsController]("sessions")
-    files = OfTab[FilesController]("files")
-    playback = OfTab[Playback]("playback")
-    attaching = OfTab[AttachingController]("attaching")
-    resend = OfTab[ResendController]("resend")
-    item_actions = OfTab[ItemActionsController]("item_actions")
-    diagnostics = OfTab[DiagnosticsController]("diagnostics")
-    chats = OfTab[ChatsController]("chats")
-    search = OfTab[SearchController]("search")
-    settings = OfTab[SettingsController]("settings")
-    recording = OfTab[RecordingController]("recording")
-    focus_ring = OfTab[FocusController]("focus_ring")
+    # Made with the chat (`openwop_tui.ui.assembly`): in __init__, or once the first frame is
+    # drawn (`AppOptions.draw_first`).
+    tabs: TabsController
+    """The open chats, one per tab, and the one on screen."""
+    lab: LabController
+    connection: ConnectionController
+    recall: RecallController
+    leaving: Leaving
+    search_all: SearchAllController
 
     def __init__(
         self,
@@ -143,7 +120,8 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
         demo_host: DemoHost | None = None,
         audio_support: AudioSupport | None = None,
     ) -> None:
-        """Open the chat (stored, new or replayed) and make its controllers.
+        """Open the chat (stored, new or replayed) and make its controllers: here, or with
+        ``options.draw_first`` once the first frame is drawn (`after_first_frame`).
 
         Args:
             config: The configuration the app runs with (host, key, theme, keymap, limits…).
@@ -168,36 +146,42 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
         self._warnings = [theme_problem] if theme_problem else []
         """Said in the transcript once it is there (a theme that does not exist, a store that
         cannot be written)."""
-        conversation, store, problem, self._newest = open_chat(
-            config, options.session_id, options.record, replaying=options.replay is not None
-        )
-        # A reopened session's hundreds of thousands of objects live as long as the chat, and
-        # were made with the collector paused: frozen now, before the app's start-up makes
-        # more, or its first pass walks them all (60-80 ms at 3,000 turns) before any frame.
-        heap.settle(collect=False)
-        if problem:
-            self._warnings.append(problem)
-        common = Common(
-            app=self,
-            config=config,
-            registry=Registry(override=config.renderer_override).load(),
-            redact=self.redact,
-            store=store,
-            replaying=options.replay,
-        )
-        self.tabs = TabsController(common)
-        """The open chats, one per tab, and the one on screen."""
-        self.lab = LabController(
-            common, self.tabs, options.image_support, audio_support, self.palette
-        )
-        self.connection = ConnectionController(common, self.tabs, self.lab, demo_host)
-        self.recall = RecallController(common, self.tabs)
-        self.leaving = Leaving(common, self.tabs)
-        config_file = options.config_path or default_config_path(os.environ)
-        tabs = self.tabs
-        kit = Kit(self.lab, self.connection, OnePlayer(), config_file, *tabs.openers())
-        tabs.begin(conversation, kit, self.recall.prime, attach_to=options.attach)
-        self.search_all = SearchAllController(tabs)
+        self._newest: Newest | None = None
+        self._made = False
+        """Whether the chat and its controllers are made (`_keep`)."""
+
+        def make(first: FirstPane | None) -> None:
+            """Open the chat and make its controllers (`openwop_tui.ui.assembly`)."""
+            from openwop_tui.ui.assembly import assemble
+
+            self._keep(
+                assemble(
+                    self,
+                    config,
+                    options,
+                    demo_host=demo_host,
+                    audio_support=audio_support,
+                    first=first,
+                )
+            )
+
+        self._making = make
+        self._first: FirstPane | None = None
+        """The first frame's widgets, made before the chat (`AppOptions.draw_first`)."""
+        self.held = Held(holding=options.draw_first)
+        """What came before the chat was made: done once it is."""
+        if options.draw_first:
+            self._first = FirstPane.make()
+        else:
+            make(None)
+
+    def _keep(self, made: Assembled) -> None:
+        """Keep what `openwop_tui.ui.assembly.assemble` made."""
+        self.tabs, self.lab, self.connection = made.tabs, made.lab, made.connection
+        self.recall, self.leaving, self.search_all = made.recall, made.leaving, made.search_all
+        self._newest = made.newest
+        self._warnings.extend(made.warnings)
+        self._made = True
 
     # ------------------------------------------------------------ what tests and screens read
 
@@ -231,7 +215,8 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
     # ------------------------------------------------------------ composition
 
     def compose(self) -> ComposeResult:
-        yield from self.tabs.compose()
+        first = self._first
+        yield from (first.bar, first.pane) if first is not None else self.tabs.compose()
         # The key table has the palette's binding (moved by [keys] like any other): the
         # footer's own palette entry would name it a second time.
         yield Footer(show_command_palette=False)
@@ -244,6 +229,33 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
         state.remember_theme(theme.name)
 
     async def on_mount(self) -> None:
+        first = self._first
+        if first is None:
+            await self._opened()
+            return
+        # The first frame: the keys typed while the program started go in its prompt now (an
+        # Enter among them sends once the chat is made: `Held`); the chat is made after it.
+        typed, self._typed = self._typed, ""
+        if typed:
+            first.prompt.type_ahead(typed)
+        self.call_after_refresh(self.after_first_frame)
+
+    async def after_first_frame(self) -> None:
+        """Make the chat around the first frame's widgets, open it as `on_mount` opens one
+        made before, then do what came meanwhile (`openwop_tui.ui.first_frame`)."""
+        first, self._first = self._first, None
+        with heap.settled_heap():  # (it lives as long as the app: see `_run_app`'s pause)
+            self._making(first)
+        placed = self.tabs.current.placed
+        if placed is not None:
+            await placed
+        await self._opened()
+        self.refresh_bindings()  # the footer: the keys that apply, now that they can be asked
+        await self.held.release()
+
+    async def _opened(self) -> None:
+        """The chat is on screen: the tabs watched, the signals and the dialogs' footers set,
+        its first screen said and drawn, then the host reached (or the recording played)."""
         self.tabs.mounted()
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         give_dialogs_footers(self)  # each dialog's footer names its keys, not the chat's
@@ -286,6 +298,8 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
     async def _finish(self) -> None:
         """Close what the app holds open: the player, a recording, the connection and store;
         what the store has not taken goes to a journal (`Leaving.keep_unasked`)."""
+        if not self._made:
+            return  # (stopped before the chat was made: nothing is open)
         self.leaving.keep_unasked()
         self.tabs.close_all()  # (the players, the microphone, the logs)
         await self.connection.close()
@@ -293,6 +307,8 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
     # ------------------------------------------------------------------ messages
 
     async def on_message_submitted(self, event: MessageSubmitted) -> None:
+        if self.held.hold(lambda: self.on_message_submitted(event)):
+            return  # (Enter on the first frame: sent once the chat is made)
         text = event.text
         self.run_worker(Deferred(lambda: self.recall.kept(text)), group="recall")  # (↑ later)
         if self.attaching.command(event.text):
@@ -334,7 +350,8 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
         self.tabs.move_to(event.index, event.to)
 
     def on_files_pasted(self, event: FilesPasted) -> None:
-        self.attaching.pasted(event.paths)
+        if not self.held.hold(lambda: self.on_files_pasted(event)):
+            self.attaching.pasted(event.paths)
 
     def on_attachment_chips_removed(self, event: AttachmentChips.Removed) -> None:
         self.attaching.remove(event.index)
@@ -406,6 +423,8 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
 
     def action_focus_attachments(self) -> None:
         """Go to the attachments' chips (when there are any)."""
+        from openwop_tui.ui.widgets.chips import AttachmentChips
+
         chips = self.chat.parts.get(AttachmentChips)
         if chips.attachments:
             chips.focus()
@@ -557,7 +576,7 @@ class ChatApp(QuietWalks, ResizeAtOnce, GuardedApp):
 
     def streaming(self) -> bool:
         """A run is going in some tab (`QuietWalks` takes no full pass of the collector then)."""
-        return self.connection.runs_going()
+        return self._made and self.connection.runs_going()
 
     def action_vim_keys(self, on: bool) -> None:
         """Turn the transcripts' vim-style keys on or off for this run (the palette): every

@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 from openwop_tui.core.attachments import Attachment
-from openwop_tui.core.items import NO_TEXT
-from openwop_tui.text.sanitize import HostText
+from openwop_tui.text.sanitize import NO_TEXT, HostText
 
 if TYPE_CHECKING:
     from openwop_tui.ui.widgets.timeline_panel import TimelinePanel

@@ -62,3 +62,7 @@ class AppOptions:
     log_file: Path | None = None
     """Where details of an unexpected error go, named in the one sentence the user gets
     instead of a traceback."""
+    draw_first: bool = False
+    """Draw the first frame (the status line, the prompt, the footer) before the chat and its
+    controllers are made, and make them after (`openwop_tui.ui.first_frame`): the program
+    does; ``False`` (tests) makes them in the app's ``__init__``, so they are there at once."""

@@ -1,5 +1,9 @@
 """The app's first frame waits for nothing it does not draw (issue 26).
 
+As the program starts it (`AppOptions.draw_first`), the chat itself is made after the first
+frame (`openwop_tui.ui.first_frame`): its controllers, the conversation pipeline, the store and
+the renderers are not even imported before it (`test_the_program_draws_before_the_chat_is_made`).
+
 A fresh interpreter starts the real `ChatApp` on the embedded demo host (``images`` half-block,
 off-screen under `App.run_test`) and notes ``sys.modules`` the moment the first frame has been
 drawn, which is when the app starts reaching its host (`ChatApp.start_connecting`, called
@@ -134,3 +138,92 @@ def test_the_first_frame_loads_nothing_it_does_not_draw(tmp_path: Path) -> None:
         "openwop_tui.draw.markdown",
         "rich.syntax",
     ]
+
+
+_DRAWN_FIRST = """
+import asyncio, json, sys
+from openwop_tui.config import Config
+from openwop_tui.ui.app import ChatApp
+from openwop_tui.ui.options import AppOptions
+
+seen = {}
+after = ChatApp.after_first_frame
+
+async def noted(app):
+    # The first frame is drawn, and the chat not made yet: what is loaded is what it cost.
+    seen["modules"] = sorted(sys.modules)
+    seen["prompt"] = app.query_one("#prompt").placeholder
+    seen["status"] = str(app.query_one("#status").connection)
+    await after(app)
+
+ChatApp.after_first_frame = noted
+
+async def main():
+    options = AppOptions(draw_first=True)
+    app = ChatApp(Config(host=None, audio=False, images="halfblock", demo_pace=0), options)
+    async with app.run_test(size=(120, 40)) as pilot:
+        while "modules" not in seen or str(app.status.connection) == "connecting":
+            await pilot.pause()
+        seen["then"] = str(app.status.connection)
+        seen["panes"] = [child.id for child in app.chat.parts.pane.children]
+
+asyncio.run(main())
+print(json.dumps(seen))
+"""
+
+#: Made after the first frame when the program starts the app: the chat's controllers and
+#: the way it is put together, the conversation pipeline and its items, the protocol's model
+#: (and the regex engine its patterns use), the store, the renderers, and the transcript view.
+MADE_AFTER_THE_FIRST_FRAME = (
+    "openwop_tui.ui.assembly",
+    "openwop_tui.ui.controllers.tabs",
+    "openwop_tui.ui.controllers.tab",
+    "openwop_tui.ui.controllers.chat",
+    "openwop_tui.ui.controllers.runs",
+    "openwop_tui.ui.controllers.connection",
+    "openwop_tui.ui.controllers.profile",
+    "openwop_tui.ui.transcript.view",
+    "openwop_tui.ui.widgets.timeline_panel",
+    "openwop_tui.core.conversation",
+    "openwop_tui.core.fold",
+    "openwop_tui.core.items",
+    "openwop_tui.protocol.envelopes",
+    "openwop_tui.protocol.interrupts",
+    "re2",
+    "openwop_tui.store.database",
+    "openwop_tui.renderers.registry",
+    "openwop_tui.inspect",
+)
+
+
+def test_the_program_draws_before_the_chat_is_made(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENWOP_", "XDG_"))}
+    env |= {
+        "HOME": str(tmp_path),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", _DRAWN_FIRST],
+        capture_output=True,
+        text=True,
+        timeout=PATIENCE,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    loaded = set(seen["modules"])
+    early = [
+        name
+        for name in (*NOT_BEFORE_THE_FIRST_FRAME, *MADE_AFTER_THE_FIRST_FRAME)
+        if name in loaded
+    ]
+    assert not early, f"loaded before the first frame: {early}"
+    # The first frame is the chat's: its prompt and status line, saying it is connecting.
+    assert seen["prompt"].startswith("Message the host")
+    assert seen["status"] == "connecting"
+    # Then the chat was made around them, in the pane's order, and reached its host.
+    assert seen["panes"] == ["status", "events", "transcript", "search", "input-area"]
+    assert seen["then"] == "connected"

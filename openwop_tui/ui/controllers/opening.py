@@ -8,18 +8,23 @@ here so the app keeps to composition and routing.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from textual.app import App, InvalidThemeError
 
 from openwop_tui.config import Config
 from openwop_tui.store import state
-from openwop_tui.store.journal import Restored
 from openwop_tui.text.sanitize import clean_own
 from openwop_tui.themes import DEFAULT as DEFAULT_THEME
 from openwop_tui.themes import THEMES
 from openwop_tui.ui import heap
-from openwop_tui.ui.controllers.chat import Chat
-from openwop_tui.ui.controllers.feed import Feed
+
+# Named only: the app chooses its theme before its first frame, and the chat's modules are
+# imported after it (`openwop_tui.ui.first_frame`).
+if TYPE_CHECKING:
+    from openwop_tui.store.journal import Restored
+    from openwop_tui.ui.controllers.chat import Chat
+    from openwop_tui.ui.controllers.feed import Feed
 
 __all__ = ["choose_theme", "first_screen"]
 

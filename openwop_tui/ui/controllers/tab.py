@@ -54,7 +54,10 @@ from openwop_tui.ui.widgets.status import StatusLine
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
 
 if TYPE_CHECKING:
+    from textual.widget import AwaitMount
+
     from openwop_tui.ui.controllers.connection import ConnectionController
+    from openwop_tui.ui.first_frame import FirstPane
 
 __all__ = ["Kit", "Tab"]
 
@@ -88,6 +91,7 @@ class Tab:
         *,
         attach_to: str | None = None,
         workflow_settled: bool = False,
+        first: FirstPane | None = None,
     ) -> None:
         """Make the tab's widgets (mounted by the tabs controller) and controllers.
 
@@ -98,11 +102,17 @@ class Tab:
             attach_to: A run to follow once connected (``--attach``), if any.
             workflow_settled: Its workflow is decided already (the tab it was opened from had
                 one): the host's workflows are not asked again.
+            first: The first frame's widgets (`openwop_tui.ui.first_frame`), on screen already,
+                for the first tab; None makes its widgets.
         """
         self.key = key
         self.chat = chat
-        widgets: list[Widget] = [
-            StatusLine(id="status"),
+        status, input_area = (
+            (first.status, first.input_area)
+            if first is not None
+            else (StatusLine(id="status"), InputArea(id="input-area"))
+        )
+        middle: list[Widget] = [
             TimelinePanel(id="events"),
             TranscriptView(
                 id="transcript",
@@ -111,10 +121,18 @@ class Tab:
                 vim_keys=chat.config.vim_keys,
             ),
             SearchBar(id="search"),
-            InputArea(id="input-area"),
         ]
-        self.pane = ChatPane(*widgets, tab=key)
-        """The tab's widgets (shown while it is the current tab)."""
+        widgets = [status, *middle, input_area]
+        self.placed: AwaitMount | None = None
+        """The rest of a first frame's pane, being mounted (awaited before the tab is used)."""
+        if first is None:
+            self.pane = ChatPane(*widgets, tab=key)
+            """The tab's widgets (shown while it is the current tab)."""
+        else:
+            # On screen already with the status line and the prompt: the rest goes between.
+            assert first.pane.tab == key, "the first frame's pane is the first tab's"
+            self.pane = first.pane
+            self.placed = first.pane.mount(*middle, after=status)
         chat.parts = Parts([self.pane, *widgets])
         self.focused: Widget | None = None
         """What had the keys when another tab was shown (given them back on return)."""

@@ -32,7 +32,7 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 from itertools import count
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING
 
 from textual.app import App, ScreenStackError
 from textual.widget import Widget
@@ -58,11 +58,10 @@ from openwop_tui.ui.widgets.tab_bar import Label, Mark, TabBar
 from openwop_tui.ui.workers import Deferred
 
 if TYPE_CHECKING:
+    from openwop_tui.ui.first_frame import FirstPane
     from openwop_tui.ui.screens.quit import LiveRun
 
-__all__ = ["OfTab", "OnePlayer", "TabsController"]
-
-_T = TypeVar("_T")
+__all__ = ["OnePlayer", "TabsController"]
 
 #: Run statuses that mean the run did not end well (its label's mark is ✗ until seen).
 _FAILED = frozenset({"failed", "error", "cancelled", "cancelled (locally)"})
@@ -75,18 +74,6 @@ def focused_now(app: App[None]) -> Widget | None:
         return app.focused
     except ScreenStackError:
         return None
-
-
-class OfTab(Generic[_T]):
-    """An attribute of the app that is the current tab's (``runs = OfTab("runs")``: the
-    current tab's runs controller), so what the app routes goes to the chat on screen."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __get__(self, app: Any, owner: object = None) -> _T:
-        value: _T = getattr(app.tabs.current, self.name)
-        return value
 
 
 class OnePlayer:
@@ -104,12 +91,21 @@ class OnePlayer:
 class TabsController:
     """The open tabs and the one shown (module docstring)."""
 
-    def __init__(self, common: Common) -> None:
+    def __init__(self, common: Common, first: FirstPane | None = None) -> None:
+        """No tab open yet (`begin` opens the first).
+
+        Args:
+            common: What every chat shares.
+            first: The first frame's widgets (`openwop_tui.ui.first_frame`), on screen
+                already: its tab bar is this one's, its pane the first tab's (`begin`); None
+                makes them.
+        """
         self.common = common
         self.tabs: list[Tab] = []
         """The open tabs, in the bar's order."""
         self._current = 0
-        self.bar = TabBar(id="tab-bar")
+        self._first = first
+        self.bar = first.bar if first is not None else TabBar(id="tab-bar")
         """The tabs' labels (hidden while one chat is open)."""
         self._keys = count(1)
         self._kit: Kit | None = None
@@ -157,7 +153,9 @@ class TabsController:
             attach_to: A run to follow once connected (``--attach``), if any.
         """
         self._kit, self._prime = kit, prime
-        tab = Tab(next(self._keys), Chat(self.common, conversation), kit, attach_to=attach_to)
+        first, self._first = self._first, None
+        chat = Chat(self.common, conversation)
+        tab = Tab(next(self._keys), chat, kit, attach_to=attach_to, first=first)
         self.tabs.append(tab)
         return tab
 

@@ -14,8 +14,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from openwop_tui.core.items import NO_TEXT
-from openwop_tui.text.sanitize import HostText
+from openwop_tui.text.sanitize import NO_TEXT, HostText
 from openwop_tui.ui.messages import (
     Connection,
     ConnectionChanged,

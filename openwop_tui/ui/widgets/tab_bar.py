@@ -174,7 +174,9 @@ class TabBar(Widget):
         to: int
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
+        # No tab yet: hidden as with one (`show`), also in a first frame drawn before any tab
+        # is made (`openwop_tui.ui.first_frame`).
+        super().__init__(id=id, classes="-single")
         self.labels: list[Label] = []
         """Each tab's label, in order."""
         self.current = 0
