@@ -22,15 +22,7 @@ from textual.widgets import Footer
 from openwop_tui.config import Config
 from openwop_tui.store import state
 from openwop_tui.text.redact import Redactor
-from openwop_tui.ui import (
-    heap,
-    inner_outer,
-    keys,
-    strip_cycles,
-    theme_palette,
-    warming,
-    watch_release,
-)
+from openwop_tui.ui import heap, keys, leaks, theme_palette, warming
 from openwop_tui.ui.command_palette import AppCommands
 from openwop_tui.ui.controllers.of_tab import TabParts
 from openwop_tui.ui.controllers.opening import choose_theme, first_screen
@@ -135,9 +127,7 @@ class ChatApp(TabParts, HoldsActions, QuietWalks, ResizeAtOnce, GuardedApp):
                 None probes.
         """
         options = options or AppOptions()
-        strip_cycles.install()  # (a drawn line is freed when dropped, not at a heap walk)
-        watch_release.install()  # (a closed widget is freed, not kept by what it watched)
-        inner_outer.install()  # (a removed widget's drawn lines are freed with it)
+        leaks.install()  # (what Textual would keep of what the app lets go of)
         super().__init__(options.log_file, Redactor([config.api_key]))
         self.config = config
         self.set_keymap(config.keymap)

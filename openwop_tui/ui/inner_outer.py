@@ -12,7 +12,7 @@ the reason it did not level off).
 `install` puts in its place a method that calls Textual's own body through one cache keyed on
 the two colours only: the answer never depended on the widget, so every widget gets the same
 styles as before, and a removed widget's style cache is freed with it. Installed once, before
-the app draws (`openwop_tui.ui.app`); checked against the Textual the app depends on
+the app draws (`openwop_tui.ui.leaks`); checked against the Textual the app depends on
 (`tests/ui/test_inner_outer.py`).
 """
 

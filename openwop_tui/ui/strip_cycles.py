@@ -11,7 +11,7 @@ turns grew the app by 130 MiB (a bare RichLog, whose strips are the same, by 12)
 `install` wraps the two methods so that a result that is the strip itself is not kept:
 the caller gets the same object, and the strip is freed as soon as nothing uses it. Nothing
 is lost: finding that a strip is already the size asked is the cheap first test of each.
-Installed once, before the app draws (`openwop_tui.ui.app`); checked against the Textual
+Installed once, before the app draws (`openwop_tui.ui.leaks`); checked against the Textual
 the app depends on (`tests/ui/test_strip_cycles.py`).
 """
 

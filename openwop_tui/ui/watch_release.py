@@ -17,7 +17,7 @@ third of what 300 short turns grew the app by (issue 26).
 out of those objects' lists once it is closing. Textual would skip those entries anyway (a
 closing node's callback is never called again), so nothing a user sees changes; the closed
 widget is freed as soon as nothing else holds it. Installed once, before the app composes
-(`openwop_tui.ui.app`); checked against the Textual the app depends on
+(`openwop_tui.ui.leaks`); checked against the Textual the app depends on
 (`tests/ui/test_watch_release.py`).
 """
 
