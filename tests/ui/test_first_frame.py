@@ -22,6 +22,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from patience import PATIENCE
 
@@ -104,7 +105,9 @@ NOT_BEFORE_THE_FIRST_FRAME = (
 )
 
 
-def test_the_first_frame_loads_nothing_it_does_not_draw(tmp_path: Path) -> None:
+def _probe(tmp_path: Path, source: str) -> dict[str, Any]:
+    """Run ``source`` in a fresh interpreter as a user of its own (config, data and state under
+    ``tmp_path``); what it printed last, as JSON."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENWOP_", "XDG_"))}
     env |= {
         "HOME": str(tmp_path),
@@ -113,7 +116,7 @@ def test_the_first_frame_loads_nothing_it_does_not_draw(tmp_path: Path) -> None:
         "XDG_STATE_HOME": str(tmp_path / "state"),
     }
     done = subprocess.run(
-        [sys.executable, "-c", _PROBE],
+        [sys.executable, "-c", source],
         capture_output=True,
         text=True,
         timeout=PATIENCE,
@@ -121,7 +124,12 @@ def test_the_first_frame_loads_nothing_it_does_not_draw(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    seen: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return seen
+
+
+def test_the_first_frame_loads_nothing_it_does_not_draw(tmp_path: Path) -> None:
+    seen = _probe(tmp_path, _PROBE)
     loaded = set(seen["modules"])
     assert "openwop_tui.ui.app" in loaded
     early = [name for name in NOT_BEFORE_THE_FIRST_FRAME if name in loaded]
@@ -197,23 +205,7 @@ MADE_AFTER_THE_FIRST_FRAME = (
 
 
 def test_the_program_draws_before_the_chat_is_made(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENWOP_", "XDG_"))}
-    env |= {
-        "HOME": str(tmp_path),
-        "XDG_DATA_HOME": str(tmp_path / "data"),
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-    }
-    done = subprocess.run(
-        [sys.executable, "-c", _DRAWN_FIRST],
-        capture_output=True,
-        text=True,
-        timeout=PATIENCE,
-        env=env,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    seen = _probe(tmp_path, _DRAWN_FIRST)
     loaded = set(seen["modules"])
     early = [
         name
