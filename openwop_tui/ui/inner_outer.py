@@ -36,18 +36,12 @@ def install() -> None:
     if getattr(StylesCache, _INSTALLED, False):
         return
     original = StylesCache.get_inner_outer
-    # Textual's own body (it never reads its first argument), cached on the colours alone.
-    make: Callable[[object, Color, Color], tuple[Style, Style]] = original.__wrapped__
-    by_colour = lru_cache(1024)(partial(make, None))
-
-    def get_inner_outer(
-        self: StylesCache, base_background: Color, background: Color
-    ) -> tuple[Style, Style]:
-        return by_colour(base_background, background)
-
-    get_inner_outer.__doc__ = original.__doc__
-    setattr(StylesCache, "get_inner_outer", get_inner_outer)  # noqa: B010 (a method replaced)
-    cache_clear = getattr(original, "cache_clear", None)
-    if cache_clear is not None:
-        cache_clear()
+    make: Callable[[object, Color, Color], tuple[Style, Style]] | None
+    make = getattr(original, "__wrapped__", None)
+    if make is not None:  # (else Textual no longer caches it per style cache: nothing to mend)
+        # Textual's own body (it never reads its first argument), cached on the colours alone;
+        # a static method, so a drawn line calls the cache itself, not a wrapper around it.
+        by_colour = lru_cache(1024)(partial(make, None))
+        setattr(StylesCache, "get_inner_outer", staticmethod(by_colour))  # noqa: B010
+        getattr(original, "cache_clear", lambda: None)()  # (what Textual's cache held, let go)
     setattr(StylesCache, _INSTALLED, True)
