@@ -17,7 +17,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.theme import Theme
-from textual.widgets import Footer
 
 from openwop_tui.config import Config
 from openwop_tui.store import state
@@ -51,6 +50,7 @@ from openwop_tui.ui.options import AppOptions
 from openwop_tui.ui.quiet_walk import QuietWalks
 from openwop_tui.ui.resizing import ResizeAtOnce
 from openwop_tui.ui.signals import end_on_signals, stop_ending_on_signals
+from openwop_tui.ui.widgets.footer import SteadyFooter
 from openwop_tui.ui.workers import Deferred
 
 # Named only, or imported where used: the chat's controllers, its pipeline, the store and the
@@ -209,7 +209,7 @@ class ChatApp(TabParts, HoldsActions, QuietWalks, ResizeAtOnce, GuardedApp):
         yield from (first.bar, first.pane) if first is not None else self.tabs.compose()
         # The key table has the palette's binding (moved by [keys] like any other): the
         # footer's own palette entry would name it a second time.
-        yield Footer(show_command_palette=False)
+        yield SteadyFooter(show_command_palette=False)
 
     def _theme_changed(self, theme: Theme) -> None:
         """A theme was chosen (the palette's theme picker, or code): redraw in it, and keep it

@@ -19,6 +19,8 @@ from textual.app import App
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer
 
+from openwop_tui.ui.widgets.footer import SteadyFooter
+
 
 def give_dialogs_footers(app: App[Any]) -> None:
     """From now on, each of the app's dialogs shown in ``app`` gets a footer."""
@@ -41,6 +43,6 @@ def _shown(screen: Screen[object]) -> None:
 
 def _add_footer(screen: Screen[object]) -> None:
     if screen.is_attached and not screen.query(Footer):
-        screen.mount(Footer(show_command_palette=False))
+        screen.mount(SteadyFooter(show_command_palette=False))
         # A footer fills itself when told the bindings changed: tell it, once it is mounted.
         screen.call_after_refresh(screen.refresh_bindings)

@@ -10,7 +10,8 @@ depends on).
 The app met it in its footer. Textual's `Footer` is composed again whenever the keys on offer
 change (a run starting and ending, a panel opened), and each `FooterKey` it makes is bound to
 the footer's ``compact``, which never changes: every turn left a dozen closed keys behind, a
-third of what 300 short turns grew the app by (issue 26).
+third of what 300 short turns grew the app by (issue 26). (The app's footer now keeps its keys,
+`openwop_tui.ui.widgets.footer`; the release stays for every other widget that watches.)
 
 `install` wraps `DOMNode.watch` to note, on the watching node, which objects it watches, and
 `MessagePump._close_messages` (every node's closing, removal included) to take its entries

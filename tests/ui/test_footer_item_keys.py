@@ -33,6 +33,8 @@ def _footer(app: ChatApp) -> set[str]:
     footer = app.screen.query_one(Footer)
     shown = set()
     for key in footer.query(FooterKey).results():
+        if not key.display:
+            continue  # (a key widget kept for later: `SteadyFooter`)
         # The transcript's e and the app's F2 are both "Events".
         shown.add(f"{key.description} (e)" if key.key == "e" else key.description)
     return shown & ITEM_KEYS

@@ -129,7 +129,7 @@ async def test_f1_is_what_the_keymap_and_the_focused_place_generate_each_key_onc
 def _footer(app: ChatApp) -> dict[str, str]:
     """What the footer of the screen on top shows: key -> words."""
     footer = app.screen.query_one(Footer)
-    return {key.key: key.description for key in footer.query(FooterKey).results()}
+    return {key.key: key.description for key in footer.query(FooterKey).results() if key.display}
 
 
 async def _footer_says(pilot: object, app: ChatApp, key: str, words: str | None) -> None:

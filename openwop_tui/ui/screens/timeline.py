@@ -14,9 +14,9 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer
 
 from openwop_tui.ui.messages import TimelineScreenOpened
+from openwop_tui.ui.widgets.footer import SteadyFooter
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
 
 
@@ -34,7 +34,7 @@ class TimelineScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield self.panel
-        yield Footer(show_command_palette=False)
+        yield SteadyFooter(show_command_palette=False)
 
     def on_mount(self) -> None:
         # The app's controller fills the panel (it is not reachable from a screen otherwise).
