@@ -1,5 +1,7 @@
 """Keys first, measured from outside the app (issue 26, part 5): a key typed 30 ms into an
-unpaced rich answer, on a pseudo terminal, against the embedded demo host's loopback server.
+unpaced rich answer (``bench.rich``: headings, lists, a table and code in six languages, about
+2,200 tokens in two-word chunks), on a pseudo terminal, against the embedded demo host's
+loopback server.
 
 Each launch is a fresh app (its first answer: the one a first-event cost lands on), waits until
 it is connected and idle, sends the message, and 30 ms later types one key; the figure is the
@@ -27,7 +29,7 @@ def _early_key(url: str, key: str, pause: float) -> tuple[float, float]:
     """One launch: (the key's echo 30 ms into the first answer, the idle echo), in seconds;
     the message is sent ``pause`` seconds after the app is connected and has echoed keys."""
     with tempfile.TemporaryDirectory() as home:
-        term = _app(url, key, home, "--workflow", "bench.answer")
+        term = _app(url, key, home, "--workflow", "bench.rich")
         try:
             term.wait_for("connected")
             term.start_typing()
@@ -47,8 +49,8 @@ def _early_key(url: str, key: str, pause: float) -> tuple[float, float]:
 
 @figure("pty_early_key")
 async def pty_early_key() -> list[Figure]:
-    """A key typed 30 ms into an unpaced 2,200-token answer, echoed (median of launches): the
-    message sent 1.5 s after connecting (a person typing it), and at once (a script)."""
+    """A key typed 30 ms into an unpaced rich 2,200-token answer, echoed (median of launches):
+    the message sent 1.5 s after connecting (a person typing it), and at once (a script)."""
     figures = []
     with demo_host(pace=0) as (url, key):
         for name, pause in (("pty_early_key_echo_ms", 1.5), ("pty_early_key_at_once_ms", 0.0)):

@@ -152,6 +152,12 @@ WORKFLOW_INFO: Mapping[str, WorkflowInfo] = {
         ("benchmark",),
         (("bench", "core.noop", "Bench"),),
     ),
+    "bench.rich": WorkflowInfo(
+        "Benchmark: a rich answer",
+        "A 2,200-token answer with headings, lists, a table and code in six languages.",
+        ("benchmark",),
+        (("bench", "core.noop", "Bench"),),
+    ),
 }
 
 

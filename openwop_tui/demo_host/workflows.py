@@ -1,7 +1,7 @@
 """The workflows this host runs, by id: ``demo.chat``, ``demo.text``, ``demo.tour``, the
 human-in-the-loop demos (``demo.clarify``, ``demo.approve``, ``demo.low-confidence``,
-``demo.conversation``), the reference hosts' conformance fixtures it mirrors, and
-``bench.events``.
+``demo.conversation``), the reference hosts' conformance fixtures it mirrors, and the
+benchmarks' workflows (``bench.*``; ``bench.rich``'s answer is in `rich_answer.py`).
 
 ``demo.chat`` lives in `chat.py` (what it reads of attachments: `attachments.py` and
 `describe.py`), ``demo.text`` in `text_only.py`, the tour's items in `tour.py`, the asking
@@ -15,7 +15,7 @@ import time
 from collections.abc import Generator, Mapping
 from types import MappingProxyType
 
-from openwop_tui.demo_host import hitl, tour
+from openwop_tui.demo_host import hitl, rich_answer, tour
 from openwop_tui.demo_host.chat import demo_chat
 from openwop_tui.demo_host.conversation import demo_conversation
 from openwop_tui.demo_host.openclaw import demo_openclaw
@@ -142,6 +142,17 @@ def bench_answer(ctx: WorkflowContext) -> Generator[Step, None, None]:
     yield Emit("run.completed", {"outputs": {}, "durationMs": ctx.elapsed_ms()})
 
 
+def bench_rich(ctx: WorkflowContext) -> Generator[Step, None, None]:
+    """A rich markdown answer of about 2,200 tokens (headings, lists, a table, code in six
+    languages: `rich_answer`) in two-word chunks, at the host's pace; it ends ``answer over``."""
+    for n, chunk in enumerate(rich_answer.chunks()):
+        yield Emit("output.chunk", {"nodeId": "bench", "chunk": chunk}, "bench")
+        if n % 10 == 9:
+            yield Pause(0.01)
+    yield Emit("node.completed", {"nodeId": "bench", "outputs": {}, "durationMs": 0}, "bench")
+    yield Emit("run.completed", {"outputs": {}, "durationMs": ctx.elapsed_ms()})
+
+
 #: Workflow id → workflow, in the order the "unknown workflow" error lists them.
 WORKFLOWS: Mapping[str, Workflow] = MappingProxyType(
     {
@@ -161,5 +172,6 @@ WORKFLOWS: Mapping[str, Workflow] = MappingProxyType(
         "bench.flood": bench_flood,
         "bench.big": bench_big,
         "bench.answer": bench_answer,
+        "bench.rich": bench_rich,
     }
 )

@@ -6,8 +6,10 @@ reply is not imported before it (`tests/ui/test_first_frame.py` holds it to that
 30 ms of a start that must stay under half of a peer's. The first reply would pay for them on
 the event loop instead, as it is drawn; `warm` imports them in a thread as soon as the host is
 reached (`openwop_tui.ui.app.ChatApp`), long before a person has typed a message and its answer
-comes back. A module imported by both threads at once is imported once (Python's import lock);
-nothing else of the app runs in the thread.
+comes back, then makes the common languages' Pygments lexers ready (`openwop_tui.draw.lexers`:
+their rules are compiled when the first one is made, up to 170 ms a language). A module
+imported by both threads at once is imported once (Python's import lock); nothing else of the
+app runs in the thread.
 """
 
 from __future__ import annotations
@@ -42,3 +44,9 @@ def _import_quietly() -> None:
         except Exception:  # the import where it is used says what went wrong, to the user
             log.warning("could not import %s ahead of use", name, exc_info=True)
             return
+    try:
+        from openwop_tui.draw import lexers
+
+        lexers.warm()  # the common languages' rules compiled: not in a reply's first frame
+    except Exception:  # (drawn as before where a language is first used)
+        log.warning("could not make the common lexers ready ahead of use", exc_info=True)

@@ -56,6 +56,7 @@ SCENARIOS = (
     Scenario("bench-flood", "bench.flood", {"rate": 2_000, "seconds": 0.05}),
     Scenario("bench-big", "bench.big", {"megabytes": 0.2}),
     Scenario("bench-answer", "bench.answer"),
+    Scenario("bench-rich", "bench.rich"),
     Scenario(
         "chat-attachments",
         "demo.chat",

@@ -12,7 +12,8 @@ change that imports one of these early again fails here, by name.
 
 The connection's own modules (httpx, the demo host) load after that, in a worker and its
 threads, while the screen already says it is connecting, and what draws a reply once the host
-is reached (`openwop_tui.ui.warming`); the test checks that too.
+is reached (`openwop_tui.ui.warming`), with the common languages' lexers compiled
+(`openwop_tui.draw.lexers`); the test checks that too.
 """
 
 from __future__ import annotations
@@ -57,6 +58,14 @@ async def main():
                 thread.join()
         later = ("httpx", "openwop_tui.demo_host", "openwop_tui.draw.markdown", "rich.syntax")
         seen["later"] = [m for m in later if m in sys.modules]
+        # (Each common language's lexer class, its rules compiled: not found by making one.)
+        # (JSON's is written by hand: nothing to compile.)
+        from pygments.lexer import RegexLexer
+        from pygments.lexers import find_lexer_class_by_name
+        from openwop_tui.draw.lexers import COMMON
+        classes = [find_lexer_class_by_name(name) for name in COMMON]
+        classes = [c for c in classes if issubclass(c, RegexLexer)]
+        seen["uncompiled"] = [c.__name__ for c in classes if "_tokens" not in c.__dict__]
 
 asyncio.run(main())
 print(json.dumps(seen))
@@ -146,6 +155,8 @@ def test_the_first_frame_loads_nothing_it_does_not_draw(tmp_path: Path) -> None:
         "openwop_tui.draw.markdown",
         "rich.syntax",
     ]
+    # And the common languages' lexers compiled, not in a reply's first frame.
+    assert seen["uncompiled"] == []
 
 
 _DRAWN_FIRST = """
