@@ -127,3 +127,42 @@ async def test_a_key_shown_again_keeps_its_tooltip_and_enabled_look() -> None:
         assert not escape.has_class("-disabled")
         others = [key for key in footer.shown() if key.key != "escape"]
         assert all(not key.tooltip for key in others)
+
+
+async def test_a_key_appearing_among_the_others_leaves_them_as_they_were() -> None:
+    app = _Keys(SteadyFooter)
+    before: dict[str, bool | None] = {"open": True, "cancel": False, "save": True, "play": False}
+    after = before | {"cancel": True}  # (a run started: Esc comes between Open and Save)
+    async with app.run_test(size=(80, 6)) as pilot:
+        footer = app.query_one(SteadyFooter)
+        app.state = before
+        app.screen.refresh_bindings()
+        await _shows(pilot, app, footer, _expected(before))
+        widgets = {key.action: key for key in footer.shown()}
+        app.state = after
+        app.screen.refresh_bindings()
+        await _shows(pilot, app, footer, _expected(after))
+        now = {key.action: key for key in footer.shown()}
+        # Open and Save are shown by the same widgets, unchanged; Esc's is a new one between.
+        assert now["open"] is widgets["open"] and now["save"] is widgets["save"]
+        assert [key.action for key in footer.shown()] == ["open", "cancel", "save"]
+        # And back: Esc's widget is hidden, kept for the next run, and used again then.
+        cancel = now["cancel"]
+        app.state = before
+        app.screen.refresh_bindings()
+        await _shows(pilot, app, footer, _expected(before))
+        app.state = after
+        app.screen.refresh_bindings()
+        await _shows(pilot, app, footer, _expected(after))
+        assert {key.action: key for key in footer.shown()}["cancel"] is cancel
+        assert _bottom_line(app) == await _textuals_line(after)
+
+
+async def _textuals_line(state: dict[str, bool | None]) -> list[tuple[str, Style]]:
+    """The footer line Textual's own footer draws for ``state``."""
+    app = _Keys(Footer)
+    async with app.run_test(size=(80, 6)) as pilot:
+        app.state = state
+        app.screen.refresh_bindings()
+        await _shows(pilot, app, app.query_one(Footer), _expected(state))
+        return _bottom_line(app)

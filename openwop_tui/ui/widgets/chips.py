@@ -119,7 +119,11 @@ class AttachmentChips(Widget, can_focus=True):
         return self._attachments
 
     def show(self, attachments: Sequence[Attachment], marks: Sequence[str | None]) -> None:
-        """Show ``attachments`` (each with its mark, or ``None``)."""
+        """Show ``attachments`` (each with its mark, or ``None``); nothing to do (a message sent
+        without attachments, none shown) leaves the screen's layout alone: a layout of the whole
+        screen is what the key typed next would wait for."""
+        if not attachments and not self._attachments:
+            return
         self._attachments = tuple(attachments)
         self._marks = tuple(marks)
         pictures = {id(a.data): self._pictures.get(id(a.data)) for a in attachments}

@@ -12,9 +12,12 @@ four in ten of the frozen heap).
 
 `SteadyFooter` shows the same keys the same way (they are Textual's own `FooterKey` widgets,
 made and styled as `Footer.compose` makes them) but keeps the ones it made: a change of keys
-updates them in place, hides the ones no longer needed and shows them again when the keys come
-back, so only the most keys ever on offer at once are made, once. Where Textual would group
-keys or add the command palette's key, it composes as Textual does.
+shows each key in the widget that showed its action before, hides the ones no longer needed and
+shows them again when the keys come back, so each action's key is made once. A key appearing
+among the others (a run's Esc) leaves them as they were: not redrawn, and not measured again
+for a layout the key typed next would wait for. Where the order of the keys changed, they are
+shown in the widgets in order. Where Textual would group keys or add the command palette's key,
+it composes as Textual does.
 """
 
 from __future__ import annotations
@@ -75,6 +78,42 @@ class SteadyFooter(Footer):
         if shown is None or len(keys) != len(self.children):
             await self.recompose()  # (grouped keys, or a footer Textual composed: its own way)
             return
+        if not self._by_action(keys, shown):
+            self._by_position(keys, shown)
+
+    def _by_action(self, keys: list[FooterKey], shown: list[Shown]) -> bool:
+        """Show each key in the widget that showed its action before, where the keys on offer
+        keep the order of those widgets (a run's Esc appearing among the others): the others
+        are left as they are, neither changed nor laid out again; whether it could."""
+        where: dict[str, int] = {}
+        for n, widget in enumerate(keys):  # (a widget on show first, where two had an action)
+            if widget.action not in where or (
+                widget.display and not keys[where[widget.action]].display
+            ):
+                where[widget.action] = n
+        found = [where.get(key.action) for key in shown]
+        present = [n for n in found if n is not None]
+        if present != sorted(present):
+            return False
+        kept = set(present)
+        for n, widget in enumerate(keys):
+            if n not in kept:
+                widget.display = False
+        for index, (key, at) in enumerate(zip(shown, found, strict=True)):
+            if at is not None:
+                _update(keys[at], key)
+                continue
+            # A key not shown before: made, and put before the next one that was.
+            later = next((keys[m] for m in found[index + 1 :] if m is not None), None)
+            if later is None:
+                self.mount(self._made(key))
+            else:
+                self.mount(self._made(key), before=later)
+        return True
+
+    def _by_position(self, keys: list[FooterKey], shown: list[Shown]) -> None:
+        """Show the keys in the widgets in order (the order of the keys on offer changed),
+        hiding those left over and making more if there are more keys than widgets."""
         for widget, key in zip(keys, shown, strict=False):
             _update(widget, key)
         for widget in keys[len(shown) :]:
