@@ -32,6 +32,7 @@ from openwop_tui.core.attachments import complete_path, pasted_paths
 from openwop_tui.ui import keys
 from openwop_tui.ui.messages import FilesPasted, MessageSubmitted
 from openwop_tui.ui.widgets.chips import AttachmentChips
+from openwop_tui.ui.widgets.echo import draw_now, keys_waiting
 from openwop_tui.ui.widgets.queued import QueuedMessages
 from openwop_tui.ui.widgets.recording import RecordingBar
 
@@ -236,6 +237,8 @@ class PromptInput(TextArea):
         letters typed after it: a fast ``hello⏎world`` would send ``""`` or ``helloworld``. The
         keys are the ``[keys]`` names ``send`` and ``newline`` (`openwop_tui.ui.keys`). A key
         read before the prompt was first shown is taken as typed ahead (module docstring)."""
+        # Drawn at once, once TextArea's own handler has typed it (`echo.draw_now`).
+        self.call_next(self._echo)
         in_effect = keys.in_effect(self.app)
         typed_ahead = self._shown_at is None or event.time < self._shown_at
         if typed_ahead and event.key in _MOVES:
@@ -259,6 +262,14 @@ class PromptInput(TextArea):
             event.stop()
             head, _, partial = self.text.partition(" ")
             self.value = f"{head} {complete_path(partial)}"
+
+    def _echo(self) -> None:
+        """The key just typed, on screen at once rather than in the screen's next frame, where
+        the prompt keeps its height (a line more or fewer moves what is above it: a layout, left
+        to that frame). Keys queued behind it (typed in a burst, typed ahead) are drawn with
+        the last of them: one drawing a burst, not one a key."""
+        if self.wrapped_document.height == self.content_size.height and not keys_waiting(self):
+            draw_now(self)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """PgUp and PgDn pass through to the app, which pages the transcript: the prompt is a
