@@ -21,7 +21,7 @@ from textual.theme import Theme
 from openwop_tui.config import Config
 from openwop_tui.store import state
 from openwop_tui.text.redact import Redactor
-from openwop_tui.ui import heap, keys, leaks, theme_palette, warming
+from openwop_tui.ui import big_blocks, heap, keys, leaks, theme_palette, warming
 from openwop_tui.ui.command_palette import AppCommands
 from openwop_tui.ui.controllers.of_tab import TabParts
 from openwop_tui.ui.controllers.opening import choose_theme, first_screen
@@ -247,6 +247,7 @@ class ChatApp(TabParts, HoldsActions, QuietWalks, ResizeAtOnce, GuardedApp):
         """The chat is on screen: the tabs watched, the signals and the dialogs' footers set,
         its first screen said and drawn, then the host reached (or the recording played)."""
         self.tabs.mounted()
+        big_blocks.install()  # (a flood's big passing blocks returned, not left as holes)
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         give_dialogs_footers(self)  # each dialog's footer names its keys, not the chat's
         end_on_signals(self, self.tabs, self._finish, self.leaving.keep_unasked)

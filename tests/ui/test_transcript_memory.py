@@ -8,12 +8,15 @@ here so a few hundred items pass it; counting is by the lines the blocks actuall
 
 from __future__ import annotations
 
+import gc
+from types import FrameType
 from typing import Any
 
 from app_support import on_screen
 from textual.app import App, ComposeResult
+from textual.widgets import Input
 
-from openwop_tui.core.fold import Added, AssistantTurn, Transcript
+from openwop_tui.core.fold import Added, AssistantTurn, Transcript, Updated
 from openwop_tui.renderers import Registry
 from openwop_tui.ui.transcript.blocks import Block
 from openwop_tui.ui.transcript.view import TranscriptView
@@ -141,3 +144,55 @@ async def test_a_resize_keeps_the_height_of_a_dropped_block_drawn_at_that_width(
         view.action_first()
         await pilot.pause()
         assert first.cache and len(first.cache[view.column.width]) == height
+
+
+class PromptHost(App[None]):
+    """A transcript view under a prompt that has focus, as in the app (nothing selected)."""
+
+    AUTO_FOCUS = "Input"
+
+    def compose(self) -> ComposeResult:
+        yield TranscriptView(id="transcript", registry=Registry().load())
+        yield Input()
+
+
+async def test_a_streamed_replys_old_drawings_are_not_kept_by_the_screen_lines(
+    monkeypatch: Any,
+) -> None:
+    """The screen lines composed from a streamed reply (kept to be painted again) do not keep
+    the drawings they were composed from: each redraw's lines are freed once a newer drawing
+    replaces them (a flood's reply kept six or seven old drawings, thousands of lines each)."""
+    app = PromptHost()
+    transcript = Transcript()
+    drawings: list[list[Any]] = []
+    original = Block.lines
+
+    def lines(self: Block, *args: Any, **kwargs: Any) -> Any:
+        drawn = original(self, *args, **kwargs)
+        if self.item_id == "assistant-x" and not any(d is drawn for d in drawings):
+            drawings.append(drawn)
+        return drawn
+
+    monkeypatch.setattr(Block, "lines", lines)
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(TranscriptView)
+        reply = AssistantTurn("assistant-x", None)
+        transcript.items.append(reply)
+        await view.apply([transcript.add_user("flood"), Added(reply)])
+        for n in range(40):  # one paragraph growing past a screen, drawn and painted each time
+            delta = f"word{n} " * 12
+            reply.body.append(delta)
+            await view.apply([Updated(reply, delta)])
+            view.flush_streamed()
+            await pilot.pause()
+        block = view.column.block_for("assistant-x")
+        assert view.cursor is None and block is not None and len(drawings) > 10
+        current = block.cache[view.column.width]
+        old = [drawn for drawn in drawings if drawn is not current]
+        held = [
+            type(holder).__name__
+            for drawn in old
+            for holder in gc.get_referrers(drawn)
+            if holder is not drawings and holder is not old and not isinstance(holder, FrameType)
+        ]
+        assert held == []  # (before: each held by the screen lines composed from it, in a tuple)

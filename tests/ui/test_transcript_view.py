@@ -460,11 +460,11 @@ async def test_page_up_paints_lines_composed_ahead(monkeypatch: Any) -> None:
         original = ComposedLines.keep
 
         def counted(
-            self: ComposedLines, block: blocks.Block, lines: Any, row: int, key: Any, strip: Any
+            self: ComposedLines, block: blocks.Block, row: int, key: Any, strip: Any
         ) -> None:
             if _painting():  # (not composed ahead)
                 composed.append((view.column.index_of(block.item_id), row))
-            original(self, block, lines, row, key, strip)
+            original(self, block, row, key, strip)
 
         monkeypatch.setattr(ComposedLines, "keep", counted)
 

@@ -441,7 +441,7 @@ class BlockView(ScrollView):
             row = virtual_y - tops[index]
             if lines is None or row >= len(lines):
                 continue
-            if composed.is_kept(frame, self.composed, (index, row), block, lines):
+            if composed.is_kept(frame, self.composed, (index, row), block):
                 continue
             if done == PREFETCH_LINES:
                 self._prefetch_due = True

@@ -148,6 +148,10 @@ class Block:
     measured: bool = False
     cache: dict[int, list[Strip]] = field(default_factory=dict)
     """The item's lines by width (`KEPT_WIDTHS` of them, the one in use last)."""
+    drawing: int = 0
+    """Counts the item's drawings (at any width): a screen line composed from its lines notes
+    the drawing it came from (`openwop_tui.ui.transcript.composed.ComposedLines`), so it can
+    tell it is still current without holding the lines themselves."""
     parts: dict[int, dict[object, list[Strip]]] = field(default_factory=dict)
     """The lines of a reply's finished markdown blocks, by width and part key (only at the
     widths ``cache`` keeps, and the one being drawn: a streaming reply's tail is drawn again
@@ -396,6 +400,7 @@ class Block:
                 Strip(downgrade_segments(strip, colours), strip.cell_length) for strip in strips
             ]
         self.cache[width] = strips
+        self.drawing += 1
         self.height = len(strips)
         self.measured = True
         self.last_drawn = (width, len(strips))

@@ -4,8 +4,13 @@ A screen line is a block's line with the view's gutter before it and the widget'
 it, cut to the width. Composing it cost more than drawing it from a block's cached lines: a
 Page Up painted forty of them at about 0.1 ms each, a third of its frame. So the view keeps
 each composed line (`ComposedLines`), keyed by block and line within it and checked against
-what it was composed from (the block's lines, and the frame's width, style and palette:
+what it was composed from (the block's drawing, and the frame's width, style and palette:
 `Frame.key`); the prefetch composes the page above and the page below before they are needed.
+A kept line notes which of its block's drawings it came from (`Block.drawing`), not the drawn
+lines themselves: a streamed reply is drawn again several times a second, and each screen line
+that held the drawing it was composed from kept that whole drawing alive (a flood's reply of
+4,500 lines: six or seven old drawings of it, 40 MB, until 512 other lines were composed; the
+drawn lines' budget, `openwop_tui.ui.transcript.budget`, could not free what they held).
 The line's place for text selection (Textual's ``apply_offsets``) is put on as it is painted:
 a block drawn above it moves it down (its estimate corrected), and Textual keeps a strip's
 offset copies, so painting it at the same place again costs nothing.
@@ -81,7 +86,8 @@ class Frame:
     """Whether a block is the last message the user sent (its buttons follow it)."""
 
 
-_Kept = tuple["Block", list[Strip], object, Strip]
+_Kept = tuple["Block", int, object, Strip]
+"""(the block, its drawing the line was composed from, the frame's key, the composed line)."""
 
 
 class ComposedLines:
@@ -93,31 +99,31 @@ class ComposedLines:
         # key it holds, and a line composed again at the same place must replace the old one.)
         self._kept: dict[tuple[int, int], _Kept] = {}
 
-    def get(self, block: Block, lines: list[Strip], row: int, key: object) -> Strip | None:
-        """The screen line kept for a line of a block; ``None`` when none is kept, or it was
-        composed from other lines or for other frames.
+    def get(self, block: Block, row: int, key: object) -> Strip | None:
+        """The screen line kept for a line of a block as drawn now; ``None`` when none is kept,
+        or it was composed from another drawing of the block or for other frames.
 
         Args:
             block: The block the line is of.
-            lines: The block's lines as drawn now (the kept line must come from these).
             row: The line within the block.
             key: What the frame composes the line with (`_keep_key`); it must be the same.
         """
         kept = self._kept.get((id(block), row))
         if kept is None:
             return None
-        was_block, was_lines, was_key, strip = kept
-        if was_block is not block or was_lines is not lines or was_key != key:
+        was_block, was_drawing, was_key, strip = kept
+        # The block's lines at the frame's width (which ``key`` holds) change only with a new
+        # drawing: the same drawing and key, the same lines.
+        if was_block is not block or was_drawing != block.drawing or was_key != key:
             return None
         return strip
 
-    def keep(self, block: Block, lines: list[Strip], row: int, key: object, strip: Strip) -> None:
-        """Keep a composed screen line, in place of any kept for the same line; past
-        `KEPT_LINES`, the one kept longest ago goes.
+    def keep(self, block: Block, row: int, key: object, strip: Strip) -> None:
+        """Keep a composed screen line of a block's lines as drawn now (`Block.drawing`), in
+        place of any kept for the same line; past `KEPT_LINES`, the one kept longest ago goes.
 
         Args:
             block: The block the line is of.
-            lines: The block's lines it was composed from.
             row: The line within the block.
             key: What the frame composed it with (`_keep_key`).
             strip: The composed line, without its place for text selection.
@@ -125,7 +131,7 @@ class ComposedLines:
         kept = self._kept
         where = (id(block), row)
         kept.pop(where, None)
-        kept[where] = (block, lines, key, strip)
+        kept[where] = (block, block.drawing, key, strip)
         if len(kept) > KEPT_LINES:
             del kept[next(iter(kept))]
 
@@ -156,7 +162,7 @@ def compose(
     """
     index, row = place
     key = _keep_key(frame, index, block, row)
-    strip = kept.get(block, lines, row, key) if key is not None else None
+    strip = kept.get(block, row, key) if key is not None else None
     if strip is None:
         line = lines[row]
         if row == 0:
@@ -168,26 +174,23 @@ def compose(
             strip = strip.apply_style(Style.parse(frame.palette.selection))
         strip = strip.apply_style(frame.base).crop_extend(0, frame.width, frame.base)
         if key is not None:
-            kept.keep(block, lines, row, key, strip)
+            kept.keep(block, row, key, strip)
     return strip.apply_offsets(0, virtual_y)
 
 
-def is_kept(
-    frame: Frame, kept: ComposedLines, place: tuple[int, int], block: Block, lines: list[Strip]
-) -> bool:
-    """Whether a screen line need not be composed now: it is kept already, or it would not be
-    kept (so composing it ahead saves nothing).
+def is_kept(frame: Frame, kept: ComposedLines, place: tuple[int, int], block: Block) -> bool:
+    """Whether a screen line of a block as drawn now need not be composed: it is kept already,
+    or it would not be kept (so composing it ahead saves nothing).
 
     Args:
         frame: What the frame composes every line with.
         kept: The lines composed already.
         place: (the block's index, the line within it).
         block: The block at that index.
-        lines: The block's lines, drawn at the view's width.
     """
     index, row = place
     key = _keep_key(frame, index, block, row)
-    return key is None or kept.get(block, lines, row, key) is not None
+    return key is None or kept.get(block, row, key) is not None
 
 
 def _keep_key(frame: Frame, index: int, block: Block, row: int) -> object | None:
