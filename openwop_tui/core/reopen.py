@@ -265,11 +265,12 @@ class FoldKeeper:
         else:
             self._keep(row)
 
-    def _history(self, chat: Conversation, row: HistoryRow) -> None:
-        """Keep ``row``: live at once, replayed with the folds (unless it is kept already)."""
+    def _history(self, chat: Conversation, row: HistoryRow, *, restored: bool = False) -> None:
+        """Keep ``row``: live at once, replayed or ``restored`` from a kept fold with the folds
+        (unless it is kept already)."""
         if self.trusting:
             return  # (folded on a state that is not the session's)
-        if not chat.replaying:
+        if not (chat.replaying or restored):
             if self._histories is not None:
                 self._histories(row)
         elif row.start not in self.known_histories:
@@ -304,7 +305,10 @@ class FoldKeeper:
             return False
         chat.transcript.resume(run_items, carried)
         chat.hosts.update(hosts)
-        self._history(chat, HistoryRow.of(row.start, len(chat.chat.messages), messages))
+        # (A run read back from the store: its history row is written with the folds if it
+        # lacks one, not once a run as if live: 3,000 transactions reopening 3,000 turns.)
+        row_of = HistoryRow.of(row.start, len(chat.chat.messages), messages)
+        self._history(chat, row_of, restored=True)
         chat.chat.messages.extend(messages)
         chat.pending_user = None
         return True

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from openwop_tui.core.conversation import Conversation
 from openwop_tui.core.session import Session
 from openwop_tui.demo_host import DemoHost
 from openwop_tui.protocol.client import HostClient
+from openwop_tui.store.histories import HistoryRow
 from openwop_tui.store.records import Entry
 from openwop_tui.store.sessions import Store
 
@@ -161,3 +163,27 @@ def test_the_key_is_kept_masked(tmp_path: Path) -> None:
         assert texts and demo.api_key not in json.dumps(texts)
         assert history is not None and demo.api_key not in json.dumps(history)
         assert "my key is" in history[0]["content"]
+
+
+def test_a_reopening_writes_no_row_the_session_has(
+    session: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run restored from its kept fold is read back, not lived: its row, kept already, is not
+    written again (it was, once a run, in a transaction each: 3,000 for 3,000 turns, most of a
+    reopening's time: issue 26's ``reopen`` figure)."""
+    path, session_id = session
+    with Store(path) as store:
+        opening.stored(store, session_id)  # (every run's fold and row kept)
+    written: list[int] = []
+    keep = Store.keep_histories
+
+    def noted(self: Store, sid: str, rows: Iterable[HistoryRow], *, replace: bool = False) -> None:
+        kept = list(rows)
+        written.extend(row.start for row in kept)
+        keep(self, sid, kept, replace=replace)
+
+    monkeypatch.setattr(Store, "keep_histories", noted)
+    with Store(path) as store:
+        chat = opening.stored(store, session_id)
+    assert chat.transcript.items
+    assert written == []
