@@ -13,11 +13,11 @@ four in ten of the frozen heap).
 `SteadyFooter` shows the same keys the same way (they are Textual's own `FooterKey` widgets,
 made and styled as `Footer.compose` makes them) but keeps the ones it made: a change of keys
 shows each key in the widget that showed its action before, hides the ones no longer needed and
-shows them again when the keys come back, so each action's key is made once. A key appearing
-among the others (a run's Esc) leaves them as they were: not redrawn, and not measured again
-for a layout the key typed next would wait for. Where the order of the keys changed, they are
-shown in the widgets in order. Where Textual would group keys or add the command palette's key,
-it composes as Textual does.
+shows them again when the keys come back, so a key widget is made only where none can show
+it. A key appearing among the others (a run's Esc) leaves them as they were: not redrawn, and
+not measured again for a layout the key typed next would wait for. Where the order of the keys
+changed, they are shown in the widgets in order. Where Textual would group keys or add the
+command palette's key, it composes as Textual does.
 """
 
 from __future__ import annotations
@@ -69,8 +69,9 @@ class SteadyFooter(Footer):
         return [key for key in self.query(FooterKey).results() if key.display]
 
     async def _show(self) -> None:
-        """Show the keys on offer now in the key widgets already made (made only when more keys
-        are on offer than ever before); Textual's recompose where it groups keys."""
+        """Show the keys on offer now in the key widgets already made: by action where the
+        order allows (`_by_action`), else by position (`_by_position`); a widget is made only
+        for a key none can show. Textual's recompose where it groups keys."""
         if not self.is_attached:
             return
         shown = shown_keys(self)
