@@ -61,6 +61,12 @@ def conformance_noop(ctx: WorkflowContext) -> Generator[Step, None, None]:
     yield Emit("run.completed", {"outputs": {}, "durationMs": ctx.elapsed_ms()})
 
 
+def _bench_end(ctx: WorkflowContext) -> Generator[Step, None, None]:
+    """The end of every benchmark workflow: its one node, then the run, completed."""
+    yield Emit("node.completed", {"nodeId": "bench", "outputs": {}, "durationMs": 0}, "bench")
+    yield Emit("run.completed", {"outputs": {}, "durationMs": ctx.elapsed_ms()})
+
+
 def bench_events(ctx: WorkflowContext) -> Generator[Step, None, None]:
     """``inputs.count`` small chunk events (default 20,000) at once: the ingest benchmark's
     stream (``python -m benchmarks``), also a quick way to see the client under load."""
@@ -68,8 +74,7 @@ def bench_events(ctx: WorkflowContext) -> Generator[Step, None, None]:
     count = count if isinstance(count, int) and 0 < count <= 1_000_000 else 20_000
     for n in range(count):
         yield Emit("output.chunk", {"nodeId": "bench", "chunk": f"w{n % 100} "}, "bench")
-    yield Emit("node.completed", {"nodeId": "bench", "outputs": {}, "durationMs": 0}, "bench")
-    yield Emit("run.completed", {"outputs": {}, "durationMs": ctx.elapsed_ms()})
+    yield from _bench_end(ctx)
 
 
 def _number(ctx: WorkflowContext, name: str, default: float, most: float) -> float:
@@ -111,8 +116,7 @@ def bench_flood(ctx: WorkflowContext) -> Generator[Step, None, None]:
             yield Emit("output.chunk", {"nodeId": "bench", "chunk": f"w{n % 100} "}, "bench")
         sent += batch
     yield Emit("output.chunk", {"nodeId": "bench", "chunk": "\n\nflood over"}, "bench")
-    yield Emit("node.completed", {"nodeId": "bench", "outputs": {}, "durationMs": 0}, "bench")
-    yield Emit("run.completed", {"outputs": {}, "durationMs": ctx.elapsed_ms()})
+    yield from _bench_end(ctx)
 
 
 def bench_big(ctx: WorkflowContext) -> Generator[Step, None, None]:
@@ -125,8 +129,7 @@ def bench_big(ctx: WorkflowContext) -> Generator[Step, None, None]:
     for _ in range(max(1, size // len(chunk))):
         yield Emit("output.chunk", {"nodeId": "bench", "chunk": chunk}, "bench")
     yield Emit("output.chunk", {"nodeId": "bench", "chunk": "big reply over"}, "bench")
-    yield Emit("node.completed", {"nodeId": "bench", "outputs": {}, "durationMs": 0}, "bench")
-    yield Emit("run.completed", {"outputs": {}, "durationMs": ctx.elapsed_ms()})
+    yield from _bench_end(ctx)
 
 
 def bench_answer(ctx: WorkflowContext) -> Generator[Step, None, None]:
@@ -138,8 +141,7 @@ def bench_answer(ctx: WorkflowContext) -> Generator[Step, None, None]:
         if n % 20 == 0:
             yield Pause(0.01)
     yield Emit("output.chunk", {"nodeId": "bench", "chunk": "answer over"}, "bench")
-    yield Emit("node.completed", {"nodeId": "bench", "outputs": {}, "durationMs": 0}, "bench")
-    yield Emit("run.completed", {"outputs": {}, "durationMs": ctx.elapsed_ms()})
+    yield from _bench_end(ctx)
 
 
 def bench_rich(ctx: WorkflowContext) -> Generator[Step, None, None]:
@@ -149,8 +151,7 @@ def bench_rich(ctx: WorkflowContext) -> Generator[Step, None, None]:
         yield Emit("output.chunk", {"nodeId": "bench", "chunk": chunk}, "bench")
         if n % 10 == 9:
             yield Pause(0.01)
-    yield Emit("node.completed", {"nodeId": "bench", "outputs": {}, "durationMs": 0}, "bench")
-    yield Emit("run.completed", {"outputs": {}, "durationMs": ctx.elapsed_ms()})
+    yield from _bench_end(ctx)
 
 
 #: Workflow id → workflow, in the order the "unknown workflow" error lists them.
