@@ -59,6 +59,14 @@ def _send(program: Program, text: str) -> None:
     program.type(text + "\r")
 
 
+def _ended_after(screen: str, sent: str) -> bool:
+    """Whether ``screen`` shows a run's end ("run completed in …") below the first line with
+    ``sent`` (the turn's own block; the prompt, where it is typed, is below every run's end)."""
+    lines = screen.splitlines()
+    first = next((n for n, line in enumerate(lines) if sent in line), None)
+    return first is not None and any("run completed in" in line for line in lines[first + 1 :])
+
+
 # ---------------------------------------------------------------------- entries into the app
 
 
@@ -111,17 +119,14 @@ def test_a_stored_session_opens_and_reaches_its_host(
     with Program(args, _on_host(env, host), tmp_path) as program:
         program.wait_for_screen("remember the lighthouse keeper")
         program.wait_for_screen("● connected")
-        # The stored turn's own "run completed" is on screen already: the new run's is one
-        # more (waiting for "at least one" quit while the new run was in flight, and the quit
-        # dialog then kept the app open).
-        before = program.screen_text().count("run completed")
         _send(program, "and the second turn")
+        # The new run's own end: a "run completed in" line below the turn sent. Counting the
+        # screen's "run completed" quit while the new run was in flight (the quit dialog then
+        # kept the app open): the status line says it too, and the restored transcript may be
+        # drawn after the count was taken, while the text sent is in the prompt already.
         program.wait_for(
-            lambda: (
-                program.screen_text().count("run completed") > before
-                and "and the second turn" in program.screen_text()
-            ),
-            "the next turn sent on the reopened session",
+            lambda: _ended_after(program.screen_text(), "and the second turn"),
+            "the next turn sent on the reopened session, and its run's end",
         )
         _quits_cleanly(program)
 
