@@ -35,8 +35,10 @@ from textual.widgets import Static
 from openwop_tui.core.items import AssistantTurn, Interrupt, UserTurn
 from openwop_tui.protocol.interrupt_answers import build_answer
 from openwop_tui.store.sessions import Store
+from openwop_tui.text.sanitize import HostText
 from openwop_tui.ui.app import ChatApp
 from openwop_tui.ui.controllers.tab import Tab
+from openwop_tui.ui.messages import RunChanged, RunPhase
 from openwop_tui.ui.screens.quit import QuitScreen
 from openwop_tui.ui.transcript.blocks import Block
 from openwop_tui.ui.transcript.column import Column
@@ -72,6 +74,42 @@ async def asking(pilot: Pilot[Any], app: ChatApp, tab: Tab) -> None:
         what="the run's question",
         workers=False,
     )
+
+
+@pytest.mark.parametrize("status_first", [True, False], ids=["status-first", "end-first"])
+async def test_a_background_tabs_mark_follows_its_runs_end_in_either_order(
+    status_first: bool,
+) -> None:
+    """The run's end reaches the status line as a message, read before or after the run is
+    over (`RunsController` idle): the mark follows whichever comes last. (Found by CI: read
+    first, the label kept "asking" for good; read last, a failed run would show "done".)
+    The two orders are forced here, where a run's timing would only sometimes give each."""
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await connected(pilot, app)
+        first = app.tabs.current
+        await new_tab(pilot, app)
+        ended = "completed" if status_first else "failed"
+
+        async def status(value: str) -> None:
+            first.chat.parts.status.post_message(
+                RunChanged(RunPhase.STATUS, status=HostText(value))
+            )
+            await settle(
+                pilot, app, lambda: first.chat.parts.status.run_status == value, what=value
+            )
+
+        first.runs._set_busy(True)  # (a run begins, as `send` begins one)
+        await status("running")
+        assert app.tabs.bar.labels[0].mark == "live"
+        if status_first:
+            await status(ended)
+            first.runs._set_busy(False)
+        else:
+            first.runs._set_busy(False)
+            await status(ended)
+        await pilot.pause()
+        assert app.tabs.bar.labels[0].mark == ("done" if status_first else "failed")
 
 
 async def test_two_runs_live_at_once_in_two_tabs_each_ending_with_its_own_answer() -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +75,9 @@ class RunsController:
         self.feed = feed
         self.interrupts = interrupts
         self._idle = asyncio.Event()
+        self.busy_changed: Callable[[], None] = lambda: None
+        """Told each time `busy` changes (the tab bar's mark depends on it, and on the status
+        line, which is told of the run's end by a message that may come before or after)."""
         self._idle.set()
         self.picking = False
         """The workflow picker is open: messages wait until a workflow is chosen."""
@@ -110,6 +113,7 @@ class RunsController:
         if following is not None:
             self.following = following
         self.chat.app.refresh_bindings()  # Esc cancels the run (the footer says so) or not
+        self.busy_changed()
 
     async def until_idle(self) -> None:
         """Return once no run is going (at once when none is)."""

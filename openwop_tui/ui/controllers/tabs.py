@@ -462,17 +462,22 @@ class TabsController:
     # ------------------------------------------------------------------ the bar
 
     def _watch(self, tab: Tab) -> None:
-        """Draw the labels again when the tab's title or run changes (its status line's)."""
+        """Draw the labels again when the tab's title or run changes (its status line's), or
+        its run begins or ends (the run's end reaches the status line as a message, which may
+        be read before or after the run is over: the mark follows whichever comes last)."""
         status, key = tab.chat.parts.status, tab.key
         for name in ("title", "run_status", "connection"):
             self.bar.watch(status, name, lambda: self._changed(key), init=False)
+        tab.runs.busy_changed = lambda: self._changed(key)
 
     def _changed(self, key: int) -> None:
         tab = self._by_key(key)
         if tab is None:
             return
         live = tab.live
-        if tab.was_live and not live and tab is not self.current:
+        if not live and (tab.was_live or tab.unseen) and tab is not self.current:
+            # (Again while it is unseen: the status line may say how the run ended after it
+            # is over.)
             status = tab.chat.parts.status.run_status
             tab.unseen = "failed" if status in _FAILED else "done"
         tab.was_live = live
