@@ -212,7 +212,7 @@ def _app(args: argparse.Namespace, config: Config, log_file: Path | None) -> int
     """The chat app, or its printed form where the terminal cannot show it (`_no_app`)."""
     session_id: str | None = None
     if args.continue_latest or args.session is not None:
-        from openwop_tui.cli.sessions import chosen_session
+        from openwop_tui.cli.stored import chosen_session
         from openwop_tui.store.database import StoreError
 
         try:

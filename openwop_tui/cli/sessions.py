@@ -19,6 +19,7 @@ from rich.text import Text
 from openwop_tui.cli.exits import EXIT_OK, EXIT_USAGE
 from openwop_tui.cli.output import Output, renderer_registry
 from openwop_tui.cli.render import print_entries, print_recording
+from openwop_tui.cli.stored import opened
 from openwop_tui.core import indexing, searching
 from openwop_tui.core.conversation import Conversation
 from openwop_tui.devices import desktop as actions
@@ -27,7 +28,6 @@ from openwop_tui.present.export import ExportError, Format, export_session
 from openwop_tui.renderers.base import AudioSupport
 from openwop_tui.store.database import StoreError
 from openwop_tui.store.keys import masked_entries
-from openwop_tui.store.records import SessionInfo
 from openwop_tui.store.sessions import Store
 from openwop_tui.text.redact import Redactor
 from openwop_tui.text.sanitize import clean_own, one_line
@@ -38,17 +38,6 @@ def _fail(message: str) -> int:
     return EXIT_USAGE
 
 
-def _opened(store: Store) -> Store:
-    """``store``, its conversion said on stderr if opening it converted it (where the copy of
-    the file as it was is) or could not (`openwop_tui.store.database.Database.converted`)."""
-    if store.converted:
-        warning = "warning: " if store.conversion_failed else ""
-        print(f"openwop-tui: {warning}{store.converted}", file=sys.stderr)
-    if store.search_added:
-        print(f"openwop-tui: {store.search_added}", file=sys.stderr)
-    return store
-
-
 def _when(stamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
 
@@ -57,7 +46,7 @@ def list_sessions(output: Output, *, as_json: bool, archived: bool = False) -> i
     """``openwop-tui sessions``: a table (or JSON) of the stored sessions, newest first (the
     archived ones only with ``archived``, marked)."""
     try:
-        with _opened(Store(secrets=[output.config.api_key])) as store:
+        with opened(Store(secrets=[output.config.api_key])) as store:
             sessions = [info for info in store.sessions() if archived or not info.archived]
     except StoreError as error:
         return _fail(str(error))
@@ -84,7 +73,7 @@ def _change(output: Output, change: Callable[[Store], None], said: str) -> int:
     """Make ``change`` to the store, then print ``said``; a store that refuses it is exit 1
     with its reason (`_fail`)."""
     try:
-        with _opened(Store(secrets=[output.config.api_key])) as store:
+        with opened(Store(secrets=[output.config.api_key])) as store:
             change(store)
     except StoreError as error:
         return _fail(str(error))
@@ -110,7 +99,7 @@ def search_sessions(output: Output, query: str, *, as_json: bool) -> int:
     its session, date and a line of context (or JSON); the sessions not indexed yet are
     indexed first (said on stderr)."""
     try:
-        with _opened(Store(secrets=[output.config.api_key])) as store:
+        with opened(Store(secrets=[output.config.api_key])) as store:
             waiting = len(store.unindexed())
             if waiting:
                 print(
@@ -191,18 +180,6 @@ def delete_session(output: Output, session_id: str) -> int:
     return _change(output, lambda store: store.delete(session_id), f"deleted session {session_id}")
 
 
-def chosen_session(session_id: str | None, *, api_key: str | None) -> SessionInfo:
-    """The session ``--session ID`` names, or with ``None`` the latest (``--continue``);
-    `StoreError` with the sentence to show when there is none."""
-    with _opened(Store(secrets=[api_key])) as store:
-        if session_id is not None:
-            return store.info(session_id)
-        found = store.latest()
-        if found is None:
-            raise StoreError("there is no stored session to continue yet")
-        return found
-
-
 def export_command(output: Output, session_id: str | None, fmt: Format, path: Path | None) -> int:
     """``openwop-tui export [SESSION] --format md|jsonl|sse -o PATH``; the exit code.
 
@@ -214,7 +191,7 @@ def export_command(output: Output, session_id: str | None, fmt: Format, path: Pa
     """
     key = output.config.api_key
     try:
-        with _opened(Store(secrets=[key])) as store:
+        with opened(Store(secrets=[key])) as store:
             info = store.info(session_id) if session_id else store.latest()
             if info is None:
                 return _fail("there is no stored session to export yet")
@@ -251,7 +228,7 @@ def print_session(session_id: str, output: Output) -> int:
     cannot show the app)."""
     key = output.config.api_key
     try:
-        with _opened(Store(secrets=[key])) as store:
+        with opened(Store(secrets=[key])) as store:
             entries = masked_entries(store.entries(session_id), store.secrets)
             conversation = Conversation(
                 limits=output.config.limits, store=store, secrets=store.secrets

@@ -5,8 +5,10 @@ is exactly what ``sys.modules`` holds)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from patience import PATIENCE
@@ -25,6 +27,7 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stder
 """
 
 HEAVY = ("textual", "httpx", "rich", "rich.markdown", "PIL", "sqlite3", "markdown_it")
+XDG = ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")
 OURS = ("openwop_tui.config", "openwop_tui.logs", "openwop_tui.core", "openwop_tui.protocol")
 
 
@@ -41,6 +44,28 @@ def test_printing_the_version_or_the_help_imports_nothing_else(argv: list[str]) 
     assert ("openwop-tui" in done.stdout) if argv == ["--version"] else ("usage:" in done.stdout)
     loaded = set(report["modules"])
     for name in HEAVY + OURS:
+        assert name not in loaded, f"{' '.join(argv)} imported {name}"
+
+
+@pytest.mark.parametrize("argv", [["--session", "no-such-session"], ["--continue"]])
+def test_choosing_a_stored_session_imports_no_printing_command(
+    argv: list[str], tmp_path: Path
+) -> None:
+    # Before the app's first frame: importing the ``sessions``/``export`` commands with it
+    # (Rich's tables, the printer, the renderers) cost 0.2 s of a reopened session's start.
+    env = {**os.environ, **{name: str(tmp_path / name) for name in XDG}}
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, json.dumps(argv)],
+        capture_output=True,
+        text=True,
+        timeout=PATIENCE,
+        env=env,
+    )
+    report = json.loads(done.stderr.strip().splitlines()[-1])
+    assert report["code"] == 2  # (no such session: said, before anything else)
+    assert "openwop-tui: " in done.stderr
+    loaded = set(report["modules"])
+    for name in ("openwop_tui.cli.sessions", "openwop_tui.cli.output", "rich.table"):
         assert name not in loaded, f"{' '.join(argv)} imported {name}"
 
 
