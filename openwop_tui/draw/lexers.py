@@ -14,7 +14,7 @@ It costs about 4 MiB of memory. A language not among them is compiled where it i
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from pygments.lexers import get_lexer_by_name  # type: ignore[import-untyped]
 from pygments.util import ClassNotFound  # type: ignore[import-untyped]
@@ -42,10 +42,12 @@ COMMON = (
 )
 
 
-def warm(names: Iterable[str] = COMMON) -> None:
+def warm(names: Iterable[str] = COMMON, *, between: Callable[[], None] = lambda: None) -> None:
     """Make one lexer of each language in ``names``: Pygments compiles a lexer's rules on its
-    class the first time one is made, for every later one (in any thread) to use."""
+    class the first time one is made, for every later one (in any thread) to use. ``between``
+    is called before each (the app's warming thread waits there while keys are typed)."""
     for name in names:
+        between()
         try:
             get_lexer_by_name(name)
         except ClassNotFound:  # (a Pygments without it: drawn as plain text where it is used)

@@ -10,6 +10,12 @@ comes back, then makes the common languages' Pygments lexers ready (`openwop_tui
 their rules are compiled when the first one is made, up to 170 ms a language). A module
 imported by both threads at once is imported once (Python's import lock); nothing else of the
 app runs in the thread.
+
+It gives way to typing: the thread holds the interpreter's lock most of the time it runs (0.4 s
+of CPU), so a key typed meanwhile waited for its turn, and the first keys after a session
+reopened echoed in 17-22 ms instead of 11 (issue 26). A prompt's key says so (`typed`); the
+thread finishes the step it is in (one import, one language) and waits until no key has come
+for `QUIET` seconds before the next.
 """
 
 from __future__ import annotations
@@ -17,8 +23,9 @@ from __future__ import annotations
 import importlib
 import logging
 import threading
+import time
 
-__all__ = ["DRAWING", "warm"]
+__all__ = ["DRAWING", "QUIET", "typed", "warm"]
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +38,26 @@ DRAWING = (
 )
 
 
+#: Seconds without a key the warming waits for before its next step.
+QUIET = 0.3
+
+_typed_at = float("-inf")
+"""When a key was last typed into a prompt (``time.monotonic``)."""
+
+
+def typed() -> None:
+    """A key was typed into a prompt: the warming waits until the typing pauses (one
+    assignment: it is called for every key)."""
+    global _typed_at
+    _typed_at = time.monotonic()
+
+
+def _give_way() -> None:
+    """Return once no key has been typed for `QUIET` seconds (at once when none has)."""
+    while (left := _typed_at + QUIET - time.monotonic()) > 0:
+        time.sleep(left)
+
+
 def warm() -> None:
     """Import `DRAWING` in a daemon thread (a quit does not wait for it); a failure is logged
     and left for the import where the module is used to report."""
@@ -39,6 +66,7 @@ def warm() -> None:
 
 def _import_quietly() -> None:
     for name in DRAWING:
+        _give_way()
         try:
             importlib.import_module(name)
         except Exception:  # the import where it is used says what went wrong, to the user
@@ -47,6 +75,6 @@ def _import_quietly() -> None:
     try:
         from openwop_tui.draw import lexers
 
-        lexers.warm()  # the common languages' rules compiled: not in a reply's first frame
+        lexers.warm(between=_give_way)  # their rules compiled: not in a reply's first frame
     except Exception:  # (drawn as before where a language is first used)
         log.warning("could not make the common lexers ready ahead of use", exc_info=True)

@@ -1,0 +1,83 @@
+"""The warming thread gives way to typing (`openwop_tui.ui.warming`, issue 26: keys first).
+
+It holds the interpreter's lock most of the time it runs, so a key typed while it imported or
+compiled a lexer waited for its turn: the first keys after a session was reopened echoed in
+17-22 ms instead of 11. Each step (one import, one language) now waits until no key has come
+for `QUIET` seconds. The clock is a fake one here: what is checked is what the thread waits
+for, not how long a machine takes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+
+from openwop_tui.draw import lexers
+from openwop_tui.ui import warming
+from openwop_tui.ui.widgets.prompt import PromptInput
+
+pytestmark = pytest.mark.quick
+
+
+class _Clock:
+    """``time.monotonic`` and ``time.sleep`` on a clock that moves only when slept on."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+        self.slept: list[float] = []
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> _Clock:
+    fake = _Clock()
+    monkeypatch.setattr(warming, "time", fake)
+    monkeypatch.setattr(warming, "_typed_at", float("-inf"))
+    return fake
+
+
+def test_without_typing_each_step_goes_on_at_once(clock: _Clock) -> None:
+    warming._give_way()
+    assert clock.slept == []
+
+
+def test_a_step_waits_until_the_typing_has_paused(clock: _Clock) -> None:
+    warming.typed()
+    clock.now += 0.1  # a key 0.1 s ago: the rest of the quiet time is waited for
+    warming._give_way()
+    assert clock.slept == [pytest.approx(warming.QUIET - 0.1)]
+    assert warming._typed_at + warming.QUIET <= clock.now  # (and it went on then)
+
+
+def test_the_lexers_are_made_one_step_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    steps: list[str] = []
+    made: list[str] = []
+    monkeypatch.setattr(lexers, "get_lexer_by_name", lambda name: made.append(name))
+    lexers.warm(["python", "sql"], between=lambda: steps.append(f"before {len(made)}"))
+    assert steps == ["before 0", "before 1"] and made == ["python", "sql"]
+
+
+class _PromptApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield PromptInput(id="prompt")
+
+
+async def test_a_key_typed_into_the_prompt_tells_the_warming(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    told: list[Any] = []
+    monkeypatch.setattr(warming, "typed", lambda: told.append("key"))
+    app = _PromptApp()
+    async with app.run_test() as pilot:
+        app.query_one(PromptInput).focus()
+        await pilot.press("h", "i")
+        await pilot.pause()
+    assert told == ["key", "key"]
