@@ -211,14 +211,17 @@ def shared() -> SchemaSet:
         return _SHARED
 
 
-def warm() -> None:
+def warm(*, between: Callable[[], None] = lambda: None) -> None:
     """Do now, in the caller's thread, what the first events of a run would otherwise do on the
     event loop: read the schemas and compile the checks every run uses (the event documents,
     envelopes and the common events' payloads). The app calls it in a thread once the host is
     reached. jsonschema, which says why an event fails, is not imported here: where its format
     checkers are installed its import alone takes a second or more of the interpreter, and a
     thread holding it that long made every key typed meanwhile wait (measured: the idle key
-    echo just after connecting went from 5 to 20 ms); it loads when an event first fails."""
+    echo just after connecting went from 5 to 20 ms); it loads when an event first fails.
+    ``between`` is called before each schema is compiled (the app's warming waits there while
+    keys are typed or a session is read)."""
+    between()
     schemas = shared()
     for schema in (
         schemas.event_v1,
@@ -226,6 +229,7 @@ def warm() -> None:
         schemas.envelope,
         *schemas.common_payloads(),
     ):
+        between()
         schema.passes(None)  # (compiles it; the answer is not wanted)
 
 

@@ -263,7 +263,7 @@ class ChatApp(TabParts, HoldsActions, QuietWalks, ResizeAtOnce, GuardedApp):
         replay = self.chat.replaying
         if replay is not None:
             self.runs.play_recording(replay.path, replay.speed)
-            self.call_after_refresh(self.timeline.warm)  # (past the first frame)
+            self.call_after_refresh(warming.warm_lint)  # (past the first frame)
         else:
             # After the first frame, not before it: the screen is drawn (the status line says
             # "connecting") while the HTTP client loads and the host, or the embedded one, is
@@ -279,7 +279,7 @@ class ChatApp(TabParts, HoldsActions, QuietWalks, ResizeAtOnce, GuardedApp):
 
     async def _reach_host(self) -> None:
         await self.connection.connect()
-        self.timeline.warm()  # the lint, in a thread, before the first run's events need it
+        warming.warm_lint()  # the lint, in a thread, before the first run's events need it
         warming.warm()  # and what draws a reply (both past the first frame and the connection)
 
     async def on_unmount(self) -> None:

@@ -11,11 +11,13 @@ their rules are compiled when the first one is made, up to 170 ms a language). A
 imported by both threads at once is imported once (Python's import lock); nothing else of the
 app runs in the thread.
 
-It gives way to typing: the thread holds the interpreter's lock most of the time it runs (0.4 s
-of CPU), so a key typed meanwhile waited for its turn, and the first keys after a session
-reopened echoed in 17-22 ms instead of 11 (issue 26). A prompt's key says so (`typed`); the
-thread finishes the step it is in (one import, one language) and waits until no key has come
-for `QUIET` seconds before the next.
+The warming gives way to typing and to a session being read: a thread holds the interpreter's
+lock most of the time it runs (0.4 s of CPU here, 0.15 s for the lint's schemas), so a key typed
+meanwhile waited for its turn (the first keys after a session reopened echoed in 17-22 ms
+instead of 11), and a long session's reading thread took twice as long to bring its oldest
+turns in (issue 26). A prompt's key says so (`typed`), a reading holds the warming back while it
+goes on (`hold`, `release`); each warming step (one import, one language, the schemas) begins
+with `give_way`: it waits until nothing is held and no key has come for `QUIET` seconds.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import logging
 import threading
 import time
 
-__all__ = ["DRAWING", "QUIET", "typed", "warm"]
+__all__ = ["DRAWING", "QUIET", "give_way", "held", "hold", "release", "typed", "warm", "warm_lint"]
 
 log = logging.getLogger(__name__)
 
@@ -52,10 +54,36 @@ def typed() -> None:
     _typed_at = time.monotonic()
 
 
-def _give_way() -> None:
-    """Return once no key has been typed for `QUIET` seconds (at once when none has)."""
-    while (left := _typed_at + QUIET - time.monotonic()) > 0:
-        time.sleep(left)
+_held: set[int] = set()
+"""Who holds the warming back now (their ``id``)."""
+
+
+def hold(owner: object) -> None:
+    """Hold the warming back while ``owner`` does what comes first (reads a session onto the
+    screen), until `release`; holding it again changes nothing."""
+    _held.add(id(owner))
+
+
+def release(owner: object) -> None:
+    """``owner`` no longer holds the warming back (nothing happens if it did not)."""
+    _held.discard(id(owner))
+
+
+def held() -> bool:
+    """Whether anything holds the warming back now."""
+    return bool(_held)
+
+
+def give_way() -> None:
+    """Return once nothing holds the warming back and no key has been typed for `QUIET`
+    seconds (at once when neither happened). Called by the warming threads, between steps."""
+    while True:
+        if _held:
+            time.sleep(QUIET)
+        elif (left := _typed_at + QUIET - time.monotonic()) > 0:
+            time.sleep(left)
+        else:
+            return
 
 
 def warm() -> None:
@@ -66,7 +94,7 @@ def warm() -> None:
 
 def _import_quietly() -> None:
     for name in DRAWING:
-        _give_way()
+        give_way()
         try:
             importlib.import_module(name)
         except Exception:  # the import where it is used says what went wrong, to the user
@@ -75,6 +103,28 @@ def _import_quietly() -> None:
     try:
         from openwop_tui.draw import lexers
 
-        lexers.warm(between=_give_way)  # their rules compiled: not in a reply's first frame
+        lexers.warm(between=give_way)  # their rules compiled: not in a reply's first frame
     except Exception:  # (drawn as before where a language is first used)
         log.warning("could not make the common lexers ready ahead of use", exc_info=True)
+
+
+def warm_lint() -> None:
+    """Read and compile the lint's schemas in a thread of their own
+    (`openwop_tui.inspect.schemas.warm`), so the first events of the first run do not wait for
+    them on the event loop (130 ms to compile them all, and a second or more to import
+    jsonschema where its format checkers are installed: a key typed as the first answer began
+    waited behind it). A daemon: a quit does not wait for it."""
+    threading.Thread(target=_lint_quietly, name="openwop-lint-warm", daemon=True).start()
+
+
+def _lint_quietly() -> None:
+    try:
+        give_way()
+        # Imported here, in the thread: the first frame does not load the inspector, and the
+        # first event then finds it loaded.
+        import openwop_tui.inspect.inspector  # noqa: F401
+        from openwop_tui.inspect.schemas import warm as warm_schemas
+
+        warm_schemas(between=give_way)
+    except Exception:  # (the lint reads and compiles them on first use instead)
+        log.debug("the lint's schemas could not be warmed ahead", exc_info=True)

@@ -41,6 +41,7 @@ from openwop_tui.demo_host import DemoHost
 from openwop_tui.protocol.stream_items import Arrival
 from openwop_tui.store.records import Entry
 from openwop_tui.store.sessions import Store
+from openwop_tui.ui import warming
 from openwop_tui.ui.app import ChatApp
 from openwop_tui.ui.controllers.reopening import NEWEST_RUNS, Reopening
 from openwop_tui.ui.options import AppOptions
@@ -105,6 +106,21 @@ async def test_the_host_is_reached_while_the_older_turns_are_read(gate: Gate) ->
             await settle(pilot, app, lambda: app.chat.reading is None, what="the session read")
             texts = [turn.text for turn in items_of(app, UserTurn)]
             assert texts == [f"hello ({number})" for number in range(TURNS)]
+
+
+async def test_the_warming_waits_while_the_older_turns_are_read(gate: Gate) -> None:
+    # The warming threads (lexers, the lint's schemas) held the interpreter while the reading
+    # thread read: the oldest turns of 3,000 came 1 s later (issue 26).
+    session_id = await _unfolded_session()
+    app = demo_app(session_id=session_id)
+    async with app.run_test(size=SIZE) as pilot:
+        with gate:
+            await _reached(pilot, app, gate)
+            await connected(pilot, app)
+            assert warming.held()
+            gate.release()
+            await settle(pilot, app, lambda: app.chat.reading is None, what="the session read")
+            assert not warming.held()
 
 
 async def test_the_reading_is_said_and_no_run_is(gate: Gate) -> None:

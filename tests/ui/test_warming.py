@@ -1,4 +1,5 @@
-"""The warming thread gives way to typing (`openwop_tui.ui.warming`, issue 26: keys first).
+"""The warming threads give way to typing and to a session being read (`openwop_tui.ui.warming`,
+issue 26: keys first).
 
 It holds the interpreter's lock most of the time it runs, so a key typed while it imported or
 compiled a lexer waited for its turn: the first keys after a session was reopened echoed in
@@ -34,6 +35,10 @@ class _Clock:
     def sleep(self, seconds: float) -> None:
         self.slept.append(seconds)
         self.now += seconds
+        self.then()
+
+    def then(self) -> None:
+        """What happens while the caller sleeps (nothing, unless a test says)."""
 
 
 @pytest.fixture
@@ -41,20 +46,30 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> _Clock:
     fake = _Clock()
     monkeypatch.setattr(warming, "time", fake)
     monkeypatch.setattr(warming, "_typed_at", float("-inf"))
+    monkeypatch.setattr(warming, "_held", set())
     return fake
 
 
 def test_without_typing_each_step_goes_on_at_once(clock: _Clock) -> None:
-    warming._give_way()
+    warming.give_way()
     assert clock.slept == []
 
 
 def test_a_step_waits_until_the_typing_has_paused(clock: _Clock) -> None:
     warming.typed()
     clock.now += 0.1  # a key 0.1 s ago: the rest of the quiet time is waited for
-    warming._give_way()
+    warming.give_way()
     assert clock.slept == [pytest.approx(warming.QUIET - 0.1)]
     assert warming._typed_at + warming.QUIET <= clock.now  # (and it went on then)
+
+
+def test_a_step_waits_while_a_session_is_read(clock: _Clock) -> None:
+    reading = object()
+    warming.hold(reading)
+    warming.hold(reading)  # (held again: still one holder)
+    clock.then = lambda: warming.release(reading)  # the reading ends while the step waits
+    warming.give_way()
+    assert clock.slept == [warming.QUIET] and not warming.held()
 
 
 def test_the_lexers_are_made_one_step_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -42,6 +42,7 @@ from openwop_tui.core.opening import NewestRuns, newest_runs
 from openwop_tui.core.reopen import reopening, same_items
 from openwop_tui.store.database import StoreError
 from openwop_tui.store.sessions import Store
+from openwop_tui.ui import warming
 from openwop_tui.ui.controllers.chat import Chat, Reading
 from openwop_tui.ui.controllers.feed import Feed
 from openwop_tui.ui.heap import settled_heap
@@ -177,6 +178,7 @@ class Reopening:
         if chat.conversation is not newest.live:
             chat.show_conversation(newest.live)
         chat.reading = Reading(sends=newest.sends)
+        warming.hold(self)  # (the rest comes in first: the warming can wait)
         await self.feed.show_session(newest.live)
         self._reading = newest
         self._stop.set()  # (a reading still going reads for nobody now)
@@ -352,4 +354,5 @@ class Reopening:
             return
         self._reading = None
         self.chat.reading = None
+        warming.release(self)
         self._said()

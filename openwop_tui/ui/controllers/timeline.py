@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 import time
 import weakref
 from bisect import bisect_left
@@ -198,14 +197,6 @@ class TimelineController:
         if self.chat.store is None:
             return None
         return store_reader(lambda: self.chat.store, conversation)
-
-    def warm(self) -> None:
-        """Read and compile the lint's schemas in a thread of their own (`schemas.warm`), so
-        the first events of the first run do not wait for them on the event loop (130 ms to
-        compile them all, and a second or more to import jsonschema where its format checkers
-        are installed: a key typed as the first answer began waited behind it). A daemon: a
-        quit does not wait for it."""
-        threading.Thread(target=_warm_quietly, name="openwop-lint-warm", daemon=True).start()
 
     def _new_inspector(self) -> Inspector:
         from openwop_tui.inspect.lint import LintConfig  # (see TYPE_CHECKING)
@@ -585,16 +576,3 @@ def _badge_marks(row: Row) -> str:
     """What an envelope's badge says of its event's ``row``: its marks when one is a warning
     or an error (an info, a sequence gap, is the timeline's to show, not the item's)."""
     return marks_text(row) if row.worst in (Severity.ERROR, Severity.WARNING) else ""
-
-
-def _warm_quietly() -> None:
-    """`schemas.warm`, in its thread: what it cannot do now is done when first needed."""
-    try:
-        # Imported here, in the thread: the first frame does not load the inspector (see
-        # TYPE_CHECKING), and the first event then finds it loaded.
-        import openwop_tui.inspect.inspector  # noqa: F401
-        from openwop_tui.inspect.schemas import warm
-
-        warm()
-    except Exception:  # (the lint reads and compiles them on first use instead)
-        log.debug("the lint's schemas could not be warmed ahead", exc_info=True)
