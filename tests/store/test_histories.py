@@ -187,3 +187,32 @@ def test_a_reopening_writes_no_row_the_session_has(
         chat = opening.stored(store, session_id)
     assert chat.transcript.items
     assert written == []
+
+
+def test_the_runs_are_found_by_their_index(session: tuple[Path, str]) -> None:
+    # Without the index, the history before a run read every entry of the session to find its
+    # runs (0.1 s at 3,000 turns, before the newest turns of a reopened session were drawn).
+    path, session_id = session
+    db = sqlite3.connect(path)
+    try:
+        plan = db.execute(
+            "EXPLAIN QUERY PLAN SELECT seq FROM entries "
+            "WHERE session = ? AND kind = 'run' AND seq <= ? ORDER BY seq",
+            (session_id, 10**9),
+        ).fetchall()
+        assert any("entries_runs" in str(step) for step in plan), plan
+        # A file made before the index (an older openwop-tui's) has it once opened.
+        db.execute("DROP INDEX entries_runs")
+        db.commit()
+    finally:
+        db.close()
+    with Store(path) as store:
+        starts = _run_starts(store, session_id)
+        last = store.history_before(session_id, starts[-1])
+        assert last == _folded_before(store, session_id, starts[-1])
+    db = sqlite3.connect(path)
+    try:
+        found = db.execute("SELECT sql FROM sqlite_master WHERE name = 'entries_runs'").fetchone()
+        assert found is not None and "kind = 'run'" in found[0]
+    finally:
+        db.close()
