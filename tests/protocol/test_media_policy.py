@@ -640,3 +640,34 @@ def test_plain_http_to_a_private_address_names_the_address_first() -> None:
     assert reason.startswith("refused: 10.20.30.40 is a private address")
     assert "needs https" not in reason
     assert "needs https:" in refused("http://cdn.example.org/a.png")
+
+
+def test_a_url_asked_again_is_answered_as_before_without_parsing_it_again() -> None:
+    # The lint asks for the same media URLs at every envelope of a stream: parsing each again
+    # was a third of its time per event (issue 26).
+    from openwop_tui.protocol import media_policy
+
+    policy = MediaPolicy(base_url="https://host.example")
+    url = "/v1/host/sample/assets/tok-cached-once"
+    first = resolve_media_url(url, policy)
+    misses = media_policy._resolved.cache_info().misses
+    assert (
+        resolve_media_url(url, policy)
+        == first
+        == "https://host.example/v1/host/sample/assets/tok-cached-once"
+    )
+    assert media_policy._resolved.cache_info().misses == misses
+
+
+def test_a_refusal_asked_again_is_a_new_exception_saying_the_same() -> None:
+    # (A cached exception raised again would gather every raise's traceback.)
+    policy = MediaPolicy(base_url="https://host.example")
+    url = "http://elsewhere.example/cached-refusal.png"
+    refusals = []
+    for _ in range(2):
+        with pytest.raises(RefusedURL) as caught:
+            resolve_media_url(url, policy)
+        refusals.append(caught.value)
+    assert refusals[0] is not refusals[1]
+    assert refusals[0].reason == refusals[1].reason and refusals[0].url == refusals[1].url
+    assert "http" in refusals[0].reason
