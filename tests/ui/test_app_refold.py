@@ -108,22 +108,7 @@ async def test_the_host_is_reached_while_the_older_turns_are_read(gate: Gate) ->
             assert texts == [f"hello ({number})" for number in range(TURNS)]
 
 
-async def test_the_warming_waits_while_the_older_turns_are_read(gate: Gate) -> None:
-    # The warming threads (lexers, the lint's schemas) held the interpreter while the reading
-    # thread read: the oldest turns of 3,000 came 1 s later (issue 26).
-    session_id = await _unfolded_session()
-    app = demo_app(session_id=session_id)
-    async with app.run_test(size=SIZE) as pilot:
-        with gate:
-            await _reached(pilot, app, gate)
-            await connected(pilot, app)
-            assert warming.held()
-            gate.release()
-            await settle(pilot, app, lambda: app.chat.reading is None, what="the session read")
-            assert not warming.held()
-
-
-async def test_the_reading_is_said_and_no_run_is(gate: Gate) -> None:
+async def test_the_reading_is_said_and_no_run_is_and_the_warming_waits(gate: Gate) -> None:
     session_id = await _unfolded_session()
     app = demo_app(session_id=session_id)
     async with app.run_test(size=SIZE) as pilot:
@@ -137,8 +122,12 @@ async def test_the_reading_is_said_and_no_run_is(gate: Gate) -> None:
             placeholder = str(app.query_one(PromptInput).placeholder)
             assert placeholder.startswith(older.capitalize()), placeholder
             assert placeholder != BUSY_PLACEHOLDER and "in progress" not in placeholder
+            # The warming threads (lexers, the lint's schemas) wait: they held the interpreter
+            # while the reading thread read, and the oldest of 3,000 turns came 1 s later.
+            assert warming.held()
             gate.release()
             await settle(pilot, app, lambda: app.chat.reading is None, what="the session read")
+            assert not warming.held()
             await pilot.pause()
             assert "older turns" not in _status(app)
             assert "older turns" not in str(app.query_one(PromptInput).placeholder)
