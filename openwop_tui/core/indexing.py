@@ -15,7 +15,7 @@ import logging
 from collections.abc import Callable, Iterator
 
 from openwop_tui.core.index_rows import rows_of
-from openwop_tui.core.opening import stored
+from openwop_tui.core.opening import opening
 from openwop_tui.store.database import StoreError
 from openwop_tui.store.sessions import Store
 
@@ -24,11 +24,15 @@ __all__ = ["build", "pending"]
 log = logging.getLogger(__name__)
 
 
-def build(store: Store, session_id: str) -> int:
+def build(store: Store, session_id: str, *, between: Callable[[], None] = lambda: None) -> int:
     """Index stored session ``session_id`` whole, from its fold (its kept runs restored, the
-    rest folded); how many rows. Raises `StoreError`."""
+    rest folded); how many rows. ``between`` is called between two steps of the fold (a few
+    milliseconds each: the app's thread waits there while keys are typed; it may raise to stop
+    the build). Raises `StoreError`."""
     through = store.info(session_id).entries  # (what is appended meanwhile: the next build)
-    chat = stored(store, session_id)
+    chat, steps = opening(store, session_id)
+    for _ in steps:
+        between()
     rows = rows_of(chat.transcript.items)
     store.reindex(session_id, rows, through=through)
     return len(rows)

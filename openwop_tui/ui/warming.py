@@ -74,6 +74,12 @@ def held() -> bool:
     return bool(_held)
 
 
+def quiet_now() -> bool:
+    """Whether nothing holds the warming back and no key has been typed for `QUIET` seconds
+    (`give_way`'s test, for a thread that must also notice it is told to stop)."""
+    return not _held and time.monotonic() - _typed_at >= QUIET
+
+
 def give_way() -> None:
     """Return once nothing holds the warming back and no key has been typed for `QUIET`
     seconds (at once when neither happened). Called by the warming threads, between steps."""
