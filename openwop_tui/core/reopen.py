@@ -47,7 +47,7 @@ from openwop_tui.core import items as item_types
 from openwop_tui.core.index_rows import rows_of, user_rows
 from openwop_tui.store.database import StoreError
 from openwop_tui.store.folds import FoldRow
-from openwop_tui.store.histories import HistoryRow
+from openwop_tui.store.histories import HistoryRow, Message
 from openwop_tui.store.records import Entry
 from openwop_tui.store.search import IndexRow
 from openwop_tui.store.sessions import Store
@@ -245,7 +245,7 @@ class FoldKeeper:
             # (A run the log's end leaves open may yet be caught up: what it adds is not
             # known. One settled by a later run, or by its ``end``, is.)
             added = chat.chat.messages[messages_before:]
-            self._history(chat, HistoryRow.of(start, messages_before, added))
+            self._history(chat, start, messages_before, added)
         if chat.replaying and (self.entry is None or self.entry.kind != "end"):
             return
         stop = self._position(chat)
@@ -274,16 +274,26 @@ class FoldKeeper:
         else:
             self._keep(row)
 
-    def _history(self, chat: Conversation, row: HistoryRow, *, restored: bool = False) -> None:
-        """Keep ``row``: live at once, replayed or ``restored`` from a kept fold with the folds
-        (unless it is kept already)."""
+    def _history(
+        self,
+        chat: Conversation,
+        start: int,
+        before: int,
+        messages: list[Message],
+        *,
+        restored: bool = False,
+    ) -> None:
+        """Keep the history row of the run at ``start`` (``before`` messages as it began, then
+        ``messages``): live at once, replayed or ``restored`` from a kept fold with the folds,
+        unless it is kept already. The row is made only then: a reopen of 3,000 kept runs
+        would make 3,000 for nothing."""
         if self.trusting:
             return  # (folded on a state that is not the session's)
         if not (chat.replaying or restored):
             if self._histories is not None:
-                self._histories(row)
-        elif row.start not in self.known_histories:
-            self.fresh_histories.append(row)
+                self._histories(HistoryRow.of(start, before, messages))
+        elif start not in self.known_histories:
+            self.fresh_histories.append(HistoryRow.of(start, before, messages))
 
     def restore(self, chat: Conversation, row: FoldRow) -> bool:
         """Put a kept run back in place of folding its events; ``False`` (nothing changed)
@@ -316,9 +326,7 @@ class FoldKeeper:
         chat.hosts.update(hosts)
         # (A run read back from the store: its history row is written with the folds if it
         # lacks one, not once a run as if live: 3,000 transactions reopening 3,000 turns.)
-        if not self.trusting and row.start not in self.known_histories:
-            row_of = HistoryRow.of(row.start, len(chat.chat.messages), messages)
-            self._history(chat, row_of, restored=True)
+        self._history(chat, row.start, len(chat.chat.messages), messages, restored=True)
         chat.chat.messages.extend(messages)
         chat.pending_user = None
         return True
