@@ -74,22 +74,22 @@ def held() -> bool:
     return bool(_held)
 
 
+def _typing_left() -> float:
+    """Seconds until the typing has paused for `QUIET` (0 or less: it has)."""
+    return _typed_at + QUIET - time.monotonic()
+
+
 def quiet_now() -> bool:
     """Whether nothing holds the warming back and no key has been typed for `QUIET` seconds
     (`give_way`'s test, for a thread that must also notice it is told to stop)."""
-    return not _held and time.monotonic() - _typed_at >= QUIET
+    return not _held and _typing_left() <= 0
 
 
 def give_way() -> None:
     """Return once nothing holds the warming back and no key has been typed for `QUIET`
     seconds (at once when neither happened). Called by the warming threads, between steps."""
-    while True:
-        if _held:
-            time.sleep(QUIET)
-        elif (left := _typed_at + QUIET - time.monotonic()) > 0:
-            time.sleep(left)
-        else:
-            return
+    while not quiet_now():
+        time.sleep(QUIET if _held else _typing_left())
 
 
 def warm() -> None:

@@ -84,12 +84,10 @@ class SearchAllController:
 
         def give_way() -> None:
             # Before each session and between the steps of its build: not while a long
-            # session is read onto the screen, nor while keys are typed (a whole session's
-            # build in one go held the interpreter: the first keys after opening another
-            # session echoed in 33 ms instead of 13, issue 26).
-            while not worker.is_cancelled and (
-                self.chat.reading is not None or not warming.quiet_now()
-            ):
+            # session is read onto the screen (a reading holds the warming), nor while keys
+            # are typed (a whole session's build in one go held the interpreter: the first
+            # keys after opening another session echoed in 33 ms instead of 13, issue 26).
+            while not worker.is_cancelled and not warming.quiet_now():
                 time.sleep(_READ_CHECK)
             if worker.is_cancelled:
                 raise _Closing
