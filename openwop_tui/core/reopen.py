@@ -283,10 +283,17 @@ class FoldKeeper:
         *,
         restored: bool = False,
     ) -> None:
-        """Keep the history row of the run at ``start`` (``before`` messages as it began, then
-        ``messages``): live at once, replayed or ``restored`` from a kept fold with the folds,
-        unless it is kept already. The row is made only then: a reopen of 3,000 kept runs
-        would make 3,000 for nothing."""
+        """Keep the history row of a run: live at once, replayed or restored from a kept fold
+        with the folds, unless it is kept already. The row is made only then: a reopen of
+        3,000 kept runs would make 3,000 for nothing.
+
+        Args:
+            chat: The conversation the run was folded into.
+            start: The ``seq`` of the run's ``run`` entry.
+            before: How many messages the history held as the run began.
+            messages: The messages the run added.
+            restored: The run was read back from a kept fold (not folded live).
+        """
         if self.trusting:
             return  # (folded on a state that is not the session's)
         if not (chat.replaying or restored):
