@@ -89,14 +89,18 @@ class Logged:
         )
 
 
+#: A user entry without attachments (nearly every one): shared, as it holds nothing.
+NONE = Logged()
+
+
 def read_logged(meta: Any) -> Logged:
     """The attachments a logged ``user`` entry's ``meta`` keeps (``parts``, and ``uploaded``
     beside them), each checked and decoded once; the malformed ones are left out."""
-    if not isinstance(meta, Mapping):
-        return Logged()
+    if not meta or not isinstance(meta, Mapping):
+        return NONE
     parts, uploaded = meta.get("parts"), meta.get("uploaded")
     if not isinstance(parts, list):
-        return Logged()
+        return NONE
     kept = uploaded if isinstance(uploaded, list) else []
     found: list[Own] = []
     for index, part in enumerate(parts):
@@ -116,10 +120,10 @@ def add_message(transcript: Transcript, text: HostText, logged: Logged) -> list[
     """Fold a user's message: its turn, then an envelope item for each attachment.
 
     ``text`` is already cleaned by the caller (the user's own, or read back from a log)."""
+    if not logged.own:  # (text alone, nearly every message: a long session reads thousands)
+        return [transcript.add_user(text)]
     added = [transcript.add_user(text, logged.attached)]
     turn = added[0].item
-    if not logged.own:
-        return added
     documents = [_document(each) for each in logged.own]
     message = {"role": "user", "content": message_content(text, documents)}
     source = RunEvent(HostText(OWN_EVENT), {}, raw=message)
