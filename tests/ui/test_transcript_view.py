@@ -500,6 +500,51 @@ async def test_page_up_paints_lines_composed_ahead(monkeypatch: Any) -> None:
         assert body_lines() == set()
 
 
+async def test_drawing_ahead_repaints_nothing_when_its_heights_were_estimated_right(
+    monkeypatch: Any,
+) -> None:
+    """Off screen, a block drawn ahead changes nothing painted: the view is laid out (and
+    repainted whole) again only when a drawing corrects a height. A Page Up sent its screenful
+    twice, the second copy some 30 ms after the first, when it was not."""
+    app = ViewHost()
+    transcript = Transcript()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(TranscriptView)
+        await view.apply(_three_line_users(transcript, 200))
+        await _prefetched(pilot, view)
+        relayouts: list[int] = []
+        drawn: list[tuple[int, int]] = []  # (height before, after) of each block drawn ahead
+        relayout, lines = view._relayout, blocks.Block.lines
+
+        def counted_relayout() -> None:
+            relayouts.append(1)
+            relayout()
+
+        def counted_lines(block: blocks.Block, *args: Any, **kwargs: Any) -> Any:
+            before = block.height
+            result = lines(block, *args, **kwargs)
+            if not _painting():
+                drawn.append((before, block.height))
+            return result
+
+        monkeypatch.setattr(view, "_relayout", counted_relayout)
+        monkeypatch.setattr(blocks.Block, "lines", counted_lines)
+        view.action_page(-1)
+        await _prefetched(pilot, view)
+        assert drawn, "the page above was not drawn ahead"
+        assert all(before == after for before, after in drawn)  # (estimated right)
+        assert relayouts == []
+        # A height corrected by a drawing ahead does lay the view out again.
+        for block in view.column:  # (each drawn again, from a wrong estimate)
+            block.cache.clear()
+            block.height = 1
+        view.column.changed_from(0)
+        drawn.clear()
+        view._prefetch()
+        assert any(before != after for before, after in drawn)
+        assert relayouts
+
+
 async def test_a_kept_screen_line_shows_what_changed_under_it() -> None:
     app = ViewHost()
     transcript = Transcript()

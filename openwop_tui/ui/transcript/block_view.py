@@ -404,6 +404,10 @@ class BlockView(ScrollView):
         first = column.block_at(max(0, top - height))
         console, palette = self.app.console, self.palette
         drawn = 0
+        # Laid out again only if a block's drawn height is not the one estimated: off screen,
+        # a drawing changes nothing painted, and a relayout repaints the whole view (a Page Up
+        # sent its screenful twice, the second time 30 ms after the first, for nothing).
+        moved = False
         for index in column.shown_between(first, top + 2 * height):
             block = column[index]
             if block.drawn_at(width):
@@ -414,15 +418,18 @@ class BlockView(ScrollView):
                 self._prefetch_due = True
                 self.call_after_refresh(self._prefetch)
                 break
+            before = block.height
             block.lines(console, width, palette, self.colours)
-            column.changed_from(index)
+            if block.height != before:
+                column.changed_from(index)
+                moved = True
             drawn += 1
         else:
-            if drawn:
+            if moved:
                 self._relayout()  # (the view may have moved: heights above it changed)
             self._compose_ahead(round(self.scroll_y), height)
             return
-        if drawn:
+        if moved:
             self._relayout()
 
     def _compose_ahead(self, top: int, height: int) -> None:
