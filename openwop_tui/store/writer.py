@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from openwop_tui.protocol.hostdata import secrets_of
-from openwop_tui.store import chunks, journal, search
+from openwop_tui.store import chunks, journal, migration, search
 from openwop_tui.store.batch import Batch, NewSession, Row, write_rows, write_sessions
 from openwop_tui.store.database import (
     Database,
@@ -49,6 +49,13 @@ log = logging.getLogger("openwop_tui.store.sessions")
 
 class Writer(Database):
     """Appends committed in batches (`openwop_tui.store.batch`), everything else at once."""
+
+    _marks_written = False
+    """Whether what this store writes is marked looked through as it closes
+    (`migration.mark_written`): only if everything before it was, and what it writes keeps long
+    entries as chunks (set once the store is open; a read-only one never)."""
+    _wrote = False
+    """Whether a write transaction began since the store was open."""
 
     def __init__(
         self, path: Path | None = None, *, secrets: Iterable[str | None] = (), dedup: bool = True
@@ -82,6 +89,10 @@ class Writer(Database):
         # interpreter exits (an app exit path that forgot `close`).
         self._finalizer = weakref.finalize(self, _last_write, self._db, self._batch, self.path)
         self.restored = self.take_journals()
+        self._marks_written = (
+            dedup and not self.conversion_failed and migration.checked_all(self._db)
+        )
+        self._wrote = False
 
     # ------------------------------------------------------------------ journals
 
@@ -158,6 +169,10 @@ class Writer(Database):
 
         return [folder / name for folder in sorted(self.journal_folders, key=full)]
 
+    def _transaction(self) -> Transaction:
+        self._wrote = True  # (for `close`: something may have been written since the open)
+        return super()._transaction()
+
     def discard_pending(self) -> int:
         """Give up every entry still waiting (the user chose to lose them); how many."""
         sessions, rows = self._batch.take()
@@ -178,6 +193,8 @@ class Writer(Database):
             finalizer.detach()
         try:
             self.flush()
+            if self._wrote and self._marks_written:
+                migration.mark_written(self._db)
         finally:
             self._db.close()
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from chunk_sessions import echo_session
@@ -132,3 +133,64 @@ def test_a_long_entry_written_by_an_older_version_after_a_check_is_still_found(
     with Store(path) as store:
         assert store.converted is not None and "(1 long entries)" in store.converted
         assert [e.data for e in store.entries(session)][-1] == "y" * 40_000
+
+
+def _looked_through_upto(path: Path) -> tuple[int, int]:
+    """(the row the file was looked through up to, its last row)."""
+    with sqlite3.connect(path) as db:
+        return migration._checked_upto(db), int(
+            db.execute("SELECT coalesce(max(rowid), 0) FROM entries").fetchone()[0]
+        )
+
+
+def test_what_this_version_wrote_is_not_looked_through_at_the_next_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long session written by this version (compressed entries, none long: it would have
+    kept a long one as chunks) is marked looked through as its store closes, so the next start
+    does not inflate every entry to find none long (0.2 s for 3,000 turns)."""
+    path = tmp_path / "sessions.db"
+    with Store(path) as store:
+        session = store.create(host="h", workflow="w")
+        for n in range(20):
+            store.append(session, Entry("frame", f"{n} " + "x" * 12_000))
+    upto, last = _looked_through_upto(path)
+    assert upto == last > 0
+    looked: list[int] = []
+    candidates = migration._candidates
+
+    def counted(db: sqlite3.Connection, after: int) -> Any:
+        for row in candidates(db, after):
+            looked.append(row[0])
+            yield row
+
+    monkeypatch.setattr(migration, "_candidates", counted)
+    with Store(path) as store:
+        assert store.converted is None
+        assert len(list(store.entries(session))) == 20
+    assert looked == []
+
+
+def test_rows_not_looked_through_before_a_write_are_looked_through_after_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store whose conversion failed as it opened is written to and closed: the older
+    version's long entries it holds are not marked looked through with this version's, and
+    the next open converts them."""
+    path = tmp_path / "sessions.db"
+    session, frames = _old_store(path)
+    real = chunks.put
+
+    def failing(db: sqlite3.Connection, raw: bytes) -> bytes:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(chunks, "put", failing)
+    with Store(path) as store:
+        assert store.conversion_failed
+        store.append(session, Entry("notice", "written after the failed conversion"))
+    upto, last = _looked_through_upto(path)
+    assert upto < last
+    monkeypatch.setattr(chunks, "put", real)
+    with Store(path) as store:
+        assert store.converted is not None and "was converted" in store.converted
+        assert _frames(store, session) == frames
