@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from benchmarks.figures import FIGURES
+from benchmarks.figures import FIGURES, register_all
 
 
 def _byte_compile() -> None:
@@ -82,19 +82,7 @@ def _table(results: list[dict[str, object]]) -> str:
 
 
 def main() -> int:
-    # Each registers its figures on import.
-    import benchmarks.growth_figures
-    import benchmarks.inspect_figures
-    import benchmarks.lint_figures
-    import benchmarks.memory_figures
-    import benchmarks.pattern_figures
-    import benchmarks.pty_figures
-    import benchmarks.pty_key_figures
-    import benchmarks.pty_page_figures
-    import benchmarks.pty_refold_figures
-    import benchmarks.store_figures
-    import benchmarks.view_figures  # noqa: F401
-
+    register_all()
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
     parser.add_argument("--json", action="store_true", help="one JSON list, for machines")
     parser.add_argument(

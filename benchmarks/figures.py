@@ -222,25 +222,33 @@ async def ingest() -> list[Figure]:
     ]
 
 
-def main(argv: list[str]) -> int:
-    (name,) = argv
+def register_all() -> dict[str, FigureFn]:
+    """Every figure, registered: each module below registers its own as it is imported. The
+    one list of them, for the table (``python -m benchmarks``) and for the process each figure
+    runs in (`main`): a module left out of one of two lists had its figures missing from the
+    table (``pty_flood_60``, the issue's 60 s flood)."""
     # Run as ``-m``, this file is ``__main__``: the registry the figures fill is the one of the
     # module ``benchmarks.figures``, imported here under that name.
     import benchmarks.figures as registry
-    import benchmarks.growth_figures  # (registers the store's growth with echoed histories)
-    import benchmarks.inspect_figures  # (registers the inspector figures)
-    import benchmarks.lint_figures  # (registers the lint, timeline and stats figure)
-    import benchmarks.memory_figures  # (registers the flat-memory figures, from outside)
-    import benchmarks.pattern_figures  # (registers the host-pattern figure)
-    import benchmarks.pty_figures  # (registers the figures measured from outside the app)
-    import benchmarks.pty_flood_figures  # (registers the 60 s flood's rate, from outside)
-    import benchmarks.pty_key_figures  # (registers a key typed as an answer begins)
-    import benchmarks.pty_page_figures  # (registers paging and resizing, from outside too)
-    import benchmarks.pty_refold_figures  # (registers the first open without kept folds)
-    import benchmarks.store_figures  # (registers the store, reopen and history figures)
-    import benchmarks.view_figures  # noqa: F401  (registers the transcript figures)
+    import benchmarks.growth_figures  # (the store's growth with echoed histories)
+    import benchmarks.inspect_figures  # (the inspector figures)
+    import benchmarks.lint_figures  # (the lint, timeline and stats figure)
+    import benchmarks.memory_figures  # (the flat-memory figures, from outside)
+    import benchmarks.pattern_figures  # (the host-pattern figure)
+    import benchmarks.pty_figures  # (the figures measured from outside the app)
+    import benchmarks.pty_flood_figures  # (the 60 s flood's rate, from outside)
+    import benchmarks.pty_key_figures  # (a key typed as an answer begins)
+    import benchmarks.pty_page_figures  # (paging and resizing, from outside too)
+    import benchmarks.pty_refold_figures  # (the first open without kept folds)
+    import benchmarks.store_figures  # (the store, reopen and history figures)
+    import benchmarks.view_figures  # noqa: F401  (the transcript figures)
 
-    figures = asyncio.run(registry.FIGURES[name]())
+    return registry.FIGURES
+
+
+def main(argv: list[str]) -> int:
+    (name,) = argv
+    figures = asyncio.run(register_all()[name]())
     print(json.dumps([f.as_json() for f in figures]))
     return 0
 
