@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -449,13 +451,20 @@ def _painting() -> bool:
     return False
 
 
-async def test_page_up_paints_lines_composed_ahead(monkeypatch: Any) -> None:
+@asynccontextmanager
+async def _drawn_ahead(count: int) -> AsyncIterator[tuple[Any, TranscriptView]]:
+    """(the pilot, the view) of ``count`` three-line messages at 80x24, the view done drawing
+    and composing ahead."""
     app = ViewHost()
-    transcript = Transcript()
     async with app.run_test(size=(80, 24)) as pilot:
         view = app.query_one(TranscriptView)
-        await view.apply(_three_line_users(transcript, 200))
+        await view.apply(_three_line_users(Transcript(), count))
         await _prefetched(pilot, view)
+        yield pilot, view
+
+
+async def test_page_up_paints_lines_composed_ahead(monkeypatch: Any) -> None:
+    async with _drawn_ahead(200) as (pilot, view):
         composed: list[tuple[int, int]] = []  # (block, row) of each line composed to paint
         original = ComposedLines.keep
 
@@ -506,12 +515,7 @@ async def test_drawing_ahead_repaints_nothing_when_its_heights_were_estimated_ri
     """Off screen, a block drawn ahead changes nothing painted: the view is laid out (and
     repainted whole) again only when a drawing corrects a height. A Page Up sent its screenful
     twice, the second copy some 30 ms after the first, when it was not."""
-    app = ViewHost()
-    transcript = Transcript()
-    async with app.run_test(size=(80, 24)) as pilot:
-        view = app.query_one(TranscriptView)
-        await view.apply(_three_line_users(transcript, 200))
-        await _prefetched(pilot, view)
+    async with _drawn_ahead(200) as (pilot, view):
         relayouts: list[int] = []
         drawn: list[tuple[int, int]] = []  # (height before, after) of each block drawn ahead
         relayout, lines = view._relayout, blocks.Block.lines
