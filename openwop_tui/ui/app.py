@@ -273,14 +273,9 @@ class ChatApp(TabParts, HoldsActions, QuietWalks, ResizeAtOnce, GuardedApp):
     def start_connecting(self) -> None:
         """Reach the host in a worker (called once the first frame is drawn: `on_mount`), and
         read what was sent to it before, for ↑."""
-        self.run_worker(Deferred(self._reach_host), group="connect", exclusive=True)
+        self.run_worker(Deferred(self.connection.connect), group="connect", exclusive=True)
         self.run_worker(Deferred(self.recall.load), group="recall")
         self.search_all.index_in_background()
-
-    async def _reach_host(self) -> None:
-        await self.connection.connect()
-        warming.warm_lint()  # the lint, in a thread, before the first run's events need it
-        warming.warm()  # and what draws a reply (both past the first frame and the connection)
 
     async def on_unmount(self) -> None:
         stop_ending_on_signals()

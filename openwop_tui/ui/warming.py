@@ -4,12 +4,13 @@ The app's first frame draws an empty chat (or a reopened one's newest runs), so 
 reply is not imported before it (`tests/ui/test_first_frame.py` holds it to that): markdown
 (the parser, Rich's markdown module, and Rich's syntax module with Pygments behind it), some
 30 ms of a start that must stay under half of a peer's. The first reply would pay for them on
-the event loop instead, as it is drawn; `warm` imports them in a thread as soon as the host is
-reached (`openwop_tui.ui.app.ChatApp`), long before a person has typed a message and its answer
-comes back, then makes the common languages' Pygments lexers ready (`openwop_tui.draw.lexers`:
-their rules are compiled when the first one is made, up to 170 ms a language). A module
-imported by both threads at once is imported once (Python's import lock); nothing else of the
-app runs in the thread.
+the event loop instead, as it is drawn; `warm` imports them in a thread as soon as a host
+answers (`openwop_tui.ui.controllers.runs.RunsController.discover`; a host that cannot be
+reached sends nothing to draw, and nothing is warmed for it), long before a person has typed a
+message and its answer comes back, then makes the common languages' Pygments lexers ready
+(`openwop_tui.draw.lexers`: their rules are compiled when the first one is made, up to 170 ms
+a language). A module imported by both threads at once is imported once (Python's import
+lock); nothing else of the app runs in the thread.
 
 The warming gives way to typing and to a session being read: a thread holds the interpreter's
 lock most of the time it runs (0.4 s of CPU here, 0.15 s for the lint's schemas), so a key typed
@@ -26,6 +27,7 @@ import importlib
 import logging
 import threading
 import time
+from collections.abc import Callable
 
 __all__ = ["DRAWING", "QUIET", "give_way", "held", "hold", "release", "typed", "warm", "warm_lint"]
 
@@ -92,10 +94,23 @@ def give_way() -> None:
         time.sleep(QUIET if _held else _typing_left())
 
 
+_begun: set[str] = set()
+"""The warming threads begun in this process (by name): each runs once, however many times a
+host is reached (every tab's, every reconnection)."""
+
+
+def _once(name: str, target: Callable[[], None]) -> None:
+    """Run ``target`` in a daemon thread ``name`` (a quit does not wait for it), unless one of
+    that name was begun already."""
+    if name not in _begun:
+        _begun.add(name)
+        threading.Thread(target=target, name=name, daemon=True).start()
+
+
 def warm() -> None:
-    """Import `DRAWING` in a daemon thread (a quit does not wait for it); a failure is logged
-    and left for the import where the module is used to report."""
-    threading.Thread(target=_import_quietly, name="openwop-draw-warm", daemon=True).start()
+    """Import `DRAWING` in a daemon thread, once (a quit does not wait for it); a failure is
+    logged and left for the import where the module is used to report."""
+    _once("openwop-draw-warm", _import_quietly)
 
 
 def _import_quietly() -> None:
@@ -119,8 +134,8 @@ def warm_lint() -> None:
     (`openwop_tui.inspect.schemas.warm`), so the first events of the first run do not wait for
     them on the event loop (130 ms to compile them all, and a second or more to import
     jsonschema where its format checkers are installed: a key typed as the first answer began
-    waited behind it). A daemon: a quit does not wait for it."""
-    threading.Thread(target=_lint_quietly, name="openwop-lint-warm", daemon=True).start()
+    waited behind it). Once, in a daemon: a quit does not wait for it."""
+    _once("openwop-lint-warm", _lint_quietly)
 
 
 def _lint_quietly() -> None:

@@ -159,6 +159,42 @@ def test_the_first_frame_loads_nothing_it_does_not_draw(tmp_path: Path) -> None:
     assert seen["uncompiled"] == []
 
 
+_UNREACHED = """
+import asyncio, json, socket, sys, threading
+from openwop_tui.config import Config
+from openwop_tui.ui.app import ChatApp
+
+# A port nothing listens on (taken, then let go): the host is never reached.
+with socket.socket() as free:
+    free.bind(("127.0.0.1", 0))
+    port = free.getsockname()[1]
+
+async def main():
+    app = ChatApp(Config(host=f"http://127.0.0.1:{port}", audio=False, images="halfblock"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        while str(app.status.connection) in ("", "connecting"):
+            await pilot.pause()
+        await app.workers.wait_for_complete()
+        seen = {
+            "then": str(app.status.connection),
+            "threads": sorted(t.name for t in threading.enumerate() if "warm" in t.name),
+            "markdown": "openwop_tui.draw.markdown" in sys.modules,
+        }
+    print(json.dumps(seen))
+
+asyncio.run(main())
+"""
+
+
+def test_a_host_never_reached_warms_nothing_for_its_replies(tmp_path: Path) -> None:
+    """The warming (what draws a reply, the lint) begins once a host answers: one that cannot
+    be reached sends nothing to draw, and its start spent 0.45 s of CPU on it regardless."""
+    seen = _probe(tmp_path, _UNREACHED)
+    assert seen["then"] == "disconnected"
+    assert seen["threads"] == []
+    assert seen["markdown"] is False
+
+
 _DRAWN_FIRST = """
 import asyncio, json, sys
 from openwop_tui.config import Config

@@ -96,3 +96,25 @@ async def test_a_key_typed_into_the_prompt_tells_the_warming(
         await pilot.press("h", "i")
         await pilot.pause()
     assert told == ["key", "key"]
+
+
+def test_each_warming_thread_begins_once_however_often_a_host_is_reached(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A host is reached by every tab, and again after each reconnection: the warming runs
+    once a process."""
+    begun: list[str] = []
+
+    class _Thread:
+        def __init__(self, *, target: Any, name: str, daemon: bool) -> None:
+            self.name = name
+
+        def start(self) -> None:
+            begun.append(self.name)
+
+    monkeypatch.setattr(warming, "_begun", set())
+    monkeypatch.setattr(warming.threading, "Thread", _Thread)
+    for _ in range(3):
+        warming.warm_lint()
+        warming.warm()
+    assert begun == ["openwop-lint-warm", "openwop-draw-warm"]
