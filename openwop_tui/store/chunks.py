@@ -45,6 +45,7 @@ from openwop_tui.store.entry_bytes import (
     encode,
     inflate,
 )
+from openwop_tui.store.sqlite_facts import has, user_version
 from openwop_tui.text.units import human_size
 
 __all__ = [
@@ -103,8 +104,7 @@ def chunked(data: object) -> bool:
 
 def has_table(db: sqlite3.Connection) -> bool:
     """Whether the database has the ``chunks`` table (a file from before it has not)."""
-    row = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'chunks'")
-    return row.fetchone() is not None
+    return has(db, "table", "chunks")
 
 
 def encode_for_chunks(text: str) -> bytes:
@@ -189,7 +189,7 @@ def put(db: sqlite3.Connection, raw: bytes) -> bytes:
                     _add(db, key, _packed(by_key[key]))
             _add(db, list_key, listed)
         top.append(list_key)
-    if int(db.execute("PRAGMA user_version").fetchone()[0]) < CHUNKED_SCHEMA:
+    if user_version(db) < CHUNKED_SCHEMA:
         db.execute(f"PRAGMA user_version={CHUNKED_SCHEMA}")
     return CHUNKED + b"".join(top)
 

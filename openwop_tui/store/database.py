@@ -19,6 +19,7 @@ import platformdirs
 from openwop_tui.store import chunks, folds, histories, migration, search
 from openwop_tui.store.entry_bytes import compressed
 from openwop_tui.store.reading import Lenient
+from openwop_tui.store.sqlite_facts import has, user_version
 
 #: The schema this code reads and writes (``PRAGMA user_version``). 2: long entries may be
 #: kept compressed (`openwop_tui.store.entry_bytes`); a file is marked 2 when its first one
@@ -109,13 +110,8 @@ def mark_compressed(db: sqlite3.Connection, datas: Iterable[bytes]) -> None:
     showing those entries as damaged)."""
     if not any(compressed(data) for data in datas):
         return
-    if int(db.execute("PRAGMA user_version").fetchone()[0]) < _COMPRESSED_SCHEMA:
+    if user_version(db) < _COMPRESSED_SCHEMA:
         db.execute(f"PRAGMA user_version={_COMPRESSED_SCHEMA}")
-
-
-def _has_index(db: sqlite3.Connection, name: str) -> bool:
-    found = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", (name,))
-    return found.fetchone() is not None
 
 
 def _unwritable(error: sqlite3.Error) -> bool:
@@ -242,7 +238,7 @@ class Database:
             except sqlite3.Error:
                 continue
             try:
-                version = int(db.execute("PRAGMA user_version").fetchone()[0])
+                version = user_version(db)
                 db.execute("SELECT count(*) FROM sessions").fetchone()
             except sqlite3.Error:
                 db.close()
@@ -263,7 +259,7 @@ class Database:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA foreign_keys=ON")
-        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        version = user_version(db)
         if version > SCHEMA_VERSION:
             raise StoreError(
                 f"the session store {self.path} was written by a newer openwop-tui (schema "
@@ -272,7 +268,7 @@ class Database:
         if version == 0:
             with self._transaction():
                 # Again inside the write lock: another process may have just created it.
-                if int(db.execute("PRAGMA user_version").fetchone()[0]) == 0:
+                if user_version(db) == 0:
                     if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
                         raise StoreError(
                             f"{self.path} is an SQLite database of something else, not "
@@ -293,7 +289,7 @@ class Database:
                 # (An older openwop-tui ignores the table: the schema mark says what it reads.)
                 if not chunks.has_table(db):
                     db.execute(chunks.CHUNKS_TABLE)
-        if not _has_index(db, "entries_runs"):
+        if not has(db, "index", "entries_runs"):
             with self._transaction():
                 db.execute(RUNS_INDEX)
         self._convert()

@@ -18,6 +18,8 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from openwop_tui.store.sqlite_facts import has
+
 FOLDS_TABLE = """
 CREATE TABLE IF NOT EXISTS folds (
     session TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
@@ -49,8 +51,7 @@ class FoldRow:
 
 def has_table(db: sqlite3.Connection) -> bool:
     """Whether the file has the ``folds`` table yet."""
-    found = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'folds'")
-    return found.fetchone() is not None
+    return has(db, "table", "folds")
 
 
 def read(db: sqlite3.Connection, session_id: str, version: str, *, since: int = 0) -> list[FoldRow]:

@@ -33,6 +33,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from openwop_tui.store.sqlite_facts import has
+
 #: Bumped when a row's meaning changes (never for a change of the fold's).
 HISTORY_VERSION = 1
 
@@ -70,8 +72,7 @@ class HistoryRow:
 
 def has_table(db: sqlite3.Connection) -> bool:
     """Whether the file has the ``histories`` table yet."""
-    found = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'histories'")
-    return found.fetchone() is not None
+    return has(db, "table", "histories")
 
 
 def starts(db: sqlite3.Connection, session_id: str) -> set[int]:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from openwop_tui.store import chunks
 from openwop_tui.store.entry_bytes import DEFLATED, Unread, compressed, inflate
+from openwop_tui.store.sqlite_facts import has, user_version
 
 log = logging.getLogger("openwop_tui.store.sessions")
 
@@ -46,11 +47,13 @@ def backup_path(path: Path, version: int) -> Path:
 _CHECKED = "CREATE TABLE IF NOT EXISTS conversion_checked (upto INTEGER NOT NULL)"
 
 
+def _chunked(db: sqlite3.Connection) -> bool:
+    """Whether the file is of `chunks.CHUNKED_SCHEMA`: nothing in it waits to be converted."""
+    return user_version(db) >= chunks.CHUNKED_SCHEMA
+
+
 def _checked_upto(db: sqlite3.Connection) -> int:
-    has = db.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'conversion_checked'"
-    ).fetchone()
-    if has is None:
+    if not has(db, "table", "conversion_checked"):
         return 0
     row = db.execute("SELECT max(upto) FROM conversion_checked").fetchone()
     return int(row[0] or 0)
@@ -67,7 +70,7 @@ def _long(data: object) -> bool:
 def needed(db: sqlite3.Connection) -> bool:
     """Whether the file is of a schema before chunks and holds an entry worth converting
     (looked for after the row it was last looked through up to)."""
-    if int(db.execute("PRAGMA user_version").fetchone()[0]) >= chunks.CHUNKED_SCHEMA:
+    if _chunked(db):
         return False
     return any(_long(data) for _, data in _candidates(db, _checked_upto(db)))
 
@@ -91,7 +94,7 @@ def checked_all(db: sqlite3.Connection) -> bool:
     """Whether nothing in the file waits to be looked through: it is of `chunks.CHUNKED_SCHEMA`,
     or it was looked through up to its last entry."""
     try:
-        if int(db.execute("PRAGMA user_version").fetchone()[0]) >= chunks.CHUNKED_SCHEMA:
+        if _chunked(db):
             return True
         last = db.execute("SELECT coalesce(max(rowid), 0) FROM entries").fetchone()[0]
         return _checked_upto(db) >= int(last)
@@ -112,7 +115,7 @@ def mark_written(db: sqlite3.Connection) -> None:
     had it open is marked too, and so kept as it was written: whole, read as it is, only not
     deduplicated."""
     try:
-        chunked = int(db.execute("PRAGMA user_version").fetchone()[0]) >= chunks.CHUNKED_SCHEMA
+        chunked = _chunked(db)
     except sqlite3.Error as error:  # (best effort, as `_mark_checked`: looked through next time)
         log.info("could not read the schema of %s: %s", db, error)
         return
@@ -168,7 +171,7 @@ def convert(db: sqlite3.Connection, path: Path) -> str | None:
     `needed`: the copy first, then every long entry, in one ``BEGIN IMMEDIATE`` transaction.
     A sentence saying what was done and where the copy is (also logged), or ``None`` when
     there was nothing to do. Raises `sqlite3.Error` or `OSError` with the file as it was."""
-    if int(db.execute("PRAGMA user_version").fetchone()[0]) >= chunks.CHUNKED_SCHEMA:
+    if _chunked(db):
         return None
     if not needed(db):
         _mark_checked(db)  # (the next open looks only at what comes after)
@@ -176,7 +179,7 @@ def convert(db: sqlite3.Connection, path: Path) -> str | None:
     db.execute("BEGIN IMMEDIATE")
     try:
         # Under the write lock: another process may have converted it meanwhile.
-        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        version = user_version(db)
         if not needed(db):
             db.execute("ROLLBACK")
             return None

@@ -31,6 +31,8 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from openwop_tui.store.sqlite_facts import has
+
 #: The index rows: one per user message or reply.
 ROWS_TABLE = """
 CREATE TABLE IF NOT EXISTS search_rows (
@@ -117,18 +119,12 @@ def fts5_available(db: sqlite3.Connection) -> bool:
 
 def has_table(db: sqlite3.Connection) -> bool:
     """Whether the file has the index rows yet."""
-    found = db.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'search_rows'"
-    ).fetchone()
-    return found is not None
+    return has(db, "table", "search_rows")
 
 
 def has_fts(db: sqlite3.Connection) -> bool:
     """Whether the file has the full-text index over the rows."""
-    found = db.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'search_text'"
-    ).fetchone()
-    return found is not None
+    return has(db, "table", "search_text")
 
 
 def session_columns(db: sqlite3.Connection) -> set[str]:
