@@ -28,11 +28,13 @@ from typing import Any, ClassVar
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+from pygments.lexer import Lexer  # type: ignore[import-untyped]
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import CodeBlock, Markdown, MarkdownElement, UnknownElement
 from rich.syntax import Syntax, SyntaxTheme
 from rich.text import Text
 
+from openwop_tui.draw.code_pieces import CodePieces, Piece, code_of
 from openwop_tui.draw.markdown_images import images_as_links
 from openwop_tui.text.markdown import clean_tokens
 from openwop_tui.text.sanitize import HostText, clean
@@ -71,6 +73,9 @@ class MarkdownBlock:
     highlighted: Highlights = field(default_factory=dict)
     """Its code as Pygments highlighted it, by code, lexer and theme (`KeptCodeBlock`): a block
     drawn at another width is wrapped again, not highlighted again."""
+    piece: bool = False
+    """Whether it is a piece of a long code block (`openwop_tui.draw.code_pieces`): made from
+    the block's tokens, not parsed from its source."""
 
 
 #: (code, lexer name, Pygments theme) → the code highlighted (a `Text` never handed out: each
@@ -81,10 +86,31 @@ Highlights = dict[tuple[str, str, object], Text]
 KEPT_HIGHLIGHTS = 8
 
 
+class _Lexed(Lexer):  # type: ignore[misc]
+    """A "lexer" giving a piece's tokens as lexing its whole code block gave them."""
+
+    def __init__(self, piece: Piece) -> None:
+        super().__init__()
+        self.piece = piece
+
+    def get_tokens(self, text: str, unfiltered: bool = False) -> Iterator[Any]:
+        return iter(self.piece.tokens)
+
+    def __str__(self) -> str:
+        return "lexed"
+
+
 class _KeptSyntax(Syntax):
     """Rich's ``Syntax`` as a markdown code block draws it, highlighting once into ``kept``."""
 
-    def __init__(self, code: str, lexer: str, theme: str | SyntaxTheme, kept: Highlights) -> None:
+    def __init__(
+        self,
+        code: str,
+        lexer: str,
+        theme: str | SyntaxTheme,
+        kept: Highlights,
+        piece: Piece | None = None,
+    ) -> None:
         """A code block, wrapped and padded by a column, as Rich's markdown draws it.
 
         Args:
@@ -92,9 +118,24 @@ class _KeptSyntax(Syntax):
             lexer: The name of its language's Pygments lexer.
             theme: The Pygments theme it is drawn in.
             kept: Where its highlighting is looked up, and kept once made.
+            piece: A piece of a long block (`openwop_tui.draw.code_pieces`): its tokens are
+                given, and it has the padding row above or below only if it begins or ends the
+                block.
         """
-        super().__init__(code, lexer, theme=theme, word_wrap=True, padding=1)
+        if piece is None:
+            super().__init__(code, lexer, theme=theme, word_wrap=True, padding=1)
+        else:
+            padding = (int(piece.top), 1, int(piece.bottom), 1)
+            super().__init__(code, _Lexed(piece), theme=theme, word_wrap=True, padding=padding)
         self._kept = kept
+        self._piece = piece
+
+    def _process_code(self, code: str) -> tuple[bool, str]:
+        if self._piece is None:
+            return super()._process_code(code)
+        # A piece's lines are drawn as the block's: the last newline of each but the block's
+        # last line is the block's own, and a piece that ends with a blank line keeps it.
+        return False, code + "\n"
 
     def highlight(self, code: str, line_range: tuple[int | None, int | None] | None = None) -> Text:
         if line_range is not None:  # (never asked by a code block: its whole code is drawn)
@@ -115,6 +156,7 @@ class KeptCodeBlock(CodeBlock):
     (`MarkdownBlock.highlighted`, which `BlockMarkdown` is given)."""
 
     kept: Highlights
+    piece: Piece | None = None
 
     @classmethod
     def create(cls, markdown: Markdown, token: Token) -> CodeBlock:
@@ -122,11 +164,14 @@ class KeptCodeBlock(CodeBlock):
         assert isinstance(block, KeptCodeBlock)
         kept = getattr(markdown, "highlighted", None)
         block.kept = kept if kept is not None else {}
+        block.piece = token.meta.get("piece") if token.meta else None
         return block
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         # (Rich's CodeBlock, its Syntax highlighting once.)
-        yield _KeptSyntax(str(self.text).rstrip(), self.lexer_name, self.theme, self.kept)
+        piece = self.piece
+        code = str(self.text).rstrip() if piece is None else piece.code
+        yield _KeptSyntax(code, self.lexer_name, self.theme, self.kept, piece)
 
 
 class BlockMarkdown(Markdown):
@@ -209,6 +254,11 @@ class ReplyMarkdown:
     """The source of the finished blocks, in parts (joined only for `text`)."""
     _tail: str = ""
     """The source from the open block's first line on."""
+    _done_chars: int = 0
+    """Characters of source in `_done` (where `_tail` begins in the reply)."""
+    _code: CodePieces[MarkdownBlock] | None = None
+    """The pieces of the code block parsed last (`openwop_tui.draw.code_pieces`): a long one
+    still streaming is drawn from its settled pieces and its last lines."""
     _refs: References = field(default_factory=dict)
     """Definitions in the finished part, in document order."""
     _in_force: References = field(default_factory=dict)
@@ -277,22 +327,29 @@ class ReplyMarkdown:
         blocks = self._blocks(parts, lines, cut)
         if cut:
             keep = len(parts) - 1
-            self.finished.extend(blocks[:keep])
-            self.open = blocks[keep:]
+            self.finished.extend(block for part in blocks[:keep] for block in part)
+            self.open = blocks[keep]
             # The raw text is kept (cleaning is done on every parse, so a "\r" at the end of
             # one chunk still pairs with the "\n" of the next); clean keeps every "\n".
             offset = _after_newlines(self._tail, cut)
             self._done.append(self._tail[:offset])
+            self._done_chars += offset
             self._tail = self._tail[offset:]
         else:
-            self.open = blocks
+            self.open = blocks[0] if blocks else []
         self._refresh()
 
     def _blocks(
         self, parts: list[tuple[int, int, list[Token]]], lines: list[str], cut: int
-    ) -> list[MarkdownBlock]:
+    ) -> list[list[MarkdownBlock]]:
+        """Each part's blocks: one, or a long code block's pieces."""
         blocks = []
         for index, (first, _end, tokens) in enumerate(parts):
+            if len(tokens) == 1 and tokens[0].type == "fence":
+                pieces = self._pieces(tokens[0], final=index + 1 < len(parts))
+                if pieces is not None:
+                    blocks.append(pieces)
+                    continue
             start = 0 if index == 0 else first
             if index + 2 == len(parts):
                 start, end = start, cut
@@ -301,15 +358,32 @@ class ReplyMarkdown:
             else:
                 start, end = cut if index else 0, len(lines)
             source = "".join(lines[start:end])
-            blocks.append(MarkdownBlock(tokens, source, self.version, _gap_after(tokens[-1])))
+            blocks.append([MarkdownBlock(tokens, source, self.version, _gap_after(tokens[-1]))])
         return blocks
+
+    def _pieces(self, fence: Token, *, final: bool) -> list[MarkdownBlock] | None:
+        """A fenced code block's pieces (`openwop_tui.draw.code_pieces`), or ``None`` to draw
+        it as one block. ``final``: the block is finished (no line will be added)."""
+        assert fence.map is not None
+        start = self._done_chars + _after_newlines(self._tail, fence.map[0])
+        code = code_of(fence.content)
+        pieces = self._code
+        if pieces is None or not pieces.follows(start, fence, code):
+            gap = _gap_after(fence)
+
+            def make(token: Token, last: bool) -> MarkdownBlock:
+                return MarkdownBlock([token], "", self.version, gap and last, piece=True)
+
+            pieces = self._code = CodePieces(start, fence, make)
+        return pieces.blocks(fence, code, final=final)
 
     def _refresh(self) -> None:
         """Parse again the finished blocks that could read differently with the definitions
         now in force: those whose text holds a changed label (its first word, case-folded, as
         markdown-it matches labels), and a ``]``."""
         for index, block in enumerate(self.finished):
-            if block.version == self.version:
+            if block.version == self.version or block.piece:
+                block.version = self.version  # (a piece of code: no definition changes it)
                 continue
             labels = frozenset().union(*self._changes[block.version : self.version])
             folded = block.source.casefold()
