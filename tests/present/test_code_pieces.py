@@ -171,3 +171,28 @@ def test_a_lexer_that_cannot_resume_is_said_so(language: str) -> None:
     # (A hand-written scanner, a lexer with a context object, one that rewrites its tokens.)
     assert resumable(get_lexer_by_name(language)) is None
 
+
+def test_a_reply_ended_with_its_text_grown_is_not_parsed_and_drawn_again_whole() -> None:
+    # The run's end replaces a reply's text with the same text, often grown since the last
+    # redraw: its markdown (and every block's lines) stay; only what was added is parsed.
+    palette = Palette.default()
+    text = _reply("python", PYTHON * 4)
+    item = AssistantTurn("reply", None, text[:-40])
+    block = Block(item)
+    block.lines(CONSOLE, 100, palette)
+    markdown_before = block.markdown
+    pieces_before = [part for part in block.reply_markdown(item).blocks() if part.piece]
+    item.body.append(text[-40:])
+    block.replace_text()
+    drawn = block.lines(CONSOLE, 100, palette)
+    assert block.markdown is markdown_before
+    pieces = [part for part in block.reply_markdown(item).blocks() if part.piece]
+    assert pieces[: len(pieces_before) - 1] == pieces_before[:-1]
+    with _drawn_whole():
+        whole = Block(AssistantTurn("reply", None, text)).lines(CONSOLE, 100, palette)
+    assert _cells(drawn) == _cells(whole)
+    # A replaced text that is not the same text grown is parsed again, whole.
+    item.text = "A different answer."
+    block.replace_text()
+    block.lines(CONSOLE, 100, palette)
+    assert block.markdown is not markdown_before

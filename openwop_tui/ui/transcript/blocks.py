@@ -338,10 +338,14 @@ class Block:
 
     def reply_markdown(self, item: AssistantTurn) -> ReplyMarkdown:
         """The reply's markdown brought up to the item's text: what was added since the last
-        draw is fed; a replaced text that differs is parsed again, whole, once."""
+        draw is fed; a replaced text that does not begin with what was fed is parsed again,
+        whole, once."""
         text = item.text
         markdown = self.markdown
-        if markdown is not None and self.replaced and markdown.text != text:
+        # (A reply's end replaces its text with the same text, often grown since the last
+        # redraw: parsing it again whole drew every block of a long reply again at its end,
+        # 0.6 s for a 600-line code block, the keys waiting.)
+        if markdown is not None and self.replaced and not text.startswith(markdown.text):
             markdown = None
         self.replaced = False
         if markdown is None:
