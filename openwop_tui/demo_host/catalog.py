@@ -158,6 +158,12 @@ WORKFLOW_INFO: Mapping[str, WorkflowInfo] = {
         ("benchmark",),
         (("bench", "core.noop", "Bench"),),
     ),
+    "bench.code": WorkflowInfo(
+        "Benchmark: a long code answer",
+        "An answer that is mostly one 600-line Python code block, in one- and two-word chunks.",
+        ("benchmark",),
+        (("bench", "core.noop", "Bench"),),
+    ),
 }
 
 

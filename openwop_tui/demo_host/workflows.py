@@ -15,7 +15,7 @@ import time
 from collections.abc import Generator, Mapping
 from types import MappingProxyType
 
-from openwop_tui.demo_host import hitl, rich_answer, tour
+from openwop_tui.demo_host import code_answer, hitl, rich_answer, tour
 from openwop_tui.demo_host.chat import demo_chat
 from openwop_tui.demo_host.conversation import demo_conversation
 from openwop_tui.demo_host.openclaw import demo_openclaw
@@ -144,6 +144,16 @@ def bench_answer(ctx: WorkflowContext) -> Generator[Step, None, None]:
     yield from _bench_end(ctx)
 
 
+def bench_code(ctx: WorkflowContext) -> Generator[Step, None, None]:
+    """An answer that is mostly a 600-line code block (`code_answer`), in one- and two-word
+    chunks at the host's pace (ten chunks every 10 ms); it ends ``answer over``."""
+    for n, chunk in enumerate(code_answer.chunks(code_answer.TEXT)):
+        yield Emit("output.chunk", {"nodeId": "bench", "chunk": chunk}, "bench")
+        if n % 10 == 9:
+            yield Pause(0.01)
+    yield from _bench_end(ctx)
+
+
 def bench_rich(ctx: WorkflowContext) -> Generator[Step, None, None]:
     """A rich markdown answer of about 2,200 tokens (headings, lists, a table, code in six
     languages: `rich_answer`) in two-word chunks, at the host's pace; it ends ``answer over``."""
@@ -174,5 +184,6 @@ WORKFLOWS: Mapping[str, Workflow] = MappingProxyType(
         "bench.big": bench_big,
         "bench.answer": bench_answer,
         "bench.rich": bench_rich,
+        "bench.code": bench_code,
     }
 )
