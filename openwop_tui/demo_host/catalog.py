@@ -160,7 +160,7 @@ WORKFLOW_INFO: Mapping[str, WorkflowInfo] = {
     ),
     "bench.code": WorkflowInfo(
         "Benchmark: a long code answer",
-        "An answer that is mostly one 600-line Python code block, in one- and two-word chunks.",
+        "An answer that is mostly one 600-line Python code block, 100 chunks a second.",
         ("benchmark",),
         (("bench", "core.noop", "Bench"),),
     ),

@@ -144,13 +144,20 @@ def bench_answer(ctx: WorkflowContext) -> Generator[Step, None, None]:
     yield from _bench_end(ctx)
 
 
+#: ``bench.code``'s chunks a second when its inputs do not say: a fast model's pace (about 150
+#: tokens a second), which a chat turn's inputs do not set.
+CODE_RATE = 100
+
+
 def bench_code(ctx: WorkflowContext) -> Generator[Step, None, None]:
     """An answer that is mostly a 600-line code block (`code_answer`), in one- and two-word
-    chunks at the host's pace (ten chunks every 10 ms); it ends ``answer over``."""
+    chunks, ``inputs.rate`` a second (default `CODE_RATE`), at the host's pace; it ends
+    ``answer over``."""
+    rate = _number(ctx, "rate", CODE_RATE, 100_000)
     for n, chunk in enumerate(code_answer.chunks(code_answer.TEXT)):
         yield Emit("output.chunk", {"nodeId": "bench", "chunk": chunk}, "bench")
         if n % 10 == 9:
-            yield Pause(0.01)
+            yield Pause(10 / rate)
     yield from _bench_end(ctx)
 
 

@@ -57,7 +57,7 @@ SCENARIOS = (
     Scenario("bench-big", "bench.big", {"megabytes": 0.2}),
     Scenario("bench-answer", "bench.answer"),
     Scenario("bench-rich", "bench.rich"),
-    Scenario("bench-code", "bench.code"),
+    Scenario("bench-code", "bench.code", {"rate": 100_000}),
     Scenario(
         "chat-attachments",
         "demo.chat",
