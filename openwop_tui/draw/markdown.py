@@ -363,12 +363,16 @@ class ReplyMarkdown:
 
     def _pieces(self, fence: Token, *, final: bool) -> list[MarkdownBlock] | None:
         """A fenced code block's pieces (`openwop_tui.draw.code_pieces`), or ``None`` to draw
-        it as one block. ``final``: the block is finished (no line will be added)."""
+        it as one block. ``final``: the block is finished (no line will be added). A block seen
+        only finished (a reply read whole, a block that streamed in one update) is drawn whole,
+        as it always was: its pieces would be drawn once each, no cheaper."""
         assert fence.map is not None
         start = self._done_chars + _after_newlines(self._tail, fence.map[0])
         code = code_of(fence.content)
         pieces = self._code
         if pieces is None or not pieces.follows(start, fence, code):
+            if final:
+                return None
             gap = _gap_after(fence)
 
             def make(token: Token, last: bool) -> MarkdownBlock:

@@ -105,9 +105,15 @@ def test_a_streamed_code_block_draws_what_the_whole_block_draws_at_every_step(
 
 
 @pytest.mark.parametrize("width", [100, 37])
-def test_a_finished_reply_prints_its_long_code_as_drawn_whole(width: int) -> None:
+@pytest.mark.parametrize("ends_with_code", [True, False])
+def test_a_finished_reply_prints_its_long_code_as_drawn_whole(
+    width: int, ends_with_code: bool
+) -> None:
+    # (A reply that ends with its code block has it open when read whole: drawn in pieces.)
     palette = Palette.default()
-    item = AssistantTurn("reply", None, _reply("python", PYTHON * 4), final=True)
+    text = _reply("python", PYTHON * 4)
+    text = text[: text.rindex("After")] if ends_with_code else text
+    item = AssistantTurn("reply", None, text, final=True)
     printed = Console(width=width, file=io.StringIO(), color_system="truecolor", record=True)
     printed.print(renderable(item, palette))
     with _drawn_whole():
