@@ -15,9 +15,15 @@ kept), so each line is lexed once, and its lines are drawn once and kept by the 
 piece is the same `MarkdownBlock` at every redraw). Only the lines after the last settled piece
 (fewer than `PIECE_LINES` + `SLACK_LINES`) are lexed and drawn at each redraw.
 
-The pieces draw exactly what the whole block draws (the same tokens, as a whole lexing gives
-them, the same lines); `tests/draw/test_code_pieces.py` compares them. A code block in a
-language whose lexer cannot resume (`openwop_tui.draw.code_lexing.resumable`) is drawn whole.
+The pieces draw what the whole block draws (the same tokens, the same lines), with one
+exception while the block streams: a few rules match a construct whole only once its end has
+come, however far below (a ``/* … */`` comment in JavaScript, Java or Go, a heredoc), and the
+pieces settled before it came keep the tokens lexed without it. So when the block is finished
+(`CodePieces.blocks` with ``final``: the reply went on past it, or ended) it is lexed whole once
+and each piece whose tokens differ is drawn again (`CodePieces._check`): a finished block draws
+exactly what the whole block draws. `tests/present/test_code_pieces.py` compares them. A code
+block in a language whose lexer cannot resume (`openwop_tui.draw.code_lexing.resumable`) is
+drawn whole, and so is one first seen finished (a reply read whole: pieces would be no cheaper).
 """
 
 from __future__ import annotations
@@ -111,6 +117,8 @@ class CodePieces(Generic[B]):
         self._machine: Resumable | None = None if self._plain else resumable(lexer)
         self._settled: list[B] = []
         """The settled pieces' markdown blocks, in order."""
+        self._made: list[tuple[str, Piece]] = []
+        """Each settled piece's lines and what it holds (to check them as the block ends)."""
         self._lines = 0
         """Lines of code the settled pieces hold."""
         self._chars = 0
@@ -167,10 +175,12 @@ class CodePieces(Generic[B]):
                 break
         if final:
             self._settle(fence, code, len(code), lines, None, last=True)
+            self._check(fence, code)
             self._finished = True
             return list(self._settled)
         tail, _ = self._tokens(code, len(code))
-        return [*self._settled, self._piece(fence, code[self._chars :], tail, last=True)]
+        block, _ = self._piece(fence, code[self._chars :], tail, top=not self._settled, last=True)
+        return [*self._settled, block]
 
     def _settle(
         self,
@@ -197,7 +207,10 @@ class CodePieces(Generic[B]):
         if within is not None and place.position > within:
             return False
         piece, carry = _split(tokens, line - self._lines)
-        self._settled.append(self._piece(fence, code[self._chars : stop], piece, last=last))
+        text = code[self._chars : stop]
+        block, made = self._piece(fence, text, piece, top=not self._settled, last=last)
+        self._settled.append(block)
+        self._made.append((text, made))
         self._carry, self._place = carry, place
         self._lines, self._chars = line, stop
         self._read = code[: max(place.position, stop)]
@@ -211,21 +224,45 @@ class CodePieces(Generic[B]):
         tokens, place = self._machine.run(code, self._place, stop)
         return [*self._carry, *tokens], place
 
-    def _piece(self, fence: MarkdownToken, lines: str, tokens: list[Token], *, last: bool) -> B:
-        """A piece's markdown block: a fence token holding the piece (``meta["piece"]``).
+    def _check(self, fence: MarkdownToken, code: str) -> None:
+        """The block is finished: lex it whole once, and draw again each settled piece whose
+        tokens are not the ones it gives.
+
+        A piece settles once `SLACK_LINES` lines follow it, but a few rules match a construct
+        whole only once its end has come, however far below (a ``/* … */`` comment in
+        JavaScript, Java or Go, a heredoc, a Go raw string): until then its first line lexes
+        as something else, and the pieces settled meanwhile keep that. The whole lexing is
+        what the block drawn whole shows; lexing costs about a third of drawing, once a block.
+        """
+        if self._machine is None or len(self._made) < 2:
+            return
+        rest, _ = self._machine.run(code, Place(), len(code))
+        for index, (lines, piece) in enumerate(self._made):
+            tokens, rest = _split(rest, lines.count("\n"))
+            if tuple(tokens) != piece.tokens:
+                block, made = self._piece(fence, lines, tokens, top=piece.top, last=piece.bottom)
+                self._settled[index] = block
+                self._made[index] = (lines, made)
+
+    def _piece(
+        self, fence: MarkdownToken, lines: str, tokens: list[Token], *, top: bool, last: bool
+    ) -> tuple[B, Piece]:
+        """A piece's markdown block (a fence token holding the piece in ``meta["piece"]``),
+        and the piece.
 
         Args:
             fence: The block's fence token (its info string and markup are the piece's).
             lines: The piece's lines, each with its newline.
             tokens: Their tokens.
+            top: Whether the piece begins the block.
             last: Whether the piece ends the block.
         """
         token = MarkdownToken("fence", "code", 0)
         token.info, token.markup, token.map = fence.info, fence.markup, fence.map
         token.content = lines
-        top = not self._settled
-        token.meta = {"piece": Piece(lines[:-1], tuple(tokens), top, last)}
-        return self._make(token, last)
+        piece = Piece(lines[:-1], tuple(tokens), top, last)
+        token.meta = {"piece": piece}
+        return self._make(token, last), piece
 
 
 def _line_starts(code: str, begin: int) -> list[int]:

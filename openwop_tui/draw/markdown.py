@@ -250,6 +250,8 @@ class ReplyMarkdown:
     version: int = 0
     """Bumped whenever the definitions in force change: blocks parsed before may read
     differently now."""
+    complete: bool = False
+    """The reply is whole (`finish`): its last block is finished too."""
     _done: list[str] = field(default_factory=list)
     """The source of the finished blocks, in parts (joined only for `text`)."""
     _tail: str = ""
@@ -275,6 +277,7 @@ class ReplyMarkdown:
         """A complete text, parsed once."""
         reply = cls()
         reply.feed(text)
+        reply.finish()
         reply.update()
         return reply
 
@@ -288,6 +291,16 @@ class ReplyMarkdown:
         entered, so only the parsed tokens are cleaned again (character references)."""
         if delta:
             self._tail += delta
+            self._dirty = True
+            if self.complete:  # (more after the end: the last block is open again)
+                self.complete = False
+                self._code = None
+
+    def finish(self) -> None:
+        """The reply is whole: its last block is finished at the next `update` (a long code
+        block's pieces all settle and are checked, `openwop_tui.draw.code_pieces`)."""
+        if not self.complete:
+            self.complete = True
             self._dirty = True
 
     def blocks(self) -> list[MarkdownBlock]:
@@ -346,7 +359,8 @@ class ReplyMarkdown:
         blocks = []
         for index, (first, _end, tokens) in enumerate(parts):
             if len(tokens) == 1 and tokens[0].type == "fence":
-                pieces = self._pieces(tokens[0], final=index + 1 < len(parts))
+                final = self.complete or index + 1 < len(parts)
+                pieces = self._pieces(tokens[0], final=final)
                 if pieces is not None:
                     blocks.append(pieces)
                     continue

@@ -202,3 +202,46 @@ def test_a_reply_ended_with_its_text_grown_is_not_parsed_and_drawn_again_whole()
     block.replace_text()
     block.lines(CONSOLE, 100, palette)
     assert block.markdown is not markdown_before
+
+
+_BODY = "".join(f"line {n} with 'quotes', a # hash and a * star\n" for n in range(12))
+
+#: Constructs a rule of the lexer matches whole only once their end has come, however far below
+#: (longer than the slack a piece waits for): drawn otherwise until then.
+SPANNING = {
+    "javascript": "/**\n" + _BODY + " */\nvar a = 1;\n" + "a++;\n" * 20,
+    "bash": "cat <<END\n" + _BODY + "END\necho done\n" + "ls -la\n" * 20,
+    "go": "s := `\n" + _BODY + "`\n" + "x := 1\n" * 20,
+    "html": "<script>\n" + "var x = '<b>';\n" * 12 + "</script>\n" + "<p>hi</p>\n" * 20,
+    "python": 'x = """\n' + _BODY + '"""\nprint(x)\n' + "y = 2\n" * 20,
+}
+
+
+@pytest.mark.parametrize("language", list(SPANNING))
+@pytest.mark.parametrize("ends_with_code", [True, False])
+def test_a_finished_streamed_block_draws_what_the_whole_block_draws_whatever_spans_its_lines(
+    language: str, ends_with_code: bool
+) -> None:
+    palette = Palette.default()
+    text = _reply(language, SPANNING[language])
+    text = text[: text.rindex("After")] if ends_with_code else text
+    rng = random.Random(language)
+    item = AssistantTurn("reply", None, "")
+    block = Block(item)
+    at = 0
+    while at < len(text):
+        step = rng.randint(5, 40)
+        item.body.append(text[at : at + step])
+        at += step
+        block.cache.clear()
+        block.measured = False
+        block.appended()
+        block.lines(CONSOLE, 100, palette)
+    item.final = True  # the reply's end
+    block.replace_text()
+    drawn = block.lines(CONSOLE, 100, palette)
+    with _drawn_whole():
+        ended = AssistantTurn("reply", None, text, final=True)
+        whole = Block(ended).lines(CONSOLE, 100, palette)
+    assert _cells(drawn) == _cells(whole)
+    assert sum(part.piece for part in block.reply_markdown(item).blocks()) > 4

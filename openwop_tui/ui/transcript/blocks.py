@@ -359,6 +359,8 @@ class Block:
         if len(text) > self.fed:
             markdown.feed(HostText(text[self.fed :]))  # a cut of the reply's cleaned text
             self.fed = len(text)
+        if item.final:
+            markdown.finish()
         return markdown
 
     def drawn_at(self, width: int) -> bool:
