@@ -96,7 +96,8 @@ class CodePieces(Generic[B]):
     """One fenced code block's pieces, kept while the block streams and after it is finished.
 
     ``make`` turns a piece's fence token into the markdown block the view draws and caches
-    (`openwop_tui.draw.markdown.MarkdownBlock`), called once for each settled piece.
+    (`openwop_tui.draw.markdown.MarkdownBlock`): once for a settled piece (the view keeps its
+    lines), at each update for the open last lines.
     """
 
     def __init__(
