@@ -76,27 +76,39 @@ def _reply(language: str, code: str) -> str:
     return f"Intro paragraph.\n\n```{language}\n{code}```\n\nAfter the code.\n"
 
 
+def _streamed(
+    text: str, rng: random.Random, most: int, least: int = 1
+) -> Iterator[tuple[Block, AssistantTurn, list[Strip]]]:
+    """``text`` streamed into a reply's block in chunks of ``least`` to ``most`` characters,
+    the block drawn again after each as the view's streamed redraw draws it: the block, its
+    item and what it drew."""
+    palette = Palette.default()
+    item = AssistantTurn("reply", None, "")
+    block = Block(item)
+    at = 0
+    while at < len(text):
+        step = rng.randint(least, most)
+        item.body.append(text[at : at + step])
+        at += step
+        block.cache.clear()
+        block.measured = False
+        block.appended()
+        yield block, item, block.lines(CONSOLE, 100, palette)
+
+
 @pytest.mark.parametrize("language", list(SAMPLES))
 def test_a_streamed_code_block_draws_what_the_whole_block_draws_at_every_step(
     language: str,
 ) -> None:
     palette = Palette.default()
     text = _reply(language, SAMPLES[language])
-    rng = random.Random(language)
-    item = AssistantTurn("reply", None, "")
-    block = Block(item)
-    at = 0
-    while at < len(text):
-        step = rng.randint(1, 90)
-        item.body.append(text[at : at + step])
-        at += step
-        block.cache.clear()
-        block.measured = False
-        block.appended()
-        drawn = block.lines(CONSOLE, 100, palette)
+    block = None
+    for block, item, drawn in _streamed(text, random.Random(language), 90):  # noqa: B007
+        # (Each step compared as it is drawn: the item grows with the next.)
         with _drawn_whole():
-            whole = Block(AssistantTurn("reply", None, text[:at])).lines(CONSOLE, 100, palette)
-        assert _cells(drawn) == _cells(whole), f"{language} after {at} characters"
+            whole = Block(AssistantTurn("reply", None, item.text)).lines(CONSOLE, 100, palette)
+        assert _cells(drawn) == _cells(whole), f"{language} after {len(item.text)} characters"
+    assert block is not None
     pieces = [part for part in block.reply_markdown(item).blocks() if part.piece]
     if language == "json":
         assert pieces == []  # (its lexer cannot resume: drawn whole, as before)
@@ -225,18 +237,7 @@ def test_a_finished_streamed_block_draws_what_the_whole_block_draws_whatever_spa
     palette = Palette.default()
     text = _reply(language, SPANNING[language])
     text = text[: text.rindex("After")] if ends_with_code else text
-    rng = random.Random(language)
-    item = AssistantTurn("reply", None, "")
-    block = Block(item)
-    at = 0
-    while at < len(text):
-        step = rng.randint(5, 40)
-        item.body.append(text[at : at + step])
-        at += step
-        block.cache.clear()
-        block.measured = False
-        block.appended()
-        block.lines(CONSOLE, 100, palette)
+    block, item, _ = list(_streamed(text, random.Random(language), 40, 5))[-1]
     item.final = True  # the reply's end
     block.replace_text()
     drawn = block.lines(CONSOLE, 100, palette)
