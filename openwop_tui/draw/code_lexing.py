@@ -20,14 +20,13 @@ highlighted whole as before.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from pygments.lexer import Lexer, RegexLexer  # type: ignore[import-untyped]
 from pygments.token import Error, Text, Whitespace, _TokenType  # type: ignore[import-untyped]
 
-__all__ = ["Place", "Resumable", "Token", "resumable"]
+__all__ = ["PLAIN", "Place", "Resumable", "Token", "plain", "resumable"]
 
 #: A token as Rich's ``Syntax`` takes it: (Pygments token type, text).
 Token = tuple[Any, str]
@@ -52,51 +51,36 @@ class Resumable:
         (or the text does), and the place after it. A token that crosses ``stop`` is given
         whole: the caller splits it where it needs to.
 
+        The loop is ``RegexLexer.get_tokens_unprocessed``'s, the same rules tried in the same
+        order, each match's tokens (a callback's several) taken whole.
+
         Args:
             text: The whole text being lexed (earlier parts included: rules may look behind).
             start: Where the last run stopped (`Place()` for the text's start).
             stop: The position to lex up to.
         """
-        tokens: list[Token] = []
-        place = start
-        for kind, value, after in self._machine(text, start):
-            if kind is not None:
-                tokens.append((kind, value))
-            if after is not None:
-                place = after
-                if after.position >= stop:
-                    break
-        return tokens, place
-
-    def _machine(self, text: str, start: Place) -> Iterator[tuple[Any, str, Place | None]]:
-        """``RegexLexer.get_tokens_unprocessed``'s loop, from ``start``: each token, and with
-        the last one of a rule's match (a callback yields several) the place after it."""
         lexer = self.lexer
         definitions = lexer._tokens
+        tokens: list[Token] = []
         position = start.position
         stack = list(start.stack)
         rules = definitions[stack[-1]]
         length = len(text)
-        while position < length:
+        while position < stop and position < length:
             for match_at, action, new_state in rules:
                 match = match_at(text, position)
                 if not match:
                     continue
                 if action is None:
-                    made: list[Token] = []
+                    pass  # (a match that draws nothing still moves on)
                 elif type(action) is _TokenType:
-                    made = [(action, match.group())]
+                    tokens.append((action, match.group()))
                 else:
-                    made = [(kind, value) for _, kind, value in action(lexer, match)]
+                    tokens.extend((kind, value) for _, kind, value in action(lexer, match))
                 if new_state is not None:
                     _transition(stack, new_state)
                     rules = definitions[stack[-1]]
                 position = match.end()
-                here = Place(position, tuple(stack))
-                if not made:
-                    yield None, "", here  # (a match that draws nothing still moves on)
-                for index, (kind, value) in enumerate(made):
-                    yield kind, value, here if index == len(made) - 1 else None
                 break
             else:
                 # No rule matched: a newline resets the machine to its root state; anything else
@@ -106,9 +90,10 @@ class Resumable:
                 if character == "\n":
                     stack = ["root"]
                     rules = definitions["root"]
-                    yield Whitespace, "\n", Place(position)
+                    tokens.append((Whitespace, "\n"))
                 else:
-                    yield Error, character, Place(position, tuple(stack))
+                    tokens.append((Error, character))
+        return tokens, Place(position, tuple(stack))
 
 
 def _transition(stack: list[str], new_state: Any) -> None:
