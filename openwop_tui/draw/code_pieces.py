@@ -116,10 +116,9 @@ class CodePieces(Generic[B]):
         lexer = lexer_named(name)
         self._plain = plain(lexer)
         self._machine: Resumable | None = None if self._plain else resumable(lexer)
-        self._settled: list[B] = []
-        """The settled pieces' markdown blocks, in order."""
-        self._made: list[tuple[str, Piece]] = []
-        """Each settled piece's lines and what it holds (to check them as the block ends)."""
+        self._settled: list[tuple[B, Piece]] = []
+        """The settled pieces, in order: the markdown block each is drawn as, and what it holds
+        (checked as the block ends)."""
         self._lines = 0
         """Lines of code the settled pieces hold."""
         self._chars = 0
@@ -157,7 +156,7 @@ class CodePieces(Generic[B]):
             final: No line will be added (the block is finished): every piece settles.
         """
         if self._finished:
-            return list(self._settled)
+            return self._blocks()
         lines = code.count("\n")
         if not self.drawable or (not self._settled and lines <= PIECE_LINES + SLACK_LINES):
             return None
@@ -178,10 +177,14 @@ class CodePieces(Generic[B]):
             self._settle(fence, code, len(code), lines, None, last=True)
             self._check(fence, code)
             self._finished = True
-            return list(self._settled)
+            return self._blocks()
         tail, _ = self._tokens(code, len(code))
         block, _ = self._piece(fence, code[self._chars :], tail, top=not self._settled, last=True)
-        return [*self._settled, block]
+        return [*self._blocks(), block]
+
+    def _blocks(self) -> list[B]:
+        """The settled pieces' markdown blocks, in order."""
+        return [block for block, _ in self._settled]
 
     def _settle(
         self,
@@ -209,9 +212,7 @@ class CodePieces(Generic[B]):
             return False
         piece, carry = _split(tokens, line - self._lines)
         text = code[self._chars : stop]
-        block, made = self._piece(fence, text, piece, top=not self._settled, last=last)
-        self._settled.append(block)
-        self._made.append((text, made))
+        self._settled.append(self._piece(fence, text, piece, top=not self._settled, last=last))
         self._carry, self._place = carry, place
         self._lines, self._chars = line, stop
         self._read = code[: max(place.position, stop)]
@@ -235,15 +236,15 @@ class CodePieces(Generic[B]):
         as something else, and the pieces settled meanwhile keep that. The whole lexing is
         what the block drawn whole shows; lexing costs about a third of drawing, once a block.
         """
-        if self._machine is None or len(self._made) < 2:
+        if self._machine is None or len(self._settled) < 2:
             return
         rest, _ = self._machine.run(code, Place(), len(code))
-        for index, (lines, piece) in enumerate(self._made):
+        for index, (_, piece) in enumerate(self._settled):
+            lines = piece.code + "\n"
             tokens, rest = _split(rest, lines.count("\n"))
             if tuple(tokens) != piece.tokens:
-                block, made = self._piece(fence, lines, tokens, top=piece.top, last=piece.bottom)
-                self._settled[index] = block
-                self._made[index] = (lines, made)
+                made = self._piece(fence, lines, tokens, top=piece.top, last=piece.bottom)
+                self._settled[index] = made
 
     def _piece(
         self, fence: MarkdownToken, lines: str, tokens: list[Token], *, top: bool, last: bool

@@ -73,9 +73,13 @@ class MarkdownBlock:
     highlighted: Highlights = field(default_factory=dict)
     """Its code as Pygments highlighted it, by code, lexer and theme (`KeptCodeBlock`): a block
     drawn at another width is wrapped again, not highlighted again."""
-    piece: bool = False
-    """Whether it is a piece of a long code block (`openwop_tui.draw.code_pieces`): made from
-    the block's tokens, not parsed from its source."""
+
+    @property
+    def piece(self) -> bool:
+        """Whether it is a piece of a long code block (`openwop_tui.draw.code_pieces`): made
+        from the block's tokens (its fence token holds the piece), not parsed from its source."""
+        meta = self.tokens[0].meta if self.tokens else None
+        return meta is not None and "piece" in meta
 
 
 #: (code, lexer name, Pygments theme) → the code highlighted (a `Text` never handed out: each
@@ -390,7 +394,7 @@ class ReplyMarkdown:
             gap = _gap_after(fence)
 
             def make(token: Token, last: bool) -> MarkdownBlock:
-                return MarkdownBlock([token], "", self.version, gap and last, piece=True)
+                return MarkdownBlock([token], "", self.version, gap and last)
 
             pieces = self._code = CodePieces(start, fence, make)
         return pieces.blocks(fence, code, final=final)
