@@ -275,6 +275,40 @@ async def test_keys_move_between_items_skip_hidden_lines_and_escape_leaves() -> 
         assert app.posted[0].action == "copy"
 
 
+async def test_a_key_that_moves_nothing_repaints_nothing(monkeypatch: Any) -> None:
+    """Home on the first item, Up on it, End on the last: nothing changes, nothing is painted
+    (the view's repaint is 10 ms of a long session's screen: Home pressed again and again
+    while a session's older turns were read took it from the reading, issue 26). A key that
+    does move the cursor or the view repaints."""
+    app = ViewHost()
+    transcript = Transcript()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(TranscriptView)
+        await view.apply(users(transcript, 60))
+        view.focus()
+        await pilot.pause()
+        refreshes: list[int] = []
+        refresh = view.refresh
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            refreshes.append(1)
+            return refresh(*args, **kwargs)
+
+        monkeypatch.setattr(view, "refresh", counted)
+        await pilot.press("home")
+        assert view.cursor == 0 and round(view.scroll_y) == 0 and refreshes
+        assert "message number 0" in on_screen(view)
+        refreshes.clear()
+        await pilot.press("home", "up", "home")
+        assert view.cursor == 0 and refreshes == []
+        await pilot.press("down")
+        assert view.cursor == 1 and refreshes  # (the cursor moved: its highlight did)
+        refreshes.clear()
+        await pilot.press("end")
+        await pilot.pause()
+        assert "message number 59" in on_screen(view) and refreshes
+
+
 async def test_a_button_click_requests_its_action() -> None:
     app = ViewHost()
     transcript = Transcript()

@@ -546,11 +546,15 @@ class BlockView(ScrollView):
 
     # ------------------------------------------------------------------ cursor
 
-    def _scroll_to_block(self, index: int, row: int = 0) -> None:
+    def _scroll_to_block(self, index: int, row: int = 0) -> bool:
+        """Scroll so line ``row`` of block ``index`` is in view, repainting if it was not;
+        whether the view moved."""
         top = self.column.tops[index] + row
         height = self.scrollable_content_region.height
-        if top < round(self.scroll_y) or top >= round(self.scroll_y) + height:
-            self._follow = False
-            self._anchor = (index, row)
-            self._scroll_line(max(0, top - (height // 3 if row else 0)))
+        if round(self.scroll_y) <= top < round(self.scroll_y) + height:
+            return False
+        self._follow = False
+        self._anchor = (index, row)
+        self._scroll_line(max(0, top - (height // 3 if row else 0)))
         self.refresh()
+        return True

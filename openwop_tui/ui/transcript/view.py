@@ -279,11 +279,18 @@ class TranscriptView(BlockView, can_focus=True):
     # ------------------------------------------------------------------ cursor
 
     def select(self, index: int | None) -> None:
-        """Select block ``index`` and scroll it into view."""
+        """Select block ``index`` and scroll it into view; repaint only if either changed.
+
+        A key that moves nothing (Home on the first item, Up on the first, a key held down at
+        the top) paints nothing: the view's repaint is 10 ms of a 3,000-turn session's screen,
+        and Home pressed while the session's older turns were read took that from the reading
+        each time (issue 26)."""
+        moved = index != self.cursor
         self.cursor = index
         if index is not None:
-            self._scroll_to_block(index)
-        self.refresh()
+            moved = self._scroll_to_block(index) or moved
+        if moved:
+            self.refresh()
 
     def show_at_top(self, index: int) -> None:
         """Scroll so block ``index`` is the first one shown (it stays there as heights settle)."""
@@ -314,10 +321,15 @@ class TranscriptView(BlockView, can_focus=True):
             self.select(step)
 
     def action_first(self) -> None:
-        self.select(self.column.step(-1, 1))
+        """Select the first item and show the top (repainting only if either changed)."""
+        first = self.column.step(-1, 1)
+        moved = first != self.cursor or round(self.scroll_y) != 0
+        self.cursor = first
         self._follow = False
         self._scroll_line(0)
         self._anchor = (0, 0)
+        if moved:
+            self.refresh()
 
     def action_last(self) -> None:
         """Go to the end and follow it again."""
