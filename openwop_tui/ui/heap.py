@@ -52,9 +52,10 @@ REWALK_NOW_GROWTH = 1.0
 
 
 class _Walked:
-    """How large the heap was after the last full pass (process-wide, as the collector)."""
+    """How large the heap was (`size`) after the last full pass (process-wide, as the
+    collector)."""
 
-    frozen = 0
+    size = 0
 
 
 def size() -> int:
@@ -82,13 +83,13 @@ def settle(*, collect: bool = True) -> None:
         gc.collect(1)  # (the young generations only; the frozen objects are never walked)
     gc.freeze()
     if not collect:
-        _Walked.frozen = size()
+        _Walked.size = size()
     elif _grown_past(REWALK_NOW_GROWTH):
         walk()
 
 
 def _grown_past(growth: float) -> bool:
-    return size() > _Walked.frozen * (1 + growth)
+    return size() > _Walked.size * (1 + growth)
 
 
 def walk_due() -> bool:
@@ -104,7 +105,7 @@ def walk() -> None:
     gc.unfreeze()
     gc.collect()
     gc.freeze()
-    _Walked.frozen = size()
+    _Walked.size = size()
 
 
 class RunSettler:
@@ -140,7 +141,7 @@ def let_go() -> None:
     """The chat on screen was replaced: what was frozen may be garbage now (the old chat's
     cycles), so the collector gets it all back."""
     gc.unfreeze()
-    _Walked.frozen = 0
+    _Walked.size = 0
 
 
 @contextmanager
