@@ -28,7 +28,7 @@ from app_support import (
 )
 from patience import PATIENCE
 from textual.app import App, ComposeResult
-from textual.geometry import Offset
+from textual.geometry import Offset, Region
 from textual.selection import Selection
 
 from openwop_tui.core.fold import AssistantTurn, Transcript, Updated
@@ -290,9 +290,11 @@ async def test_a_key_that_moves_nothing_repaints_nothing(monkeypatch: Any) -> No
         refreshes: list[int] = []
         refresh = view.refresh
 
-        def counted(*args: Any, **kwargs: Any) -> Any:
+        def counted(
+            *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False
+        ) -> Any:
             refreshes.append(1)
-            return refresh(*args, **kwargs)
+            return refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
         monkeypatch.setattr(view, "refresh", counted)
         await pilot.press("home")

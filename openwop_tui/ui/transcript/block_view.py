@@ -547,8 +547,8 @@ class BlockView(ScrollView):
     # ------------------------------------------------------------------ cursor
 
     def _scroll_to_block(self, index: int, row: int = 0) -> bool:
-        """Scroll so line ``row`` of block ``index`` is in view, repainting if it was not;
-        whether the view moved."""
+        """Scroll so line ``row`` of block ``index`` is in view; whether the view moved (the
+        caller repaints: it may have changed more)."""
         top = self.column.tops[index] + row
         height = self.scrollable_content_region.height
         if round(self.scroll_y) <= top < round(self.scroll_y) + height:
@@ -556,5 +556,4 @@ class BlockView(ScrollView):
         self._follow = False
         self._anchor = (index, row)
         self._scroll_line(max(0, top - (height // 3 if row else 0)))
-        self.refresh()
         return True
