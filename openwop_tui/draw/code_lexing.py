@@ -71,11 +71,9 @@ class Resumable:
                 match = match_at(text, position)
                 if not match:
                     continue
-                if action is None:
-                    pass  # (a match that draws nothing still moves on)
-                elif type(action) is _TokenType:
+                if type(action) is _TokenType:
                     tokens.append((action, match.group()))
-                else:
+                elif action is not None:  # (a callback; None: the match draws nothing)
                     tokens.extend((kind, value) for _, kind, value in action(lexer, match))
                 if new_state is not None:
                     _transition(stack, new_state)
