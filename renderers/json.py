@@ -106,7 +106,7 @@ def render_json(envelope: Envelope, context: RenderContext) -> Rendered:
     what = fallback_shows(envelope)
     if what == "JSON" or envelope.text is None:
         return shown
-    from openwop_tui.draw.markdown import SafeMarkdown  # (as `openwop_tui.renderers.markdown`)
+    from openwop_tui.draw.rich_markdown import SafeMarkdown  # (as `openwop_tui.renderers.markdown`)
 
     theme = cast(str, context.palette.syntax_theme())
     words = SafeMarkdown(envelope.text, code_theme=theme, hyperlinks=False)

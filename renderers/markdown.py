@@ -1,7 +1,7 @@
 """The ``markdown`` renderer: the envelope's text as Rich Markdown.
 
 The source is cleaned *before* parsing, so an escape sequence cannot hide inside a code span or a
-link, and the parsed tokens are cleaned *after* it (`openwop_tui.text.markdown.SafeMarkdown`),
+link, and the parsed tokens are cleaned *after* it (`openwop_tui.draw.rich_markdown.SafeMarkdown`),
 so a character reference (``&#x202e;``, ``&rlm;``) cannot decode into a bidi control.
 
 Links are drawn as ``text (url)`` rather than terminal hyperlinks: in a chat with a remote
@@ -23,7 +23,7 @@ from openwop_tui.text.sanitize import clean
 if TYPE_CHECKING:
     # The parser and Rich's markdown are imported where markdown is first drawn: the registry
     # imports this module as it loads, before the app's first frame, which draws none.
-    from openwop_tui.draw.markdown import SafeMarkdown
+    from openwop_tui.draw.rich_markdown import SafeMarkdown
 
 #: Payload keys that may hold the markdown when the envelope has no text of its own.
 TEXT_KEYS = ("markdown", "text", "content")
@@ -34,7 +34,7 @@ def markdown(source: str, context: RenderContext) -> SafeMarkdown:
     renderer."""
     # Rich passes ``code_theme`` straight to `Syntax`, which takes a theme object as well as a
     # name: the palette's, drawn on the theme's surface instead of the Pygments background.
-    from openwop_tui.draw.markdown import SafeMarkdown
+    from openwop_tui.draw.rich_markdown import SafeMarkdown
 
     theme = cast(str, context.palette.syntax_theme())
     return SafeMarkdown(source, code_theme=theme, hyperlinks=False)

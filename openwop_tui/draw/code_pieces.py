@@ -61,8 +61,8 @@ TAB_SIZE = 4
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Piece:
-    """Some lines of a code block, lexed: what `openwop_tui.draw.markdown.KeptCodeBlock` draws
-    for a piece (a fence token's ``meta["piece"]``)."""
+    """Some lines of a code block, lexed: what `openwop_tui.draw.rich_markdown.KeptCodeBlock`
+    draws for a piece (a fence token's ``meta["piece"]``)."""
 
     code: str
     """Its lines (tabs expanded), without the last line's newline."""

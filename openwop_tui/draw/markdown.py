@@ -2,53 +2,55 @@
 
 Rich's ``Markdown`` parses a whole text and draws its top-level blocks one after the other, a
 blank line after each (but a rule). `ReplyMarkdown` does the same parse (Rich's parser, the same
-configuration, tokens cleaned after parsing as `SafeMarkdown` below does) and
-keeps the result as `MarkdownBlock` s, so a view can cache each finished block's lines and draw
-only the open one again; `render` and the app then draw one reply the same way, construct by
-construct, because they draw the very same tokens.
+configuration, tokens cleaned after parsing as `openwop_tui.draw.rich_markdown.SafeMarkdown`
+does) and keeps the result as `MarkdownBlock` s, so a view can cache each finished block's lines
+and draw only the open one again (`openwop_tui.draw.rich_markdown.BlockMarkdown`); `render` and
+the app then draw one reply the same way, construct by construct, because they draw the very
+same tokens.
 
 Streaming follows Textual's ``Markdown.append``: every top-level block but the last is finished
 (appending text cannot change it: markdown-it's block structure at a top-level boundary does not
-depend on what follows), and only the last, open block is parsed again as text arrives. The one
-thing later text changes in an earlier block is a reference: ``[the docs][1]`` is a link once
-``[1]: https://…`` is defined anywhere in the reply, before or after. Definitions are collected in
-document order (the first of a label wins, as in a whole parse); a finished block that could use
-one (it has a ``]``) is parsed again when the set of definitions changes, so every intermediate
-state is what a whole parse of the text so far gives.
+depend on what follows), and only the last, open block is parsed again as text arrives. Except
+while the last block begins on the text's unfinished last line, which may still join the block
+above (``- a`` then ``#`` are a list and a heading, ``#foo`` a lazy line of its item; ``1`` under
+a list and a blank line is a paragraph, ``1.`` the list's next item): then both stay open
+(`_settled`). A long list's items are finished the same way, each once the next one has begun
+on a whole line (`openwop_tui.draw.list_pieces`).
 
-A block's code is highlighted once (`KeptCodeBlock`, into `MarkdownBlock.highlighted`): drawn
-again at another width, it is wrapped again, and Pygments is not asked again.
+The one thing later text changes in an earlier block is a reference: ``[the docs][1]`` is a
+link once ``[1]: https://…`` is defined anywhere in the reply, before or after. Definitions are
+collected in document order (the first of a label wins, as in a whole parse); a finished block
+that could use one (it has a ``]``) is parsed again when the set of definitions changes, so
+every intermediate state is what a whole parse of the text so far gives.
+
+A block's code is highlighted once (`openwop_tui.draw.rich_markdown.KeptCodeBlock`, into
+`MarkdownBlock.highlighted`): drawn at another width, it is wrapped again, and Pygments is not
+asked again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
-from pygments.lexer import Lexer  # type: ignore[import-untyped]
-from rich.console import Console, ConsoleOptions, RenderResult
-from rich.markdown import CodeBlock, Markdown, MarkdownElement, UnknownElement
-from rich.syntax import Syntax, SyntaxTheme
-from rich.text import Text
+from rich.markdown import Markdown, UnknownElement
 
-from openwop_tui.draw.code_pieces import CodePieces, Piece, code_of
+from openwop_tui.draw import list_pieces
+from openwop_tui.draw.code_pieces import CodePieces, code_of
+from openwop_tui.draw.list_pieces import LIST_OPENS
 from openwop_tui.draw.markdown_images import images_as_links
+from openwop_tui.draw.rich_markdown import Highlights
 from openwop_tui.text.markdown import clean_tokens
-from openwop_tui.text.sanitize import HostText, clean
+from openwop_tui.text.sanitize import HostText
 
-__all__ = [
-    "BlockMarkdown",
-    "KeptCodeBlock",
-    "MarkdownBlock",
-    "ReplyMarkdown",
-    "SafeMarkdown",
-    "parser",
-]
+__all__ = ["MarkdownBlock", "ReplyMarkdown", "parser"]
 
 References = dict[str, dict[str, Any]]
+#: A text's top-level blocks: (first line, the line after it, its tokens) each.
+Parts = list[tuple[int, int, list[Token]]]
 
 
 def parser() -> MarkdownIt:
@@ -80,150 +82,6 @@ class MarkdownBlock:
         from the block's tokens (its fence token holds the piece), not parsed from its source."""
         meta = self.tokens[0].meta if self.tokens else None
         return meta is not None and "piece" in meta
-
-
-#: (code, lexer name, Pygments theme) → the code highlighted (a `Text` never handed out: each
-#: drawing gets a copy).
-Highlights = dict[tuple[str, str, object], Text]
-#: Highlighted code kept per markdown block, at most (a block holds one fenced code block, or a
-#: few in a list; a theme changed draws them again in the new theme).
-KEPT_HIGHLIGHTS = 8
-
-
-class _Lexed(Lexer):  # type: ignore[misc]
-    """A "lexer" giving a piece's tokens as lexing its whole code block gave them."""
-
-    def __init__(self, piece: Piece) -> None:
-        super().__init__()
-        self.piece = piece
-
-    def get_tokens(self, text: str, unfiltered: bool = False) -> Iterator[Any]:
-        return iter(self.piece.tokens)
-
-    def __str__(self) -> str:
-        return "lexed"
-
-
-class _KeptSyntax(Syntax):
-    """Rich's ``Syntax`` as a markdown code block draws it, highlighting once into ``kept``."""
-
-    def __init__(
-        self,
-        code: str,
-        lexer: str,
-        theme: str | SyntaxTheme,
-        kept: Highlights,
-        piece: Piece | None = None,
-    ) -> None:
-        """A code block, wrapped and padded by a column, as Rich's markdown draws it.
-
-        Args:
-            code: The block's code.
-            lexer: The name of its language's Pygments lexer.
-            theme: The Pygments theme it is drawn in.
-            kept: Where its highlighting is looked up, and kept once made.
-            piece: A piece of a long block (`openwop_tui.draw.code_pieces`): its tokens are
-                given, and it has the padding row above or below only if it begins or ends the
-                block.
-        """
-        if piece is None:
-            super().__init__(code, lexer, theme=theme, word_wrap=True, padding=1)
-        else:
-            padding = (int(piece.top), 1, int(piece.bottom), 1)
-            super().__init__(code, _Lexed(piece), theme=theme, word_wrap=True, padding=padding)
-        self._kept = kept
-        self._piece = piece
-
-    def _process_code(self, code: str) -> tuple[bool, str]:
-        if self._piece is None:
-            return super()._process_code(code)
-        # A piece's lines are drawn as the block's: the last newline of each but the block's
-        # last line is the block's own, and a piece that ends with a blank line keeps it.
-        return False, code + "\n"
-
-    def highlight(self, code: str, line_range: tuple[int | None, int | None] | None = None) -> Text:
-        if line_range is not None:  # (never asked by a code block: its whole code is drawn)
-            return super().highlight(code, line_range)
-        # Rich looks the lexer up by name on every drawing (a tenth of a millisecond), then
-        # Pygments lexes the code: at a new width only the wrapping differs.
-        key = (code, str(self._lexer), self._theme)
-        text = self._kept.get(key)
-        if text is None:
-            if len(self._kept) >= KEPT_HIGHLIGHTS:
-                self._kept.clear()
-            text = self._kept[key] = super().highlight(code)
-        return text.copy()
-
-
-class KeptCodeBlock(CodeBlock):
-    """Rich's markdown code block, its highlighting kept by the markdown block it is in
-    (`MarkdownBlock.highlighted`, which `BlockMarkdown` is given)."""
-
-    kept: Highlights
-    piece: Piece | None = None
-
-    @classmethod
-    def create(cls, markdown: Markdown, token: Token) -> CodeBlock:
-        block = super().create(markdown, token)
-        assert isinstance(block, KeptCodeBlock)
-        kept = getattr(markdown, "highlighted", None)
-        block.kept = kept if kept is not None else {}
-        block.piece = token.meta.get("piece") if token.meta else None
-        return block
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        # (Rich's CodeBlock, its Syntax highlighting once.)
-        piece = self.piece
-        code = str(self.text).rstrip() if piece is None else piece.code
-        yield _KeptSyntax(code, self.lexer_name, self.theme, self.kept, piece)
-
-
-class BlockMarkdown(Markdown):
-    """Rich ``Markdown`` drawing tokens already parsed (and cleaned), as it would draw them
-    after a block that wants a blank line after it (``lead``).
-
-    Rich writes that blank line from a flag its drawing loop carries from element to element
-    (set by whichever element closed last, a block's own children included: a table or a list
-    always gets one). The flag is given its value here by an element that draws nothing (an
-    empty HTML block) placed first, so Rich's own loop decides, exactly as in a whole text.
-    """
-
-    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
-        **Markdown.elements,
-        "fence": KeptCodeBlock,
-        "code_block": KeptCodeBlock,
-    }
-
-    def __init__(
-        self,
-        tokens: list[Token],
-        *,
-        code_theme: Any,
-        lead: bool,
-        hyperlinks: bool = False,
-        highlighted: Highlights | None = None,
-    ) -> None:
-        """Draw ``tokens`` without parsing again.
-
-        Args:
-            tokens: The block's parsed (and cleaned) markdown tokens.
-            code_theme: The Pygments theme code is drawn in, for blocks and inline code.
-            lead: True draws the block as after one that wants a blank line after it.
-            hyperlinks: True makes links terminal hyperlinks.
-            highlighted: Where its code blocks' highlighting is kept between drawings
-                (`MarkdownBlock.highlighted`); ``None``: highlighted at each drawing.
-        """
-        self.highlighted = highlighted
-        # Not Markdown.__init__: it builds a parser and parses (a quarter of a millisecond),
-        # and a view makes one of these per block on every redraw of a streaming reply.
-        self.markup = ""
-        self.parsed = [Token("html_block", "", 0), *tokens] if lead else tokens
-        self.code_theme = code_theme
-        self.justify = None
-        self.style = "none"
-        self.hyperlinks = hyperlinks
-        self.inline_code_lexer = None
-        self.inline_code_theme = code_theme
 
 
 def _gap_after(token: Token) -> bool:
@@ -265,6 +123,9 @@ class ReplyMarkdown:
     _code: CodePieces[MarkdownBlock] | None = None
     """The pieces of the code block parsed last (`openwop_tui.draw.code_pieces`): a long one
     still streaming is drawn from its settled pieces and its last lines."""
+    _list: list_pieces.OpenList | None = None
+    """The long list the open text goes on (`openwop_tui.draw.list_pieces`): its settled items
+    are finished blocks, and the open text begins with its last item."""
     _refs: References = field(default_factory=dict)
     """Definitions in the finished part, in document order."""
     _in_force: References = field(default_factory=dict)
@@ -313,8 +174,8 @@ class ReplyMarkdown:
         return [*self.finished, *self.open]
 
     def update(self) -> None:
-        """Parse the open part again: split off the blocks it finished, re-parse finished
-        blocks a changed definition may affect."""
+        """Parse the open part again: split off the blocks it finished (and the settled items
+        of a long list), re-parse finished blocks a changed definition may affect."""
         if not self._dirty:
             return
         self._dirty = False
@@ -328,56 +189,152 @@ class ReplyMarkdown:
         lines = [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
         parts = list(_top_level(tokens))
         in_force: References = env["references"]
-        # The open block starts after the last finished one ends: definitions between them stay
-        # open too (a title on the line after a definition is still part of it).
-        cut = parts[-2][1] if len(parts) > 1 else 0
-        # Definitions above the new open block are finished, in the order they came.
-        for label, ref in in_force.items():
-            where = ref.get("map")
-            if label not in self._refs and where is not None and where[1] <= cut:
-                self._refs[label] = ref
         changed = _changed(self._in_force, in_force)
         if changed:
             self._in_force = dict(in_force)
             self._changes.append(changed)
             self.version += 1
-        blocks = self._blocks(parts, lines, cut)
+        settle = _settled(parts, lines)
+        blocks = self._blocks(parts, lines, settle)
+        if self._list is not None:
+            self._list_goes_on(parts, blocks, settle)
+        self.finished.extend(block for part in blocks[:settle] for block in part)
+        # The open blocks start after the last finished one ends: definitions between them stay
+        # open too (a title on the line after a definition is still part of it).
+        cut = parts[settle - 1][1] if settle else 0
+        if settle < len(parts) and parts[settle][2][0].type in LIST_OPENS:
+            cut = self._settle_items(parts[settle][2], blocks, settle, lines, cut)
+        # Definitions above the new open block are finished, in the order they came.
+        for label, ref in in_force.items():
+            where = ref.get("map")
+            if label not in self._refs and where is not None and where[1] <= cut:
+                self._refs[label] = ref
+        self.open = [block for part in blocks[settle:] for block in part]
         if cut:
-            keep = len(parts) - 1
-            self.finished.extend(block for part in blocks[:keep] for block in part)
-            self.open = blocks[keep]
             # The raw text is kept (cleaning is done on every parse, so a "\r" at the end of
             # one chunk still pairs with the "\n" of the next); clean keeps every "\n".
             offset = _after_newlines(self._tail, cut)
             self._done.append(self._tail[:offset])
             self._done_chars += offset
             self._tail = self._tail[offset:]
-        else:
-            self.open = blocks[0] if blocks else []
         self._refresh()
 
-    def _blocks(
-        self, parts: list[tuple[int, int, list[Token]]], lines: list[str], cut: int
-    ) -> list[list[MarkdownBlock]]:
-        """Each part's blocks: one, or a long code block's pieces."""
+    def _blocks(self, parts: Parts, lines: list[str], settle: int) -> list[list[MarkdownBlock]]:
+        """Each part's blocks: one, or a long code block's pieces. The first ``settle`` parts
+        are finished."""
         blocks = []
-        for index, (first, _end, tokens) in enumerate(parts):
+        cut = parts[settle - 1][1] if settle else 0
+        for index, (first, end, tokens) in enumerate(parts):
             if len(tokens) == 1 and tokens[0].type == "fence":
                 final = self.complete or index + 1 < len(parts)
                 pieces = self._pieces(tokens[0], final=final)
                 if pieces is not None:
                     blocks.append(pieces)
                     continue
-            start = 0 if index == 0 else first
-            if index + 2 == len(parts):
-                start, end = start, cut
+            # Its source runs to where the next begins (the last finished one's to its own
+            # end: what follows it is the open part's).
+            start = 0 if index == 0 else cut if index == settle else first
+            if index + 1 == settle:
+                end = cut
             elif index + 1 < len(parts):
                 end = parts[index + 1][0]
             else:
-                start, end = cut if index else 0, len(lines)
+                end = len(lines)
             source = "".join(lines[start:end])
             blocks.append([MarkdownBlock(tokens, source, self.version, _gap_after(tokens[-1]))])
         return blocks
+
+    def _list_goes_on(
+        self,
+        parts: Parts,
+        blocks: list[list[MarkdownBlock]],
+        settle: int,
+    ) -> None:
+        """The text parsed begins with the last item of a long list
+        (`openwop_tui.draw.list_pieces`): its first part is the rest of that list, numbered on
+        from the settled items; the list is over once that part is finished."""
+        listing = self._list
+        assert listing is not None
+        if not parts or parts[0][0] != 0 or not listing.continued_by(parts[0][2][0]):
+            # (The item's whole first line always begins a list item again; were it ever not,
+            # the list ended with its settled items, and a blank line follows the last.)
+            at = listing.first + listing.settled - 1
+            last = self.finished[at]
+            self.finished[at] = MarkdownBlock(last.tokens, last.source, last.version, True)
+            self._list = None
+            return
+        tokens = parts[0][2]
+        count = listing.settled + len(list_pieces.items(tokens))
+        if listing.widened(count):
+            self._renumber(count)
+        numbers = listing.numbers(listing.settled, count)
+        tokens[0].meta = list_pieces.marks(numbers, goes_on=True)  # (parsed now: its own token)
+        if settle:
+            self._list = None
+
+    def _settle_items(
+        self,
+        tokens: list[Token],
+        blocks: list[list[MarkdownBlock]],
+        settle: int,
+        lines: list[str],
+        cut: int,
+    ) -> int:
+        """The first open part is a top-level list: settle every item but the last whose first
+        line is whole as a piece of its own (`openwop_tui.draw.list_pieces`), appended to the
+        finished blocks, and leave the rest open. Returns the line the open text begins at now.
+
+        Args:
+            tokens: The list's tokens.
+            blocks: Each part's blocks (the list's is replaced by what stays open of it).
+            settle: The index of the list's part (the first open one).
+            lines: The parsed text's lines.
+            cut: The line the list's part begins at (its source's first line).
+        """
+        ranges = list_pieces.items(tokens)
+        starts = [tokens[begin].map[0] for begin, _ in ranges]  # type: ignore[index]
+        stay = len(ranges) - 1  # (the first item that stays open)
+        while stay > 0 and not lines[starts[stay]].endswith("\n"):
+            stay -= 1
+        listing = self._list
+        if stay < 1 or (listing is None and self.complete):
+            return cut  # (a list read whole is drawn whole: pieces would be no cheaper)
+        if listing is None:
+            listing = self._list = list_pieces.OpenList.of(tokens[0], len(self.finished))
+        count = listing.settled + len(ranges)
+        if listing.widened(count):
+            self._renumber(count)
+        for index in range(stay):
+            begin, end = ranges[index]
+            numbers = listing.numbers(listing.settled, count)
+            source = "".join(lines[cut if index == 0 else starts[index] : starts[index + 1]])
+            made = list_pieces.listed(
+                tokens, tokens[begin:end], numbers, goes_on=listing.settled > 0
+            )
+            self.finished.append(MarkdownBlock(made, source, self.version, gap_after=False))
+            listing.settled += 1
+        listing.last = listing.start + count
+        numbers = listing.numbers(listing.settled, count)
+        rest = list_pieces.listed(tokens, tokens[ranges[stay][0] : -1], numbers, goes_on=True)
+        [open_list] = blocks[settle]
+        blocks[settle] = [
+            MarkdownBlock(rest, "".join(lines[starts[stay] :]), self.version, open_list.gap_after)
+        ]
+        return starts[stay]
+
+    def _renumber(self, count: int) -> None:
+        """The long list's numbers take another width now that it holds ``count`` items: its
+        settled pieces are made again, numbered to that width."""
+        listing = self._list
+        assert listing is not None
+        for index in range(listing.settled):
+            at = listing.first + index
+            block = self.finished[at]
+            numbers = listing.numbers(index, count)
+            goes_on = list_pieces.continues(block.tokens)
+            made = list_pieces.listed(block.tokens, block.tokens[1:-1], numbers, goes_on=goes_on)
+            self.finished[at] = MarkdownBlock(made, block.source, block.version, block.gap_after)
+        listing.last = listing.start + count
 
     def _pieces(self, fence: Token, *, final: bool) -> list[MarkdownBlock] | None:
         """A fenced code block's pieces (`openwop_tui.draw.code_pieces`), or ``None`` to draw
@@ -416,9 +373,28 @@ class ReplyMarkdown:
             tokens = self._parser.parse(block.source, env)
             clean_tokens(tokens)
             images_as_links(tokens)
+            if block.tokens[0].type in LIST_OPENS and tokens[0].type in LIST_OPENS:
+                # (A long list's item: numbered by its place in the list, drawn under it.)
+                tokens[0].meta = dict(block.tokens[0].meta)
             self.finished[index] = MarkdownBlock(
                 tokens, block.source, self.version, block.gap_after
             )
+
+
+def _settled(parts: Parts, lines: list[str]) -> int:
+    """How many of the parsed top-level blocks are finished: every one but the last, and not
+    the one before it either while the last begins on the text's unfinished last line and what
+    that line turns out to be may still join them: right under it (``- a`` then ``#`` are a
+    list and a heading, but ``- a`` then ``#foo`` one item, its line continued lazily), or
+    after a list and blank lines (``1`` is a paragraph, ``1.`` the list's next item)."""
+    count = len(parts) - 1
+    if count > 0:
+        first = parts[-1][0]
+        if first + 1 == len(lines) and not lines[first].endswith("\n"):
+            under = lines[first - 1].strip(" \t\n")
+            if under or parts[-2][2][0].type in LIST_OPENS:
+                count -= 1
+    return max(count, 0)
 
 
 def _after_newlines(text: str, count: int) -> int:
@@ -444,14 +420,3 @@ def _word(label: str) -> str:
     """A label's first word, case-folded: every use of the label has it in its text."""
     words = label.split()
     return words[0].casefold() if words else ""
-
-
-class SafeMarkdown(Markdown):
-    """Rich ``Markdown`` whose parsed tokens are cleaned (see the module docstring), its images
-    shown as links (`openwop_tui.draw.markdown_images`)."""
-
-    def __init__(self, markup: str, *args: Any, **kwargs: Any) -> None:
-        # A boundary: renderers (a plugin's too) hand it whatever payload text they were given.
-        super().__init__(clean(markup), *args, **kwargs)
-        clean_tokens(self.parsed)
-        images_as_links(self.parsed)

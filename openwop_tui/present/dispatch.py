@@ -58,7 +58,7 @@ class Part:
 def reply_body(markdown: ReplyMarkdown, palette: Palette) -> list[Part]:
     """A reply's markdown, block by block, indented, in the theme (Rich's own named styles
     mapped onto the palette by `Themed`); no terminal hyperlinks from host text: URLs show."""
-    from openwop_tui.draw.markdown import BlockMarkdown
+    from openwop_tui.draw.rich_markdown import BlockMarkdown
 
     blocks = markdown.blocks()
     code = palette.syntax_theme()

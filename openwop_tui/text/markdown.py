@@ -8,7 +8,7 @@ every token markdown-it produces, children included, after the whole parse:
 
 * `markdown_parser` is a ``parser_factory`` for Textual's ``Markdown`` widget (and anything
   else that takes a `MarkdownIt`): its last core rule cleans the token stream;
-* `openwop_tui.draw.markdown.SafeMarkdown` is Rich's ``Markdown`` (which builds its own
+* `openwop_tui.draw.rich_markdown.SafeMarkdown` is Rich's ``Markdown`` (which builds its own
   parser) with its parsed tokens cleaned by `clean_tokens`.
 
 Token ``content``, ``info`` (a fence's language), ``markup`` and every attribute value (a link's

@@ -15,8 +15,9 @@ from pathlib import Path
 from installed import printing_env, run_installed
 from rich.console import Console
 
-from openwop_tui.draw.markdown import ReplyMarkdown, SafeMarkdown
+from openwop_tui.draw.markdown import ReplyMarkdown
 from openwop_tui.draw.palette import Palette
+from openwop_tui.draw.rich_markdown import SafeMarkdown
 from openwop_tui.present.dispatch import reply_body
 from openwop_tui.text.sanitize import HostText
 

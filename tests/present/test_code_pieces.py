@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from pygments.lexers import get_lexer_by_name
 from rich.console import Console
-from textual.strip import Strip
+from streamed_support import CONSOLE, cells, streamed
 
 from openwop_tui.core.items import AssistantTurn
-from openwop_tui.draw import code_pieces, markdown
+from openwop_tui.draw import code_pieces, rich_markdown
 from openwop_tui.draw.code_lexing import Place, resumable
 from openwop_tui.draw.code_pieces import PIECE_LINES, SLACK_LINES
 from openwop_tui.draw.palette import Palette
@@ -54,8 +54,6 @@ SAMPLES = {
     "json": '{\n  "a": [1, 2,\n 3]\n}\n' * 20,
 }
 
-CONSOLE = Console(width=120, file=io.StringIO(), color_system="truecolor")
-
 
 @contextmanager
 def _drawn_whole() -> Iterator[None]:
@@ -68,32 +66,8 @@ def _drawn_whole() -> Iterator[None]:
         code_pieces.CodePieces.blocks = real  # type: ignore[method-assign]
 
 
-def _cells(strips: list[Strip]) -> list[list[Any]]:
-    return [list(strip) for strip in strips]
-
-
 def _reply(language: str, code: str) -> str:
     return f"Intro paragraph.\n\n```{language}\n{code}```\n\nAfter the code.\n"
-
-
-def _streamed(
-    text: str, rng: random.Random, most: int, least: int = 1
-) -> Iterator[tuple[Block, AssistantTurn, list[Strip]]]:
-    """``text`` streamed into a reply's block in chunks of ``least`` to ``most`` characters,
-    the block drawn again after each as the view's streamed redraw draws it: the block, its
-    item and what it drew."""
-    palette = Palette.default()
-    item = AssistantTurn("reply", None, "")
-    block = Block(item)
-    at = 0
-    while at < len(text):
-        step = rng.randint(least, most)
-        item.body.append(text[at : at + step])
-        at += step
-        block.cache.clear()
-        block.measured = False
-        block.appended()
-        yield block, item, block.lines(CONSOLE, 100, palette)
 
 
 @pytest.mark.parametrize("language", list(SAMPLES))
@@ -103,11 +77,11 @@ def test_a_streamed_code_block_draws_what_the_whole_block_draws_at_every_step(
     palette = Palette.default()
     text = _reply(language, SAMPLES[language])
     block = None
-    for block, item, drawn in _streamed(text, random.Random(language), 90):  # noqa: B007
+    for block, item, drawn in streamed(text, random.Random(language), 90):  # noqa: B007
         # (Each step compared as it is drawn: the item grows with the next.)
         with _drawn_whole():
             whole = Block(AssistantTurn("reply", None, item.text)).lines(CONSOLE, 100, palette)
-        assert _cells(drawn) == _cells(whole), f"{language} after {len(item.text)} characters"
+        assert cells(drawn) == cells(whole), f"{language} after {len(item.text)} characters"
     assert block is not None
     pieces = [part for part in block.reply_markdown(item).blocks() if part.piece]
     if language == "json":
@@ -138,13 +112,13 @@ def test_a_redraw_of_a_long_streaming_block_highlights_and_draws_its_last_lines_
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     highlighted: list[int] = []
-    real = markdown._KeptSyntax.highlight
+    real = rich_markdown._KeptSyntax.highlight
 
     def counting(self: Any, code: str, line_range: Any = None) -> Any:
         highlighted.append(code.count("\n"))
         return real(self, code, line_range)
 
-    monkeypatch.setattr(markdown._KeptSyntax, "highlight", counting)
+    monkeypatch.setattr(rich_markdown._KeptSyntax, "highlight", counting)
     palette = Palette.default()
     line = "    total = compute(items[index], scale=2) + offset  # a step\n"
     text = "```python\ndef main():\n" + line * 400
@@ -208,7 +182,7 @@ def test_a_reply_ended_with_its_text_grown_is_not_parsed_and_drawn_again_whole()
     assert pieces[: len(pieces_before) - 1] == pieces_before[:-1]
     with _drawn_whole():
         whole = Block(AssistantTurn("reply", None, text)).lines(CONSOLE, 100, palette)
-    assert _cells(drawn) == _cells(whole)
+    assert cells(drawn) == cells(whole)
     # A replaced text that is not the same text grown is parsed again, whole.
     item.text = "A different answer."
     block.replace_text()
@@ -237,12 +211,12 @@ def test_a_finished_streamed_block_draws_what_the_whole_block_draws_whatever_spa
     palette = Palette.default()
     text = _reply(language, SPANNING[language])
     text = text[: text.rindex("After")] if ends_with_code else text
-    block, item, _ = list(_streamed(text, random.Random(language), 40, 5))[-1]
+    block, item, _ = list(streamed(text, random.Random(language), 40, 5))[-1]
     item.final = True  # the reply's end
     block.replace_text()
     drawn = block.lines(CONSOLE, 100, palette)
     with _drawn_whole():
         ended = AssistantTurn("reply", None, text, final=True)
         whole = Block(ended).lines(CONSOLE, 100, palette)
-    assert _cells(drawn) == _cells(whole)
+    assert cells(drawn) == cells(whole)
     assert sum(part.piece for part in block.reply_markdown(item).blocks()) > 4

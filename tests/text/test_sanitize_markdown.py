@@ -10,8 +10,8 @@ from render_helpers import envelope, render
 from rich.console import Console
 
 from openwop_tui.core.items import AssistantTurn
-from openwop_tui.draw.markdown import SafeMarkdown
 from openwop_tui.draw.palette import Palette
+from openwop_tui.draw.rich_markdown import SafeMarkdown
 from openwop_tui.present import dispatch
 from openwop_tui.renderers.base import RenderContext
 from openwop_tui.text.markdown import markdown_parser

@@ -35,8 +35,9 @@ from textual.app import App, ComposeResult
 from openwop_tui.cli.printer import TranscriptPrinter
 from openwop_tui.config import Config
 from openwop_tui.core.fold import AssistantTurn, EnvelopeItem, Transcript
-from openwop_tui.draw.markdown import BlockMarkdown, ReplyMarkdown, SafeMarkdown
+from openwop_tui.draw.markdown import ReplyMarkdown
 from openwop_tui.draw.palette import Palette, Themed
+from openwop_tui.draw.rich_markdown import BlockMarkdown, SafeMarkdown
 from openwop_tui.present.dispatch import reply_body
 from openwop_tui.present.envelope import FRAGMENT
 from openwop_tui.protocol.events import RunEvent, normalize
@@ -65,6 +66,8 @@ CORPUS = {
     "inline across chunks": "**bold** and *em* and `code` and ~~gone~~ and &amp; &#x202e;x\n",
     "indented code": "    code\n    more\n\ntext\n",
     "hard break": "line one  \nline two\\\nline three\n",
+    "lazy line or heading under a list": "- a\n#foo\n- b\n#\n--- c\n",
+    "a list across blank lines": "1. a\n\n1. b\n\n10. c\n- d\n- e\n- f\n",
 }
 
 
