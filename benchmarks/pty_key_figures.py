@@ -73,22 +73,22 @@ async def pty_early_key() -> list[Figure]:
     return figures
 
 
-#: Launches of the long code answer measured (each its own app, keys typed throughout).
+#: Launches of each long answer measured (each its own app, keys typed throughout).
 CODE_LAUNCHES = 1
 
 
-def _code_keys(url: str, key: str) -> tuple[list[float], float, float]:
-    """One launch through ``bench.code``: the echoes of keys typed while its code block
-    streams (s), the idle echo (s, median), and the seconds from the host's end of the run to
-    the answer's end on screen."""
+def _long_keys(url: str, key: str, workflow: str, first: str) -> tuple[list[float], float, float]:
+    """One launch through ``workflow``'s long answer: the echoes of keys typed while it streams
+    (s, from ``first`` on screen to ``answer over``), the idle echo (s, median), and the seconds
+    from the host's end of the run to the answer's end on screen."""
     with tempfile.TemporaryDirectory() as home:
-        term = _app(url, key, home, "--workflow", "bench.code")
+        term = _app(url, key, home, "--workflow", workflow)
         try:
             term.start_typing()
             idle = statistics.median(echoes(term, 5, every=0.05))
             term.clear_typing()
-            term.send("code\r")
-            term.wait_for("class Step")
+            term.send("long answer\r")
+            term.wait_for(first)
             term.start_typing()
             keys: list[float] = []
             while "answer over" not in term.text:
@@ -97,15 +97,13 @@ def _code_keys(url: str, key: str) -> tuple[list[float], float, float]:
             seen = time.time()
         finally:
             term.close()
-    return keys, idle, seen - _completed_at(url, key, "bench.code")
+    return keys, idle, seen - _completed_at(url, key, workflow)
 
 
-@figure("pty_code_key")
-async def pty_code_key() -> list[Figure]:
-    """Keys typed while a 600-line code block streams at a fast model's pace (``bench.code``:
-    100 chunks a second, 15 s), echoed: the open code block is drawn again at every redraw."""
+def _long_figures(name: str, workflow: str, first: str, what: str) -> list[Figure]:
+    """The key echo figures of ``workflow``'s long answer (its ``what`` streaming)."""
     with demo_host(pace=1.0) as (url, key):  # (the workflow's own pace)
-        measured = [_code_keys(url, key) for _ in range(CODE_LAUNCHES)]
+        measured = [_long_keys(url, key, workflow, first) for _ in range(CODE_LAUNCHES)]
     keys = [echo for launch in measured for echo in launch[0]]
     idle = statistics.median(m[1] for m in measured) * 1000
     median = statistics.median(keys) * 1000
@@ -114,24 +112,39 @@ async def pty_code_key() -> list[Figure]:
     lag = statistics.median(m[2] for m in measured)
     return [
         Figure(
-            "pty_code_key_echo_ms",
+            f"{name}_echo_ms",
             median,
             "ms",
             "key echo of the idle app, same launches (ms, median)",
             idle,
             "< 50 ms",
             median < 50.0,
-            note=f"{len(keys)} keys, one every 50 ms while the code block streamed; "
+            note=f"{len(keys)} keys, one every 50 ms while {what} streamed; "
             f"{slow} of them over 50 ms; the answer's end on screen {lag:.2f} s after the host's",
         ),
         Figure(
-            "pty_code_key_worst_ms",
+            f"{name}_worst_ms",
             worst,
             "ms",
             "key echo of the idle app, same launches (ms, median)",
             idle,
             "< 100 ms",
             worst < 100.0,
-            note="the slowest echo of all the keys typed while the code block streamed",
+            note=f"the slowest echo of all the keys typed while {what} streamed",
         ),
     ]
+
+
+@figure("pty_code_key")
+async def pty_code_key() -> list[Figure]:
+    """Keys typed while a 600-line code block streams at a fast model's pace (``bench.code``:
+    100 chunks a second, 15 s), echoed: the open code block is drawn again at every redraw."""
+    return _long_figures("pty_code_key", "bench.code", "class Step", "the code block")
+
+
+@figure("pty_list_key")
+async def pty_list_key() -> list[Figure]:
+    """Keys typed while a 100-item numbered list streams at a fast model's pace
+    (``bench.list``: 100 chunks a second, 15 s), echoed: the open list is parsed and drawn
+    again at every redraw."""
+    return _long_figures("pty_list_key", "bench.list", "Check the queue", "the list")

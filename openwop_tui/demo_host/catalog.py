@@ -164,6 +164,12 @@ WORKFLOW_INFO: Mapping[str, WorkflowInfo] = {
         ("benchmark",),
         (("bench", "core.noop", "Bench"),),
     ),
+    "bench.list": WorkflowInfo(
+        "Benchmark: a long list answer",
+        "An answer that is mostly one 100-item numbered list, 100 chunks a second.",
+        ("benchmark",),
+        (("bench", "core.noop", "Bench"),),
+    ),
 }
 
 

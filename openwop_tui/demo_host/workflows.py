@@ -12,10 +12,10 @@ the registry and the small workflows.
 from __future__ import annotations
 
 import time
-from collections.abc import Generator, Mapping
+from collections.abc import Generator, Iterable, Mapping
 from types import MappingProxyType
 
-from openwop_tui.demo_host import code_answer, hitl, rich_answer, tour
+from openwop_tui.demo_host import code_answer, hitl, list_answer, rich_answer, tour
 from openwop_tui.demo_host.chat import demo_chat
 from openwop_tui.demo_host.conversation import demo_conversation
 from openwop_tui.demo_host.openclaw import demo_openclaw
@@ -153,8 +153,21 @@ def bench_code(ctx: WorkflowContext) -> Generator[Step, None, None]:
     """An answer that is mostly a 600-line code block (`code_answer`), in one- and two-word
     chunks, ``inputs.rate`` a second (default `CODE_RATE`), at the host's pace; it ends
     ``answer over``."""
+    yield from _at_a_models_pace(ctx, code_answer.chunks(code_answer.TEXT))
+
+
+def bench_list(ctx: WorkflowContext) -> Generator[Step, None, None]:
+    """An answer that is mostly a 100-item numbered list (`list_answer`), in two-word chunks,
+    ``inputs.rate`` a second (default `CODE_RATE`), at the host's pace; it ends ``answer
+    over``."""
+    yield from _at_a_models_pace(ctx, rich_answer.chunks(list_answer.TEXT))
+
+
+def _at_a_models_pace(ctx: WorkflowContext, chunks: Iterable[str]) -> Generator[Step, None, None]:
+    """``chunks`` as chunk events, ``inputs.rate`` a second (default `CODE_RATE`), then the
+    benchmark run's end."""
     rate = _number(ctx, "rate", CODE_RATE, 100_000)
-    for n, chunk in enumerate(code_answer.chunks(code_answer.TEXT)):
+    for n, chunk in enumerate(chunks):
         yield Emit("output.chunk", {"nodeId": "bench", "chunk": chunk}, "bench")
         if n % 10 == 9:
             yield Pause(10 / rate)
@@ -192,5 +205,6 @@ WORKFLOWS: Mapping[str, Workflow] = MappingProxyType(
         "bench.answer": bench_answer,
         "bench.rich": bench_rich,
         "bench.code": bench_code,
+        "bench.list": bench_list,
     }
 )

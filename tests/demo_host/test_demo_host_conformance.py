@@ -58,6 +58,7 @@ SCENARIOS = (
     Scenario("bench-answer", "bench.answer"),
     Scenario("bench-rich", "bench.rich"),
     Scenario("bench-code", "bench.code", {"rate": 100_000}),
+    Scenario("bench-list", "bench.list", {"rate": 100_000}),
     Scenario(
         "chat-attachments",
         "demo.chat",
