@@ -11,13 +11,16 @@ same app's key echo while idle, measured in the same launches.
 
 from __future__ import annotations
 
+import itertools
 import statistics
 import tempfile
 import time
+from typing import NamedTuple
 
 from benchmarks.figures import Figure, figure
 from benchmarks.pty_figures import _app, _completed_at, demo_host
 from benchmarks.terminal import MARKER, echoes
+from openwop_tui.demo_host.workflows import CODE_RATE
 
 #: Fresh launches measured (each one key 30 ms into its first answer).
 LAUNCHES = 7
@@ -75,12 +78,36 @@ async def pty_early_key() -> list[Figure]:
 
 #: Launches of each long answer measured (each its own app, keys typed throughout).
 CODE_LAUNCHES = 1
+#: The host's pause after each ten chunks of a long answer (``bench.code``, ``bench.list``:
+#: `openwop_tui.demo_host.workflows.CODE_RATE` chunks a second).
+PAUSE_S = 10 / CODE_RATE
 
 
-def _long_keys(url: str, key: str, workflow: str, first: str) -> tuple[list[float], float, float]:
-    """One launch through ``workflow``'s long answer: the echoes of keys typed while it streams
-    (s, from ``first`` on screen to ``answer over``), the idle echo (s, median), and the seconds
-    from the host's end of the run to the answer's end on screen."""
+class _Long(NamedTuple):
+    """One launch through a long answer."""
+
+    keys: list[float]
+    """The echoes of keys typed while it streamed (s)."""
+    idle: float
+    """The idle echo before it (s, median)."""
+    lag: float
+    """Seconds from the host's end of the run to the answer's end on screen."""
+    still: float
+    """The longest the transcript stood still on screen while the answer streamed (s)."""
+    updates: int
+    """How many times the transcript changed on screen while it streamed."""
+
+
+def _transcript(lines: list[str]) -> list[str]:
+    """The transcript's rows of the screen: below the status line, above the prompt's box,
+    without the scroll bar's columns (what a key typed into the prompt does not change)."""
+    box = next((n for n, line in enumerate(lines) if "▔▔▔" in line), len(lines))
+    return [line[:-4] for line in lines[1:box]]
+
+
+def _long_keys(url: str, key: str, workflow: str, first: str) -> _Long:
+    """One launch through ``workflow``'s long answer, from ``first`` on screen to ``answer
+    over``: keys typed every 50 ms and echoed, the transcript's changes noted."""
     with tempfile.TemporaryDirectory() as home:
         term = _app(url, key, home, "--workflow", workflow)
         try:
@@ -89,27 +116,34 @@ def _long_keys(url: str, key: str, workflow: str, first: str) -> tuple[list[floa
             term.clear_typing()
             term.send("long answer\r")
             term.wait_for(first)
+            term.watch(_transcript)
+            began = time.perf_counter()
             term.start_typing()
             keys: list[float] = []
             while "answer over" not in term.text:
                 keys.append(term.echo())
                 time.sleep(0.05)  # (a person's typing: a measured interval)
             seen = time.time()
+            changes = [began, *term.region_changes]
         finally:
             term.close()
-    return keys, idle, seen - _completed_at(url, key, workflow)
+    still = max(b - a for a, b in itertools.pairwise(changes)) if len(changes) > 1 else 0.0
+    lag = seen - _completed_at(url, key, workflow)
+    return _Long(keys, idle, lag, still, len(changes) - 1)
 
 
 def _long_figures(name: str, workflow: str, first: str, what: str) -> list[Figure]:
     """The key echo figures of ``workflow``'s long answer (its ``what`` streaming)."""
     with demo_host(pace=1.0) as (url, key):  # (the workflow's own pace)
         measured = [_long_keys(url, key, workflow, first) for _ in range(CODE_LAUNCHES)]
-    keys = [echo for launch in measured for echo in launch[0]]
-    idle = statistics.median(m[1] for m in measured) * 1000
+    keys = [echo for launch in measured for echo in launch.keys]
+    idle = statistics.median(m.idle for m in measured) * 1000
     median = statistics.median(keys) * 1000
     worst = max(keys) * 1000
     slow = sum(1 for echo in keys if echo > 0.05)
-    lag = statistics.median(m[2] for m in measured)
+    lag = statistics.median(m.lag for m in measured)
+    still = statistics.median(m.still for m in measured) * 1000
+    updates = statistics.median(m.updates for m in measured)
     return [
         Figure(
             f"{name}_echo_ms",
@@ -131,6 +165,17 @@ def _long_figures(name: str, workflow: str, first: str, what: str) -> list[Figur
             "< 100 ms",
             worst < 100.0,
             note=f"the slowest echo of all the keys typed while {what} streamed",
+        ),
+        Figure(
+            f"{name}_still_ms",
+            still,
+            "ms",
+            "the host's pause between its bursts of ten chunks (ms)",
+            PAUSE_S * 1000,
+            "< 250 ms",
+            still < 250.0,
+            note=f"the longest the transcript stood still on screen while {what} streamed "
+            f"(it changed {updates:g} times)",
         ),
     ]
 

@@ -88,9 +88,21 @@ class Terminal:
         )
         os.close(slave)
         self.started = time.perf_counter()
+        self._region: Callable[[list[str]], object] | None = None
+        self._region_seen: object = None
+        self.region_changes: list[float] = []
+        """When the bytes of each change to the watched region arrived (`watch`)."""
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
         self._typed = ""
+
+    def watch(self, region: Callable[[list[str]], object]) -> None:
+        """From now on, note when what ``region`` picks out of the screen's lines changes
+        (`region_changes`): the transcript, say, apart from the prompt a key echoes in."""
+        with self._changed:
+            self._region = region
+            self._region_seen = region(list(self.screen.display))
+            self.region_changes = []
 
     def _read(self) -> None:
         while True:
@@ -116,6 +128,11 @@ class Terminal:
                 text = "\n".join(self.screen.display)
                 if text != self._text:
                     self._change_arrived = arrived
+                    if self._region is not None:
+                        region = self._region(list(self.screen.display))
+                        if region != self._region_seen:
+                            self._region_seen = region
+                            self.region_changes.append(arrived)
                 self._text = text
                 self._changed.notify_all()
 
