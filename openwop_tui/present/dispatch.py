@@ -10,7 +10,9 @@ sinks draw the same parts, a reply reads the same in the app as `render` prints 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
@@ -38,6 +40,8 @@ from openwop_tui.text.sanitize import HostText, clean_label
 if TYPE_CHECKING:
     # Markdown (the parser, Rich's markdown and syntax modules, Pygments) is imported where a
     # reply is first drawn: the app's first frame draws none, and need not load it.
+    from rich.syntax import SyntaxTheme
+
     from openwop_tui.draw.markdown import MarkdownBlock, ReplyMarkdown
 
 __all__ = ["Part", "parts", "renderable", "reply_body"]
@@ -49,33 +53,51 @@ INDENT = 2
 @dataclass(frozen=True, slots=True)
 class Part:
     """One renderable of an item. ``key`` is set when the part will draw the same lines for as
-    long as the key is the same object (a markdown block of a reply): a view may cache them."""
+    long as the key is the same object (a markdown block of a reply): a view may cache them,
+    and then asks for the renderable only when it has no lines for the key (``make``)."""
 
-    renderable: RenderableType
+    made: RenderableType | None = None
+    """The renderable, made already (``None`` when ``make`` makes it)."""
     key: object | None = None
+    make: Callable[[], RenderableType] | None = None
+    """Makes the renderable when it is asked for: a reply's 800th block costs a redraw a
+    lookup of its lines, not the making of its markdown, theme and padding again."""
+
+    @property
+    def renderable(self) -> RenderableType:
+        """What draws the part."""
+        if self.make is not None:
+            return self.make()
+        assert self.made is not None
+        return self.made
 
 
 def reply_body(markdown: ReplyMarkdown, palette: Palette) -> list[Part]:
     """A reply's markdown, block by block, indented, in the theme (Rich's own named styles
     mapped onto the palette by `Themed`); no terminal hyperlinks from host text: URLs show."""
-    from openwop_tui.draw.rich_markdown import BlockMarkdown
-
     blocks = markdown.blocks()
     code = palette.syntax_theme()
     drawn: list[Part] = []
     for index, block in enumerate(blocks):
         lead = index > 0 and blocks[index - 1].gap_after
-        markdown_block = BlockMarkdown(
-            block.tokens, code_theme=code, lead=lead, highlighted=block.highlighted
-        )
-        body = Themed(markdown_block, palette)
-        shown = Padding(body, (0, 0, 0, INDENT), style=palette.text)
         # The open block too: a parse that changes it makes a new block (`ReplyMarkdown`), so
         # the same block is the same lines. A reply past its cap, whose text no longer grows
         # while its "cut" count does, was drawn whole again at every redraw (a megabyte of
         # one paragraph at a flood's end: most of a second, twice).
-        drawn.append(Part(shown, _Key(block, lead)))
+        make = partial(_block_drawing, block, lead, code, palette)
+        drawn.append(Part(key=_Key(block, lead), make=make))
     return drawn
+
+
+def _block_drawing(
+    block: MarkdownBlock, lead: bool, code: SyntaxTheme, palette: Palette
+) -> RenderableType:
+    """One markdown block of a reply as it is drawn: after a blank line or not (``lead``), its
+    code in the Pygments theme ``code``, indented, in the theme."""
+    from openwop_tui.draw.rich_markdown import BlockMarkdown
+
+    drawing = BlockMarkdown(block.tokens, code_theme=code, lead=lead, highlighted=block.highlighted)
+    return Padding(Themed(drawing, palette), (0, 0, 0, INDENT), style=palette.text)
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -19,6 +19,7 @@ from openwop_tui.core.items import AssistantTurn
 from openwop_tui.draw import list_pieces, markdown
 from openwop_tui.draw.markdown import ReplyMarkdown
 from openwop_tui.draw.palette import Palette
+from openwop_tui.draw.rich_markdown import BlockMarkdown
 from openwop_tui.present.dispatch import reply_body
 from openwop_tui.ui.transcript.blocks import Block
 
@@ -93,8 +94,16 @@ def test_a_redraw_of_a_long_streaming_list_parses_and_draws_its_last_item_only(
         drawn.append(1)
         return real_bullet(self, console, options)
 
+    made: list[int] = []
+    real_init = BlockMarkdown.__init__
+
+    def init(self: BlockMarkdown, *args: Any, **kwargs: Any) -> None:
+        made.append(1)
+        real_init(self, *args, **kwargs)
+
     monkeypatch.setattr(parser, "parse", parse)
     monkeypatch.setattr(ListItem, "render_bullet", bullet)
+    monkeypatch.setattr(BlockMarkdown, "__init__", init)
     text = "Intro.\n\n" + _bullets(300)
     settled: dict[int, object] = {}
     steps = 0
@@ -106,6 +115,8 @@ def test_a_redraw_of_a_long_streaming_list_parses_and_draws_its_last_item_only(
         # above are the same blocks, drawn before.
         assert all(len(text) < 200 for text in parsed), parsed
         assert len(drawn) <= 3, (len(item.text), len(drawn))
+        # (And only what is drawn is made: the kept items' markdown is not built again.)
+        assert len(made) <= 3, (len(item.text), len(made))
         pieces = [
             b for b in block.reply_markdown(item).blocks() if b.tokens[0].type.startswith("bullet")
         ]
@@ -113,6 +124,7 @@ def test_a_redraw_of_a_long_streaming_list_parses_and_draws_its_last_item_only(
             assert settled.setdefault(index, piece) is piece
         parsed.clear()
         drawn.clear()
+        made.clear()
     assert len(settled) > 290
     assert steps > 300
 
