@@ -20,16 +20,19 @@ exception while the block streams: a few rules match a construct whole only once
 come, however far below (a ``/* … */`` comment in JavaScript, Java or Go, a heredoc), and the
 pieces settled before it came keep the tokens lexed without it. So when the block is finished
 (`CodePieces.blocks` with ``final``: the reply went on past it, or ended) it is lexed whole once
-and each piece whose tokens differ is drawn again (`CodePieces._check`): a finished block draws
-exactly what the whole block draws. `tests/present/test_code_pieces.py` compares them. A code
-block in a language whose lexer cannot resume (`openwop_tui.draw.code_lexing.resumable`) is
-drawn whole, and so is one first seen finished (a reply read whole: pieces would be no cheaper).
+and each piece whose tokens differ is drawn again (`CodePieces.check`): a finished block draws
+exactly what the whole block draws. That lexing is a third of what drawing the whole block
+costs (91 ms for 600 lines on a 2-core machine, the event loop held), so it goes `CHECK_LINES`
+at a time, a step at each update of the reply while it streams on past the block, and the rest
+at once when the reply ends. `tests/present/test_code_pieces.py` compares them. A code block in
+a language whose lexer cannot resume (`openwop_tui.draw.code_lexing.resumable`) is drawn whole,
+and so is one first seen finished (a reply read whole: pieces would be no cheaper).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from markdown_it.token import Token as MarkdownToken
@@ -40,6 +43,7 @@ from pygments.util import ClassNotFound  # type: ignore[import-untyped]
 from openwop_tui.draw.code_lexing import PLAIN, Place, Resumable, Token, plain, resumable
 
 __all__ = [
+    "CHECK_LINES",
     "PIECE_LINES",
     "SLACK_LINES",
     "TAB_SIZE",
@@ -55,6 +59,8 @@ PIECE_LINES = 8
 #: the line it is on (a closing quote, a heredoc's end), and the piece's tokens must be the ones
 #: the whole block's lexing gives.
 SLACK_LINES = 4
+#: Lines of a finished block checked against its whole lexing at one update of the reply.
+CHECK_LINES = 3 * PIECE_LINES
 #: Columns a tab takes in a code block (Rich's ``Syntax`` default, which a code block keeps).
 TAB_SIZE = 4
 
@@ -72,6 +78,26 @@ class Piece:
     """Whether it begins the block (the padding row above is its)."""
     bottom: bool
     """Whether it ends the block (the padding row below is its)."""
+
+
+@dataclass(slots=True, eq=False)
+class _Checking:
+    """How far a finished block's pieces were checked against its whole lexing."""
+
+    code: str
+    """The block's code, whole."""
+    fence: MarkdownToken
+    """Its fence token as finished."""
+    index: int = 0
+    """The next piece to check."""
+    offset: int = 0
+    """Where that piece begins in the code."""
+    lines: int = 0
+    """The lines checked (before that piece)."""
+    place: Place = field(default_factory=Place)
+    """Where the whole lexing stopped."""
+    carry: list[Token] = field(default_factory=list)
+    """Tokens it lexed past the last piece checked."""
 
 
 def code_of(content: str) -> str:
@@ -131,6 +157,8 @@ class CodePieces(Generic[B]):
         """The code lexed so far: a later text that does not begin with it is another block."""
         self._finished = False
         """Whether the block was finished and every piece settled."""
+        self._checking: _Checking | None = None
+        """The check of a finished block's pieces, while it goes on (`check`)."""
 
     @property
     def drawable(self) -> bool:
@@ -175,7 +203,8 @@ class CodePieces(Generic[B]):
                 break
         if final:
             self._settle(fence, code, len(code), lines, None, last=True)
-            self._check(fence, code)
+            if self._machine is not None and len(self._settled) > 1:
+                self._checking = _Checking(code, fence)
             self._finished = True
             return self._blocks()
         tail, _ = self._tokens(code, len(code))
@@ -226,25 +255,53 @@ class CodePieces(Generic[B]):
         tokens, place = self._machine.run(code, self._place, stop)
         return [*self._carry, *tokens], place
 
-    def _check(self, fence: MarkdownToken, code: str) -> None:
-        """The block is finished: lex it whole once, and draw again each settled piece whose
-        tokens are not the ones it gives.
+    @property
+    def checking(self) -> bool:
+        """Whether the finished block's check goes on (`check`)."""
+        return self._checking is not None
+
+    @property
+    def lines_left(self) -> int:
+        """Lines of the finished block its check has still to go through."""
+        checking = self._checking
+        if checking is None:
+            return 0
+        return self._lines - checking.lines
+
+    def check(self, lines: int | None = CHECK_LINES) -> dict[B, B]:
+        """Go on checking the finished block against one whole lexing: its next ``lines`` lines
+        (``None``: all the rest), each piece whose tokens are not the ones that lexing gives
+        drawn again. Returns the blocks made again, by the block each replaces.
 
         A piece settles once `SLACK_LINES` lines follow it, but a few rules match a construct
         whole only once its end has come, however far below (a ``/* … */`` comment in
         JavaScript, Java or Go, a heredoc, a Go raw string): until then its first line lexes
         as something else, and the pieces settled meanwhile keep that. The whole lexing is
-        what the block drawn whole shows; lexing costs about a third of drawing, once a block.
+        what the block drawn whole shows. It is the lexing of `openwop_tui.draw.code_lexing`
+        run on from where the last step stopped, so its steps give the tokens one lexing would.
         """
-        if self._machine is None or len(self._settled) < 2:
-            return
-        rest, _ = self._machine.run(code, Place(), len(code))
-        for index, (_, piece) in enumerate(self._settled):
-            lines = piece.code + "\n"
-            tokens, rest = _split(rest, lines.count("\n"))
-            if tuple(tokens) != piece.tokens:
-                made = self._piece(fence, lines, tokens, top=piece.top, last=piece.bottom)
-                self._settled[index] = made
+        checking = self._checking
+        if checking is None or self._machine is None:
+            return {}
+        made: dict[B, B] = {}
+        until = None if lines is None else checking.lines + lines
+        while checking.index < len(self._settled) and (until is None or checking.lines < until):
+            block, piece = self._settled[checking.index]
+            text = piece.code + "\n"
+            count = text.count("\n")
+            stop = checking.offset + len(text)
+            tokens, checking.place = self._machine.run(checking.code, checking.place, stop)
+            mine, checking.carry = _split([*checking.carry, *tokens], count)
+            if tuple(mine) != piece.tokens:
+                again = self._piece(checking.fence, text, mine, top=piece.top, last=piece.bottom)
+                self._settled[checking.index] = again
+                made[block] = again[0]
+            checking.index += 1
+            checking.offset = stop
+            checking.lines += count
+        if checking.index == len(self._settled):
+            self._checking = None
+        return made
 
     def _piece(
         self, fence: MarkdownToken, lines: str, tokens: list[Token], *, top: bool, last: bool

@@ -39,7 +39,7 @@ from markdown_it.token import Token
 from rich.markdown import Markdown, UnknownElement
 
 from openwop_tui.draw import list_pieces
-from openwop_tui.draw.code_pieces import CodePieces, code_of
+from openwop_tui.draw.code_pieces import CHECK_LINES, CodePieces, code_of
 from openwop_tui.draw.list_pieces import LIST_OPENS
 from openwop_tui.draw.markdown_images import images_as_links
 from openwop_tui.draw.rich_markdown import Highlights
@@ -123,6 +123,9 @@ class ReplyMarkdown:
     _code: CodePieces[MarkdownBlock] | None = None
     """The pieces of the code block parsed last (`openwop_tui.draw.code_pieces`): a long one
     still streaming is drawn from its settled pieces and its last lines."""
+    _checks: list[CodePieces[MarkdownBlock]] = field(default_factory=list)
+    """Finished long code blocks whose pieces are still being checked against their whole
+    lexing (`openwop_tui.draw.code_pieces.CodePieces.check`), a step at each update."""
     _list: list_pieces.OpenList | None = None
     """The long list the open text goes on (`openwop_tui.draw.list_pieces`): its settled items
     are finished blocks, and the open text begins with its last item."""
@@ -163,7 +166,8 @@ class ReplyMarkdown:
 
     def finish(self) -> None:
         """The reply is whole: its last block is finished at the next `update` (a long code
-        block's pieces all settle and are checked, `openwop_tui.draw.code_pieces`)."""
+        block's pieces all settle, and the checks of its finished code blocks are completed,
+        `openwop_tui.draw.code_pieces`)."""
         if not self.complete:
             self.complete = True
             self._dirty = True
@@ -210,6 +214,7 @@ class ReplyMarkdown:
             if label not in self._refs and where is not None and where[1] <= cut:
                 self._refs[label] = ref
         self.open = [block for part in blocks[settle:] for block in part]
+        self._check()
         if cut:
             # The raw text is kept (cleaning is done on every parse, so a "\r" at the end of
             # one chunk still pairs with the "\n" of the next); clean keeps every "\n".
@@ -354,7 +359,28 @@ class ReplyMarkdown:
                 return MarkdownBlock([token], "", self.version, gap and last)
 
             pieces = self._code = CodePieces(start, fence, make)
-        return pieces.blocks(fence, code, final=final)
+        made = pieces.blocks(fence, code, final=final)
+        if pieces.checking and pieces not in self._checks:
+            self._checks.append(pieces)
+        return made
+
+    def _check(self) -> None:
+        """Check the next lines of the finished long code blocks against their whole lexing
+        (all of them once the reply is whole), and put the pieces drawn again in place of the
+        ones they replace."""
+        made: dict[MarkdownBlock, MarkdownBlock] = {}
+        budget = None if self.complete else CHECK_LINES
+        while self._checks and (budget is None or budget > 0):
+            checking = self._checks[0]
+            before = checking.lines_left
+            made.update(checking.check(budget))
+            if budget is not None:
+                budget -= before - checking.lines_left
+            if not checking.checking:
+                self._checks.pop(0)
+        if made:
+            for blocks in (self.finished, self.open):
+                blocks[:] = [made.get(block, block) for block in blocks]
 
     def _refresh(self) -> None:
         """Parse again the finished blocks that could read differently with the definitions

@@ -92,8 +92,14 @@ def reply_body(markdown: ReplyMarkdown, palette: Palette) -> list[Part]:
 def _block_drawing(
     block: MarkdownBlock, lead: bool, code: SyntaxTheme, palette: Palette
 ) -> RenderableType:
-    """One markdown block of a reply as it is drawn: after a blank line or not (``lead``), its
-    code in the Pygments theme ``code``, indented, in the theme."""
+    """One markdown block of a reply as it is drawn, indented, in the theme.
+
+    Args:
+        block: The block (its tokens, and where its highlighted code is kept).
+        lead: Whether it is drawn after a blank line (the block above wants one after it).
+        code: The Pygments theme its code is drawn in.
+        palette: The theme's styles.
+    """
     from openwop_tui.draw.rich_markdown import BlockMarkdown
 
     drawing = BlockMarkdown(block.tokens, code_theme=code, lead=lead, highlighted=block.highlighted)

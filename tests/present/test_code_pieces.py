@@ -220,3 +220,35 @@ def test_a_finished_streamed_block_draws_what_the_whole_block_draws_whatever_spa
         whole = Block(ended).lines(CONSOLE, 100, palette)
     assert cells(drawn) == cells(whole)
     assert sum(part.piece for part in block.reply_markdown(item).blocks()) > 4
+
+
+@pytest.mark.parametrize("language", ["javascript", "python"])
+def test_a_finished_block_is_checked_a_few_lines_an_update_while_the_reply_goes_on(
+    language: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checked: list[int] = []
+    real = code_pieces.CodePieces.check
+
+    def counting(self: Any, lines: int | None = code_pieces.CHECK_LINES) -> Any:
+        before = self.lines_left
+        made = real(self, lines)
+        checked.append(before - self.lines_left)
+        return made
+
+    monkeypatch.setattr(code_pieces.CodePieces, "check", counting)
+    palette = Palette.default()
+    code = SPANNING[language] * 3
+    prose = "".join(f"Sentence {n} about the code above, at some length.\n\n" for n in range(60))
+    text = _reply(language, code) + prose
+    block, item, _ = list(streamed(text, random.Random(language), 40, 5))[-1]
+    # While the prose streamed after the block, its check went a few lines at each update
+    # (a piece may end past the budget), never all at once, and got through the whole block.
+    assert checked
+    assert max(checked) <= code_pieces.CHECK_LINES + PIECE_LINES
+    assert sum(checked) == code.count("\n")
+    item.final = True
+    block.replace_text()
+    drawn = block.lines(CONSOLE, 100, palette)
+    with _drawn_whole():
+        whole = Block(AssistantTurn("reply", None, text, final=True)).lines(CONSOLE, 100, palette)
+    assert cells(drawn) == cells(whole)
