@@ -176,15 +176,20 @@ class BlockMarkdown(Markdown):
         self.goes_on = list_pieces.continues(tokens)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        drawn = iter(super().__rich_console__(console, options))
-        if self.goes_on:
-            # An item of a long list drawn under the items before it: Rich's loop writes a
-            # blank line before every list (its items' paragraphs closed last), which the list
-            # drawn whole has only above its first item.
-            first = next(drawn, None)
-            if first is not None and first != _BLANK:
-                yield first
-        yield from drawn
+        drawn = super().__rich_console__(console, options)
+        # (Returned, not yielded from: a block that is not a list's piece pays no generator.)
+        return _without_blank(drawn) if self.goes_on else drawn
+
+
+def _without_blank(drawn: RenderResult) -> RenderResult:
+    """An item of a long list drawn under the items before it: Rich's loop writes a blank line
+    before every list (its items' paragraphs closed last), which the list drawn whole has only
+    above its first item."""
+    results = iter(drawn)
+    first = next(results, None)
+    if first is not None and first != _BLANK:
+        yield first
+    yield from results
 
 
 #: The blank line Rich's markdown writes between blocks.
