@@ -199,13 +199,13 @@ class ReplyMarkdown:
             self._changes.append(changed)
             self.version += 1
         settle = _settled(parts, lines)
-        blocks = self._blocks(parts, lines, settle)
-        if self._list is not None:
-            self._list_goes_on(parts, blocks, settle)
-        self.finished.extend(block for part in blocks[:settle] for block in part)
         # The open blocks start after the last finished one ends: definitions between them stay
         # open too (a title on the line after a definition is still part of it).
         cut = parts[settle - 1][1] if settle else 0
+        blocks = self._blocks(parts, lines, settle, cut)
+        if self._list is not None:
+            self._list_goes_on(parts, blocks, settle)
+        self.finished.extend(block for part in blocks[:settle] for block in part)
         if settle < len(parts) and parts[settle][2][0].type in LIST_OPENS:
             cut = self._settle_items(parts[settle][2], blocks, settle, lines, cut)
         # Definitions above the new open block are finished, in the order they came.
@@ -224,11 +224,18 @@ class ReplyMarkdown:
             self._tail = self._tail[offset:]
         self._refresh()
 
-    def _blocks(self, parts: Parts, lines: list[str], settle: int) -> list[list[MarkdownBlock]]:
-        """Each part's blocks: one, or a long code block's pieces. The first ``settle`` parts
-        are finished."""
+    def _blocks(
+        self, parts: Parts, lines: list[str], settle: int, cut: int
+    ) -> list[list[MarkdownBlock]]:
+        """Each part's blocks: one, or a long code block's pieces.
+
+        Args:
+            parts: The text's top-level blocks, as parsed now.
+            lines: The text's lines.
+            settle: How many of the parts are finished (`_settled`).
+            cut: The line the open text begins at (where the last finished part ends).
+        """
         blocks = []
-        cut = parts[settle - 1][1] if settle else 0
         for index, (first, end, tokens) in enumerate(parts):
             if len(tokens) == 1 and tokens[0].type == "fence":
                 final = self.complete or index + 1 < len(parts)
