@@ -15,7 +15,10 @@ while the last block begins on the text's unfinished last line, which may still 
 above (``- a`` then ``#`` are a list and a heading, ``#foo`` a lazy line of its item; ``1`` under
 a list and a blank line is a paragraph, ``1.`` the list's next item): then both stay open
 (`_settled`). A long list's items are finished the same way, each once the next one has begun
-on a whole line (`openwop_tui.draw.list_pieces`).
+on a whole line (`openwop_tui.draw.list_pieces`). A paragraph is never finished before its end
+(a ``===`` under it makes the whole of it a heading), so an open one is parsed whole at each
+update; its drawing is handed from one parse to the next, and wraps the text again from its last
+lines only (`openwop_tui.draw.open_paragraph`).
 
 The one thing later text changes in an earlier block is a reference: ``[the docs][1]`` is a
 link once ``[1]: https://…`` is defined anywhere in the reply, before or after. Definitions are
@@ -42,6 +45,7 @@ from openwop_tui.draw import list_pieces
 from openwop_tui.draw.code_pieces import CHECK_LINES, CodePieces, code_of
 from openwop_tui.draw.list_pieces import LIST_OPENS
 from openwop_tui.draw.markdown_images import images_as_links
+from openwop_tui.draw.open_paragraph import OpenParagraph
 from openwop_tui.draw.rich_markdown import Highlights
 from openwop_tui.text.markdown import clean_tokens
 from openwop_tui.text.sanitize import HostText
@@ -75,6 +79,9 @@ class MarkdownBlock:
     highlighted: Highlights = field(default_factory=dict)
     """Its code as Pygments highlighted it, by code, lexer and theme (`KeptCodeBlock`): a block
     drawn at another width is wrapped again, not highlighted again."""
+    paragraph: OpenParagraph | None = None
+    """The drawing of a streaming paragraph, kept from one parse of it to the next
+    (`openwop_tui.draw.open_paragraph`); ``None`` for any other block."""
 
     @property
     def piece(self) -> bool:
@@ -129,6 +136,9 @@ class ReplyMarkdown:
     _list: list_pieces.OpenList | None = None
     """The long list the open text goes on (`openwop_tui.draw.list_pieces`): its settled items
     are finished blocks, and the open text begins with its last item."""
+    _paragraph: tuple[int, OpenParagraph] | None = None
+    """The streaming paragraph the open text ends with: where it begins in the reply, and its
+    drawing (`openwop_tui.draw.open_paragraph`), handed from one parse of it to the next."""
     _refs: References = field(default_factory=dict)
     """Definitions in the finished part, in document order."""
     _in_force: References = field(default_factory=dict)
@@ -203,6 +213,7 @@ class ReplyMarkdown:
         # open too (a title on the line after a definition is still part of it).
         cut = parts[settle - 1][1] if settle else 0
         blocks = self._blocks(parts, lines, settle, cut)
+        self._keep_paragraph(parts, blocks)
         if self._list is not None:
             self._list_goes_on(parts, blocks, settle)
         self.finished.extend(block for part in blocks[:settle] for block in part)
@@ -255,6 +266,31 @@ class ReplyMarkdown:
             source = "".join(lines[start:end])
             blocks.append([MarkdownBlock(tokens, source, self.version, _gap_after(tokens[-1]))])
         return blocks
+
+    def _keep_paragraph(self, parts: Parts, blocks: list[list[MarkdownBlock]]) -> None:
+        """Hand the drawing of the streaming paragraph on to the block the parse made of it,
+        while it is the same paragraph (it begins where it began): a new one for a last block
+        that is a paragraph still open; the last drawing for one that just finished."""
+        kept = self._paragraph
+        self._paragraph = None
+        for index, (first, _end, tokens) in enumerate(parts):
+            if tokens[0].type != "paragraph_open" or len(blocks[index]) != 1:
+                continue
+            last = index + 1 == len(parts) and not self.complete
+            if not last and kept is None:
+                continue
+            begins = self._done_chars + _after_newlines(self._tail, first)
+            if kept is not None and kept[0] == begins:
+                drawing = kept[1]
+            elif last:
+                drawing = OpenParagraph()
+            else:
+                continue
+            blocks[index][0].paragraph = drawing
+            if last:
+                self._paragraph = (begins, drawing)
+            else:
+                drawing.close()
 
     def _list_goes_on(
         self,

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from markdown_it.token import Token
 from pygments.lexer import Lexer  # type: ignore[import-untyped]
 from rich.console import Console, ConsoleOptions, RenderResult
-from rich.markdown import CodeBlock, Markdown, MarkdownElement
+from rich.markdown import CodeBlock, Markdown, MarkdownElement, Paragraph
 from rich.segment import Segment
 from rich.syntax import Syntax, SyntaxTheme
 from rich.text import Text
@@ -25,10 +25,18 @@ from openwop_tui.draw import list_pieces
 from openwop_tui.draw.code_pieces import Piece
 from openwop_tui.draw.list_pieces import NumberedList
 from openwop_tui.draw.markdown_images import images_as_links
+from openwop_tui.draw.open_paragraph import OpenParagraph
 from openwop_tui.text.markdown import clean_tokens
 from openwop_tui.text.sanitize import clean
 
-__all__ = ["KEPT_HIGHLIGHTS", "BlockMarkdown", "Highlights", "KeptCodeBlock", "SafeMarkdown"]
+__all__ = [
+    "KEPT_HIGHLIGHTS",
+    "BlockMarkdown",
+    "Highlights",
+    "KeptCodeBlock",
+    "OpenParagraphMarkdown",
+    "SafeMarkdown",
+]
 
 #: (code, lexer name, Pygments theme) → the code highlighted (a `Text` never handed out: each
 #: drawing gets a copy).
@@ -126,6 +134,25 @@ class KeptCodeBlock(CodeBlock):
         yield _KeptSyntax(code, self.lexer_name, self.theme, self.kept, piece)
 
 
+class _OpenParagraphElement(Paragraph):
+    """Rich's paragraph, its text drawn by the `OpenParagraph` its markdown block keeps (a
+    streaming paragraph: wrapped again from its last lines)."""
+
+    drawing: OpenParagraph
+
+    @classmethod
+    def create(cls, markdown: Markdown, token: Token) -> Paragraph:
+        element = cls(justify=markdown.justify or "left")
+        drawing = getattr(markdown, "open_paragraph", None)
+        assert isinstance(drawing, OpenParagraph)
+        element.drawing = drawing
+        return element
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        self.text.justify = self.justify
+        return self.drawing.render(self.text, console, options)
+
+
 class BlockMarkdown(Markdown):
     """Rich ``Markdown`` drawing tokens already parsed (and cleaned), as it would draw them
     after a block that wants a blank line after it (``lead``).
@@ -179,6 +206,30 @@ class BlockMarkdown(Markdown):
         drawn = super().__rich_console__(console, options)
         # (Returned, not yielded from: a block that is not a list's piece pays no generator.)
         return _without_blank(drawn) if self.goes_on else drawn
+
+
+class OpenParagraphMarkdown(BlockMarkdown):
+    """`BlockMarkdown` of a block that is a streaming paragraph, drawn by the `OpenParagraph`
+    its markdown block keeps (`openwop_tui.draw.markdown.MarkdownBlock.paragraph`)."""
+
+    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
+        **BlockMarkdown.elements,
+        "paragraph_open": _OpenParagraphElement,
+    }
+
+    def __init__(
+        self, tokens: list[Token], paragraph: OpenParagraph, *, code_theme: Any, lead: bool
+    ) -> None:
+        """Draw a paragraph block's ``tokens``, its text by ``paragraph``.
+
+        Args:
+            tokens: The block's parsed (and cleaned) markdown tokens: one paragraph.
+            paragraph: The drawing the block keeps from one parse to the next.
+            code_theme: The Pygments theme inline code is drawn in.
+            lead: True draws the block as after one that wants a blank line after it.
+        """
+        super().__init__(tokens, code_theme=code_theme, lead=lead)
+        self.open_paragraph = paragraph
 
 
 def _without_blank(drawn: RenderResult) -> RenderResult:

@@ -100,9 +100,15 @@ def _block_drawing(
         code: The Pygments theme its code is drawn in.
         palette: The theme's styles.
     """
-    from openwop_tui.draw.rich_markdown import BlockMarkdown
+    from openwop_tui.draw.rich_markdown import BlockMarkdown, OpenParagraphMarkdown
 
-    drawing = BlockMarkdown(block.tokens, code_theme=code, lead=lead, highlighted=block.highlighted)
+    drawing: BlockMarkdown
+    if block.paragraph is not None:
+        drawing = OpenParagraphMarkdown(block.tokens, block.paragraph, code_theme=code, lead=lead)
+    else:
+        drawing = BlockMarkdown(
+            block.tokens, code_theme=code, lead=lead, highlighted=block.highlighted
+        )
     return Padding(Themed(drawing, palette), (0, 0, 0, INDENT), style=palette.text)
 
 

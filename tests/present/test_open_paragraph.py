@@ -1,0 +1,193 @@
+"""A streaming paragraph wrapped again from its last lines (`openwop_tui.draw.open_paragraph`):
+the same lines Rich draws from the whole text, at every step of its streaming, at any width and
+through a resize, to its end; and a redraw that wraps its last lines only."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from rich.console import Console
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from streamed_support import CONSOLE, WIDTH, cells, streamed
+from textual.strip import Strip
+
+from openwop_tui.core.items import AssistantTurn
+from openwop_tui.draw import open_paragraph
+from openwop_tui.draw.markdown import ReplyMarkdown
+from openwop_tui.draw.open_paragraph import OpenParagraph
+from openwop_tui.draw.palette import Palette
+from openwop_tui.ui.transcript.blocks import Block
+
+PALETTE = Palette.default()
+
+#: Paragraphs with what a paragraph's drawing depends on as a whole: inline markup that closes
+#: after it opened (an unclosed ``**`` drawn as written until its closer arrives), hard and soft
+#: breaks, words longer than a line (folded), wide characters, escapes and entities, and
+#: paragraphs a later line turns into something else (a heading under ``===``, a table).
+REPLIES = {
+    "plain words": " ".join(f"w{n % 100}" for n in range(900)),
+    "markup": " ".join(
+        f"**bold {n}** and *em* with `code {n}` and [a link](https://e.org/{n})" for n in range(60)
+    ),
+    "closed late": "**" + " ".join("word" for _ in range(80)) + "** then *em " * 3 + "end*",
+    "breaks": "".join(f"line {n} of a log  \nwith soft\nbreaks " for n in range(60)),
+    "long words": " ".join(("x" * 130 if n % 7 == 0 else "short") for n in range(120)),
+    "wide": " ".join("日本語のテキスト😀" * (n % 3 + 1) for n in range(120)),
+    "escapes": " ".join(r"\*not em\* &amp; &copy; snake_case_name" for _ in range(60)),
+    "becomes a heading": " ".join("title word" for _ in range(40)) + "\n===\n\nAfter.",
+    "becomes a table": "Some words here\na | b\n--|--\n1 | 2\n",
+    "then more blocks": " ".join("para" for _ in range(200))
+    + "\n\n- item\n\n"
+    + " ".join("again" for _ in range(200)),
+}
+
+
+def _whole(text: str, width: int = WIDTH, *, final: bool = False) -> list[Strip]:
+    """``text`` drawn as the reply's block draws it, every paragraph wrapped whole by Rich."""
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(ReplyMarkdown, "_keep_paragraph", lambda self, *args: None)
+        item = AssistantTurn("reply", None, text, final=final)
+        return Block(item).lines(CONSOLE, width, PALETTE)
+
+
+@pytest.mark.parametrize("name", list(REPLIES))
+def test_a_streamed_paragraph_draws_what_rich_draws_from_the_whole_text_at_every_step(
+    name: str,
+) -> None:
+    text = REPLIES[name]
+    block = item = None
+    for block, item, drawn in streamed(text, random.Random(name), 17):  # noqa: B007
+        assert cells(drawn) == cells(_whole(item.text)), f"{name} at {len(item.text)}"
+    assert block is not None and item is not None
+    item.final = True
+    block.cache.clear()
+    block.appended()
+    assert cells(block.lines(CONSOLE, WIDTH, PALETTE)) == cells(_whole(text, final=True))
+
+
+#: What random paragraphs are made of: words, markup whole and in halves, breaks, long and wide
+#: words, and lines that may begin another block.
+_ATOMS = [
+    "word", "lorem", "ipsum", "x", "**bold**", "*em*", "_u_", "`code`", "`a b`",
+    "[link](https://e.org/a)", "**", "*", "`", "[", "](", "y" * 70, "日本語のテキスト", "😀",
+    "&amp;", "\\*", "snake_case", "  \n", "\n", "   ", "<b>", "~~s~~", "1.", "-", "#", "a|b",
+    "===",
+]  # fmt: skip
+
+
+def _paragraph(rng: random.Random) -> str:
+    out = []
+    for _ in range(rng.randint(5, 120)):
+        out.append(rng.choice(_ATOMS) if rng.random() < 0.3 else rng.choice(_ATOMS[:4]))
+        out.append(rng.choice([" ", " ", " ", "", "\n", "  "]))
+    return "".join(out)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_paragraphs_streamed_and_resized_draw_what_rich_draws_whole(seed: int) -> None:
+    rng = random.Random(seed)
+    text = _paragraph(rng)
+    item = AssistantTurn("reply", None, "")
+    block = Block(item)
+    width = rng.choice([12, 20, 33, 60, 100])
+    at = 0
+    while at < len(text):
+        step = rng.randint(1, 15)
+        item.body.append(text[at : at + step])
+        at += step
+        if rng.random() < 0.05:
+            width = rng.choice([12, 20, 33, 60, 100])  # (a resize while it streams)
+        block.cache.clear()
+        block.appended()
+        drawn = block.lines(CONSOLE, width, PALETTE)
+        assert cells(drawn) == cells(_whole(item.text, width)), (seed, at, width)
+    item.final = True
+    block.cache.clear()
+    block.appended()
+    assert cells(block.lines(CONSOLE, width, PALETTE)) == cells(_whole(text, width, final=True))
+
+
+def _rich(text: Text, console: Console, width: int) -> list[list[Segment]]:
+    """Rich's drawing of ``text``, line by line (as the lines a view is given: the segments
+    Rich joins across a newline are split there)."""
+    return list(Segment.split_lines(console.render(text, console.options.update(width=width))))
+
+
+def _ours(drawing: OpenParagraph, text: Text, console: Console, width: int) -> list[list[Segment]]:
+    return list(
+        Segment.split_lines(drawing.render(text, console, console.options.update(width=width)))
+    )
+
+
+def test_a_change_before_the_end_draws_again_from_the_line_it_reaches() -> None:
+    """Characters changed inside the text (an opener drawn as written until its closer came),
+    and styles changed over characters that did not (a span over text drawn already)."""
+    console = Console(width=40, color_system="truecolor")
+    words = " ".join(f"word{n}" for n in range(60))
+    before = Text("**" + words)
+    after = Text(words, spans=[])
+    after.stylize(Style(bold=True), 0, len(words))
+    restyled = Text(words)
+    restyled.stylize(Style(italic=True), 200, 260)
+    drawing = OpenParagraph()
+    for text in (before, after, Text(words), restyled, Text(words + " more words")):
+        assert _ours(drawing, text, console, 40) == _rich(text, console, 40)
+
+
+def test_what_rich_wraps_its_own_way_is_drawn_by_rich() -> None:
+    """Tabs (Rich expands them), full justification (every line but the last spread), no
+    wrapping: drawn by Rich whole, and nothing kept from them."""
+    console = Console(width=30, color_system="truecolor")
+    drawing = OpenParagraph()
+    cases = [
+        Text("a\tb " * 40),
+        Text("spread words " * 20, justify="full"),
+        Text("unwrapped " * 20, no_wrap=True),
+    ]
+    for text in cases:
+        assert _ours(drawing, text, console, 30) == _rich(text, console, 30)
+        assert drawing._drawn is None
+
+
+def test_a_redraw_of_a_long_streaming_paragraph_wraps_its_last_lines_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    wrapped: list[int] = []
+    divide = open_paragraph.divide_line
+
+    def counted(text: str, width: int, fold: bool = True) -> list[int]:
+        wrapped.append(len(text))
+        return divide(text, width, fold)
+
+    monkeypatch.setattr(open_paragraph, "divide_line", counted)
+    text = " ".join(f"w{n % 100}" for n in range(4000))  # (about 15,000 characters)
+    steps = list(streamed(text, random.Random(1), 40, 20))
+    assert len(steps) > 100
+    last = wrapped[-100:]
+    # Each of the last redraws wrapped a line or two of the text, not the text so far.
+    assert max(last) < 3 * WIDTH, max(last)
+
+
+def test_a_finished_paragraph_keeps_nothing_once_drawn() -> None:
+    text = " ".join("word" for _ in range(300))
+    item = AssistantTurn("reply", None, "")
+    block = Block(item)
+    for at in range(0, len(text), 50):
+        item.body.append(text[at : at + 50])
+        block.cache.clear()
+        block.appended()
+        block.lines(CONSOLE, WIDTH, PALETTE)
+    markdown = block.reply_markdown(item)
+    [open_block] = markdown.blocks()
+    drawing = open_block.paragraph
+    assert drawing is not None and drawing._drawn is not None
+    item.final = True
+    block.cache.clear()
+    block.appended()
+    block.lines(CONSOLE, WIDTH, PALETTE)
+    [finished] = markdown.blocks()
+    assert finished.paragraph is drawing  # (its last drawing made from what was kept)
+    assert drawing._drawn is None
