@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from openwop_tui.protocol.client import Discovery, HostClient, RunHandle
+from openwop_tui.protocol.client import TERMINAL_STATUSES, Discovery, HostClient, RunHandle
 from openwop_tui.protocol.envelopes import Envelope, MediaRef
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.media import DEFAULT_MAX_BYTES, Asset
@@ -112,8 +112,10 @@ class Session:
         end, after sequence ``last_event_id`` (``None``: its whole history). It is the
         `current_run` until its terminal event is handed on: what the consumer does with it
         (draw the end, store the fold) happens with the run over on the host, so a quit then
-        does not ask about a run in flight. Raises `HostError` as `subscribe` does."""
-        self.current_run = handle
+        does not ask about a run in flight. A run the host already said is over (an ended
+        run attached to: its history is read) is never the `current_run`: nothing of it is in
+        flight to cancel or to ask about at a quit. Raises `HostError` as `subscribe` does."""
+        self.current_run = None if handle.status in TERMINAL_STATUSES else handle
         try:
             async for item in subscribe(
                 self.client,

@@ -87,3 +87,22 @@ async def test_the_run_is_no_longer_in_flight_once_its_end_is_handed_on(demo: De
                 seen.append((item.event.type, session.current_run is not None))
         assert seen[-1] == ("run.completed", False)
         assert all(in_flight for _, in_flight in seen[:-1])
+
+
+async def test_an_ended_run_attached_to_is_never_in_flight(demo: DemoHost) -> None:
+    # Its snapshot says it is over: the status line says so at once, while its history is
+    # still being read; a quit pressed then asked about "a run still in flight on the host" (a
+    # pty test met the dialog under "run completed", its history still streaming).
+    async with HostClient(demo.url, demo.api_key) as client:
+        session = Session(client, workflow_id="demo.chat")
+        await session.connect()
+        started = Conversation(session)
+        [run_id] = [i.run_id async for i in started.send("hello") if isinstance(i, RunStarted)]
+        attached = Conversation(session)
+        seen = []
+        async for item in attached.attach(run_id):
+            if isinstance(item, RunStarted):
+                assert item.status == "completed"
+            if isinstance(item, EventArrived):
+                seen.append(session.current_run)
+        assert len(seen) > 3 and seen == [None] * len(seen)
