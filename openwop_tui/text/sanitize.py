@@ -111,6 +111,9 @@ def _visible(char: str) -> str:
     return f"<U+{code:04X}>"
 
 
+#: The ASCII characters `clean` keeps as they are: printable ones, tab and line feed.
+_ASCII_SAFE = bytes(range(0x20, 0x7F)) + b"\t\n"
+
 #: Precomputed replacements for the single characters, so the hot path is one dict lookup.
 _REPLACE: dict[str, str] = {
     chr(c): _visible(chr(c)) for c in [*range(0x20), *range(0x7F, 0xA0)] if c not in (9, 10)
@@ -129,6 +132,11 @@ def clean(text: str) -> HostText:
     The boundary's function (see the module docstring): for host text where it enters. Text
     without any such character is returned unchanged (the same object).
     """
+    # ASCII text (most of what hosts send) is checked by deleting every safe byte: a C-speed
+    # pass, where the pattern's search costs about 40 ns a character (a 540 KB paragraph
+    # cleaned again at each parse of it: 20 ms). Whatever is left is unsafe.
+    if text.isascii() and not text.encode("ascii").translate(None, _ASCII_SAFE):
+        return HostText(text)
     return HostText(_UNSAFE.sub(_substitute, text))
 
 

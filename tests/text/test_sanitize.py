@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from openwop_tui.draw.safe_text import safe_text
-from openwop_tui.text.sanitize import clean, safe_filename
+from openwop_tui.text.sanitize import _UNSAFE, _substitute, clean, safe_filename
 
 
 @pytest.mark.parametrize(
@@ -41,6 +41,17 @@ def test_nothing_below_space_survives_but_newline_and_tab() -> None:
     everything = "".join(chr(c) for c in range(0x00, 0xA0))
     cleaned = clean(everything)
     assert {c for c in cleaned if ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0} == {"\n", "\t"}
+
+
+def test_every_ascii_character_alone_and_in_text_is_cleaned_as_the_pattern_cleans_it() -> None:
+    """ASCII text takes a quicker check (`clean`'s fast path): each of the 128 characters, on
+    its own and inside a long plain text, comes out as the pattern alone makes it."""
+    plain = "words and more words " * 500
+    for code in range(0x80):
+        char = chr(code)
+        for text in (char, plain + char + plain, char + "\n" + plain, "\r\n" + char):
+            assert clean(text) == _UNSAFE.sub(_substitute, text), repr(char)
+    assert clean(plain) is plain
 
 
 def test_safe_text_is_literal_not_markup() -> None:
