@@ -71,11 +71,26 @@ class OpenParagraph:
     def __init__(self) -> None:
         self._drawn: _Drawn | None = None
         self._closing = False
+        self.drawings = 0
+        """How many times it was drawn (a view names the drawing whose lines it holds)."""
+        self.skipped = 0
+        """Lines its last drawing did not yield: those kept of a drawing the caller holds
+        (`hold`), which it draws above the ones yielded."""
+        self.yielded = 0
+        """Lines its last drawing yielded."""
+        self._held: int | None = None
 
     def close(self) -> None:
         """The paragraph is finished: it is drawn once more from what is kept (its last
         words), then keeps nothing (a view caches a finished block's lines itself)."""
         self._closing = True
+
+    def hold(self, drawing: int | None) -> None:
+        """The caller holds the lines of drawing number ``drawing`` (``drawings`` after it),
+        as drawn at the width of its next drawing: that drawing, if it is the next, yields
+        only the lines past those it keeps (how many: `skipped`). ``None``: it holds none
+        (a caller says so once its drawing is done)."""
+        self._held = drawing
 
     def _again(self, text: Text, console: Console, options: ConsoleOptions) -> Iterator[Segment]:
         """Draw ``text`` whole (nothing kept is used), keeping its lines for the next time."""
@@ -89,9 +104,9 @@ class OpenParagraph:
         overflow = text.overflow or options.overflow or "fold"
         no_wrap = text.no_wrap if text.no_wrap is not None else options.no_wrap
         plain = text.plain
+        held, self._held = self._held, None
         if no_wrap or justify not in _LINEWISE or overflow == "ignore" or "\t" in plain:
-            self._drawn = None
-            yield from text.__rich_console__(console, options)
+            yield from self._by_rich(text, console, options)
             return
         width = options.max_width
         key = (width, justify, overflow, text.style, text.end)
@@ -102,8 +117,7 @@ class OpenParagraph:
         tail = text if not start else _after(text, plain, spans, start)
         made = _wrap(tail, console, width, justify, overflow)
         if made is None:  # (a split Rich did not make line for line: drawn whole by Rich)
-            self._drawn = None
-            yield from text.__rich_console__(console, options)
+            yield from self._by_rich(text, console, options)
             return
         lines, starts, fresh = made
         styled = [bool(line.spans or line.style) for line in lines]
@@ -126,10 +140,29 @@ class OpenParagraph:
         self._drawn = (
             None if self._closing else _Drawn(key, plain, spans, starts, fresh, styled, rendered)
         )
+        # The lines the caller holds from the drawing before, as they are kept, are not
+        # yielded again.
+        skip = keep if held is not None and held == self.drawings else 0
+        self.drawings += 1
+        self.skipped, self.yielded = skip, len(rendered) - skip
         newline = Segment.line()
-        for index, line in enumerate(rendered):
-            if index:
+        for index in range(skip, len(rendered)):
+            if index > skip:
                 yield newline
+            yield from rendered[index]
+        if text.end:
+            yield Segment(text.end)
+
+    def _by_rich(self, text: Text, console: Console, options: ConsoleOptions) -> Iterator[Segment]:
+        """``text`` drawn by Rich whole, nothing kept (no line of it held or skipped)."""
+        self._drawn = None
+        self.drawings += 1
+        self.skipped = 0
+        lines = list(Segment.split_lines(text.__rich_console__(console, options)))
+        self.yielded = len(lines)
+        for index, line in enumerate(lines):
+            if index:
+                yield Segment.line()
             yield from line
         if text.end:
             yield Segment(text.end)

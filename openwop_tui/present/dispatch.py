@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
@@ -44,10 +44,27 @@ if TYPE_CHECKING:
 
     from openwop_tui.draw.markdown import MarkdownBlock, ReplyMarkdown
 
-__all__ = ["Part", "parts", "renderable", "reply_body"]
+__all__ = ["Growing", "Part", "parts", "renderable", "reply_body"]
 
 INDENT = 2
 """Columns a reply's body and an envelope's body are indented under their heading."""
+
+
+class Growing(Protocol):
+    """A part that grows at its end, drawn again from its last lines (a streaming paragraph:
+    `openwop_tui.draw.open_paragraph.OpenParagraph`). A view that holds the lines of its last
+    drawing at a width says so (`hold`) before drawing it there again: the drawing then yields
+    only the lines past those it keeps (`skipped` of them), which the view keeps from its own."""
+
+    drawings: int
+    """Its drawings so far (the number of the last one, which a view names in `hold`)."""
+    skipped: int
+    """Its lines the last drawing did not yield (the first ones: the holder has them)."""
+    yielded: int
+    """Its lines the last drawing yielded."""
+
+    def hold(self, drawing: int | None) -> None:
+        """The caller holds the lines of drawing ``drawing``; ``None``: none any more."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +79,9 @@ class Part:
     make: Callable[[], RenderableType] | None = None
     """Makes the renderable when it is asked for: a reply's 800th block costs a redraw a
     lookup of its lines, not the making of its markdown, theme and padding again."""
+    growing: Growing | None = None
+    """What draws a part that grows at its end (a streaming paragraph), when a view may keep
+    its first lines from the drawing before (`Growing`)."""
 
     @property
     def renderable(self) -> RenderableType:
@@ -85,7 +105,7 @@ def reply_body(markdown: ReplyMarkdown, palette: Palette) -> list[Part]:
         # while its "cut" count does, was drawn whole again at every redraw (a megabyte of
         # one paragraph at a flood's end: most of a second, twice).
         make = partial(_block_drawing, block, lead, code, palette)
-        drawn.append(Part(key=_Key(block, lead), make=make))
+        drawn.append(Part(key=_Key(block, lead), make=make, growing=block.paragraph))
     return drawn
 
 

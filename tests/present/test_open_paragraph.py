@@ -152,7 +152,7 @@ def test_what_rich_wraps_its_own_way_is_drawn_by_rich() -> None:
         assert drawing._drawn is None
 
 
-def test_a_redraw_of_a_long_streaming_paragraph_wraps_its_last_lines_only(
+def test_a_redraw_of_a_long_streaming_paragraph_wraps_and_renders_its_last_lines_only(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     wrapped: list[int] = []
@@ -164,11 +164,39 @@ def test_a_redraw_of_a_long_streaming_paragraph_wraps_its_last_lines_only(
 
     monkeypatch.setattr(open_paragraph, "divide_line", counted)
     text = " ".join(f"w{n % 100}" for n in range(4000))  # (about 15,000 characters)
-    steps = list(streamed(text, random.Random(1), 40, 20))
-    assert len(steps) > 100
-    last = wrapped[-100:]
-    # Each of the last redraws wrapped a line or two of the text, not the text so far.
-    assert max(last) < 3 * WIDTH, max(last)
+    yielded = []
+    for block, _item, drawn in streamed(text, random.Random(1), 40, 20):
+        assert block.markdown is not None
+        [paragraph] = block.markdown.open
+        assert paragraph.paragraph is not None
+        yielded.append((paragraph.paragraph.yielded, len(drawn)))
+    assert len(yielded) > 100
+    # Each of the last redraws wrapped a line or two of the text, not the text so far, and
+    # only those lines went through the block's drawing: the rest are the block's own.
+    assert max(wrapped[-100:]) < 3 * WIDTH, max(wrapped[-100:])
+    assert all(lines <= 3 for lines, _ in yielded[-100:]), yielded[-100:]
+    assert yielded[-1][1] > 100
+
+
+def test_lines_are_kept_only_from_the_drawing_the_view_holds() -> None:
+    """Drawn elsewhere meanwhile (another width, another sink), the paragraph's drawing is
+    not the one the block holds the lines of: the block's next drawing is whole."""
+    text = " ".join("word" for _ in range(400))
+    item = AssistantTurn("reply", None, "")
+    block = Block(item)
+    for at in range(0, len(text), 60):
+        item.body.append(text[at : at + 60])
+        block.cache.clear()
+        block.appended()
+        drawn = block.lines(CONSOLE, WIDTH, PALETTE)
+        assert block.markdown is not None
+        [paragraph] = block.markdown.open
+        drawing = paragraph.paragraph
+        assert drawing is not None
+        if at % 240 == 0:  # (another text, at the width the block draws it at)
+            options = CONSOLE.options.update(width=WIDTH - 2)
+            list(drawing.render(Text("other " + item.text), CONSOLE, options))
+        assert cells(drawn) == cells(_whole(item.text)), at
 
 
 def test_a_finished_paragraph_keeps_nothing_once_drawn() -> None:

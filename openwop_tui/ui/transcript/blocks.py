@@ -44,6 +44,7 @@ from openwop_tui.devices.profile import Colours, downgrade_segments
 from openwop_tui.draw.palette import Palette
 from openwop_tui.present import dispatch
 from openwop_tui.present import items as present
+from openwop_tui.present.dispatch import Growing, Part
 from openwop_tui.present.envelope import FRAGMENT
 from openwop_tui.protocol.envelopes import Envelope
 from openwop_tui.renderers.base import Rendered
@@ -156,6 +157,10 @@ class Block:
     """The lines of a reply's finished markdown blocks, by width and part key (only at the
     widths ``cache`` keeps, and the one being drawn: a streaming reply's tail is drawn again
     on each update, its finished blocks not)."""
+    grown: _Grown | None = None
+    """The lines of the part that grows at its end (a streaming paragraph: `dispatch.Growing`)
+    as last drawn, so the next drawing at that width draws only the lines past those it
+    keeps."""
     markdown: ReplyMarkdown | None = None
     """A reply's markdown as far as it was drawn (read from the item, which owns the text)."""
     fed: int = 0
@@ -269,6 +274,7 @@ class Block:
         lines drawn from it."""
         self.cache.clear()
         self.parts.clear()
+        self.grown = None
         self.markdown = None
         self.fed = 0
 
@@ -429,7 +435,10 @@ class Block:
                 continue
             lines = cached.get(part.key)
             if lines is None:
-                lines = render_lines(console, part.renderable, width)
+                if part.growing is None:
+                    lines = render_lines(console, part.renderable, width)
+                else:
+                    lines = self._grow(console, part, part.growing, width)
             kept[part.key] = lines
             strips.extend(lines)
         if kept:
@@ -441,6 +450,30 @@ class Block:
         if isinstance(item, EnvelopeItem) and self.rendered is not None:
             strips.extend(self._envelope_extras(item, console, width, palette, self.rendered))
         return strips + ([blank(width)] if self.spaced else [])
+
+    def _grow(self, console: Console, part: Part, growing: Growing, width: int) -> list[Strip]:
+        """The lines of a part that grows at its end: only those past the ones its drawing
+        keeps are drawn, the rest are this block's from the drawing before (`Growing`).
+
+        Args:
+            console: The app's console.
+            part: The part (a streaming paragraph's block).
+            growing: What draws it, and says how many of its lines it did not draw again.
+            width: Columns to draw in.
+        """
+        held = self.grown
+        holds = held is not None and held.growing is growing and held.width == width
+        growing.hold(held.drawing if held is not None and holds else None)
+        try:
+            lines = render_lines(console, part.renderable, width)
+        finally:
+            growing.hold(None)
+        lead = len(lines) - growing.yielded  # (a blank line above the block, or none)
+        if growing.skipped:
+            assert held is not None and held.lead == lead
+            lines = held.lines[: lead + growing.skipped] + lines[lead:]
+        self.grown = _Grown(growing, width, growing.drawings, lead, lines)
+        return lines
 
     def _envelope_extras(
         self, item: EnvelopeItem, console: Console, width: int, palette: Palette, rendered: Rendered
@@ -468,6 +501,19 @@ class Block:
         if buttons:
             strips.extend(render_lines(console, Padding(buttons, (0, 0, 0, 2)), width))
         return strips
+
+
+@dataclass(frozen=True, slots=True)
+class _Grown:
+    """A growing part's lines as drawn last (`Block.grown`)."""
+
+    growing: Growing
+    width: int
+    drawing: int
+    """The number of the drawing they are (`Growing.drawings` after it)."""
+    lead: int
+    """Lines above the part's own (a blank line between blocks)."""
+    lines: list[Strip]
 
 
 def _json(value: object) -> str:
