@@ -234,6 +234,7 @@ def register_all() -> dict[str, FigureFn]:
     import benchmarks.inspect_figures  # (the inspector figures)
     import benchmarks.lint_figures  # (the lint, timeline and stats figure)
     import benchmarks.memory_figures  # (the flat-memory figures, from outside)
+    import benchmarks.paragraph_figures  # (a long paragraph's redraw)
     import benchmarks.pattern_figures  # (the host-pattern figure)
     import benchmarks.pty_figures  # (the figures measured from outside the app)
     import benchmarks.pty_flood_figures  # (the 60 s flood's rate, from outside)
