@@ -5,6 +5,7 @@ through a resize, to its end; and a redraw that wraps its last lines only."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 import pytest
 from rich.console import Console
@@ -178,36 +179,33 @@ def test_a_redraw_of_a_long_streaming_paragraph_wraps_and_renders_its_last_lines
     assert yielded[-1][1] > 100
 
 
+def _fed(text: str, step: int) -> Iterator[tuple[Block, AssistantTurn, list[Strip]]]:
+    """``text`` fed to a reply's block ``step`` characters at a time, drawn after each."""
+    item = AssistantTurn("reply", None, "")
+    block = Block(item)
+    for at in range(0, len(text), step):
+        item.body.append(text[at : at + step])
+        block.cache.clear()
+        block.appended()
+        yield block, item, block.lines(CONSOLE, WIDTH, PALETTE)
+
+
 def test_lines_are_kept_only_from_the_drawing_the_view_holds() -> None:
     """Drawn elsewhere meanwhile (another width, another sink), the paragraph's drawing is
     not the one the block holds the lines of: the block's next drawing is whole."""
-    text = " ".join("word" for _ in range(400))
-    item = AssistantTurn("reply", None, "")
-    block = Block(item)
-    for at in range(0, len(text), 60):
-        item.body.append(text[at : at + 60])
-        block.cache.clear()
-        block.appended()
-        drawn = block.lines(CONSOLE, WIDTH, PALETTE)
+    for step, (block, item, drawn) in enumerate(_fed(" ".join("word" for _ in range(400)), 60)):
         assert block.markdown is not None
         [paragraph] = block.markdown.open
         drawing = paragraph.paragraph
         assert drawing is not None
-        if at % 240 == 0:  # (another text, at the width the block draws it at)
+        if step % 4 == 0:  # (another text, at the width the block draws it at)
             options = CONSOLE.options.update(width=WIDTH - 2)
             list(drawing.render(Text("other " + item.text), CONSOLE, options))
-        assert cells(drawn) == cells(_whole(item.text)), at
+        assert cells(drawn) == cells(_whole(item.text)), step
 
 
 def test_a_finished_paragraph_keeps_nothing_once_drawn() -> None:
-    text = " ".join("word" for _ in range(300))
-    item = AssistantTurn("reply", None, "")
-    block = Block(item)
-    for at in range(0, len(text), 50):
-        item.body.append(text[at : at + 50])
-        block.cache.clear()
-        block.appended()
-        block.lines(CONSOLE, WIDTH, PALETTE)
+    *_, (block, item, _drawn) = _fed(" ".join("word" for _ in range(300)), 50)
     markdown = block.reply_markdown(item)
     [open_block] = markdown.blocks()
     drawing = open_block.paragraph
