@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from functools import partial
 
 import pytest
 from rich.console import Console
+from rich.padding import Padding
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -17,9 +19,11 @@ from textual.strip import Strip
 
 from openwop_tui.core.items import AssistantTurn
 from openwop_tui.draw import open_paragraph
-from openwop_tui.draw.markdown import ReplyMarkdown
+from openwop_tui.draw.markdown import ReplyMarkdown, parser
 from openwop_tui.draw.open_paragraph import OpenParagraph
-from openwop_tui.draw.palette import Palette
+from openwop_tui.draw.palette import Palette, Themed
+from openwop_tui.draw.rich_markdown import OpenParagraphMarkdown
+from openwop_tui.present.dispatch import Part
 from openwop_tui.ui.transcript.blocks import Block
 
 PALETTE = Palette.default()
@@ -217,3 +221,27 @@ def test_a_finished_paragraph_keeps_nothing_once_drawn() -> None:
     [finished] = markdown.blocks()
     assert finished.paragraph is drawing  # (its last drawing made from what was kept)
     assert drawing._drawn is None
+
+
+def test_a_part_whose_lines_above_the_paragraph_changed_is_drawn_again_whole() -> None:
+    """The block holds a paragraph's lines drawn under a blank line (the block above wanted
+    one), and the next drawing has none: the lines it would keep are not the block's, so the
+    part is drawn again, whole, rather than spliced."""
+    drawing = OpenParagraph()
+    block = Block(AssistantTurn("reply", None, ""))
+
+    def part(text: str, lead: bool, growing: OpenParagraph | None = drawing) -> Part:
+        tokens = parser().parse(text)
+        made = OpenParagraphMarkdown(
+            tokens, growing or OpenParagraph(), code_theme="monokai", lead=lead
+        )
+        make = partial(Padding, Themed(made, PALETTE), (0, 0, 0, 2))
+        return Part(key=object(), make=make, growing=growing)
+
+    words = " ".join(f"word{n}" for n in range(300))
+    block._grow(CONSOLE, part(words, True), drawing, WIDTH)
+    drawn = block._grow(CONSOLE, part(words + " more", False), drawing, WIDTH)
+    fresh = OpenParagraph()
+    whole = block._grow(CONSOLE, part(words + " more", False, fresh), fresh, WIDTH)
+    assert cells(drawn) == cells(whole)
+    assert len(drawn) > 20

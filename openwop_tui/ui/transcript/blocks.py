@@ -470,8 +470,11 @@ class Block:
             growing.hold(None)
         lead = len(lines) - growing.yielded  # (a blank line above the block, or none)
         if growing.skipped:
-            assert held is not None and held.lead == lead
-            lines = held.lines[: lead + growing.skipped] + lines[lead:]
+            if held is not None and held.lead == lead:
+                lines = held.lines[: lead + growing.skipped] + lines[lead:]
+            else:  # (lines above the part's own not as held: drawn again, none skipped)
+                lines = render_lines(console, part.renderable, width)
+                lead = len(lines) - growing.yielded
         self.grown = _Grown(growing, width, growing.drawings, lead, lines)
         return lines
 
