@@ -43,6 +43,7 @@ from openwop_tui.ui.messages import (
     SessionDeleted,
     SessionRenamed,
     TimelineScreenOpened,
+    TranscriptEnd,
     TranscriptLeft,
     WorkflowChosen,
 )
@@ -457,6 +458,11 @@ class ChatApp(TabParts, HoldsActions, QuietWalks, ResizeAtOnce, GuardedApp):
             self.view.scroll_page_up(animate=False)
         else:
             self.view.scroll_page_down(animate=False)
+
+    def on_transcript_end(self, _event: TranscriptEnd) -> None:
+        """End in the input with nothing past its cursor: the transcript's end, followed
+        again (the transcript's own End)."""
+        self.view.action_last()
 
     def action_enter_transcript(self) -> None:
         self.focus_ring.enter_transcript()

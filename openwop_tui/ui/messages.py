@@ -41,6 +41,7 @@ __all__ = [
     "SessionKept",
     "SessionRenamed",
     "TitleShown",
+    "TranscriptEnd",
     "TranscriptLeft",
     "WorkflowChosen",
 ]
@@ -61,6 +62,11 @@ class MessageSubmitted(Message):
     attachments only)."""
 
     text: str
+
+
+class TranscriptEnd(Message):
+    """End in the input with nothing past its cursor (the end of its text): go to the
+    transcript's end and follow it, as its "new output below ↓ (End)" line says."""
 
 
 @dataclass

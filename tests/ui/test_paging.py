@@ -12,6 +12,7 @@ from textual.app import App, ComposeResult
 from openwop_tui.core.fold import Transcript
 from openwop_tui.renderers import Registry
 from openwop_tui.ui.transcript.view import TranscriptView
+from openwop_tui.ui.widgets.prompt import PromptInput
 
 __all__ = ["builtin_renderers_loaded"]
 
@@ -31,6 +32,34 @@ async def test_page_keys_from_the_prompt_page_without_animation() -> None:
         view.scroll_page_down = lambda **kw: calls.append(("down", kw.get("animate")))  # type: ignore[method-assign]
         await pilot.press("pageup", "pagedown")
     assert calls == [("up", False), ("down", False)]
+
+
+async def test_end_from_the_prompt_at_its_text_s_end_follows_the_transcript_again() -> None:
+    """Paged up from the prompt, new output comes ("new output below ↓ (End)"): End there goes
+    to the transcript's end and follows it, the prompt keeping focus; End with text after the
+    cursor moves the cursor, as in any input."""
+    app = demo_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await connected(pilot, app)
+        view = app.query_one(TranscriptView)
+        transcript = Transcript()
+        await view.apply([transcript.add_user(f"message number {n}") for n in range(60)])
+        await pilot.pause()
+        await pilot.press("pageup", "pageup")
+        await pilot.pause()
+        await view.apply([transcript.add_user("something new")])
+        await pilot.pause()
+        assert view.unseen and view.scroll_y < view.max_scroll_y
+        prompt = app.query_one(PromptInput)
+        prompt.value = "draft"
+        prompt.move_cursor((0, 2))
+        await pilot.press("end")  # (text after the cursor: the cursor moves)
+        await pilot.pause()
+        assert prompt.cursor_location == (0, 5) and view.unseen
+        await pilot.press("end")  # (nothing past it now: the transcript's end)
+        await pilot.pause()
+        assert not view.unseen and view.scroll_y == view.max_scroll_y
+        assert prompt.has_focus and prompt.value == "draft"
 
 
 async def test_the_page_above_is_drawn_ahead_and_nothing_further() -> None:

@@ -30,7 +30,7 @@ from textual.widgets import TextArea
 
 from openwop_tui.core.attachments import complete_path, pasted_paths
 from openwop_tui.ui import keys, warming
-from openwop_tui.ui.messages import FilesPasted, MessageSubmitted
+from openwop_tui.ui.messages import FilesPasted, MessageSubmitted, TranscriptEnd
 from openwop_tui.ui.widgets.chips import AttachmentChips
 from openwop_tui.ui.widgets.echo import draw_now, keys_waiting
 from openwop_tui.ui.widgets.queued import QueuedMessages
@@ -172,6 +172,16 @@ class PromptInput(TextArea):
         self.remember(text)
         self.value = ""
         self.post_message(MessageSubmitted(text))
+
+    def action_cursor_line_end(self, select: bool = False) -> None:
+        """End (Ctrl+E): the cursor to the end of its line; already at the end of the text,
+        with nothing selected and nothing to move past, the transcript's end, followed again
+        (`TranscriptEnd`): paged up from here (Page Up pages it from the input), the
+        transcript's "new output below ↓ (End)" line is answered from here too."""
+        if not select and self.selection.is_empty and self.cursor_location == self.document.end:
+            self.post_message(TranscriptEnd())
+            return
+        super().action_cursor_line_end(select)
 
     def type_ahead(self, typed: str) -> None:
         """Take keys typed before the app was up (`openwop_tui.devices.typeahead`) as if
