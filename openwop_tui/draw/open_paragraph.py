@@ -110,10 +110,11 @@ class OpenParagraph:
             return
         width = options.max_width
         key = (width, justify, overflow, text.style, text.end)
-        drawn = self._drawn
         spans = list(text.spans)
-        keep = 0 if drawn is None or drawn.key != key else _kept(drawn, plain, spans)
-        start = drawn.starts[keep] if drawn is not None and keep else 0
+        drawn = self._drawn if self._drawn is not None and self._drawn.key == key else None
+        keep = _kept(drawn, plain, spans) if drawn is not None else 0
+        base = drawn if keep else None  # (whose first `keep` lines stay; None: none do)
+        start = base.starts[keep] if base is not None else 0
         tail = text if not start else _after(text, plain, spans, start)
         made = _wrap(tail, console, width, justify, overflow)
         if made is None:  # (a split Rich did not make line for line: drawn whole by Rich)
@@ -121,22 +122,22 @@ class OpenParagraph:
             return
         lines, starts, fresh = made
         styled = [bool(line.spans or line.style) for line in lines]
-        if drawn is not None and keep:
-            starts = drawn.starts[:keep] + [start + at for at in starts]
-            fresh = drawn.fresh[:keep] + fresh  # (line `keep` begins a word: chosen so)
-            styled = drawn.styled[:keep] + styled
+        if base is not None:
+            starts = base.starts[:keep] + [start + at for at in starts]
+            fresh = base.fresh[:keep] + fresh  # (line `keep` begins a word: chosen so)
+            styled = base.styled[:keep] + styled
         # Rich renders the lines joined: all of them plain (no styles anywhere: one unstyled
         # segment) or all styled (a segment per style, unstyled text in the null style). The
         # lines kept were rendered one way; drawn the other way now, all are rendered again.
         joined = Text("\n").join(lines)
-        if drawn is not None and keep and any(styled) != any(drawn.styled):
+        if base is not None and any(styled) != any(base.styled):
             return (yield from self._again(text, console, options))
         if any(styled) and not joined.spans:
             joined.spans = [Span(0, 0, "")]  # (rendered as styled: the kept lines are)
         rendered = [*Segment.split_lines(joined.render(console, end=""))]
         rendered += [[] for _ in range(len(lines) - len(rendered))]  # (an empty last line)
-        if drawn is not None and keep:
-            rendered = drawn.lines[:keep] + rendered
+        if base is not None:
+            rendered = base.lines[:keep] + rendered
         self._drawn = (
             None if self._closing else _Drawn(key, plain, spans, starts, fresh, styled, rendered)
         )
@@ -236,15 +237,7 @@ def _after(text: Text, plain: str, spans: list[Span], start: int) -> Text:
         spans: Its spans.
         start: Where the part returned begins.
     """
-    tail = Text(
-        plain[start:],
-        style=text.style,
-        justify=text.justify,
-        overflow=text.overflow,
-        no_wrap=text.no_wrap,
-        end=text.end,
-        tab_size=text.tab_size,
-    )
+    tail = text.blank_copy(plain[start:])
     tail.spans = [
         Span(max(span.start, start) - start, span.end - start, span.style)
         for span in spans

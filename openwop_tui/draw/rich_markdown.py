@@ -142,10 +142,9 @@ class _OpenParagraphElement(Paragraph):
 
     @classmethod
     def create(cls, markdown: Markdown, token: Token) -> Paragraph:
+        assert isinstance(markdown, OpenParagraphMarkdown)  # (the one markdown using it)
         element = cls(justify=markdown.justify or "left")
-        drawing = getattr(markdown, "open_paragraph", None)
-        assert isinstance(drawing, OpenParagraph)
-        element.drawing = drawing
+        element.drawing = markdown.open_paragraph
         return element
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:

@@ -462,8 +462,9 @@ class Block:
             width: Columns to draw in.
         """
         held = self.grown
-        holds = held is not None and held.growing is growing and held.width == width
-        growing.hold(held.drawing if held is not None and holds else None)
+        if held is not None and (held.growing is not growing or held.width != width):
+            held = None  # (another part's lines, or this one's at another width)
+        growing.hold(held.drawing if held is not None else None)
         try:
             lines = render_lines(console, part.renderable, width)
         finally:
