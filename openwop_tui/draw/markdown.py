@@ -16,9 +16,10 @@ above (``- a`` then ``#`` are a list and a heading, ``#foo`` a lazy line of its 
 a list and a blank line is a paragraph, ``1.`` the list's next item): then both stay open
 (`_settled`). A long list's items are finished the same way, each once the next one has begun
 on a whole line (`openwop_tui.draw.list_pieces`). A paragraph is never finished before its end
-(a ``===`` under it makes the whole of it a heading), so an open one is parsed whole at each
-update; its drawing is handed from one parse to the next, and wraps the text again from its last
-lines only (`openwop_tui.draw.open_paragraph`).
+(a ``===`` under it makes the whole of it a heading), so an open one's blocks are parsed whole
+at each update, but its inline parse goes on from the last space nothing was open at
+(`openwop_tui.draw.open_inline`); its drawing is handed from one parse to the next, and wraps
+the text again from its last lines only (`openwop_tui.draw.open_paragraph`).
 
 The one thing later text changes in an earlier block is a reference: ``[the docs][1]`` is a
 link once ``[1]: https://…`` is defined anywhere in the reply, before or after. Definitions are
@@ -45,6 +46,9 @@ from openwop_tui.draw import list_pieces
 from openwop_tui.draw.code_pieces import CHECK_LINES, CodePieces, code_of
 from openwop_tui.draw.list_pieces import LIST_OPENS
 from openwop_tui.draw.markdown_images import images_as_links
+from openwop_tui.draw.open_inline import KEY as OPEN_INLINE
+from openwop_tui.draw.open_inline import OpenInline
+from openwop_tui.draw.open_inline import install as resume_open_inline
 from openwop_tui.draw.open_paragraph import OpenParagraph
 from openwop_tui.draw.rich_markdown import Highlights
 from openwop_tui.text.markdown import clean_tokens
@@ -67,9 +71,11 @@ def _host_text_parser() -> MarkdownIt:
     ``\\r`` and NUL across the whole source at every parse (two regex passes: 4 ms for a 540 KB
     open paragraph, parsed again at each update). What a reply's markdown parses is host text
     cleaned where it entered (`openwop_tui.text.sanitize.clean` leaves none of the three), so
-    the rule never changes a character of it."""
+    the rule never changes a character of it. Its inline rule resumes a streaming paragraph's
+    parse (`openwop_tui.draw.open_inline`) when a parse's ``env`` asks it to."""
     made = parser()
     made.core.ruler.disable("normalize")
+    resume_open_inline(made)
     return made
 
 
@@ -150,6 +156,9 @@ class ReplyMarkdown:
     _paragraph: tuple[int, OpenParagraph] | None = None
     """The streaming paragraph the open text ends with: where it begins in the reply, and its
     drawing (`openwop_tui.draw.open_paragraph`), handed from one parse of it to the next."""
+    _inline: OpenInline | None = None
+    """The settled part of the open text's last inline text (a streaming paragraph's) and its
+    tokens, kept from one parse to the next (`openwop_tui.draw.open_inline`)."""
     _refs: References = field(default_factory=dict)
     """Definitions in the finished part, in document order."""
     _in_force: References = field(default_factory=dict)
@@ -205,6 +214,11 @@ class ReplyMarkdown:
             return
         self._dirty = False
         env: dict[str, Any] = {"references": dict(self._refs)}
+        if self.complete:
+            self._inline = None  # (its last parse: nothing to resume)
+        else:
+            self._inline = self._inline or OpenInline()
+            env[OPEN_INLINE] = self._inline
         source = self._tail  # only `HostText` is fed
         tokens = self._parser.parse(source, env)
         clean_tokens(tokens)
