@@ -5,6 +5,7 @@ were."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import pytest
@@ -12,8 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it.token import Token
 
-from openwop_tui.draw.markdown import _SHARED_PARSER
+from openwop_tui.draw import open_inline
+from openwop_tui.draw.markdown import _SHARED_PARSER, ReplyMarkdown
 from openwop_tui.draw.open_inline import KEY, OpenInline
+from openwop_tui.text.sanitize import HostText
 
 #: What a paragraph is made of, the constructs that reach across words among plain ones.
 _ATOMS = [
@@ -135,3 +138,36 @@ def test_only_the_last_inline_text_is_resumed() -> None:
         ours = _SHARED_PARSER.parse(text[:at], env)
         assert _flat(ours) == _flat(_SHARED_PARSER.parse(text[:at], {"references": {}}))
     assert kept.source.startswith("the streaming one")
+
+
+def test_a_streamed_reply_s_tokens_are_cleaned_the_settled_ones_once() -> None:
+    # Character references decode to what `clean` must rewrite: an escape, a C1, a bidi mark.
+    text = "".join(f"word{n} &#27;c red &#x9b;2J &#x202e;mirror **b** " for n in range(60))
+    reply = ReplyMarkdown()
+    calls: list[int] = []
+    counting: list[int] = []  # (the streamed reply's updates only, not the whole parse's)
+    real = open_inline.clean_tokens
+
+    def counted(tokens: Iterable[Token]) -> None:
+        listed = list(tokens)
+        counting.append(sum(1 + len(token.children or ()) for token in listed))
+        real(listed)
+
+    open_inline.clean_tokens = counted  # type: ignore[assignment]
+    try:
+        for at in range(0, len(text), 37):
+            reply.feed(HostText(text[at : at + 37]))
+            counting.clear()
+            ours = reply.blocks()
+            calls.append(sum(counting))
+            whole = ReplyMarkdown.whole(HostText(reply.text)).blocks()
+            assert [_flat(b.tokens) for b in ours] == [_flat(b.tokens) for b in whole]
+            assert not any(
+                "\x1b" in str(item) or "\x9b" in str(item) or "\u202e" in str(item)
+                for block in ours
+                for item in _flat(block.tokens)
+            )
+    finally:
+        open_inline.clean_tokens = real  # type: ignore[assignment]
+    # What an update cleans stays a few words long (the settled tokens were cleaned once).
+    assert max(calls[len(calls) // 2 :]) < 60
