@@ -10,7 +10,7 @@ the blank line before it decided by Rich's own loop, a code block highlighted on
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, ClassVar
 
 from markdown_it.token import Token
@@ -152,7 +152,40 @@ class _OpenParagraphElement(Paragraph):
         return self.drawing.render(self.text, console, options)
 
 
-class BlockMarkdown(Markdown):
+class KbdClosed(Markdown):
+    """Rich ``Markdown`` that never closes a ``<kbd>`` it did not open.
+
+    Rich's loop styles raw ``<kbd>`` … ``</kbd>`` by pushing a style at the one and popping at
+    the other: a ``</kbd>`` more than the ``<kbd>`` s before it popped the paragraph's own
+    style, and the next one an empty stack, whose ``IndexError`` stopped the app (a reply
+    saying ``a </kbd></kbd> b`` was enough). Here a ``</kbd>`` that closes nothing in its
+    paragraph (its inline text) is left out, as Rich leaves out every other tag; one left
+    open only styles the rest of its paragraph.
+    """
+
+    def _flatten_tokens(self, tokens: Iterable[Token]) -> Iterable[Token]:
+        for token in tokens:
+            if token.children and not (token.type == "fence" or token.tag == "img"):
+                yield from _kbd_closed(self._flatten_tokens(token.children))
+            else:
+                yield token
+
+
+def _kbd_closed(tokens: Iterable[Token]) -> Iterator[Token]:
+    """``tokens`` (one inline text's) without a ``</kbd>`` that closes no ``<kbd>``."""
+    depth = 0
+    for token in tokens:
+        if token.type == "html_inline":
+            if token.content == "<kbd>":
+                depth += 1
+            elif token.content == "</kbd>":
+                if not depth:
+                    continue
+                depth -= 1
+        yield token
+
+
+class BlockMarkdown(KbdClosed):
     """Rich ``Markdown`` drawing tokens already parsed (and cleaned), as it would draw them
     after a block that wants a blank line after it (``lead``).
 
@@ -246,7 +279,7 @@ def _without_blank(drawn: RenderResult) -> RenderResult:
 _BLANK = Segment.line()
 
 
-class SafeMarkdown(Markdown):
+class SafeMarkdown(KbdClosed):
     """Rich ``Markdown`` whose parsed tokens are cleaned (see the module docstring), its images
     shown as links (`openwop_tui.draw.markdown_images`)."""
 
