@@ -239,9 +239,24 @@ def test_a_part_whose_lines_above_the_paragraph_changed_is_drawn_again_whole() -
         return Part(key=object(), make=make, growing=growing)
 
     words = " ".join(f"word{n}" for n in range(300))
-    block._grow(CONSOLE, part(words, True), drawing, WIDTH)
-    drawn = block._grow(CONSOLE, part(words + " more", False), drawing, WIDTH)
+    block._grow(CONSOLE, part(words, True), drawing, (WIDTH, PALETTE))
+    drawn = block._grow(CONSOLE, part(words + " more", False), drawing, (WIDTH, PALETTE))
     fresh = OpenParagraph()
-    whole = block._grow(CONSOLE, part(words + " more", False, fresh), fresh, WIDTH)
+    whole = block._grow(CONSOLE, part(words + " more", False, fresh), fresh, (WIDTH, PALETTE))
     assert cells(drawn) == cells(whole)
     assert len(drawn) > 20
+
+
+def test_a_theme_changed_while_a_paragraph_streams_draws_all_of_it_in_the_new_theme() -> None:
+    """The paragraph's drawing may keep its lines (the theme's text colour is not in its text),
+    but the block's kept lines have the old colour in them: not used in another theme."""
+    other = Palette.from_colours({"foreground": "#AA0000"}, dark=True)
+    *_, (block, item, _drawn) = _fed(REPLIES["plain words"], 60)
+    block.cache.clear()  # (what the view does when the theme changes: `redraw_all`)
+    block.parts.clear()
+    block.appended()
+    themed = block.lines(CONSOLE, WIDTH, other)
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(ReplyMarkdown, "_keep_paragraph", lambda self, *args: None)
+        whole = Block(AssistantTurn("reply", None, item.text)).lines(CONSOLE, WIDTH, other)
+    assert [list(line) for line in themed] == [list(line) for line in whole]

@@ -438,7 +438,7 @@ class Block:
                 if part.growing is None:
                     lines = render_lines(console, part.renderable, width)
                 else:
-                    lines = self._grow(console, part, part.growing, width)
+                    lines = self._grow(console, part, part.growing, (width, palette))
             kept[part.key] = lines
             strips.extend(lines)
         if kept:
@@ -451,7 +451,9 @@ class Block:
             strips.extend(self._envelope_extras(item, console, width, palette, self.rendered))
         return strips + ([blank(width)] if self.spaced else [])
 
-    def _grow(self, console: Console, part: Part, growing: Growing, width: int) -> list[Strip]:
+    def _grow(
+        self, console: Console, part: Part, growing: Growing, at: tuple[int, Palette]
+    ) -> list[Strip]:
         """The lines of a part that grows at its end: only those past the ones its drawing
         keeps are drawn, the rest are this block's from the drawing before (`Growing`).
 
@@ -459,11 +461,17 @@ class Block:
             console: The app's console.
             part: The part (a streaming paragraph's block).
             growing: What draws it, and says how many of its lines it did not draw again.
-            width: Columns to draw in.
+            at: The columns to draw in, and the theme's styles.
         """
+        width, palette = at
         held = self.grown
-        if held is not None and (held.growing is not growing or held.width != width):
-            held = None  # (another part's lines, or this one's at another width)
+        if held is not None and (
+            held.growing is not growing or held.width != width or held.palette is not palette
+        ):
+            # (Another part's lines, or this one's at another width, or in another theme: the
+            # paragraph's drawing may keep its lines, which a theme's text colour does not
+            # reach, but the block's have the colour in them.)
+            held = None
         growing.hold(held.drawing if held is not None else None)
         try:
             lines = render_lines(console, part.renderable, width)
@@ -476,7 +484,7 @@ class Block:
             else:  # (lines above the part's own not as held: drawn again, none skipped)
                 lines = render_lines(console, part.renderable, width)
                 lead = len(lines) - growing.yielded
-        self.grown = _Grown(growing, width, growing.drawings, lead, lines)
+        self.grown = _Grown(growing, width, palette, growing.drawings, lead, lines)
         return lines
 
     def _envelope_extras(
@@ -513,6 +521,7 @@ class _Grown:
 
     growing: Growing
     width: int
+    palette: Palette
     drawing: int
     """The number of the drawing they are (`Growing.drawings` after it)."""
     lead: int
