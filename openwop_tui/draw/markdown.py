@@ -47,7 +47,7 @@ from openwop_tui.draw.code_pieces import CHECK_LINES, CodePieces, code_of
 from openwop_tui.draw.list_pieces import LIST_OPENS
 from openwop_tui.draw.markdown_images import images_as_links
 from openwop_tui.draw.open_inline import KEY as OPEN_INLINE
-from openwop_tui.draw.open_inline import OpenInline, clean_parsed
+from openwop_tui.draw.open_inline import OpenInline, finish_parsed
 from openwop_tui.draw.open_inline import install as resume_open_inline
 from openwop_tui.draw.open_paragraph import OpenParagraph
 from openwop_tui.draw.rich_markdown import Highlights
@@ -221,8 +221,7 @@ class ReplyMarkdown:
             env[OPEN_INLINE] = self._inline
         source = self._tail  # only `HostText` is fed
         tokens = self._parser.parse(source, env)
-        clean_parsed(tokens, self._inline)
-        images_as_links(tokens)
+        finish_parsed(tokens, self._inline)
         # markdown-it counts lines by "\n" alone (`clean` left no other line break).
         lines = source.split("\n")
         lines = [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])

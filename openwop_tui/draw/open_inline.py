@@ -26,10 +26,10 @@ closed within it, so markdown-it's delimiter matching, which only ever looks bac
 to the openers not yet matched, matches the same pairs in the whole text; adjacent text tokens
 either side are joined as `text_join` joins them. Definitions in force are part of the state:
 another set of them and the part is parsed again. Anything not settled is parsed whole, as
-before. The cut is tried at the last space, then in the first half of what is not settled, then
-its first quarter (the last words may be a link's label, those before them not); when none
-settles, cuts are tried again once what follows the settled part has doubled, so a paragraph
-with a stray opener costs at most three times its parse.
+before. The cut is tried at the last space, then at the last one before the last character that
+may begin a construct, and once more so (the last words may be a link's label, those before
+them not); when none settles, cuts are tried again once what follows the settled part has
+doubled, so a paragraph with a stray opener costs at most four times its parse.
 
 Cached tokens are never changed in place: what markdown-it's core rules and the app's cleaning
 do after the inline parse (join adjacent text, clean, turn images into links) either leaves a
@@ -49,25 +49,30 @@ from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
+from openwop_tui.draw.markdown_images import images_as_links
 from openwop_tui.text.markdown import clean_tokens
 
-__all__ = ["KEY", "OpenInline", "clean_parsed", "install"]
+__all__ = ["KEY", "OpenInline", "finish_parsed", "install"]
 
 #: Where a parse's ``env`` carries the `OpenInline` of the text's last inline token.
 KEY = "openwop_open_inline"
 
 #: Left as text, what later text may still turn into a construct reaching back before it.
 _OPEN = re.compile(r"[\[`]|<[A-Za-z/!?]")
-#: Cuts tried at an update (each within the first half of the last: at most twice the parse).
+#: Cuts tried at an update (each before the last, so at most three parses of the rest).
 _TRIES = 3
+#: What may begin a construct that reaches across words: a cut is tried again before the last.
+_BEGINS = "[`*_~<!"
 #: The last space that a character other than white space follows.
 _CUT = re.compile(r".* (?=[^ \t\n])", re.DOTALL)
 
 
 def install(md: MarkdownIt) -> None:
     """Replace ``md``'s core ``inline`` rule by one that parses the last inline token through
-    the `OpenInline` a parse's ``env`` carries under `KEY` (every other one as before)."""
+    the `OpenInline` a parse's ``env`` carries under `KEY` (every other one as before), and
+    its ``text_join`` by one that leaves that token's settled tokens (joined already) alone."""
     md.core.ruler.at("inline", _inline)
+    md.core.ruler.at("text_join", _text_join)
 
 
 def _inline(state: StateCore) -> None:
@@ -88,6 +93,19 @@ def _inline(state: StateCore) -> None:
             state.md.inline.parse(token.content, state.md, state.env, token.children)
 
 
+def _text_join(state: StateCore) -> None:
+    kept: OpenInline | None = state.env.get(KEY)
+    served = kept.served if kept is not None else None
+    for token in state.tokens:
+        if token.type != "inline" or not token.children:
+            continue
+        if token is served and kept is not None:
+            settled = kept.cleaned
+            token.children = token.children[:settled] + _joined(token.children[settled:])
+        else:
+            token.children = _joined(token.children)
+
+
 @dataclass(eq=False)
 class OpenInline:
     """The settled part of a streaming paragraph's text, and its inline tokens."""
@@ -101,9 +119,12 @@ class OpenInline:
     retry: int = 0
     """How long the unsettled rest must be before a cut is tried again."""
     served: Token | None = None
-    """The inline token the last parse gave the settled tokens to (`clean_parsed`)."""
+    """The inline token the last parse gave the settled tokens to (`finish_parsed`)."""
     cleaned: int = 0
-    """How many of its first children are settled tokens, cleaned when they settled."""
+    """How many of its first children are settled tokens handed out as they are: joined,
+    cleaned and their images made links when they settled, the same objects at every parse
+    while they stay settled (`openwop_tui.draw.rich_markdown` keeps the text built from
+    them)."""
 
     def parse(self, content: str, md: MarkdownIt, env: MutableMapping[str, Any]) -> list[Token]:
         """The inline tokens of ``content`` (what ``md.inline.parse`` makes of it, before the
@@ -125,8 +146,9 @@ class OpenInline:
 
     def _settle_some(self, rest: str, md: MarkdownIt, env: MutableMapping[str, Any]) -> str:
         """Settle what of ``rest`` (the text after the settled part) can be: up to its last
-        cut, else up to the last one in its first half, or its first quarter (the last words
-        may be a link's label, the ones before them not); what is left of it."""
+        cut, else up to the last cut before the last character that may begin a construct
+        (the last words may be a link's label, the ones before them not), and so on; what is
+        left of it."""
         end = len(rest)
         for _ in range(_TRIES):
             found = _CUT.match(rest, 0, end)
@@ -136,15 +158,21 @@ class OpenInline:
             if piece is not None:
                 self._settle(found.group(), piece)
                 return rest[found.end() :]
-            end = found.end() // 2
+            end = max(rest.rfind(char, 0, found.end()) for char in _BEGINS)
+            if end <= 0:
+                break
         self.retry = 2 * len(rest)
         return rest
 
     def _settle(self, text: str, piece: list[Token]) -> None:
         """``text`` (parsed into ``piece``) is settled: it goes on the settled part, cleaned
         (`clean` keeps or rewrites each character alone but ``\\r\\n``, and the part ends with a
-        space: text cleaned apart is what it is cleaned joined)."""
+        space: text cleaned apart is what it is cleaned joined), its images made links (what
+        `finish_parsed` does to the rest)."""
         clean_tokens(piece)
+        holder = Token("inline", "", 0, children=piece)
+        images_as_links([holder])
+        piece = holder.children or []
         tokens = self.tokens
         if tokens and piece and tokens[-1].type == "text" and piece[0].type == "text":
             # A new token, not the old one changed: earlier parses hold it.
@@ -155,19 +183,23 @@ class OpenInline:
         self.retry = 0
 
 
-def clean_parsed(tokens: list[Token], kept: OpenInline | None) -> None:
-    """`clean_tokens` on a parse's ``tokens``, but for the settled tokens ``kept`` gave it
-    (cleaned once, when they settled: a 540 KB paragraph's took 170 ms an update)."""
+def finish_parsed(tokens: list[Token], kept: OpenInline | None) -> None:
+    """What a reply's parse does after markdown-it's (`clean_tokens`, `images_as_links`) to a
+    parse's ``tokens``, but to the settled tokens ``kept`` gave it: that was done once, when
+    they settled (a 540 KB paragraph's were cleaned again at every update: 170 ms)."""
     served = kept.served if kept is not None else None
     if served is None or not served.children or kept is None:
         clean_tokens(tokens)
+        images_as_links(tokens)
         return
     children = served.children
+    settled = children[: kept.cleaned]
     served.children = children[kept.cleaned :]
     try:
         clean_tokens(tokens)
+        images_as_links(tokens)
     finally:
-        served.children = children
+        served.children = settled + (served.children or [])
 
 
 def _parse(md: MarkdownIt, env: MutableMapping[str, Any], text: str) -> list[Token] | None:
@@ -186,18 +218,24 @@ def _parse(md: MarkdownIt, env: MutableMapping[str, Any], text: str) -> list[Tok
 
 
 def _joined(tokens: list[Token]) -> list[Token]:
-    """``tokens`` as `text_join` leaves them (``text_special`` made text, adjacent text
-    joined; an image's label too), in new tokens where they change."""
+    """``tokens`` as `text_join` leaves them (``text_special`` made text, each run of adjacent
+    text joined in one go; an image's label too), a run's first token copied, not changed."""
     out: list[Token] = []
+    run: list[str] = []  # (what joins `out[-1]`)
     for token in tokens:
         if token.children:
             token.children = _joined(token.children)
         if token.type == "text_special":
             token.type = "text"
         if token.type == "text" and out and out[-1].type == "text":
-            out[-1] = out[-1].copy(content=out[-1].content + token.content)
-        else:
-            out.append(token)
+            run.append(token.content)
+            continue
+        if run:
+            out[-1] = out[-1].copy(content=out[-1].content + "".join(run))
+            run = []
+        out.append(token)
+    if run:
+        out[-1] = out[-1].copy(content=out[-1].content + "".join(run))
     return out
 
 

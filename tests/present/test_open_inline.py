@@ -15,7 +15,9 @@ from markdown_it.token import Token
 
 from openwop_tui.draw import open_inline
 from openwop_tui.draw.markdown import _SHARED_PARSER, ReplyMarkdown
-from openwop_tui.draw.open_inline import KEY, OpenInline
+from openwop_tui.draw.markdown_images import images_as_links
+from openwop_tui.draw.open_inline import KEY, OpenInline, finish_parsed
+from openwop_tui.text.markdown import clean_tokens
 from openwop_tui.text.sanitize import HostText
 
 #: What a paragraph is made of, the constructs that reach across words among plain ones.
@@ -26,7 +28,7 @@ _ATOMS = [
     "![alt](i.png)", "![", "snake_case", "a*b", "5 * 3", "~~", "~~s~~", "~", "  \n", "\n",
     "   ", "\t", "1.", "-", "#", "a|b", "===", "[x]: http://d.e", "[x]", "[x][]", "\\\n",
     "<a href='x y'>", "[a `b](u) c`", "*a **b** c*", "***", "_a_b_", "日本", "😀", "x  ", "  x",
-    "[l](u 't t')", "`` a ` b ``",
+    "[l](u 't t')", "`` a ` b ``", "![a *b* &amp;](i.png)", "<kbd>", "</kbd>",
 ]  # fmt: skip
 _SPACES = [" ", " ", " ", "", "\n", "  "]
 
@@ -40,15 +42,29 @@ def _flat(tokens: list[Token]) -> list[Any]:
     return out
 
 
+def _ours(text: str, kept: OpenInline, references: dict[str, Any] | None = None) -> list[Token]:
+    """``text`` parsed as a reply's open part is: resumed by ``kept``, cleaned, images made
+    links (`openwop_tui.draw.markdown.ReplyMarkdown.update`)."""
+    tokens = _SHARED_PARSER.parse(text, {"references": dict(references or {}), KEY: kept})
+    finish_parsed(tokens, kept)
+    return tokens
+
+
+def _whole(text: str, references: dict[str, Any] | None = None) -> list[Token]:
+    """``text`` parsed whole, then cleaned and its images made links."""
+    tokens = _SHARED_PARSER.parse(text, {"references": dict(references or {})})
+    clean_tokens(tokens)
+    images_as_links(tokens)
+    return tokens
+
+
 def _steps(text: str, cuts: list[int], references: dict[str, Any] | None = None) -> OpenInline:
     """Parse ``text`` up to each of ``cuts`` in turn with one `OpenInline`, checking each
     parse against the whole text's; the `OpenInline` after the last."""
     kept = OpenInline()
     for at in cuts:
-        env = {"references": dict(references or {}), KEY: kept}
-        ours = _SHARED_PARSER.parse(text[:at], env)
-        whole = _SHARED_PARSER.parse(text[:at], {"references": dict(references or {})})
-        assert _flat(ours) == _flat(whole), repr(text[:at])
+        ours = _ours(text[:at], kept, references)
+        assert _flat(ours) == _flat(_whole(text[:at], references)), repr(text[:at])
     return kept
 
 
@@ -96,8 +112,7 @@ def test_a_long_paragraph_of_prose_settles_up_to_its_last_word() -> None:
     kept = OpenInline()
     behind = []
     for at in range(40, len(text), 40):
-        ours = _SHARED_PARSER.parse(text[:at], {"references": {}, KEY: kept})
-        assert _flat(ours) == _flat(_SHARED_PARSER.parse(text[:at], {"references": {}}))
+        assert _flat(_ours(text[:at], kept)) == _flat(_whole(text[:at]))
         behind.append(at - len(kept.source))
     # What is parsed again at each step stays a few words long, however long the paragraph:
     # a construct still open is tried again once what follows the settled part has doubled.
@@ -107,10 +122,10 @@ def test_a_long_paragraph_of_prose_settles_up_to_its_last_word() -> None:
 def test_tokens_handed_out_are_not_changed_by_the_parses_after_them() -> None:
     kept = OpenInline()
     text = "one &amp; two **three** four \\* five " * 20
-    first = _SHARED_PARSER.parse(text[:300], {"references": {}, KEY: kept})
+    first = _ours(text[:300], kept)
     before = _flat(first)
     for at in range(301, len(text), 7):
-        _SHARED_PARSER.parse(text[:at], {"references": {}, KEY: kept})
+        _ours(text[:at], kept)
     assert _flat(first) == before
 
 
@@ -120,10 +135,8 @@ def test_other_definitions_parse_the_settled_part_again() -> None:
     older = {"X": {"href": "https://old.example", "title": ""}}
     newer = {"X": {"href": "https://new.example", "title": "moved"}}
     for references, at in ((older, 40), (newer, len(text))):
-        env = {"references": dict(references), KEY: kept}
-        ours = _SHARED_PARSER.parse(text[:at], env)
-        whole = _SHARED_PARSER.parse(text[:at], {"references": dict(references)})
-        assert _flat(ours) == _flat(whole)
+        ours = _ours(text[:at], kept, references)
+        assert _flat(ours) == _flat(_whole(text[:at], references))
     link = next(t for t in ours[1].children or [] if t.type == "link_open")
     assert link.attrs["href"] == "https://new.example"
 
@@ -134,9 +147,7 @@ def test_only_the_last_inline_text_is_resumed() -> None:
     first = "an earlier paragraph with **bold** words\n\n"
     for at in (60, 80, 100):
         text = first + "the streaming one goes on and on " * 3
-        env = {"references": {}, KEY: kept}
-        ours = _SHARED_PARSER.parse(text[:at], env)
-        assert _flat(ours) == _flat(_SHARED_PARSER.parse(text[:at], {"references": {}}))
+        assert _flat(_ours(text[:at], kept)) == _flat(_whole(text[:at]))
     assert kept.source.startswith("the streaming one")
 
 
