@@ -99,6 +99,10 @@ class MarkdownBlock:
     paragraph: OpenParagraph | None = None
     """The drawing of a streaming paragraph, kept from one parse of it to the next
     (`openwop_tui.draw.open_paragraph`); ``None`` for any other block."""
+    settled: int = 0
+    """How many of a streaming paragraph's first inline tokens are settled
+    (`openwop_tui.draw.open_inline.OpenInline.cleaned`): the same objects in each parse that
+    goes on from this one, which its drawing builds text from once."""
 
     @property
     def piece(self) -> bool:
@@ -310,7 +314,11 @@ class ReplyMarkdown:
                 drawing = OpenParagraph()
             else:
                 continue
-            blocks[index][0].paragraph = drawing
+            block = blocks[index][0]
+            block.paragraph = drawing
+            inline = self._inline
+            if last and inline is not None and inline.served is tokens[1]:
+                block.settled = inline.cleaned
             if last:
                 self._paragraph = (begins, drawing)
             else:

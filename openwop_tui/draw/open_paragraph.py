@@ -79,10 +79,14 @@ class OpenParagraph:
         self.yielded = 0
         """Lines its last drawing yielded."""
         self._held: int | None = None
+        self.built: object | None = None
+        """What the markdown drawing it keeps of the text it built from the paragraph's settled
+        tokens (`openwop_tui.draw.rich_markdown`), from one parse to the next."""
 
     def close(self) -> None:
         """The paragraph is finished: it is drawn once more from what is kept (its last
-        words), then keeps nothing (a view caches a finished block's lines itself)."""
+        words), then keeps nothing (a view caches a finished block's lines itself; its text
+        is the block's tokens')."""
         self._closing = True
 
     def hold(self, drawing: int | None) -> None:
@@ -141,6 +145,8 @@ class OpenParagraph:
         self._drawn = (
             None if self._closing else _Drawn(key, plain, spans, starts, fresh, styled, rendered)
         )
+        if self._closing:
+            self.built = None
         # The lines the caller holds from the drawing before, as they are kept, are not
         # yielded again.
         skip = keep if held is not None and held == self.drawings else 0
@@ -157,6 +163,8 @@ class OpenParagraph:
     def _by_rich(self, text: Text, console: Console, options: ConsoleOptions) -> Iterator[Segment]:
         """``text`` drawn by Rich whole, nothing kept (no line of it held or skipped)."""
         self._drawn = None
+        if self._closing:
+            self.built = None
         self.drawings += 1
         self.skipped = 0
         lines = list(Segment.split_lines(text.__rich_console__(console, options)))

@@ -11,12 +11,13 @@ the blank line before it decided by Rich's own loop, a code block highlighted on
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from markdown_it.token import Token
 from pygments.lexer import Lexer  # type: ignore[import-untyped]
 from rich.console import Console, ConsoleOptions, RenderResult
-from rich.markdown import CodeBlock, Markdown, MarkdownElement, Paragraph
+from rich.markdown import CodeBlock, Markdown, MarkdownContext, MarkdownElement, Paragraph
 from rich.segment import Segment
 from rich.syntax import Syntax, SyntaxTheme
 from rich.text import Text
@@ -136,16 +137,24 @@ class KeptCodeBlock(CodeBlock):
 
 class _OpenParagraphElement(Paragraph):
     """Rich's paragraph, its text drawn by the `OpenParagraph` its markdown block keeps (a
-    streaming paragraph: wrapped again from its last lines)."""
+    streaming paragraph: wrapped again from its last lines), begun with the text of its
+    settled tokens where that was built before."""
 
     drawing: OpenParagraph
+    begun: Text | None
 
     @classmethod
     def create(cls, markdown: Markdown, token: Token) -> Paragraph:
         assert isinstance(markdown, OpenParagraphMarkdown)  # (the one markdown using it)
         element = cls(justify=markdown.justify or "left")
         element.drawing = markdown.open_paragraph
+        element.begun, markdown.begun = markdown.begun, None
         return element
+
+    def on_enter(self, context: MarkdownContext) -> None:
+        super().on_enter(context)
+        if self.begun is not None:
+            self.text = self.begun
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         self.text.justify = self.justify
@@ -242,7 +251,16 @@ class BlockMarkdown(KbdClosed):
 
 class OpenParagraphMarkdown(BlockMarkdown):
     """`BlockMarkdown` of a block that is a streaming paragraph, drawn by the `OpenParagraph`
-    its markdown block keeps (`openwop_tui.draw.markdown.MarkdownBlock.paragraph`)."""
+    its markdown block keeps (`openwop_tui.draw.markdown.MarkdownBlock.paragraph`).
+
+    Rich builds the paragraph's text token by token at every drawing (a 540 KB paragraph of
+    prose: most of its redraw). The text of its settled tokens
+    (`openwop_tui.draw.open_inline`: the same objects from one parse to the next) is kept with
+    the drawing, grown as more settle, and Rich builds only the rest onto a copy of it: the
+    same characters and spans, since a settled part closes every style it opens. Kept while the
+    styles it was built in are the ones the console gives now (a theme changed builds it again),
+    and only up to where Rich's ``<kbd>`` style, which raw HTML opens and closes, is closed.
+    """
 
     elements: ClassVar[dict[str, type[MarkdownElement]]] = {
         **BlockMarkdown.elements,
@@ -250,7 +268,13 @@ class OpenParagraphMarkdown(BlockMarkdown):
     }
 
     def __init__(
-        self, tokens: list[Token], paragraph: OpenParagraph, *, code_theme: Any, lead: bool
+        self,
+        tokens: list[Token],
+        paragraph: OpenParagraph,
+        *,
+        code_theme: Any,
+        lead: bool,
+        settled: int = 0,
     ) -> None:
         """Draw a paragraph block's ``tokens``, its text by ``paragraph``.
 
@@ -259,9 +283,133 @@ class OpenParagraphMarkdown(BlockMarkdown):
             paragraph: The drawing the block keeps from one parse to the next.
             code_theme: The Pygments theme inline code is drawn in.
             lead: True draws the block as after one that wants a blank line after it.
+            settled: How many of its first inline tokens are settled
+                (`openwop_tui.draw.markdown.MarkdownBlock.settled`).
         """
         super().__init__(tokens, code_theme=code_theme, lead=lead)
         self.open_paragraph = paragraph
+        self.settled = settled
+        self.begun: Text | None = None
+        """The text its paragraph begins with (its settled tokens'), for the element."""
+        self._whole = self.parsed
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        # (A generator: the tokens are chosen when the drawing is, not when it is asked for.)
+        self.parsed, self.begun = self._whole, None
+        inline = next((token for token in self._whole if token.type == "inline"), None)
+        if self.settled and inline is not None and inline.children:
+            built = self._built(console, options, inline.children)
+            if built.count:
+                self.begun = built.text.copy()
+                rest = inline.copy(children=inline.children[built.count :])
+                self.parsed = [rest if token is inline else token for token in self._whole]
+        yield from super().__rich_console__(console, options)
+
+    def _built(self, console: Console, options: ConsoleOptions, children: list[Token]) -> _Built:
+        """The text of the first settled ``children``, kept or grown from the one kept."""
+        key = (
+            tuple(console.get_style(name, default="none") for name in _TEXT_STYLES),
+            console.get_style(self.style, default="none"),
+            self.hyperlinks,
+            self.inline_code_lexer,
+        )
+        built = self.open_paragraph.built
+        if not (
+            isinstance(built, _Built)
+            and built.key == key
+            and built.count <= self.settled
+            and (not built.count or children[built.count - 1] is built.last)
+        ):
+            built = _Built(key, 0, None, Text(justify="left"))
+        end = _closed_up_to(children, built.count, self.settled)
+        if end > built.count:
+            # (The kept text is never handed out, only copies of it: grown in place.)
+            built.text.append_text(self._text_of(console, options, children[built.count : end]))
+            built.count, built.last = end, children[end - 1]
+        self.open_paragraph.built = built
+        return built
+
+    def _text_of(self, console: Console, options: ConsoleOptions, children: list[Token]) -> Text:
+        """The text Rich's loop builds from ``children`` in a paragraph of their own."""
+        tokens = [
+            Token("paragraph_open", "p", 1),
+            Token("inline", "", 0, children=children),
+            Token("paragraph_close", "p", -1),
+        ]
+        capture = _Capture(tokens, code_theme=self.code_theme, lead=False)
+        capture.hyperlinks, capture.style = self.hyperlinks, self.style
+        capture.inline_code_lexer = self.inline_code_lexer
+        for _ in capture.__rich_console__(console, options):
+            pass
+        return capture.captured
+
+
+#: Rich's named styles a paragraph's text is built in (beside the markdown's own).
+_TEXT_STYLES = (
+    "markdown.paragraph",
+    "markdown.em",
+    "markdown.strong",
+    "markdown.code",
+    "markdown.s",
+    "markdown.link",
+    "markdown.link_url",
+    "markdown.kbd",
+)
+
+
+@dataclass(slots=True)
+class _Built:
+    """The text Rich built from a streaming paragraph's first settled inline tokens."""
+
+    key: tuple[object, ...]
+    """The styles it was built in (`_TEXT_STYLES`, the markdown's), links and inline code."""
+    count: int
+    last: Token | None
+    """The last token it was built from: the same object while the tokens are the same."""
+    text: Text
+
+
+def _closed_up_to(children: list[Token], start: int, end: int) -> int:
+    """The furthest point up to ``end`` where the ``<kbd>`` styles opened since ``start`` are
+    all closed (Rich's loop opens and closes one at each such raw HTML tag; one that closes
+    nothing is left out, `KbdClosed`)."""
+    depth, closed = 0, start
+    for index in range(start, end):
+        token = children[index]
+        if token.type == "html_inline" and token.content == "<kbd>":
+            depth += 1
+        elif token.type == "html_inline" and token.content == "</kbd>" and depth:
+            depth -= 1
+        if not depth:
+            closed = index + 1
+    return closed
+
+
+class _CapturedParagraph(Paragraph):
+    """A paragraph that hands its text to the `_Capture` drawing it and draws nothing."""
+
+    owner: _Capture
+
+    @classmethod
+    def create(cls, markdown: Markdown, token: Token) -> Paragraph:
+        assert isinstance(markdown, _Capture)
+        element = cls(justify=markdown.justify or "left")
+        element.owner = markdown
+        return element
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        self.owner.captured = self.text
+        return iter(())
+
+
+class _Capture(BlockMarkdown):
+    """Rich's markdown loop run for the text of one paragraph (`captured`), not a drawing."""
+
+    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
+        **BlockMarkdown.elements,
+        "paragraph_open": _CapturedParagraph,
+    }
+    captured: Text = Text()
 
 
 def _without_blank(drawn: RenderResult) -> RenderResult:

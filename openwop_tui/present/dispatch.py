@@ -124,7 +124,9 @@ def _block_drawing(
 
     drawing: BlockMarkdown
     if block.paragraph is not None:
-        drawing = OpenParagraphMarkdown(block.tokens, block.paragraph, code_theme=code, lead=lead)
+        drawing = OpenParagraphMarkdown(
+            block.tokens, block.paragraph, code_theme=code, lead=lead, settled=block.settled
+        )
     else:
         drawing = BlockMarkdown(
             block.tokens, code_theme=code, lead=lead, highlighted=block.highlighted

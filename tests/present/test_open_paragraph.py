@@ -7,8 +7,10 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from functools import partial
+from typing import Any
 
 import pytest
+from markdown_it.token import Token
 from rich.console import Console
 from rich.padding import Padding
 from rich.segment import Segment
@@ -42,6 +44,9 @@ REPLIES = {
     "long words": " ".join(("x" * 130 if n % 7 == 0 else "short") for n in range(120)),
     "wide": " ".join("日本語のテキスト😀" * (n % 3 + 1) for n in range(120)),
     "escapes": " ".join(r"\*not em\* &amp; &copy; snake_case_name" for _ in range(60)),
+    "keys": " ".join(f"press <kbd>Ctrl {n}</kbd> then <kbd>q</kbd> or" for n in range(50))
+    + " <kbd>never closed and on "
+    + " ".join("word" for _ in range(60)),
     "becomes a heading": " ".join("title word" for _ in range(40)) + "\n===\n\nAfter.",
     "becomes a table": "Some words here\na | b\n--|--\n1 | 2\n",
     "then more blocks": " ".join("para" for _ in range(200))
@@ -79,7 +84,7 @@ _ATOMS = [
     "word", "lorem", "ipsum", "x", "**bold**", "*em*", "_u_", "`code`", "`a b`",
     "[link](https://e.org/a)", "**", "*", "`", "[", "](", "y" * 70, "日本語のテキスト", "😀",
     "&amp;", "\\*", "snake_case", "  \n", "\n", "   ", "<b>", "~~s~~", "1.", "-", "#", "a|b",
-    "===",
+    "===", "<kbd>", "</kbd>",
 ]  # fmt: skip
 
 
@@ -209,7 +214,7 @@ def test_lines_are_kept_only_from_the_drawing_the_view_holds() -> None:
 
 
 def test_a_finished_paragraph_keeps_nothing_once_drawn() -> None:
-    *_, (block, item, _drawn) = _fed(" ".join("word" for _ in range(300)), 50)
+    *_, (block, item, _drawn) = _fed(REPLIES["markup"], 50)
     markdown = block.reply_markdown(item)
     [open_block] = markdown.blocks()
     drawing = open_block.paragraph
@@ -220,7 +225,7 @@ def test_a_finished_paragraph_keeps_nothing_once_drawn() -> None:
     block.lines(CONSOLE, WIDTH, PALETTE)
     [finished] = markdown.blocks()
     assert finished.paragraph is drawing  # (its last drawing made from what was kept)
-    assert drawing._drawn is None
+    assert drawing._drawn is None and drawing.built is None
 
 
 def test_a_part_whose_lines_above_the_paragraph_changed_is_drawn_again_whole() -> None:
@@ -245,6 +250,47 @@ def test_a_part_whose_lines_above_the_paragraph_changed_is_drawn_again_whole() -
     whole = block._grow(CONSOLE, part(words + " more", False, fresh), fresh, (WIDTH, PALETTE))
     assert cells(drawn) == cells(whole)
     assert len(drawn) > 20
+
+
+def test_the_text_of_settled_words_is_built_once_and_again_in_another_theme() -> None:
+    """Rich's loop builds the text of what settled once (`OpenParagraphMarkdown`), then only the
+    last words at each redraw; drawn in another theme, the kept text is built again in it."""
+    text = REPLIES["markup"]
+    flattened: list[int] = []
+    built: list[int] = []
+    flatten = OpenParagraphMarkdown._flatten_tokens
+    text_of = OpenParagraphMarkdown._text_of
+
+    def counted(self: OpenParagraphMarkdown, tokens: list[Token]) -> Iterator[Token]:
+        listed = list(flatten(self, tokens))
+        flattened.append(len(listed))
+        return iter(listed)
+
+    def building(self: OpenParagraphMarkdown, *args: Any) -> Text:
+        built.append(len(args[-1]))
+        return text_of(self, *args)
+
+    other = Palette.from_colours({"primary": "#FF00FF", "secondary": "#00FFFF"}, dark=False)
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(OpenParagraphMarkdown, "_flatten_tokens", counted)
+        patched.setattr(OpenParagraphMarkdown, "_text_of", building)
+        *_, (block, item, drawn) = _fed(text, 40)
+        assert block.markdown is not None
+        [paragraph] = block.markdown.open
+        tokens = paragraph.tokens[1].children or []
+        # Every settled token built into text once; each redraw's loop ran over a few words.
+        assert paragraph.settled > 0.9 * len(tokens)
+        assert sum(built) <= len(tokens)
+        assert max(flattened[len(flattened) // 2 :]) < 40
+        block.cache.clear()  # (what the view does when the theme changes: `redraw_all`)
+        block.parts.clear()
+        block.appended()
+        themed = block.lines(CONSOLE, WIDTH, other)
+    assert cells(drawn) == cells(_whole(item.text))
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(ReplyMarkdown, "_keep_paragraph", lambda self, *args: None)
+        whole = Block(AssistantTurn("reply", None, item.text)).lines(CONSOLE, WIDTH, other)
+    assert [list(line) for line in themed] == [list(line) for line in whole]
 
 
 def test_a_theme_changed_while_a_paragraph_streams_draws_all_of_it_in_the_new_theme() -> None:
