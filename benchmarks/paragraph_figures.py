@@ -5,8 +5,9 @@ reply drawn again from its last lines).
 inline code and links every few words) streamed into the app's own transcript block in chunks
 of 40 characters, each chunk followed by the redraw the view makes of a streaming reply; the
 median of the last 20 redraws at about 26 KB and 540 KB. Beside each, in the same run, the same
-redraws with the open paragraph drawn by Rich whole (what the app did before
-`openwop_tui.draw.open_paragraph`): the text is wrapped and rendered again from its first line.
+redraws with the open paragraph parsed, built and drawn by Rich whole (what the app did before
+`openwop_tui.draw.open_paragraph` and `openwop_tui.draw.open_inline`): its inline text is parsed,
+its text built, wrapped and rendered again from its first word.
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ import statistics
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from rich.console import Console
 
 from benchmarks.figures import Figure, figure
 from openwop_tui.core.items import AssistantTurn
 from openwop_tui.draw.markdown import ReplyMarkdown
+from openwop_tui.draw.open_inline import OpenInline
 from openwop_tui.draw.palette import Palette
 from openwop_tui.ui.transcript.blocks import Block
 
@@ -57,13 +60,20 @@ def _prose(count: int) -> str:
 
 @contextmanager
 def _drawn_whole() -> Iterator[None]:
-    """The open paragraph drawn by Rich whole, as before (no drawing kept between parses)."""
-    keep = ReplyMarkdown._keep_paragraph
+    """The open paragraph parsed and drawn by Rich whole, as before (no drawing kept between
+    parses, no inline parse resumed)."""
+    keep, resume = ReplyMarkdown._keep_paragraph, OpenInline.parse
+
+    def parse_whole(self: OpenInline, content: str, md: Any, env: Any) -> list[Any]:
+        return md.inline.parse(content, md, env, [])  # type: ignore[no-any-return]
+
     ReplyMarkdown._keep_paragraph = lambda self, *args: None  # type: ignore[method-assign]
+    OpenInline.parse = parse_whole  # type: ignore[method-assign]
     try:
         yield
     finally:
         ReplyMarkdown._keep_paragraph = keep  # type: ignore[method-assign]
+        OpenInline.parse = resume  # type: ignore[method-assign]
 
 
 def _redraw_ms(text: str) -> float:
@@ -108,7 +118,7 @@ async def paragraph() -> list[Figure]:
                 name,
                 ours,
                 "ms",
-                "the same redraws, the paragraph wrapped and rendered whole (ms)",
+                "the same redraws, the paragraph parsed, built, wrapped and drawn whole (ms)",
                 whole,
                 f"<= {TARGET_MS:g} ms",
                 ours <= TARGET_MS,
