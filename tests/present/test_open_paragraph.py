@@ -22,6 +22,7 @@ from textual.strip import Strip
 from openwop_tui.core.items import AssistantTurn
 from openwop_tui.draw import open_paragraph
 from openwop_tui.draw.markdown import ReplyMarkdown, parser
+from openwop_tui.draw.open_inline import OpenInline
 from openwop_tui.draw.open_paragraph import OpenParagraph
 from openwop_tui.draw.palette import Palette, Themed
 from openwop_tui.draw.rich_markdown import OpenParagraphMarkdown
@@ -55,12 +56,20 @@ REPLIES = {
 }
 
 
-def _whole(text: str, width: int = WIDTH, *, final: bool = False) -> list[Strip]:
-    """``text`` drawn as the reply's block draws it, every paragraph wrapped whole by Rich."""
+def _whole(
+    text: str, width: int = WIDTH, *, final: bool = False, palette: Palette = PALETTE
+) -> list[Strip]:
+    """``text`` drawn as the reply's block draws it, every paragraph parsed, built and wrapped
+    whole by markdown-it and Rich (no inline parse resumed: `openwop_tui.draw.open_inline`)."""
+
+    def parse_whole(self: OpenInline, content: str, md: Any, env: Any) -> list[Token]:
+        return md.inline.parse(content, md, env, [])  # type: ignore[no-any-return]
+
     with pytest.MonkeyPatch.context() as patched:
         patched.setattr(ReplyMarkdown, "_keep_paragraph", lambda self, *args: None)
+        patched.setattr(OpenInline, "parse", parse_whole)
         item = AssistantTurn("reply", None, text, final=final)
-        return Block(item).lines(CONSOLE, width, PALETTE)
+        return Block(item).lines(CONSOLE, width, palette)
 
 
 @pytest.mark.parametrize("name", list(REPLIES))
@@ -287,9 +296,7 @@ def test_the_text_of_settled_words_is_built_once_and_again_in_another_theme() ->
         block.appended()
         themed = block.lines(CONSOLE, WIDTH, other)
     assert cells(drawn) == cells(_whole(item.text))
-    with pytest.MonkeyPatch.context() as patched:
-        patched.setattr(ReplyMarkdown, "_keep_paragraph", lambda self, *args: None)
-        whole = Block(AssistantTurn("reply", None, item.text)).lines(CONSOLE, WIDTH, other)
+    whole = _whole(item.text, palette=other)
     assert [list(line) for line in themed] == [list(line) for line in whole]
 
 
@@ -302,7 +309,37 @@ def test_a_theme_changed_while_a_paragraph_streams_draws_all_of_it_in_the_new_th
     block.parts.clear()
     block.appended()
     themed = block.lines(CONSOLE, WIDTH, other)
-    with pytest.MonkeyPatch.context() as patched:
-        patched.setattr(ReplyMarkdown, "_keep_paragraph", lambda self, *args: None)
-        whole = Block(AssistantTurn("reply", None, item.text)).lines(CONSOLE, WIDTH, other)
+    whole = _whole(item.text, palette=other)
     assert [list(line) for line in themed] == [list(line) for line in whole]
+
+
+#: Replies of every block kind (headings, quotes, lists, fences, tables, rules, raw HTML,
+#: definitions), with the inline constructs among them: the open block is any of them.
+_BLOCK_ATOMS = [
+    "# ", "## ", "> ", "- ", "* ", "1. ", "2) ", "```", "```python", "~~~", "`", "|",
+    "| a | b |", "|---|---|", "---", "***", "===", "<kbd>", "</kbd>", "<div>", "</div>",
+    "<!--", "-->", "<b>", "[x]: http://e.org", "[x]", "![a](b)", "[a](b)", "    ", "  ", "\n",
+    "\n\n", "word", "lorem ipsum", "**", "*", "_", "~~", "\\", "&amp;", "&#x1b;", "- [ ] ",
+    "<http://e.org>", "日本", "😀",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_random_replies_of_every_block_kind_streamed_draw_what_rich_draws_whole(seed: int) -> None:
+    rng = random.Random(seed)
+    text = "".join(
+        rng.choice(_BLOCK_ATOMS) + rng.choice(["", " ", "\n", "  ", "\n\n"])
+        for _ in range(rng.randint(5, 60))
+    )
+    width = rng.choice([20, 40, 80, 120])
+    item = AssistantTurn("reply", None, "")
+    block = Block(item)
+    at = 0
+    while at < len(text):
+        step = rng.randint(1, 20)
+        item.body.append(text[at : at + step])
+        at += step
+        block.cache.clear()
+        block.appended()
+        drawn = block.lines(CONSOLE, width, PALETTE)
+        assert cells(drawn) == cells(_whole(item.text, width)), (seed, at, width)
