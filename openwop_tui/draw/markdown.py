@@ -101,7 +101,7 @@ class MarkdownBlock:
     (`openwop_tui.draw.open_paragraph`); ``None`` for any other block."""
     settled: int = 0
     """How many of a streaming paragraph's first inline tokens are settled
-    (`openwop_tui.draw.open_inline.OpenInline.cleaned`): the same objects in each parse that
+    (`openwop_tui.draw.open_inline.OpenInline.settled`): the same objects in each parse that
     goes on from this one, which its drawing builds text from once."""
 
     @property
@@ -318,7 +318,7 @@ class ReplyMarkdown:
             block.paragraph = drawing
             inline = self._inline
             if last and inline is not None and inline.served is tokens[1]:
-                block.settled = inline.cleaned
+                block.settled = inline.settled
             if last:
                 self._paragraph = (begins, drawing)
             else:

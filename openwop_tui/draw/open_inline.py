@@ -41,11 +41,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, MutableMapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from markdown_it import MarkdownIt
-from markdown_it.rules_core import StateCore
+from markdown_it.rules_core import StateCore, text_join
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
@@ -94,16 +95,8 @@ def _inline(state: StateCore) -> None:
 
 
 def _text_join(state: StateCore) -> None:
-    kept: OpenInline | None = state.env.get(KEY)
-    served = kept.served if kept is not None else None
-    for token in state.tokens:
-        if token.type != "inline" or not token.children:
-            continue
-        if token is served and kept is not None:
-            settled = kept.cleaned
-            token.children = token.children[:settled] + _joined(token.children[settled:])
-        else:
-            token.children = _joined(token.children)
+    with _settled_hidden(state.env.get(KEY)):
+        text_join(state)
 
 
 @dataclass(eq=False)
@@ -120,7 +113,7 @@ class OpenInline:
     """How long the unsettled rest must be before a cut is tried again."""
     served: Token | None = None
     """The inline token the last parse gave the settled tokens to (`finish_parsed`)."""
-    cleaned: int = 0
+    settled: int = 0
     """How many of its first children are settled tokens handed out as they are: joined,
     cleaned and their images made links when they settled, the same objects at every parse
     while they stay settled (`openwop_tui.draw.rich_markdown` keeps the text built from
@@ -137,11 +130,11 @@ class OpenInline:
         if len(rest) >= self.retry:
             rest = self._settle_some(rest, md, env)
         tokens = list(self.tokens)
-        self.served, self.cleaned = None, len(tokens)
+        self.served, self.settled = None, len(tokens)
         if tokens and tokens[-1].type == "text":
             # (`text_join` may add the next text to it: a copy, cleaned again with the rest.)
             tokens[-1] = tokens[-1].copy()
-            self.cleaned -= 1
+            self.settled -= 1
         return tokens + md.inline.parse(rest, md, env, []) if rest else tokens
 
     def _settle_some(self, rest: str, md: MarkdownIt, env: MutableMapping[str, Any]) -> str:
@@ -187,17 +180,22 @@ def finish_parsed(tokens: list[Token], kept: OpenInline | None) -> None:
     """What a reply's parse does after markdown-it's (`clean_tokens`, `images_as_links`) to a
     parse's ``tokens``, but to the settled tokens ``kept`` gave it: that was done once, when
     they settled (a 540 KB paragraph's were cleaned again at every update: 170 ms)."""
+    with _settled_hidden(kept):
+        clean_tokens(tokens)
+        images_as_links(tokens)
+
+
+@contextmanager
+def _settled_hidden(kept: OpenInline | None) -> Iterator[None]:
+    """The settled tokens ``kept`` gave its inline token (joined, cleaned and their images made
+    links when they settled) taken out of that token's children meanwhile."""
     served = kept.served if kept is not None else None
-    if served is None or not served.children or kept is None:
-        clean_tokens(tokens)
-        images_as_links(tokens)
+    if kept is None or served is None or not served.children:
+        yield
         return
-    children = served.children
-    settled = children[: kept.cleaned]
-    served.children = children[kept.cleaned :]
+    settled, served.children = served.children[: kept.settled], served.children[kept.settled :]
     try:
-        clean_tokens(tokens)
-        images_as_links(tokens)
+        yield
     finally:
         served.children = settled + (served.children or [])
 
@@ -210,33 +208,13 @@ def _parse(md: MarkdownIt, env: MutableMapping[str, Any], text: str) -> list[Tok
         rule(state)
     if any(delimiter.open and delimiter.end < 0 for delimiter in state.delimiters):
         return None
-    tokens = _joined(state.tokens)
+    holder = Token("inline", "", 0, children=state.tokens)
+    text_join(StateCore(text, md, env, [holder]))  # (markdown-it's own join, as a parse does)
+    tokens = holder.children or []
     for token in _texts(tokens):
         if _OPEN.search(token.content):
             return None
     return tokens
-
-
-def _joined(tokens: list[Token]) -> list[Token]:
-    """``tokens`` as `text_join` leaves them (``text_special`` made text, each run of adjacent
-    text joined in one go; an image's label too), a run's first token copied, not changed."""
-    out: list[Token] = []
-    run: list[str] = []  # (what joins `out[-1]`)
-    for token in tokens:
-        if token.children:
-            token.children = _joined(token.children)
-        if token.type == "text_special":
-            token.type = "text"
-        if token.type == "text" and out and out[-1].type == "text":
-            run.append(token.content)
-            continue
-        if run:
-            out[-1] = out[-1].copy(content=out[-1].content + "".join(run))
-            run = []
-        out.append(token)
-    if run:
-        out[-1] = out[-1].copy(content=out[-1].content + "".join(run))
-    return out
 
 
 def _texts(tokens: list[Token]) -> Iterator[Token]:
