@@ -182,16 +182,22 @@ class KbdClosed(Markdown):
 
 def _kbd_closed(tokens: Iterable[Token]) -> Iterator[Token]:
     """``tokens`` (one inline text's) without a ``</kbd>`` that closes no ``<kbd>``."""
+    return (token for token, _depth in _kbd_depths(tokens) if token is not None)
+
+
+def _kbd_depths(tokens: Iterable[Token]) -> Iterator[tuple[Token | None, int]]:
+    """Each of ``tokens`` with the ``<kbd>`` styles Rich's loop has open after it; ``None`` in
+    place of a ``</kbd>`` that closes none (`KbdClosed` leaves it out)."""
     depth = 0
     for token in tokens:
-        if token.type == "html_inline":
-            if token.content == "<kbd>":
-                depth += 1
-            elif token.content == "</kbd>":
-                if not depth:
-                    continue
-                depth -= 1
-        yield token
+        if token.type == "html_inline" and token.content == "<kbd>":
+            depth += 1
+        elif token.type == "html_inline" and token.content == "</kbd>":
+            if not depth:
+                yield None, depth
+                continue
+            depth -= 1
+        yield token, depth
 
 
 class BlockMarkdown(KbdClosed):
@@ -339,6 +345,7 @@ class OpenParagraphMarkdown(BlockMarkdown):
         capture = _Capture(tokens, code_theme=self.code_theme, lead=False)
         capture.hyperlinks, capture.style = self.hyperlinks, self.style
         capture.inline_code_lexer = self.inline_code_lexer
+        capture.captured = Text(justify="left")  # (what the paragraph replaces with its own)
         for _ in capture.__rich_console__(console, options):
             pass
         return capture.captured
@@ -371,15 +378,9 @@ class _Built:
 
 def _closed_up_to(children: list[Token], start: int, end: int) -> int:
     """The furthest point up to ``end`` where the ``<kbd>`` styles opened since ``start`` are
-    all closed (Rich's loop opens and closes one at each such raw HTML tag; one that closes
-    nothing is left out, `KbdClosed`)."""
-    depth, closed = 0, start
-    for index in range(start, end):
-        token = children[index]
-        if token.type == "html_inline" and token.content == "<kbd>":
-            depth += 1
-        elif token.type == "html_inline" and token.content == "</kbd>" and depth:
-            depth -= 1
+    all closed (`_kbd_depths`)."""
+    closed = start
+    for index, (_token, depth) in enumerate(_kbd_depths(children[start:end]), start):
         if not depth:
             closed = index + 1
     return closed
@@ -409,7 +410,8 @@ class _Capture(BlockMarkdown):
         **BlockMarkdown.elements,
         "paragraph_open": _CapturedParagraph,
     }
-    captured: Text = Text()
+    captured: Text
+    """The paragraph's text, once the loop has run (`_CapturedParagraph`)."""
 
 
 def _without_blank(drawn: RenderResult) -> RenderResult:
