@@ -253,10 +253,10 @@ def test_a_part_whose_lines_above_the_paragraph_changed_is_drawn_again_whole() -
         return Part(key=object(), make=make, growing=growing)
 
     words = " ".join(f"word{n}" for n in range(300))
-    block._grow(CONSOLE, part(words, True), drawing, (WIDTH, PALETTE))
-    drawn = block._grow(CONSOLE, part(words + " more", False), drawing, (WIDTH, PALETTE))
+    block._part_lines(CONSOLE, part(words, True), WIDTH, PALETTE)
+    drawn = block._part_lines(CONSOLE, part(words + " more", False), WIDTH, PALETTE)
     fresh = OpenParagraph()
-    whole = block._grow(CONSOLE, part(words + " more", False, fresh), fresh, (WIDTH, PALETTE))
+    whole = block._part_lines(CONSOLE, part(words + " more", False, fresh), WIDTH, PALETTE)
     assert cells(drawn) == cells(whole)
     assert len(drawn) > 20
 

@@ -435,10 +435,7 @@ class Block:
                 continue
             lines = cached.get(part.key)
             if lines is None:
-                if part.growing is None:
-                    lines = render_lines(console, part.renderable, width)
-                else:
-                    lines = self._grow(console, part, part.growing, (width, palette))
+                lines = self._part_lines(console, part, width, palette)
             kept[part.key] = lines
             strips.extend(lines)
         if kept:
@@ -451,19 +448,22 @@ class Block:
             strips.extend(self._envelope_extras(item, console, width, palette, self.rendered))
         return strips + ([blank(width)] if self.spaced else [])
 
-    def _grow(
-        self, console: Console, part: Part, growing: Growing, at: tuple[int, Palette]
+    def _part_lines(
+        self, console: Console, part: Part, width: int, palette: Palette
     ) -> list[Strip]:
-        """The lines of a part that grows at its end: only those past the ones its drawing
-        keeps are drawn, the rest are this block's from the drawing before (`Growing`).
+        """The lines of a part: of one that grows at its end, only those past the ones its
+        drawing keeps are drawn, the rest are this block's from the drawing before (`Growing`).
 
         Args:
             console: The app's console.
-            part: The part (a streaming paragraph's block).
-            growing: What draws it, and says how many of its lines it did not draw again.
-            at: The columns to draw in, and the theme's styles.
+            part: The part (a streaming paragraph's block), with what draws it (``growing``:
+                it says how many of its lines it did not draw again).
+            width: Columns to draw in.
+            palette: The theme's styles (lines held from another theme are not used).
         """
-        width, palette = at
+        growing = part.growing
+        if growing is None:  # (a part that does not grow: drawn whole)
+            return render_lines(console, part.renderable, width)
         held = self.grown
         if held is not None and (
             held.growing is not growing or held.width != width or held.palette is not palette
