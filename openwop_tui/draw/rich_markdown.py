@@ -433,8 +433,18 @@ class SafeMarkdown(KbdClosed):
     """Rich ``Markdown`` whose parsed tokens are cleaned (see the module docstring), its images
     shown as links (`openwop_tui.draw.markdown_images`)."""
 
-    def __init__(self, markup: str, *args: Any, **kwargs: Any) -> None:
+    def __init__(
+        self, markup: str, *, code_theme: Any = "monokai", hyperlinks: bool = True
+    ) -> None:
+        """Rich's ``Markdown`` of ``markup`` (cleaned here), with what renderers set of it.
+
+        Args:
+            markup: The text: a renderer's, whatever payload it was given.
+            code_theme: The Pygments theme its code is drawn in (a name or a theme: Rich's
+                code takes either, its annotation says a name).
+            hyperlinks: Whether links are terminal hyperlinks (renderers say no).
+        """
         # A boundary: renderers (a plugin's too) hand it whatever payload text they were given.
-        super().__init__(clean(markup), *args, **kwargs)
+        super().__init__(clean(markup), code_theme=code_theme, hyperlinks=hyperlinks)
         clean_tokens(self.parsed)
         images_as_links(self.parsed)
