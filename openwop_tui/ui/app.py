@@ -28,6 +28,7 @@ from openwop_tui.ui.controllers.opening import choose_theme, first_screen
 from openwop_tui.ui.dialog_footer import give_dialogs_footers
 from openwop_tui.ui.failure import GuardedApp
 from openwop_tui.ui.first_frame import FirstPane, Held, HoldsActions
+from openwop_tui.ui.key_watch import KeysCounted
 from openwop_tui.ui.messages import (
     ActionRequested,
     DraftReturned,
@@ -84,7 +85,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class ChatApp(TabParts, HoldsActions, QuietWalks, ResizeAtOnce, GuardedApp):
+class ChatApp(TabParts, HoldsActions, QuietWalks, KeysCounted, ResizeAtOnce, GuardedApp):
     """Chat with an OpenWOP host; every envelope drawn (a new terminal size at once:
     `ResizeAtOnce`; the collector's full pass once nobody types: `QuietWalks`)."""
 

@@ -1,0 +1,131 @@
+"""Keys first: work that keeps the event loop for milliseconds asks whether a key is coming.
+
+A key reaches the prompt in three turns of the event loop: the terminal's reading thread hands
+it to the loop (a task, started from that thread, that posts it to the app's queue), the app takes
+it and hands it on to the focused widget (that widget's queue), the widget types it. Each
+turn first runs everything else that is ready: a fast host's ingest, a frame of its updates, the
+timeline's inspection, each of which keeps the loop for a few milliseconds at a time. Measured
+in the app on a 10,000-event flood, a key took 12 ms (median) from the reading thread to the
+app and 4.5 ms more to the prompt, most of it waiting for such slices to end.
+
+`KeysCounted`, mixed into the app, counts the keys its driver reads (on the reading thread,
+before it sends them: Textual's driver hands a key to the loop as a task that posts it, two
+turns before it is in the app's queue) and the keys the app has taken, so a key on its first
+turns is seen with no look at asyncio's own queue; after that it waits in a widget's queue
+(`openwop_tui.ui.widgets.echo.keys_waiting`).
+`KeyWatch` answers from both, and work asks it between its steps and gives the loop its turn at
+once when a key is coming, instead of at the end of its slice.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from textual import events
+from textual.app import App
+from textual.driver import Driver
+from textual.message import Message
+
+from openwop_tui.ui.widgets.echo import keys_waiting
+
+__all__ = [
+    "LOOK_SECONDS",
+    "STALE_SECONDS",
+    "KeyWatch",
+    "KeysCounted",
+    "counting_keys",
+    "key_on_its_way",
+]
+
+#: How often `KeyWatch` looks in the widgets' queues for a key, at most (a look scans three
+#: queues: asked after every event of a fast host, looking each time cost a sixth of the rate
+#: it was read at). The counts of `KeysCounted` are read at every ask.
+LOOK_SECONDS = 0.0005
+#: A key read longer ago than this that the app has not taken is no longer taken to be coming
+#: (an app that stops taking its keys, as it closes, would else have work give way for ever);
+#: a key is taken within a few turns of the loop.
+STALE_SECONDS = 0.25
+
+
+class KeysCounted(App[Any]):
+    """An app that counts the keys its terminal's reading thread reads and the keys the app
+    has taken from its queue (see the module's docstring): `key_read` says whether one read is
+    still on its way to it."""
+
+    _keys_read = 0
+    """Keys the terminal's reading thread has read (written by that thread alone)."""
+    _key_read_at = 0.0
+    """`time.perf_counter` when it read the last."""
+    _keys_taken = 0
+    """Keys the app has taken from its queue, never more than were read (written by the event
+    loop alone; a key sent to the app by other means, as tests do, is not counted twice)."""
+
+    def get_driver_class(self) -> type[Driver]:
+        """The driver of the app's other parts, counting the keys it reads."""
+        return counting_keys(super().get_driver_class())
+
+    def key_sent(self) -> None:
+        """The reading thread read a key and is sending it to the app (called on that thread)."""
+        self._key_read_at = time.perf_counter()
+        self._keys_read += 1
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            self._keys_taken = min(self._keys_taken + 1, self._keys_read)
+        await super().on_event(event)
+
+    def key_read(self, now: float) -> bool:
+        """Whether a key read within `STALE_SECONDS` of ``now`` has not reached the app yet."""
+        return self._keys_taken < self._keys_read and now - self._key_read_at < STALE_SECONDS
+
+
+def counting_keys(driver: type[Driver]) -> type[Driver]:
+    """``driver`` telling its app (a `KeysCounted`) of each key it reads, before it sends it:
+    on the reading thread, two turns of the event loop before the key is in the app's queue."""
+
+    class KeyCountingDriver(driver):  # type: ignore[valid-type, misc]
+        def process_message(self, message: Message) -> None:
+            app = self._app
+            if isinstance(message, events.Key) and isinstance(app, KeysCounted):
+                app.key_sent()
+            super().process_message(message)
+
+    return KeyCountingDriver
+
+
+def key_on_its_way(app: App[Any]) -> bool:
+    """Whether a key waits in ``app``'s queue, its screen's or its focused widget's: typed,
+    and not yet where it goes."""
+    target = app.focused
+    if target is None:
+        try:
+            target = app.screen
+        except Exception:  # (no screen yet, or none left: the app's own queue alone)
+            waiting = getattr(app._message_queue, "values", ())
+            return any(isinstance(message, events.Key) for message in waiting)
+    return keys_waiting(target)
+
+
+class KeyWatch:
+    """Tells work that keeps the event loop for milliseconds at a time (a fast host's
+    ingest, the timeline's inspection) that a key is coming, so it gives the loop its turn
+    now: from `KeysCounted`'s counts at every ask, from the widgets' queues at most every
+    `LOOK_SECONDS`."""
+
+    def __init__(self, app: App[Any]) -> None:
+        self._app = app
+        self._looked = 0.0
+        self.clock = time.perf_counter
+        """What the looks are timed and spaced by."""
+
+    def key_coming(self) -> bool:
+        """Whether a key is on its way (``False`` too while the last look is too recent)."""
+        now = self.clock()
+        app = self._app
+        if isinstance(app, KeysCounted) and app.key_read(now):
+            return True
+        if now - self._looked < LOOK_SECONDS:
+            return False
+        self._looked = now
+        return key_on_its_way(app)
