@@ -284,6 +284,7 @@ def _run_app(config: Config, options: AppOptions) -> int:
     gc.disable()
     try:
         from openwop_tui.ui.app import ChatApp
+        from openwop_tui.ui.key_watch import keys_handed_on
 
         # Before Textual takes the terminal: after that its input thread owns the answers.
         support = (
@@ -299,7 +300,8 @@ def _run_app(config: Config, options: AppOptions) -> int:
         app = ChatApp(config, replace(options, image_support=support, typed=typed, draw_first=True))
         if collecting:
             gc.enable()
-        app.run()
+        with keys_handed_on():
+            app.run()
     finally:
         if collecting:
             gc.enable()  # (again, had the app failed to open)

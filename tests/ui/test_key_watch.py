@@ -10,6 +10,7 @@ turns, never timings: the figure is `pty_flood_60_key_echo_ms`.
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 from typing import Any
 
@@ -20,6 +21,7 @@ from textual.drivers.linux_driver import LinuxDriver
 from textual.events import Key
 from textual.widgets import Input
 
+from openwop_tui import __main__ as cli
 from openwop_tui.config import Config
 from openwop_tui.ui import key_watch
 from openwop_tui.ui.app import ChatApp
@@ -27,9 +29,11 @@ from openwop_tui.ui.failure import GuardedApp
 from openwop_tui.ui.key_watch import (
     LOOK_SECONDS,
     STALE_SECONDS,
+    SWITCH_SECONDS,
     KeysCounted,
     KeyWatch,
     counting_keys,
+    keys_handed_on,
 )
 from openwop_tui.ui.options import AppOptions
 
@@ -155,3 +159,23 @@ async def test_the_ingest_gives_the_loop_its_turn_when_a_key_is_coming_and_only_
 
         assert not await turned(key=False)
         assert await turned(key=True)
+
+
+def test_the_app_runs_with_threads_handing_the_interpreter_on_often(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[float] = []
+    monkeypatch.setattr(ChatApp, "run", lambda self, **_: seen.append(sys.getswitchinterval()))
+    before = sys.getswitchinterval()
+    assert before > SWITCH_SECONDS  # (CPython's 5 ms: else this shows nothing)
+    cli._run_app(Config(host="http://127.0.0.1:9"), AppOptions())
+    assert seen == [SWITCH_SECONDS]
+    assert sys.getswitchinterval() == before
+
+
+def test_the_interval_is_put_back_when_the_app_fails() -> None:
+    before = sys.getswitchinterval()
+    with pytest.raises(RuntimeError), keys_handed_on():
+        assert sys.getswitchinterval() == SWITCH_SECONDS
+        raise RuntimeError("the app failed")
+    assert sys.getswitchinterval() == before
