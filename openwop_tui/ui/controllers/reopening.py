@@ -55,8 +55,9 @@ NEWEST_RUNS = 12
 
 #: Parts of the log the reading thread folds between two chances it gives the event loop's
 #: thread to take the interpreter (a part is a few tens of microseconds). The interpreter
-#: takes it from a thread that keeps it for 5 ms only (``sys.getswitchinterval``), and the
-#: loop needs it several times for one key (woken, read, drawn, written): handing it over
+#: takes it from a thread only once that thread has kept it for the switch interval
+#: (``sys.getswitchinterval``: CPython's 5 ms, 0.5 ms while the app runs, `ui.key_watch`), and
+#: the loop needs it several times for one key (woken, read, drawn, written): handing it over
 #: this often keeps a key's echo to a few milliseconds of waiting.
 THREAD_STEP = 16
 
