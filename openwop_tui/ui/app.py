@@ -87,7 +87,8 @@ log = logging.getLogger(__name__)
 
 class ChatApp(TabParts, HoldsActions, QuietWalks, KeysCounted, ResizeAtOnce, GuardedApp):
     """Chat with an OpenWOP host; every envelope drawn (a new terminal size at once:
-    `ResizeAtOnce`; the collector's full pass once nobody types: `QuietWalks`)."""
+    `ResizeAtOnce`; the collector's full pass once nobody types: `QuietWalks`; the keys its
+    terminal reads counted, for the work that gives way to them: `KeysCounted`)."""
 
     TITLE = "openwop-tui"
     CSS_PATH = "app.tcss"

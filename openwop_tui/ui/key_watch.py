@@ -6,7 +6,8 @@ it and hands it on to the focused widget (that widget's queue), the widget types
 turn first runs everything else that is ready: a fast host's ingest, a frame of its updates, the
 timeline's inspection, each of which keeps the loop for a few milliseconds at a time. Measured
 in the app on a 10,000-event flood, a key took 12 ms (median) from the reading thread to the
-app and 4.5 ms more to the prompt, most of it waiting for such slices to end.
+app and 4.5 ms more to the prompt, waiting for such slices to end and for the interpreter
+(below).
 
 `KeysCounted`, mixed into the app, counts the keys its driver reads (on the reading thread,
 before it sends them: Textual's driver hands a key to the loop as a task that posts it, two
