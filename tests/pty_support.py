@@ -159,6 +159,16 @@ class Program:
         """Until ``text`` is on the screen."""
         self.wait_for(lambda: text in self.screen_text(), f"{text!r} on the screen")
 
+    def wait_for_all(self, *texts: str) -> None:
+        """Until every one of ``texts`` is on the screen at once. Not one waited for and the
+        rest then asserted: what the program draws comes in reads, and the screen that shows
+        the first may show the rest a read later (seen in CI: a replay's status line said "run
+        completed" a read before its transcript and the recording's name were drawn)."""
+        self.wait_for(
+            lambda: all(text in self.screen_text() for text in texts),
+            " and ".join(f"{text!r}" for text in texts) + " on the screen",
+        )
+
     def read_until(self, wanted: bytes) -> None:
         """Until ``wanted`` was written, in whatever escape sequences around it."""
         self.wait_for(lambda: wanted in self.seen, f"{wanted!r} written")

@@ -90,8 +90,7 @@ def test_replay_plays_a_recording_to_its_end(
     if save_media:
         args += ["--save-media", str(tmp_path / "media")]
     with Program(args, env, tmp_path) as program:
-        program.wait_for_screen("run completed")
-        assert "replay of python-host-multi-node.sse" in program.screen_text()
+        program.wait_for_all("run completed", "replay of python-host-multi-node.sse")
         _quits_cleanly(program)
 
 
@@ -141,8 +140,7 @@ def test_attach_follows_a_run_started_elsewhere(
     ).json()
     args = [*APP, "--attach", created["runId"]]
     with Program(args, _on_host(env, host), tmp_path) as program:
-        program.wait_for_screen("run completed")
-        assert "demo.tour" in program.screen_text()
+        program.wait_for_all("run completed", "demo.tour")
         _quits_cleanly(program)
 
 
