@@ -62,7 +62,10 @@ STALE_SECONDS = 0.25
 #: The switch interval while the app runs (`keys_handed_on`). Measured from outside the app,
 #: a 10,000-event flood's key echo (median, two floods each): 40-50 ms at CPython's 5 ms,
 #: 19.5-21.7 ms at 1 ms, 17.6-18.5 ms at 0.5 ms; the flood read at the same rate. A thread only
-#: waits this long when another keeps the interpreter: idle, nothing changes.
+#: waits this long when another keeps the interpreter: idle, nothing changes. What it costs: a
+#: long session's reading thread and the loop swap the interpreter more often, and its oldest
+#: turns came about a tenth later (`pty_reopen_oldest_turn_s`, three rounds each, medians:
+#: 1.50 s at 5 ms, 1.66 s at 0.5 ms; CPython's interval while it read was no better).
 SWITCH_SECONDS = 0.0005
 
 
@@ -127,8 +130,8 @@ def key_on_its_way(app: App[Any]) -> bool:
 
 class KeyWatch:
     """Tells work that keeps the event loop for milliseconds at a time (a fast host's
-    ingest, the timeline's inspection) that a key is coming, so it gives the loop its turn
-    now: from `KeysCounted`'s counts at every ask, from the widgets' queues at most every
+    ingest, `openwop_tui.ui.controllers.feed`) that a key is coming, so it gives the loop its
+    turn now: from `KeysCounted`'s counts at every ask, from the widgets' queues at most every
     `LOOK_SECONDS`."""
 
     def __init__(self, app: App[Any]) -> None:
