@@ -38,7 +38,7 @@ from textual.app import App
 from textual.driver import Driver
 from textual.message import Message
 
-from openwop_tui.ui.widgets.echo import keys_waiting
+from openwop_tui.ui.widgets.echo import key_queued, keys_waiting
 
 __all__ = [
     "LOOK_SECONDS",
@@ -123,8 +123,7 @@ def key_on_its_way(app: App[Any]) -> bool:
         try:
             target = app.screen
         except Exception:  # (no screen yet, or none left: the app's own queue alone)
-            waiting = getattr(app._message_queue, "values", ())
-            return any(isinstance(message, events.Key) for message in waiting)
+            return key_queued([app])
     return keys_waiting(target)
 
 

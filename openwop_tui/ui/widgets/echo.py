@@ -26,7 +26,7 @@ from textual.events import Key
 from textual.message_pump import MessagePump
 from textual.widget import Widget
 
-__all__ = ["draw_now", "keys_waiting"]
+__all__ = ["draw_now", "key_queued", "keys_waiting"]
 
 
 def draw_now(widget: Widget) -> bool:
@@ -61,6 +61,11 @@ def keys_waiting(widget: Widget) -> bool:
     pumps: list[MessagePump] = [widget, widget.app]
     with suppress(Exception):  # (not on a screen any more: its own queue and the app's)
         pumps.append(widget.screen)
+    return key_queued(pumps)
+
+
+def key_queued(pumps: list[MessagePump]) -> bool:
+    """Whether a key waits in any of ``pumps``' queues."""
     for pump in pumps:
         # (Textual's queue keeps its messages in ``values``; nothing else shows what waits.)
         waiting = getattr(pump._message_queue, "values", ())
