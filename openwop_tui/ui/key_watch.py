@@ -22,7 +22,8 @@ sends it to the loop) and its writer (it writes the echo the loop drew). Each ne
 interpreter for that, and CPython takes it from a busy thread only once that thread has kept
 it for the switch interval, 5 ms by default: while a fast host kept the loop busy, a key waited
 that long at the reader, and again at the writer. `keys_handed_on` shortens the interval while
-the app runs.
+the app runs; `reading_beside` puts CPython's back while a thread of the app reads a stored
+session beside the loop (two busy threads swapping the interpreter that often cost both).
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ __all__ = [
     "counting_keys",
     "key_on_its_way",
     "keys_handed_on",
+    "reading_beside",
 ]
 
 #: How often `KeyWatch` looks in the widgets' queues for a key, at most (a look scans three
@@ -62,10 +64,9 @@ STALE_SECONDS = 0.25
 #: The switch interval while the app runs (`keys_handed_on`). Measured from outside the app,
 #: a 10,000-event flood's key echo (median, two floods each): 40-50 ms at CPython's 5 ms,
 #: 19.5-21.7 ms at 1 ms, 17.6-18.5 ms at 0.5 ms; the flood read at the same rate. A thread only
-#: waits this long when another keeps the interpreter: idle, nothing changes. What it costs: a
-#: long session's reading thread and the loop swap the interpreter more often, and its oldest
-#: turns came about a tenth later (`pty_reopen_oldest_turn_s`, three rounds each, medians:
-#: 1.50 s at 5 ms, 1.66 s at 0.5 ms; CPython's interval while it read was no better).
+#: waits this long when another keeps the interpreter: idle, nothing changes. What it costs:
+#: two busy threads swap the interpreter ten times as often, so while a thread of the app
+#: reads a stored session beside the loop the interval is CPython's again (`reading_beside`).
 SWITCH_SECONDS = 0.0005
 
 
@@ -162,3 +163,38 @@ def keys_handed_on() -> Iterator[None]:
         yield
     finally:
         sys.setswitchinterval(before)
+
+
+#: The switch interval while a thread of the app reads beside the loop (`reading_beside`):
+#: CPython's own.
+READING_SWITCH_SECONDS = 0.005
+
+_readings = 0
+"""Readings beside the loop going on now (`reading_beside`)."""
+_interval_before = 0.0
+"""The switch interval the first of them found, put back when the last ends."""
+
+
+@contextmanager
+def reading_beside() -> Iterator[None]:
+    """While a thread of the app reads a stored session beside the event loop (a long
+    session's older turns, the timeline's events): the switch interval is
+    `READING_SWITCH_SECONDS` again, put back once the last such reading ends (they may overlap,
+    from two tasks).
+
+    Both that thread and the loop keep the interpreter busy, and at `SWITCH_SECONDS` they
+    swapped it ten times as often, each swap a cost to both: the reading thread's own CPU,
+    measured in the app reopening a 3,000-turn session, was 383-472 ms at 0.5 ms against
+    291-329 ms at 5 ms (three rounds each). The keys typed meanwhile echoed as fast
+    (`pty_reopen_key_echo_ms`, two rounds each: 9.3 and 11.3 ms, 8.0 and 14.1 before)."""
+    global _readings, _interval_before
+    if _readings == 0:
+        _interval_before = sys.getswitchinterval()
+        sys.setswitchinterval(max(_interval_before, READING_SWITCH_SECONDS))
+    _readings += 1
+    try:
+        yield
+    finally:
+        _readings -= 1
+        if _readings == 0:
+            sys.setswitchinterval(_interval_before)

@@ -13,6 +13,7 @@ kept folds no longer hold at the next open), the reading's words missing or a ru
 from __future__ import annotations
 
 import sqlite3
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -44,6 +45,7 @@ from openwop_tui.store.sessions import Store
 from openwop_tui.ui import warming
 from openwop_tui.ui.app import ChatApp
 from openwop_tui.ui.controllers.reopening import NEWEST_RUNS, Reopening
+from openwop_tui.ui.key_watch import READING_SWITCH_SECONDS, SWITCH_SECONDS, keys_handed_on
 from openwop_tui.ui.options import AppOptions
 from openwop_tui.ui.widgets.prompt import BUSY_PLACEHOLDER, PromptInput
 from openwop_tui.ui.widgets.status import StatusLine
@@ -131,6 +133,23 @@ async def test_the_reading_is_said_and_no_run_is_and_the_warming_waits(gate: Gat
             await pilot.pause()
             assert "older turns" not in _status(app)
             assert "older turns" not in str(app.query_one(PromptInput).placeholder)
+
+
+async def test_the_reading_thread_and_the_loop_swap_the_interpreter_at_cpythons_pace(
+    gate: Gate,
+) -> None:
+    # At the app's short interval the two swapped it ten times as often, and the reading of a
+    # long session took a fifth longer (`openwop_tui.ui.key_watch.reading_beside`).
+    session_id = await _unfolded_session()
+    app = demo_app(session_id=session_id)
+    with keys_handed_on():
+        async with app.run_test(size=SIZE) as pilot:
+            with gate:
+                await _reached(pilot, app, gate)
+                assert sys.getswitchinterval() == READING_SWITCH_SECONDS
+                gate.release()
+                await settle(pilot, app, lambda: app.chat.reading is None, what="the session read")
+                assert sys.getswitchinterval() == SWITCH_SECONDS
 
 
 async def test_the_whole_session_is_what_a_whole_fold_gives(gate: Gate) -> None:

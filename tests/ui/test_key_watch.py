@@ -29,12 +29,14 @@ from openwop_tui.ui.app import ChatApp
 from openwop_tui.ui.failure import GuardedApp
 from openwop_tui.ui.key_watch import (
     LOOK_SECONDS,
+    READING_SWITCH_SECONDS,
     STALE_SECONDS,
     SWITCH_SECONDS,
     KeysCounted,
     KeyWatch,
     counting_keys,
     keys_handed_on,
+    reading_beside,
 )
 from openwop_tui.ui.options import AppOptions
 
@@ -180,3 +182,20 @@ def test_the_interval_is_put_back_when_the_app_fails() -> None:
         assert sys.getswitchinterval() == SWITCH_SECONDS
         raise RuntimeError("the app failed")
     assert sys.getswitchinterval() == before
+
+
+def test_readings_beside_the_loop_have_cpythons_interval_until_the_last_ends() -> None:
+    # Two readings (the older turns, the timeline's events) from two tasks may overlap without
+    # nesting: the first to end must not put the app's short interval back under the other.
+    with keys_handed_on():
+        first, second = reading_beside(), reading_beside()
+        first.__enter__()
+        assert sys.getswitchinterval() == READING_SWITCH_SECONDS
+        second.__enter__()
+        first.__exit__(None, None, None)
+        assert sys.getswitchinterval() == READING_SWITCH_SECONDS
+        second.__exit__(None, None, None)
+        assert sys.getswitchinterval() == SWITCH_SECONDS
+        with pytest.raises(RuntimeError), reading_beside():
+            raise RuntimeError("the reading failed")
+        assert sys.getswitchinterval() == SWITCH_SECONDS

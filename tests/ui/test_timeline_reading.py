@@ -11,6 +11,7 @@ the live rows not put after the stored ones, or kept twice, or not folded again 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -26,6 +27,7 @@ from openwop_tui.store.sessions import Store
 from openwop_tui.ui.controllers import timeline
 from openwop_tui.ui.controllers.timeline import TimelineController
 from openwop_tui.ui.controllers.timeline_rows import StoredEvent
+from openwop_tui.ui.key_watch import READING_SWITCH_SECONDS, keys_handed_on
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
 from openwop_tui.ui.widgets.timeline_view import Entry
 
@@ -38,10 +40,12 @@ def gate(monkeypatch: pytest.MonkeyPatch) -> Iterator[Gate]:
     monkeypatch.setattr(TimelineController, "between_steps", staticmethod(held))
     # (A short session's few events are folded at once; this one stands for a long one.)
     monkeypatch.setattr(timeline, "AT_ONCE", 0)
-    try:
-        yield held
-    finally:
-        held.release()  # (a failed test must not leave the thread waiting)
+    # The interval the app runs at: CPython's own would not show the reading's.
+    with keys_handed_on():
+        try:
+            yield held
+        finally:
+            held.release()  # (a failed test must not leave the thread waiting)
 
 
 async def _session() -> str:
@@ -71,6 +75,8 @@ async def test_the_next_message_does_not_wait_for_the_stored_events(gate: Gate) 
             await settle(pilot, app, gate.reached.is_set, what="the reading held", workers=False)
             panel = app.query_one(TimelinePanel)
             assert "reading the session's stored events" in str(panel.border_title)
+            # (The thread and the loop swap the interpreter at CPython's pace meanwhile.)
+            assert sys.getswitchinterval() == READING_SWITCH_SECONDS
             await app.runs.submitted("sent while they are read")
             await settle(
                 pilot,

@@ -46,6 +46,7 @@ from openwop_tui.ui import warming
 from openwop_tui.ui.controllers.chat import Chat, Reading
 from openwop_tui.ui.controllers.feed import Feed
 from openwop_tui.ui.heap import settled_heap
+from openwop_tui.ui.key_watch import reading_beside
 from openwop_tui.ui.messages import ReadingChanged
 
 __all__ = ["NEWEST_RUNS", "Newest", "Reopening", "begin_reading"]
@@ -300,7 +301,9 @@ class Reopening:
                         steps.close()  # (stopped early: the collector resumes now, not later)
             return True
 
-        return await asyncio.to_thread(fold) and chat.conversation is live
+        with reading_beside():
+            read = await asyncio.to_thread(fold)
+        return read and chat.conversation is live
 
     def _take(self, newest: Newest) -> None:
         """The whole session, read up to where it opened, reads what the chat logged since

@@ -70,6 +70,7 @@ from openwop_tui.ui.controllers.timeline_rows import NotKept, Reader, Rows
 from openwop_tui.ui.controllers.timeline_stored import read_waiting, store_reader, stored_events
 from openwop_tui.ui.controllers.timeline_waiting import in_store
 from openwop_tui.ui.heap import settled_heap
+from openwop_tui.ui.key_watch import reading_beside
 from openwop_tui.ui.widgets.timeline_panel import TimelinePanel
 from openwop_tui.ui.widgets.timeline_view import Entry, TimelineView, marks_text
 
@@ -234,7 +235,8 @@ class TimelineController:
                                 return  # (the chat was replaced: read for nobody)
                             self.between_steps()
 
-            await asyncio.to_thread(fold)
+            with reading_beside():
+                await asyncio.to_thread(fold)
         except StoreError as error:
             self.chat.app.notify(f"the timeline could not read this session: {error}")
             older = Kept(kept.inspector, Rows(kept.entries.reader))  # (the live rows alone)
