@@ -15,6 +15,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from app_support import (
     SIZE,
     builtin_renderers_loaded,  # noqa: F401  (an autouse fixture: importing it applies it here)
@@ -33,7 +34,7 @@ from textual.selection import Selection
 
 from openwop_tui.core.fold import AssistantTurn, Transcript, Updated
 from openwop_tui.renderers import Registry
-from openwop_tui.ui import theme_palette
+from openwop_tui.ui import theme_palette, warming
 from openwop_tui.ui.messages import ActionRequested, EnvelopeRenderRequested, TranscriptLeft
 from openwop_tui.ui.transcript import blocks
 from openwop_tui.ui.transcript.composed import NEW_OUTPUT, ComposedLines
@@ -583,6 +584,38 @@ async def test_drawing_ahead_repaints_nothing_when_its_heights_were_estimated_ri
         view._prefetch()
         assert any(before != after for before, after in drawn)
         assert relayouts
+
+
+async def test_nothing_is_drawn_ahead_while_a_session_is_read_then_it_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A long session's older turns read beside the loop hold the warming back; drawing the
+    # pages around the viewport waits for them too (it took 40-80 ms of their reading).
+    monkeypatch.setattr(warming, "QUIET", 0.001)  # (looked at again soon)
+    reading = object()
+    warming.hold(reading)
+    try:
+        app = ViewHost()
+        async with app.run_test(size=(80, 24)) as pilot:
+            view = app.query_one(TranscriptView)
+            await view.apply(_three_line_users(Transcript(), 30))
+            await pilot.pause()
+
+            def drawn() -> set[int]:
+                width = view.column.width
+                return {n for n, block in enumerate(view.column) if block.drawn_at(width)}
+
+            shown = drawn()
+            assert 29 in shown
+            view._prefetch()
+            await pilot.pause()
+            assert drawn() == shown
+            assert view.drawing_ahead  # (to be looked at again)
+            warming.release(reading)
+            await _prefetched(pilot, view)
+            assert min(drawn()) < min(shown)  # the page above, once the reading is over
+    finally:
+        warming.release(reading)
 
 
 async def test_a_kept_screen_line_shows_what_changed_under_it() -> None:

@@ -11,7 +11,8 @@ costs what is visible:
   is visible, and keeps the block at the top of the viewport there;
 * once a frame is out, the page above and the page below are drawn and their screen lines
   composed (`PREFETCH_BLOCKS`, `PREFETCH_LINES` a turn of the loop), so a Page Up paints kept
-  lines;
+  lines; not while a long session's older turns are read (`openwop_tui.ui.warming.held`),
+  which come first;
 * a streaming block's redraws are coalesced (`openwop_tui.ui.transcript.streaming`).
 
 The view follows the end while it is at the bottom; scrolled up, new output does not move it
@@ -32,7 +33,7 @@ from openwop_tui.core.fold import EnvelopeItem, UserTurn
 from openwop_tui.devices.profile import Colours
 from openwop_tui.draw.palette import Palette
 from openwop_tui.present.envelope import body_width
-from openwop_tui.ui import theme_palette
+from openwop_tui.ui import theme_palette, warming
 from openwop_tui.ui.messages import EnvelopeRenderRequested
 from openwop_tui.ui.transcript import composed
 from openwop_tui.ui.transcript.blocks import Block
@@ -398,6 +399,14 @@ class BlockView(ScrollView):
         column = self.column
         width = column.width
         if width <= 0 or not len(column) or not self.is_attached:
+            return
+        if warming.held():
+            # A long session's older turns are being read in a thread beside the loop, and
+            # every millisecond the loop keeps the interpreter is one more before they come:
+            # drawing ahead took 40-80 ms of the reading of 3,000 turns. Looked at again after
+            # a pause until the reading ends (no frame may follow it to ask).
+            self._prefetch_due = True
+            self.set_timer(warming.QUIET, self._prefetch)
             return
         height = self.scrollable_content_region.height
         top = round(self.scroll_y)
