@@ -39,6 +39,7 @@ from textual.app import App
 from textual.driver import Driver
 from textual.message import Message
 
+from openwop_tui.ui import warming
 from openwop_tui.ui.widgets.echo import key_queued, keys_waiting
 
 __all__ = [
@@ -95,6 +96,9 @@ class KeysCounted(App[Any]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded:
             self._keys_taken = min(self._keys_taken + 1, self._keys_read)
+            # Any key, not only the prompt's: Home pressed in a long session's transcript as
+            # its older turns came in was painted behind the warming's first steps.
+            warming.typed()
         await super().on_event(event)
 
     def key_read(self, now: float) -> bool:

@@ -16,7 +16,8 @@ The warming gives way to typing and to a session being read: a thread holds the 
 lock most of the time it runs (0.4 s of CPU here, 0.15 s for the lint's schemas), so a key typed
 meanwhile waited for its turn (the first keys after a session reopened echoed in 17-22 ms
 instead of 11), and a long session's reading thread took twice as long to bring its oldest
-turns in (issue 26). A prompt's key says so (`typed`), a reading holds the warming back while it
+turns in (issue 26). Each key the app takes says so (`typed`, from
+`openwop_tui.ui.key_watch.KeysCounted`), a reading holds the warming back while it
 goes on (`hold`, `release`); each warming step (one import, one language, the schemas) begins
 with `give_way`: it waits until nothing is held and no key has come for `QUIET` seconds.
 """
@@ -46,12 +47,12 @@ DRAWING = (
 QUIET = 0.3
 
 _typed_at = float("-inf")
-"""When a key was last typed into a prompt (``time.monotonic``)."""
+"""When a key was last typed (``time.monotonic``)."""
 
 
 def typed() -> None:
-    """A key was typed into a prompt: the warming waits until the typing pauses (one
-    assignment: it is called for every key)."""
+    """A key was typed (into the prompt, the transcript, any widget): the warming waits until
+    the typing pauses (one assignment: it is called for every key)."""
     global _typed_at
     _typed_at = time.monotonic()
 

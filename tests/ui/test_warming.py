@@ -13,10 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
+from textual.widgets import TextArea
 
 from openwop_tui.draw import lexers
 from openwop_tui.ui import warming
+from openwop_tui.ui.key_watch import KeysCounted
 from openwop_tui.ui.widgets.prompt import PromptInput
 
 pytestmark = pytest.mark.quick
@@ -80,22 +82,27 @@ def test_the_lexers_are_made_one_step_at_a_time(monkeypatch: pytest.MonkeyPatch)
     assert steps == ["before 0", "before 1"] and made == ["python", "sql"]
 
 
-class _PromptApp(App[None]):
+class _PromptApp(KeysCounted):
     def compose(self) -> ComposeResult:
         yield PromptInput(id="prompt")
+        yield TextArea(id="other", read_only=True)
 
 
-async def test_a_key_typed_into_the_prompt_tells_the_warming(
+async def test_every_key_the_app_takes_tells_the_warming(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # The prompt's keys, and the others': Home pressed in a long session's transcript as its
+    # older turns came in was painted behind the warming's first steps.
     told: list[Any] = []
     monkeypatch.setattr(warming, "typed", lambda: told.append("key"))
     app = _PromptApp()
     async with app.run_test() as pilot:
         app.query_one(PromptInput).focus()
         await pilot.press("h", "i")
+        app.query_one("#other").focus()
+        await pilot.press("home", "pageup")
         await pilot.pause()
-    assert told == ["key", "key"]
+    assert told == ["key"] * 4
 
 
 def test_each_warming_thread_begins_once_however_often_a_host_is_reached(

@@ -29,7 +29,7 @@ from textual.events import Key, Paste
 from textual.widgets import TextArea
 
 from openwop_tui.core.attachments import complete_path, pasted_paths
-from openwop_tui.ui import keys, warming
+from openwop_tui.ui import keys
 from openwop_tui.ui.messages import FilesPasted, MessageSubmitted, TranscriptEnd
 from openwop_tui.ui.widgets.chips import AttachmentChips
 from openwop_tui.ui.widgets.echo import draw_now, keys_waiting
@@ -249,7 +249,6 @@ class PromptInput(TextArea):
         read before the prompt was first shown is taken as typed ahead (module docstring)."""
         # Drawn at once, once TextArea's own handler has typed it (`echo.draw_now`).
         self.call_next(self._echo)
-        warming.typed()  # (the warming thread waits: the keys have the interpreter)
         in_effect = keys.in_effect(self.app)
         typed_ahead = self._shown_at is None or event.time < self._shown_at
         if typed_ahead and event.key in _MOVES:
