@@ -74,7 +74,8 @@ SWITCH_SECONDS = 0.0005
 class KeysCounted(App[Any]):
     """An app that counts the keys its terminal's reading thread reads and the keys the app
     has taken from its queue (see the module's docstring): `key_read` says whether one read is
-    still on its way to it."""
+    still on its way to it. Each key it takes also holds the warming back for a moment
+    (`openwop_tui.ui.warming.typed`), whichever widget it goes to."""
 
     _keys_read = 0
     """Keys the terminal's reading thread has read (written by that thread alone)."""

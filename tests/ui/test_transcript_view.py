@@ -590,7 +590,7 @@ async def test_nothing_is_drawn_ahead_while_a_session_is_read_then_it_is(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # A long session's older turns read beside the loop hold the warming back; drawing the
-    # pages around the viewport waits for them too (it took 40-80 ms of their reading).
+    # pages around the viewport waits for them too (76 ms of the loop in a traced reading).
     monkeypatch.setattr(warming, "QUIET", 0.001)  # (looked at again soon)
     reading = object()
     warming.hold(reading)
