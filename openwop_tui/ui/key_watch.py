@@ -175,7 +175,8 @@ def keys_handed_on() -> Iterator[None]:
 READING_SWITCH_SECONDS = 0.005
 
 _readings = 0
-"""Readings beside the loop going on now (`reading_beside`)."""
+"""Readings beside the loop going on now (`reading_beside`; entered and left on the event
+loop's thread alone, so no lock)."""
 _interval_before = 0.0
 """The switch interval the first of them found, put back when the last ends."""
 
