@@ -44,6 +44,7 @@ from openwop_tui.ui.widgets.echo import key_queued, keys_waiting
 
 __all__ = [
     "LOOK_SECONDS",
+    "READING_SWITCH_SECONDS",
     "STALE_SECONDS",
     "SWITCH_SECONDS",
     "KeyWatch",

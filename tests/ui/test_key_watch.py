@@ -57,21 +57,27 @@ def _read_on_the_reading_thread(app: App[Any], key: Key) -> None:
     reader.join()
 
 
+async def _coming_until_typed(pilot: Any, app: _Typing, key: str) -> str:
+    """Read ``key`` as the terminal's reader does: coming until the app takes it, then not;
+    what the input holds after."""
+    watch = KeyWatch(app)
+    assert not watch.key_coming()
+    _read_on_the_reading_thread(app, Key(key, key))
+    # Not in the app's queue yet (Textual's driver hands it to the loop as a task that posts
+    # it): seen from the count, at every ask.
+    assert watch.key_coming()
+    assert watch.key_coming()
+    await pilot.pause()
+    assert not watch.key_coming()
+    return app.query_one(Input).value
+
+
 @pytest.mark.quick
 async def test_a_key_read_is_coming_until_the_app_takes_it_then_it_is_typed() -> None:
     app = _Typing()
     async with app.run_test() as pilot:
         await pilot.pause()
-        watch = KeyWatch(app)
-        assert not watch.key_coming()
-        _read_on_the_reading_thread(app, Key("x", "x"))
-        # Not in the app's queue yet (Textual's driver hands it to the loop as a task that
-        # posts it): seen from the count, at every ask.
-        assert watch.key_coming()
-        assert watch.key_coming()
-        await pilot.pause()
-        assert not watch.key_coming()
-        assert app.query_one(Input).value == "x"
+        assert await _coming_until_typed(pilot, app, "x") == "x"
 
 
 @pytest.mark.quick
@@ -79,13 +85,7 @@ async def test_keys_not_read_by_the_terminal_do_not_hide_the_next_one_read() -> 
     app = _Typing()
     async with app.run_test() as pilot:
         await pilot.press("a", "b", "c")  # (sent to the app by the pilot: never read)
-        watch = KeyWatch(app)
-        assert not watch.key_coming()
-        _read_on_the_reading_thread(app, Key("d", "d"))
-        assert watch.key_coming()
-        await pilot.pause()
-        assert not watch.key_coming()
-        assert app.query_one(Input).value == "abcd"
+        assert await _coming_until_typed(pilot, app, "d") == "abcd"
 
 
 @pytest.mark.quick
