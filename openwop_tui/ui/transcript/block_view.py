@@ -35,6 +35,7 @@ from openwop_tui.draw.palette import Palette
 from openwop_tui.present.envelope import body_width
 from openwop_tui.ui import theme_palette, warming
 from openwop_tui.ui.messages import EnvelopeRenderRequested
+from openwop_tui.ui.scroll_size import set_virtual_size
 from openwop_tui.ui.transcript import composed
 from openwop_tui.ui.transcript.blocks import Block
 from openwop_tui.ui.transcript.column import Column
@@ -333,8 +334,7 @@ class BlockView(ScrollView):
         tops = self.column.tops
         total = tops[-1]
         width = self.scrollable_content_region.width
-        if self.virtual_size != Size(width, total):
-            self.virtual_size = Size(width, total)
+        set_virtual_size(self, Size(width, total))  # (a screen layout only if a bar may change)
         if self._follow:
             self._scroll_line(max(0, total - self.scrollable_content_region.height))
         elif anchor is not None and anchor[0] < len(self.column):

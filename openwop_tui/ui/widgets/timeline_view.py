@@ -44,6 +44,7 @@ from openwop_tui.inspect.split_keys import EventPiece, with_piece
 from openwop_tui.inspect.timeline import Row
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.ui import theme_palette
+from openwop_tui.ui.scroll_size import set_virtual_size
 
 #: Rows kept drawn (a few screens' worth at a few widths).
 CACHED_ROWS = 1024
@@ -338,7 +339,7 @@ class TimelineView(ScrollView, can_focus=True):
         return 1 if width <= 0 or width >= ONE_LINE else 2
 
     def _resized(self) -> None:
-        self.virtual_size = Size(0, len(self.entries) * self.lines_per_row)
+        set_virtual_size(self, Size(0, len(self.entries) * self.lines_per_row))
 
     def _to_end(self) -> None:
         self.cursor = max(len(self.entries) - 1, 0)
