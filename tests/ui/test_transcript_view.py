@@ -31,6 +31,7 @@ from patience import PATIENCE
 from textual.app import App, ComposeResult
 from textual.geometry import Offset, Region
 from textual.selection import Selection
+from textual.widgets import Input
 
 from openwop_tui.core.fold import AssistantTurn, Transcript, Updated
 from openwop_tui.renderers import Registry
@@ -130,6 +131,71 @@ async def test_a_streamed_reply_redraws_its_open_tail_only(monkeypatch: Any) -> 
         while "Paragraph 29" not in on_screen(view) and time.monotonic() < deadline:
             await pilot.pause(0.01)
         assert "Paragraph 29" in on_screen(view)
+
+
+class PromptHost(ViewHost):
+    """The view with a prompt that has the focus, as in the app while a reply streams: no item
+    is selected, so the view keeps the lines it composes."""
+
+    def compose(self) -> ComposeResult:
+        yield from super().compose()
+        yield Input(id="prompt")
+
+
+async def test_a_streamed_reply_composes_only_the_screen_lines_its_redraw_changed(
+    monkeypatch: Any,
+) -> None:
+    # A flood's reply is one paragraph drawn again several times a second; its drawing keeps
+    # the lines the new words do not reach, and the screen lines composed from those are
+    # painted again, not composed again (the whole screen was, at every redraw).
+    app = PromptHost()
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.query_one(Input).focus()
+        await pilot.pause()
+        view = app.query_one(TranscriptView)
+        reply = AssistantTurn("assistant-x", None)
+        Transcript().items.append(reply)
+        from openwop_tui.core.fold import Added
+
+        await view.apply([Added(reply)])
+        composed: list[int] = []
+        original = ComposedLines.keep
+
+        def counted(
+            self: ComposedLines, block: blocks.Block, row: int, key: Any, line: Any, strip: Any
+        ) -> None:
+            composed.append(row)
+            original(self, block, row, key, line, strip)
+
+        monkeypatch.setattr(ComposedLines, "keep", counted)
+        before: list[Any] = []
+        n = 0
+        kept_lines = 0
+        for _ in range(12):
+            changes = []
+            for _ in range(60):
+                reply.body.append(f"w{n} ")
+                changes.append(Updated(reply, f"w{n} "))
+                n += 1
+            composed.clear()
+            await view.apply(changes)
+            view.redraws.now()
+            await pilot.pause()
+            assert view.cursor is None
+            lines = view.column[0].cache[view.column.width]
+            top = round(view.scroll_y)
+            shown = range(top, min(top + 24, len(lines)))
+            redrawn = {row for row in shown if row >= len(before) or before[row] is not lines[row]}
+            # Composed: the lines the redraw changed, and the first (its buttons); no other.
+            assert set(composed) <= redrawn | {0}, (sorted(composed), sorted(redrawn))
+            kept_lines += len(shown) - len(set(composed))
+            # What is painted is what is drawn now, composed or kept.
+            painted = [view.render_line(y).text[2:].rstrip() for y in range(len(shown))]
+            drawn = [lines[row].text.rstrip() for row in shown]
+            assert painted[1:] == drawn[1:]  # (the first line has its buttons beside it)
+            before = list(lines)
+        assert kept_lines > 12 * 10, kept_lines  # (a frame's new words fill a few lines)
+        assert f"w{n - 1}" in on_screen(view)
 
 
 async def test_scrolled_up_new_output_does_not_move_the_view_and_says_so() -> None:
@@ -506,11 +572,11 @@ async def test_page_up_paints_lines_composed_ahead(monkeypatch: Any) -> None:
         original = ComposedLines.keep
 
         def counted(
-            self: ComposedLines, block: blocks.Block, row: int, key: Any, strip: Any
+            self: ComposedLines, block: blocks.Block, row: int, key: Any, line: Any, strip: Any
         ) -> None:
             if _painting():  # (not composed ahead)
                 composed.append((view.column.index_of(block.item_id), row))
-            original(self, block, row, key, strip)
+            original(self, block, row, key, line, strip)
 
         monkeypatch.setattr(ComposedLines, "keep", counted)
 

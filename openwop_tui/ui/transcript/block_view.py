@@ -457,7 +457,7 @@ class BlockView(ScrollView):
             row = virtual_y - tops[index]
             if lines is None or row >= len(lines):
                 continue
-            if composed.is_kept(frame, self.composed, (index, row), block):
+            if composed.is_kept(frame, self.composed, (index, row), block, lines):
                 continue
             if done == PREFETCH_LINES:
                 self._prefetch_due = True

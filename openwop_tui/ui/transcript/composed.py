@@ -6,11 +6,15 @@ Page Up painted forty of them at about 0.1 ms each, a third of its frame. So the
 each composed line (`ComposedLines`), keyed by block and line within it and checked against
 what it was composed from (the block's drawing, and the frame's width, style and palette:
 `Frame.key`); the prefetch composes the page above and the page below before they are needed.
-A kept line notes which of its block's drawings it came from (`Block.drawing`), not the drawn
-lines themselves: a streamed reply is drawn again several times a second, and each screen line
-that held the drawing it was composed from kept that whole drawing alive (a flood's reply of
-4,500 lines: six or seven old drawings of it, 40 MB, until 512 other lines were composed; the
-drawn lines' budget, `openwop_tui.ui.transcript.budget`, could not free what they held).
+A kept line notes which of its block's drawings it came from (`Block.drawing`) and the one
+drawn line it was composed from, not the drawn lines themselves: a streamed reply is drawn
+again several times a second, and each screen line that held the drawing it was composed from
+kept that whole drawing alive (a flood's reply of 4,500 lines: six or seven old drawings of it,
+40 MB, until 512 other lines were composed; the drawn lines' budget,
+`openwop_tui.ui.transcript.budget`, could not free what they held). A reply's line is painted
+again from a later drawing that kept it (its open paragraph keeps the lines new words do not
+reach): composing the whole screen again at each redraw was about a fifth of the CPU a
+streamed reply's frames took (in process, a flood's words into a view at 120x40).
 The line's place for text selection (Textual's ``apply_offsets``) is put on as it is painted:
 a block drawn above it moves it down (its estimate corrected), and Textual keeps a strip's
 offset copies, so painting it at the same place again costs nothing.
@@ -86,8 +90,9 @@ class Frame:
     """Whether a block is the last message the user sent (its buttons follow it)."""
 
 
-_Kept = tuple["Block", int, object, Strip]
-"""(the block, its drawing the line was composed from, the frame's key, the composed line)."""
+_Kept = tuple["Block", int, Strip, object, Strip]
+"""(the block, its drawing the line was composed from, the drawn line it was composed from,
+the frame's key, the composed line)."""
 
 
 class ComposedLines:
@@ -99,26 +104,34 @@ class ComposedLines:
         # key it holds, and a line composed again at the same place must replace the old one.)
         self._kept: dict[tuple[int, int], _Kept] = {}
 
-    def get(self, block: Block, row: int, key: object) -> Strip | None:
+    def get(self, block: Block, row: int, key: object, line: Strip) -> Strip | None:
         """The screen line kept for a line of a block as drawn now; ``None`` when none is kept,
-        or it was composed from another drawing of the block or for other frames.
+        or it was composed from another drawing of the block (of a reply: from another line)
+        or for other frames.
 
         Args:
             block: The block the line is of.
             row: The line within the block.
             key: What the frame composes the line with (`_keep_key`); it must be the same.
+            line: The block's line ``row`` as drawn now.
         """
         kept = self._kept.get((id(block), row))
         if kept is None:
             return None
-        was_block, was_drawing, was_key, strip = kept
-        # The block's lines at the frame's width (which ``key`` holds) change only with a new
-        # drawing: the same drawing and key, the same lines.
-        if was_block is not block or was_drawing != block.drawing or was_key != key:
+        was_block, was_drawing, was_line, was_key, strip = kept
+        if was_block is not block or was_key != key:
             return None
-        return strip
+        # The block's lines at the frame's width (which ``key`` holds) change only with a new
+        # drawing: the same drawing and key, the same lines. A streamed reply is drawn again
+        # several times a second, and keeps the lines of its open paragraph that the new text
+        # does not reach (`Block._part_lines`): the same line, the same screen line, as its
+        # gutter is blank and its buttons are on its first line alone (so a flood's screenful
+        # is not composed whole again at each redraw, only the lines it gained).
+        if was_drawing == block.drawing or (was_line is line and _line_alone(block, row)):
+            return strip
+        return None
 
-    def keep(self, block: Block, row: int, key: object, strip: Strip) -> None:
+    def keep(self, block: Block, row: int, key: object, line: Strip, strip: Strip) -> None:
         """Keep a composed screen line of a block's lines as drawn now (`Block.drawing`), in
         place of any kept for the same line; past `KEPT_LINES`, the one kept longest ago goes.
 
@@ -126,12 +139,14 @@ class ComposedLines:
             block: The block the line is of.
             row: The line within the block.
             key: What the frame composed it with (`_keep_key`).
+            line: The block's line it was composed from (one line, not the drawing: see the
+                module's docstring).
             strip: The composed line, without its place for text selection.
         """
         kept = self._kept
         where = (id(block), row)
         kept.pop(where, None)
-        kept[where] = (block, block.drawing, key, strip)
+        kept[where] = (block, block.drawing, line, key, strip)
         if len(kept) > KEPT_LINES:
             del kept[next(iter(kept))]
 
@@ -162,9 +177,10 @@ def compose(
     """
     index, row = place
     key = _keep_key(frame, index, block, row)
-    strip = kept.get(block, row, key) if key is not None else None
+    drawn = lines[row]
+    strip = kept.get(block, row, key, drawn) if key is not None else None
     if strip is None:
-        line = lines[row]
+        line = drawn
         if row == 0:
             line = _with_buttons(frame, block, index, line)
         if frame.search:
@@ -174,11 +190,13 @@ def compose(
             strip = strip.apply_style(Style.parse(frame.palette.selection))
         strip = strip.apply_style(frame.base).crop_extend(0, frame.width, frame.base)
         if key is not None:
-            kept.keep(block, row, key, strip)
+            kept.keep(block, row, key, drawn, strip)
     return strip.apply_offsets(0, virtual_y)
 
 
-def is_kept(frame: Frame, kept: ComposedLines, place: tuple[int, int], block: Block) -> bool:
+def is_kept(
+    frame: Frame, kept: ComposedLines, place: tuple[int, int], block: Block, lines: list[Strip]
+) -> bool:
     """Whether a screen line of a block as drawn now need not be composed: it is kept already,
     or it would not be kept (so composing it ahead saves nothing).
 
@@ -187,10 +205,17 @@ def is_kept(frame: Frame, kept: ComposedLines, place: tuple[int, int], block: Bl
         kept: The lines composed already.
         place: (the block's index, the line within it).
         block: The block at that index.
+        lines: The block's lines, drawn at the view's width.
     """
     index, row = place
     key = _keep_key(frame, index, block, row)
-    return key is None or kept.get(block, row, key) is not None
+    return key is None or kept.get(block, row, key, lines[row]) is not None
+
+
+def _line_alone(block: Block, row: int) -> bool:
+    """Whether a kept screen line of ``block`` is composed from its drawn line ``row`` and the
+    frame alone: a reply's, but its first (the buttons beside it follow the reply's state)."""
+    return row > 0 and isinstance(block.item, AssistantTurn)
 
 
 def _keep_key(frame: Frame, index: int, block: Block, row: int) -> object | None:
