@@ -9,16 +9,23 @@ about a tenth of the event loop's time, for a view whose place on screen had not
 What a view's content size can change on screen is its scroll bars: a bar appears when the
 content starts to overflow (and takes a column from the content) and goes when it stops. So
 `set_virtual_size` asks for a layout only when a bar may appear or go; otherwise it sets the
-size, tells the bars (their thumbs, and the scroll position kept within the new size) and
-leaves the view's redraw to its owner, which asks for one after every change anyway.
+size, tells the bars (their thumbs, and the scroll position kept within the new size) once the
+work at hand is done, and leaves the view's redraw to its owner, which asks for one after every
+change anyway. (Told at every change, the bars cost more than the layout they replace where
+changes come many between two frames: 10,000 items put in the view one by one, 0.7 -> 0.9 s.)
 """
 
 from __future__ import annotations
 
+import weakref
+
 from textual.geometry import Size
 from textual.widget import Widget
 
-__all__ = ["set_virtual_size"]
+__all__ = ["bars_kept", "set_virtual_size"]
+
+#: Views whose bars are to be told of their content's size once the work at hand is done.
+_bars_due: weakref.WeakSet[Widget] = weakref.WeakSet()
 
 
 def set_virtual_size(view: Widget, size: Size) -> None:
@@ -28,11 +35,19 @@ def set_virtual_size(view: Widget, size: Size) -> None:
         return
     if bars_kept(view, size):
         # What the reactive's setter does, less the layout: the value set, the bars told
-        # (`_scroll_update` is Textual's own step for this, as its layout calls it).
+        # after the message at hand (`_scroll_update` is Textual's own step for this, as its
+        # layout calls it), once however many changes it makes.
         view.set_reactive(Widget.virtual_size, size)
-        view._scroll_update(size)
+        if view not in _bars_due:
+            _bars_due.add(view)
+            view.call_next(_tell_bars, view)
     else:
         view.virtual_size = size
+
+
+def _tell_bars(view: Widget) -> None:
+    _bars_due.discard(view)
+    view._scroll_update(view.virtual_size)
 
 
 def bars_kept(view: Widget, size: Size) -> bool:

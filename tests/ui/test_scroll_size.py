@@ -175,3 +175,34 @@ async def test_a_layout_is_asked_for_whenever_a_bar_may_come_or_go() -> None:
         assert not auto.show_vertical_scrollbar, "laid out: the bar went"
         scroll = app.query_one("#scroll", Widget)
         assert bars_kept(scroll, Size(0, 3)) and bars_kept(scroll, Size(0, 300))
+
+
+async def test_many_changes_between_two_frames_tell_the_bars_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Items put in the view one by one (a session's turns, a replay) change its size at each:
+    # the bars are told once the work at hand is done, not at every change (that cost more
+    # than the layout it replaced: 10,000 items, 0.7 -> 0.9 s).
+    app = TranscriptHost()
+    transcript = Transcript()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(TranscriptView)
+        await view.apply([transcript.add_user(f"message {n}") for n in range(40)])
+        await pilot.pause()
+        assert view.show_vertical_scrollbar
+        told: list[Size] = []
+        original = TranscriptView._scroll_update
+
+        def counted(self: TranscriptView, size: Size) -> None:
+            told.append(size)
+            original(self, size)
+
+        monkeypatch.setattr(TranscriptView, "_scroll_update", counted)
+        for n in range(40, 240):
+            await view.apply([transcript.add_user(f"message {n}")])
+        await pilot.pause()
+        assert 1 <= len(told) <= 3, len(told)
+        bar = view.vertical_scrollbar
+        assert bar.window_virtual_size == view.virtual_size.height
+        assert view.scroll_y == view.max_scroll_y == bar.position
+        assert "message 239" in on_screen(view)
