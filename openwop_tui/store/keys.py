@@ -183,6 +183,13 @@ class SplitKeyRows:
         doc = _decoded(data)
         if doc is _UNREADABLE:
             return data, []
+        if not maybe and self._passes(session, run, doc):
+            # One chunk its stream's chain takes unchanged, leaving nothing open (most of a
+            # long reply's): the row as it is, with nothing made for it.
+            self.plain = True
+            if self._rows:  # (as below: rows a run's end left unreachable)
+                self._forget()
+            return data, []
         row = _Row(doc)
         changed: list[object] = []
         held = False  # a piece of this row is still open in its chain (a later row may change it)
@@ -212,6 +219,19 @@ class SplitKeyRows:
         if self._rows:  # (most rows of a stream keep nothing open: nothing to forget)
             self._forget()
         return here, earlier
+
+    def _passes(self, session: str, run: str | None, doc: Any) -> bool:
+        """Whether ``doc`` is one event whose chunk or reasoning text its stream's chain would
+        take unchanged, leaving nothing open (`PieceChain.passes`): then `row` has nothing to
+        mask, keep or write again for it (a stream's first piece always goes to `add`)."""
+        if type(doc) is not dict or isinstance(doc.get("events"), list):
+            return False
+        slot = _slot(doc)
+        if slot is None:
+            return False
+        holder, key, stream = slot
+        chain = self._chains.get((session, run, stream))
+        return chain is not None and chain.passes(holder[key])
 
     def waiting(self) -> set[object]:
         """The rows a later row may still rewrite: some stream's open tail reaches into them

@@ -217,12 +217,19 @@ class PieceChain:
                 return self._open_from if index == 0 else 0
         return None
 
+    def passes(self, text: str) -> bool:
+        """Whether ``text``, added next, would go through unchanged and leave nothing open:
+        no earlier piece waits, the stream has begun, and it neither holds a secret nor ends in
+        what could start one. `add` would then return the piece alone, unmasked, and change
+        nothing here, so a caller may skip it (the store, for most of a long reply's chunks)."""
+        return not self._open and self._started and not self._touches(text)
+
     def add(self, ref: object, text: str) -> list[Piece]:
         """Take the next piece; the pieces to write again (this one first)."""
         piece = Piece(ref, text)
         if not self.secrets:
             return [piece]
-        if not self._open and self._started and not self._touches(text):
+        if self.passes(text):
             return [piece]  # nothing waits, and this piece neither holds nor starts a secret
         # The joined text: the open tail of earlier pieces, then this one.
         parts: list[tuple[Piece, int]] = []

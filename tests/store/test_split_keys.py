@@ -372,3 +372,74 @@ def test_a_row_the_follower_calls_plain_is_one_mask_leaves_alone(
         if rows.plain:
             assert here is data
             assert mask(data, (KEY,)) == data
+
+
+def _cut(text: str, points: list[int]) -> list[str]:
+    """``text`` cut at ``points`` (those inside it)."""
+    at = sorted({p for p in points if 0 < p < len(text)})
+    return [text[a:b] for a, b in zip([0, *at], [*at, len(text)], strict=True)]
+
+
+#: A stream's pieces: filler, the key (or a slice of it), filler, cut at random points, so a
+#: key is often split across three or more short pieces, none of them a long fragment.
+_STREAM = st.builds(
+    lambda before, start, after, points: _cut(before + KEY[start:] + after, points),
+    _FILLER,
+    st.integers(0, len(KEY)),
+    _FILLER,
+    st.lists(st.integers(1, len(KEY) + 16), max_size=10),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(_STREAM, min_size=1, max_size=3),
+    st.lists(st.sampled_from(["chunk", "delta", "other"]), min_size=1),
+    st.lists(st.sampled_from(["n1", "n1", "n2"]), min_size=1),
+    st.lists(st.sampled_from(["frame", "frame", "frame", "end"]), min_size=1),
+)
+def test_the_rows_a_chain_passes_unchanged_are_what_the_whole_walk_gives(
+    streams: list[list[str]], slots: list[str], nodes: list[str], kinds: list[str]
+) -> None:
+    # A chunk its stream's chain takes unchanged is returned as it is, nothing made for it
+    # (`SplitKeyRows._passes`): every row, every row written again and every `plain` must be
+    # what the whole walk gives, whatever the pieces, streams and run ends.
+    from openwop_tui.store.keys import SplitKeyRows
+
+    fast, whole = SplitKeyRows([KEY]), SplitKeyRows([KEY])
+    whole._passes = lambda *args: False  # type: ignore[method-assign]
+    texts = [text for stream in streams for text in stream]
+    for seq, text in enumerate(texts):
+        slot, node = slots[seq % len(slots)], nodes[seq % len(nodes)]
+        kind = kinds[seq % len(kinds)]
+        data = json.dumps({"type": "output.chunk", "nodeId": node, "payload": {slot: text}})
+        got = fast.row("s", seq, kind, "run", data)
+        assert got == whole.row("s", seq, kind, "run", data)
+        assert fast.plain == whole.plain
+        assert fast.waiting() == whole.waiting()
+
+
+def test_a_long_replys_chunks_that_touch_no_key_are_not_walked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Most of a flood's rows: once its stream has begun, a chunk that neither holds nor starts
+    # a key is returned as it is, with no row record or piece made for it.
+    from openwop_tui.store import keys
+
+    made: list[object] = []
+    original = keys._Row
+
+    def counted(doc: object) -> object:
+        made.append(doc)
+        return original(doc)
+
+    monkeypatch.setattr(keys, "_Row", counted)
+    rows = keys.SplitKeyRows([KEY])
+    for seq in range(100):
+        data = json.dumps({"type": "output.chunk", "payload": {"chunk": f"w{seq} "}})
+        assert rows.row("s", seq, "frame", "run", data) == (data, [])
+        assert rows.plain
+    assert len(made) == 1  # the stream's first piece
+    cut = json.dumps({"type": "output.chunk", "payload": {"chunk": f"then {KEY[:9]}"}})
+    rows.row("s", 100, "frame", "run", cut)
+    assert len(made) == 2 and rows.waiting() == {100}  # a key may start: walked, held
