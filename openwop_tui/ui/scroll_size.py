@@ -3,8 +3,8 @@
 Textual's `Widget.virtual_size` is a reactive that lays the screen out whenever it changes:
 every widget placed again, then the screen drawn. A view that grows as a run streams (the
 transcript as a reply comes in, the timeline by a row an event) changed it at nearly every
-frame: a flood of 10,000 events a second laid the screen out ten times a second, 12 ms each,
-about a tenth of the event loop's time, for a view whose place on screen had not moved.
+frame: a flood of 10,000 events a second laid the screen out ten times a second (12-18 ms each
+with the paint that followed), for a view whose place on screen had not moved.
 
 What a view's content size can change on screen is its scroll bars: a bar appears when the
 content starts to overflow (and takes a column from the content) and goes when it stops. So
