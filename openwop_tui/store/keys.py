@@ -224,9 +224,11 @@ class SplitKeyRows:
         """Whether ``doc`` is one event whose chunk or reasoning text its stream's chain would
         take unchanged, leaving nothing open (`PieceChain.passes`): then `row` has nothing to
         mask, keep or write again for it (a stream's first piece always goes to `add`)."""
-        if type(doc) is not dict or isinstance(doc.get("events"), list):
+        events = _events(doc)  # (the row's events as `row` walks them: one, alone)
+        event = next(events, None)
+        if event is None or next(events, None) is not None:
             return False
-        slot = _slot(doc)
+        slot = _slot(event)
         if slot is None:
             return False
         holder, key, stream = slot
