@@ -20,6 +20,8 @@ from app_support import (
     on_screen,
 )
 from patience import PATIENCE
+from test_timeline_spill import log_entry
+from test_transcript_view import ViewHost
 from textual.app import App, ComposeResult
 from textual.geometry import Size
 from textual.pilot import Pilot
@@ -27,13 +29,9 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from openwop_tui.core.fold import Added, AssistantTurn, Transcript, Updated
-from openwop_tui.inspect.timeline import Row
-from openwop_tui.protocol.events import normalize
-from openwop_tui.renderers import Registry
-from openwop_tui.text.sanitize import HostText, one_line
 from openwop_tui.ui.scroll_size import bars_kept, set_virtual_size
 from openwop_tui.ui.transcript.view import TranscriptView
-from openwop_tui.ui.widgets.timeline_view import Entry, TimelineView
+from openwop_tui.ui.widgets.timeline_view import TimelineView
 
 
 @contextmanager
@@ -62,15 +60,10 @@ async def laid_out(pilot: Pilot[Any], layouts: list[int]) -> None:
     layouts.clear()
 
 
-class TranscriptHost(App[None]):
-    def compose(self) -> ComposeResult:
-        yield TranscriptView(id="transcript", registry=Registry().load())
-
-
 async def test_a_streamed_reply_past_the_screen_lays_it_out_only_when_the_bar_comes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    app = TranscriptHost()
+    app = ViewHost()
     async with app.run_test(size=(80, 24)) as pilot:
         view = app.query_one(TranscriptView)
         reply = AssistantTurn("assistant-x", None)
@@ -106,11 +99,6 @@ async def test_a_streamed_reply_past_the_screen_lays_it_out_only_when_the_bar_co
         assert view.scroll_y == view.max_scroll_y == bar.position
 
 
-def _entry(sequence: int) -> Entry:
-    row = Row(sequence, None, one_line(HostText("log.appended")), None, one_line(HostText("")))
-    return Entry(row, normalize({"type": "log.appended", "runId": "r", "sequence": sequence}))
-
-
 class TimelineHost(App[None]):
     def compose(self) -> ComposeResult:
         yield TimelineView(id="events")
@@ -125,13 +113,13 @@ async def test_timeline_rows_past_the_screen_lay_it_out_only_when_the_bar_comes(
         with layouts_counted(monkeypatch) as layouts:
             sequence = 0
             while not view.show_vertical_scrollbar:
-                view.extend([_entry(sequence)])
+                view.extend([log_entry(sequence)])
                 sequence += 1
                 await pilot.pause()
             assert layouts, "the bar that came was laid out"
             await laid_out(pilot, layouts)
             for _ in range(50):  # batches of rows, as frames of a run bring them
-                view.extend([_entry(sequence + k) for k in range(7)])
+                view.extend([log_entry(sequence + k) for k in range(7)])
                 sequence += 7
                 await pilot.pause()
             assert layouts == [], f"{len(layouts)} layouts while the rows came"
@@ -183,7 +171,7 @@ async def test_many_changes_between_two_frames_tell_the_bars_once(
     # Items put in the view one by one (a session's turns, a replay) change its size at each:
     # the bars are told once the work at hand is done, not at every change (that cost more
     # than the layout it replaced: 10,000 items, 0.7 -> 0.9 s).
-    app = TranscriptHost()
+    app = ViewHost()
     transcript = Transcript()
     async with app.run_test(size=(80, 24)) as pilot:
         view = app.query_one(TranscriptView)

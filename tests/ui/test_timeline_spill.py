@@ -112,7 +112,8 @@ async def test_the_entries_kept_made_are_a_window_not_one_an_event(
         assert [e.row.sequence for e in view.entries[:3]] == [0, 1, 2]
 
 
-def _entry(sequence: int) -> Entry:
+def log_entry(sequence: int) -> Entry:
+    """A timeline row of a ``log.appended`` event, made outside any timeline."""
     row = Row(sequence, None, one_line(HostText("log.appended")), None, one_line(HostText("")))
     event = normalize({"type": "log.appended", "runId": "r", "sequence": sequence})
     return Entry(row, event)
@@ -124,7 +125,7 @@ def test_without_a_store_the_newest_events_are_kept_and_an_older_one_says_so(
     monkeypatch.setattr(timeline_rows, "HELD_EVENTS", 10)
     rows = Rows(reader=None)
     for sequence in range(30):
-        rows.append(_entry(sequence))
+        rows.append(log_entry(sequence))
     rows.let_go()
     assert [rows[i].row.sequence for i in range(30)] == list(range(30))  # every row stays
     assert rows[29].event.sequence == 29
