@@ -13,7 +13,7 @@ app and 4.5 ms more to the prompt, waiting for such slices to end and for the in
 before it sends them: Textual's driver hands a key to the loop as a task that posts it, two
 turns before it is in the app's queue) and the keys the app has taken, so a key on its first
 turns is seen with no look at asyncio's own queue; after that it waits in a widget's queue
-(`openwop_tui.ui.widgets.echo.key_queued`).
+(`openwop_tui.ui.widgets.echo.keys_waiting`).
 `KeyWatch` answers from both, and work asks it between its steps and gives the loop its turn at
 once when a key is coming, instead of at the end of its slice.
 
@@ -40,7 +40,7 @@ from textual.driver import Driver
 from textual.message import Message
 
 from openwop_tui.ui import warming
-from openwop_tui.ui.widgets.echo import key_queued
+from openwop_tui.ui.widgets.echo import key_queued, keys_waiting
 
 __all__ = [
     "LOOK_SECONDS",
@@ -129,10 +129,10 @@ def key_on_its_way(app: App[Any]) -> bool:
         screen = app.screen
     except Exception:  # (no screen yet, or none left: the app's own queue alone)
         return key_queued([app])
-    # The screen the app shows, not the focused widget's (`keys_waiting`): the same one, and
-    # found without a walk up the widget's parents, asked every half millisecond of a flood.
+    # The screen the app shows is the focused widget's: given, it is not found by a walk up
+    # the widget's parents (asked every half millisecond of a flood).
     target = screen.focused
-    return key_queued([app, screen] if target is None else [target, screen, app])
+    return key_queued([app, screen]) if target is None else keys_waiting(target, screen)
 
 
 class KeyWatch:

@@ -55,12 +55,17 @@ def draw_now(widget: Widget) -> bool:
     return True
 
 
-def keys_waiting(widget: Widget) -> bool:
+def keys_waiting(widget: Widget, screen: MessagePump | None = None) -> bool:
     """Whether keys wait to reach ``widget``: in its own queue, its screen's or the app's (a
-    burst typed, or typed ahead, is drawn with its last key: one drawing, not one a key)."""
+    burst typed, or typed ahead, is drawn with its last key: one drawing, not one a key).
+    ``screen``: the screen it is on, when the caller has it (found from the widget, it is a
+    walk up its parents)."""
     pumps: list[MessagePump] = [widget, widget.app]
-    with suppress(Exception):  # (not on a screen any more: its own queue and the app's)
-        pumps.append(widget.screen)
+    if screen is not None:
+        pumps.append(screen)
+    else:
+        with suppress(Exception):  # (not on a screen any more: its own queue and the app's)
+            pumps.append(widget.screen)
     return key_queued(pumps)
 
 
