@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 # The caps live apart so the configuration reads them without importing the model; they are
 # re-exported here (`from openwop_tui.core.items import Limits`).
+from openwop_tui.base.records import quick_init
 from openwop_tui.core.limits import EVENTS_SHOWN as EVENTS_SHOWN
 from openwop_tui.core.limits import REASONING_BYTES as REASONING_BYTES
 from openwop_tui.core.limits import REPLY_BYTES as REPLY_BYTES
@@ -440,6 +441,7 @@ class Added:
     item: Item
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Updated:
     """An existing item changed. ``delta`` is the appended text when the change was an append;

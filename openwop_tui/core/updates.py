@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeAlias, TypedDict
 
+from openwop_tui.base.records import quick_init
 from openwop_tui.core.fold import Added, Change, Limits, Updated
 from openwop_tui.core.hitl import Submitted
 from openwop_tui.core.session import RunCreated
@@ -76,6 +77,7 @@ class RunEnded:
     status: str | None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class EventArrived:
     """A run event arrived (before the fold's changes for it); for an events panel."""

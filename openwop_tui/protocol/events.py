@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar, overload
 
+from openwop_tui.base.records import quick_init
 from openwop_tui.protocol.hostdata import host_piece, host_str, host_text, host_value
 from openwop_tui.text.sanitize import HostText
 
@@ -124,6 +125,7 @@ def _quick_state(cls: _Frozen) -> _Frozen:
 
 
 @_quick_state
+@quick_init
 @dataclass(frozen=True, slots=True)
 class RunEvent:
     """A run event as every layer above the wire sees it.

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from openwop_tui.base.records import quick_init
 from openwop_tui.protocol.events import EventShapeError, RunEvent, normalize, parse_int
 from openwop_tui.protocol.hostdata import (
     NOT_PLAIN,
@@ -48,6 +49,7 @@ EXCERPT_CHARS = 80
 RAW_CHARS = 4000
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class FrameResult:
     """What one frame held: the events understood, and a sentence for each thing that was not."""

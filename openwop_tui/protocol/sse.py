@@ -26,6 +26,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from openwop_tui.base.records import quick_init
+
 __all__ = [
     "MAX_LINE_CHARS",
     "SSEDecoder",
@@ -43,6 +45,7 @@ _FIELDS = frozenset({"event", "data", "id", "retry"})
 _FIELD_NAME_CHARS = 8
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class SSEFrame:
     """One dispatched SSE frame.

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
+from openwop_tui.base.records import quick_init
 from openwop_tui.protocol.events import RunEvent
 from openwop_tui.protocol.hostdata import host_text
 from openwop_tui.protocol.sse import SSEFrame
@@ -51,6 +52,7 @@ class StreamNotice:
 StreamItem: TypeAlias = RunEvent | StreamNotice
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Arrival:
     """The raw material of a run's events, as it arrived: what an event log keeps.

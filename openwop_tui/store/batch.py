@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from openwop_tui.base.records import quick_init
 from openwop_tui.store import chunks
 
 #: A batch is written at the latest this long after its first row (a stream's tail, too).
@@ -32,6 +33,7 @@ BATCH_ENTRIES = 500
 MAX_PENDING = 100_000
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Row:
     """One entry waiting to be written, as the ``entries`` table holds it (its ``seq`` is given

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from openwop_tui.base.records import quick_init
 from openwop_tui.protocol.sse import SSEFrame
 from openwop_tui.protocol.stream_items import Arrival
 from openwop_tui.text.sanitize import HostText
@@ -16,6 +17,7 @@ from openwop_tui.text.sanitize import HostText
 Kind = Literal["user", "notice", "run", "end", "frame", "document", "snapshot"]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Entry:
     """One row of a session's log.
