@@ -95,3 +95,53 @@ async def test_an_emptied_view_has_no_redraw_waiting(monkeypatch: pytest.MonkeyP
         view.flush_streamed()
         [reply] = transcript.items
         assert "new" in view.text_of(reply.id)
+
+
+class _Timers:
+    """A widget's `set_timer`, kept: the delays asked for, and the callback waiting."""
+
+    def __init__(self) -> None:
+        self.delays: list[float] = []
+
+    def set_timer(self, delay: float, callback: Any) -> Any:
+        self.delays.append(delay)
+        return self  # (its `stop`, below)
+
+    def stop(self) -> None:
+        pass
+
+
+def test_a_flood_is_drawn_four_times_a_second_and_a_reply_read_as_written_at_its_pace() -> None:
+    """Pieces past `FLOOD_PIECES_PER_SECOND` between two redraws space the next out to
+    `FLOOD_REDRAW_SECONDS`; pieces at a reading pace, or the first after a pause (a new reply),
+    keep `STREAM_REDRAW_SECONDS`. The clock is the test's: each redraw takes no time."""
+    now = [0.0]
+    timers = _Timers()
+    redraws = streaming.Redraws(timers, lambda pending: None)  # type: ignore[arg-type]
+    redraws.clock = lambda: now[0]
+
+    def pieces(count: int, seconds: float) -> float:
+        """``count`` pieces over ``seconds``, then the timer fires; the delay it was set to."""
+        for _ in range(count):
+            redraws.schedule(0)
+        now[0] += seconds
+        redraws.flush()
+        return timers.delays[-1]
+
+    pace, flood = streaming.STREAM_REDRAW_SECONDS, streaming.FLOOD_REDRAW_SECONDS
+    assert pieces(5, 0.04) == pace  # the first redraw: nothing to pace it by
+    assert pieces(5, 0.04) == pace  # 125 a second: a model read as it writes
+    fast = streaming.FLOOD_PIECES_PER_SECOND
+    assert pieces(int(fast * 0.05) + 1, 0.04) == pace  # past the line: the *next* waits
+    assert redraws.flooding
+    assert pieces(2_500, 0.25) == flood  # 10,000 a second
+    assert pieces(int(fast * 0.25) - 1, 0.25) == flood  # under the line: the next is paced
+    assert not redraws.flooding
+    assert pieces(3, 0.04) == pace
+    pieces(5_000, 0.25)  # a flood again, then it stops
+    now[0] += 30.0  # the next reply comes half a minute later: drawn at the usual pace
+    assert pieces(5, 0.04) == pace
+    assert pieces(5, 0.04) == pace
+    redraws.schedule(0)
+    redraws.clear()
+    assert not redraws.flooding
