@@ -7,7 +7,7 @@ took when that is longer, so redrawing a reply that has grown long takes at most
 the event loop's time: keys, and the ingest that makes the reply, keep the rest. While a host
 sends pieces faster than anyone reads them (`FLOOD_PIECES_PER_SECOND`), the timer waits at least
 `FLOOD_REDRAW_SECONDS`: a frame of a flood's reply (its redraw and the paint of the screen after
-it) cost as much of the loop as reading a thousand of its events.
+it) cost as much of the loop as reading a hundred or two of its events, ten times a second.
 """
 
 from __future__ import annotations
