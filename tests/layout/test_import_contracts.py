@@ -139,6 +139,7 @@ def test_a_forbidden_import_breaks_a_contract(
 #: what it may not import).
 UPWARD = [
     ("openwop_tui/text/units.py", "import openwop_tui.protocol.ids\n", "text", "protocol"),
+    ("openwop_tui/base/records.py", "import openwop_tui.text.units\n", "base", "text"),
     ("openwop_tui/devices/audio.py", "import openwop_tui.renderers.base\n", "devices", "renderers"),
     (
         "openwop_tui/devices/desktop.py",
