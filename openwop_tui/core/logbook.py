@@ -152,8 +152,12 @@ class Logbook:
 
     @property
     def session_log(self) -> SessionLog | None:
-        """The stored session these logs keep (``None``: not kept)."""
-        return next((log for log in self.logs if isinstance(log, SessionLog)), None)
+        """The stored session these logs keep (``None``: not kept). Asked at every event of
+        a stream (a loop, not a generator: 0.1 against 0.5 us)."""
+        for log in self.logs:
+            if isinstance(log, SessionLog):
+                return log
+        return None
 
 
 def _failing(sink: object) -> bool:
