@@ -24,15 +24,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, fields
-from typing import Any, TypeVar, overload
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, overload
 
-from openwop_tui.base.records import quick_init
+from openwop_tui.base.records import quick_init, quick_state
 from openwop_tui.protocol.hostdata import host_piece, host_str, host_text, host_value
 from openwop_tui.text.sanitize import HostText
-
-_Frozen = TypeVar("_Frozen", bound=type)
 
 #: Terminal run events: the stream ends after one of these (protocol.md §3.5).
 TERMINAL_TYPES = frozenset({"run.completed", "run.failed", "run.cancelled"})
@@ -102,29 +100,7 @@ def canonical_type(name: str) -> str:
     return _V2_TO_V1.get(name, name)
 
 
-def _quick_state(cls: _Frozen) -> _Frozen:
-    """Give a frozen slots dataclass a ``__setstate__`` that sets its fields through their
-    slots.
-
-    A reopened session unpickles its kept folds (`openwop_tui.core.reopen`), whose notices
-    hold their events: 18,000 at 3,000 turns. The dataclasses' own ``__setstate__`` looks
-    every field up again for each object (``dataclasses.fields``) and sets it through
-    ``object.__setattr__``: a third of the reading. The state is the one their own
-    ``__getstate__`` writes, unchanged: the field values, in field order.
-    """
-    setters: tuple[Callable[[Any, Any], None], ...] = tuple(
-        getattr(cls, name).__set__ for name in (f.name for f in fields(cls))
-    )
-
-    def __setstate__(self: Any, state: list[Any]) -> None:
-        for set_slot, value in zip(setters, state, strict=True):
-            set_slot(self, value)
-
-    cls.__setstate__ = __setstate__  # type: ignore[attr-defined]
-    return cls
-
-
-@_quick_state
+@quick_state
 @quick_init
 @dataclass(frozen=True, slots=True)
 class RunEvent:

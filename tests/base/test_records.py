@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from openwop_tui.base.records import quick_init
+from openwop_tui.base.records import quick_init, quick_state
 from openwop_tui.core.items import Updated
 from openwop_tui.core.updates import EventArrived
 from openwop_tui.protocol.events import RunEvent
@@ -100,7 +100,7 @@ def test_the_records_of_every_event_are_quick_and_make_what_they_made() -> None:
         3,
         None,
     )
-    assert Entry("event").meta == {} and Entry("event").meta is not Entry("event").meta
+    assert Entry("frame").meta == {} and Entry("frame").meta is not Entry("frame").meta
     assert FrameResult().events == [] and pickle.loads(pickle.dumps(FrameResult())) == FrameResult()
 
 
@@ -137,3 +137,16 @@ def test_what_the_quick_constructor_cannot_make_alike_is_refused() -> None:
     for record in (Thawed, Unslotted, Checked, InitOnly, KeywordOnly, LeftOut):
         with pytest.raises(TypeError, match=record.__qualname__):
             quick_init(record)
+
+
+def test_a_quick_state_unpickles_what_the_dataclass_pickled() -> None:
+    _, quick = _pair()
+    record = quick(1, "two", [3])
+    state = record.__getstate__()
+    made: Any = object.__new__(quick)
+    quick_state(quick)
+    made.__setstate__(state)
+    assert made == record and dataclasses.astuple(made) == (1, "two", [3], None)
+    event = RunEvent("message.chunk", {"delta": "hi"}, 3)  # type: ignore[arg-type]
+    assert "set_slot" in vars(RunEvent)["__setstate__"].__code__.co_varnames
+    assert pickle.loads(pickle.dumps(event)) == event
