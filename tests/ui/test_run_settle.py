@@ -56,3 +56,41 @@ def test_the_last_seconds_dead_cycles_are_freed_not_frozen(unfrozen: None) -> No
     now[0] = RUN_SETTLE_SECONDS
     assert settler.tick()
     assert gone() is None
+
+
+def test_while_a_settled_run_streams_the_young_passes_wait_for_the_next_settle(
+    unfrozen: None,
+) -> None:
+    # Between two settles CPython passed over the young objects every 700: each object a flood
+    # keeps was walked three times, and the next settle frees the young cycles anyway.
+    before = gc.get_threshold()
+    now = [0.0]
+    settler = RunSettler(clock=lambda: now[0])
+    assert not settler.tick()
+    assert gc.get_threshold() == before  # (a run not settled yet: the collector's own pace)
+    now[0] = RUN_SETTLE_SECONDS
+    assert settler.tick()
+    assert gc.get_threshold() == (heap.YOUNG_WHILE_SETTLING, *before[1:])
+    now[0] = 2 * RUN_SETTLE_SECONDS
+    assert settler.tick()
+    heap.settle()  # the run's end: CPython's thresholds back
+    assert gc.get_threshold() == before
+    now[0] = 3 * RUN_SETTLE_SECONDS
+    assert settler.tick()
+    heap.let_go()  # (another chat shown: the same)
+    assert gc.get_threshold() == before
+
+
+def test_a_threshold_set_higher_by_whoever_runs_the_app_is_left_alone(unfrozen: None) -> None:
+    before = gc.get_threshold()
+    gc.set_threshold(heap.YOUNG_WHILE_SETTLING * 2, *before[1:])
+    try:
+        now = [0.0]
+        settler = RunSettler(clock=lambda: now[0])
+        now[0] = RUN_SETTLE_SECONDS
+        assert settler.tick()
+        assert gc.get_threshold()[0] == heap.YOUNG_WHILE_SETTLING * 2
+        heap.settle()
+        assert gc.get_threshold()[0] == heap.YOUNG_WHILE_SETTLING * 2
+    finally:
+        gc.set_threshold(*before)
