@@ -56,7 +56,9 @@ def on_chunk(fold: Transcript, event: RunEvent) -> list[Change]:
         if not delta:
             return []
     meta = payload.get("meta")
-    meta = meta if isinstance(meta, Mapping) else {}
+    # (`is None` first: nearly every chunk has none, and the ABC's check is slow for None too.)
+    if meta is None or not isinstance(meta, Mapping):
+        meta = {}
     turn = fold._open_turns.get(event.node_id)
     changes: list[Change] = []
     if turn is None or turn.final:
