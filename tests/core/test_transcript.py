@@ -255,3 +255,25 @@ def test_fragments_of_a_streamed_envelope_replace_each_other() -> None:
     # A new emission with the same correlation id after completion is a new item.
     transcript.apply(fragment(4, "Again", True))
     assert len(of_type(transcript, EnvelopeItem)) == 2
+
+
+def test_a_chunks_meta_is_read_when_it_is_an_object_and_ignored_when_it_is_not() -> None:
+    transcript = Transcript()
+    for sequence, meta in enumerate(["not an object", None, {"model": "m-1"}], start=1):
+        payload = {"nodeId": "n", "chunk": f"part {sequence} ", "meta": meta}
+        transcript.apply(
+            normalize({"type": "output.chunk", "sequence": sequence, "payload": payload})
+        )
+    transcript.apply(
+        normalize(
+            {
+                "type": "output.chunk",
+                "sequence": 4,
+                "payload": {"nodeId": "n", "chunk": "end", "meta": {"finishReason": "stop"}},
+            }
+        )
+    )
+    [turn] = of_type(transcript, AssistantTurn)
+    assert turn.text == "part 1 part 2 part 3 end"
+    assert turn.model == "m-1"
+    assert turn.finish_reason == "stop"
